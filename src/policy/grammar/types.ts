@@ -1,0 +1,102 @@
+/**
+ * Argv grammars: a model of how each CLI's own parser reads its argument vector.
+ *
+ * Rules, grants and the launcher all work on one canonical spelling of an
+ * invocation, so `-nkube-system`, `-n=kube-system` and `--namespace kube-system`
+ * decide alike and the process receives exactly what the policy saw.
+ */
+
+/** The parser families Torii models. */
+export type ParserFamily = "pflag" | "argparse" | "plain";
+
+/** How an option consumes a value. */
+export type ValueArity =
+  /** a boolean switch: `--flag` (pflag also accepts `--flag=true|false`) */
+  | "none"
+  /** `--opt=value` or `--opt value` */
+  | "required"
+  /** pflag `NoOptDefVal`: `--opt` alone or `--opt=value`, never the next token */
+  | "optional";
+
+/** One row of a CLI's option table, as declared in `provider.yaml` `argv.options`. */
+export interface OptionSpec {
+  /** Long name including the leading dashes, e.g. `--namespace`. */
+  readonly name: string;
+  /** Single-letter alias including the dash, e.g. `-n`. */
+  readonly short?: string;
+  readonly value: ValueArity;
+  /** The option may be given more than once (pflag slices, argparse `append`). */
+  readonly repeatable: boolean;
+}
+
+/**
+ * Options that exist only under one command path (`kubectl logs`: `-f` is
+ * `--follow`, a switch, while elsewhere `-f` is `--filename`, which takes a value).
+ */
+export interface CommandScope {
+  /** The positional command path, e.g. `["rollout", "status"]`. */
+  readonly path: readonly string[];
+  readonly options: readonly OptionSpec[];
+}
+
+/** The `argv:` section of `provider.yaml`, after validation. */
+export interface GrammarSpec {
+  readonly parser: ParserFamily;
+  /** Global options: valid anywhere, before or after the command path. */
+  readonly options: readonly OptionSpec[];
+  /** Command-local options; the longest matching path wins. */
+  readonly commands: readonly CommandScope[];
+  /** Values starting with one of these (case-insensitively) are rejected: `file://`, `@`. */
+  readonly forbiddenValuePrefixes: readonly string[];
+}
+
+/**
+ * One invocation in canonical form. Flattened (see `flattenCanonical`) it is
+ * `[...positionals, ...options, "--", ...tail]` (the `--` only when `hasTail`).
+ *
+ * - `positionals`: the command path and operands, in order. For argparse CLIs the
+ *   options Torii does not model (an AWS operation's own options) stay here, in
+ *   the order given, because only the CLI knows whether they take a value.
+ * - `options`: every option the table knows, spelled `--long` or `--long=value`,
+ *   sorted stably by name (flag order is irrelevant to these parsers except
+ *   between repeats of one option, whose relative order is kept).
+ * - `tail`: the tokens after `--`, opaque: never parsed as options.
+ */
+export interface CanonicalArgv {
+  readonly positionals: readonly string[];
+  readonly options: readonly string[];
+  readonly hasTail: boolean;
+  readonly tail: readonly string[];
+}
+
+/** Why an argv was refused before any rule was read. */
+export type RejectionKind =
+  /** a spelling the CLI would read as a locked (broker-owned) option */
+  | "locked-option"
+  /** a value that would make the CLI read a local file */
+  | "forbidden-value"
+  /** malformed, ambiguous, non-ASCII or unknown where it could hide a locked option */
+  | "argv-rejected";
+
+export interface ArgvRejection {
+  readonly kind: RejectionKind;
+  /** The offending token as the agent sent it. */
+  readonly token: string;
+  /** Zero-based index of the token in the agent's argv. */
+  readonly index: number;
+  /** For locked options: the canonical option the CLI would have read. */
+  readonly option?: string;
+  /** A sentence for the agent and the operator. */
+  readonly reason: string;
+}
+
+export type CanonicaliseResult =
+  | { readonly ok: true; readonly canonical: CanonicalArgv }
+  | { readonly ok: false; readonly rejection: ArgvRejection };
+
+/** Returns the canonical argv as the single token list that is matched and spawned. */
+export function flattenCanonical(canonical: CanonicalArgv): string[] {
+  const tokens = [...canonical.positionals, ...canonical.options];
+  if (canonical.hasTail) tokens.push("--", ...canonical.tail);
+  return tokens;
+}

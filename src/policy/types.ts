@@ -1,0 +1,90 @@
+/**
+ * The policy domain's input and output types. Everything under `src/policy/`
+ * is pure: no file system, clock or process, so decisions are reproducible and
+ * property-testable. The config layer turns files into these values.
+ */
+import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
+
+/** One rule as written by the operator, with where it was written. */
+export interface RuleSpec {
+  /** The rule text: whitespace-separated literal tokens, or `/pattern/flags`. */
+  readonly text: string;
+  /** Where the rule came from, for messages: `…/rules.yaml:4:5`. */
+  readonly origin: string;
+}
+
+/** The two lists of one `rules.yaml`. */
+export interface RuleListSpec {
+  readonly deny: readonly RuleSpec[];
+  readonly accept: readonly RuleSpec[];
+}
+
+/**
+ * The rule files in force for a call: the provider's shared file and, when the
+ * call names a target that has its own `rules.yaml`, that file too.
+ */
+export interface LayeredRuleSpecs {
+  readonly shared: RuleListSpec;
+  /** Present only when the target has its own `rules.yaml`. */
+  readonly target?: RuleListSpec;
+}
+
+/** `provider.yaml` `policy:` after validation. */
+export interface ProviderPolicySettings {
+  readonly minimumAcceptTokens: number;
+  /** Tokens refused anywhere in the argv, bare or as `--opt=value`. */
+  readonly forbiddenArgs: readonly string[];
+  readonly ignoreArgs: {
+    /** Tokens dropped from the start of the argv, repeatedly, before rules are evaluated. */
+    readonly leading: readonly string[];
+    /** Options dropped anywhere (with their `=value`) before rules are evaluated. */
+    readonly flags: readonly string[];
+  };
+}
+
+/** Everything the pure policy engine needs to know about one provider. */
+export interface ProviderPolicyContext {
+  /** The provider's MCP tool name, for messages. */
+  readonly tool: string;
+  readonly grammar: GrammarSpec;
+  /** Broker-owned options (the target mode's floor plus `targeting.locked_options`). */
+  readonly lockedOptions: readonly string[];
+  readonly settings: ProviderPolicySettings;
+}
+
+/** Which list a rule belongs to and which file layer it came from. */
+export type RuleList = "deny" | "accept";
+export type RuleLayer = "shared" | "target";
+
+/** A rule as reported in decisions and in `torii_policy`. */
+export interface RuleRef {
+  readonly text: string;
+  readonly list: RuleList;
+  readonly layer: RuleLayer;
+  readonly origin: string;
+}
+
+/**
+ * What policy alone says about an argv. `unresolved` is not an allow: a grant or
+ * a human must still decide, and with neither the call is denied.
+ */
+export type PolicyDecision =
+  | { readonly result: "deny"; readonly source: "locked-option"; readonly reason: string; readonly option: string }
+  | { readonly result: "deny"; readonly source: "forbidden-value"; readonly reason: string }
+  | { readonly result: "deny"; readonly source: "argv-rejected"; readonly reason: string }
+  | { readonly result: "deny"; readonly source: "forbidden-arg"; readonly reason: string; readonly forbidden: string }
+  | { readonly result: "deny"; readonly source: "policy-error"; readonly reason: string }
+  | { readonly result: "deny"; readonly source: "explicit-deny"; readonly reason: string; readonly rule: RuleRef }
+  | { readonly result: "accept"; readonly source: "rules"; readonly reason: string; readonly rule: RuleRef }
+  | { readonly result: "unresolved"; readonly source: "no-rule"; readonly reason: string };
+
+export type DecisionSource = PolicyDecision["source"];
+
+/** A decision together with the argv it was made on. */
+export interface PolicyEvaluation {
+  readonly decision: PolicyDecision;
+  /** The canonical argv (what would be spawned); absent when the argv was rejected. */
+  readonly canonical?: CanonicalArgv;
+  /** The flattened canonical argv, the token list grants are matched against. */
+  readonly canonicalTokens?: readonly string[];
+}
