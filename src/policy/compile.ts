@@ -1,0 +1,173 @@
+/**
+ * Compiles a provider's layered rule files into an indexed, immutable policy.
+ *
+ * Layering: the target's deny list is added to the shared deny floor, which a
+ * target cannot escape; the target's accept list replaces the shared accepts
+ * when the target has its own `rules.yaml`. Accept rules shorter than
+ * `minimum_accept_tokens` are ignored and reported. A rule that does not
+ * compile makes the whole policy fail closed: every call is denied until the
+ * operator fixes it.
+ */
+import { canonicalise } from "./grammar/canonicalise.js";
+import { compileGrammar, type CompiledGrammar } from "./grammar/option-table.js";
+import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
+import { compileRegexRule, isRegexRule } from "./regex-rule.js";
+import type { LayeredRuleSpecs, ProviderPolicyContext, RuleLayer, RuleList, RuleRef, RuleSpec } from "./types.js";
+
+export interface LiteralRule {
+  readonly kind: "literal";
+  readonly ref: RuleRef;
+  /** The rule text canonicalised with the provider's grammar (`-n x` → `--namespace=x`). */
+  readonly canonical: CanonicalArgv;
+  /** Canonical tokens compared: the specificity used to pick the reported rule. */
+  readonly tokenCount: number;
+}
+
+export interface RegexRule {
+  readonly kind: "regex";
+  readonly ref: RuleRef;
+  readonly regex: RegExp;
+}
+
+export type CompiledRule = LiteralRule | RegexRule;
+
+/** Rules of one list, indexed by their first positional token so evaluation does not scan every rule. */
+export interface RuleIndex {
+  readonly all: readonly CompiledRule[];
+  readonly byFirstToken: ReadonlyMap<string, readonly LiteralRule[]>;
+  /** Literal rules with no positional token (e.g. a deny of `--raw` anywhere). */
+  readonly optionOnly: readonly LiteralRule[];
+  readonly regex: readonly RegexRule[];
+}
+
+export interface RuleError {
+  readonly ref: RuleRef;
+  readonly message: string;
+}
+
+export interface CompiledPolicy {
+  readonly context: ProviderPolicyContext;
+  readonly grammar: CompiledGrammar;
+  readonly deny: RuleIndex;
+  readonly accept: RuleIndex;
+  /** Accept rules below `minimum_accept_tokens`: never used, shown to the operator. */
+  readonly ignoredAccept: readonly RuleRef[];
+  /** Rules that failed to compile; when non-empty every call is denied. */
+  readonly errors: readonly RuleError[];
+  /** `forbidden_args` in canonical spelling. */
+  readonly forbiddenArgs: readonly string[];
+  /** `ignore_args.leading` and `ignore_args.flags` in canonical spelling. */
+  readonly ignoreLeading: ReadonlySet<string>;
+  readonly ignoreFlags: ReadonlySet<string>;
+}
+
+// Compiling kubectl's option table takes longer than evaluating a call; rules
+// are re-read on every call, the provider's grammar is not.
+const grammarCache = new WeakMap<GrammarSpec, Map<string, CompiledGrammar>>();
+
+/** The compiled grammar of a provider, cached per grammar spec and locked set. */
+export function grammarFor(context: ProviderPolicyContext): CompiledGrammar {
+  let byLocked = grammarCache.get(context.grammar);
+  if (byLocked === undefined) {
+    byLocked = new Map();
+    grammarCache.set(context.grammar, byLocked);
+  }
+  const key = context.lockedOptions.join("\n");
+  let compiled = byLocked.get(key);
+  if (compiled === undefined) {
+    compiled = compileGrammar(context.grammar, context.lockedOptions);
+    byLocked.set(key, compiled);
+  }
+  return compiled;
+}
+
+/** Resolves an option as the operator wrote it (`-o`, `--output`) to its canonical long name. */
+function canonicalOptionName(grammar: CompiledGrammar, name: string): string {
+  if (name.includes("=")) return name;
+  const short = grammar.global.byShort.get(name);
+  if (short !== undefined) return short.name;
+  return grammar.parser === "pflag" && name.startsWith("--") ? `--${name.slice(2).replaceAll("_", "-")}` : name;
+}
+
+function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: CompiledGrammar): CompiledRule | RuleError {
+  const ref: RuleRef = { text: spec.text, list, layer, origin: spec.origin };
+  if (isRegexRule(spec.text)) {
+    try {
+      return { kind: "regex", ref, regex: compileRegexRule(spec.text) };
+    } catch (error) {
+      return { ref, message: (error as Error).message };
+    }
+  }
+  const tokens = spec.text.split(/\s+/u).filter((token) => token.length > 0);
+  if (tokens.length === 0) return { ref, message: "the rule is empty" };
+  const result = canonicalise(tokens, grammar, "rule");
+  if (!result.ok) return { ref, message: result.rejection.reason };
+  const canonical = result.canonical;
+  const tokenCount =
+    canonical.positionals.length + canonical.options.length + (canonical.hasTail ? 1 + canonical.tail.length : 0);
+  return { kind: "literal", ref, canonical, tokenCount };
+}
+
+function buildIndex(rules: readonly CompiledRule[]): RuleIndex {
+  const byFirstToken = new Map<string, LiteralRule[]>();
+  const optionOnly: LiteralRule[] = [];
+  const regex: RegexRule[] = [];
+  for (const rule of rules) {
+    if (rule.kind === "regex") {
+      regex.push(rule);
+      continue;
+    }
+    const first = rule.canonical.positionals[0];
+    if (first === undefined) {
+      optionOnly.push(rule);
+      continue;
+    }
+    const bucket = byFirstToken.get(first);
+    if (bucket === undefined) byFirstToken.set(first, [rule]);
+    else bucket.push(rule);
+  }
+  return { all: rules, byFirstToken, optionOnly, regex };
+}
+
+function isRuleError(value: CompiledRule | RuleError): value is RuleError {
+  return "message" in value;
+}
+
+/** Compiles the rules in force for one call (shared, plus the target's layer when it has one). */
+export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRuleSpecs): CompiledPolicy {
+  const grammar = grammarFor(context);
+  const errors: RuleError[] = [];
+  const compileList = (specs: readonly RuleSpec[], list: RuleList, layer: RuleLayer): CompiledRule[] =>
+    specs.flatMap((spec) => {
+      const compiled = compileRule(spec, list, layer, grammar);
+      if (isRuleError(compiled)) {
+        errors.push(compiled);
+        return [];
+      }
+      return [compiled];
+    });
+
+  const deny = [
+    ...compileList(rules.shared.deny, "deny", "shared"),
+    ...(rules.target ? compileList(rules.target.deny, "deny", "target") : []),
+  ];
+  const acceptCandidates = rules.target
+    ? compileList(rules.target.accept, "accept", "target")
+    : compileList(rules.shared.accept, "accept", "shared");
+  const minimum = context.settings.minimumAcceptTokens;
+  // Regex rules are exempt from the minimum: their reach is not a token count.
+  const accept = acceptCandidates.filter((rule) => rule.kind === "regex" || rule.tokenCount >= minimum);
+  const ignoredAccept = acceptCandidates.filter((rule) => !accept.includes(rule)).map((rule) => rule.ref);
+
+  return {
+    context,
+    grammar,
+    deny: buildIndex(deny),
+    accept: buildIndex(accept),
+    ignoredAccept,
+    errors,
+    forbiddenArgs: context.settings.forbiddenArgs.map((arg) => canonicalOptionName(grammar, arg)),
+    ignoreLeading: new Set(context.settings.ignoreArgs.leading),
+    ignoreFlags: new Set(context.settings.ignoreArgs.flags.map((flag) => canonicalOptionName(grammar, flag))),
+  };
+}

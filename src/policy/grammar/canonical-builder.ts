@@ -1,0 +1,161 @@
+/**
+ * Shared bookkeeping for the parser models: collects positionals, options and
+ * the `--` tail, enforces the checks every family shares, and produces the
+ * canonical form or the first rejection.
+ */
+import type { CompiledGrammar } from "./option-table.js";
+import type { ArgvRejection, CanonicalArgv, CanonicaliseResult, OptionSpec, RejectionKind } from "./types.js";
+
+/**
+ * `agent`: an argv from the agent, checked strictly (locked options, forbidden
+ * values, unknown options that could hide a locked one, repeats).
+ * `rule`: an operator's rule text, canonicalised leniently so that a rule
+ * written as `get pods -n kube-system` matches the canonical argv.
+ */
+export type CanonicaliseMode = "agent" | "rule";
+
+/** Thrown inside a parser model to stop at the first problem; caught by `finish`. */
+export class Rejected extends Error {
+  constructor(readonly rejection: ArgvRejection) {
+    super(rejection.reason);
+  }
+}
+
+/** Unicode dashes an agent could use to make a token look like an option to a human. */
+const CONFUSABLE_DASH = /^[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/u;
+const NON_ASCII_OR_CONTROL = /[^\x21-\x7E]/u;
+
+interface CollectedOption {
+  readonly name: string;
+  readonly token: string;
+}
+
+export class CanonicalBuilder {
+  private readonly positionals: string[] = [];
+  private readonly options: CollectedOption[] = [];
+  private readonly seen = new Set<string>();
+  private tail: string[] | undefined;
+
+  constructor(
+    private readonly grammar: CompiledGrammar,
+    readonly mode: CanonicaliseMode,
+  ) {}
+
+  get strict(): boolean {
+    return this.mode === "agent";
+  }
+
+  reject(kind: RejectionKind, token: string, index: number, reason: string, option?: string): never {
+    throw new Rejected(option === undefined ? { kind, token, index, reason } : { kind, token, index, reason, option });
+  }
+
+  /** Checks every raw token once, before parsing: NUL bytes and look-alike dashes. */
+  checkRawToken(token: string, index: number): void {
+    if (token.includes("\0")) this.reject("argv-rejected", token, index, `argument ${index} contains a NUL byte`);
+    if (this.strict && CONFUSABLE_DASH.test(token)) {
+      this.reject("argv-rejected", token, index, `argument ${index} starts with a non-ASCII dash; use "-"`);
+    }
+    this.checkValue(token, index);
+  }
+
+  /** Rejects option names with non-ASCII, control or space characters. */
+  checkOptionName(name: string, token: string, index: number): void {
+    if (NON_ASCII_OR_CONTROL.test(name)) {
+      this.reject("argv-rejected", token, index, `option name in ${JSON.stringify(token)} has a non-ASCII, control or space character`);
+    }
+  }
+
+  /**
+   * Rejects a value that would make the CLI read a local file: it starts with a
+   * forbidden prefix, or embeds one after `=` (AWS shorthand `Key@=file://…`).
+   */
+  checkValue(value: string, index: number): void {
+    if (!this.strict || this.grammar.forbiddenValuePrefixes.length === 0) return;
+    const lower = value.toLowerCase();
+    for (const prefix of this.grammar.forbiddenValuePrefixes) {
+      if (lower.startsWith(prefix) || lower.includes(`=${prefix}`)) {
+        this.reject("forbidden-value", value, index, `argument ${index} uses the forbidden value prefix "${prefix}" (it would make the CLI read a local file)`);
+      }
+    }
+  }
+
+  /** Rejects a broker-owned option whatever the spelling that reached it. */
+  checkLocked(spec: OptionSpec | undefined, name: string, token: string, index: number): void {
+    const canonical = spec?.name ?? name;
+    if (this.strict && this.grammar.locked.has(canonical)) {
+      this.reject(
+        "locked-option",
+        token,
+        index,
+        `${JSON.stringify(token)} sets ${canonical}, which Torii controls for this provider; the operator chooses it through the target`,
+        canonical,
+      );
+    }
+  }
+
+  /**
+   * Takes an option's value from the next token. A dash-leading value is refused:
+   * parsers disagree on whether it is a value or the next option. In a rule, a
+   * value-taking option with no value means "with any value" (`undefined`).
+   */
+  takeSeparateValue(argv: readonly string[], valueIndex: number, optionName: string, token: string, index: number): string | undefined {
+    const value = argv[valueIndex];
+    const missing = value === undefined || (value.startsWith("-") && value !== "-");
+    if (!missing) return value;
+    if (!this.strict) return undefined;
+    if (value === undefined) return this.reject("argv-rejected", token, index, `${optionName} needs a value`);
+    return this.reject("argv-rejected", token, index, `the value of ${optionName} starts with "-"; write ${optionName}=VALUE`);
+  }
+
+  positional(token: string): void {
+    this.positionals.push(token);
+  }
+
+  get positionalCount(): number {
+    return this.positionals.length;
+  }
+
+  currentPositionals(): readonly string[] {
+    return this.positionals;
+  }
+
+  /** Records an option in canonical spelling; a repeat of a single-valued option is refused. */
+  option(spec: OptionSpec | undefined, name: string, value: string | undefined, token: string, index: number): void {
+    if (this.strict && spec !== undefined && !spec.repeatable && this.seen.has(name)) {
+      this.reject("argv-rejected", token, index, `${name} is given more than once; the CLI would use only one of them`);
+    }
+    this.seen.add(name);
+    if (value !== undefined) this.checkValue(value, index);
+    this.options.push({ name, token: value === undefined ? name : `${name}=${value}` });
+  }
+
+  /** Tokens after `--` are data for the command, never options. */
+  startTail(rest: readonly string[]): void {
+    this.tail = [...rest];
+  }
+
+  build(): CanonicalArgv {
+    // A stable sort by name: order between different options is irrelevant to
+    // these parsers, while the relative order of repeats is kept.
+    const options = this.options
+      .map((option, i) => ({ option, i }))
+      .sort((a, b) => (a.option.name < b.option.name ? -1 : a.option.name > b.option.name ? 1 : a.i - b.i))
+      .map(({ option }) => option.token);
+    return {
+      positionals: [...this.positionals],
+      options,
+      hasTail: this.tail !== undefined,
+      tail: this.tail ?? [],
+    };
+  }
+}
+
+/** Runs a parser model and turns its first rejection into a result. */
+export function finish(run: () => CanonicalArgv): CanonicaliseResult {
+  try {
+    return { ok: true, canonical: run() };
+  } catch (error) {
+    if (error instanceof Rejected) return { ok: false, rejection: error.rejection };
+    throw error;
+  }
+}

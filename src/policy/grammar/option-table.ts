@@ -1,0 +1,71 @@
+/**
+ * A grammar compiled for lookups: option tables per command scope, the locked
+ * option set and the forbidden value prefixes. Built once per provider.
+ */
+import type { CommandScope, GrammarSpec, OptionSpec, ParserFamily } from "./types.js";
+
+/** Long-name and short-alias lookups for one command scope (globals included). */
+export interface OptionTable {
+  readonly byLong: ReadonlyMap<string, OptionSpec>;
+  readonly byShort: ReadonlyMap<string, OptionSpec>;
+  /** Every long name, for argparse prefix expansion. */
+  readonly longNames: readonly string[];
+}
+
+export interface ScopedTable {
+  readonly path: readonly string[];
+  readonly table: OptionTable;
+}
+
+export interface CompiledGrammar {
+  readonly parser: ParserFamily;
+  /** Global options plus the locked options, so every spelling of a locked option is recognised. */
+  readonly global: OptionTable;
+  /** Command scopes with globals merged in, longest path first. */
+  readonly scopes: readonly ScopedTable[];
+  /** Canonical long names the broker owns. */
+  readonly locked: ReadonlySet<string>;
+  /** Lower-cased prefixes that make a CLI read a local file. */
+  readonly forbiddenValuePrefixes: readonly string[];
+}
+
+function buildTable(options: readonly OptionSpec[]): OptionTable {
+  const byLong = new Map<string, OptionSpec>();
+  const byShort = new Map<string, OptionSpec>();
+  for (const option of options) {
+    byLong.set(option.name, option);
+    if (option.short !== undefined) byShort.set(option.short, option);
+  }
+  return { byLong, byShort, longNames: [...byLong.keys()].sort() };
+}
+
+/**
+ * Compiles a grammar. A locked option missing from the table is added as a
+ * value-taking global, so its `=` form, its abbreviations and the value it
+ * would swallow are still recognised.
+ */
+export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[]): CompiledGrammar {
+  const declared = new Set<string>(spec.options.map((option) => option.name));
+  for (const scope of spec.commands) for (const option of scope.options) declared.add(option.name);
+  const implicitLocked: OptionSpec[] = lockedOptions
+    .filter((name) => !declared.has(name))
+    .map((name) => ({ name, value: "required", repeatable: false }));
+  const globals = [...spec.options, ...implicitLocked];
+  const scopes = [...spec.commands]
+    .sort((a, b) => b.path.length - a.path.length)
+    .map((scope: CommandScope) => ({ path: scope.path, table: buildTable([...globals, ...scope.options]) }));
+  return {
+    parser: spec.parser,
+    global: buildTable(globals),
+    scopes,
+    locked: new Set(lockedOptions),
+    forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
+  };
+}
+
+/** The longest declared command path that prefixes `positionals`, if any. */
+export function findScope(grammar: CompiledGrammar, positionals: readonly string[]): ScopedTable | undefined {
+  return grammar.scopes.find(
+    (scope) => scope.path.length <= positionals.length && scope.path.every((word, i) => positionals[i] === word),
+  );
+}
