@@ -98,7 +98,7 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
     const token = argv[i] as string;
     builder.checkRawToken(token, i);
     if (token === "--") {
-      builder.startTail(argv.slice(i + 1));
+      builder.startTail(argv.slice(i + 1), i + 1);
       return;
     }
     if (!token.startsWith("-") || token === "-" || NEGATIVE_NUMBER.test(token)) {

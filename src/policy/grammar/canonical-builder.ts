@@ -101,7 +101,11 @@ export class CanonicalBuilder {
   takeSeparateValue(argv: readonly string[], valueIndex: number, optionName: string, token: string, index: number): string | undefined {
     const value = argv[valueIndex];
     const missing = value === undefined || (value.startsWith("-") && value !== "-");
-    if (!missing) return value;
+    if (!missing) {
+      // A separate value is a raw argv token too (NUL, look-alike dash, file prefix).
+      this.checkRawToken(value, valueIndex);
+      return value;
+    }
     if (!this.strict) return undefined;
     if (value === undefined) return this.reject("argv-rejected", token, index, `${optionName} needs a value`);
     return this.reject("argv-rejected", token, index, `the value of ${optionName} starts with "-"; write ${optionName}=VALUE`);
@@ -129,8 +133,16 @@ export class CanonicalBuilder {
     this.options.push({ name, token: value === undefined ? name : `${name}=${value}` });
   }
 
-  /** Tokens after `--` are data for the command, never options. */
-  startTail(rest: readonly string[]): void {
+  /**
+   * Tokens after `--` are data for the command, never options, but still raw
+   * argv tokens: a CLI may read a file from them (az expands `@file` in every
+   * argument), so each gets the raw-token checks. `offset` is the index of the
+   * first tail token in the agent's argv.
+   */
+  startTail(rest: readonly string[], offset: number): void {
+    rest.forEach((token, k) => {
+      this.checkRawToken(token, offset + k);
+    });
     this.tail = [...rest];
   }
 

@@ -42,7 +42,7 @@ function parseWith(
     const index = i;
     if (!stopAtUnknown) builder.checkRawToken(token, index);
     if (token === "--") {
-      if (!stopAtUnknown) builder.startTail(argv.slice(i + 1));
+      if (!stopAtUnknown) builder.startTail(argv.slice(i + 1), i + 1);
       return argv.length;
     }
     if (token.startsWith("--")) {
