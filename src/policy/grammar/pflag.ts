@@ -153,7 +153,9 @@ function parseShortCluster(
       return 1;
     }
     const rest = letters.slice(at + 1);
-    const explicit = rest.startsWith("=") ? rest.slice(1) : undefined;
+    // pflag reads `-n=v` as `=`-form only when something follows the `=`
+    // (`len(shorthands) > 2 && shorthands[1] == '='`): `-n=` is `-n` with value "=".
+    const explicit = rest.length > 1 && rest.startsWith("=") ? rest.slice(1) : undefined;
     if (spec.value === "none") {
       if (explicit !== undefined) return takeValue(argv, i, spec, explicit, builder, token);
       builder.option(spec, spec.name, undefined, token, i);
