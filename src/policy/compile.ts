@@ -89,6 +89,25 @@ function canonicalOptionName(grammar: CompiledGrammar, name: string): string {
   return grammar.parser === "pflag" && name.startsWith("--") ? `--${name.slice(2).replaceAll("_", "-")}` : name;
 }
 
+/**
+ * `forbidden_args` in canonical spelling. A short alias is resolved in every
+ * command scope, not only among the globals: kubectl's `-o`, `-w`, `-f` are
+ * command-local, and left as `-w` the entry could never match a canonical argv
+ * (which spells options long). An alias with different meanings in different
+ * scopes (`-f`: `--follow`, `--filename`) forbids all of them: fail closed.
+ */
+function forbiddenOptionNames(grammar: CompiledGrammar, name: string): string[] {
+  if (!name.includes("=") && /^-[^-]$/u.test(name)) {
+    const longs = new Set<string>();
+    for (const table of [grammar.global, ...grammar.scopes.map((scope) => scope.table)]) {
+      const spec = table.byShort.get(name);
+      if (spec !== undefined) longs.add(spec.name);
+    }
+    if (longs.size > 0) return [...longs];
+  }
+  return [canonicalOptionName(grammar, name)];
+}
+
 function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: CompiledGrammar): CompiledRule | RuleError {
   const ref: RuleRef = { text: spec.text, list, layer, origin: spec.origin };
   if (isRegexRule(spec.text)) {
@@ -166,7 +185,7 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
     accept: buildIndex(accept),
     ignoredAccept,
     errors,
-    forbiddenArgs: context.settings.forbiddenArgs.map((arg) => canonicalOptionName(grammar, arg)),
+    forbiddenArgs: context.settings.forbiddenArgs.flatMap((arg) => forbiddenOptionNames(grammar, arg)),
     ignoreLeading: new Set(context.settings.ignoreArgs.leading),
     ignoreFlags: new Set(context.settings.ignoreArgs.flags.map((flag) => canonicalOptionName(grammar, flag))),
   };
