@@ -170,9 +170,10 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
     ...compileList(rules.shared.deny, "deny", "shared"),
     ...(rules.target ? compileList(rules.target.deny, "deny", "target") : []),
   ];
-  const acceptCandidates = rules.target
-    ? compileList(rules.target.accept, "accept", "target")
-    : compileList(rules.shared.accept, "accept", "shared");
+  // The shared accepts are compiled even when the target's replace them: a rule
+  // that does not compile fails the whole policy closed, whichever list is in force.
+  const sharedAccept = compileList(rules.shared.accept, "accept", "shared");
+  const acceptCandidates = rules.target ? compileList(rules.target.accept, "accept", "target") : sharedAccept;
   const minimum = context.settings.minimumAcceptTokens;
   // Regex rules are exempt from the minimum: their reach is not a token count.
   const accept = acceptCandidates.filter((rule) => rule.kind === "regex" || rule.tokenCount >= minimum);
