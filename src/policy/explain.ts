@@ -84,6 +84,16 @@ export function suggestGrants(
   };
 }
 
+/**
+ * The positionals before the first option-like token. For argparse the body
+ * keeps the options Torii does not model (`--instance-ids i-1`) and for
+ * `plain` every token is positional; the prefix grant ends before them.
+ */
+function commandPathLength(positionals: readonly string[]): number {
+  const first = positionals.findIndex((token) => token.startsWith("-") && token !== "-");
+  return first === -1 ? positionals.length : first;
+}
+
 /** What policy alone decides for `argv` (deny / accept / unresolved), with the deciding rule and the canonical argv. */
 export function explainWith(policy: CompiledPolicy, argv: readonly string[], target?: string): Explanation {
   const { decision, canonical, canonicalTokens } = evaluatePolicy(policy, argv);
@@ -98,7 +108,7 @@ export function explainWith(policy: CompiledPolicy, argv: readonly string[], tar
     ...(canonicalTokens === undefined ? {} : { canonical_argv: canonicalTokens }),
   };
   if (decision.result !== "unresolved" || canonical === undefined || canonicalTokens === undefined) return base;
-  return { ...base, grants: suggestGrants(tool, target, canonicalTokens, canonical.positionals.length) };
+  return { ...base, grants: suggestGrants(tool, target, canonicalTokens, commandPathLength(canonical.positionals)) };
 }
 
 /** Compiles the layered rules and explains `argv`. Pure: the caller supplies the rule files. */
