@@ -1,0 +1,43 @@
+/**
+ * Reading configuration files from disk, with failures turned into
+ * ConfigErrors that name the file.
+ */
+import { readFileSync } from "node:fs";
+import { ConfigError } from "./errors.js";
+
+/**
+ * Reads a configuration file as UTF-8 text.
+ *
+ * @throws ConfigError naming the file when it is missing, a directory or unreadable.
+ */
+export function readConfigText(file: string): string {
+  const text = readConfigTextIfExists(file);
+  if (text === undefined) throw new ConfigError(file, "file not found");
+  return text;
+}
+
+/**
+ * Reads a configuration file as UTF-8 text, or returns undefined when it does
+ * not exist. Any other failure (a directory, no permission) is still an error:
+ * only absence means "not configured".
+ *
+ * @throws ConfigError naming the file when it exists but cannot be read.
+ */
+export function readConfigTextIfExists(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    throw new ConfigError(file, describeReadFailure(error));
+  }
+}
+
+/** True when `error` is a file-system error with the given code (`ENOENT`, …). */
+export function hasErrorCode(error: unknown, code: string): boolean {
+  return error instanceof Error && "code" in error && error.code === code;
+}
+
+function describeReadFailure(error: unknown): string {
+  if (hasErrorCode(error, "EISDIR")) return "is a directory, expected a file";
+  return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * Helpers for configuration tests: real temporary directories (no fs mocks)
+ * and assertions on ConfigError locations.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, expect } from "vitest";
+import { ConfigError } from "../../../src/config/errors.js";
+
+const created: string[] = [];
+
+afterEach(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed after the test. */
+export function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-config-"));
+  created.push(dir);
+  return dir;
+}
+
+/** Joins lines into YAML text with a final newline, so line numbers in tests read naturally. */
+export function yaml(...lines: string[]): string {
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes `files` (relative path → contents) below `root`, creating directories. */
+export function writeTree(root: string, files: Readonly<Record<string, string>>): void {
+  for (const [relative, contents] of Object.entries(files)) {
+    const file = path.join(root, relative);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, contents);
+  }
+}
+
+/** Runs `action`, expects a ConfigError, and returns it. */
+export function catchConfigError(action: () => unknown): ConfigError {
+  try {
+    action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error("expected a ConfigError, but nothing was thrown");
+}
+
+/**
+ * Expects `action` to throw a ConfigError whose message names `file:line:column:`
+ * followed (on the same line) by text matching `detail`.
+ */
+export function expectConfigErrorAt(
+  action: () => unknown,
+  file: string,
+  line: number,
+  column: number,
+  detail: RegExp,
+): ConfigError {
+  const error = catchConfigError(action);
+  const located = error.message.split("\n").find((entry) => entry.startsWith(`${file}:${line}:${column}: `));
+  expect(located, `no problem at ${file}:${line}:${column} in:\n${error.message}`).toBeDefined();
+  expect(located).toMatch(detail);
+  return error;
+}
