@@ -1,0 +1,65 @@
+/**
+ * `<root>/settings.yaml`: server-wide limits and defaults. The file is
+ * optional; every field has a default.
+ */
+import { z } from "zod";
+import { intInRange, versionSchema } from "./common-fields.js";
+import { settingsPath } from "./paths.js";
+import { readConfigTextIfExists } from "./read-file.js";
+import { parseYamlDocument } from "./yaml-document.js";
+
+/** Server-wide settings, after defaults. */
+export interface Settings {
+  /** Cap on a call's combined stdout + stderr, in bytes. */
+  readonly maxOutputBytes: number;
+  /** Default length of a grant given from the approval page, in minutes. */
+  readonly defaultGrantMinutes: number;
+  /** Default length of a target lease (`torii target activate`), in minutes. */
+  readonly defaultTargetMinutes: number;
+  /** Wall-clock limit for one provider call, in seconds (a provider's `runtime.timeout_seconds` overrides it). */
+  readonly timeoutSeconds: number;
+  /** How many provider calls may run at once across the server. */
+  readonly maxConcurrentCalls: number;
+}
+
+/** The settings in force when `settings.yaml` is absent or leaves a field out. */
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  maxOutputBytes: 262_144,
+  defaultGrantMinutes: 2,
+  defaultTargetMinutes: 15,
+  timeoutSeconds: 120,
+  maxConcurrentCalls: 8,
+});
+
+const GIB = 1024 * 1024 * 1024;
+
+/** The schema of `settings.yaml` (snake_case, as written in the file). */
+export const settingsFileSchema = z.strictObject({
+  version: versionSchema.optional(),
+  max_output_bytes: intInRange(1, GIB).default(DEFAULT_SETTINGS.maxOutputBytes),
+  default_grant_minutes: intInRange(1, 1440).default(DEFAULT_SETTINGS.defaultGrantMinutes),
+  default_target_minutes: intInRange(1, 1440).default(DEFAULT_SETTINGS.defaultTargetMinutes),
+  timeout_seconds: intInRange(1, 86_400).default(DEFAULT_SETTINGS.timeoutSeconds),
+  max_concurrent_calls: intInRange(1, 256).default(DEFAULT_SETTINGS.maxConcurrentCalls),
+});
+
+/**
+ * Reads `<root>/settings.yaml`. A missing file, or one with no fields (empty or
+ * only comments), yields `DEFAULT_SETTINGS`; a file that exists but is invalid
+ * is an error, never silently replaced by defaults.
+ *
+ * @throws ConfigError with the file, line and column of each problem.
+ */
+export function loadSettings(root: string): Settings {
+  const file = settingsPath(root);
+  const text = readConfigTextIfExists(file);
+  if (text === undefined) return { ...DEFAULT_SETTINGS };
+  const { value } = parseYamlDocument(file, text, settingsFileSchema, { allowEmpty: true });
+  return {
+    maxOutputBytes: value.max_output_bytes,
+    defaultGrantMinutes: value.default_grant_minutes,
+    defaultTargetMinutes: value.default_target_minutes,
+    timeoutSeconds: value.timeout_seconds,
+    maxConcurrentCalls: value.max_concurrent_calls,
+  };
+}

@@ -1,0 +1,79 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, loadSettings } from "../../../src/config/settings.js";
+import { catchConfigError, expectConfigErrorAt, tempDir, writeTree, yaml } from "./temp-tree.js";
+
+function rootWithSettings(text: string): { root: string; file: string } {
+  const root = tempDir();
+  writeTree(root, { "settings.yaml": text });
+  return { root, file: path.join(root, "settings.yaml") };
+}
+
+describe("loadSettings", () => {
+  it("returns the defaults when settings.yaml is missing", () => {
+    expect(loadSettings(tempDir())).toEqual({
+      maxOutputBytes: 262_144,
+      defaultGrantMinutes: 2,
+      defaultTargetMinutes: 15,
+      timeoutSeconds: 120,
+      maxConcurrentCalls: 8,
+    });
+    expect(loadSettings(tempDir())).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it("returns the defaults for a file with only comments", () => {
+    expect(loadSettings(rootWithSettings("# defaults\n").root)).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it("applies the fields that are set and defaults the rest", () => {
+    const { root } = rootWithSettings(
+      yaml('version: "1"', "max_output_bytes: 1024", "default_grant_minutes: 5", "timeout_seconds: 30", "max_concurrent_calls: 2"),
+    );
+    expect(loadSettings(root)).toEqual({
+      maxOutputBytes: 1024,
+      defaultGrantMinutes: 5,
+      defaultTargetMinutes: 15,
+      timeoutSeconds: 30,
+      maxConcurrentCalls: 2,
+    });
+  });
+
+  it("refuses an unknown field at its line and column", () => {
+    const { root, file } = rootWithSettings(yaml('version: "1"', "max_output_bytes: 1024", "", "max_output: 5"));
+    expectConfigErrorAt(() => loadSettings(root), file, 4, 1, /unknown field "max_output"/);
+  });
+
+  it.each([
+    ["max_output_bytes", 0],
+    ["max_output_bytes", 1024 * 1024 * 1024 + 1],
+    ["default_grant_minutes", 1441],
+    ["default_target_minutes", 0],
+    ["default_target_minutes", 2.5],
+    ["timeout_seconds", 86_401],
+    ["max_concurrent_calls", 257],
+  ])("refuses %s: %s out of range at the value", (field, value) => {
+    const { root, file } = rootWithSettings(yaml("# limits", `${field}: ${String(value)}`));
+    expectConfigErrorAt(() => loadSettings(root), file, 2, field.length + 3, new RegExp(`${field}: must be a whole number from 1 to \\d+`));
+  });
+
+  it("accepts the bounds", () => {
+    const { root } = rootWithSettings(yaml(`max_output_bytes: ${1024 * 1024 * 1024}`, "default_grant_minutes: 1440", "max_concurrent_calls: 256"));
+    expect(loadSettings(root).maxOutputBytes).toBe(1024 * 1024 * 1024);
+  });
+
+  it("refuses a version other than 1", () => {
+    const { root, file } = rootWithSettings(yaml('version: "2"'));
+    expectConfigErrorAt(() => loadSettings(root), file, 1, 10, /version: must be "1"$/);
+  });
+
+  it("refuses a settings.yaml that is not valid YAML rather than using defaults", () => {
+    const { root, file } = rootWithSettings(yaml("max_output_bytes: 1", "max_output_bytes: 2"));
+    expectConfigErrorAt(() => loadSettings(root), file, 2, 1, /Map keys must be unique/);
+  });
+
+  it("refuses a settings.yaml that is a directory", () => {
+    const root = tempDir();
+    writeTree(root, { "settings.yaml/x": "" });
+    expect(catchConfigError(() => loadSettings(root)).file).toBe(path.join(root, "settings.yaml"));
+  });
+});
