@@ -1,0 +1,292 @@
+/**
+ * `providers/<name>/provider.yaml`: how to run one CLI and how to read its argv.
+ *
+ * The parsed type keeps the file's snake_case field names, so the type, the
+ * file and docs/configuration.md use one vocabulary. Values the pure policy
+ * engine needs are handed over in its own camelCase types by `toGrammarSpec`
+ * and `toPolicySettings`.
+ */
+import path from "node:path";
+import { z } from "zod";
+import type { CommandScope, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
+import type { ProviderPolicySettings } from "../policy/types.js";
+import {
+  commandSchema,
+  envVarNameSchema,
+  intAtLeast,
+  intInRange,
+  isFullyQualifiedPath,
+  safeNameSchema,
+  singleLineSchema,
+  versionSchema,
+} from "./common-fields.js";
+import { readYamlDocument } from "./yaml-document.js";
+import type { YamlDocument } from "./yaml-document.js";
+
+/** How a provider binds a call to a human-chosen target. */
+export const TARGET_MODES = ["kubectl_context", "aws_profile", "credentials"] as const;
+/** One of `TARGET_MODES`. */
+export type TargetMode = (typeof TARGET_MODES)[number];
+
+/** Tool names the server uses itself; no provider may take them. */
+export const RESERVED_TOOL_NAMES: readonly string[] = ["torii_policy"];
+
+/** How Torii obtains credentials for a provider. `session_command` and `credential_file` are reserved. */
+export const AUTH_STRATEGIES = ["environment", "inherited", "session_command", "credential_file"] as const;
+
+const lockedOptionSchema = z
+  .string()
+  .regex(/^--[\x21-\x3c\x3e-\x7e]+$/, {
+    error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
+  });
+
+const optionRowSchema = z.strictObject({
+  name: z.string().regex(/^--[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+    error: 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"',
+  }),
+  short: z
+    .string()
+    .regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' })
+    .optional(),
+  value: z.enum(["none", "required", "optional"]),
+  repeatable: z.boolean().default(false),
+});
+
+type OptionRow = z.output<typeof optionRowSchema>;
+
+const commandWordSchema = z.string().regex(/^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/, {
+  error: 'a command path word must be printable ASCII without spaces and must not start with "-"',
+});
+
+const argvSchema = z
+  .strictObject({
+    parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
+    forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
+    options: z.array(optionRowSchema).default([]),
+    commands: z
+      .array(
+        z.strictObject({
+          path: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
+          options: z.array(optionRowSchema).default([]),
+        }),
+      )
+      .default([]),
+  })
+  .superRefine((argv, ctx) => {
+    const globals = checkOptionTable(argv.options, ["options"], ctx);
+    const seenPaths = new Map<string, number>();
+    argv.commands.forEach((scope, index) => {
+      const key = scope.path.join(" ");
+      const first = seenPaths.get(key);
+      if (first === undefined) seenPaths.set(key, index);
+      else ctx.addIssue({ code: "custom", path: ["commands", index, "path"], message: `command path "${key}" is already declared at commands[${first}]` });
+      const local = checkOptionTable(scope.options, ["commands", index, "options"], ctx);
+      for (const [spelling, where] of local) {
+        if (globals.has(spelling)) {
+          ctx.addIssue({ code: "custom", path: where, message: `${spelling} is a global option; a command scope must not redeclare it` });
+        }
+      }
+    });
+    if (argv.parser === "pflag") {
+      const rows = [
+        ...argv.options.map((row, index) => ({ row, path: ["options", index, "name"] })),
+        ...argv.commands.flatMap((scope, scopeIndex) =>
+          scope.options.map((row, index) => ({ row, path: ["commands", scopeIndex, "options", index, "name"] })),
+        ),
+      ];
+      for (const { row, path: where } of rows) {
+        if (row.name.includes("_")) {
+          // pflag CLIs such as kubectl normalise "_" to "-", so "--a_b" and "--a-b" are one option.
+          ctx.addIssue({ code: "custom", path: where, message: `pflag reads "_" as "-"; write ${row.name} with "-"` });
+        }
+      }
+    }
+  });
+
+/**
+ * Reports duplicate long names and shorts inside one table and returns every
+ * spelling it declares with the path of its declaration.
+ */
+function checkOptionTable(
+  rows: readonly OptionRow[],
+  base: readonly (string | number)[],
+  ctx: z.RefinementCtx,
+): Map<string, (string | number)[]> {
+  const declared = new Map<string, (string | number)[]>();
+  rows.forEach((row, index) => {
+    const spellings: [string, string][] = [[row.name, "name"]];
+    if (row.short !== undefined) spellings.push([row.short, "short"]);
+    for (const [spelling, field] of spellings) {
+      const where = [...base, index, field];
+      const first = declared.get(spelling);
+      if (first === undefined) declared.set(spelling, where);
+      else ctx.addIssue({ code: "custom", path: where, message: `duplicate option ${spelling} (already declared at ${formatPath(first)})` });
+    }
+  });
+  return declared;
+}
+
+function formatPath(segments: readonly (string | number)[]): string {
+  return segments.map((segment, index) => (typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${segment}`)).join("");
+}
+
+const authFieldSchema = z.strictObject({
+  name: envVarNameSchema,
+  label: singleLineSchema(),
+  secret: z.boolean().default(false),
+  required: z.boolean().default(true),
+  multiline: z.boolean().default(false),
+});
+
+const FIELD_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+const authSchema = z
+  .strictObject({
+    strategy: z.enum(AUTH_STRATEGIES).default("inherited"),
+    fields: z.array(authFieldSchema).default([]),
+    inject: z.strictObject({ environment: z.record(envVarNameSchema, z.string()) }).optional(),
+    validate: z.strictObject({ command: commandSchema, args: z.array(z.string()).default([]) }).optional(),
+    identity: z
+      .strictObject({
+        command: commandSchema,
+        args: z.array(z.string()).default([]),
+        field: singleLineSchema(),
+        cache_ttl_seconds: intAtLeast(0).default(300),
+      })
+      .optional(),
+    profile_env: envVarNameSchema.optional(),
+    removed_env: z.array(envVarNameSchema).default([]),
+    cache_ttl_seconds: intAtLeast(0).default(300),
+  })
+  .superRefine((auth, ctx) => {
+    const declared = new Set<string>();
+    auth.fields.forEach((field, index) => {
+      if (declared.has(field.name)) {
+        ctx.addIssue({ code: "custom", path: ["fields", index, "name"], message: `duplicate auth field ${field.name}` });
+      }
+      declared.add(field.name);
+    });
+    for (const [variable, template] of Object.entries(auth.inject?.environment ?? {})) {
+      const where = ["inject", "environment", variable];
+      const reference = FIELD_REFERENCE.exec(template)?.[1];
+      if (reference === undefined) {
+        ctx.addIssue({ code: "custom", path: where, message: `must be exactly "\${FIELD}" naming a declared auth field` });
+      } else if (!declared.has(reference)) {
+        ctx.addIssue({ code: "custom", path: where, message: `\${${reference}} is not a declared auth field` });
+      }
+    }
+  });
+
+/**
+ * A relative path that, once normalised, still names something inside the
+ * provider directory: `.env`, `env/prod.env`; never `/etc/x`, `..\x` or `a/../../x`.
+ */
+export function isContainedRelativePath(candidate: string): boolean {
+  if (candidate === "" || candidate.includes("\0")) return false;
+  if (isFullyQualifiedPath(candidate) || /^[\\/]/.test(candidate) || /^[A-Za-z]:/.test(candidate)) return false;
+  const normalised = path.posix.normalize(candidate.replaceAll("\\", "/"));
+  return normalised !== "." && normalised !== "./" && normalised !== ".." && !normalised.startsWith("../");
+}
+
+/** The schema of `provider.yaml`. */
+export const providerFileSchema = z
+  .strictObject({
+    version: versionSchema,
+    name: singleLineSchema(),
+    tool: safeNameSchema(128).refine((tool) => !RESERVED_TOOL_NAMES.includes(tool), {
+      error: (issue) => `${JSON.stringify(issue.input)} is reserved by Torii`,
+    }),
+    description: z.string().default(""),
+    command: commandSchema,
+    args_prefix: z.array(z.string()).default([]),
+    targeting: z
+      .strictObject({
+        mode: z.enum(TARGET_MODES).optional(),
+        locked_options: z.array(lockedOptionSchema).default([]),
+      })
+      .optional(),
+    policy: z
+      .strictObject({
+        minimum_accept_tokens: intAtLeast(1).default(1),
+        forbidden_args: z.array(z.string().min(1, { error: "a forbidden arg must not be empty" })).default([]),
+        ignore_args: z
+          .strictObject({
+            leading: z.array(z.string().min(1, { error: "an ignored arg must not be empty" })).default([]),
+            flags: z.array(z.string().min(1, { error: "an ignored flag must not be empty" })).default([]),
+          })
+          .prefault({}),
+        /** Legacy Torii field: accepted so old trees load, and ignored. */
+        grant_rule: z.unknown().optional(),
+      })
+      .optional(),
+    auth: authSchema.optional(),
+    environment: z
+      .strictObject({
+        file: z.string().refine(isContainedRelativePath, {
+          error: "must be a relative path that stays inside the provider directory",
+        }),
+      })
+      .optional(),
+    argv: argvSchema.optional(),
+    runtime: z
+      .strictObject({
+        timeout_seconds: intInRange(1, 86_400).optional(),
+        allow_batch_wrapper: z.boolean().default(false),
+      })
+      .optional(),
+  })
+  .superRefine((provider, ctx) => {
+    const strategy = provider.auth?.strategy;
+    if (provider.targeting?.mode === "aws_profile" && strategy !== undefined && strategy !== "inherited") {
+      // The AWS CLI itself must resolve the human-pinned profile; collected credentials would bypass it.
+      ctx.addIssue({ code: "custom", path: ["auth", "strategy"], message: `must be inherited when targeting.mode is aws_profile, not ${strategy}` });
+    }
+  });
+
+/** A validated `provider.yaml` (snake_case, defaults applied). */
+export type ProviderConfig = z.output<typeof providerFileSchema>;
+
+/**
+ * Reads and validates one `provider.yaml`. Checks that need other files (the
+ * directory name, tool uniqueness, identity providers) are the registry's.
+ *
+ * @throws ConfigError with the file, line and column of each problem.
+ */
+export function loadProviderDocument(file: string): YamlDocument<ProviderConfig> {
+  return readYamlDocument(file, providerFileSchema);
+}
+
+/** The target mode, or undefined for a provider that takes no target. */
+export function targetModeOf(provider: ProviderConfig): TargetMode | undefined {
+  return provider.targeting?.mode;
+}
+
+/** The argv grammar the policy engine canonicalises this provider's calls with. */
+export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
+  const argv = provider.argv;
+  if (argv === undefined) return { parser: "plain", options: [], commands: [], forbiddenValuePrefixes: [] };
+  return {
+    parser: argv.parser,
+    options: argv.options.map(toOptionSpec),
+    commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),
+    forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
+  };
+}
+
+function toOptionSpec(row: OptionRow): OptionSpec {
+  const spec = { name: row.name, value: row.value, repeatable: row.repeatable };
+  return row.short === undefined ? spec : { ...spec, short: row.short };
+}
+
+/** The `policy:` section in the policy engine's terms, defaults applied. */
+export function toPolicySettings(provider: ProviderConfig): ProviderPolicySettings {
+  const policy = provider.policy;
+  return {
+    minimumAcceptTokens: policy?.minimum_accept_tokens ?? 1,
+    forbiddenArgs: [...(policy?.forbidden_args ?? [])],
+    ignoreArgs: {
+      leading: [...(policy?.ignore_args.leading ?? [])],
+      flags: [...(policy?.ignore_args.flags ?? [])],
+    },
+  };
+}
