@@ -1,0 +1,59 @@
+/**
+ * `rules.yaml`: the operator's deny and accept lists for a provider (shared) or
+ * one target. Read afresh on every call, so each rule carries the place it was
+ * written for decisions and `torii_policy` to cite.
+ */
+import { z } from "zod";
+import type { RuleListSpec, RuleSpec } from "../policy/types.js";
+import { singleLineSchema, versionSchema } from "./common-fields.js";
+import { readConfigText, readConfigTextIfExists } from "./read-file.js";
+import { parseYamlDocument } from "./yaml-document.js";
+import type { YamlDocument } from "./yaml-document.js";
+
+const ruleSchema = singleLineSchema().refine((rule) => rule.trim() !== "", { error: "must not be blank" });
+
+/** The schema of `rules.yaml`. */
+export const rulesFileSchema = z.strictObject({
+  version: versionSchema,
+  deny: z.array(ruleSchema).default([]),
+  accept: z.array(ruleSchema).default([]),
+});
+
+/**
+ * Parses the text of a rules file. Each rule's `origin` is `<file>:<line>:<column>`
+ * of its list item.
+ *
+ * @throws ConfigError with the file, line and column of each problem.
+ */
+export function parseRulesFile(file: string, text: string): RuleListSpec {
+  const doc = parseYamlDocument(file, text, rulesFileSchema);
+  return { deny: withOrigins(doc, "deny"), accept: withOrigins(doc, "accept") };
+}
+
+/**
+ * Reads a rules file that must exist (a provider's shared `rules.yaml`).
+ *
+ * @throws ConfigError when the file is missing, unreadable or invalid.
+ */
+export function loadRulesFile(file: string): RuleListSpec {
+  return parseRulesFile(file, readConfigText(file));
+}
+
+/**
+ * Reads a rules file that may be absent (a target's own `rules.yaml`).
+ * Returns undefined only when the file does not exist.
+ *
+ * @throws ConfigError when the file exists but is unreadable or invalid.
+ */
+export function loadRulesFileIfExists(file: string): RuleListSpec | undefined {
+  const text = readConfigTextIfExists(file);
+  return text === undefined ? undefined : parseRulesFile(file, text);
+}
+
+function withOrigins(doc: YamlDocument<z.output<typeof rulesFileSchema>>, list: "deny" | "accept"): RuleSpec[] {
+  return doc.value[list].map((text, index) => {
+    const position = doc.positionOf([list, index]);
+    const origin = position === undefined ? doc.file : `${doc.file}:${position.line}:${position.column}`;
+    return { text, origin };
+  });
+}
