@@ -1,0 +1,283 @@
+/**
+ * The installed providers and their targets, read once at start-up and
+ * validated as a whole: tool names are unique, names match directories, and
+ * every target names an installed identity provider it may use.
+ *
+ * Security invariant: nothing here reads a `.env` file. Environments are read
+ * only after a policy allow, by the call pipeline. Rules are not read here
+ * either: `loadProviderPolicy` reads them afresh on every call.
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import type { LayeredRuleSpecs, ProviderPolicyContext } from "../policy/types.js";
+import { combineConfigErrors, ConfigError } from "./errors.js";
+import { effectiveLockedOptions } from "./locked-floor.js";
+import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
+import type { ProviderConfig } from "./provider-schema.js";
+import { providerConfigPath, providerDir, providersDir, rulesPath, targetConfigPath, targetDir, targetsDir } from "./paths.js";
+import { hasErrorCode } from "./read-file.js";
+import { loadRulesFile, loadRulesFileIfExists } from "./rules-file.js";
+import { loadTargetDocument } from "./target-schema.js";
+import type { TargetConfig } from "./target-schema.js";
+import type { YamlDocument } from "./yaml-document.js";
+
+/** One target alias of a provider. */
+export interface TargetEntry {
+  /** The alias (= directory name = `name` in `target.yaml`). */
+  readonly name: string;
+  readonly dir: string;
+  /** The `target.yaml` path. */
+  readonly file: string;
+  readonly config: TargetConfig;
+  /** Where the target's own rules live, whether or not the file exists. */
+  readonly rulesPath: string;
+  /**
+   * Whether the target had its own `rules.yaml` when the registry was loaded.
+   * Informational only: `loadProviderPolicy` looks again on every call, so a
+   * target policy created later takes effect without a restart.
+   */
+  readonly hasOwnRules: boolean;
+}
+
+/** One installed provider. */
+export interface ProviderEntry {
+  /** `name` in `provider.yaml` (= directory name). Targets name identity providers by it. */
+  readonly name: string;
+  /** The MCP tool name. */
+  readonly tool: string;
+  readonly dir: string;
+  /** The `provider.yaml` path. */
+  readonly file: string;
+  readonly config: ProviderConfig;
+  /** Targets by alias. Empty for a provider that is not target-aware. */
+  readonly targets: ReadonlyMap<string, TargetEntry>;
+  /** The shared `rules.yaml` (required, read on every call). */
+  readonly rulesPath: string;
+  /** True when the provider has a `targeting.mode`: every call must then name a target. */
+  readonly targetAware: boolean;
+  /** What the policy engine needs from `provider.yaml`, derived once at load. */
+  readonly policyContext: ProviderPolicyContext;
+}
+
+/** Every installed provider. */
+export interface Registry {
+  readonly root: string;
+  /** Providers by MCP tool name. */
+  readonly providers: ReadonlyMap<string, ProviderEntry>;
+  /** Providers by `name` (directory name), as targets' `identity.provider` refers to them. */
+  readonly providersByName: ReadonlyMap<string, ProviderEntry>;
+}
+
+/** The rules and engine context for one call, read from disk at the time of the call. */
+export interface ProviderPolicy {
+  readonly context: ProviderPolicyContext;
+  readonly rules: LayeredRuleSpecs;
+}
+
+interface LoadedTarget {
+  readonly entry: TargetEntry;
+  readonly doc: YamlDocument<TargetConfig>;
+}
+
+interface LoadedProvider {
+  readonly entry: ProviderEntry;
+  readonly doc: YamlDocument<ProviderConfig>;
+  readonly targets: readonly LoadedTarget[];
+}
+
+/**
+ * Loads every `providers/<name>/provider.yaml` under `root` and every
+ * `targets/<alias>/target.yaml` below it, and validates them together.
+ * Dot-directories and plain files are ignored; a missing `providers/`
+ * directory is an empty registry.
+ *
+ * A configuration that fails to load starts nothing, so this throws rather
+ * than returning the providers that did load.
+ *
+ * @throws ConfigError for the first problem found, whose message (and
+ *   `related`) lists every problem found, each with its file, line and column.
+ */
+export function loadRegistry(root: string): Registry {
+  const errors: ConfigError[] = [];
+  const collect = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      errors.push(error);
+      return undefined;
+    }
+  };
+
+  const loaded: LoadedProvider[] = [];
+  for (const dirName of collect(() => listSubdirectories(providersDir(root))) ?? []) {
+    const provider = collect(() => loadProvider(root, dirName, collect));
+    if (provider !== undefined) loaded.push(provider);
+  }
+  errors.push(...crossProviderErrors(loaded));
+
+  const combined = combineConfigErrors(errors);
+  if (combined !== undefined) throw combined;
+  return {
+    root,
+    providers: new Map(loaded.map(({ entry }) => [entry.tool, entry])),
+    providersByName: new Map(loaded.map(({ entry }) => [entry.name, entry])),
+  };
+}
+
+/**
+ * Reads the rules in force for a call to `entry` (and `targetAlias`, when the
+ * call names one): the shared `rules.yaml`, which must exist, and the target's
+ * own `rules.yaml` when it exists. Rules are re-read on every call by design,
+ * so an edit takes effect on the next call.
+ *
+ * @throws ConfigError for an unknown alias or a missing, unreadable or invalid rules file.
+ */
+export function loadProviderPolicy(entry: ProviderEntry, targetAlias?: string): ProviderPolicy {
+  const shared = loadRulesFile(entry.rulesPath);
+  if (targetAlias === undefined) return { context: entry.policyContext, rules: { shared } };
+  const target = entry.targets.get(targetAlias);
+  if (target === undefined) {
+    throw new ConfigError(targetsDir(entry.dir), `provider ${entry.tool} has no target ${JSON.stringify(targetAlias)}`);
+  }
+  const own = loadRulesFileIfExists(target.rulesPath);
+  return { context: entry.policyContext, rules: own === undefined ? { shared } : { shared, target: own } };
+}
+
+function loadProvider(root: string, dirName: string, collect: <T>(load: () => T) => T | undefined): LoadedProvider {
+  const dir = providerDir(root, dirName);
+  const file = providerConfigPath(dir);
+  if (!existsSync(file)) {
+    throw new ConfigError(file, "missing: every directory under providers/ needs a provider.yaml");
+  }
+  const doc = loadProviderDocument(file);
+  const config = doc.value;
+  if (config.name !== dirName) {
+    throw doc.errorAt(["name"], `name: must equal the directory name ${JSON.stringify(dirName)}, found ${JSON.stringify(config.name)}`);
+  }
+  const owner = { name: config.name, mode: config.targeting?.mode };
+  const targets: LoadedTarget[] = [];
+  for (const alias of collect(() => listSubdirectories(targetsDir(dir))) ?? []) {
+    const target = collect(() => loadTarget(dir, alias, owner));
+    if (target !== undefined) targets.push(target);
+  }
+  const entry: ProviderEntry = {
+    name: config.name,
+    tool: config.tool,
+    dir,
+    file,
+    config,
+    targets: new Map(targets.map(({ entry: target }) => [target.name, target])),
+    rulesPath: rulesPath(dir),
+    targetAware: owner.mode !== undefined,
+    policyContext: {
+      tool: config.tool,
+      grammar: toGrammarSpec(config),
+      lockedOptions: effectiveLockedOptions(config),
+      settings: toPolicySettings(config),
+    },
+  };
+  return { entry, doc, targets };
+}
+
+function loadTarget(providerDirectory: string, alias: string, owner: Parameters<typeof loadTargetDocument>[1]): LoadedTarget {
+  const dir = targetDir(providerDirectory, alias);
+  const file = targetConfigPath(dir);
+  if (!existsSync(file)) throw new ConfigError(file, "missing: every directory under targets/ needs a target.yaml");
+  const doc = loadTargetDocument(file, owner);
+  if (doc.value.name !== alias) {
+    throw doc.errorAt(["name"], `name: must equal the directory name ${JSON.stringify(alias)}, found ${JSON.stringify(doc.value.name)}`);
+  }
+  const ownRules = rulesPath(dir);
+  return {
+    entry: { name: alias, dir, file, config: doc.value, rulesPath: ownRules, hasOwnRules: existsSync(ownRules) },
+    doc,
+  };
+}
+
+/** The checks that need more than one file. */
+function crossProviderErrors(loaded: readonly LoadedProvider[]): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const byTool = new Map<string, LoadedProvider>();
+  for (const provider of loaded) {
+    const first = byTool.get(provider.entry.tool);
+    if (first === undefined) {
+      byTool.set(provider.entry.tool, provider);
+    } else {
+      const where = first.doc.positionOf(["tool"]);
+      const firstAt = where === undefined ? first.entry.file : `${first.entry.file}:${where.line}:${where.column}`;
+      errors.push(provider.doc.errorAt(["tool"], `tool: ${JSON.stringify(provider.entry.tool)} is already the tool of ${firstAt}`));
+    }
+  }
+  const byName = new Map(loaded.map((provider) => [provider.entry.name, provider.entry]));
+  for (const provider of loaded) {
+    for (const target of provider.targets) {
+      errors.push(...identityProviderErrors(provider.entry, target, byName));
+    }
+  }
+  return errors;
+}
+
+/**
+ * A target's identity provider runs the lifecycle (login, validation, the
+ * identity probe) for it. It must not itself demand a target, or the chain
+ * would have no end; aws_profile uses its own provider (the schema checks that)
+ * and credentials mode may use itself.
+ */
+function identityProviderErrors(
+  owner: ProviderEntry,
+  target: LoadedTarget,
+  byName: ReadonlyMap<string, ProviderEntry>,
+): ConfigError[] {
+  const { identity } = target.entry.config;
+  const identityProvider = byName.get(identity.provider);
+  if (identityProvider === undefined) {
+    return [target.doc.errorAt(["identity", "provider"], `identity.provider: no installed provider is named ${JSON.stringify(identity.provider)}`)];
+  }
+  const errors: ConfigError[] = [];
+  const mode = owner.config.targeting?.mode;
+  const selfAllowed = mode === "aws_profile" || mode === "credentials";
+  const isSelf = identityProvider.name === owner.name;
+  if (identityProvider.targetAware && !(selfAllowed && isSelf)) {
+    errors.push(
+      target.doc.errorAt(
+        ["identity", "provider"],
+        `identity.provider: ${identityProvider.name} is target-aware (targeting.mode ${String(identityProvider.config.targeting?.mode)}) and cannot be the identity provider of a ${String(mode)} target`,
+      ),
+    );
+  }
+  if (identity.expect !== undefined && identityProvider.config.auth?.identity === undefined) {
+    errors.push(
+      target.doc.errorAt(
+        ["identity", "expect"],
+        `identity.expect: needs the identity provider ${identityProvider.name} to declare auth.identity (the command that reports who is logged in)`,
+      ),
+    );
+  }
+  return errors;
+}
+
+/**
+ * The names of the directories in `dir`, sorted, skipping dot-entries and
+ * plain files. Links to directories count as directories. A missing `dir` has none.
+ */
+function listSubdirectories(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return [];
+    throw new ConfigError(dir, `cannot be listed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return names
+    .filter((name) => !name.startsWith(".") && isDirectory(path.join(dir, name)))
+    .sort();
+}
+
+function isDirectory(entry: string): boolean {
+  try {
+    return statSync(entry).isDirectory();
+  } catch (error) {
+    throw new ConfigError(entry, `cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
