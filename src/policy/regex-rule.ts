@@ -19,7 +19,11 @@ function stripExtended(pattern: string): string {
   for (let i = 0; i < pattern.length; i += 1) {
     const ch = pattern[i] as string;
     if (ch === "\\") {
-      out += pattern.slice(i, i + 2);
+      const next = pattern[i + 1] ?? "";
+      // `\ ` and `\#` are how x mode writes a literal space or `#`; the stripped
+      // pattern is no longer extended, and JavaScript's `u` mode refuses those
+      // escapes, so the character is emitted bare.
+      out += next === "#" || /\s/u.test(next) ? next : pattern.slice(i, i + 2);
       i += 1;
       continue;
     }
