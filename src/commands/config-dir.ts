@@ -1,0 +1,7 @@
+/** `torii config-dir`: prints the configuration root in force. */
+import { configRoot } from "./operator-context.js";
+
+export function runConfigDir(): number {
+  process.stdout.write(`${configRoot()}\n`);
+  return 0;
+}

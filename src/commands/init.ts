@@ -1,0 +1,44 @@
+/**
+ * `torii init`: creates the configuration root (0700) and a commented
+ * `settings.yaml` holding the defaults. It never overwrites anything: running it
+ * again reports what already exists.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { DEFAULT_SETTINGS } from "../config/settings.js";
+import { settingsPath } from "../config/paths.js";
+import { configRoot } from "./operator-context.js";
+
+const SETTINGS_TEMPLATE = `# Torii server settings. Every field is optional; these are the defaults.
+version: "1"
+# Cap on a call's combined stdout + stderr, in bytes.
+max_output_bytes: ${DEFAULT_SETTINGS.maxOutputBytes}
+# Default length of a grant, in minutes (1..1440).
+default_grant_minutes: ${DEFAULT_SETTINGS.defaultGrantMinutes}
+# Default length of a target lease (torii target activate), in minutes (1..1440).
+default_target_minutes: ${DEFAULT_SETTINGS.defaultTargetMinutes}
+# Wall-clock limit of one provider call, in seconds.
+timeout_seconds: ${DEFAULT_SETTINGS.timeoutSeconds}
+# Provider calls that may run at once; the rest wait.
+max_concurrent_calls: ${DEFAULT_SETTINGS.maxConcurrentCalls}
+`;
+
+/** Writes `file` only when it does not exist yet; returns whether it did. */
+function createIfMissing(file: string, content: string): boolean {
+  try {
+    writeFileSync(file, content, { flag: "wx", mode: 0o600 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+}
+
+export function runInit(): number {
+  const root = configRoot();
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  process.stdout.write(`configuration root: ${root}\n`);
+  const settings = settingsPath(root);
+  const created = createIfMissing(settings, SETTINGS_TEMPLATE);
+  process.stdout.write(created ? `created ${settings}\n` : `kept existing ${settings}\n`);
+  return 0;
+}

@@ -1,0 +1,39 @@
+/**
+ * What every operator command needs first: the configuration root, and a way to
+ * report a problem on stderr with a non-zero exit code instead of a stack trace.
+ */
+import os from "node:os";
+import { ConfigError } from "../config/errors.js";
+import { resolveConfigRoot } from "../config/paths.js";
+
+/** Exit code of a command that could not run: bad input or a configuration error. */
+export const EXIT_USAGE = 3;
+
+/** A problem the operator can fix; printed without a stack trace. */
+export class OperatorError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_USAGE,
+  ) {
+    super(message);
+  }
+}
+
+/** The configuration root for this process (`TORII_CONFIG_DIR` or the platform default). */
+export function configRoot(): string {
+  return resolveConfigRoot(process.env, process.platform, os.homedir());
+}
+
+/** Prints an operator-facing error and returns the exit code to use. */
+export function reportFailure(error: unknown): number {
+  if (error instanceof OperatorError) {
+    process.stderr.write(`torii: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`torii: configuration error\n${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  process.stderr.write(`torii: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 70;
+}

@@ -1,0 +1,48 @@
+/**
+ * `torii policy show <tool> [target]`: the shared rules file, the target's file
+ * and the effective rules in force for that target, with warnings for accept
+ * rules that are ignored and rules that do not compile.
+ */
+import { readFileSync } from "node:fs";
+import { stringify } from "yaml";
+import { effectivePolicy } from "../policy/explain.js";
+import { loadPolicyFor } from "./policy-selection.js";
+
+export interface PolicyShowOptions {
+  readonly json?: boolean;
+}
+
+export function runPolicyShow(tool: string, target: string | undefined, options: PolicyShowOptions): number {
+  const selection = loadPolicyFor(tool, target);
+  const effective = effectivePolicy(selection.context, selection.rules, target);
+  if (options.json === true) {
+    const files = { shared: selection.sharedRulesPath, target: selection.targetRulesPath ?? null };
+    process.stdout.write(`${JSON.stringify({ ...effective, files }, null, 2)}\n`);
+    return effective.errors.length > 0 ? 1 : 0;
+  }
+  const out: string[] = [];
+  out.push(`# shared: ${selection.sharedRulesPath}`, readFileSync(selection.sharedRulesPath, "utf8").trimEnd(), "");
+  if (target !== undefined) {
+    if (selection.targetRulesPath === undefined) {
+      out.push(`# target ${target}: no rules.yaml, so the shared accept rules apply`, "");
+    } else {
+      out.push(`# target ${target}: ${selection.targetRulesPath}`, readFileSync(selection.targetRulesPath, "utf8").trimEnd(), "");
+    }
+  }
+  out.push("# effective");
+  out.push(
+    stringify({
+      minimum_accept_tokens: effective.minimum_accept_tokens,
+      deny: [...effective.deny],
+      accept: [...effective.accept],
+    }).trimEnd(),
+  );
+  for (const ignored of effective.ignored_accept) {
+    out.push(`# warning: accept rule ${JSON.stringify(ignored)} is ignored: it has fewer than ${effective.minimum_accept_tokens} tokens`);
+  }
+  for (const error of effective.errors) {
+    out.push(`# error: ${error.origin}: rule ${JSON.stringify(error.rule)}: ${error.message} (every call is denied until this is fixed)`);
+  }
+  process.stdout.write(`${out.join("\n")}\n`);
+  return effective.errors.length > 0 ? 1 : 0;
+}
