@@ -60,6 +60,9 @@ export function compileRegexRule(text: string): RegExp {
     seen.add(flag);
   }
   const source = seen.has("x") ? stripExtended(pattern) : pattern;
+  // `/ /x` or `/# todo/x` is empty once whitespace and comments are gone, and an
+  // empty pattern matches every argv: refuse it like `//`.
+  if (source.length === 0) throw new Error("the pattern is empty once x-mode whitespace and comments are removed");
   const jsFlags = [...seen].filter((flag) => flag !== "x").join("") + "u";
   try {
     return new RegExp(source, jsFlags);
