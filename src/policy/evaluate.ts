@@ -11,7 +11,7 @@
  */
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
-import { flattenCanonical, type CanonicalArgv } from "./grammar/types.js";
+import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import type { PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
 
 /** The canonical argv after `ignore_args`, as rules see it. */
@@ -120,7 +120,7 @@ function forbiddenIn(policy: CompiledPolicy, tokens: readonly string[]): string 
   return undefined;
 }
 
-function decideCanonical(policy: CompiledPolicy, canonical: CanonicalArgv): PolicyDecision {
+function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): PolicyDecision {
   if (policy.errors.length > 0) {
     const first = policy.errors[0];
     const where = first ? `: ${describeRule(first.ref)} ${first.message}` : "";
@@ -150,22 +150,38 @@ function decideCanonical(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   };
 }
 
+function failedClosed(error: unknown): PolicyDecision {
+  return { result: "deny", source: "policy-error", reason: `policy evaluation failed, so the call is denied: ${(error as Error).message}` };
+}
+
+/**
+ * Decides a canonical argv (the server canonicalises first, as its own step).
+ * Never throws: an internal error is a deny.
+ */
+export function decideCanonical(policy: CompiledPolicy, canonical: CanonicalArgv): PolicyDecision {
+  try {
+    return decideUnchecked(policy, canonical);
+  } catch (error) {
+    return failedClosed(error);
+  }
+}
+
+/** The decision for an argv the grammar refused. */
+export function rejectionDecision(rejection: ArgvRejection): PolicyDecision {
+  if (rejection.kind === "locked-option") {
+    return { result: "deny", source: "locked-option", reason: rejection.reason, option: rejection.option ?? rejection.token };
+  }
+  return { result: "deny", source: rejection.kind, reason: rejection.reason };
+}
+
 /** Evaluates an argument vector; never throws (an internal error is a deny). */
 export function evaluatePolicy(policy: CompiledPolicy, argv: readonly string[]): PolicyEvaluation {
   try {
     const result = canonicalise(argv, policy.grammar, "agent");
-    if (!result.ok) {
-      const { rejection } = result;
-      if (rejection.kind === "locked-option") {
-        return { decision: { result: "deny", source: "locked-option", reason: rejection.reason, option: rejection.option ?? rejection.token } };
-      }
-      return { decision: { result: "deny", source: rejection.kind, reason: rejection.reason } };
-    }
-    const decision = decideCanonical(policy, result.canonical);
+    if (!result.ok) return { decision: rejectionDecision(result.rejection) };
+    const decision = decideUnchecked(policy, result.canonical);
     return { decision, canonical: result.canonical, canonicalTokens: flattenCanonical(result.canonical) };
   } catch (error) {
-    return {
-      decision: { result: "deny", source: "policy-error", reason: `policy evaluation failed, so the call is denied: ${(error as Error).message}` },
-    };
+    return { decision: failedClosed(error) };
   }
 }
