@@ -15,8 +15,8 @@ import { effectiveLockedOptions } from "./locked-floor.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
 import { providerConfigPath, providerDir, providersDir, rulesPath, targetConfigPath, targetDir, targetsDir } from "./paths.js";
-import { hasErrorCode } from "./read-file.js";
-import { loadRulesFile, loadRulesFileIfExists } from "./rules-file.js";
+import { hasErrorCode, readConfigText, readConfigTextIfExists } from "./read-file.js";
+import { parseRulesFile } from "./rules-file.js";
 import { loadTargetDocument } from "./target-schema.js";
 import type { TargetConfig } from "./target-schema.js";
 import type { YamlDocument } from "./yaml-document.js";
@@ -134,14 +134,34 @@ export function loadRegistry(root: string): Registry {
  * @throws ConfigError for an unknown alias or a missing, unreadable or invalid rules file.
  */
 export function loadProviderPolicy(entry: ProviderEntry, targetAlias?: string): ProviderPolicy {
-  const shared = loadRulesFile(entry.rulesPath);
-  if (targetAlias === undefined) return { context: entry.policyContext, rules: { shared } };
+  const texts = readPolicyTexts(entry, targetAlias);
+  const shared = parseRulesFile(texts.shared.file, texts.shared.text);
+  if (texts.target === undefined) return { context: entry.policyContext, rules: { shared } };
+  return { context: entry.policyContext, rules: { shared, target: parseRulesFile(texts.target.file, texts.target.text) } };
+}
+
+/** The text of one rules file, as read for one call. */
+export interface PolicyText {
+  readonly file: string;
+  readonly text: string;
+}
+
+/**
+ * Reads the rule files in force for a provider (and target) without parsing
+ * them, so the server can hash what it read (for the audit log) and reuse a
+ * compiled policy while the files are unchanged.
+ *
+ * @throws ConfigError when the shared file is missing or unreadable, or the alias is unknown.
+ */
+export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { shared: PolicyText; target?: PolicyText } {
+  const shared = { file: entry.rulesPath, text: readConfigText(entry.rulesPath) };
+  if (targetAlias === undefined) return { shared };
   const target = entry.targets.get(targetAlias);
   if (target === undefined) {
     throw new ConfigError(targetsDir(entry.dir), `provider ${entry.tool} has no target ${JSON.stringify(targetAlias)}`);
   }
-  const own = loadRulesFileIfExists(target.rulesPath);
-  return { context: entry.policyContext, rules: own === undefined ? { shared } : { shared, target: own } };
+  const text = readConfigTextIfExists(target.rulesPath);
+  return text === undefined ? { shared } : { shared, target: { file: target.rulesPath, text } };
 }
 
 function loadProvider(root: string, dirName: string, collect: <T>(load: () => T) => T | undefined): LoadedProvider {
