@@ -1,0 +1,36 @@
+/**
+ * Small helpers for the policy unit tests: canonicalise-or-fail, reject-or-fail,
+ * and rule lists with stable origins.
+ */
+import { canonicalise, type CanonicaliseMode } from "../../src/policy/grammar/canonicalise.js";
+import type { CompiledGrammar } from "../../src/policy/grammar/option-table.js";
+import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "../../src/policy/grammar/types.js";
+import type { RuleListSpec, RuleSpec } from "../../src/policy/types.js";
+
+/** The canonical argv, or an Error naming the rejection. */
+export function canonicalOf(grammar: CompiledGrammar, argv: readonly string[], mode: CanonicaliseMode = "agent"): CanonicalArgv {
+  const result = canonicalise(argv, grammar, mode);
+  if (!result.ok) throw new Error(`expected ${JSON.stringify(argv)} to be accepted, got ${result.rejection.kind}: ${result.rejection.reason}`);
+  return result.canonical;
+}
+
+/** The flattened canonical argv (what rules see and the launcher spawns). */
+export function canon(grammar: CompiledGrammar, argv: readonly string[], mode: CanonicaliseMode = "agent"): string[] {
+  return flattenCanonical(canonicalOf(grammar, argv, mode));
+}
+
+/** The rejection, or an Error when the argv was accepted. */
+export function rejectionOf(grammar: CompiledGrammar, argv: readonly string[], mode: CanonicaliseMode = "agent"): ArgvRejection {
+  const result = canonicalise(argv, grammar, mode);
+  if (result.ok) throw new Error(`expected ${JSON.stringify(argv)} to be rejected, got ${JSON.stringify(flattenCanonical(result.canonical))}`);
+  return result.rejection;
+}
+
+export function specs(texts: readonly string[], prefix: string): RuleSpec[] {
+  return texts.map((text, index) => ({ text, origin: `${prefix}:${index + 1}` }));
+}
+
+/** A rules.yaml with origins `<name>.deny:<n>` / `<name>.accept:<n>`. */
+export function ruleList(deny: readonly string[] = [], accept: readonly string[] = [], name = "shared"): RuleListSpec {
+  return { deny: specs(deny, `${name}.deny`), accept: specs(accept, `${name}.accept`) };
+}
