@@ -84,7 +84,11 @@ function parseSingleDash(argv: readonly string[], i: number, table: OptionTable,
     }
     const rest = letters.slice(1);
     if (rest.length === 0) return takeKnown(argv, i, spec, undefined, builder);
-    const explicit = rest.startsWith("=") ? rest.slice(1) : rest;
+    // Only the token's first option drops an `=` (argparse splits `-o=json` at the
+    // `=` when `-o` is an option string); inside a cluster the rest is the value
+    // as written: `-ho=json` sets the output to "=json".
+    const first = letters.length === token.length - 1;
+    const explicit = first && rest.startsWith("=") ? rest.slice(1) : rest;
     if (spec.value !== "none") return takeKnown(argv, i, spec, explicit, builder);
     if (rest.startsWith("=")) return takeKnown(argv, i, spec, explicit, builder);
     // A boolean short followed by more letters: argparse reads the next letter as another short.

@@ -121,6 +121,12 @@ describe("argparse: short options (az)", () => {
     expect(canon(z, ["vm", "list", "-ho", "json"])).toEqual(["vm", "list", "--help", "--output=json"]);
   });
 
+  it("inside a cluster the value keeps its = (argparse splits at = only for the token's first option)", () => {
+    expect(canon(z, ["vm", "list", "-ho=json"])).toEqual(["vm", "list", "--help", "--output==json"]);
+    expect(canon(z, ["vm", "list", "-o=json"])).toEqual(["vm", "list", "--output=json"]);
+    expect(rejectionOf(z, ["vm", "list", "-hh=1"]).kind).toBe("argv-rejected");
+  });
+
   it("an unknown letter after a boolean short is refused; an unknown single-dash token is the command's own", () => {
     expect(rejectionOf(z, ["vm", "list", "-hz"]).kind).toBe("argv-rejected");
     expect(canon(z, ["vm", "list", "-g", "rg"])).toEqual(["vm", "list", "-g", "rg"]);
