@@ -26,6 +26,14 @@ export const envVarNameSchema = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)" });
 
+/**
+ * A `removed_env` entry: a variable name, or `NAME_*` for every variable whose
+ * name starts with `NAME_` (src/runtime/child-env.ts applies it).
+ */
+export const removedEnvEntrySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(?:_\*)?$/, {
+  error: "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*) or a prefix NAME_*",
+});
+
 /** An integer within `[min, max]`. */
 export function intInRange(min: number, max: number): z.ZodNumber {
   const error = `must be a whole number from ${min} to ${max}`;

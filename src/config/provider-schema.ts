@@ -16,6 +16,7 @@ import {
   intAtLeast,
   intInRange,
   isFullyQualifiedPath,
+  removedEnvEntrySchema,
   safeNameSchema,
   singleLineSchema,
   versionSchema,
@@ -155,7 +156,7 @@ const authSchema = z
       })
       .optional(),
     profile_env: envVarNameSchema.optional(),
-    removed_env: z.array(envVarNameSchema).default([]),
+    removed_env: z.array(removedEnvEntrySchema).default([]),
     cache_ttl_seconds: intAtLeast(0).default(300),
   })
   .superRefine((auth, ctx) => {

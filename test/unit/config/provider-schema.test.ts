@@ -179,6 +179,11 @@ describe("provider.yaml: auth", () => {
     expectProviderError(["auth:", "  removed_env: [AWS_PROFILE, AWS-REGION]"], 6, 30, /auth\.removed_env\[1\]: must be an environment variable name/);
   });
 
+  it("accepts a removed_env prefix entry NAME_* and refuses other wildcards", () => {
+    expect(load("auth:", "  removed_env: [AWS_PROFILE, CLOUDSDK_*]").auth?.removed_env).toEqual(["AWS_PROFILE", "CLOUDSDK_*"]);
+    expectProviderError(["auth:", "  removed_env: [AWS*]"], 6, 17, /auth\.removed_env\[0\]: must be an environment variable name .* or a prefix NAME_\*/);
+  });
+
   it("refuses an invalid strategy and profile_env", () => {
     expectProviderError(["auth:", "  strategy: oauth"], 6, 13, /auth\.strategy: Invalid option/);
     expectProviderError(["auth:", "  profile_env: AWS PROFILE"], 6, 16, /auth\.profile_env: must be an environment variable name/);

@@ -1,0 +1,276 @@
+/**
+ * The environment of a child process (the real call, and the auth lifecycle's
+ * validate and identity commands) is built, never inherited:
+ *
+ * 1. the server's own variables, but only those on a short allowlist
+ *    (SERVER_ENV_ALLOWLIST, plus every `LC_*`; on Windows also the system
+ *    essentials in WINDOWS_SERVER_ENV_ALLOWLIST);
+ * 2. then the operator's `.env` layers in increasing precedence (identity
+ *    provider, provider, target): a later layer wins;
+ * 3. minus `removed_env` (an entry `NAME_*` removes every variable starting with
+ *    `NAME_`; the entry `AWS_ENDPOINT_URL` also removes `AWS_ENDPOINT_URL_*`, as in Torii);
+ * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything.
+ *
+ * Loader, proxy, TLS-trust and cloud-identity variables (SERVER_ENV_DENYLIST)
+ * can never come from the server's environment: they are not on the allowlist,
+ * and a module-load check throws if anyone ever adds one. They do reach the
+ * child when the operator's `.env` (or a pinned value) sets them: the operator
+ * owns those files.
+ *
+ * On Windows variable names are case-insensitive: layers merge so that the later
+ * layer wins whatever the spelling, and the result holds one spelling per name
+ * (the one of the layer that set it last).
+ *
+ * The result is a null-prototype object: Node's spawn copies inherited
+ * properties too ("prototype values are intentionally included"), so a polluted
+ * Object.prototype must not reach a child, and a `.env` key `__proto__` stays an
+ * ordinary variable.
+ */
+
+/**
+ * Server variables a child may inherit on every platform. Deliberately absent:
+ * `TERM` (children run on pipes, not a terminal, so terminal capabilities would
+ * only invite escape sequences into the agent's output), `SHELL`, `EDITOR`,
+ * `XDG_*` (they relocate CLI configuration).
+ */
+export const SERVER_ENV_ALLOWLIST: readonly string[] = Object.freeze([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "TZ",
+  "TMPDIR",
+]);
+
+/** Prefixes of server variables a child may inherit (the locale categories `LC_CTYPE`, `LC_TIME`, …). */
+export const SERVER_ENV_ALLOWLIST_PREFIXES: readonly string[] = Object.freeze(["LC_"]);
+
+/** The Windows essentials a child inherits in addition on `win32` (names compared case-insensitively). */
+export const WINDOWS_SERVER_ENV_ALLOWLIST: readonly string[] = Object.freeze([
+  "SystemRoot",
+  "SYSTEMDRIVE",
+  "COMSPEC",
+  "PATHEXT",
+  "WINDIR",
+  "TEMP",
+  "TMP",
+  "USERPROFILE",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "USERNAME",
+  "PROGRAMFILES",
+  "ProgramData",
+  "NUMBER_OF_PROCESSORS",
+  "PROCESSOR_ARCHITECTURE",
+]);
+
+/**
+ * Variables that must never pass from the server's environment to a child,
+ * compared case-insensitively; an entry ending in `*` is a prefix. They load
+ * code into the child (`NODE_OPTIONS`, `LD_PRELOAD`, `PYTHONSTARTUP`, `BASH_ENV`),
+ * redirect its traffic or trust (`HTTPS_PROXY`, `SSL_CERT_FILE`,
+ * `NODE_EXTRA_CA_CERTS`), or switch the identity, endpoint or configuration a
+ * CLI uses (`AWS_*`, `KUBECONFIG`, `AZURE_*`, `CLOUDSDK_*`, `GH_*`, `XDG_*`).
+ * The allowlist is the control; this list documents what it keeps out and is
+ * checked against it when this module loads.
+ */
+export const SERVER_ENV_DENYLIST: readonly string[] = Object.freeze([
+  // Code loaders and interpreter start-up hooks.
+  "NODE_*",
+  "LD_*",
+  "DYLD_*",
+  "PYTHON*",
+  "PERL5*",
+  "PERLLIB",
+  "RUBYOPT",
+  "RUBYLIB",
+  "BASH_ENV",
+  "ENV",
+  "ZDOTDIR",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "PS4",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  "GCONV_PATH",
+  // Proxies and TLS trust.
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "NO_PROXY",
+  "FTP_PROXY",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "SSLKEYLOGFILE",
+  "OPENSSL_*",
+  "REQUESTS_CA_BUNDLE",
+  "CURL_CA_BUNDLE",
+  // Cloud and cluster identity, endpoints and configuration.
+  "KUBE*",
+  "AWS_*",
+  "AZURE_*",
+  "ARM_*",
+  "CLOUDSDK_*",
+  "GOOGLE_*",
+  "GCE_*",
+  "GH_*",
+  "GITHUB_*",
+  "GIT_*",
+  "DOCKER_*",
+  "XDG_*",
+]);
+
+/**
+ * `removed_env` entries that also remove a family of variables, as in Torii:
+ * the per-service endpoint overrides `AWS_ENDPOINT_URL_<SERVICE>` would
+ * otherwise survive the removal of `AWS_ENDPOINT_URL`.
+ */
+export const REMOVED_ENV_FAMILIES: ReadonlyMap<string, string> = new Map([["AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_"]]);
+
+/** A `removed_env` entry: a variable name, or `NAME_*` for every variable starting with `NAME_`. */
+export const REMOVED_ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*(?:_\*)?$/;
+
+export interface ChildEnvInput {
+  /** The server's own environment (`process.env`); only allowlisted variables are read. */
+  readonly serverEnv: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  /** `.env` layers in increasing precedence (identity provider, provider, target). */
+  readonly layers?: readonly ReadonlyMap<string, string>[];
+  /** The provider's `.env`; applied after `layers`. */
+  readonly providerEnv?: ReadonlyMap<string, string>;
+  /** The target's `.env`; applied after `providerEnv`. */
+  readonly targetEnv?: ReadonlyMap<string, string>;
+  /** The provider's `auth.removed_env`: names, or `NAME_*` prefixes. */
+  readonly removedEnv: readonly string[];
+  /** Values the broker owns; applied last, never removed. */
+  readonly pinned?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Builds a child's environment from the allowlisted server variables, the
+ * `.env` layers, `removed_env` and the pinned values (see the module comment).
+ *
+ * @throws TypeError for a `removed_env` entry that is neither a name nor `NAME_*`,
+ *   or a layer or pinned name that no environment can hold (empty, `=`, NUL),
+ *   or a value containing NUL. Messages name the variable, never its value.
+ */
+export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
+  const fold = input.platform === "win32" ? (name: string) => name.toUpperCase() : (name: string) => name;
+  const removal = removalMatcher(input.removedEnv, fold);
+  // folded name → [spelling, value]; re-inserted on every write so the spelling is the last layer's.
+  const merged = new Map<string, readonly [string, string]>();
+  const set = (name: string, value: string): void => {
+    const key = fold(name);
+    merged.delete(key);
+    merged.set(key, [name, value]);
+  };
+
+  for (const [name, value] of Object.entries(input.serverEnv)) {
+    if (value !== undefined && isInheritableServerVariable(name, input.platform)) set(name, value);
+  }
+  const layers = [...(input.layers ?? []), input.providerEnv, input.targetEnv];
+  for (const layer of layers) {
+    for (const [name, value] of layer ?? []) set(checkedName(name), checkedValue(name, value));
+  }
+  for (const key of [...merged.keys()]) {
+    if (removal(key)) merged.delete(key);
+  }
+  for (const [name, value] of Object.entries(input.pinned ?? {})) set(checkedName(name), checkedValue(name, value));
+
+  const env = Object.create(null) as Record<string, string>;
+  for (const [name, value] of merged.values()) env[name] = value;
+  return env;
+}
+
+/**
+ * True when a server variable may pass to a child on `platform`: it is on the
+ * allowlist (case-insensitively on Windows) and, belt and braces, not denylisted.
+ */
+export function isInheritableServerVariable(name: string, platform: NodeJS.Platform): boolean {
+  const windows = platform === "win32";
+  const same = windows ? (a: string, b: string) => a.toUpperCase() === b.toUpperCase() : (a: string, b: string) => a === b;
+  const allowed =
+    SERVER_ENV_ALLOWLIST.some((entry) => same(entry, name)) ||
+    (windows && WINDOWS_SERVER_ENV_ALLOWLIST.some((entry) => same(entry, name))) ||
+    SERVER_ENV_ALLOWLIST_PREFIXES.some((prefix) => (windows ? name.toUpperCase() : name).startsWith(prefix));
+  return allowed && !isDenylisted(name);
+}
+
+/** True when `name` matches SERVER_ENV_DENYLIST (case-insensitively). */
+export function isDenylisted(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SERVER_ENV_DENYLIST.some((entry) => (entry.endsWith("*") ? upper.startsWith(entry.slice(0, -1)) : upper === entry));
+}
+
+/**
+ * Throws when an allowlist entry or prefix could admit a denylisted variable.
+ * Runs when this module loads, so a bad edit to either list fails every test
+ * and every start, not one call in production.
+ *
+ * @throws Error naming the offending entries.
+ */
+export function assertAllowlistExcludesDenylist(
+  names: readonly string[],
+  prefixes: readonly string[],
+  denylist: readonly string[],
+): void {
+  const upperPrefixes = prefixes.map((prefix) => prefix.toUpperCase());
+  const offending = denylist.filter((entry) => {
+    const denied = entry.endsWith("*") ? entry.slice(0, -1) : entry;
+    const deniedIsPrefix = entry.endsWith("*");
+    const byName = names.some((name) => {
+      const upper = name.toUpperCase();
+      return deniedIsPrefix ? upper.startsWith(denied) : upper === denied;
+    });
+    const byPrefix = upperPrefixes.some((prefix) =>
+      deniedIsPrefix ? prefix.startsWith(denied) || denied.startsWith(prefix) : denied.startsWith(prefix),
+    );
+    return byName || byPrefix;
+  });
+  if (offending.length > 0) {
+    throw new Error(`child-env: the server allowlist admits denylisted variables: ${offending.join(", ")}`);
+  }
+}
+
+assertAllowlistExcludesDenylist(
+  [...SERVER_ENV_ALLOWLIST, ...WINDOWS_SERVER_ENV_ALLOWLIST],
+  SERVER_ENV_ALLOWLIST_PREFIXES,
+  SERVER_ENV_DENYLIST,
+);
+
+/** A predicate over folded names for the `removed_env` entries. */
+function removalMatcher(entries: readonly string[], fold: (name: string) => string): (folded: string) => boolean {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const entry of entries) {
+    if (!REMOVED_ENV_ENTRY.test(entry)) {
+      throw new TypeError(`removed_env entry ${JSON.stringify(entry)} is neither a variable name nor NAME_*`);
+    }
+    if (entry.endsWith("_*")) {
+      prefixes.push(fold(entry.slice(0, -1)));
+      continue;
+    }
+    exact.add(fold(entry));
+    const family = REMOVED_ENV_FAMILIES.get(fold(entry));
+    if (family !== undefined) prefixes.push(fold(family));
+  }
+  return (folded) => exact.has(folded) || prefixes.some((prefix) => folded.startsWith(prefix));
+}
+
+function checkedName(name: string): string {
+  if (name === "" || name.includes("=") || name.includes("\0")) {
+    throw new TypeError(`child-env: ${JSON.stringify(name)} cannot be an environment variable name`);
+  }
+  return name;
+}
+
+function checkedValue(name: string, value: string): string {
+  if (value.includes("\0")) throw new TypeError(`child-env: the value of ${name} contains a NUL character`);
+  return value;
+}

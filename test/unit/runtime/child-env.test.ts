@@ -1,0 +1,359 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  assertAllowlistExcludesDenylist,
+  buildChildEnv,
+  isDenylisted,
+  isInheritableServerVariable,
+  SERVER_ENV_ALLOWLIST,
+  SERVER_ENV_ALLOWLIST_PREFIXES,
+  SERVER_ENV_DENYLIST,
+  WINDOWS_SERVER_ENV_ALLOWLIST,
+  type ChildEnvInput,
+} from "../../../src/runtime/child-env.js";
+
+const SEED = 20260101;
+
+function build(overrides: Partial<ChildEnvInput> = {}): Record<string, string> {
+  return buildChildEnv({ serverEnv: {}, platform: "linux", removedEnv: [], ...overrides });
+}
+
+function env(entries: Record<string, string>): ReadonlyMap<string, string> {
+  return new Map(Object.entries(entries));
+}
+
+/** Concrete variables the denylist is about, in the spellings attackers and tools use. */
+const DANGEROUS_SERVER_VARIABLES = [
+  "NODE_OPTIONS",
+  "NODE_PATH",
+  "NODE_EXTRA_CA_CERTS",
+  "NODE_TLS_REJECT_UNAUTHORIZED",
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+  "LD_AUDIT",
+  "DYLD_INSERT_LIBRARIES",
+  "DYLD_LIBRARY_PATH",
+  "PYTHONPATH",
+  "PYTHONSTARTUP",
+  "PYTHONHOME",
+  "PERL5LIB",
+  "PERL5OPT",
+  "RUBYOPT",
+  "BASH_ENV",
+  "ENV",
+  "HTTP_PROXY",
+  "http_proxy",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "Https_Proxy",
+  "ALL_PROXY",
+  "all_proxy",
+  "NO_PROXY",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "REQUESTS_CA_BUNDLE",
+  "CURL_CA_BUNDLE",
+  "KUBECONFIG",
+  "KUBERC",
+  "KUBECTL_EXTERNAL_DIFF",
+  "AWS_PROFILE",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_CONFIG_FILE",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_ENDPOINT_URL",
+  "AWS_ENDPOINT_URL_STS",
+  "AWS_CA_BUNDLE",
+  "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+  "AZURE_CONFIG_DIR",
+  "CLOUDSDK_CONFIG",
+  "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "GIT_SSH_COMMAND",
+  "XDG_CONFIG_HOME",
+  "JAVA_TOOL_OPTIONS",
+  "SSLKEYLOGFILE",
+] as const;
+
+describe("buildChildEnv: the server's allowlist", () => {
+  it("passes the allowlisted server variables and every LC_*", () => {
+    const serverEnv = {
+      PATH: "/usr/bin",
+      HOME: "/home/op",
+      USER: "op",
+      LOGNAME: "op",
+      LANG: "C.UTF-8",
+      LANGUAGE: "en",
+      LC_ALL: "C",
+      LC_TIME: "de_DE.UTF-8",
+      LC_CTYPE: "C.UTF-8",
+      TZ: "UTC",
+      TMPDIR: "/tmp/x",
+    };
+    expect({ ...build({ serverEnv }) }).toEqual(serverEnv);
+  });
+
+  it("drops everything else, including TERM, SHELL and the agent's variables", () => {
+    const child = build({ serverEnv: { PATH: "/bin", TERM: "xterm", SHELL: "/bin/zsh", EDITOR: "vi", OPENAI_API_KEY: "sk-x", RANDOM_VAR: "1" } });
+    expect({ ...child }).toEqual({ PATH: "/bin" });
+  });
+
+  it("skips undefined server values", () => {
+    expect({ ...build({ serverEnv: { PATH: undefined, HOME: "/h" } }) }).toEqual({ HOME: "/h" });
+  });
+
+  it("matches the allowlist case-sensitively off Windows", () => {
+    expect({ ...build({ serverEnv: { Path: "/bin", home: "/h", lc_all: "C" } }) }).toEqual({});
+  });
+
+  it.each(DANGEROUS_SERVER_VARIABLES)("never passes %s from the server", (name) => {
+    expect(isDenylisted(name)).toBe(true);
+    for (const platform of ["linux", "darwin", "win32"] as const) {
+      expect(isInheritableServerVariable(name, platform)).toBe(false);
+      expect(Object.keys(build({ platform, serverEnv: { PATH: "/bin", [name]: "evil" } }))).toEqual(["PATH"]);
+    }
+  });
+
+  it("property: no denylisted server variable reaches the child unless a .env or a pinned value sets it", () => {
+    const denylistedName = fc.oneof(
+      fc.constantFrom(...DANGEROUS_SERVER_VARIABLES),
+      fc
+        .tuple(
+          fc.constantFrom(...SERVER_ENV_DENYLIST.filter((entry) => entry.endsWith("*")).map((entry) => entry.slice(0, -1))),
+          fc.stringMatching(/^[A-Za-z0-9_]{0,8}$/),
+        )
+        .map(([prefix, rest]) => prefix + rest),
+    );
+    const anyCase = (name: string) =>
+      fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) =>
+        name
+          .split("")
+          .map((char, i) => (upper[i] === true ? char.toUpperCase() : char.toLowerCase()))
+          .join(""),
+      );
+    const dangerous = denylistedName.chain(anyCase);
+    const allowed = fc.constantFrom(...SERVER_ENV_ALLOWLIST, ...WINDOWS_SERVER_ENV_ALLOWLIST, "LC_NUMERIC");
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.oneof(dangerous, allowed), fc.string({ maxLength: 8 }), { maxKeys: 12 }),
+        fc.dictionary(fc.oneof(dangerous, allowed), fc.string({ maxLength: 8 }), { maxKeys: 4 }),
+        fc.constantFrom<NodeJS.Platform>("linux", "darwin", "win32"),
+        (serverEnv, dotenv, platform) => {
+          const child = build({ serverEnv, platform, layers: [env(dotenv)] });
+          const fold = (name: string) => (platform === "win32" ? name.toUpperCase() : name);
+          const fromDotenv = new Set(Object.keys(dotenv).map(fold));
+          for (const name of Object.keys(child)) {
+            if (isDenylisted(name)) expect(fromDotenv.has(fold(name)), name).toBe(true);
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
+  it("property: every server variable in the child is allowlisted", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/), fc.string({ maxLength: 4 }), { maxKeys: 20 }),
+        fc.constantFrom<NodeJS.Platform>("linux", "win32"),
+        (serverEnv, platform) => {
+          for (const name of Object.keys(build({ serverEnv, platform }))) {
+            expect(isInheritableServerVariable(name, platform)).toBe(true);
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+});
+
+describe("buildChildEnv: the denylist check on the allowlist", () => {
+  it("holds for the shipped lists (the module would not have loaded otherwise)", () => {
+    expect(() => {
+      assertAllowlistExcludesDenylist([...SERVER_ENV_ALLOWLIST, ...WINDOWS_SERVER_ENV_ALLOWLIST], SERVER_ENV_ALLOWLIST_PREFIXES, SERVER_ENV_DENYLIST);
+    }).not.toThrow();
+  });
+
+  it.each([
+    ["an exact denylisted name", ["PATH", "NODE_OPTIONS"], [], /NODE_\*/],
+    ["a name under a denylisted prefix, in another case", ["aws_profile"], [], /AWS_\*/],
+    ["an exact name like ENV", ["env"], [], /\bENV\b/],
+    ["an allowed prefix that covers a denylisted name", [], ["HTTP"], /HTTP_PROXY/],
+    ["an allowed prefix inside a denylisted prefix", [], ["AWS_"], /AWS_\*/],
+    ["an allowed prefix wider than a denylisted prefix", [], ["K"], /KUBE\*/],
+  ] as const)("throws for %s", (_name, names, prefixes, offender) => {
+    expect(() => {
+      assertAllowlistExcludesDenylist(names, prefixes, SERVER_ENV_DENYLIST);
+    }).toThrow(offender);
+  });
+});
+
+describe("buildChildEnv: layering", () => {
+  it("applies server, then layers in order, then provider .env, then target .env: the later wins", () => {
+    const child = build({
+      serverEnv: { PATH: "/server", HOME: "/home/op", LANG: "C" },
+      layers: [env({ A: "identity", B: "identity", PATH: "/identity" })],
+      providerEnv: env({ B: "provider", C: "provider", HOME: "/provider-home" }),
+      targetEnv: env({ C: "target" }),
+    });
+    expect({ ...child }).toEqual({ PATH: "/identity", HOME: "/provider-home", LANG: "C", A: "identity", B: "provider", C: "target" });
+  });
+
+  it("passes loader, proxy and cloud variables that the operator's .env sets", () => {
+    const child = build({
+      serverEnv: { HTTPS_PROXY: "http://agent-proxy", AWS_PROFILE: "agent" },
+      providerEnv: env({ HTTPS_PROXY: "http://corp-proxy:3128", AZURE_CONFIG_DIR: "/cfg/az", NODE_EXTRA_CA_CERTS: "/corp.pem" }),
+      targetEnv: env({ KUBECONFIG: "/cfg/kube" }),
+    });
+    expect({ ...child }).toEqual({
+      HTTPS_PROXY: "http://corp-proxy:3128",
+      AZURE_CONFIG_DIR: "/cfg/az",
+      NODE_EXTRA_CA_CERTS: "/corp.pem",
+      KUBECONFIG: "/cfg/kube",
+    });
+  });
+
+  it("lets pinned values win over every layer, and keeps them even when removed_env names them", () => {
+    const child = build({
+      serverEnv: { PATH: "/bin" },
+      providerEnv: env({ AWS_PROFILE: "from-env", AWS_REGION: "eu-west-1" }),
+      targetEnv: env({ AWS_PROFILE: "from-target" }),
+      removedEnv: ["AWS_PROFILE", "AWS_REGION"],
+      pinned: { AWS_PROFILE: "pinned", PATH: "/pinned/bin" },
+    });
+    expect({ ...child }).toEqual({ PATH: "/pinned/bin", AWS_PROFILE: "pinned" });
+  });
+
+  it("returns a null-prototype object, so __proto__ is an ordinary variable and pollution cannot leak", () => {
+    const child = build({ providerEnv: new Map([["__proto__", "x"], ["constructor", "y"]]) });
+    expect(Object.getPrototypeOf(child)).toBeNull();
+    expect(Object.keys(child).sort()).toEqual(["__proto__", "constructor"]);
+    expect(Object.getOwnPropertyDescriptor(child, "__proto__")?.value).toBe("x");
+  });
+
+  it("refuses names and values that no environment can hold, naming the variable but not the value", () => {
+    expect(() => build({ providerEnv: env({ "A=B": "1" }) })).toThrow(TypeError);
+    expect(() => build({ pinned: { "": "1" } })).toThrow(TypeError);
+    expect(() => build({ providerEnv: env({ TOKEN: "sec\0ret" }) })).toThrow(/TOKEN contains a NUL/);
+    try {
+      build({ providerEnv: env({ TOKEN: "sec\0ret" }) });
+    } catch (error) {
+      expect((error as Error).message).not.toContain("sec");
+    }
+  });
+});
+
+describe("buildChildEnv: removed_env", () => {
+  it("removes exact names from every layer", () => {
+    const child = build({
+      serverEnv: { PATH: "/bin", HOME: "/h" },
+      providerEnv: env({ AWS_ACCESS_KEY_ID: "x", AWS_REGION: "r", KEEP: "1" }),
+      targetEnv: env({ AWS_SESSION_TOKEN: "t" }),
+      removedEnv: ["AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "AWS_REGION", "HOME"],
+    });
+    expect({ ...child }).toEqual({ PATH: "/bin", KEEP: "1" });
+  });
+
+  it("AWS_ENDPOINT_URL also removes every AWS_ENDPOINT_URL_*", () => {
+    const child = build({
+      providerEnv: env({ AWS_ENDPOINT_URL: "a", AWS_ENDPOINT_URL_STS: "b", AWS_ENDPOINT_URL_S3: "c", AWS_ENDPOINT_URLX: "d" }),
+      removedEnv: ["AWS_ENDPOINT_URL"],
+    });
+    expect({ ...child }).toEqual({ AWS_ENDPOINT_URLX: "d" });
+  });
+
+  it("other names do not imply their family", () => {
+    const child = build({ providerEnv: env({ AWS_PROFILE: "a", AWS_PROFILE_X: "b" }), removedEnv: ["AWS_PROFILE"] });
+    expect({ ...child }).toEqual({ AWS_PROFILE_X: "b" });
+  });
+
+  it("NAME_* removes every variable starting with NAME_, but not NAME itself", () => {
+    const child = build({
+      providerEnv: env({ CLOUDSDK_CONFIG: "a", CLOUDSDK_CORE_PROJECT: "b", CLOUDSDK: "c", CLOUDSDKX: "d" }),
+      removedEnv: ["CLOUDSDK_*"],
+    });
+    expect({ ...child }).toEqual({ CLOUDSDK: "c", CLOUDSDKX: "d" });
+  });
+
+  it("is case-sensitive off Windows and case-insensitive on Windows", () => {
+    const layers = [env({ aws_region: "a", Aws_Endpoint_Url_Sts: "b", cloudsdk_x: "c" })];
+    const removedEnv = ["AWS_REGION", "AWS_ENDPOINT_URL", "CLOUDSDK_*"];
+    expect(Object.keys(build({ layers, removedEnv }))).toEqual(["aws_region", "Aws_Endpoint_Url_Sts", "cloudsdk_x"]);
+    expect(Object.keys(build({ layers, removedEnv, platform: "win32" }))).toEqual([]);
+  });
+
+  it.each(["", "*", "AWS_*_X", "AWS*", "A-B", "_*", "1A"])("refuses the entry %j", (entry) => {
+    expect(() => build({ removedEnv: [entry] })).toThrow(TypeError);
+  });
+
+  it("property: nothing matching a removed entry survives unless pinned", () => {
+    const name = fc.stringMatching(/^(?:AWS|KUBE|AZ)_[A-Z]{1,3}(?:_[A-Z]{1,2})?$/);
+    fc.assert(
+      fc.property(
+        fc.dictionary(name, fc.string({ maxLength: 3 }), { maxKeys: 10 }),
+        fc.array(fc.oneof(name, name.map((n) => `${n.split("_")[0] ?? "X"}_*`)), { maxLength: 4 }),
+        (dotenv, removedEnv) => {
+          const child = build({ providerEnv: env(dotenv), removedEnv });
+          for (const key of Object.keys(child)) {
+            for (const entry of removedEnv) {
+              if (entry.endsWith("_*")) expect(key.startsWith(entry.slice(0, -1))).toBe(false);
+              else expect(key).not.toBe(entry);
+            }
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+});
+
+describe("buildChildEnv: Windows", () => {
+  const windowsServer = {
+    Path: "C:\\Windows\\system32",
+    SystemRoot: "C:\\Windows",
+    ComSpec: "C:\\Windows\\system32\\cmd.exe",
+    PATHEXT: ".COM;.EXE;.BAT;.CMD",
+    windir: "C:\\Windows",
+    TEMP: "C:\\Temp",
+    TMP: "C:\\Temp",
+    USERPROFILE: "C:\\Users\\op",
+    APPDATA: "C:\\Users\\op\\AppData\\Roaming",
+    LOCALAPPDATA: "C:\\Users\\op\\AppData\\Local",
+    HOMEDRIVE: "C:",
+    HOMEPATH: "\\Users\\op",
+    USERNAME: "op",
+    ProgramFiles: "C:\\Program Files",
+    ProgramData: "C:\\ProgramData",
+    NUMBER_OF_PROCESSORS: "8",
+    PROCESSOR_ARCHITECTURE: "AMD64",
+    SystemDrive: "C:",
+  };
+
+  it("passes the Windows essentials whatever their spelling", () => {
+    expect({ ...build({ platform: "win32", serverEnv: { ...windowsServer, PSModulePath: "x", "=C:": "C:\\" } }) }).toEqual(windowsServer);
+  });
+
+  it("does not pass the Windows essentials on other platforms", () => {
+    expect(Object.keys(build({ platform: "linux", serverEnv: windowsServer }))).toEqual([]);
+  });
+
+  it("merges case-insensitively: the later layer wins value and spelling, one spelling is kept", () => {
+    const child = build({
+      platform: "win32",
+      serverEnv: { Path: "C:\\server" },
+      providerEnv: env({ PATH: "C:\\provider", aws_profile: "p" }),
+      targetEnv: env({ path: "C:\\target" }),
+      pinned: { AWS_PROFILE: "pinned" },
+    });
+    expect({ ...child }).toEqual({ path: "C:\\target", AWS_PROFILE: "pinned" });
+  });
+
+  it("keeps both spellings apart off Windows", () => {
+    const child = build({ serverEnv: { PATH: "/bin" }, providerEnv: env({ Path: "/other" }) });
+    expect({ ...child }).toEqual({ PATH: "/bin", Path: "/other" });
+  });
+});
