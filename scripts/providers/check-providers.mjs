@@ -133,7 +133,8 @@ for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.is
     }
     const env = p.auth.removed_env ?? [];
     if (!isStringList(env)) fail(where, "removed_env must be a list of strings");
-    for (const v of env) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) fail(where, `bad env name ${v}`);
+    // A variable name, or NAME_* for every variable starting with NAME_ (src/runtime/child-env.ts).
+    for (const v of env) if (!/^[A-Za-z_][A-Za-z0-9_]*(?:_\*)?$/.test(v)) fail(where, `bad removed_env entry ${v}`);
     if (new Set(env).size !== env.length) fail(where, "duplicate removed_env name");
   }
 
