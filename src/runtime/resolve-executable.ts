@@ -1,0 +1,281 @@
+/**
+ * Turns a provider's `command` into the one absolute file Torii will launch.
+ *
+ * A bare name is looked up the way a careful shell would, minus the traps:
+ * PATH entries that are empty or relative (including `.`), the current
+ * directory and Torii's own directory are never searched, so nothing dropped
+ * into the working directory or next to Torii can stand in for `aws`. On
+ * Windows the search walks PATH × PATHEXT itself, because libuv (and `which`)
+ * would try the current directory first for a bare name; the result says
+ * whether the file is a batch script, which cmd.exe re-parses and so needs its
+ * own, stricter launch path (see batch-arguments.ts).
+ *
+ * Errors name the command, never PATH or PATHEXT: both are environment values
+ * and error messages travel to the agent and the audit log.
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import path from "node:path";
+
+/** `binary`: spawned directly. `batch`: a Windows `.bat`/`.cmd`, runnable only through cmd.exe. */
+export type ExecutableKind = "binary" | "batch";
+
+/** The absolute file a command resolved to. */
+export interface ResolvedExecutable {
+  readonly path: string;
+  readonly kind: ExecutableKind;
+}
+
+export interface ResolveExecutableOptions {
+  /** The PATH value to search (the server's own, or the child env's). */
+  readonly pathEnv: string | undefined;
+  /** Windows only: the PATHEXT value; `.COM;.EXE;.BAT;.CMD` when absent or empty. */
+  readonly pathExt?: string | undefined;
+  readonly platform: NodeJS.Platform;
+  /** Torii's own directory (where its entry script lives); never searched. */
+  readonly selfDir: string;
+  /** The current working directory; never searched. */
+  readonly cwd: string;
+  /** Whether a regular file exists at the path (follows symlinks). Injected by tests. */
+  readonly isFile?: ((candidate: string) => boolean) | undefined;
+  /** POSIX only: whether the file is executable by this process. Injected by tests. */
+  readonly isExecutable?: ((candidate: string) => boolean) | undefined;
+}
+
+/** The command names no file that could be launched. */
+export class ExecutableNotFoundError extends Error {
+  override readonly name = "ExecutableNotFoundError";
+  readonly command: string;
+
+  constructor(command: string, detail: string) {
+    super(`executable ${JSON.stringify(command)} not found: ${detail}`);
+    this.command = command;
+  }
+}
+
+/** The command is refused by shape, before or after the search. */
+export class ExecutableRefusedError extends Error {
+  override readonly name = "ExecutableRefusedError";
+  readonly command: string;
+  readonly reason: string;
+
+  constructor(command: string, reason: string) {
+    super(`executable ${JSON.stringify(command)} refused: ${reason}`);
+    this.command = command;
+    this.reason = reason;
+  }
+}
+
+const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
+const WINDOWS_BINARY_EXTENSIONS = new Set([".COM", ".EXE"]);
+const WINDOWS_BATCH_EXTENSIONS = new Set([".BAT", ".CMD"]);
+// Characters Windows forbids in file names, plus control characters.
+// eslint-disable-next-line no-control-regex
+const WINDOWS_FORBIDDEN_NAME_CHARACTERS = /[<>:"|?*\u0000-\u001f]/u;
+// Device names that open a device, whatever extension follows.
+const WINDOWS_RESERVED_NAMES = /^(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(?:\..*)?$/iu;
+
+/**
+ * Resolves `command` to an absolute file.
+ *
+ * - An absolute command is used as is: it must be an existing regular file
+ *   (on POSIX also executable).
+ * - A bare name is searched through the PATH entries in order, skipping empty
+ *   and relative entries, the current directory and `selfDir`.
+ * - Anything else holding a path separator (`bin/aws`, `./aws`) is refused.
+ *
+ * On Windows each PATH directory is tried with the name as given when it
+ * already ends in a PATHEXT extension, then with each PATHEXT extension in
+ * order; comparisons ignore case; names ending in a dot or a space are refused
+ * (Windows strips them, the CVE-2024-36138 bypass).
+ *
+ * @throws ExecutableRefusedError for a command of a refused shape.
+ * @throws ExecutableNotFoundError when no file matches.
+ */
+export function resolveExecutable(command: string, options: ResolveExecutableOptions): ResolvedExecutable {
+  const windows = options.platform === "win32";
+  const isFile = options.isFile ?? defaultIsFile;
+  const isExecutable = windows ? (): boolean => true : (options.isExecutable ?? defaultIsExecutable);
+
+  if (command === "") throw new ExecutableRefusedError(command, "the command is empty");
+  if (command.includes("\0")) throw new ExecutableRefusedError(command, "the command contains a NUL character");
+
+  if (windows) {
+    const absolute = isWindowsAbsolute(command);
+    checkWindowsCommandShape(command, absolute);
+    if (absolute) {
+      const file = path.win32.normalize(command);
+      if (!isFile(file)) throw new ExecutableNotFoundError(command, "no such file");
+      return { path: file, kind: windowsKind(command, file) };
+    }
+    return searchWindowsPath(command, options, isFile);
+  }
+
+  if (path.posix.isAbsolute(command)) {
+    const file = path.posix.normalize(command);
+    if (!isFile(file)) throw new ExecutableNotFoundError(command, "no such file");
+    if (!isExecutable(file)) throw new ExecutableRefusedError(command, "the file is not executable");
+    return { path: file, kind: "binary" };
+  }
+  if (command.includes("/")) throw relativePathRefusal(command);
+  if (command === "." || command === "..") throw new ExecutableRefusedError(command, "not a file name");
+  return searchPosixPath(command, options, isFile, isExecutable);
+}
+
+function searchPosixPath(
+  name: string,
+  options: ResolveExecutableOptions,
+  isFile: (candidate: string) => boolean,
+  isExecutable: (candidate: string) => boolean,
+): ResolvedExecutable {
+  const search = searchableDirectories(options, path.posix, ":", false);
+  for (const directory of search.directories) {
+    const candidate = path.posix.join(directory, name);
+    // Like a shell, a file we may not execute does not end the search.
+    if (isFile(candidate) && isExecutable(candidate)) return { path: candidate, kind: "binary" };
+  }
+  throw new ExecutableNotFoundError(name, search.summary());
+}
+
+function searchWindowsPath(
+  name: string,
+  options: ResolveExecutableOptions,
+  isFile: (candidate: string) => boolean,
+): ResolvedExecutable {
+  const extensions = parsePathExt(options.pathExt);
+  const ownExtension = path.win32.extname(name).toUpperCase();
+  const names = [...(extensions.includes(ownExtension) ? [name] : []), ...extensions.map((extension) => name + extension)];
+  const search = searchableDirectories(options, path.win32, ";", true);
+  for (const directory of search.directories) {
+    for (const candidateName of names) {
+      const candidate = path.win32.join(directory, candidateName);
+      if (isFile(candidate)) return { path: candidate, kind: windowsKind(name, candidate) };
+    }
+  }
+  throw new ExecutableNotFoundError(name, search.summary());
+}
+
+interface DirectorySearch {
+  readonly directories: readonly string[];
+  /** Counts only: PATH entries are environment values and stay out of messages. */
+  readonly summary: () => string;
+}
+
+function searchableDirectories(
+  options: ResolveExecutableOptions,
+  pathModule: path.PlatformPath,
+  delimiter: string,
+  windows: boolean,
+): DirectorySearch {
+  const isAbsolute = windows ? isWindowsAbsolute : (entry: string): boolean => pathModule.isAbsolute(entry);
+  const excluded = new Set([comparable(options.cwd, pathModule, windows), comparable(options.selfDir, pathModule, windows)]);
+  const directories: string[] = [];
+  const seen = new Set<string>();
+  let skipped = 0;
+  for (const rawEntry of (options.pathEnv ?? "").split(delimiter)) {
+    // cmd.exe accepts quoted PATH entries ("C:\Program Files\x"); the quotes are not part of the name.
+    const entry = windows ? rawEntry.replace(/^"(.*)"$/su, "$1") : rawEntry;
+    if (entry === "" || entry.includes("\0") || !isAbsolute(entry)) {
+      skipped += 1;
+      continue;
+    }
+    const key = comparable(entry, pathModule, windows);
+    if (excluded.has(key)) {
+      skipped += 1;
+      continue;
+    }
+    if (seen.has(key)) continue;
+    seen.add(key);
+    directories.push(pathModule.normalize(entry));
+  }
+  return {
+    directories,
+    summary: () => {
+      const searched = `${directories.length} PATH ${directories.length === 1 ? "directory" : "directories"} searched`;
+      return skipped === 0
+        ? searched
+        : `${searched}; ${skipped} skipped (empty or relative entries, the current directory, Torii's own directory)`;
+    },
+  };
+}
+
+/** A directory in a form where equal directories compare equal (case-insensitive on Windows). */
+function comparable(directory: string, pathModule: path.PlatformPath, windows: boolean): string {
+  let normalized = pathModule.normalize(directory);
+  const root = pathModule.parse(normalized).root;
+  while (normalized.length > root.length && /[\\/]$/u.test(normalized)) normalized = normalized.slice(0, -1);
+  return windows ? normalized.toUpperCase() : normalized;
+}
+
+function parsePathExt(pathExt: string | undefined): readonly string[] {
+  const parsed = (pathExt ?? "")
+    .split(";")
+    .map((extension) => extension.trim().toUpperCase())
+    .filter((extension) => /^\.[A-Z0-9_-]+$/u.test(extension));
+  const unique = [...new Set(parsed)];
+  return unique.length > 0 ? unique : DEFAULT_PATHEXT.split(";");
+}
+
+/**
+ * Drive-rooted (`C:\…`) or UNC (`\\server\share\…`) only. `\x` (root of the
+ * current drive) and `C:x` (relative to that drive's current directory) depend
+ * on process state; `\\?\` and `\\.\` skip the normalisation that makes the
+ * other checks meaningful.
+ */
+function isWindowsAbsolute(candidate: string): boolean {
+  if (/^[A-Za-z]:[\\/]/u.test(candidate)) return true;
+  return /^[\\/]{2}[^\\/?.]/u.test(candidate);
+}
+
+function checkWindowsCommandShape(command: string, absolute: boolean): void {
+  if (/^[\\/]{2}[?.][\\/]/u.test(command)) {
+    throw new ExecutableRefusedError(command, "device namespace paths (\\\\?\\, \\\\.\\) are not accepted");
+  }
+  const drive = /^[A-Za-z]:/u.exec(command)?.[0] ?? "";
+  if (drive !== "" && !absolute) {
+    throw new ExecutableRefusedError(command, "a drive-relative path (C:name) depends on the drive's current directory");
+  }
+  if (!absolute && /[\\/]/u.test(command)) throw relativePathRefusal(command);
+  const components = command.slice(drive.length).split(/[\\/]/u).filter((component) => component !== "");
+  const last = components.at(-1) ?? "";
+  for (const component of components) {
+    if (/[. ]$/u.test(component)) {
+      throw new ExecutableRefusedError(command, "a path component ends in a dot or a space, which Windows silently strips");
+    }
+    if (WINDOWS_FORBIDDEN_NAME_CHARACTERS.test(component)) {
+      throw new ExecutableRefusedError(command, "the name holds a character Windows does not allow in file names");
+    }
+  }
+  if (WINDOWS_RESERVED_NAMES.test(last)) throw new ExecutableRefusedError(command, "the name is a reserved Windows device name");
+}
+
+function windowsKind(command: string, file: string): ExecutableKind {
+  const extension = path.win32.extname(file).toUpperCase();
+  if (WINDOWS_BINARY_EXTENSIONS.has(extension)) return "binary";
+  if (WINDOWS_BATCH_EXTENSIONS.has(extension)) return "batch";
+  // A .ps1/.vbs/.js match would need a shell or a file association to run.
+  throw new ExecutableRefusedError(
+    command,
+    extension === "" ? "the file has no extension, so Windows cannot run it directly" : `${extension.toLowerCase()} files cannot be launched without a shell`,
+  );
+}
+
+function relativePathRefusal(command: string): ExecutableRefusedError {
+  return new ExecutableRefusedError(command, "a path must be absolute; give a bare name to search PATH");
+}
+
+function defaultIsFile(candidate: string): boolean {
+  try {
+    return statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+function defaultIsExecutable(candidate: string): boolean {
+  try {
+    accessSync(candidate, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
