@@ -12,7 +12,7 @@
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
-import type { PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
+import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
 
 /** The canonical argv after `ignore_args`, as rules see it. */
 export interface EvaluationView {
@@ -167,7 +167,7 @@ export function decideCanonical(policy: CompiledPolicy, canonical: CanonicalArgv
 }
 
 /** The decision for an argv the grammar refused. */
-export function rejectionDecision(rejection: ArgvRejection): PolicyDecision {
+export function rejectionDecision(rejection: ArgvRejection): DenyDecision {
   if (rejection.kind === "locked-option") {
     return { result: "deny", source: "locked-option", reason: rejection.reason, option: rejection.option ?? rejection.token };
   }

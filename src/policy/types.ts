@@ -80,6 +80,9 @@ export type PolicyDecision =
 
 export type DecisionSource = PolicyDecision["source"];
 
+/** A decision that ends the call. */
+export type DenyDecision = Extract<PolicyDecision, { result: "deny" }>;
+
 /** A decision together with the argv it was made on. */
 export interface PolicyEvaluation {
   readonly decision: PolicyDecision;

@@ -1,0 +1,116 @@
+/**
+ * `torii audit tail [-n N] [--json]` and `torii audit verify`: the operator's
+ * view of the audit log (`<root>/audit.jsonl`).
+ *
+ * Both are read-only and take no lock: a record being appended at that moment
+ * shows up as a torn last line, which verification reports but does not fail on.
+ * Everything printed from the log is sanitised again, because a log someone
+ * edited could carry terminal escape sequences.
+ */
+import type { Command } from "commander";
+import { auditLogPath } from "../audit/audit-log.js";
+import { canonicalJson, sanitiseAuditText, type AuditRecord } from "../audit/record.js";
+import { tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../audit/verify.js";
+import { configRoot, EXIT_USAGE, OperatorError } from "./operator-context.js";
+
+/** Exit code of `audit verify` when the chain is broken. */
+export const EXIT_AUDIT_PROBLEMS = 1;
+
+const DEFAULT_TAIL = 20;
+const MAX_TAIL = 100_000;
+
+export interface AuditTailOptions {
+  readonly lines?: string;
+  readonly json?: boolean;
+}
+
+/** Adds `audit tail` and `audit verify` to the operator's program. */
+export function registerAuditCommand(program: Command, setExit: (code: number) => void): void {
+  const audit = program.command("audit").description("read and verify the audit log");
+  audit
+    .command("tail")
+    .description(`print the last records of the audit log (default ${DEFAULT_TAIL})`)
+    .option("-n, --lines <count>", "how many records")
+    .option("--json", "one JSON record per line")
+    .action((options: AuditTailOptions) => {
+      setExit(runAuditTail(options));
+    });
+  audit
+    .command("verify")
+    .description("check the audit log's hash chain (exit 0 intact, 1 problems found, 3 missing or unreadable)")
+    .action(() => {
+      setExit(runAuditVerify());
+    });
+}
+
+export function runAuditTail(options: AuditTailOptions): number {
+  const count = parseCount(options.lines);
+  const file = auditLogPath(configRoot());
+  const entries = readLog(file, () => tailAuditLogSync(file, count));
+  const out = entries.map((entry) => (options.json === true ? tailEntryJson(entry) : tailEntryText(entry)));
+  if (out.length > 0) process.stdout.write(`${out.join("\n")}\n`);
+  return 0;
+}
+
+export function runAuditVerify(): number {
+  const file = auditLogPath(configRoot());
+  const result = readLog(file, () => verifyAuditLogSync(file));
+  process.stdout.write(verificationText(file, result));
+  return result.ok ? 0 : EXIT_AUDIT_PROBLEMS;
+}
+
+function parseCount(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_TAIL;
+  const count = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_TAIL) {
+    throw new OperatorError(`-n must be a whole number from 1 to ${MAX_TAIL}`);
+  }
+  return count;
+}
+
+/** Runs a read of the log, turning a missing or unreadable file into exit code 3. */
+function readLog<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new OperatorError(`no audit log at ${file}`, EXIT_USAGE);
+    throw new OperatorError(`cannot read the audit log ${file}: ${error instanceof Error ? error.message : String(error)}`, EXIT_USAGE);
+  }
+}
+
+function verificationText(file: string, result: AuditVerification): string {
+  const lines = result.problems.map((problem) => `line ${problem.line}: ${problem.torn ? "warning: " : ""}${problem.reason}`);
+  const broken = result.problems.filter((problem) => !problem.torn).length;
+  lines.push(
+    result.ok
+      ? `${file}: ${result.records} record(s), chain intact`
+      : `${file}: ${broken} problem(s) in ${result.records} intact record(s)`,
+  );
+  if (result.lastHash !== undefined) lines.push(`last hash: ${result.lastHash}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function tailEntryJson(entry: AuditTailEntry): string {
+  if ("unreadable" in entry) return JSON.stringify({ unreadable: entry.unreadable });
+  const line = canonicalJson(entry.record);
+  return entry.intact ? line : `${line.slice(0, -1)},"intact":false}`;
+}
+
+function tailEntryText(entry: AuditTailEntry): string {
+  if ("unreadable" in entry) return `(not a record: ${entry.unreadable})`;
+  const record: AuditRecord = entry.record;
+  const clean = (value: string): string => sanitiseAuditText(value, 256);
+  const quoted = (value: string): string => JSON.stringify(clean(value));
+  const parts = [entry.intact ? "" : "[edited]", clean(record.time), clean(record.scope), clean(record.event)];
+  if (record.exit_code !== undefined) parts.push(`exit=${record.exit_code === null ? "signal" : String(record.exit_code)}`);
+  if (record.duration_ms !== undefined) parts.push(`${record.duration_ms}ms`);
+  if (record.timed_out === true) parts.push("timed-out");
+  if (record.truncated === true) parts.push("truncated");
+  if (record.argv_head !== undefined) parts.push(`argv=[${record.argv_head.map(quoted).join(" ")}]`);
+  if (record.source !== undefined) parts.push(`source=${clean(record.source)}`);
+  if (record.rule !== undefined) parts.push(`rule=${quoted(record.rule)}`);
+  if (record.detail !== undefined) parts.push(`detail=${quoted(record.detail)}`);
+  parts.push(`call=${clean(record.call_id)}`);
+  return parts.filter((part) => part !== "").join("  ");
+}

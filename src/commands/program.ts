@@ -1,0 +1,83 @@
+/**
+ * The operator's CLI: one commander program, one file per subcommand under
+ * src/commands/. Commands that take an agent-style argv (`policy check … --
+ * <args…>`) receive the tokens after the first `--` untouched: they are split
+ * off before commander parses options, so no token after `--` is ever read as
+ * a Torii flag.
+ */
+import { Command, CommanderError } from "commander";
+import { registerAuditCommand } from "./audit.js";
+import { runConfigDir } from "./config-dir.js";
+import { runInit } from "./init.js";
+import { reportFailure } from "./operator-context.js";
+import { runPolicyCheck } from "./policy-check.js";
+import { runPolicyShow } from "./policy-show.js";
+
+/** Splits `argv` at the first `--`: Torii's own words, and the agent-style argv after it. */
+function splitAtDoubleDash(argv: readonly string[]): { own: string[]; passthrough: string[] | undefined } {
+  const at = argv.indexOf("--");
+  return at === -1 ? { own: [...argv], passthrough: undefined } : { own: argv.slice(0, at), passthrough: argv.slice(at + 1) };
+}
+
+function buildProgram(version: string, passthrough: readonly string[] | undefined, setExit: (code: number) => void): Command {
+  const program = new Command("torii")
+    .addHelpText("after", "\nWith no command (or `torii mcp`), torii serves MCP on stdio.")
+    .description("Policy-gated command broker for AI agents")
+    .version(version, "-V, --version")
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  program
+    .command("init")
+    .description("create the configuration root and settings.yaml (never overwrites)")
+    .action(() => {
+      setExit(runInit());
+    });
+
+  program
+    .command("config-dir")
+    .description("print the configuration root")
+    .action(() => {
+      setExit(runConfigDir());
+    });
+
+  const policy = program.command("policy").description("inspect the operator's rules");
+  policy
+    .command("show")
+    .description("print the shared, target and effective rules of a provider")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias")
+    .option("--json", "machine-readable output")
+    .action((tool: string, target: string | undefined, options: { json?: boolean }) => {
+      setExit(runPolicyShow(tool, target, options));
+    });
+  policy
+    .command("check")
+    .description("explain what policy alone decides for an argv (exit 0 accept, 1 deny, 2 unresolved)")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias")
+    .usage("<tool> [target] -- <args…>")
+    .action((tool: string, target: string | undefined) => {
+      setExit(runPolicyCheck(tool, target, passthrough));
+    });
+
+  registerAuditCommand(program, setExit);
+
+  return program;
+}
+
+/** Runs one operator command; returns the process exit code. */
+export function runOperatorCommand(version: string, argv: readonly string[]): number {
+  const { own, passthrough } = splitAtDoubleDash(argv);
+  let exitCode = 0;
+  const program = buildProgram(version, passthrough, (code) => {
+    exitCode = code;
+  });
+  try {
+    program.parse([...own], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    return reportFailure(error);
+  }
+  return exitCode;
+}

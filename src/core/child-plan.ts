@@ -1,0 +1,69 @@
+/**
+ * How a child process is prepared, the same way for the real call and for the
+ * auth lifecycle's validate and identity commands (the identity check must run
+ * with the very environment the call will use): the executable resolved through
+ * PATH to an absolute file, and the environment built from the allowlist, the
+ * credential layers, minus `removed_env`, plus pinned values.
+ */
+import path from "node:path";
+import type { ProviderEntry } from "../config/registry.js";
+import { buildChildEnv } from "../runtime/child-env.js";
+import { planBatchLaunch } from "../runtime/batch-arguments.js";
+import { resolveExecutable } from "../runtime/resolve-executable.js";
+
+export interface ChildPlanDeps {
+  /** The server's own environment: only its allowlisted variables reach a child. */
+  readonly serverEnv: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  /** Torii's own directory, never searched for executables. */
+  readonly selfDir: string;
+  readonly cwd: string;
+}
+
+/** `.env` layers in increasing precedence: identity provider, provider, target. */
+export type CredentialLayers = readonly ReadonlyMap<string, string>[];
+
+export interface ChildPlan {
+  readonly executable: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly windowsVerbatimArguments: boolean;
+}
+
+/** A child that cannot be started safely (no such program, a refused batch wrapper). */
+export class ChildPlanError extends Error {}
+
+export function planChild(
+  command: string,
+  args: readonly string[],
+  provider: ProviderEntry,
+  layers: CredentialLayers,
+  pinned: Readonly<Record<string, string>>,
+  deps: ChildPlanDeps,
+): ChildPlan {
+  const env = buildChildEnv({
+    serverEnv: deps.serverEnv,
+    platform: deps.platform,
+    layers,
+    removedEnv: provider.config.auth?.removed_env ?? [],
+    pinned,
+  });
+  // The executable is looked up through the child's own PATH: a .env may set it.
+  const resolved = resolveExecutable(command, {
+    pathEnv: env.PATH ?? env.Path,
+    ...(env.PATHEXT === undefined ? {} : { pathExt: env.PATHEXT }),
+    platform: deps.platform,
+    selfDir: deps.selfDir,
+    cwd: deps.cwd,
+  });
+  if (resolved.kind === "binary") return { executable: resolved.path, args, env, windowsVerbatimArguments: false };
+  if (provider.config.runtime?.allow_batch_wrapper !== true) {
+    throw new ChildPlanError(
+      `${command} resolves to the batch file ${path.basename(resolved.path)}; batch wrappers are refused unless the provider sets runtime.allow_batch_wrapper`,
+    );
+  }
+  const cmdExe = path.win32.join(env.SystemRoot ?? env.SYSTEMROOT ?? "C:\\Windows", "System32", "cmd.exe");
+  const plan = planBatchLaunch(cmdExe, resolved.path, args);
+  if (!("executable" in plan)) throw new ChildPlanError(`refused to run the batch wrapper ${path.basename(resolved.path)}: ${plan.ok ? "" : plan.reason}`);
+  return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true };
+}

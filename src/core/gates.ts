@@ -1,0 +1,67 @@
+/**
+ * The human-owned gates of the pipeline, as interfaces: the lease for a
+ * target, grants, and the human approval. The pipeline depends only on these,
+ * so the stores (leases and grants on disk, the approval page) plug in without
+ * changing the order of the steps.
+ */
+import type { ProviderEntry, TargetEntry } from "../config/registry.js";
+
+/** Where in the pipeline a lease is checked (audit and error wording). */
+export type LeaseCheckpoint = "policy" | "before-env" | "after-auth" | "at-launch";
+
+export interface LeaseGate {
+  /** Whether a human lease for this target's current binding is active now. */
+  isActive(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): Promise<boolean>;
+  /**
+   * Starts the process while holding the lease lock, if the lease is still
+   * active: a revocation that lands before launch stops the call. `start`
+   * resolves once the process has been spawned, not when it ends.
+   */
+  startWhileActive<T>(provider: ProviderEntry, target: TargetEntry, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }>;
+}
+
+export interface GrantMatch {
+  /** A short, non-secret reference to the grant (`grant:prefix:2:1a2b3c4d`). */
+  readonly evidence: string;
+}
+
+export interface GrantGate {
+  /** A live grant covering exactly these canonical tokens, for this provider or target. */
+  find(provider: ProviderEntry, target: TargetEntry | undefined, canonicalTokens: readonly string[]): Promise<GrantMatch | undefined>;
+}
+
+export interface ApprovalRequest {
+  readonly provider: ProviderEntry;
+  readonly target: TargetEntry | undefined;
+  readonly canonicalTokens: readonly string[];
+  /** The agent's stated reason, sanitised; shown to the human, never used to decide. */
+  readonly description: string | undefined;
+  readonly signal: AbortSignal;
+}
+
+export type ApprovalAnswer =
+  | { readonly result: "allow"; readonly source: "human-once" | "human-grant" }
+  | { readonly result: "deny"; readonly source: "human-deny" | "headless"; readonly reason: string };
+
+export interface Approver {
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+}
+
+/** Until leases are stored, no target is ever active: target-aware calls are denied. */
+export const noLeases: LeaseGate = {
+  isActive: () => Promise.resolve(false),
+  startWhileActive: () => Promise.resolve({ active: false }),
+};
+
+/** Until grants are stored, none matches. */
+export const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
+
+/** Headless: every question to a human is answered no. */
+export const headlessApprover: Approver = {
+  ask: () =>
+    Promise.resolve({
+      result: "deny",
+      source: "headless",
+      reason: "no rule or grant allows this call and no operator approval is available (headless), so it is denied",
+    }),
+};

@@ -1,0 +1,170 @@
+/**
+ * The call pipeline: one function of named steps, in the order that is a
+ * security property (docs/architecture.md, "The call pipeline"):
+ *
+ *   canonicalise argv            → locked option / forbidden value / unparseable: deny
+ *   load rules (shared + target) → malformed file: deny (fail closed)
+ *   explicit deny                → deny, no lease question
+ *   lease for the target         → inactive: deny (target-inactive)
+ *   accept rule | grant | human  → none: deny (headless)
+ *   recheck lease ("before-env")
+ *   load .env, session, identity → only now, after the allow
+ *   recheck lease ("after-auth")
+ *   build child env, spawn argv  → holding the lease at launch
+ *   stream output with cap and timeout, audit, structured result
+ *
+ * Nothing before the allow reads a `.env`, a credential or runs a command. The
+ * envelope (argument shapes, the target alias) is validated by the MCP tool
+ * before this function is called.
+ */
+import type { ProviderEntry, TargetEntry, Registry } from "../config/registry.js";
+import type { Settings } from "../config/settings.js";
+import { ConfigError } from "../config/errors.js";
+import { decideCanonical, rejectionDecision } from "../policy/evaluate.js";
+import { grammarFor } from "../policy/compile.js";
+import { suggestGrants } from "../policy/explain.js";
+import { canonicalise } from "../policy/grammar/canonicalise.js";
+import { flattenCanonical, type CanonicalArgv } from "../policy/grammar/types.js";
+import type { PolicyDecision } from "../policy/types.js";
+import { authenticate, type AuthDeps } from "../auth/authenticate.js";
+import type { CallAudit } from "./call-audit.js";
+import type { CallDecision, CallOutcome } from "./call-types.js";
+import type { Approver, GrantGate, LeaseGate } from "./gates.js";
+import { runProgram, type ProgramDeps } from "./run-program.js";
+import type { PolicyCache } from "./policy-cache.js";
+
+/** One validated call from the agent. */
+export interface ProviderCall {
+  readonly provider: ProviderEntry;
+  readonly target: TargetEntry | undefined;
+  readonly args: readonly string[];
+  /** The agent's stated reason, sanitised. Shown to a human, never used to decide. */
+  readonly description: string | undefined;
+  /** Aborted when the client cancels the request or the server shuts down. */
+  readonly signal: AbortSignal;
+  readonly audit: CallAudit;
+}
+
+export interface InvokeDeps extends AuthDeps, ProgramDeps {
+  readonly registry: Registry;
+  readonly settings: Settings;
+  readonly policies: PolicyCache;
+  readonly leases: LeaseGate;
+  readonly grants: GrantGate;
+  readonly approver: Approver;
+}
+
+type Step<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly outcome: CallOutcome };
+
+function scopeOf(call: ProviderCall): { provider: string; target?: string } {
+  return call.target === undefined ? { provider: call.provider.tool } : { provider: call.provider.tool, target: call.target.name };
+}
+
+function denied(call: ProviderCall, decision: Omit<CallDecision, "result">): CallOutcome {
+  return { ...scopeOf(call), decision: { result: "deny", ...decision } };
+}
+
+/** Policy decisions carry a rule object; the wire format carries its text. */
+function fromPolicy(decision: Exclude<PolicyDecision, { result: "unresolved" }>): Omit<CallDecision, "result"> {
+  return "rule" in decision
+    ? { source: decision.source, rule: decision.rule.text, reason: decision.reason }
+    : { source: decision.source, reason: decision.reason };
+}
+
+function stepCanonicalise(call: ProviderCall): Step<CanonicalArgv> {
+  const result = canonicalise(call.args, grammarFor(call.provider.policyContext), "agent");
+  if (result.ok) return { ok: true, value: result.canonical };
+  const decision = rejectionDecision(result.rejection);
+  call.audit.record({ event: decision.source === "locked-option" ? "denied-locked-option" : "denied-argv", source: decision.source });
+  return { ok: false, outcome: denied(call, fromPolicy(decision)) };
+}
+
+function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalArgv): Step<PolicyDecision> {
+  let decision: PolicyDecision;
+  try {
+    const { policy, policyHash } = deps.policies.load(call.provider, call.target?.name);
+    call.audit.setPolicyHash(policyHash);
+    decision = decideCanonical(policy, canonical);
+  } catch (error) {
+    // A missing or malformed rules file decides nothing: fail closed, and say where.
+    const where = error instanceof ConfigError ? error.message : "the rules could not be read";
+    call.audit.record({ event: "denied-policy-error", source: "policy-error", detail: error instanceof ConfigError ? error.file : "" });
+    return { ok: false, outcome: denied(call, { source: "policy-error", reason: `the policy could not be loaded, so the call is denied: ${where}` }) };
+  }
+  if (decision.result !== "deny") return { ok: true, value: decision };
+  const event = decision.source === "explicit-deny" ? "denied-explicit" : decision.source === "forbidden-arg" ? "denied-forbidden-arg" : "denied-policy-error";
+  call.audit.record({ event, source: decision.source, ...("rule" in decision ? { rule: decision.rule.text } : {}) });
+  return { ok: false, outcome: denied(call, fromPolicy(decision)) };
+}
+
+async function stepLease(call: ProviderCall, deps: InvokeDeps, checkpoint: "policy" | "before-env" | "after-auth"): Promise<Step<undefined>> {
+  if (call.target === undefined) return { ok: true, value: undefined };
+  if (await deps.leases.isActive(call.provider, call.target, checkpoint)) return { ok: true, value: undefined };
+  const initial = checkpoint === "policy";
+  call.audit.record({ event: initial ? "denied-target-inactive" : "target-access-lost", detail: checkpoint });
+  const reason = initial
+    ? `target ${call.target.name} is not active: the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
+    : `the lease for target ${call.target.name} ended before the call could run (${checkpoint})`;
+  return { ok: false, outcome: denied(call, { source: initial ? "target-inactive" : "target-access-lost", reason }) };
+}
+
+async function stepAllow(call: ProviderCall, deps: InvokeDeps, decision: PolicyDecision, canonical: CanonicalArgv): Promise<Step<CallDecision>> {
+  if (decision.result === "accept") {
+    call.audit.record({ event: "allowed-by-rules", source: "rules", rule: "rule" in decision ? decision.rule.text : "" });
+    return { ok: true, value: { result: "allow", ...fromPolicy(decision) } };
+  }
+  const tokens = flattenCanonical(canonical);
+  const grant = await deps.grants.find(call.provider, call.target, tokens);
+  if (grant !== undefined) {
+    call.audit.record({ event: "allowed-by-grant", source: "grant", detail: grant.evidence });
+    return { ok: true, value: { result: "allow", source: "grant", reason: `allowed by ${grant.evidence}` } };
+  }
+  const answer = await deps.approver.ask({
+    provider: call.provider,
+    target: call.target,
+    canonicalTokens: tokens,
+    description: call.description,
+    signal: call.signal,
+  });
+  if (answer.result === "allow") {
+    call.audit.record({ event: answer.source === "human-once" ? "override-once" : "override-timed", source: answer.source });
+    return { ok: true, value: { result: "allow", source: answer.source, reason: "allowed by the operator" } };
+  }
+  call.audit.record({ event: answer.source === "headless" ? "denied-headless" : "denied-interface", source: answer.source });
+  const grants = suggestGrants(call.provider.tool, call.target?.name, tokens, canonical.positionals.length);
+  return { ok: false, outcome: denied(call, { source: answer.source, reason: answer.reason, grants }) };
+}
+
+/** Runs one provider call through the whole pipeline. Never throws for a policy outcome. */
+export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<CallOutcome> {
+  call.audit.record({ event: "invoke" });
+
+  const canonical = stepCanonicalise(call);
+  if (!canonical.ok) return canonical.outcome;
+
+  const policy = stepPolicy(call, deps, canonical.value);
+  if (!policy.ok) return policy.outcome;
+
+  const lease = await stepLease(call, deps, "policy");
+  if (!lease.ok) return lease.outcome;
+
+  const allowed = await stepAllow(call, deps, policy.value, canonical.value);
+  if (!allowed.ok) return allowed.outcome;
+
+  const beforeEnv = await stepLease(call, deps, "before-env");
+  if (!beforeEnv.ok) return beforeEnv.outcome;
+
+  // Only now, after the allow, may credentials and .env files be read.
+  const auth = await authenticate({ provider: call.provider, target: call.target, audit: call.audit, signal: call.signal }, deps);
+  if (!auth.ok) {
+    const { failure } = auth;
+    return failure.kind === "deny"
+      ? denied(call, { source: failure.source, reason: failure.reason })
+      : { ...scopeOf(call), decision: allowed.value, error: failure.message };
+  }
+
+  const afterAuth = await stepLease(call, deps, "after-auth");
+  if (!afterAuth.ok) return afterAuth.outcome;
+
+  return runProgram({ call, decision: allowed.value, canonicalTokens: flattenCanonical(canonical.value), credentials: auth.env }, deps);
+}

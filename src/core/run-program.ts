@@ -1,0 +1,100 @@
+/**
+ * The last steps of an allowed call: prepare the child (absolute executable,
+ * built environment, the broker's target options before the agent's canonical
+ * argv), start it while the lease still holds, stream its output under the cap
+ * and the timeout, and record what happened.
+ */
+import type { launch, LaunchResult } from "../runtime/launcher.js";
+import type { Settings } from "../config/settings.js";
+import type { CallDecision, CallOutcome } from "./call-types.js";
+import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
+import type { LeaseGate } from "./gates.js";
+import type { ProviderCall } from "./invoke.js";
+import { targetInjection } from "./target-binding.js";
+
+export interface ProgramDeps extends ChildPlanDeps {
+  readonly settings: Settings;
+  readonly leases: LeaseGate;
+  readonly launch: typeof launch;
+}
+
+export interface ProgramRequest {
+  readonly call: ProviderCall;
+  readonly decision: CallDecision;
+  readonly canonicalTokens: readonly string[];
+  readonly credentials: CredentialLayers;
+}
+
+function scope(call: ProviderCall): { provider: string; target?: string } {
+  return call.target === undefined ? { provider: call.provider.tool } : { provider: call.provider.tool, target: call.target.name };
+}
+
+export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Promise<CallOutcome> {
+  const { call, decision } = request;
+  const config = call.provider.config;
+  const injection = targetInjection(call.provider, call.target);
+  let started: Promise<LaunchResult>;
+  try {
+    const plan = planChild(config.command, [...config.args_prefix, ...injection.args, ...request.canonicalTokens], call.provider, request.credentials, injection.env, deps);
+    const timeoutSeconds = config.runtime?.timeout_seconds ?? deps.settings.timeoutSeconds;
+    // launch() spawns synchronously, so holding the lease while calling it covers the start of the
+    // process; the result is wrapped so that waiting for the lease does not wait for the run.
+    const start = (): Promise<{ running: Promise<LaunchResult> }> =>
+      Promise.resolve({
+        running: deps.launch({
+          executable: plan.executable,
+          args: plan.args,
+          env: plan.env,
+          cwd: deps.cwd,
+          maxOutputBytes: deps.settings.maxOutputBytes,
+          timeoutMs: timeoutSeconds * 1000,
+          signal: call.signal,
+          windowsVerbatimArguments: plan.windowsVerbatimArguments,
+        }),
+      });
+    if (call.target === undefined) {
+      started = (await start()).running;
+    } else {
+      const gated = await deps.leases.startWhileActive(call.provider, call.target, start);
+      if (!gated.active) {
+        call.audit.record({ event: "target-access-lost", detail: "at-launch" });
+        return {
+          ...scope(call),
+          decision: { result: "deny", source: "target-access-lost", reason: `the lease for target ${call.target.name} ended before launch` },
+        };
+      }
+      started = gated.value.running;
+    }
+  } catch (error) {
+    call.audit.record({ event: "launch-failed", detail: (error as Error).name });
+    return { ...scope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
+  }
+  let result: LaunchResult;
+  try {
+    result = await started;
+  } catch (error) {
+    call.audit.record({ event: "launch-failed", detail: (error as Error).name });
+    return { ...scope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
+  }
+  call.audit.record({
+    event: "ran",
+    exit_code: result.exitCode,
+    duration_ms: Math.round(result.durationMs),
+    truncated: result.truncated,
+    timed_out: result.timedOut,
+  });
+  return {
+    ...scope(call),
+    decision,
+    execution: {
+      exit_code: result.exitCode,
+      signal: result.signal,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      truncated: result.truncated,
+      timed_out: result.timedOut,
+      canceled: result.canceled,
+      duration_ms: Math.round(result.durationMs),
+    },
+  };
+}

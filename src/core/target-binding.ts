@@ -1,0 +1,34 @@
+/**
+ * What the broker adds to a call because the human chose the target: the
+ * options the agent may never set itself (`--context`, `--profile`,
+ * `--region`) and the profile variable. They go before the agent's canonical
+ * argv, so they are never inside a `--` tail.
+ */
+import type { ProviderEntry, TargetEntry } from "../config/registry.js";
+
+export interface TargetInjection {
+  readonly args: readonly string[];
+  /** Pinned into the child environment last (they win over every .env). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const NOTHING: TargetInjection = { args: [], env: {} };
+
+export function targetInjection(provider: ProviderEntry, target: TargetEntry | undefined): TargetInjection {
+  if (target === undefined) return NOTHING;
+  const config = target.config;
+  switch (provider.config.targeting?.mode) {
+    case "kubectl_context":
+      return config.context === undefined ? NOTHING : { args: [`--context=${config.context}`], env: {} };
+    case "aws_profile": {
+      const profile = config.identity.profile;
+      if (profile === undefined) return NOTHING;
+      const args = [`--profile=${profile}`, ...(config.region === undefined ? [] : [`--region=${config.region}`])];
+      const profileEnv = provider.config.auth?.profile_env ?? "AWS_PROFILE";
+      return { args, env: { [profileEnv]: profile } };
+    }
+    case "credentials":
+    case undefined:
+      return NOTHING;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * `torii_policy`: the read-only policy query. Returns the effective rules of a
+ * provider (and target), and with `args` the decision policy alone gives, the
+ * deciding rule, the canonical argv and the narrowest grants for an unresolved
+ * call. It reads rule files only: never an environment, a credential, grants
+ * or leases, and it works for inactive targets.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ConfigError } from "../config/errors.js";
+import { loadProviderPolicy, type Registry } from "../config/registry.js";
+import { effectivePolicy, explain } from "../policy/explain.js";
+import { policyOutputSchema } from "./output-schemas.js";
+import { ENVELOPE_LIMITS, parseEnvelope } from "./provider-tool.js";
+import { structuredResult } from "./result.js";
+import { annotationsFor, type ToolDefinition } from "./tool-definition.js";
+
+export const POLICY_TOOL_NAME = "torii_policy";
+
+export function policyTool(registry: Registry): ToolDefinition {
+  const tools = [...registry.providers.keys()].sort();
+  const schema = z.strictObject({
+    provider: z.string().refine((tool) => registry.providers.has(tool), { error: `provider must be one of: ${tools.join(", ")}` }),
+    target: z.string().optional(),
+    args: z.array(z.string().max(ENVELOPE_LIMITS.maxArgLength)).min(1).max(ENVELOPE_LIMITS.maxArgs).optional(),
+  });
+  const title = "Show the operator's policy for a provider";
+  return {
+    name: POLICY_TOOL_NAME,
+    title,
+    description:
+      "Read-only. Returns the effective deny and accept rules for a provider (and target). With `args`, also explains " +
+      "what policy alone decides for that argv: deny, accept, or unresolved (a grant or the operator must decide), " +
+      "the deciding rule, the canonical argv that would run, and the narrowest grant the operator could add. Call it before running a provider tool.",
+    kind: "read-only",
+    inputSchema: {
+      type: "object",
+      properties: {
+        provider: { type: "string", enum: tools, description: "The provider tool name." },
+        target: { type: "string", description: "A target alias of that provider (optional)." },
+        args: { type: "array", items: { type: "string" }, minItems: 1, description: "An argv to explain (optional)." },
+      },
+      required: ["provider"],
+      additionalProperties: false,
+    },
+    outputSchema: policyOutputSchema,
+    annotations: annotationsFor("read-only", title),
+    call(rawArgs: unknown): Promise<CallToolResult> {
+      const input = parseEnvelope(schema, rawArgs, POLICY_TOOL_NAME);
+      const entry = registry.providers.get(input.provider);
+      if (entry === undefined) throw new Error("unreachable: provider validated above");
+      if (input.target !== undefined && !entry.targets.has(input.target)) {
+        const known = [...entry.targets.keys()].sort().join(", ") || "none configured";
+        return Promise.resolve(structuredResult(`Unknown target ${JSON.stringify(input.target)} (targets: ${known}).`, { provider: input.provider, error: "unknown target" }, true));
+      }
+      try {
+        const { context, rules } = loadProviderPolicy(entry, input.target);
+        const effective = effectivePolicy(context, rules, input.target);
+        const { tool, ...rest } = effective;
+        const structured: Record<string, unknown> = { provider: tool, ...rest };
+        if (input.args !== undefined) {
+          const explanation: Record<string, unknown> = { ...explain(context, rules, input.args, input.target) };
+          delete explanation.tool;
+          delete explanation.target;
+          structured.explain = explanation;
+        }
+        const summary = input.args === undefined ? `Policy for ${input.provider}.` : `Policy alone says: ${(structured.explain as { decision: string }).decision}.`;
+        return Promise.resolve(structuredResult(summary, structured, false));
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        return Promise.resolve(structuredResult(`The policy could not be loaded: ${error.message}`, { provider: input.provider, error: error.message }, true));
+      }
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * One MCP tool per provider. Input: `{args, description?, target}` and nothing
+ * else; `target` (for target-aware providers) is an enum of every configured
+ * alias, active or not, so the agent can name but never define a target.
+ * The envelope is validated here, strictly, before the pipeline starts.
+ */
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ProviderEntry } from "../config/registry.js";
+import type { CallOutcome } from "../core/call-types.js";
+import type { ProviderCall } from "../core/invoke.js";
+import type { CallAudit } from "../core/call-audit.js";
+import { callResult } from "./result.js";
+import { providerCallOutputSchema } from "./output-schemas.js";
+import { sanitiseDescription } from "./text-sanitiser.js";
+import { annotationsFor, type CallContext, type JsonSchemaObject, type ToolDefinition } from "./tool-definition.js";
+
+/** Bounds on the argv an agent may send (the OS limit is larger; these keep memory and regex time small). */
+export const ENVELOPE_LIMITS = { maxArgs: 1024, maxArgLength: 65_536, maxTotalLength: 262_144, maxDescription: 500 } as const;
+
+export interface ProviderToolDeps {
+  /** Runs the pipeline for a validated call (with the concurrency limit applied). */
+  run(call: ProviderCall): Promise<CallOutcome>;
+  /** A per-call audit recorder. */
+  auditFor(callId: string, scope: string, argv: readonly string[]): CallAudit;
+  newCallId(): string;
+}
+
+function inputSchema(provider: ProviderEntry): JsonSchemaObject {
+  const aliases = [...provider.targets.keys()].sort();
+  const properties: Record<string, unknown> = {
+    args: {
+      type: "array",
+      items: { type: "string", maxLength: ENVELOPE_LIMITS.maxArgLength },
+      minItems: 1,
+      maxItems: ENVELOPE_LIMITS.maxArgs,
+      description: `Arguments for ${provider.config.command}, one array element per argument, without the program name. Never a shell command line.`,
+    },
+    description: {
+      type: "string",
+      maxLength: ENVELOPE_LIMITS.maxDescription,
+      description: "Why you are running this (shown to the operator; never used to decide).",
+    },
+  };
+  if (!provider.targetAware) return { type: "object", properties, required: ["args"], additionalProperties: false };
+  // With no alias configured, the schema accepts no value at all.
+  properties.target =
+    aliases.length === 0
+      ? { type: "string", not: {}, description: "No target is configured for this provider." }
+      : { type: "string", enum: aliases, description: "The operator-defined target alias. An alias may be inactive; do not retry with another." };
+  return { type: "object", properties, required: ["args", "target"], additionalProperties: false };
+}
+
+function envelopeSchema(provider: ProviderEntry) {
+  const aliases = [...provider.targets.keys()];
+  const args = z
+    .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
+    .min(1)
+    .max(ENVELOPE_LIMITS.maxArgs)
+    .refine((list) => list.reduce((total, arg) => total + arg.length, 0) <= ENVELOPE_LIMITS.maxTotalLength, {
+      error: `args may hold at most ${ENVELOPE_LIMITS.maxTotalLength} characters in total`,
+    });
+  const description = z.string().max(ENVELOPE_LIMITS.maxDescription).optional();
+  const target = z.string().refine((alias) => aliases.includes(alias), { error: `target must be one of: ${aliases.sort().join(", ") || "(none configured)"}` });
+  return provider.targetAware ? z.strictObject({ args, description, target }) : z.strictObject({ args, description });
+}
+
+/** Throws InvalidParams with the issues (paths and messages, never the values). */
+export function parseEnvelope<T>(schema: z.ZodType<T>, args: unknown, tool: string): T {
+  const parsed = schema.safeParse(args ?? {});
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`).join("; ");
+  throw new McpError(ErrorCode.InvalidParams, `invalid arguments for ${tool}: ${issues}`);
+}
+
+export function providerTool(provider: ProviderEntry, deps: ProviderToolDeps): ToolDefinition {
+  const title = `Run ${provider.config.command} (policy-gated)`;
+  const schema = envelopeSchema(provider);
+  return {
+    name: provider.tool,
+    title,
+    description:
+      `${provider.config.description || `Run ${provider.config.command}`}\n` +
+      `Pass the arguments as an array (no shell, no program name). Every call is checked against the operator's policy; ` +
+      `call torii_policy first to see what is allowed.` +
+      (provider.targetAware ? ` Name the target alias the operator configured; an inactive alias is denied until the operator grants a lease.` : ""),
+    kind: "runs-commands",
+    inputSchema: inputSchema(provider),
+    outputSchema: providerCallOutputSchema,
+    annotations: annotationsFor("runs-commands", title),
+    async call(rawArgs: unknown, context: CallContext): Promise<CallToolResult> {
+      const envelope = parseEnvelope(schema, rawArgs, provider.tool) as { args: string[]; description?: string; target?: string };
+      const target = envelope.target === undefined ? undefined : provider.targets.get(envelope.target);
+      const callId = deps.newCallId();
+      const scope = target === undefined ? provider.tool : `${provider.tool}/${target.name}`;
+      const audit = deps.auditFor(callId, scope, envelope.args);
+      const outcome = await deps.run({
+        provider,
+        target,
+        args: envelope.args,
+        description: sanitiseDescription(envelope.description),
+        signal: context.signal,
+        audit,
+      });
+      return callResult(outcome);
+    },
+  };
+}

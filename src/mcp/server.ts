@@ -1,0 +1,70 @@
+/**
+ * createServer(): the MCP server with Torii's tools (one per provider, plus
+ * torii_policy). Tools-only capability; the tool set is fixed for the life of
+ * the process (a provider or target change needs a restart), so there are no
+ * list_changed notifications a client could miss.
+ */
+// The low-level Server, not McpServer: Torii declares exact JSON Schemas (a target
+// enum that accepts nothing when no alias exists) and validates envelopes itself.
+ 
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ListToolsResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { SERVER_INSTRUCTIONS } from "./instructions.js";
+import { checkToolSet, type ToolDefinition } from "./tool-definition.js";
+
+export interface CreatedServer {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- see the import
+  readonly server: Server;
+  /** Aborts every call in flight (their children are killed) and waits for them to settle. */
+  cleanup(): Promise<void>;
+}
+
+export function createServer(tools: readonly ToolDefinition[], version: string): CreatedServer {
+  const checked = checkToolSet(tools);
+  const byName = new Map(checked.map((tool) => [tool.name, tool]));
+  const shutdown = new AbortController();
+  const inFlight = new Set<Promise<unknown>>();
+
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- see the import
+  const server = new Server({ name: "torii", version }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+
+  server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
+    tools: checked.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}`);
+    if (shutdown.signal.aborted) throw new McpError(ErrorCode.InternalError, "the server is shutting down");
+    const signal = AbortSignal.any([extra.signal, shutdown.signal]);
+    const call = tool.call(request.params.arguments, { signal, requestId: extra.requestId });
+    inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      inFlight.delete(call);
+    }
+  });
+
+  return {
+    server,
+    async cleanup() {
+      shutdown.abort(new Error("server shutting down"));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The order of the pipeline is a security property: a denied call must stop
+ * before any .env read, lifecycle command or spawn. Each provider here points
+ * at sentinels: its command is `must-not-run`, its validate command is
+ * `validate-sentinel` (both write a marker when run), and its `.env` is a
+ * directory, so reading it fails the call with an error instead of a deny.
+ * A positive control proves the sentinels fire when the call is allowed.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+
+function sentinelProvider(name: string, extra = ""): string {
+  return `version: "1"
+name: ${name}
+tool: ${name}
+command: must-not-run
+auth:
+  strategy: inherited
+  validate: {command: validate-sentinel, args: []}
+policy:
+  forbidden_args: [--raw]
+argv:
+  parser: pflag
+  options:
+    - {name: --namespace, short: -n, value: required}
+    - {name: --server, short: -s, value: required}
+${extra}`;
+}
+
+const RULES = 'version: "1"\ndeny: [delete]\naccept: [get pods]\n';
+
+let bin: FakeBin;
+let session: McpSession;
+let root: string;
+
+beforeAll(async () => {
+  bin = makeFakeBin({}, ["must-not-run", "validate-sentinel"]);
+  root = makeConfigTree({
+    "providers/sentinel/provider.yaml": sentinelProvider("sentinel", "targeting:\n  locked_options: [--server]\n"),
+    "providers/sentinel/rules.yaml": RULES,
+    "providers/kube/provider.yaml": sentinelProvider("kube", "targeting:\n  mode: kubectl_context\n"),
+    "providers/kube/rules.yaml": RULES,
+    "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: plainidp}\n',
+    "providers/plainidp/provider.yaml": 'version: "1"\nname: plainidp\ntool: plainidp\ncommand: must-not-run\n',
+    "providers/plainidp/rules.yaml": 'version: "1"\n',
+    "providers/control/provider.yaml": sentinelProvider("control"),
+    "providers/control/rules.yaml": RULES,
+  });
+  // A .env that fails if anything reads it.
+  mkdirSync(path.join(root, "providers/sentinel/.env"));
+  mkdirSync(path.join(root, "providers/kube/.env"));
+  mkdirSync(path.join(root, "providers/kube/targets/prod/.env"));
+  mkdirSync(path.join(root, "providers/plainidp/.env"));
+  session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+});
+
+afterAll(async () => {
+  await session.close();
+});
+
+function expectNothingTouched(): void {
+  expect(bin.ran("must-not-run"), "the provider command ran").toBe(false);
+  expect(bin.ran("validate-sentinel"), "the validate command ran").toBe(false);
+}
+
+describe("denied paths stop before .env, lifecycle and spawn", () => {
+  test("explicit_deny_does_not_load_environment_or_authentication", async () => {
+    const result = await session.call("sentinel", { args: ["delete", "pod", "x"] });
+    expect(result.isError).toBe(true);
+    expect(outcomeOf(result).decision).toMatchObject({ result: "deny", source: "explicit-deny", rule: "delete" });
+    expectNothingTouched();
+  });
+
+  test("forbidden_argument_is_denied_before_environment_or_spawn", async () => {
+    const outcome = outcomeOf(await session.call("sentinel", { args: ["get", "pods", "--raw=/api"] }));
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "forbidden-arg" });
+    expectNothingTouched();
+  });
+
+  test("locked_option_is_rejected_before_environment_or_spawn", async () => {
+    for (const args of [["get", "pods", "--server=https://evil"], ["get", "pods", "-shttps://evil"], ["-nx", "-s", "https://evil", "get", "pods"]]) {
+      const outcome = outcomeOf(await session.call("sentinel", { args }));
+      expect(outcome.decision, args.join(" ")).toMatchObject({ result: "deny", source: "locked-option" });
+    }
+    expectNothingTouched();
+  });
+
+  test("headless_unresolved_is_default_deny_before_session_loading", async () => {
+    const outcome = outcomeOf(await session.call("sentinel", { args: ["logs", "web-1"] }));
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "headless" });
+    expect(outcome.decision.grants?.exact.tokens).toEqual(["logs", "web-1"]);
+    expect(outcome.decision.grants?.exact.command).toBe("torii grant add sentinel --exact -- logs web-1");
+    expectNothingTouched();
+  });
+
+  test("inactive_target_is_denied_before_environment_authentication_or_spawn", async () => {
+    const outcome = outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" }));
+    expect(outcome).toMatchObject({ provider: "kube", target: "prod", decision: { result: "deny", source: "target-inactive" } });
+    expectNothingTouched();
+  });
+
+  test("explicit_deny_reports_the_selected_target_without_a_lease_question", async () => {
+    const outcome = outcomeOf(await session.call("kube", { args: ["delete", "pod", "x"], target: "prod" }));
+    expect(outcome).toMatchObject({ target: "prod", decision: { source: "explicit-deny" } });
+    expectNothingTouched();
+  });
+});
+
+describe("positive control: the sentinels do fire on an allowed call", () => {
+  test("an allowed call reads the .env (here: fails on it) before it would spawn", async () => {
+    const result = await session.call("sentinel", { args: ["get", "pods"] });
+    const outcome = outcomeOf(result);
+    expect(result.isError).toBe(true);
+    expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });
+    expect(outcome.error).toMatch(/\.env/u);
+    expect(bin.ran("must-not-run")).toBe(false);
+  });
+
+  test("an allowed call runs the validate command, then the program", async () => {
+    const outcome = outcomeOf(await session.call("control", { args: ["get", "pods", "-n", "web"] }));
+    expect(outcome.decision).toMatchObject({ result: "allow", source: "rules", rule: "get pods" });
+    expect(outcome.execution?.exit_code).toBe(0);
+    expect(bin.ran("validate-sentinel")).toBe(true);
+    expect(bin.ran("must-not-run")).toBe(true);
+  });
+});

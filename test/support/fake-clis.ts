@@ -1,0 +1,43 @@
+/**
+ * Real executables for end-to-end tests, written into a temporary bin
+ * directory with an absolute node shebang (no shell involved anywhere).
+ *
+ * - `recorder`: prints its argv, environment and cwd as JSON.
+ * - `must-not-run`: a sentinel; writes a marker file when it runs.
+ * - any script given by the test.
+ */
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export interface FakeBin {
+  readonly dir: string;
+  /** Marker files written by sentinels, by sentinel name. */
+  markerOf(name: string): string;
+  /** True when the sentinel `name` has run. */
+  ran(name: string): boolean;
+}
+
+const RECORDER = `process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd() }));`;
+
+function sentinel(marker: string): string {
+  return `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran " + JSON.stringify(process.argv.slice(2)));`;
+}
+
+export function makeFakeBin(scripts: Record<string, string> = {}, sentinels: readonly string[] = ["must-not-run"]): FakeBin {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-bin-"));
+  const markers = mkdtempSync(path.join(os.tmpdir(), "torii-markers-"));
+  const write = (name: string, body: string): void => {
+    const file = path.join(dir, name);
+    writeFileSync(file, `#!${process.execPath}\n${body}\n`);
+    chmodSync(file, 0o755);
+  };
+  write("recorder", RECORDER);
+  for (const name of sentinels) write(name, sentinel(path.join(markers, name)));
+  for (const [name, body] of Object.entries(scripts)) write(name, body);
+  return {
+    dir,
+    markerOf: (name) => path.join(markers, name),
+    ran: (name) => existsSync(path.join(markers, name)),
+  };
+}

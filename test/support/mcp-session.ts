@@ -1,0 +1,49 @@
+/**
+ * A real MCP session: the SDK's Client over StdioClientTransport against the
+ * built server (`node dist/cli.js`), with the configuration root and the
+ * environment the test chooses. The server's stderr is collected for diagnosis.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallOutcome } from "../../src/core/call-types.js";
+import { CLI_PATH } from "./run-cli.js";
+
+export interface McpSession {
+  readonly client: Client;
+  readonly stderr: () => string;
+  call(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal; timeout?: number }): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export async function startSession(configRoot: string, env: Record<string, string> = {}): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_PATH],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", TORII_NO_GUI: "1", TORII_CONFIG_DIR: configRoot, ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const client = new Client({ name: "torii-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    async call(name, args, options = {}) {
+      return (await client.callTool({ name, arguments: args }, undefined, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        timeout: options.timeout ?? 30_000,
+      })) as CallToolResult;
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The structured result of a provider tool call. */
+export function outcomeOf(result: CallToolResult): CallOutcome {
+  if (result.structuredContent === undefined) throw new Error(`no structuredContent in ${JSON.stringify(result)}`);
+  return result.structuredContent as unknown as CallOutcome;
+}
