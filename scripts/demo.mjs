@@ -1,0 +1,56 @@
+// `npm run demo`: a real MCP client session against the built server and the
+// bundled example configuration (examples/demo, copied to a temporary config
+// root so the run leaves nothing behind). Prints each call and its decision.
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const root = mkdtempSync(path.join(os.tmpdir(), "torii-demo-"));
+cpSync(path.join(repo, "examples/demo"), root, { recursive: true });
+
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [path.join(repo, "dist/cli.js")],
+  env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), TORII_CONFIG_DIR: root, TORII_NO_GUI: "1" },
+  stderr: "pipe",
+});
+const client = new Client({ name: "torii-demo", version: "1.0.0" });
+await client.connect(transport);
+
+const say = (text) => process.stdout.write(`${text}\n`);
+const { tools } = await client.listTools();
+say(`Connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}; tools: ${tools.map((tool) => tool.name).join(", ")}`);
+say(`Config root: ${root}\n`);
+
+async function call(title, name, args) {
+  say(`── ${title}`);
+  say(`   ${name} ${JSON.stringify(args)}`);
+  const result = await client.callTool({ name, arguments: args });
+  const outcome = result.structuredContent ?? {};
+  if (name === "torii_policy") {
+    say(`   policy alone: ${outcome.explain?.decision ?? "(rules)"} ${outcome.explain?.rule ? `by "${outcome.explain.rule.text}"` : ""}`);
+    say(`   deny: ${JSON.stringify(outcome.deny)}  accept: ${JSON.stringify(outcome.accept)}\n`);
+    return;
+  }
+  const decision = outcome.decision ?? {};
+  say(`   → ${decision.result?.toUpperCase()} (${decision.source})${decision.rule ? ` by rule "${decision.rule}"` : ""}`);
+  say(`     ${decision.reason}`);
+  if (decision.grants) say(`     the operator could allow it with: ${decision.grants.exact.command}`);
+  if (outcome.execution) say(`     exit ${outcome.execution.exit_code}, stdout: ${JSON.stringify(outcome.execution.stdout.trim())}`);
+  say("");
+}
+
+await call("Ask the policy first", "torii_policy", { provider: "node", args: ["--eval", "1+1"] });
+await call("A forbidden argument: code evaluation is never allowed", "node", { args: ["--eval", "require('fs').readFileSync('/etc/passwd')"] });
+await call("An explicit deny rule", "node", { args: ["--inspect-brk", "app.js"] });
+await call("No rule decides: unresolved, denied when headless, with the grant that would allow it", "node", { args: ["--test"] });
+await call("A target the operator has not activated (no lease): denied", "node_staged", { args: ["--version"], target: "staging" });
+await call("An accepted call runs, argv only, no shell", "node", { args: ["--version"] });
+
+await client.close();
+const audit = readFileSync(path.join(root, "audit.jsonl"), "utf8").trim().split("\n");
+say(`Audit log: ${audit.length} records in ${path.join(root, "audit.jsonl")} (verify with: TORII_CONFIG_DIR=${root} node dist/cli.js audit verify)`);
