@@ -1,0 +1,402 @@
+/**
+ * Runs one allowed call: an absolute executable, an argument vector, a built
+ * environment, and hard limits on output, time and lifetime.
+ *
+ * - No shell, ever: `spawn(file, args, {shell: false})`; stdin is closed, so a
+ *   pager or a login prompt cannot wait for input that never comes.
+ * - The environment is exactly `request.env`; nothing of Torii's own leaks in.
+ * - Output is streamed into one byte budget shared by stdout and stderr. The
+ *   call that would pass it keeps what fits, is marked `truncated`, and its
+ *   process group is terminated: a child writing gigabytes costs the server at
+ *   most `maxOutputBytes` of memory.
+ * - On POSIX the child leads its own process group (`detached: true`), so a
+ *   timeout, a cancellation or the cap signals the whole tree: SIGTERM, then
+ *   SIGKILL after `killGraceMs`. When the child exits, whatever is left of its
+ *   group is killed at once: no process outlives its call.
+ * - The result settles on `exit` plus a short drain; a descendant that escaped
+ *   the group and still holds a pipe open cannot hang the call.
+ *
+ * On Windows there is no process-group signal: the tree is force-killed with
+ * `taskkill /T /F /PID` (argv only), then the child itself. Descendants left
+ * behind by a child that already exited cannot be found that way.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Readable } from "node:stream";
+import { TextDecoder } from "node:util";
+
+export interface LaunchRequest {
+  /** Absolute path of the file to run (see resolveExecutable). */
+  readonly executable: string;
+  readonly args: readonly string[];
+  /** The child's whole environment; the server's own is never inherited. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string | undefined;
+  /** One budget for stdout and stderr together, in bytes. */
+  readonly maxOutputBytes: number;
+  readonly timeoutMs: number;
+  /** Time between SIGTERM and SIGKILL; 2000 when absent. */
+  readonly killGraceMs?: number | undefined;
+  /** Client cancellation: aborting terminates the process tree. */
+  readonly signal?: AbortSignal | undefined;
+  /** Defaults to `process.platform`; decides how the tree is killed. */
+  readonly platform?: NodeJS.Platform | undefined;
+  /** Windows: pass `args` as a ready command line (only for a planned batch launch). */
+  readonly windowsVerbatimArguments?: boolean | undefined;
+}
+
+export interface LaunchResult {
+  /** null when the process died of a signal, was never started, or never exited after the final kill. */
+  readonly exitCode: number | null;
+  /** The signal that ended the process; null with a null exitCode means no exit was seen. */
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The output budget was exhausted; what was kept ends on a character boundary. */
+  readonly truncated: boolean;
+  readonly timedOut: boolean;
+  readonly canceled: boolean;
+  readonly durationMs: number;
+  /** undefined when the call was canceled before it started. */
+  readonly pid: number | undefined;
+}
+
+/** The process could not be started. The message names the executable and never the environment. */
+export class LaunchError extends Error {
+  override readonly name = "LaunchError";
+  /** The system error code (`ENOENT`, `EACCES`, …) or `ERR_LAUNCH_REQUEST` for an unusable request. */
+  readonly code: string;
+  readonly executable: string;
+
+  constructor(executable: string, code: string, detail: string) {
+    super(`cannot launch ${JSON.stringify(executable)}: ${detail} (${code})`);
+    this.code = code;
+    this.executable = executable;
+  }
+}
+
+const DEFAULT_KILL_GRACE_MS = 2000;
+/**
+ * How long to keep reading after the child exited. Enough for the pipes to
+ * drain what the child wrote; a descendant that escaped the process group and
+ * keeps a pipe open is cut off after it.
+ */
+const EXIT_DRAIN_GRACE_MS = 200;
+/**
+ * How long to wait for an exit after the final kill. Past it the call settles
+ * with no exit status (the process is stuck in the kernel, or taskkill failed).
+ */
+const UNKILLABLE_BACKSTOP_MS = 5000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export type StreamName = "stdout" | "stderr";
+
+/**
+ * Runs `request.executable` with `request.args` and resolves with its exit
+ * status and captured output. Rejects with LaunchError only when the process
+ * could not be started; a non-zero exit, a signal, a timeout, a cancellation
+ * or a truncation are all results.
+ */
+export function launch(request: LaunchRequest): Promise<LaunchResult> {
+  const platform = request.platform ?? process.platform;
+  const problem = requestProblem(request, platform);
+  if (problem !== undefined) return Promise.reject(new LaunchError(request.executable, "ERR_LAUNCH_REQUEST", problem));
+  if (request.signal?.aborted === true) return Promise.resolve(canceledBeforeStart());
+
+  return new Promise<LaunchResult>((resolve, reject) => {
+    const started = performance.now();
+    let child: ChildProcess;
+    try {
+      child = spawn(request.executable, request.args, {
+        shell: false,
+        stdio: ["ignore", "pipe", "pipe"],
+        windowsHide: true,
+        detached: platform !== "win32",
+        env: { ...request.env },
+        cwd: request.cwd,
+        windowsVerbatimArguments: request.windowsVerbatimArguments === true,
+      });
+    } catch (error) {
+      // Synchronous refusals: a NUL byte in an argument, EINVAL for a .bat/.cmd on Windows.
+      reject(launchErrorFrom(request.executable, error));
+      return;
+    }
+    const { stdout, stderr } = child;
+    if (stdout === null || stderr === null) {
+      // Unreachable with stdio "pipe"; never leave a child running without its output.
+      child.kill("SIGKILL");
+      reject(new LaunchError(request.executable, "ERR_SPAWN", "the process was started without output pipes"));
+      return;
+    }
+
+    const output = new CappedOutput(request.maxOutputBytes);
+    const killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    let spawned = false;
+    let settled = false;
+    let terminating = false;
+    let timedOut = false;
+    let canceled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let openStreams = 2;
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let backstopTimer: NodeJS.Timeout | undefined;
+    // A process that SIGKILL cannot end (uninterruptible I/O, say) must not hold the call forever.
+    const startBackstop = (): void => {
+      backstopTimer = setTimeout(() => {
+        finish(true);
+      }, UNKILLABLE_BACKSTOP_MS);
+    };
+
+    const terminate = (): void => {
+      const pid = child.pid;
+      if (terminating || exit !== undefined || pid === undefined) return;
+      terminating = true;
+      if (platform === "win32") {
+        killWindowsTree(child, pid);
+        startBackstop();
+        return;
+      }
+      signalGroup(child, pid, "SIGTERM");
+      killTimer = setTimeout(() => {
+        if (exit !== undefined) return;
+        signalGroup(child, pid, "SIGKILL");
+        startBackstop();
+      }, killGraceMs);
+    };
+
+    const timeoutTimer = setTimeout(() => {
+      if (exit !== undefined || canceled) return;
+      timedOut = true;
+      terminate();
+    }, request.timeoutMs);
+
+    const onAbort = (): void => {
+      if (exit !== undefined || timedOut) return;
+      canceled = true;
+      terminate();
+    };
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+
+    const cleanUp = (): void => {
+      settled = true;
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      clearTimeout(backstopTimer);
+      request.signal?.removeEventListener("abort", onAbort);
+      stdout.destroy();
+      stderr.destroy();
+    };
+
+    /** Settles once the child exited, or, with `abandon`, without waiting for that any longer. */
+    const finish = (abandon = false): void => {
+      if (settled || (exit === undefined && !abandon)) return;
+      const status = exit ?? { code: null, signal: null };
+      cleanUp();
+      resolve({
+        exitCode: status.code,
+        signal: status.signal,
+        stdout: output.text("stdout"),
+        stderr: output.text("stderr"),
+        truncated: output.truncated,
+        timedOut,
+        canceled,
+        durationMs: Math.round(performance.now() - started),
+        pid: child.pid,
+      });
+    };
+
+    const capture = (name: StreamName, stream: Readable): void => {
+      stream.on("data", (chunk: Buffer) => {
+        if (output.add(name, chunk)) terminate();
+      });
+      // After a destroy or an EPIPE-like failure the stream only has to stop counting as open.
+      stream.on("error", () => undefined);
+      stream.on("close", () => {
+        openStreams -= 1;
+        if (openStreams === 0) finish();
+      });
+    };
+    capture("stdout", stdout);
+    capture("stderr", stderr);
+
+    child.on("spawn", () => {
+      spawned = true;
+    });
+    child.on("error", (error) => {
+      // After a successful spawn, errors come from signalling; the exit path still settles.
+      if (spawned || settled) return;
+      cleanUp();
+      reject(launchErrorFrom(request.executable, error));
+    });
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      // The leader is gone; its group may not be. This is the last signal sent to
+      // the group: once it is empty its id may be reused.
+      if (platform !== "win32" && child.pid !== undefined) signalGroup(child, child.pid, "SIGKILL");
+      if (openStreams === 0) {
+        finish();
+        return;
+      }
+      drainTimer = setTimeout(() => {
+        finish();
+      }, EXIT_DRAIN_GRACE_MS);
+    });
+  });
+}
+
+/**
+ * The argv a display or log shows for a call, one line, each token quoted
+ * POSIX-style when it holds anything beyond `[\w./:=@+,%-]`; control and
+ * invisible formatting characters are shown as `\u{…}` so a log line cannot
+ * be forged or hidden. For display only: never run it, never parse it back.
+ */
+export function escapedCommandLine(executable: string, args: readonly string[]): string {
+  return [executable, ...args].map(quoteForDisplay).join(" ");
+}
+
+/** The argv of the Windows tree kill, for the process `pid`. */
+export function windowsTreeKillArgs(pid: number): readonly string[] {
+  return ["/T", "/F", "/PID", String(pid)];
+}
+
+/**
+ * Both streams' output under one shared byte budget, decoded as it arrives.
+ *
+ * Bytes are counted in arrival order across stdout and stderr; the chunk that
+ * would pass the budget keeps only what fits, and from then on every chunk of
+ * either stream is dropped. Each stream has its own streaming UTF-8 decoder, so
+ * a character split across chunks decodes whole and no raw bytes pile up.
+ * A stream that was cut is never flushed: a character the cut left incomplete
+ * is dropped rather than turned into U+FFFD, which makes the kept text end on a
+ * character boundary. Invalid bytes the child wrote itself still decode to
+ * U+FFFD, as with `TextDecoder` `fatal: false`.
+ */
+export class CappedOutput {
+  #truncated = false;
+  #kept = 0;
+  readonly #cap: number;
+  readonly #decoders: Record<StreamName, TextDecoder> = { stdout: utf8Decoder(), stderr: utf8Decoder() };
+  readonly #parts: Record<StreamName, string[]> = { stdout: [], stderr: [] };
+
+  constructor(cap: number) {
+    this.#cap = cap;
+  }
+
+  /** The budget ran out: some output was dropped. */
+  get truncated(): boolean {
+    return this.#truncated;
+  }
+
+  /** Bytes kept so far, both streams together. */
+  get keptBytes(): number {
+    return this.#kept;
+  }
+
+  /** Keeps what fits; returns true exactly once, for the chunk that exhausted the budget. */
+  add(name: StreamName, chunk: Uint8Array): boolean {
+    if (this.#truncated) return false;
+    const room = this.#cap - this.#kept;
+    const fits = chunk.length <= room;
+    const kept = fits ? chunk : chunk.subarray(0, room);
+    if (kept.length > 0) this.#parts[name].push(this.#decoders[name].decode(kept, { stream: true }));
+    this.#kept += kept.length;
+    if (fits) return false;
+    this.#truncated = true;
+    return true;
+  }
+
+  /** The decoded text of one stream; call once per stream, after the last `add`. */
+  text(name: StreamName): string {
+    // Both streams may end mid-character once truncated: the one that hit the
+    // budget, and the other, whose later chunks were dropped from then on.
+    const tail = this.#truncated ? "" : this.#decoders[name].decode();
+    return this.#parts[name].join("") + tail;
+  }
+}
+
+function utf8Decoder(): TextDecoder {
+  return new TextDecoder("utf-8", { fatal: false });
+}
+
+function requestProblem(request: LaunchRequest, platform: NodeJS.Platform): string | undefined {
+  const absolute = platform === "win32" ? path.win32.isAbsolute(request.executable) : path.posix.isAbsolute(request.executable);
+  if (!absolute) return "the executable must be an absolute path";
+  if (!Number.isSafeInteger(request.maxOutputBytes) || request.maxOutputBytes < 0) return "maxOutputBytes must be a non-negative integer";
+  if (!isTimerDelay(request.timeoutMs) || request.timeoutMs === 0) return "timeoutMs must be a positive number of milliseconds";
+  if (request.killGraceMs !== undefined && !isTimerDelay(request.killGraceMs)) return "killGraceMs must be a non-negative number of milliseconds";
+  return undefined;
+}
+
+function isTimerDelay(value: number): boolean {
+  return Number.isFinite(value) && value >= 0 && value <= MAX_TIMER_MS;
+}
+
+function canceledBeforeStart(): LaunchResult {
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    truncated: false,
+    timedOut: false,
+    canceled: true,
+    durationMs: 0,
+    pid: undefined,
+  };
+}
+
+/** Signals the process group led by `pid`; falls back to the child alone if the group cannot be signalled. */
+function signalGroup(child: ChildProcess, pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if (errorCode(error) === "ESRCH") return;
+    child.kill(signal);
+  }
+}
+
+function killWindowsTree(child: ChildProcess, pid: number): void {
+  const systemRoot = process.env.SystemRoot;
+  const root = systemRoot !== undefined && /^[A-Za-z]:\\/u.test(systemRoot) ? systemRoot : "C:\\Windows";
+  const taskkill = path.win32.join(root, "System32", "taskkill.exe");
+  // The tree first: once the child is gone, taskkill can no longer find its descendants.
+  execFile(taskkill, windowsTreeKillArgs(pid), { windowsHide: true, shell: false, timeout: 10_000 }, () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+}
+
+function launchErrorFrom(executable: string, error: unknown): LaunchError {
+  const code = errorCode(error) ?? "ERR_SPAWN";
+  return new LaunchError(executable, code, SPAWN_ERROR_DETAILS[code] ?? "the process could not be started");
+}
+
+const SPAWN_ERROR_DETAILS: Readonly<Record<string, string>> = {
+  ENOENT: "the executable or the working directory does not exist",
+  EACCES: "permission denied (the file is not executable, or a directory on its path is not searchable)",
+  EPERM: "operation not permitted",
+  ENOEXEC: "the file is not in an executable format",
+  EISDIR: "the executable is a directory",
+  ENOTDIR: "a component of the path is not a directory",
+  EMFILE: "too many open files in this process",
+  EAGAIN: "the system cannot create another process right now",
+  EINVAL: "invalid spawn request (on Windows, .bat/.cmd files need a planned batch launch)",
+  ERR_INVALID_ARG_VALUE: "an argument, the working directory or an environment entry is invalid (e.g. holds a NUL byte)",
+  ERR_INVALID_ARG_TYPE: "an argument or environment entry is not a string",
+};
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  const code = error.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+function quoteForDisplay(token: string): string {
+  const visible = token.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
+  if (/^[\w./:=@+,%-]+$/u.test(visible)) return visible;
+  return `'${visible.replaceAll("'", "'\\''")}'`;
+}

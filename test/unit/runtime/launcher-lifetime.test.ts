@@ -1,0 +1,128 @@
+/**
+ * launch(): no process outlives its call. Timeouts and cancellation signal the
+ * whole process group (SIGTERM, then SIGKILL after the grace); grandchildren
+ * are killed when the child exits; a pipe held open cannot hang the call.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { launch } from "../../../src/runtime/launcher.js";
+import { firstLinePid, isAlive, killQuietly, nodeScript, SIGNAL_READY, spawnGrandchild, waitForFile, waitUntilGone } from "./process-helpers.js";
+
+const created: string[] = [];
+afterEach(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A path for a child's ready marker, in a fresh temporary directory. */
+function readyMarker(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-ready-"));
+  created.push(dir);
+  return path.join(dir, "ready");
+}
+
+/** A child that survives SIGTERM (and says so on stderr) until SIGKILL. */
+const IGNORES_SIGTERM = `
+  process.on("SIGTERM", () => process.stderr.write("got SIGTERM\\n"));
+  process.stdout.write("ready\\n");
+  ${SIGNAL_READY}
+  setInterval(() => {}, 1000);`;
+
+describe("launch: timeout", () => {
+  it("sends SIGTERM to the group, then SIGKILL after the grace, for a child that ignores SIGTERM", async () => {
+    const result = await launch(nodeScript(IGNORES_SIGTERM, { timeoutMs: 1000, killGraceMs: 500 }, [readyMarker()]));
+    expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: null, signal: "SIGKILL", stdout: "ready\n", stderr: "got SIGTERM\n" });
+    expect(result.durationMs).toBeGreaterThanOrEqual(1400);
+    expect(result.durationMs).toBeLessThan(4000);
+  });
+
+  it("ends with SIGTERM alone when the child honours it, well before the grace runs out", async () => {
+    const result = await launch(nodeScript(`setInterval(() => {}, 1000)`, { timeoutMs: 500, killGraceMs: 5000 }));
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGTERM" });
+    expect(result.durationMs).toBeGreaterThanOrEqual(450);
+    expect(result.durationMs).toBeLessThan(3000);
+  });
+
+  it("kills the grandchildren of a child that timed out", async () => {
+    const script = `${spawnGrandchild("ignore")} process.stdout.write(grandchild.pid + "\\n"); setInterval(() => {}, 1000);`;
+    const result = await launch(nodeScript(script, { timeoutMs: 1500, killGraceMs: 500 }));
+    expect(result.timedOut).toBe(true);
+    expect(await waitUntilGone(firstLinePid(result.stdout))).toBe(true);
+  });
+});
+
+describe("launch: process-group cleanup after exit", () => {
+  it("kills a sleeping grandchild left behind by a child that exited normally", async () => {
+    const script = `${spawnGrandchild("ignore")} process.stdout.write(grandchild.pid + "\\n"); process.exit(0);`;
+    const result = await launch(nodeScript(script));
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    const grandchild = firstLinePid(result.stdout);
+    expect(await waitUntilGone(grandchild)).toBe(true);
+  });
+
+  it("does not hang on a grandchild in the group holding stdout open, and kills it", async () => {
+    const script = `${spawnGrandchild("inherit")} process.stdout.write(grandchild.pid + "\\n"); process.exit(0);`;
+    const started = Date.now();
+    const result = await launch(nodeScript(script, { timeoutMs: 20_000 }));
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(await waitUntilGone(firstLinePid(result.stdout))).toBe(true);
+  });
+
+  it("settles shortly after exit even when an escaped grandchild (own session) holds the pipes", async () => {
+    const script = `${spawnGrandchild("inherit", true)} process.stdout.write(grandchild.pid + "\\n"); process.exit(0);`;
+    const started = Date.now();
+    const result = await launch(nodeScript(script, { timeoutMs: 20_000 }));
+    const escaped = firstLinePid(result.stdout);
+    try {
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false });
+      // Out of the group's reach by construction: this is what the drain grace is for.
+      expect(isAlive(escaped)).toBe(true);
+    } finally {
+      killQuietly(escaped);
+    }
+  });
+});
+
+describe("launch: cancellation", () => {
+  it("kills the whole group when the signal aborts", async () => {
+    const controller = new AbortController();
+    const ready = readyMarker();
+    const script = `${spawnGrandchild("ignore")} process.stdout.write(grandchild.pid + "\\n"); ${SIGNAL_READY} setInterval(() => {}, 1000);`;
+    const running = launch(nodeScript(script, { signal: controller.signal, timeoutMs: 20_000 }, [ready]));
+    await waitForFile(ready);
+    controller.abort();
+    const result = await running;
+    expect(result).toMatchObject({ canceled: true, timedOut: false, signal: "SIGTERM" });
+    expect(result.durationMs).toBeLessThan(3000);
+    expect(await waitUntilGone(firstLinePid(result.stdout))).toBe(true);
+  });
+
+  it("escalates to SIGKILL for a child that ignores SIGTERM", async () => {
+    const controller = new AbortController();
+    const ready = readyMarker();
+    const running = launch(nodeScript(IGNORES_SIGTERM, { signal: controller.signal, killGraceMs: 300, timeoutMs: 20_000 }, [ready]));
+    await waitForFile(ready);
+    controller.abort();
+    const result = await running;
+    expect(result).toMatchObject({ canceled: true, timedOut: false, signal: "SIGKILL", stderr: "got SIGTERM\n" });
+  });
+
+  it("ignores an abort that comes after the child exited", async () => {
+    const controller = new AbortController();
+    const result = await launch(nodeScript(`process.stdout.write("done")`, { signal: controller.signal }));
+    controller.abort();
+    expect(result).toMatchObject({ canceled: false, exitCode: 0, stdout: "done" });
+  });
+});
+
+describe("launch: the Windows branch, as far as it runs on Linux", () => {
+  it("does not start a process group, and still ends a timed-out child (taskkill missing, direct kill fallback)", async () => {
+    const result = await launch(nodeScript(IGNORES_SIGTERM, { platform: "win32", timeoutMs: 600, killGraceMs: 5000 }, [readyMarker()]));
+    // No SIGTERM stage on Windows: the tree is force-killed at once.
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL", stderr: "" });
+    expect(result.durationMs).toBeLessThan(4000);
+  });
+});
