@@ -1,0 +1,74 @@
+/**
+ * The events an audit record can name: Torii's (reference torii.md §3.9), kept
+ * verbatim so logs read the same, plus the TypeScript broker's own refusals.
+ */
+
+/** Torii's decision, grant, policy-write, auth, lease and execution events. */
+export const TORII_AUDIT_EVENTS = [
+  // decisions
+  "invoke",
+  "allowed-by-rules",
+  "allowed-by-grant",
+  "denied-explicit",
+  "denied-forbidden-arg",
+  "denied-interface",
+  "override-once",
+  "override-timed",
+  "invalid-accept",
+  "invalid-rule",
+  // grants
+  "legacy-grants-ignored",
+  "invalid-grants-ignored",
+  // policy writes
+  "policy-accept-added",
+  "policy-deny-added",
+  "policy-write-failed",
+  // auth
+  "preflight-provider",
+  "preflight-ok",
+  "preflight-failed",
+  "session-ok",
+  "session-unchecked",
+  "session-invalid",
+  "session-refreshed",
+  "session-candidate-invalid",
+  "reauth-forced",
+  "identity-ok",
+  "identity-mismatch",
+  "identity-check-failed",
+  // target leases
+  "target-access-requested",
+  "target-access-denied",
+  "target-access-replaced",
+  "target-access-added",
+  "target-access-stale",
+  "target-access-lost",
+  "target-access-revoked",
+  "target-access-cleared",
+  // execution
+  "ran",
+] as const;
+
+/** Refusals and failures that Torii does not log under a name of its own. */
+export const BROKER_AUDIT_EVENTS = [
+  /** The agent spelled an option the broker owns (`--profile`, `-n`, `--cont`, …). */
+  "denied-locked-option",
+  /** The argv does not parse under the CLI's grammar, or uses a refused spelling. */
+  "denied-argv",
+  /** A rules file is missing, malformed or has a bad regex: fail closed. */
+  "denied-policy-error",
+  /** A human answer was needed but no approval channel exists (headless). */
+  "denied-headless",
+  /** The target has no valid lease and none could be asked for. */
+  "denied-target-inactive",
+  /** The program could not be started (not found, refused batch wrapper, spawn error). */
+  "launch-failed",
+] as const;
+
+export const AUDIT_EVENTS: readonly AuditEvent[] = [...TORII_AUDIT_EVENTS, ...BROKER_AUDIT_EVENTS];
+
+/** Every event an audit record may carry. */
+export type AuditEvent = (typeof TORII_AUDIT_EVENTS)[number] | (typeof BROKER_AUDIT_EVENTS)[number];
+
+/** The shape of any event name, for records written by a newer Torii. */
+export const AUDIT_EVENT_SHAPE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;

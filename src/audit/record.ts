@@ -1,0 +1,255 @@
+/**
+ * One audit record: what a caller may put in it, how the writer sanitises and
+ * seals it into a hash-chained JSON line, and how a reader checks a line.
+ *
+ * A record is `{v, time, call_id, scope, event, rule?, source?, policy_hash?,
+ * argv_head?, detail?, exit_code?, duration_ms?, truncated?, timed_out?, prev,
+ * hash}`, written as compact JSON with the fields in exactly that order.
+ * `hash` is the SHA-256 (hex) of the line's JSON without `hash` (the same
+ * fields, same order; `jq -c 'del(.hash)'` reproduces it), and `prev` is the
+ * SHA-256 of the previous record's line (64 zeros for the first record).
+ *
+ * What may reach the log is decided here, by construction: the writer copies
+ * only the fields named in AuditInput (an object carrying anything else loses
+ * it), keeps at most the first two argv tokens, cuts every string to a short
+ * limit and replaces control, line-separator and bidi characters. There is no
+ * field for output, credentials or `.env` values.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { AUDIT_EVENTS, AUDIT_EVENT_SHAPE, type AuditEvent } from "./events.js";
+
+export const AUDIT_FORMAT_VERSION = 1;
+
+/** The `prev` of the first record. */
+export const GENESIS_HASH = "0".repeat(64);
+
+/** Length limits, in Unicode code points. */
+export const AUDIT_LIMITS = Object.freeze({
+  callId: 64,
+  scope: 200,
+  rule: 200,
+  source: 64,
+  detail: 200,
+  argvTokens: 2,
+  argvToken: 64,
+});
+
+/** What a caller hands to AuditLog.append. Field names are the record's. */
+export interface AuditInput {
+  /** Identifies the call; every record of one call shares it. */
+  readonly call_id: string;
+  /** `provider` or `provider/target`. */
+  readonly scope: string;
+  readonly event: AuditEvent;
+  /** The deciding rule's text; cut to 200 characters. */
+  readonly rule?: string;
+  /** The decision source (`rules`, `grant`, `human-once`, …). */
+  readonly source?: string;
+  /** SHA-256 (64 lowercase hex digits) of the policy files in force, computed by the caller. */
+  readonly policy_hash?: string;
+  /** The call's argv: the writer keeps only the first two tokens, each cut to 64 characters. */
+  readonly argv_head?: readonly string[];
+  /** A short, non-secret note (`exit 3`, `timed out`, a file path); cut to 200 characters. */
+  readonly detail?: string;
+  /** The child's exit code; null when it was ended by a signal. */
+  readonly exit_code?: number | null;
+  /** Wall-clock duration in milliseconds; rounded. */
+  readonly duration_ms?: number;
+  /** True when the output was cut at the cap. */
+  readonly truncated?: boolean;
+  /** True when the call hit its time limit. */
+  readonly timed_out?: boolean;
+}
+
+/** A record as stored. `event` is a string: a newer Torii may write events this one does not know. */
+export interface AuditRecord extends Omit<AuditInput, "event"> {
+  readonly v: typeof AUDIT_FORMAT_VERSION;
+  /** ISO-8601 UTC with milliseconds, taken while the writer holds the lock. */
+  readonly time: string;
+  readonly event: string;
+  /** SHA-256 (hex) of the previous record's line; 64 zeros for the first record. */
+  readonly prev: string;
+  /** SHA-256 (hex) of this record's canonical JSON without `hash`. */
+  readonly hash: string;
+}
+
+/** The record's fields in their one written order. */
+export const AUDIT_FIELD_ORDER = [
+  "v",
+  "time",
+  "call_id",
+  "scope",
+  "event",
+  "rule",
+  "source",
+  "policy_hash",
+  "argv_head",
+  "detail",
+  "exit_code",
+  "duration_ms",
+  "truncated",
+  "timed_out",
+  "prev",
+  "hash",
+] as const satisfies readonly (keyof AuditRecord)[];
+
+/** A record's content before it is timed and chained. */
+export type AuditFields = Omit<AuditRecord, "v" | "time" | "prev" | "hash">;
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/**
+ * C0 and C1 controls (newlines, escape sequences), DEL, line and paragraph
+ * separators, bidi embeddings and isolates (they reorder text in a terminal),
+ * and lone surrogates.
+ */
+const UNSAFE_CHARACTERS = new RegExp(
+  "[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]" +
+    "|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]",
+  "g",
+);
+
+/** Replaces characters that could forge lines or reorder text on a terminal, and cuts to `max` code points. */
+export function sanitiseAuditText(value: string, max: number): string {
+  const safe = value.replace(UNSAFE_CHARACTERS, "_");
+  const points = Array.from(safe);
+  return points.length <= max ? safe : points.slice(0, max).join("");
+}
+
+/**
+ * Copies, checks and sanitises a caller's input. Only the fields of
+ * AuditInput are read, so nothing else an object carries can reach the log.
+ *
+ * @throws TypeError naming the field (never its value) when a field has the wrong
+ *   type, `call_id` or `scope` is empty, `event` is unknown, `policy_hash` is not
+ *   64 lowercase hex digits, or a number is not a whole/finite one.
+ */
+export function auditFields(input: AuditInput): AuditFields {
+  const text = (field: keyof AuditInput, value: unknown, max: number): string => {
+    if (typeof value !== "string") throw new TypeError(`audit record: ${field} must be a string`);
+    return sanitiseAuditText(value, max);
+  };
+  const flag = (field: keyof AuditInput, value: unknown): boolean => {
+    if (typeof value !== "boolean") throw new TypeError(`audit record: ${field} must be a boolean`);
+    return value;
+  };
+  const callId = text("call_id", input.call_id, AUDIT_LIMITS.callId);
+  const scope = text("scope", input.scope, AUDIT_LIMITS.scope);
+  if (callId === "" || scope === "") throw new TypeError("audit record: call_id and scope must not be empty");
+  if (!(AUDIT_EVENTS as readonly string[]).includes(input.event)) throw new TypeError("audit record: event is not a known audit event");
+
+  const fields: { -readonly [K in keyof AuditFields]: AuditFields[K] } = { call_id: callId, scope, event: input.event };
+  if (input.rule !== undefined) fields.rule = text("rule", input.rule, AUDIT_LIMITS.rule);
+  if (input.source !== undefined) fields.source = text("source", input.source, AUDIT_LIMITS.source);
+  if (input.policy_hash !== undefined) {
+    if (typeof input.policy_hash !== "string" || !HEX64.test(input.policy_hash)) {
+      throw new TypeError("audit record: policy_hash must be 64 lowercase hex digits");
+    }
+    fields.policy_hash = input.policy_hash;
+  }
+  if (input.argv_head !== undefined) {
+    if (!Array.isArray(input.argv_head)) throw new TypeError("audit record: argv_head must be an array");
+    const head = input.argv_head.slice(0, AUDIT_LIMITS.argvTokens);
+    fields.argv_head = head.map((token) => text("argv_head", token, AUDIT_LIMITS.argvToken));
+  }
+  if (input.detail !== undefined) fields.detail = text("detail", input.detail, AUDIT_LIMITS.detail);
+  if (input.exit_code !== undefined) {
+    if (input.exit_code !== null && !Number.isSafeInteger(input.exit_code)) {
+      throw new TypeError("audit record: exit_code must be a whole number or null");
+    }
+    fields.exit_code = input.exit_code;
+  }
+  if (input.duration_ms !== undefined) {
+    if (typeof input.duration_ms !== "number" || !Number.isFinite(input.duration_ms) || input.duration_ms < 0) {
+      throw new TypeError("audit record: duration_ms must be a finite number of at least 0");
+    }
+    fields.duration_ms = Math.round(input.duration_ms);
+  }
+  if (input.truncated !== undefined) fields.truncated = flag("truncated", input.truncated);
+  if (input.timed_out !== undefined) fields.timed_out = flag("timed_out", input.timed_out);
+  return fields;
+}
+
+/** Times and chains `fields` into a record and its line (without the newline). */
+export function sealAuditRecord(fields: AuditFields, time: Date, prev: string): { record: AuditRecord; line: string } {
+  const unsigned = { v: AUDIT_FORMAT_VERSION, time: time.toISOString(), ...fields, prev } as const;
+  const record: AuditRecord = { ...unsigned, hash: sha256Hex(canonicalJson(unsigned)) };
+  return { record, line: canonicalJson(record) };
+}
+
+/** Compact JSON with the fields in AUDIT_FIELD_ORDER; absent fields are left out. */
+export function canonicalJson(record: Partial<AuditRecord>): string {
+  const ordered: Record<string, unknown> = {};
+  for (const field of AUDIT_FIELD_ORDER) {
+    if (record[field] !== undefined) ordered[field] = record[field];
+  }
+  return JSON.stringify(ordered);
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+const limited = (max: number) =>
+  z.string().refine((value) => Array.from(value).length <= max, { error: `longer than ${max} characters` });
+
+const storedRecordSchema = z.strictObject({
+  v: z.literal(AUDIT_FORMAT_VERSION),
+  time: z.string().regex(ISO_TIME, { error: "not an ISO-8601 UTC time" }),
+  call_id: limited(AUDIT_LIMITS.callId).min(1),
+  scope: limited(AUDIT_LIMITS.scope).min(1),
+  event: z.string().regex(AUDIT_EVENT_SHAPE, { error: "not an event name" }),
+  rule: limited(AUDIT_LIMITS.rule).optional(),
+  source: limited(AUDIT_LIMITS.source).optional(),
+  policy_hash: z.string().regex(HEX64, { error: "not a SHA-256 hex digest" }).optional(),
+  argv_head: z.array(limited(AUDIT_LIMITS.argvToken)).max(AUDIT_LIMITS.argvTokens).optional(),
+  detail: limited(AUDIT_LIMITS.detail).optional(),
+  exit_code: z.int().nullable().optional(),
+  duration_ms: z.int().min(0).optional(),
+  truncated: z.boolean().optional(),
+  timed_out: z.boolean().optional(),
+  prev: z.string().regex(HEX64, { error: "not a SHA-256 hex digest" }),
+  hash: z.string().regex(HEX64, { error: "not a SHA-256 hex digest" }),
+});
+
+/** What a reader makes of one line of the log. */
+export type AuditLineCheck =
+  /** A record exactly as Torii writes it, whose hash matches its content. `digest` is the next record's `prev`. */
+  | { readonly kind: "record"; readonly record: AuditRecord; readonly digest: string }
+  /** A well-formed record whose hash or layout does not match: it was changed after it was written. */
+  | { readonly kind: "edited"; readonly record: AuditRecord; readonly reason: string }
+  /** JSON, but not an audit record. */
+  | { readonly kind: "invalid"; readonly reason: string }
+  /** Not UTF-8 JSON at all: an interrupted append, or garbage. */
+  | { readonly kind: "unreadable"; readonly reason: string };
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Checks one line (without its newline) of the log. Reasons never quote the line. */
+export function checkAuditLine(bytes: Uint8Array): AuditLineCheck {
+  let parsed: unknown;
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: "unreadable", reason: bytes.length === 0 ? "empty line" : "not a JSON line" };
+  }
+  const result = storedRecordSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
+    return { kind: "invalid", reason: `not an audit record (${sanitiseAuditText(where + (issue?.message ?? "invalid"), 120)})` };
+  }
+  // JSON has no undefined values, so no optional field is present-but-undefined.
+  const record = result.data as AuditRecord;
+  if (canonicalJson(record) !== text) {
+    return { kind: "edited", record, reason: "not laid out as Torii writes records (reformatted or re-ordered)" };
+  }
+  const { hash, ...unsigned } = record;
+  if (sha256Hex(canonicalJson(unsigned)) !== hash) {
+    return { kind: "edited", record, reason: "hash does not match the record's content (edited)" };
+  }
+  return { kind: "record", record, digest: sha256Hex(bytes) };
+}

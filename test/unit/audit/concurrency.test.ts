@@ -1,0 +1,63 @@
+/**
+ * Several processes append to one log at once (MCP servers and the operator
+ * CLI). Two real Node processes, running the built module, each append 200
+ * records at the same moment; the result must be one valid 400-record chain.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { tailAuditLog, verifyAuditLog } from "../../../src/audit/verify.js";
+import { tempDir } from "../config/temp-tree.js";
+
+const BUILT_LOG = pathToFileURL(path.resolve(import.meta.dirname, "../../../dist/audit/audit-log.js")).href;
+
+const WRITER = `
+const { AuditLog } = await import(process.env.AUDIT_MODULE);
+const [file, name, count, startAt] = process.argv.slice(1);
+const log = new AuditLog(file);
+while (Date.now() < Number(startAt)) await new Promise((resolve) => setTimeout(resolve, 1));
+let failed = 0;
+for (let i = 0; i < Number(count); i += 1) {
+  const result = await log.append({ call_id: name + "-" + i, scope: "aws/prod", event: "ran", argv_head: ["s3", "ls", "secret"], exit_code: 0 });
+  if (!result.ok) failed += 1;
+}
+process.stderr.write("failed=" + failed + "\\n");
+process.exitCode = failed === 0 ? 0 : 1;
+`;
+
+function runWriter(file: string, name: string, count: number, startAt: number): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", WRITER, file, name, String(count), String(startAt)], {
+      env: { PATH: process.env.PATH ?? "", AUDIT_MODULE: BUILT_LOG },
+      stdio: ["ignore", "ignore", "pipe"],
+      shell: false,
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe("AuditLog across processes", () => {
+  it("two processes appending 200 records each at once produce one valid 400-record chain", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const startAt = Date.now() + 400;
+    const results = await Promise.all([runWriter(file, "a", 200, startAt), runWriter(file, "b", 200, startAt)]);
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+
+    expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 400, problems: [] });
+    const entries = await tailAuditLog(file, 400);
+    const ids = entries.map((entry) => ("record" in entry ? entry.record.call_id : "?"));
+    // Each writer's records keep their order, and the two really interleaved.
+    for (const name of ["a", "b"]) {
+      expect(ids.filter((id) => id.startsWith(`${name}-`))).toEqual(Array.from({ length: 200 }, (_, i) => `${name}-${i}`));
+    }
+    const switches = ids.filter((id, i) => i > 0 && id[0] !== ids[i - 1]?.[0]).length;
+    expect(switches).toBeGreaterThan(1);
+    expect(entries.every((entry) => "record" in entry && entry.record.argv_head?.length === 2)).toBe(true);
+  }, 60_000);
+});
