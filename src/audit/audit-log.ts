@@ -54,6 +54,8 @@ const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | (process.platform ===
 export class AuditLog {
   private readonly clock: () => Date;
   private readonly report: (message: string) => void;
+  /** Set after a successful append: the directory exists, so later appends skip the mkdir. */
+  private directoryReady = false;
 
   constructor(
     readonly file: string,
@@ -82,6 +84,7 @@ export class AuditLog {
     return run.then(
       (hash): AuditAppendResult => ({ ok: true, hash }),
       (error: unknown): AuditAppendResult => {
+        this.directoryReady = false;
         const failure = error instanceof Error ? error : new Error(String(error));
         this.report(`torii: audit: could not append to ${this.file}: ${failure.message}\n`);
         return { ok: false, error: failure };
@@ -91,7 +94,7 @@ export class AuditLog {
 
   private async appendNow(input: AuditInput): Promise<string> {
     const fields = auditFields(input);
-    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    if (!this.directoryReady) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
     let compromised: Error | undefined;
     const options: LockOptions = {
       ...AUDIT_LOCK_TIMING,
@@ -116,6 +119,7 @@ export class AuditLog {
         if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
         await handle.sync();
         hash = record.hash;
+        this.directoryReady = true;
       } finally {
         await handle.close();
       }
