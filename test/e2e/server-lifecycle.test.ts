@@ -1,0 +1,108 @@
+/**
+ * Server lifecycle and bookkeeping through a real stdio session: calls beyond
+ * max_concurrent_calls wait their turn; SIGTERM shuts the server down and kills
+ * the children of calls in flight; every call leaves a verifiable audit chain
+ * that holds no .env value and no more than two argv tokens.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin } from "../support/fake-clis.js";
+import { outcomeOf, startSession } from "../support/mcp-session.js";
+import { runCli } from "../support/run-cli.js";
+
+const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("concurrency", () => {
+  test("calls beyond max_concurrent_calls wait for a slot instead of running at once", async () => {
+    const bin = makeFakeBin({
+      span: `const start = Date.now(); setTimeout(() => process.stdout.write(JSON.stringify({ start, end: Date.now() })), 400);`,
+    });
+    const root = makeConfigTree({
+      "settings.yaml": "max_concurrent_calls: 1\n",
+      "providers/span/provider.yaml": 'version: "1"\nname: span\ntool: span\ncommand: span\n',
+      "providers/span/rules.yaml": ACCEPT_ALL,
+    });
+    const session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    try {
+      const results = await Promise.all([1, 2, 3].map(() => session.call("span", { args: ["x"] })));
+      const spans = results
+        .map((result) => JSON.parse(outcomeOf(result).execution?.stdout ?? "") as { start: number; end: number })
+        .sort((a, b) => a.start - b.start);
+      for (let i = 1; i < spans.length; i += 1) expect(spans[i]!.start).toBeGreaterThanOrEqual(spans[i - 1]!.end);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe("shutdown", () => {
+  test("SIGTERM stops the server and kills the process group of a call in flight", async () => {
+    const pidFile = path.join(makeConfigTree({}), "pid");
+    const bin = makeFakeBin({ sleeper: `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);` });
+    const root = makeConfigTree({
+      "providers/sleeper/provider.yaml": 'version: "1"\nname: sleeper\ntool: sleeper\ncommand: sleeper\n',
+      "providers/sleeper/rules.yaml": ACCEPT_ALL,
+    });
+    const session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    const call = session.call("sleeper", { args: ["x"] }).catch((error: unknown) => error);
+    const until = Date.now() + 5000;
+    let child = 0;
+    while (Date.now() < until && child === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      try {
+        child = Number(readFileSync(pidFile, "utf8")) || 0;
+      } catch {
+        child = 0;
+      }
+    }
+    expect(child).toBeGreaterThan(0);
+    const serverPid = (session.client.transport as { pid: number | null } | undefined)?.pid ?? 0;
+    expect(serverPid).toBeGreaterThan(0);
+    process.kill(serverPid, "SIGTERM");
+    await call;
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && (alive(serverPid) || alive(child))) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive(child), "the call's child survived").toBe(false);
+    expect(alive(serverPid), "the server survived").toBe(false);
+    await session.close().catch(() => undefined);
+  });
+});
+
+describe("audit", () => {
+  test("every call leaves a verifiable chain without .env values or more than two argv tokens", async () => {
+    const bin = makeFakeBin();
+    const root = makeConfigTree({
+      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+      "providers/rec/rules.yaml": 'version: "1"\ndeny: [push]\naccept: [status]\n',
+      "providers/rec/.env": "API_TOKEN=env-secret-value-123\n",
+    });
+    const session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    try {
+      const allowed = outcomeOf(await session.call("rec", { args: ["status", "second-token", "third-token-private"] }));
+      expect(allowed.execution?.stdout).toContain("env-secret-value-123");
+      await session.call("rec", { args: ["push", "origin"] });
+      await session.call("rec", { args: ["fetch"] });
+    } finally {
+      await session.close();
+    }
+    const text = readFileSync(path.join(root, "audit.jsonl"), "utf8");
+    const events = text.trim().split("\n").map((line) => (JSON.parse(line) as { event: string }).event);
+    expect(events).toEqual(expect.arrayContaining(["invoke", "allowed-by-rules", "ran", "denied-explicit", "denied-headless"]));
+    expect(text).not.toContain("env-secret-value-123");
+    expect(text).not.toContain("third-token-private");
+    const verify = runCli(["audit", "verify"], { TORII_CONFIG_DIR: root });
+    expect(verify.status).toBe(0);
+  });
+});
