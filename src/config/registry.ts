@@ -7,7 +7,7 @@
  * only after a policy allow, by the call pipeline. Rules are not read here
  * either: `loadProviderPolicy` reads them afresh on every call.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { LayeredRuleSpecs, ProviderPolicyContext } from "../policy/types.js";
 import { combineConfigErrors, ConfigError } from "./errors.js";
@@ -37,6 +37,24 @@ export interface TargetEntry {
    * target policy created later takes effect without a restart.
    */
   readonly hasOwnRules: boolean;
+  /**
+   * Which file the configuration was read from. With the content it makes a
+   * target's lease binding, so recreating a target (a new file) invalidates its
+   * lease even when the content is the same.
+   */
+  readonly fileIdentity: FileIdentity;
+}
+
+/** The identity of a file on disk: its inode and birth time. */
+export interface FileIdentity {
+  readonly ino: number;
+  readonly birthtimeMs: number;
+}
+
+/** Reads the identity of the file at `file` (following no symbolic link at the last step). */
+export function fileIdentityOf(file: string): FileIdentity {
+  const stat = lstatSync(file);
+  return { ino: stat.ino, birthtimeMs: stat.birthtimeMs };
 }
 
 /** One installed provider. */
@@ -204,13 +222,18 @@ function loadTarget(providerDirectory: string, alias: string, owner: Parameters<
   const dir = targetDir(providerDirectory, alias);
   const file = targetConfigPath(dir);
   if (!existsSync(file)) throw new ConfigError(file, "missing: every directory under targets/ needs a target.yaml");
+  const before = fileIdentityOf(file);
   const doc = loadTargetDocument(file, owner);
+  const fileIdentity = fileIdentityOf(file);
+  if (before.ino !== fileIdentity.ino || before.birthtimeMs !== fileIdentity.birthtimeMs) {
+    throw new ConfigError(file, "was replaced while it was being read; load again");
+  }
   if (doc.value.name !== alias) {
     throw doc.errorAt(["name"], `name: must equal the directory name ${JSON.stringify(alias)}, found ${JSON.stringify(doc.value.name)}`);
   }
   const ownRules = rulesPath(dir);
   return {
-    entry: { name: alias, dir, file, config: doc.value, rulesPath: ownRules, hasOwnRules: existsSync(ownRules) },
+    entry: { name: alias, dir, file, config: doc.value, rulesPath: ownRules, hasOwnRules: existsSync(ownRules), fileIdentity },
     doc,
   };
 }
