@@ -137,7 +137,8 @@ function buildIndex(rules: readonly CompiledRule[]): RuleIndex {
       continue;
     }
     const first = rule.canonical.positionals[0];
-    if (first === undefined) {
+    // A rule that starts with an option (an argparse command's own option) can match any command path.
+    if (first === undefined || (first.startsWith("-") && first !== "-")) {
       optionOnly.push(rule);
       continue;
     }

@@ -66,20 +66,90 @@ function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly s
   return true;
 }
 
+function isOptionLike(token: string): boolean {
+  return token.startsWith("-") && token !== "-";
+}
+
+function splitOption(token: string): { name: string; value: string | undefined } {
+  const equals = token.indexOf("=");
+  return equals === -1 ? { name: token, value: undefined } : { name: token.slice(0, equals), value: token.slice(equals + 1) };
+}
+
+/**
+ * Whether an argv token in an argparse body is the option a rule names. The
+ * command's own parser (an AWS operation's) accepts unambiguous abbreviations
+ * Torii cannot expand, so for deny rules and forbidden arguments an
+ * abbreviation of the named option counts as the option (fail closed); accept
+ * rules need the full name.
+ */
+function bodyOptionMatches(ruleToken: string, argvToken: string, abbreviations: boolean): boolean {
+  const rule = splitOption(ruleToken);
+  const arg = splitOption(argvToken);
+  if (rule.value !== undefined && rule.value !== arg.value) return false;
+  if (arg.name === rule.name) return true;
+  return abbreviations && arg.name.startsWith("--") && arg.name.length >= 3 && rule.name.startsWith(arg.name);
+}
+
+/**
+ * The part of an argparse rule after its command path: each option it names
+ * (with the value words that follow it in the rule) must appear somewhere in
+ * the argv body after the command path, in any order: the command's parser
+ * reads options anywhere.
+ */
+function bodyOptionsIncluded(ruleRest: readonly string[], argvRest: readonly string[], abbreviations: boolean): boolean {
+  const used = new Set<number>();
+  for (let r = 0; r < ruleRest.length; ) {
+    const option = ruleRest[r] as string;
+    let end = r + 1;
+    while (end < ruleRest.length && !isOptionLike(ruleRest[end] as string)) end += 1;
+    const values = ruleRest.slice(r + 1, end);
+    const at = argvRest.findIndex(
+      (token, j) =>
+        !used.has(j) &&
+        bodyOptionMatches(option, token, abbreviations) &&
+        values.every((value, k) => argvRest[j + 1 + k] === value && !used.has(j + 1 + k)),
+    );
+    if (at === -1) return false;
+    for (let k = 0; k <= values.length; k += 1) used.add(at + k);
+    r = end;
+  }
+  return true;
+}
+
+/** How literal rules read the positional part of an argv, by parser family. */
+export interface LiteralMatchMode {
+  /** argparse: options in the body (the command's own) match in any order after the command path. */
+  readonly bodyOptionsAnywhere: boolean;
+  /** Deny rules: an abbreviation of a body option counts as the option. */
+  readonly abbreviations: boolean;
+}
+
+const PREFIX_ONLY: LiteralMatchMode = { bodyOptionsAnywhere: false, abbreviations: false };
+
+function positionalsMatch(rule: readonly string[], argv: readonly string[], mode: LiteralMatchMode): boolean {
+  if (!mode.bodyOptionsAnywhere) return isPrefix(rule, argv);
+  const pathLength = rule.findIndex(isOptionLike);
+  if (pathLength === -1) return isPrefix(rule, argv);
+  const path = rule.slice(0, pathLength);
+  return isPrefix(path, argv) && bodyOptionsIncluded(rule.slice(pathLength), argv.slice(pathLength), mode.abbreviations);
+}
+
 /**
  * A literal rule matches when its positional tokens are a whole-token prefix of
  * the argv's (`s3 ls` does not match `s3api`), every option it names is present,
- * and its `--` tail, if any, prefixes the argv's tail.
+ * and its `--` tail, if any, prefixes the argv's tail. For argparse CLIs the
+ * command's own options in a rule (`s3 rm --recursive`) match wherever they
+ * stand after the command path.
  */
-export function literalMatches(rule: CanonicalArgv, view: EvaluationView): boolean {
-  if (!isPrefix(rule.positionals, view.positionals)) return false;
+export function literalMatches(rule: CanonicalArgv, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): boolean {
+  if (!positionalsMatch(rule.positionals, view.positionals, mode)) return false;
   if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options)) return false;
   if (rule.hasTail && !(view.hasTail && isPrefix(rule.tail, view.tail))) return false;
   return true;
 }
 
-function ruleMatches(rule: CompiledRule, view: EvaluationView): boolean {
-  return rule.kind === "regex" ? rule.regex.test(view.joined) : literalMatches(rule.canonical, view);
+function ruleMatches(rule: CompiledRule, view: EvaluationView, mode: LiteralMatchMode): boolean {
+  return rule.kind === "regex" ? rule.regex.test(view.joined) : literalMatches(rule.canonical, view, mode);
 }
 
 /**
@@ -94,10 +164,10 @@ function moreSpecific(a: CompiledRule, b: CompiledRule): boolean {
 }
 
 /** The deciding rule of one list, or undefined when none matches. */
-export function findMatch(index: RuleIndex, view: EvaluationView): RuleRef | undefined {
+export function findMatch(index: RuleIndex, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): RuleRef | undefined {
   let best: CompiledRule | undefined;
   const consider = (rule: CompiledRule): void => {
-    if (ruleMatches(rule, view) && (best === undefined || moreSpecific(rule, best))) best = rule;
+    if (ruleMatches(rule, view, mode) && (best === undefined || moreSpecific(rule, best))) best = rule;
   };
   const first = view.positionals[0];
   const bucket: readonly LiteralRule[] = first === undefined ? [] : (index.byFirstToken.get(first) ?? []);
@@ -111,10 +181,13 @@ function describeRule(rule: RuleRef): string {
   return `${rule.list} rule ${JSON.stringify(rule.text)} (${rule.layer}, ${rule.origin})`;
 }
 
-function forbiddenIn(policy: CompiledPolicy, tokens: readonly string[]): string | undefined {
-  for (const token of tokens) {
+function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string | undefined {
+  // The command's own options in an argparse body may be abbreviated: count an abbreviation as the option.
+  const body = policy.grammar.parser === "argparse" ? new Set(canonical.positionals) : new Set<string>();
+  for (const token of flattenCanonical(canonical)) {
     for (const forbidden of policy.forbiddenArgs) {
       if (token === forbidden || token.startsWith(`${forbidden}=`)) return forbidden;
+      if (body.has(token) && forbidden.startsWith("--") && bodyOptionMatches(forbidden, splitOption(token).name, true)) return forbidden;
     }
   }
   return undefined;
@@ -130,16 +203,17 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
       reason: `the policy for ${policy.context.tool} has ${policy.errors.length} invalid rule(s), so every call is denied until the operator fixes it${where}`,
     };
   }
-  const forbidden = forbiddenIn(policy, flattenCanonical(canonical));
+  const forbidden = forbiddenIn(policy, canonical);
   if (forbidden !== undefined) {
     return { result: "deny", source: "forbidden-arg", forbidden, reason: `${forbidden} is a forbidden argument for ${policy.context.tool}` };
   }
   const view = normaliseForEvaluation(policy, canonical);
-  const denied = findMatch(policy.deny, view);
+  const argparse = policy.grammar.parser === "argparse";
+  const denied = findMatch(policy.deny, view, { bodyOptionsAnywhere: argparse, abbreviations: argparse });
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const accepted = findMatch(policy.accept, view);
+  const accepted = findMatch(policy.accept, view, { bodyOptionsAnywhere: argparse, abbreviations: false });
   if (accepted !== undefined) {
     return { result: "accept", source: "rules", rule: accepted, reason: `accepted by ${describeRule(accepted)}` };
   }
