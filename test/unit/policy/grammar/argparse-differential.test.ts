@@ -34,7 +34,8 @@ type OracleResponse =
 
 /** Sends every request to one oracle process and returns its answers in order. */
 async function askOracle(requests: readonly unknown[]): Promise<unknown[]> {
-  const child = spawn("python3", [ORACLE], { stdio: ["pipe", "pipe", "pipe"], shell: false });
+  // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
+  const child = spawn(process.env.TORII_TEST_PYTHON ?? "python3", [ORACLE], { stdio: ["pipe", "pipe", "pipe"], shell: false });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
