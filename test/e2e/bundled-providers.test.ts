@@ -1,0 +1,112 @@
+/**
+ * The bundled provider packages, loaded by the real registry, with their
+ * read-only presets as the rules: every sample call in
+ * scripts/providers/preset-cases.json decides as expected, and `torii policy
+ * check` refuses the override spellings of threats.md §1.3 (and others of the
+ * same classes) under the real option tables.
+ */
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, test } from "vitest";
+import { loadProviderPolicy, loadRegistry } from "../../src/config/registry.js";
+import { explain } from "../../src/policy/explain.js";
+import { runCli } from "../support/run-cli.js";
+
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const PROVIDERS = ["kubectl", "aws", "az", "gcloud"] as const;
+type Expected = "accept" | "unresolved" | "deny" | `deny:${string}`;
+const cases = JSON.parse(readFileSync(path.join(repo, "scripts/providers/preset-cases.json"), "utf8")) as Record<string, [string[], Expected][]>;
+
+let root: string;
+
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), "torii-bundled-"));
+  for (const name of PROVIDERS) {
+    cpSync(path.join(repo, "providers", name, "provider.yaml"), path.join(root, "providers", name, "provider.yaml"));
+    cpSync(path.join(repo, "providers", name, "presets", "readonly.yaml"), path.join(root, "providers", name, "rules.yaml"));
+  }
+});
+
+describe("bundled providers load and their presets decide as documented", () => {
+  test("the registry loads all four bundled providers", () => {
+    const registry = loadRegistry(root);
+    expect([...registry.providers.keys()].sort()).toEqual(["aws", "az", "gcloud", "kubectl"]);
+  });
+
+  for (const name of PROVIDERS) {
+    test(`${name}: ${String(cases[name]?.length ?? 0)} sample calls`, () => {
+      const entry = loadRegistry(root).providers.get(name);
+      if (entry === undefined) throw new Error(`${name} not loaded`);
+      const { context, rules } = loadProviderPolicy(entry);
+      const samples = cases[name] ?? [];
+      expect(samples.length).toBeGreaterThan(10);
+      for (const [argv, expected] of samples) {
+        const result = explain(context, rules, argv);
+        const [decision, source] = expected.split(":");
+        expect(result.decision, `${name} ${JSON.stringify(argv)}: ${result.reason}`).toBe(decision);
+        if (source !== undefined) expect(result.source, `${name} ${JSON.stringify(argv)}`).toBe(source);
+      }
+    });
+  }
+});
+
+describe("torii policy check refuses override spellings on the bundled providers", () => {
+  const spellings: [string, string[]][] = [
+    // threats.md §1.3, kubectl
+    ["kubectl", ["get", "pods", "--context=prod"]],
+    ["kubectl", ["get", "pods", "--context", "prod"]],
+    ["kubectl", ["--kubeconfig=/tmp/k", "get", "pods"]],
+    ["kubectl", ["get", "pods", "-s", "https://evil"]],
+    ["kubectl", ["get", "pods", "-shttps://evil"]],
+    ["kubectl", ["get", "pods", "--server=https://evil", "--insecure-skip-tls-verify"]],
+    ["kubectl", ["get", "pods", "--as=system:admin"]],
+    ["kubectl", ["get", "pods", "--as-group=system:masters"]],
+    ["kubectl", ["get", "pods", "--token", "abc"]],
+    // the same classes, spellings not listed there
+    ["kubectl", ["get", "pods", "-As", "https://evil"]],
+    ["kubectl", ["get", "pods", "-s=https://evil"]],
+    ["kubectl", ["get", "pods", "--insecure_skip_tls_verify=true"]],
+    ["kubectl", ["get", "pods", "--client_key=/tmp/k"]],
+    ["kubectl", ["get", "pods", "--tls_server_name", "x"]],
+    ["kubectl", ["get", "pods", "--namespace", "--server=https://evil"]],
+    // aws
+    ["aws", ["s3", "ls", "--profile", "prod"]],
+    ["aws", ["--profile=prod", "s3", "ls"]],
+    ["aws", ["s3", "ls", "--prof", "prod"]],
+    ["aws", ["s3", "ls", "--endpoint-url", "https://evil"]],
+    ["aws", ["s3", "ls", "--endpoint=https://evil"]],
+    ["aws", ["s3", "ls", "--no-verify-ssl"]],
+    ["aws", ["s3", "ls", "--no-verify"]],
+    ["aws", ["s3", "ls", "--ca-bundle", "/tmp/ca.pem"]],
+    ["aws", ["s3", "ls", "--ca=/tmp/ca.pem"]],
+    ["aws", ["s3", "ls", "--reg", "eu-west-1"]],
+    ["aws", ["iam", "create-policy", "--policy-document", "fileb://~/.aws/credentials"]],
+    ["aws", ["ec2", "describe-instances", "--cli-input-json", "file:///etc/passwd"]],
+    ["aws", ["ec2", "describe-instances", "--cli-input-json", "FILE:///etc/passwd"]],
+    ["aws", ["s3api", "put-bucket-tagging", "--tagging", "TagSet=[{Key=k,Value=x}]", "--tags", "K@=file://x"]],
+    ["aws", ["s3", "ls", "--debug"]],
+    ["aws", ["s3", "ls", "--deb"]],
+    // az
+    ["az", ["vm", "list", "--subscription", "x"]],
+    ["az", ["vm", "list", "--sub", "x"]],
+    ["az", ["vm", "list", "--s", "x"]],
+    ["az", ["deployment", "group", "create", "--parameters", "@~/.azure/x"]],
+    ["az", ["vm", "list", "--debug"]],
+    // gcloud
+    ["gcloud", ["compute", "instances", "list", "--account=other@x"]],
+    ["gcloud", ["compute", "instances", "list", "--impersonate-service-account=sa@x"]],
+    ["gcloud", ["compute", "instances", "list", "--flags-file=x.yaml"]],
+    ["gcloud", ["compute", "instances", "list", "--project", "other"]],
+    ["gcloud", ["compute", "instances", "list", "--log-http"]],
+  ];
+
+  test.each(spellings)("%s %j is denied", (tool, argv) => {
+    const result = runCli(["policy", "check", tool, "--", ...argv], { TORII_CONFIG_DIR: root });
+    expect(result.status, result.stderr).toBe(1);
+    const explanation = JSON.parse(result.stdout) as { decision: string; source: string };
+    expect(explanation.decision).toBe("deny");
+    expect(["locked-option", "forbidden-value", "forbidden-arg", "argv-rejected", "explicit-deny"]).toContain(explanation.source);
+  });
+});
