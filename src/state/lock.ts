@@ -1,0 +1,161 @@
+/**
+ * The cross-process lock on a file, shared by the state stores and the audit
+ * log: proper-lockfile's atomic `mkdir` of `<file>.lock`, whose mtime the holder
+ * refreshes every `update` ms. A lock whose mtime is older than `stale` belongs
+ * to a dead process and is taken over; a slow but live holder keeps refreshing
+ * it and is never robbed.
+ *
+ * What proper-lockfile leaves to the caller, done here once:
+ * - `realpath: false`, because the file may not exist yet;
+ * - a bounded wait (`waitMs`) with jittered backoff (2 ms growing to 50 ms)
+ *   instead of the library's default of failing at once (`LockTimeoutError`);
+ * - an `onCompromised` that records the loss instead of throwing from a timer
+ *   (the default kills the process); `HeldLock.assertHeld()` lets a writer abort
+ *   before it commits, and a loss is reported after the body;
+ * - a lock whose mtime lies in the future (written before the clock was set
+ *   back) would lock everyone out until the clock catches up: when such an
+ *   mtime has not moved for two `update` periods, no live holder is refreshing
+ *   it, and it is taken over.
+ *
+ * Every process that locks a given file must use the same `stale` and `update`
+ * (proper-lockfile's rule): each file kind has one exported timing constant.
+ */
+import { lstatSync, rmdirSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { lock, type LockOptions } from "proper-lockfile";
+import { LockCompromisedError, LockTimeoutError } from "./errors.js";
+
+export interface LockTiming {
+  /** A lock not refreshed for this long (ms) is a dead holder's and is taken over. proper-lockfile raises it to at least 2000. */
+  readonly stale: number;
+  /** How often (ms) the holder refreshes the lock; proper-lockfile keeps it within [1000, stale/2]. */
+  readonly update: number;
+  /** How long (ms) to wait for a lock another holder keeps before giving up with LockTimeoutError. */
+  readonly waitMs: number;
+}
+
+/**
+ * The state files' timing, for every process: a dead holder's lock is taken
+ * over after 10 s; the holder refreshes every 2 s; a waiter gives up after
+ * 5 s (Torii waits 5 s too). A state update holds the lock for milliseconds.
+ */
+export const STATE_LOCK_TIMING: LockTiming = Object.freeze({ stale: 10_000, update: 2_000, waitMs: 5_000 });
+
+/** A mtime this far ahead of the clock cannot come from a live holder's refresh (proper-lockfile's first mtime is up to 1 s ahead). */
+const FUTURE_MTIME_TOLERANCE_MS = 2_000;
+
+export interface HeldLock {
+  readonly lockPath: string;
+  /**
+   * Throws LockCompromisedError unless the lock is still certainly ours: not
+   * reported lost, its directory still there, and held for less than half the
+   * stale period (so no other process can have judged it stale yet).
+   */
+  assertHeld(): void;
+}
+
+export interface FileLockOptions {
+  /**
+   * Whether a lock lost while the body ran is reported after it by throwing
+   * LockCompromisedError (the default). Off when the body's effect cannot be
+   * undone and the caller must get its value (a process that was started).
+   */
+  readonly reportLoss?: boolean;
+}
+
+/** Runs `body` holding the lock `<file>.lock`; always releases it. */
+export async function withFileLock<T>(
+  file: string,
+  timing: LockTiming,
+  body: (held: HeldLock) => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
+  const lockPath = `${file}.lock`;
+  let lost: Error | undefined;
+  const lockOptions: LockOptions = {
+    stale: timing.stale,
+    update: timing.update,
+    realpath: false,
+    lockfilePath: lockPath,
+    retries: 0,
+    onCompromised: (error) => {
+      lost ??= error;
+    },
+  };
+  const release = await acquire(file, lockPath, lockOptions, timing);
+  const acquiredAt = performance.now();
+  const held: HeldLock = {
+    lockPath,
+    assertHeld() {
+      if (lost !== undefined) throw new LockCompromisedError(file, lost.message, { cause: lost });
+      const elapsed = performance.now() - acquiredAt;
+      if (elapsed > timing.stale / 2) {
+        throw new LockCompromisedError(file, `held for ${Math.round(elapsed)} ms, more than half the ${timing.stale} ms stale period`);
+      }
+      if (!isDirectory(lockPath)) throw new LockCompromisedError(file, `${lockPath} is gone`);
+    },
+  };
+  let value: T;
+  try {
+    value = await body(held);
+  } finally {
+    await release().catch((error: unknown) => {
+      lost ??= error instanceof Error ? error : new Error(String(error));
+    });
+  }
+  if (lost !== undefined && options.reportLoss !== false) throw new LockCompromisedError(file, lost.message, { cause: lost });
+  return value;
+}
+
+async function acquire(file: string, lockPath: string, options: LockOptions, timing: LockTiming): Promise<() => Promise<void>> {
+  const started = performance.now();
+  let delay = 2;
+  let future: { readonly mtimeMs: number; readonly since: number } | undefined;
+  for (;;) {
+    try {
+      return await lock(file, options);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+    }
+    const now = performance.now();
+    const mtimeMs = lockMtime(lockPath);
+    if (mtimeMs !== undefined && mtimeMs > Date.now() + FUTURE_MTIME_TOLERANCE_MS) {
+      if (future?.mtimeMs !== mtimeMs) future = { mtimeMs, since: now };
+      else if (now - future.since > 2 * timing.update) {
+        removeLockDirectory(lockPath);
+        future = undefined;
+        continue;
+      }
+    } else {
+      future = undefined;
+    }
+    const waited = now - started;
+    if (waited >= timing.waitMs) throw new LockTimeoutError(file, waited);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay * (0.5 + Math.random()), timing.waitMs - waited)));
+    delay = Math.min(delay * 1.5, 50);
+  }
+}
+
+function lockMtime(lockPath: string): number | undefined {
+  try {
+    return lstatSync(lockPath).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function isDirectory(target: string): boolean {
+  try {
+    return lstatSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function removeLockDirectory(lockPath: string): void {
+  try {
+    rmdirSync(lockPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}

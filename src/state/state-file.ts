@@ -1,0 +1,331 @@
+/**
+ * One YAML state file: a lock-free, fail-closed read and a locked,
+ * atomic update. The lease and grant stores are built on it; they supply the
+ * schema (a `StateCodec`) and the meaning.
+ *
+ * Reading never takes the lock: a write replaces the whole file with one
+ * rename, so a reader sees the old file or the new one. Reading classifies
+ * every way a file can be bad (see StateErrorKind) and never changes the file.
+ * Only `preserveInvalid` plus a write (the stores' `clear`) replaces a bad
+ * file, after copying it aside for the operator.
+ */
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { parseDocument, stringify } from "yaml";
+import type { z } from "zod";
+import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
+import { StateError } from "./errors.js";
+import { STATE_LOCK_TIMING, withFileLock, type FileLockOptions, type LockTiming } from "./lock.js";
+import {
+  checkLockPath,
+  checkStateDirectory,
+  checkStateFileStats,
+  currentPathPolicy,
+  ensureStateDirectory,
+  lstatIfExists,
+  type PathPolicy,
+} from "./safe-path.js";
+
+/** A state file larger than this is refused as invalid rather than parsed. */
+export const MAX_STATE_FILE_BYTES = 1024 * 1024;
+
+/** Options every store accepts, for tests and for platforms. */
+export interface StateFileOptions {
+  /** The file-system calls of the atomic writer (tests inject faults here). */
+  readonly fs?: AtomicFs;
+  /** `process.platform` by default: decides the POSIX owner/mode checks, O_NOFOLLOW, the directory fsync and the Windows rename retry. */
+  readonly platform?: NodeJS.Platform;
+  /** The lock's timing; every process using a file must pass the same one. STATE_LOCK_TIMING by default. */
+  readonly lockTiming?: LockTiming;
+}
+
+/** How a store's file looks on disk. */
+export interface StateCodec<S> {
+  /** The `version` this build reads and writes. */
+  readonly version: string;
+  /** The whole-file schema (including `version`), strict at every level. */
+  readonly schema: z.ZodType<S>;
+  /** Finds what the schema cannot express: a duplicate entry. Returns its description, or undefined. */
+  readonly findDuplicate: (state: S) => string | undefined;
+  /** Recognises an older format this build no longer reads (Torii's tab-separated grants). */
+  readonly isLegacy?: (text: string) => boolean;
+  /** The first line(s) of every written file. */
+  readonly header: string;
+}
+
+/**
+ * What is on disk: nothing, a valid state, or a problem. `recoverable` problems
+ * are in the content (torn, invalid, legacy…): `clear` may copy the file aside
+ * and replace it. The others (unsafe path, I/O) are never touched. `bytes` are
+ * the content when it was read.
+ */
+export type StateRead<S> =
+  | { readonly kind: "missing" }
+  | { readonly kind: "ok"; readonly state: S }
+  | { readonly kind: "error"; readonly error: StateError; readonly recoverable: boolean; readonly bytes?: Buffer };
+
+export class StateFile<S> {
+  readonly lockPath: string;
+  private readonly fs: AtomicFs | undefined;
+  private readonly platform: NodeJS.Platform;
+  private readonly policy: PathPolicy;
+  private readonly timing: LockTiming;
+
+  constructor(
+    readonly file: string,
+    private readonly codec: StateCodec<S>,
+    options: StateFileOptions = {},
+  ) {
+    this.lockPath = `${file}.lock`;
+    this.fs = options.fs;
+    this.platform = options.platform ?? process.platform;
+    this.policy = currentPathPolicy(this.platform);
+    this.timing = options.lockTiming ?? STATE_LOCK_TIMING;
+  }
+
+  /** Reads and validates the file without the lock. Never throws, never writes. */
+  read(): StateRead<S> {
+    let bytes: Buffer;
+    try {
+      if (!checkStateDirectory(this.file, this.policy)) return { kind: "missing" };
+      checkLockPath(this.file, this.lockPath);
+      const fd = this.openChecked();
+      if (fd === undefined) return { kind: "missing" };
+      try {
+        if (fstatSync(fd).size > MAX_STATE_FILE_BYTES) {
+          const error = new StateError(this.file, "invalid", `the file is larger than ${MAX_STATE_FILE_BYTES} bytes`);
+          return { kind: "error", error, recoverable: true };
+        }
+        bytes = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      return { kind: "error", error: asStateError(this.file, error, "cannot read"), recoverable: false };
+    }
+    const decoded = decodeState(this.file, bytes, this.codec);
+    return decoded instanceof StateError ? { kind: "error", error: decoded, recoverable: true, bytes } : { kind: "ok", state: decoded };
+  }
+
+  /** `read()` for callers that treat a missing file as `missing` and only care whether the state is usable. */
+  readOr(missing: S): { readonly ok: true; readonly state: S } | { readonly ok: false; readonly error: StateError } {
+    const read = this.read();
+    switch (read.kind) {
+      case "missing":
+        return { ok: true, state: missing };
+      case "ok":
+        return { ok: true, state: read.state };
+      case "error":
+        return { ok: false, error: read.error };
+    }
+  }
+
+  /**
+   * Runs `body` holding the file's lock, after checking the directory (created
+   * 0700 when missing) and the lock path, and removing temp files a crashed
+   * writer left behind. `body` reads with `read()` and writes with `write()`.
+   */
+  async locked<T>(body: (write: (state: S) => Promise<void>) => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+    ensureStateDirectory(this.file, this.policy);
+    checkLockPath(this.file, this.lockPath);
+    const progress = { entered: false };
+    try {
+      return await withFileLock(
+        this.file,
+        this.timing,
+        async (held) => {
+          progress.entered = true;
+          checkLockPath(this.file, this.lockPath);
+          this.removeLeftoverTemps();
+          return body((state) => this.write(state, () => {
+            held.assertHeld();
+          }));
+        },
+        options,
+      );
+    } catch (error) {
+      // The body's errors keep their type; a file-system error taking the lock becomes a StateError.
+      throw !progress.entered && isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
+    }
+  }
+
+  /**
+   * Copies the file as it is on disk aside, to `<file>.invalid-<UTC time>`
+   * (0600, never overwriting an earlier copy), for the operator to inspect.
+   * Call under the lock, after `read()` reported a recoverable problem.
+   */
+  async preserveInvalid(now: Date): Promise<string> {
+    const stamp = now.toISOString().replace(/[-:]/g, "");
+    const fd = this.openChecked();
+    if (fd === undefined) throw new StateError(this.file, "io", "the invalid file vanished while the lock was held");
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        const copy = `${this.file}.invalid-${stamp}${attempt === 0 ? "" : `-${attempt}`}`;
+        try {
+          await copyExclusive(fd, copy, this.fs ?? nodeAtomicFs, this.platform);
+          return copy;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 99) {
+            throw asStateError(this.file, error, "cannot preserve the invalid file");
+          }
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private async write(state: S, assertHeld: () => void): Promise<void> {
+    const text = `${this.codec.header}${stringifyState(state)}`;
+    const bytes = Buffer.from(text, "utf8");
+    // Never write what this build would refuse to read.
+    const check = decodeState(this.file, bytes, this.codec);
+    if (check instanceof StateError) throw new Error(`refusing to write an invalid state: ${check.detail}`);
+    try {
+      await writeFileAtomic(this.file, bytes, { ...this.writeOptions(), beforeCommit: assertHeld });
+    } catch (error) {
+      throw isErrno(error) ? asStateError(this.file, error, "cannot write") : error;
+    }
+  }
+
+  private writeOptions(): { fs?: AtomicFs; platform: NodeJS.Platform } {
+    return this.fs === undefined ? { platform: this.platform } : { fs: this.fs, platform: this.platform };
+  }
+
+  /** Opens the state file without following a symlink and checks what was opened; undefined when missing. */
+  private openChecked(): number | undefined {
+    // O_NOFOLLOW closes the race on POSIX; Windows has no such flag, so the lstat is the check there.
+    if (lstatIfExists(this.file, this.file)?.isSymbolicLink() === true) {
+      throw new StateError(this.file, "unsafe-path", "the state file is a symbolic link");
+    }
+    const flags = constants.O_RDONLY | (this.platform === "win32" ? 0 : constants.O_NOFOLLOW);
+    let fd: number;
+    try {
+      fd = openSync(this.file, flags);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return undefined;
+      if (code === "ELOOP" || code === "EMLINK") throw new StateError(this.file, "unsafe-path", "the state file is a symbolic link");
+      throw error;
+    }
+    try {
+      checkStateFileStats(this.file, fstatSync(fd), this.policy);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return fd;
+  }
+
+  /** Temp files exist only while a lock holder writes; under the lock, any left are a crashed writer's. */
+  private removeLeftoverTemps(): void {
+    const dir = path.dirname(this.file);
+    const prefix = tempFilePrefix(this.file);
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(prefix)) continue;
+      try {
+        unlinkSync(path.join(dir, name));
+      } catch {
+        // Best effort: a leftover temp file is never read as state.
+      }
+    }
+  }
+}
+
+/** Streams the open file `source` into a new file `copy` (exclusive create, 0600, fsynced). */
+async function copyExclusive(source: number, copy: string, fs: AtomicFs, platform: NodeJS.Platform): Promise<void> {
+  const target = await fs.open(copy, exclusiveCreateFlags(platform), 0o600);
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let position = 0; ; ) {
+      const length = readSync(source, chunk, 0, chunk.length, position);
+      if (length === 0) break;
+      for (let offset = 0; offset < length; ) {
+        const written = await target.write(chunk.subarray(0, length), offset);
+        if (written <= 0) throw new Error("short write while copying");
+        offset += written;
+      }
+      position += length;
+    }
+    await target.sync();
+  } catch (error) {
+    await target.close().catch(() => undefined);
+    await fs.unlink(copy).catch(() => undefined);
+    throw error;
+  }
+  await target.close();
+}
+
+/** YAML for a state object: block style, no line folding, no anchors. */
+function stringifyState(state: unknown): string {
+  return stringify(state, { aliasDuplicateObjects: false, lineWidth: 0 });
+}
+
+/**
+ * Turns file bytes into a valid state or the StateError that says what is wrong.
+ * A file that fails any check and lacks its final newline is reported as torn:
+ * every file this build writes ends with one, so the likeliest cause is a cut.
+ */
+export function decodeState<S>(file: string, bytes: Buffer, codec: StateCodec<S>): S | StateError {
+  const fail = (kind: StateError["kind"], detail: string): StateError => new StateError(file, kind, detail);
+  if (bytes.length === 0) return fail("torn", "the file is empty");
+  if (bytes.includes(0)) return fail("torn", "the file contains NUL bytes (damaged or cut short by a crash)");
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return fail("torn", "the file is not valid UTF-8");
+  }
+  if (text.trim() === "") return fail("torn", "the file is blank");
+  if (codec.isLegacy?.(text) === true) {
+    return fail("legacy", "a legacy tab-separated file: it authorises nothing; `clear` replaces it and keeps a copy");
+  }
+  const result = decodeText(text, codec, fail);
+  if (result instanceof StateError && !text.endsWith("\n") && result.kind !== "duplicate") {
+    return fail("torn", `the file ends without a newline and does not validate, so it was probably cut short (${result.detail})`);
+  }
+  return result;
+}
+
+function decodeText<S>(text: string, codec: StateCodec<S>, fail: (kind: StateError["kind"], detail: string) => StateError): S | StateError {
+  const document = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false });
+  const duplicateKey = document.errors.find((error) => error.code === "DUPLICATE_KEY");
+  if (duplicateKey !== undefined) return fail("duplicate", `a key appears twice: ${firstLine(duplicateKey.message)}`);
+  const syntax = document.errors[0];
+  if (syntax !== undefined) return fail("torn", `unparseable YAML (damaged or cut short): ${firstLine(syntax.message)}`);
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 0 });
+  } catch (error) {
+    return fail("invalid", `unreadable YAML: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return fail("invalid", "the file is not a YAML mapping");
+  if (!Object.hasOwn(value, "version")) return fail("missing-version", "the file has no version");
+  const version = (value as { version: unknown }).version;
+  if (version !== codec.version) {
+    return fail("unknown-version", `unsupported version ${JSON.stringify(version)} (this build reads "${codec.version}")`);
+  }
+  const parsed = codec.schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
+    return fail("invalid", `${where}${issue?.message ?? "does not match the schema"}`);
+  }
+  const duplicate = codec.findDuplicate(parsed.data);
+  if (duplicate !== undefined) return fail("duplicate", duplicate);
+  return parsed.data;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n", 1)[0] ?? message;
+}
+
+function isErrno(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
+}
+
+function asStateError(file: string, error: unknown, action: string): StateError {
+  if (error instanceof StateError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new StateError(file, "io", `${action}: ${message}`, { cause: error });
+}
