@@ -1,0 +1,119 @@
+/**
+ * The cross-process lock with real processes: a holder killed with SIGKILL
+ * leaves its lock behind, which is taken over once stale; a slow holder that
+ * is alive keeps refreshing its lock and is never robbed; a lock whose mtime
+ * lies in the future (the clock went back) does not lock everyone out.
+ * Every process in a test uses TEST_LOCK_TIMING (stale 2 s, refresh 1 s).
+ */
+import { statSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { LockTimeoutError } from "../../../src/state/errors.js";
+import { LEASE_FILE, LeaseStore } from "../../../src/state/lease-store.js";
+import { withFileLock } from "../../../src/state/lock.js";
+import { assertBuiltStateIsFresh, runChild } from "./child-process.js";
+import { hex64, tempDir, TEST_LOCK_TIMING } from "./helpers.js";
+
+const B1 = hex64("b1");
+
+/** Activates `prod`, then holds the lease lock inside startWhileActive for `holdMs` (a hung spawn), printing as it goes. */
+const HOLDER = `
+const { LeaseStore } = await import(process.env.STATE_DIST + "/lease-store.js");
+const [dir, binding, holdMs, timing] = process.argv.slice(1);
+const store = new LeaseStore(dir, { lockTiming: JSON.parse(timing) });
+await store.activate("prod", binding, 30, "replace");
+// proper-lockfile's refresh timer is unref'd; keep the process alive while holding.
+const keepAlive = setInterval(() => {}, 1000);
+const result = await store.startWhileActive("prod", binding, async () => {
+  process.stdout.write("locked " + Date.now() + "\\n");
+  await new Promise((resolve) => setTimeout(resolve, Number(holdMs)));
+  return "spawned";
+});
+clearInterval(keepAlive);
+process.stdout.write("released " + Date.now() + " " + JSON.stringify(result) + "\\n");
+`;
+
+function storeIn(dir: string, waitMs: number): LeaseStore {
+  return new LeaseStore(dir, { lockTiming: { ...TEST_LOCK_TIMING, waitMs } });
+}
+
+describe("the state lock across processes", () => {
+  beforeAll(() => {
+    assertBuiltStateIsFresh();
+  });
+
+  it("a holder killed with SIGKILL is taken over after the stale period, not before", async () => {
+    const dir = tempDir();
+    const holder = runChild(HOLDER, [dir, B1, "600000", JSON.stringify(TEST_LOCK_TIMING)]);
+    await holder.line("locked ");
+    holder.child.kill("SIGKILL");
+    expect(await holder.exited).toMatchObject({ signal: "SIGKILL" });
+    const killedAt = performance.now();
+
+    // Right after the kill the lock is not stale yet: a short wait times out.
+    await expect(storeIn(dir, 300).revoke("prod")).rejects.toBeInstanceOf(LockTimeoutError);
+    // With a longer wait it is taken over once its mtime is older than `stale` (it was refreshed at most `update` before the kill).
+    await storeIn(dir, 5_000).revoke("prod");
+    const waited = performance.now() - killedAt;
+    expect(waited).toBeGreaterThan(TEST_LOCK_TIMING.stale - TEST_LOCK_TIMING.update - 150);
+    expect(waited).toBeLessThan(TEST_LOCK_TIMING.stale + 1_500);
+    expect(storeIn(dir, 0).isActive("prod", B1)).toBe(false);
+  }, 20_000);
+
+  it("a slow live holder keeps its lock beyond the stale period and is not robbed", async () => {
+    const dir = tempDir();
+    const holdMs = TEST_LOCK_TIMING.stale + 1_500;
+    const holder = runChild(HOLDER, [dir, B1, String(holdMs), JSON.stringify(TEST_LOCK_TIMING)]);
+    await holder.line("locked ");
+    const waiting = storeIn(dir, holdMs + 3_000).clear();
+    const released = await holder.line("released ");
+    const clearedAt = Date.now();
+    const result = await waiting;
+    expect(await holder.exited).toMatchObject({ code: 0 });
+    const releasedAt = Number(released.split(" ")[1]);
+    expect(clearedAt).toBeGreaterThanOrEqual(releasedAt);
+    expect(released).toContain('{"active":true,"value":"spawned"}');
+    // The clear ran after the holder's start() and revoked the lease it had checked.
+    expect(result.cleared).toEqual(["prod"]);
+  }, 20_000);
+});
+
+/** Holds the lock with withFileLock while its clock runs an hour ahead (so the lock's mtime lies in the others' future). */
+const HOLDER_AHEAD = `
+const realNow = Date.now;
+Date.now = () => realNow() + 3_600_000;
+const { withFileLock } = await import(process.env.STATE_DIST + "/lock.js");
+const [file, timing] = process.argv.slice(1);
+const keepAlive = setInterval(() => {}, 1000);
+await withFileLock(file, JSON.parse(timing), async () => {
+  process.stdout.write("locked\\n");
+  await new Promise(() => {});
+});
+clearInterval(keepAlive);
+`;
+
+describe("the state lock and the clock", () => {
+  beforeAll(() => {
+    assertBuiltStateIsFresh();
+  });
+
+  it("a holder whose mtime lies in the future is not robbed while it refreshes, and is taken over soon after it dies", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, LEASE_FILE);
+    const holder = runChild(HOLDER_AHEAD, [file, JSON.stringify(TEST_LOCK_TIMING)]);
+    await holder.line("locked");
+    expect(statSync(`${file}.lock`).mtimeMs).toBeGreaterThan(Date.now() + 3_000_000);
+
+    // Alive and refreshing (its mtime keeps moving): a waiter times out rather than taking it over.
+    await expect(withFileLock(file, { ...TEST_LOCK_TIMING, waitMs: 2_500 }, () => Promise.resolve())).rejects.toBeInstanceOf(LockTimeoutError);
+
+    holder.child.kill("SIGKILL");
+    await holder.exited;
+    const killedAt = performance.now();
+    // proper-lockfile alone would wait an hour plus `stale`; a future mtime that stops moving is taken over after two refresh periods.
+    await withFileLock(file, { ...TEST_LOCK_TIMING, waitMs: 5_000 }, () => Promise.resolve());
+    const waited = performance.now() - killedAt;
+    expect(waited).toBeGreaterThan(TEST_LOCK_TIMING.update);
+    expect(waited).toBeLessThan(3 * TEST_LOCK_TIMING.update + 1_000);
+  }, 20_000);
+});
