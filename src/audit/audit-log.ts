@@ -3,7 +3,7 @@
  * (format in record.ts, docs/audit.md).
  *
  * Several processes append at once (each MCP server, the operator CLI), so one
- * append is: take the cross-process lock (proper-lockfile, `<file>.lock`), read
+ * append is: take the cross-process lock (`withFileLock`, `<file>.lock`), read
  * the file's tail to find the last record, write one line with O_APPEND, fsync,
  * release. Appends from one process are queued first, so they never contend for
  * the lock with each other.
@@ -15,7 +15,8 @@
 import { constants, type Stats } from "node:fs";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { lock, type LockOptions } from "proper-lockfile";
+import { LockCompromisedError } from "../state/errors.js";
+import { withFileLock, type LockTiming } from "../state/lock.js";
 import { visitLinesFromEnd } from "./file-tail.js";
 import { auditFields, checkAuditLine, GENESIS_HASH, sealAuditRecord, type AuditInput } from "./record.js";
 
@@ -31,13 +32,9 @@ export function auditLogPath(root: string): string {
  * Lock timing shared by every writer of the file (proper-lockfile requires
  * that all holders agree). An append holds the lock for about a millisecond,
  * so `stale` only matters after a crash: a dead writer's lock is taken over
- * after 10 s. Retries back off from 2 ms to 50 ms for up to about 20 s.
+ * after 10 s. A waiter backs off from 2 ms to 50 ms for up to 20 s.
  */
-export const AUDIT_LOCK_TIMING = Object.freeze({
-  stale: 10_000,
-  update: 2_500,
-  retries: Object.freeze({ retries: 400, factor: 1.2, minTimeout: 2, maxTimeout: 50, randomize: true }),
-});
+export const AUDIT_LOCK_TIMING: LockTiming = Object.freeze({ stale: 10_000, update: 2_500, waitMs: 20_000 });
 
 export type AuditAppendResult = { readonly ok: true; readonly hash: string } | { readonly ok: false; readonly error: Error };
 
@@ -95,43 +92,31 @@ export class AuditLog {
   private async appendNow(input: AuditInput): Promise<string> {
     const fields = auditFields(input);
     if (!this.directoryReady) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    let compromised: Error | undefined;
-    const options: LockOptions = {
-      ...AUDIT_LOCK_TIMING,
-      retries: { ...AUDIT_LOCK_TIMING.retries },
-      realpath: false,
-      // The default handler throws from a timer and kills the process; here it only records.
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    };
-    const release = await lock(this.file, options);
-    let hash: string;
     try {
-      const handle = await openAuditFile(this.file);
-      try {
-        const stats = await handle.stat();
-        if (!stats.isFile()) throw new Error("is not a regular file");
-        const { prev, needsNewline } = chainHead(handle, stats);
-        const { record, line } = sealAuditRecord(fields, this.clock(), prev);
-        const bytes = Buffer.from(`${needsNewline ? "\n" : ""}${line}\n`, "utf8");
-        const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
-        if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
-        await handle.sync();
-        hash = record.hash;
-        this.directoryReady = true;
-      } finally {
-        await handle.close();
-      }
-    } finally {
-      await release().catch((error: unknown) => {
-        compromised ??= error instanceof Error ? error : new Error(String(error));
+      return await withFileLock(this.file, AUDIT_LOCK_TIMING, async () => {
+        const handle = await openAuditFile(this.file);
+        try {
+          const stats = await handle.stat();
+          if (!stats.isFile()) throw new Error("is not a regular file");
+          const { prev, needsNewline } = chainHead(handle, stats);
+          const { record, line } = sealAuditRecord(fields, this.clock(), prev);
+          const bytes = Buffer.from(`${needsNewline ? "\n" : ""}${line}\n`, "utf8");
+          const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
+          if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
+          await handle.sync();
+          this.directoryReady = true;
+          return record.hash;
+        } finally {
+          await handle.close();
+        }
       });
+    } catch (error) {
+      // Reported after the body, so the line is already in the file.
+      if (error instanceof LockCompromisedError) {
+        throw new Error(`the record was written, but the lock was lost (${error.reason}); the chain may fork`, { cause: error });
+      }
+      throw error;
     }
-    if (compromised !== undefined) {
-      throw new Error(`the record was written, but the lock was lost (${compromised.message}); the chain may fork`);
-    }
-    return hash;
   }
 }
 
