@@ -29,5 +29,5 @@ if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
   process.exit(await serve());
 } else {
   const { runOperatorCommand } = await import("./commands/program.js");
-  process.exitCode = runOperatorCommand(packageVersion(), args);
+  process.exitCode = await runOperatorCommand(packageVersion(), args);
 }

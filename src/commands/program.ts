@@ -3,15 +3,17 @@
  * src/commands/. Commands that take an agent-style argv (`policy check … --
  * <args…>`) receive the tokens after the first `--` untouched: they are split
  * off before commander parses options, so no token after `--` is ever read as
- * a Torii flag.
+ * a Torii flag. Commands that change state files (leases, grants) are async,
+ * so the program is parsed with parseAsync.
  */
 import { Command, CommanderError } from "commander";
 import { registerAuditCommand } from "./audit.js";
 import { runConfigDir } from "./config-dir.js";
 import { runInit } from "./init.js";
-import { reportFailure } from "./operator-context.js";
+import { EXIT_USAGE, reportFailure } from "./operator-context.js";
 import { runPolicyCheck } from "./policy-check.js";
 import { runPolicyShow } from "./policy-show.js";
+import { registerTargetCommand } from "./target.js";
 
 /** Splits `argv` at the first `--`: Torii's own words, and the agent-style argv after it. */
 function splitAtDoubleDash(argv: readonly string[]): { own: string[]; passthrough: string[] | undefined } {
@@ -25,7 +27,12 @@ function buildProgram(version: string, passthrough: readonly string[] | undefine
     .description("Policy-gated command broker for AI agents")
     .version(version, "-V, --version")
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(text),
+      outputError: (text, write) => {
+        write(`torii: ${text.replace(/^error: /u, "")}`);
+      },
+    });
 
   program
     .command("init")
@@ -62,21 +69,26 @@ function buildProgram(version: string, passthrough: readonly string[] | undefine
     });
 
   registerAuditCommand(program, setExit);
+  registerTargetCommand(program, setExit);
 
   return program;
 }
 
-/** Runs one operator command; returns the process exit code. */
-export function runOperatorCommand(version: string, argv: readonly string[]): number {
+/**
+ * Runs one operator command; resolves to the process exit code. A usage error
+ * commander finds (an unknown option, a missing argument) exits with
+ * EXIT_USAGE like every other bad input; help and --version exit 0.
+ */
+export async function runOperatorCommand(version: string, argv: readonly string[]): Promise<number> {
   const { own, passthrough } = splitAtDoubleDash(argv);
   let exitCode = 0;
   const program = buildProgram(version, passthrough, (code) => {
     exitCode = code;
   });
   try {
-    program.parse([...own], { from: "user" });
+    await program.parseAsync([...own], { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
     return reportFailure(error);
   }
   return exitCode;

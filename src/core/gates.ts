@@ -9,9 +9,12 @@ import type { ProviderEntry, TargetEntry } from "../config/registry.js";
 /** Where in the pipeline a lease is checked (audit and error wording). */
 export type LeaseCheckpoint = "policy" | "before-env" | "after-auth" | "at-launch";
 
+/** Whether a lease holds, and when not, why (for the agent and the operator). */
+export type LeaseStatus = { readonly active: true } | { readonly active: false; readonly reason: string };
+
 export interface LeaseGate {
   /** Whether a human lease for this target's current binding is active now. */
-  isActive(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): Promise<boolean>;
+  check(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): Promise<LeaseStatus>;
   /**
    * Starts the process while holding the lease lock, if the lease is still
    * active: a revocation that lands before launch stops the call. `start`
@@ -49,7 +52,7 @@ export interface Approver {
 
 /** Until leases are stored, no target is ever active: target-aware calls are denied. */
 export const noLeases: LeaseGate = {
-  isActive: () => Promise.resolve(false),
+  check: () => Promise.resolve({ active: false, reason: "no lease store is configured" }),
   startWhileActive: () => Promise.resolve({ active: false }),
 };
 

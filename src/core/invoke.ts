@@ -99,12 +99,13 @@ function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalAr
 
 async function stepLease(call: ProviderCall, deps: InvokeDeps, checkpoint: "policy" | "before-env" | "after-auth"): Promise<Step<undefined>> {
   if (call.target === undefined) return { ok: true, value: undefined };
-  if (await deps.leases.isActive(call.provider, call.target, checkpoint)) return { ok: true, value: undefined };
+  const status = await deps.leases.check(call.provider, call.target, checkpoint);
+  if (status.active) return { ok: true, value: undefined };
   const initial = checkpoint === "policy";
   call.audit.record({ event: initial ? "denied-target-inactive" : "target-access-lost", detail: checkpoint });
   const reason = initial
-    ? `target ${call.target.name} is not active: the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
-    : `the lease for target ${call.target.name} ended before the call could run (${checkpoint})`;
+    ? `target ${call.target.name} is not active (${status.reason}): the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
+    : `the lease for target ${call.target.name} ended before the call could run (${checkpoint}: ${status.reason})`;
   return { ok: false, outcome: denied(call, { source: initial ? "target-inactive" : "target-access-lost", reason }) };
 }
 

@@ -17,7 +17,8 @@ import { resolveConfigRoot } from "../config/paths.js";
 import { loadRegistry } from "../config/registry.js";
 import { loadSettings } from "../config/settings.js";
 import { createCallAudit } from "../core/call-audit.js";
-import { headlessApprover, noGrants, noLeases } from "../core/gates.js";
+import { FileGrantGate, FileLeaseGate } from "../core/file-gates.js";
+import { headlessApprover } from "../core/gates.js";
 import { invoke, type InvokeDeps } from "../core/invoke.js";
 import { PolicyCache } from "../core/policy-cache.js";
 import { Semaphore } from "../runtime/concurrency.js";
@@ -43,8 +44,10 @@ export async function serveStdio(version: string): Promise<void> {
     registry,
     settings,
     policies: new PolicyCache(),
-    leases: noLeases,
-    grants: noGrants,
+    leases: new FileLeaseGate(),
+    grants: new FileGrantGate((event, scope, file) => {
+      void audit.append({ call_id: randomUUID(), scope, event, detail: file });
+    }),
     approver: headlessApprover,
     launch,
     serverEnv: process.env,

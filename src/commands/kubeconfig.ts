@@ -1,0 +1,45 @@
+/**
+ * The context names of the operator's kubeconfig, so `torii target add` can
+ * refuse a context that does not exist. Only `contexts[].name` is read; a
+ * kubeconfig holds credentials, so nothing else from it is ever printed (YAML
+ * errors are reported by position only, without the source excerpt).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parseDocument } from "yaml";
+import { OperatorError } from "./operator-context.js";
+
+/** The kubeconfig kubectl would read first: `$KUBECONFIG`'s first entry, else `~/.kube/config`. */
+export function kubeconfigPath(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  const first = (env.KUBECONFIG ?? "").split(path.delimiter).find((entry) => entry !== "");
+  return first ?? path.join(home, ".kube", "config");
+}
+
+/** The context names declared in `file`. */
+export function kubeconfigContexts(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? String(error.code) : "unknown";
+    throw new OperatorError(`cannot read the kubeconfig ${file} (${code}); set KUBECONFIG or create ~/.kube/config`);
+  }
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
+  const problem = doc.errors[0];
+  if (problem !== undefined) {
+    const at = problem.linePos?.[0];
+    throw new OperatorError(`the kubeconfig ${file} is not valid YAML (${problem.code}${at === undefined ? "" : ` at line ${at.line}`})`);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    throw new OperatorError(`the kubeconfig ${file} cannot be read as data`);
+  }
+  const contexts = typeof value === "object" && value !== null && "contexts" in value ? value.contexts : undefined;
+  if (contexts === undefined || contexts === null) return [];
+  if (!Array.isArray(contexts)) throw new OperatorError(`the kubeconfig ${file}: contexts is not a list`);
+  return contexts.flatMap((entry: unknown) =>
+    typeof entry === "object" && entry !== null && "name" in entry && typeof entry.name === "string" ? [entry.name] : [],
+  );
+}

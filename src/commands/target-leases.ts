@@ -1,0 +1,232 @@
+/**
+ * The target commands that read or change leases:
+ * `torii target list|show|status|activate|clear|remove`.
+ *
+ * A lease is for a binding: the digest of the target's configuration as the
+ * registry loads it and of the `target.yaml` file it came from (the same inputs
+ * the server's lease gate uses), so a lease taken before `target.yaml` was
+ * edited or recreated is shown as stale and allows nothing.
+ */
+import { rmSync } from "node:fs";
+import path from "node:path";
+import type { ProviderEntry, TargetEntry } from "../config/registry.js";
+import { loadSettings } from "../config/settings.js";
+import { targetBinding } from "../state/fingerprints.js";
+import { LEASE_FILE, LeaseStore, type LeaseAuthorization, type LeaseRead } from "../state/lease-store.js";
+import { configRoot, OperatorError } from "./operator-context.js";
+import { emit, expiryText, isLive, parseMinutes, remainingMinutes, type JsonOption } from "./operator-output.js";
+import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "./selection.js";
+import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "./state-errors.js";
+import { describeConfig } from "./target-add.js";
+
+/** The lease binding of a target as configured now (what the server computes for the same files). */
+export function bindingOf(provider: ProviderEntry, target: TargetEntry): string {
+  return targetBinding({ provider: provider.name, alias: target.name, config: target.config, fileIdentity: target.fileIdentity });
+}
+
+/** How one configured target stands with the lease file. */
+interface TargetLease {
+  readonly name: string;
+  readonly active: boolean;
+  readonly expires_at: string | null;
+  readonly remaining_minutes: number | null;
+  /** A live lease exists, but for an earlier `target.yaml`: it allows nothing. */
+  readonly stale: boolean;
+}
+
+function leaseOf(provider: ProviderEntry, target: TargetEntry, read: LeaseRead, now: Date): TargetLease {
+  const authorization = read.ok ? read.state.authorizations.find((entry) => entry.target === target.name && isLive(entry.expires_at, now)) : undefined;
+  if (authorization === undefined) return { name: target.name, active: false, expires_at: null, remaining_minutes: null, stale: false };
+  const current = authorization.binding === bindingOf(provider, target);
+  return {
+    name: target.name,
+    active: current,
+    expires_at: current ? authorization.expires_at : null,
+    remaining_minutes: current ? remainingMinutes(authorization.expires_at, now) : null,
+    stale: !current,
+  };
+}
+
+function leaseText(lease: TargetLease, now: Date): string {
+  if (lease.active && lease.expires_at !== null) return `active ${expiryText(lease.expires_at, now)}`;
+  return lease.stale ? "inactive (its lease is for an earlier target.yaml; activate it again)" : "inactive";
+}
+
+function leaseFile(provider: ProviderEntry): string {
+  return path.join(provider.dir, LEASE_FILE);
+}
+
+function invalidLeaseLines(tool: string, read: LeaseRead): string[] {
+  if (read.ok) return [];
+  return [
+    `lease file: ${stateProblemText(read.error)}`,
+    `no target of ${tool} is active while it is invalid; torii target clear ${tool} keeps a copy and starts afresh`,
+  ];
+}
+
+export function runTargetList(tool: string, options: JsonOption): number {
+  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  const read = new LeaseStore(provider.dir).read();
+  const now = new Date();
+  const targets = [...provider.targets.values()].map((target) => leaseOf(provider, target, read, now));
+  const width = Math.max(0, ...targets.map((target) => target.name.length));
+  const lines = [
+    `${tool} (${String(provider.config.targeting?.mode)}): ${targets.length} target(s)`,
+    ...targets.map((target) => `  ${target.name.padEnd(width)}  ${leaseText(target, now)}`),
+    ...invalidLeaseLines(tool, read),
+  ];
+  emit(options, { tool, provider: provider.name, targets, ...(read.ok ? {} : { lease_error: stateProblem(read.error) }) }, lines);
+  return read.ok ? 0 : EXIT_STATE_PROBLEM;
+}
+
+export function runTargetShow(tool: string, alias: string, options: JsonOption): number {
+  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  const target = findTarget(provider, alias);
+  const read = new LeaseStore(provider.dir).read();
+  const now = new Date();
+  const lease = leaseOf(provider, target, read, now);
+  const lines = [
+    `${tool} target ${alias}: ${target.file}`,
+    ...describeConfig(target.config).map((line) => `  ${line}`),
+    `  rules: ${target.hasOwnRules ? `${target.rulesPath} (its accept rules replace the shared ones)` : "the shared rules.yaml (no rules.yaml of its own)"}`,
+    `  lease: ${leaseText(lease, now)}`,
+    ...invalidLeaseLines(tool, read),
+  ];
+  const json = {
+    tool,
+    provider: provider.name,
+    target: alias,
+    file: target.file,
+    config: target.config,
+    rules: target.hasOwnRules ? target.rulesPath : null,
+    lease: { active: lease.active, expires_at: lease.expires_at, remaining_minutes: lease.remaining_minutes, stale: lease.stale },
+    ...(read.ok ? {} : { lease_error: stateProblem(read.error) }),
+  };
+  emit(options, json, lines);
+  return read.ok ? 0 : EXIT_STATE_PROBLEM;
+}
+
+export function runTargetStatus(tool: string, options: JsonOption): number {
+  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  const file = leaseFile(provider);
+  const read = new LeaseStore(provider.dir).read();
+  if (!read.ok) {
+    emit(options, { tool, provider: provider.name, file, error: stateProblem(read.error) }, [`${tool} leases: ${file}`, ...invalidLeaseLines(tool, read)]);
+    return EXIT_STATE_PROBLEM;
+  }
+  const now = new Date();
+  const live = read.state.authorizations.filter((entry) => isLive(entry.expires_at, now));
+  const leases = live.map((entry) => statusOf(provider, entry, now));
+  const lines = [
+    `${tool} leases: ${file}`,
+    `revision: ${read.state.revision}`,
+    ...(leases.length === 0 ? ["no active lease"] : leases.map((lease) => `  ${lease.target}  ${expiryText(lease.expires_at, now)}${lease.note === undefined ? "" : `  [${lease.note}]`}`)),
+  ];
+  const json = {
+    tool,
+    provider: provider.name,
+    file,
+    revision: read.state.revision,
+    leases,
+  };
+  emit(options, json, lines);
+  return 0;
+}
+
+function statusOf(provider: ProviderEntry, entry: LeaseAuthorization, now: Date) {
+  const target = provider.targets.get(entry.target);
+  const current = target !== undefined && bindingOf(provider, target) === entry.binding;
+  const note =
+    target === undefined
+      ? "no such target is configured: it allows nothing"
+      : current
+        ? undefined
+        : "for an earlier target.yaml: it allows nothing";
+  return {
+    target: entry.target,
+    expires_at: entry.expires_at,
+    remaining_minutes: remainingMinutes(entry.expires_at, now),
+    configured: target !== undefined,
+    current,
+    ...(note === undefined ? {} : { note }),
+  };
+}
+
+export interface TargetActivateOptions extends JsonOption {
+  readonly for?: string;
+  readonly add?: boolean;
+}
+
+export async function runTargetActivate(tool: string, alias: string, options: TargetActivateOptions): Promise<number> {
+  const root = configRoot();
+  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  const target = findTarget(provider, alias);
+  const minutes = parseMinutes(options.for, loadSettings(root).defaultTargetMinutes);
+  const mode = options.add === true ? "add" : "replace";
+  const store = new LeaseStore(provider.dir);
+  const { state, replaced } = await changeState(`activate ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
+    store.activate(alias, bindingOf(provider, target), minutes, mode),
+  );
+  const now = new Date();
+  const mine = state.authorizations.find((entry) => entry.target === alias);
+  const expiresAt = mine?.expires_at ?? "";
+  const others = state.authorizations.filter((entry) => entry.target !== alias && isLive(entry.expires_at, now)).map((entry) => entry.target);
+  const lines = [`activated ${tool} target ${alias} for ${minutes} min, ${expiryText(expiresAt, now)}`];
+  if (replaced.length > 0) lines.push(`replaced: ${replaced.join(", ")} (no longer active)`);
+  else if (mode === "replace") lines.push("no other lease was active");
+  if (others.length > 0) lines.push(`still active: ${others.join(", ")}`, `warning: ${others.length + 1} targets of ${tool} are active at once`);
+  emit(
+    options,
+    { action: "target-activated", tool, provider: provider.name, target: alias, mode, minutes, expires_at: expiresAt, replaced, active: [alias, ...others], revision: state.revision },
+    lines,
+  );
+  return 0;
+}
+
+export async function runTargetClear(tool: string, options: JsonOption): Promise<number> {
+  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  const store = new LeaseStore(provider.dir);
+  const { state, cleared, preservedInvalid } = await changeState(`clear the leases of ${tool}`, "", () => store.clear());
+  const lines = [cleared.length === 0 ? `no lease of ${tool} was active` : `revoked ${cleared.length} lease(s) of ${tool}: ${cleared.join(", ")}`];
+  if (preservedInvalid !== undefined) lines.push(`the invalid lease file was replaced; a copy is kept at ${preservedInvalid}`);
+  lines.push(`targets are kept (${provider.targets.size}); torii target remove deletes one`);
+  emit(
+    options,
+    { action: "target-leases-cleared", tool, provider: provider.name, cleared, revision: state.revision, preserved_invalid: preservedInvalid ?? null },
+    lines,
+  );
+  return 0;
+}
+
+export interface TargetRemoveOptions extends JsonOption {
+  readonly force?: boolean;
+}
+
+export async function runTargetRemove(tool: string, alias: string, options: TargetRemoveOptions): Promise<number> {
+  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  const target = findTarget(provider, alias);
+  if (options.force !== true) {
+    throw new OperatorError(
+      `refusing to remove ${tool} target ${alias} without --force: it deletes ${target.dir} with its target.yaml, rules.yaml, .env and grants`,
+    );
+  }
+  const store = new LeaseStore(provider.dir);
+  const before = store.read();
+  const hadLease = before.ok && before.state.authorizations.some((entry) => entry.target === alias && isLive(entry.expires_at, new Date()));
+  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
+    store.revoke(alias),
+  );
+  try {
+    rmSync(target.dir, { recursive: true });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new OperatorError(`the lease of ${tool} ${alias} is revoked, but ${target.dir} could not be deleted: ${why}`, EXIT_STATE_PROBLEM);
+  }
+  const lines = [
+    hadLease ? `revoked the lease of ${tool} target ${alias}` : `${tool} target ${alias} had no active lease`,
+    `deleted ${target.dir}`,
+    "restart the MCP server (the torii process your agent runs) so that it stops offering the target",
+  ];
+  emit(options, { action: "target-removed", tool, provider: provider.name, target: alias, lease_revoked: hadLease, removed: target.dir, restart_required: true }, lines);
+  return 0;
+}
