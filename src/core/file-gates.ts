@@ -19,7 +19,7 @@ import { loadTargetDocument } from "../config/target-schema.js";
 import { targetBinding } from "../state/fingerprints.js";
 import { GRANTS_FILE, GrantStore } from "../state/grant-store.js";
 import { LeaseStore } from "../state/lease-store.js";
-import type { GrantGate, GrantMatch, LeaseCheckpoint, LeaseGate, LeaseStatus } from "./gates.js";
+import type { GrantGate, GrantMatch, LeaseGate, LeaseStatus } from "./gates.js";
 
 function bindingOf(provider: ProviderEntry, target: TargetEntry, config: unknown, identity: { ino: number; birthtimeMs: number }): string {
   return targetBinding({ provider: provider.name, alias: target.name, config, fileIdentity: identity });
@@ -52,7 +52,7 @@ export class FileLeaseGate implements LeaseGate {
     return { binding: loaded };
   }
 
-  check(provider: ProviderEntry, target: TargetEntry, _checkpoint: LeaseCheckpoint): Promise<LeaseStatus> {
+  check(provider: ProviderEntry, target: TargetEntry): Promise<LeaseStatus> {
     const binding = this.loadedBinding(provider, target);
     if (!("binding" in binding)) return Promise.resolve({ active: false, reason: binding.reason });
     const store = this.store(provider);
