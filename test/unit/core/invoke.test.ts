@@ -1,0 +1,105 @@
+/**
+ * The pipeline with injected gates: where each lease checkpoint sits, and that
+ * a revocation landing at any checkpoint, including at launch, stops the call
+ * before the program starts.
+ */
+import { describe, expect, test, vi } from "vitest";
+import { loadRegistry } from "../../../src/config/registry.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
+import type { CallAudit, CallAuditEntry } from "../../../src/core/call-audit.js";
+import type { LeaseCheckpoint, LeaseGate } from "../../../src/core/gates.js";
+import { headlessApprover, noGrants } from "../../../src/core/gates.js";
+import { invoke, type InvokeDeps } from "../../../src/core/invoke.js";
+import { PolicyCache } from "../../../src/core/policy-cache.js";
+import type { launch } from "../../../src/runtime/launcher.js";
+import { makeConfigTree } from "../../support/config-tree.js";
+
+const root = makeConfigTree({
+  "providers/kube/provider.yaml": 'version: "1"\nname: kube\ntool: kube\ncommand: node\ntargeting:\n  mode: credentials\n',
+  "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+  "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\nidentity: {provider: kube}\n',
+});
+
+function recordingAudit(): CallAudit & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    record: (entry: CallAuditEntry) => events.push(entry.event),
+    setPolicyHash: () => undefined,
+    flushed: () => Promise.resolve(),
+  };
+}
+
+function leasesRevokedAt(revokedAt: LeaseCheckpoint): LeaseGate & { seen: LeaseCheckpoint[] } {
+  const seen: LeaseCheckpoint[] = [];
+  return {
+    seen,
+    check(_provider, _target, checkpoint) {
+      seen.push(checkpoint);
+      return Promise.resolve(checkpoint === revokedAt ? { active: false, reason: "revoked" } : { active: true });
+    },
+    startWhileActive(_provider, _target, start) {
+      seen.push("at-launch");
+      return revokedAt === "at-launch" ? Promise.resolve({ active: false }) : start().then((value) => ({ active: true, value }));
+    },
+  };
+}
+
+function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
+  return {
+    registry: loadRegistry(root),
+    settings: DEFAULT_SETTINGS,
+    policies: new PolicyCache(),
+    leases,
+    grants: noGrants,
+    approver: headlessApprover,
+    launch: launchSpy,
+    serverEnv: { PATH: process.env.PATH },
+    platform: process.platform,
+    selfDir: "/nonexistent",
+    cwd: process.cwd(),
+  };
+}
+
+async function callWith(revokedAt: LeaseCheckpoint) {
+  const leases = leasesRevokedAt(revokedAt);
+  const launchSpy = vi.fn<typeof launch>(() =>
+    Promise.resolve({ exitCode: 0, signal: null, stdout: "", stderr: "", truncated: false, timedOut: false, canceled: false, durationMs: 1, pid: 1 }),
+  );
+  const deps = depsWith(leases, launchSpy);
+  const provider = deps.registry.providers.get("kube")!;
+  const audit = recordingAudit();
+  const outcome = await invoke(
+    { provider, target: provider.targets.get("prod"), args: ["get", "pods"], description: undefined, signal: new AbortController().signal, audit },
+    deps,
+  );
+  return { outcome, launchSpy, leases, audit };
+}
+
+describe("lease checkpoints", () => {
+  test("an active lease is checked at policy time, before env, after auth and at launch, in that order", async () => {
+    const { leases, launchSpy } = await callWith("none" as LeaseCheckpoint);
+    expect(leases.seen).toEqual(["policy", "before-env", "after-auth", "at-launch"]);
+    expect(launchSpy).toHaveBeenCalledTimes(1);
+  });
+
+  test.each(["before-env", "after-auth"] as const)("a revocation that lands at %s stops the call (target-access-lost)", async (checkpoint) => {
+    const { outcome, launchSpy, audit } = await callWith(checkpoint);
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "target-access-lost" });
+    expect(launchSpy).not.toHaveBeenCalled();
+    expect(audit.events).toContain("target-access-lost");
+  });
+
+  test("a revocation that lands before launch stops the call while the lease lock is held", async () => {
+    const { outcome, launchSpy } = await callWith("at-launch");
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "target-access-lost" });
+    expect(launchSpy).not.toHaveBeenCalled();
+  });
+
+  test("an inactive target is denied at policy time with no further checkpoint", async () => {
+    const { outcome, leases, launchSpy } = await callWith("policy");
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "target-inactive" });
+    expect(leases.seen).toEqual(["policy"]);
+    expect(launchSpy).not.toHaveBeenCalled();
+  });
+});
