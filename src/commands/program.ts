@@ -10,6 +10,7 @@ import { Command, CommanderError } from "commander";
 import { registerAuditCommand } from "./audit.js";
 import { runConfigDir } from "./config-dir.js";
 import { runInit } from "./init.js";
+import { registerGrantCommand } from "./grant.js";
 import { EXIT_USAGE, reportFailure } from "./operator-context.js";
 import { runPolicyCheck } from "./policy-check.js";
 import { runPolicyShow } from "./policy-show.js";
@@ -70,6 +71,7 @@ function buildProgram(version: string, passthrough: readonly string[] | undefine
 
   registerAuditCommand(program, setExit);
   registerTargetCommand(program, setExit);
+  registerGrantCommand(program, passthrough, setExit);
 
   return program;
 }

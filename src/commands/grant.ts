@@ -1,0 +1,201 @@
+/**
+ * `torii grant add|list|revoke|clear <tool> [target] …`: timed grants that let
+ * an argv the rules leave unresolved run without asking a human.
+ *
+ * A grant is stored as a fingerprint of canonical tokens, so `grant add`
+ * canonicalises the operator's argv with the provider's grammar exactly as the
+ * server does for the agent's: an argv the server would refuse (a locked
+ * option, a forbidden value, an unparseable spelling) cannot be granted.
+ *
+ * Grants live in `<provider>/grants` for a provider without targets and in
+ * `<target>/grants` for a target: the server looks only in the file of the
+ * call's scope, so a grant for one target never allows a call to another.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import type { ProviderEntry } from "../config/registry.js";
+import { loadSettings } from "../config/settings.js";
+import { grammarFor } from "../policy/compile.js";
+import { canonicalise } from "../policy/grammar/canonicalise.js";
+import { flattenCanonical } from "../policy/grammar/types.js";
+import { grantEvidence } from "../state/fingerprints.js";
+import { GRANTS_FILE, GrantStore, type GrantEntry } from "../state/grant-store.js";
+import { configRoot, OperatorError } from "./operator-context.js";
+import { emit, expiryText, MAX_MINUTES, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "./operator-output.js";
+import { findProvider, findTarget, loadOperatorRegistry } from "./selection.js";
+import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "./state-errors.js";
+
+/** Where a grant applies: a provider without targets, or one target. */
+interface GrantScope {
+  readonly provider: ProviderEntry;
+  readonly target: string | undefined;
+  /** `tool` or `tool target`, as typed. */
+  readonly label: string;
+  readonly file: string;
+}
+
+function grantScope(tool: string, target: string | undefined): GrantScope {
+  const provider = findProvider(loadOperatorRegistry(), tool);
+  if (target === undefined) {
+    return { provider, target, label: tool, file: path.join(provider.dir, GRANTS_FILE) };
+  }
+  if (!provider.targetAware) throw new OperatorError(`${tool} takes no target, so its grants are provider-wide: leave out ${JSON.stringify(target)}`);
+  const entry = findTarget(provider, target);
+  return { provider, target, label: `${tool} ${target}`, file: path.join(entry.dir, GRANTS_FILE) };
+}
+
+function scopeJson(scope: GrantScope): { tool: string; target: string | null; file: string } {
+  return { tool: scope.provider.tool, target: scope.target ?? null, file: scope.file };
+}
+
+function grantJson(entry: GrantEntry, now: Date) {
+  return {
+    evidence: grantEvidence(entry.matcher),
+    mode: entry.matcher.mode,
+    token_count: entry.matcher.token_count,
+    expires_at: entry.expires_at,
+    remaining_minutes: remainingMinutes(entry.expires_at, now),
+  };
+}
+
+/** Adds `grant add|list|revoke|clear` to the operator's program. */
+export function registerGrantCommand(program: Command, passthrough: readonly string[] | undefined, setExit: (code: number) => void): void {
+  const grant = program.command("grant").description("timed grants for argvs the rules leave unresolved");
+  grant
+    .command("add")
+    .description("grant an argv (--exact) or its first N canonical tokens (--prefix N) for a while")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias (required for a target-aware provider)")
+    .usage("<tool> [target] (--exact | --prefix N) [--for MIN] [--json] -- <args…>")
+    .option("--exact", "grant exactly this canonical argv")
+    .option("--prefix <n>", "grant every argv starting with its first N canonical tokens")
+    .option("--for <minutes>", `how long, 1..${MAX_MINUTES} (default: default_grant_minutes from settings.yaml)`)
+    .option("--json", "machine-readable output")
+    .action(async (tool: string, target: string | undefined, options: GrantAddOptions) => {
+      setExit(await runGrantAdd(tool, target, options, passthrough));
+    });
+  grant
+    .command("list")
+    .description("list the live grants (exit 1 when the grants file is invalid)")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias")
+    .option("--json", "machine-readable output")
+    .action((tool: string, target: string | undefined, options: JsonOption) => {
+      setExit(runGrantList(tool, target, options));
+    });
+  grant
+    .command("revoke")
+    .description("revoke the grant with this evidence (as printed by grant add and grant list)")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias")
+    .argument("[evidence]", "grant:<mode>:<count>:<8 hex>")
+    .usage("<tool> [target] <evidence> [--json]")
+    .option("--json", "machine-readable output")
+    .action(async (tool: string, first: string | undefined, second: string | undefined, options: JsonOption) => {
+      setExit(await (second === undefined ? runGrantRevoke(tool, undefined, first, options) : runGrantRevoke(tool, first, second, options)));
+    });
+  grant
+    .command("clear")
+    .description("revoke every grant of the provider (or target)")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias")
+    .option("--json", "machine-readable output")
+    .action(async (tool: string, target: string | undefined, options: JsonOption) => {
+      setExit(await runGrantClear(tool, target, options));
+    });
+}
+
+export interface GrantAddOptions extends JsonOption {
+  readonly exact?: boolean;
+  readonly prefix?: string;
+  readonly for?: string;
+}
+
+export async function runGrantAdd(tool: string, target: string | undefined, options: GrantAddOptions, args: readonly string[] | undefined): Promise<number> {
+  if ((options.exact === true) === (options.prefix !== undefined)) {
+    throw new OperatorError("give exactly one of --exact and --prefix N");
+  }
+  if (args === undefined || args.length === 0) {
+    throw new OperatorError("usage: torii grant add <tool> [target] (--exact | --prefix N) -- <args…> (the arguments go after --)");
+  }
+  const scope = grantScope(tool, target);
+  if (scope.target === undefined && scope.provider.targetAware) {
+    const known = [...scope.provider.targets.keys()].sort().join(", ") || "none configured";
+    throw new OperatorError(`every call to ${tool} names a target, so its grants are per target: torii grant add ${tool} <target> … (targets: ${known})`);
+  }
+  const minutes = parseMinutes(options.for, loadSettings(configRoot()).defaultGrantMinutes);
+  const canonical = canonicalise(args, grammarFor(scope.provider.policyContext), "agent");
+  if (!canonical.ok) {
+    const { rejection } = canonical;
+    throw new OperatorError(`refused: ${rejection.reason} (${rejection.kind}, argument ${rejection.index + 1}); no grant can allow this argv`);
+  }
+  const all = flattenCanonical(canonical.canonical);
+  const mode = options.prefix === undefined ? "exact" : "prefix";
+  const count = options.prefix === undefined ? all.length : parseWholeNumber(options.prefix, "--prefix", 1, all.length);
+  const tokens = all.slice(0, count);
+  const store = new GrantStore(scope.file);
+  const entry = await changeState(`add a grant to ${scope.file}`, `torii grant clear ${scope.label} keeps a copy of it and removes every grant`, () =>
+    store.add(mode, tokens, minutes),
+  );
+  const now = new Date();
+  const evidence = grantEvidence(entry.matcher);
+  const lines = [
+    `granted ${scope.label} (${mode}, ${tokens.length} canonical token(s)) for ${minutes} min, ${expiryText(entry.expires_at, now)}`,
+    `  tokens: ${tokens.map((token) => JSON.stringify(token)).join(" ")}${mode === "prefix" ? " …" : ""}`,
+    `  evidence: ${evidence}`,
+    `  file: ${scope.file}`,
+  ];
+  emit(options, { action: "grant-added", ...scopeJson(scope), mode, tokens, token_count: tokens.length, evidence, minutes, expires_at: entry.expires_at }, lines);
+  return 0;
+}
+
+export function runGrantList(tool: string, target: string | undefined, options: JsonOption): number {
+  const scope = grantScope(tool, target);
+  const listed = new GrantStore(scope.file).list();
+  if (!listed.ok) {
+    const lines = [
+      `${scope.label} grants: ${stateProblemText(listed.error)}`,
+      `it allows nothing while it is invalid; torii grant clear ${scope.label} keeps a copy and starts afresh`,
+    ];
+    emit(options, { ...scopeJson(scope), error: stateProblem(listed.error) }, lines);
+    return EXIT_STATE_PROBLEM;
+  }
+  const now = new Date();
+  const grants = listed.entries.map((entry) => grantJson(entry, now));
+  const lines = [
+    `${scope.label} grants: ${scope.file}`,
+    ...(grants.length === 0
+      ? ["no live grant"]
+      : grants.map((grant) => `  ${grant.evidence}  ${grant.mode}, ${grant.token_count} token(s)  ${expiryText(grant.expires_at, now)}`)),
+  ];
+  emit(options, { ...scopeJson(scope), grants }, lines);
+  return 0;
+}
+
+/** The evidence `grant add` and `grant list` print; a longer digest prefix (up to the whole SHA-256) also names a grant. */
+const EVIDENCE = /^grant:(?:exact|prefix):[1-9][0-9]{0,8}:[0-9a-f]{8,64}$/;
+
+export async function runGrantRevoke(tool: string, target: string | undefined, evidence: string | undefined, options: JsonOption): Promise<number> {
+  if (evidence === undefined) throw new OperatorError("usage: torii grant revoke <tool> [target] <evidence> (see torii grant list)");
+  if (!EVIDENCE.test(evidence)) {
+    throw new OperatorError(`${JSON.stringify(evidence)} is not a grant's evidence (grant:<exact|prefix>:<count>:<8 or more hex>, as printed by torii grant list)`);
+  }
+  const scope = grantScope(tool, target);
+  const store = new GrantStore(scope.file);
+  const removed = await changeState(`revoke a grant in ${scope.file}`, `torii grant clear ${scope.label} keeps a copy of it and removes every grant`, () =>
+    store.revoke(evidence),
+  );
+  if (removed === 0) throw new OperatorError(`${scope.label} has no grant ${evidence} (torii grant list ${scope.label} shows the live ones)`);
+  emit(options, { action: "grant-revoked", ...scopeJson(scope), evidence, removed }, [`revoked ${removed} grant(s) ${evidence} of ${scope.label}`]);
+  return 0;
+}
+
+export async function runGrantClear(tool: string, target: string | undefined, options: JsonOption): Promise<number> {
+  const scope = grantScope(tool, target);
+  const store = new GrantStore(scope.file);
+  const { removed, preservedInvalid } = await changeState(`clear ${scope.file}`, "", () => store.clear());
+  const lines = [removed === 0 ? `${scope.label} had no grant` : `removed ${removed} grant(s) of ${scope.label}`];
+  if (preservedInvalid !== undefined) lines.push(`the invalid grants file was replaced; a copy is kept at ${preservedInvalid}`);
+  emit(options, { action: "grants-cleared", ...scopeJson(scope), removed, preserved_invalid: preservedInvalid ?? null }, lines);
+  return 0;
+}
