@@ -1,6 +1,7 @@
 // `npm run demo`: a real MCP client session against the built server and the
 // bundled example configuration (examples/demo, copied to a temporary config
 // root so the run leaves nothing behind). Prints each call and its decision.
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -49,6 +50,18 @@ await call("A forbidden argument: code evaluation is never allowed", "node", { a
 await call("An explicit deny rule", "node", { args: ["--inspect-brk", "app.js"] });
 await call("No rule decides: unresolved, denied when headless, with the grant that would allow it", "node", { args: ["--test"] });
 await call("A target the operator has not activated (no lease): denied", "node_staged", { args: ["--version"], target: "staging" });
+
+// The operator, in another terminal, grants a 5-minute lease for the alias.
+const operator = ["target", "activate", "node_staged", "staging", "--for", "5"];
+say(`── The operator runs: torii ${operator.join(" ")}`);
+const activation = spawnSync(process.execPath, [path.join(repo, "dist/cli.js"), ...operator], {
+  env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), TORII_CONFIG_DIR: root },
+  encoding: "utf8",
+  shell: false,
+});
+say(`   ${(activation.stdout || activation.stderr).trim().split("\n").join("\n   ")}\n`);
+
+await call("The same call while the lease lives: allowed, with the operator's target", "node_staged", { args: ["--version"], target: "staging" });
 await call("An accepted call runs, argv only, no shell", "node", { args: ["--version"] });
 
 await client.close();
