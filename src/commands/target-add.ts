@@ -24,7 +24,7 @@ import { loadRegistry, type ProviderEntry, type Registry } from "../config/regis
 import { targetConfigPath, targetDir, targetsDir } from "../config/paths.js";
 import { targetFileSchema, type TargetConfig } from "../config/target-schema.js";
 import { parseYamlDocument } from "../config/yaml-document.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { writeFileAtomic } from "../state/atomic-write.js";
 import { kubeconfigContexts, kubeconfigPath } from "./kubeconfig.js";
 import { configRoot, OperatorError } from "./operator-context.js";
 import { emit, type JsonOption } from "./operator-output.js";
@@ -70,7 +70,7 @@ const FLAG_SPELLING: Record<keyof Omit<TargetAddOptions, "json">, string> = {
   region: "--region",
 };
 
-export function runTargetAdd(tool: string, name: string, options: TargetAddOptions): number {
+export async function runTargetAdd(tool: string, name: string, options: TargetAddOptions): Promise<number> {
   const root = configRoot();
   const registry = loadRegistry(root);
   const provider = findTargetAwareProvider(registry, tool);
@@ -91,7 +91,7 @@ export function runTargetAdd(tool: string, name: string, options: TargetAddOptio
   const file = targetConfigPath(dir);
   const text = `# torii target ${name} of ${provider.name} (created by torii target add)\n${stringify(document)}`;
   const config = validateDocument(file, text, provider);
-  writeTarget(root, provider, name, dir, file, text);
+  await writeTarget(root, provider, name, dir, file, text);
 
   const lines = [
     `added target ${name} to ${tool} (${mode}): ${file}`,
@@ -196,7 +196,7 @@ function validateDocument(file: string, text: string, provider: ProviderEntry): 
 }
 
 /** Creates the directory and file, then reloads the registry; a refusal removes what was written. */
-function writeTarget(root: string, provider: ProviderEntry, name: string, dir: string, file: string, text: string): void {
+async function writeTarget(root: string, provider: ProviderEntry, name: string, dir: string, file: string, text: string): Promise<void> {
   if (exists(dir)) throw new OperatorError(`${dir} already exists; remove it or choose another name`);
   let createdParent: string | undefined;
   try {
@@ -208,7 +208,7 @@ function writeTarget(root: string, provider: ProviderEntry, name: string, dir: s
   }
   let written = false;
   try {
-    writeFileAtomic(file, text, 0o600);
+    await writeFileAtomic(file, Buffer.from(text, "utf8"));
     written = true;
     const reloaded = loadRegistry(root);
     if (reloaded.providers.get(provider.tool)?.targets.has(name) !== true) {

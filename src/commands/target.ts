@@ -35,8 +35,8 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .option("--scope <scope>", "the identity scope (default: the target name; aws_profile: the profile)")
     .option("--expect <value>", "kubectl_context, credentials: the identity the provider's probe must report")
     .option("--json", JSON_HELP)
-    .action((tool: string, name: string, options: TargetAddOptions) => {
-      setExit(runTargetAdd(tool, name, options));
+    .action(async (tool: string, name: string, options: TargetAddOptions) => {
+      setExit(await runTargetAdd(tool, name, options));
     });
   target
     .command("list")
