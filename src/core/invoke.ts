@@ -17,7 +17,7 @@
  * envelope (argument shapes, the target alias) is validated by the MCP tool
  * before this function is called.
  */
-import type { ProviderEntry, TargetEntry, Registry } from "../config/registry.js";
+import type { Registry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import { ConfigError } from "../config/errors.js";
 import { decideCanonical, rejectionDecision } from "../policy/evaluate.js";
@@ -27,23 +27,13 @@ import { canonicalise } from "../policy/grammar/canonicalise.js";
 import { flattenCanonical, type CanonicalArgv } from "../policy/grammar/types.js";
 import type { PolicyDecision } from "../policy/types.js";
 import { authenticate, type AuthDeps } from "../auth/authenticate.js";
-import type { CallAudit } from "./call-audit.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import type { Approver, GrantGate, LeaseGate } from "./gates.js";
 import { runProgram, type ProgramDeps } from "./run-program.js";
 import type { PolicyCache } from "./policy-cache.js";
+import { callScope, type ProviderCall } from "./provider-call.js";
 
-/** One validated call from the agent. */
-export interface ProviderCall {
-  readonly provider: ProviderEntry;
-  readonly target: TargetEntry | undefined;
-  readonly args: readonly string[];
-  /** The agent's stated reason, sanitised. Shown to a human, never used to decide. */
-  readonly description: string | undefined;
-  /** Aborted when the client cancels the request or the server shuts down. */
-  readonly signal: AbortSignal;
-  readonly audit: CallAudit;
-}
+export type { ProviderCall } from "./provider-call.js";
 
 export interface InvokeDeps extends AuthDeps, ProgramDeps {
   readonly registry: Registry;
@@ -56,12 +46,8 @@ export interface InvokeDeps extends AuthDeps, ProgramDeps {
 
 type Step<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly outcome: CallOutcome };
 
-function scopeOf(call: ProviderCall): { provider: string; target?: string } {
-  return call.target === undefined ? { provider: call.provider.tool } : { provider: call.provider.tool, target: call.target.name };
-}
-
 function denied(call: ProviderCall, decision: Omit<CallDecision, "result">): CallOutcome {
-  return { ...scopeOf(call), decision: { result: "deny", ...decision } };
+  return { ...callScope(call), decision: { result: "deny", ...decision } };
 }
 
 /** Policy decisions carry a rule object; the wire format carries its text. */
@@ -161,7 +147,7 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
     const { failure } = auth;
     return failure.kind === "deny"
       ? denied(call, { source: failure.source, reason: failure.reason })
-      : { ...scopeOf(call), decision: allowed.value, error: failure.message };
+      : { ...callScope(call), decision: allowed.value, error: failure.message };
   }
 
   const afterAuth = await stepLease(call, deps, "after-auth");

@@ -9,7 +9,7 @@ import type { Settings } from "../config/settings.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
 import type { LeaseGate } from "./gates.js";
-import type { ProviderCall } from "./invoke.js";
+import { callScope, type ProviderCall } from "./provider-call.js";
 import { targetInjection } from "./target-binding.js";
 
 export interface ProgramDeps extends ChildPlanDeps {
@@ -23,10 +23,6 @@ export interface ProgramRequest {
   readonly decision: CallDecision;
   readonly canonicalTokens: readonly string[];
   readonly credentials: CredentialLayers;
-}
-
-function scope(call: ProviderCall): { provider: string; target?: string } {
-  return call.target === undefined ? { provider: call.provider.tool } : { provider: call.provider.tool, target: call.target.name };
 }
 
 export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Promise<CallOutcome> {
@@ -59,7 +55,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
       if (!gated.active) {
         call.audit.record({ event: "target-access-lost", detail: "at-launch" });
         return {
-          ...scope(call),
+          ...callScope(call),
           decision: { result: "deny", source: "target-access-lost", reason: `the lease for target ${call.target.name} ended before launch` },
         };
       }
@@ -67,14 +63,14 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
     }
   } catch (error) {
     call.audit.record({ event: "launch-failed", detail: (error as Error).name });
-    return { ...scope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
+    return { ...callScope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
   }
   let result: LaunchResult;
   try {
     result = await started;
   } catch (error) {
     call.audit.record({ event: "launch-failed", detail: (error as Error).name });
-    return { ...scope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
+    return { ...callScope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
   }
   call.audit.record({
     event: "ran",
@@ -84,7 +80,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
     timed_out: result.timedOut,
   });
   return {
-    ...scope(call),
+    ...callScope(call),
     decision,
     execution: {
       exit_code: result.exitCode,
