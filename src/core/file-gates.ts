@@ -27,6 +27,8 @@ function bindingOf(provider: ProviderEntry, target: TargetEntry, config: unknown
 
 export class FileLeaseGate implements LeaseGate {
   private readonly stores = new Map<string, LeaseStore>();
+  /** The binding of each target as loaded: fixed for the life of the server. */
+  private readonly loaded = new Map<TargetEntry, string>();
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
@@ -41,7 +43,11 @@ export class FileLeaseGate implements LeaseGate {
 
   /** The binding the server's loaded configuration stands for, or why it no longer holds. */
   private loadedBinding(provider: ProviderEntry, target: TargetEntry): { binding: string } | { reason: string } {
-    const loaded = bindingOf(provider, target, target.config, target.fileIdentity);
+    let loaded = this.loaded.get(target);
+    if (loaded === undefined) {
+      loaded = bindingOf(provider, target, target.config, target.fileIdentity);
+      this.loaded.set(target, loaded);
+    }
     try {
       const doc = loadTargetDocument(target.file, { name: provider.name, mode: provider.config.targeting?.mode });
       const current = bindingOf(provider, target, doc.value, fileIdentityOf(target.file));
