@@ -167,3 +167,43 @@ describe("stdout purity and lifecycle", () => {
     expect(code).toBe(0);
   });
 });
+
+describe("start-up", () => {
+  function startRaw(configRoot: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, [CLI_PATH], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", TORII_CONFIG_DIR: configRoot },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    return new Promise((resolve) => {
+      child.on("exit", (code) => {
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  test("a configuration that fails to load starts nothing and says where", async () => {
+    const broken = makeConfigTree({
+      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\nunknown_field: 1\n',
+      "providers/rec/rules.yaml": 'version: "1"\n',
+    });
+    const { code, stdout, stderr } = await startRaw(broken);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/providers\/rec\/provider\.yaml:5:1: .*unknown_field/u);
+  });
+
+  test("no installed provider is an error, not an empty server", async () => {
+    const { code, stdout, stderr } = await startRaw(makeConfigTree({}));
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("no providers installed");
+  });
+});
