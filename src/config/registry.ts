@@ -179,6 +179,10 @@ export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { s
     throw new ConfigError(targetsDir(entry.dir), `provider ${entry.tool} has no target ${JSON.stringify(targetAlias)}`);
   }
   const text = readConfigTextIfExists(target.rulesPath);
+  if (text === undefined && target.hasOwnRules) {
+    // Falling back to the shared accepts would silently widen this target's policy.
+    throw new ConfigError(target.rulesPath, "was removed after the configuration was loaded; restore it, or restart the server to use the shared rules");
+  }
   return text === undefined ? { shared } : { shared, target: { file: target.rulesPath, text } };
 }
 

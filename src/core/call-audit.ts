@@ -29,6 +29,12 @@ export interface AuditSink {
   append(record: AuditInput): Promise<unknown>;
 }
 
+/** `--token=eyJ…` → `--token=…`: an option's value may be a credential the agent pasted. */
+function withoutOptionValue(token: string): string {
+  const equals = token.indexOf("=");
+  return token.startsWith("-") && equals !== -1 ? `${token.slice(0, equals)}=…` : token;
+}
+
 export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string; argv: readonly string[] }): CallAudit {
   let policyHash: string | undefined;
   let chain: Promise<unknown> = Promise.resolve();
@@ -37,7 +43,7 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
       const record: AuditInput = {
         call_id: base.callId,
         scope: base.scope,
-        argv_head: base.argv,
+        argv_head: base.argv.slice(0, 2).map(withoutOptionValue),
         ...(policyHash === undefined ? {} : { policy_hash: policyHash }),
         ...entry,
       };

@@ -45,6 +45,12 @@ export function normaliseForEvaluation(policy: CompiledPolicy, canonical: Canoni
   return { ...view, joined: flattenCanonical(view).join(" ") };
 }
 
+/** The view with the `--` tail appended to the positionals, for deny matching. */
+function tailAsPositionals(view: EvaluationView): EvaluationView {
+  const positionals = [...view.positionals, ...view.tail];
+  return { positionals, options: view.options, hasTail: false, tail: [], joined: [...positionals, ...view.options].join(" ") };
+}
+
 function isPrefix(prefix: readonly string[], tokens: readonly string[]): boolean {
   return prefix.length <= tokens.length && prefix.every((token, i) => tokens[i] === token);
 }
@@ -209,7 +215,11 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   const view = normaliseForEvaluation(policy, canonical);
   const argparse = policy.grammar.parser === "argparse";
-  const denied = findMatch(policy.deny, view, { bodyOptionsAnywhere: argparse, abbreviations: argparse });
+  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse };
+  // Many CLIs pass the tokens after `--` to the command as plain arguments
+  // (`kubectl get -- secrets` is `kubectl get secrets`), so deny rules are also
+  // matched with the tail read as positionals: a `--` never hides a denied call.
+  const denied = findMatch(policy.deny, view, denyMode) ?? (view.hasTail ? findMatch(policy.deny, tailAsPositionals(view), denyMode) : undefined);
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }

@@ -71,6 +71,11 @@ describe("torii policy check refuses override spellings on the bundled providers
     ["kubectl", ["get", "pods", "--client_key=/tmp/k"]],
     ["kubectl", ["get", "pods", "--tls_server_name", "x"]],
     ["kubectl", ["get", "pods", "--namespace", "--server=https://evil"]],
+    // verbose client logs carry response bodies (secret data) to stderr
+    ["kubectl", ["describe", "secret", "db", "--v=9"]],
+    ["kubectl", ["describe", "secret", "db", "-v9"]],
+    // a -- does not hide a denied resource
+    ["kubectl", ["get", "-o", "yaml", "--", "secrets"]],
     // aws
     ["aws", ["s3", "ls", "--profile", "prod"]],
     ["aws", ["--profile=prod", "s3", "ls"]],

@@ -2,9 +2,10 @@
  * The order of the pipeline is a security property: a denied call must stop
  * before any .env read, lifecycle command or spawn. Each provider here points
  * at sentinels: its command is `must-not-run`, its validate command is
- * `validate-sentinel` (both write a marker when run), and its `.env` is a
- * directory, so reading it fails the call with an error instead of a deny.
- * A positive control proves the sentinels fire when the call is allowed.
+ * `validate-sentinel` (both write a marker when run). The `envguard` and
+ * target-aware providers' `.env` files are directories, so reading one fails the
+ * call with an error instead of the expected deny. Positive controls prove the
+ * sentinels fire when a call is allowed.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -47,11 +48,13 @@ beforeAll(async () => {
     "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: plainidp}\n',
     "providers/plainidp/provider.yaml": 'version: "1"\nname: plainidp\ntool: plainidp\ncommand: must-not-run\n',
     "providers/plainidp/rules.yaml": 'version: "1"\n',
+    "providers/envguard/provider.yaml": sentinelProvider("envguard", "targeting:\n  locked_options: [--server]\n"),
+    "providers/envguard/rules.yaml": RULES,
     "providers/control/provider.yaml": sentinelProvider("control"),
     "providers/control/rules.yaml": RULES,
   });
   // A .env that fails if anything reads it.
-  mkdirSync(path.join(root, "providers/sentinel/.env"));
+  mkdirSync(path.join(root, "providers/envguard/.env"));
   mkdirSync(path.join(root, "providers/kube/.env"));
   mkdirSync(path.join(root, "providers/kube/targets/prod/.env"));
   mkdirSync(path.join(root, "providers/plainidp/.env"));
@@ -73,6 +76,14 @@ describe("denied paths stop before .env, lifecycle and spawn", () => {
     expect(result.isError).toBe(true);
     expect(outcomeOf(result).decision).toMatchObject({ result: "deny", source: "explicit-deny", rule: "delete" });
     expectNothingTouched();
+  });
+
+  test("denied_calls_never_read_the_env_file", async () => {
+    for (const args of [["delete", "pod", "x"], ["get", "pods", "--raw=/x"], ["get", "pods", "-shttps://evil"], ["logs", "x"]]) {
+      const outcome = outcomeOf(await session.call("envguard", { args }));
+      expect(outcome.decision.result, args.join(" ")).toBe("deny");
+      expect(outcome.error, args.join(" ")).toBeUndefined();
+    }
   });
 
   test("forbidden_argument_is_denied_before_environment_or_spawn", async () => {
@@ -112,7 +123,7 @@ describe("denied paths stop before .env, lifecycle and spawn", () => {
 
 describe("positive control: the sentinels do fire on an allowed call", () => {
   test("an allowed call reads the .env (here: fails on it) before it would spawn", async () => {
-    const result = await session.call("sentinel", { args: ["get", "pods"] });
+    const result = await session.call("envguard", { args: ["get", "pods"] });
     const outcome = outcomeOf(result);
     expect(result.isError).toBe(true);
     expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });

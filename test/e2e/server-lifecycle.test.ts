@@ -93,6 +93,7 @@ describe("audit", () => {
       const allowed = outcomeOf(await session.call("rec", { args: ["status", "second-token", "third-token-private"] }));
       expect(allowed.execution?.stdout).toContain("env-secret-value-123");
       await session.call("rec", { args: ["push", "origin"] });
+      await session.call("rec", { args: ["--token=pasted-credential-xyz", "status"] });
       await session.call("rec", { args: ["fetch"] });
     } finally {
       await session.close();
@@ -102,6 +103,7 @@ describe("audit", () => {
     expect(events).toEqual(expect.arrayContaining(["invoke", "allowed-by-rules", "ran", "denied-explicit", "denied-headless"]));
     expect(text).not.toContain("env-secret-value-123");
     expect(text).not.toContain("third-token-private");
+    expect(text).not.toContain("pasted-credential-xyz");
     const verify = runCli(["audit", "verify"], { TORII_CONFIG_DIR: root });
     expect(verify.status).toBe(0);
   });
