@@ -8,8 +8,8 @@
  *   which takes the rest of the cluster (after an optional `=`) or the next token;
  * - a value-taking flag takes the next token even when it starts with `-`, which
  *   is why Torii refuses dash-leading separate values instead of guessing;
- * - an unknown flag makes kubectl fail, but an unknown bare flag could take the
- *   next token (or the `--`) as its value, so the agent must write `--name=value`.
+ * - an unknown flag makes kubectl fail, and Torii cannot know whether it would
+ *   take the next token (or the `--`) as its value: it is refused (fail closed).
  */
 import { CanonicalBuilder, finish, type CanonicaliseMode } from "./canonical-builder.js";
 import { findScope, type CompiledGrammar, type OptionTable } from "./option-table.js";
@@ -82,12 +82,13 @@ function parseLong(
   builder.checkLocked(spec, name, token, i);
   if (spec === undefined) {
     if (stopAtUnknown) return 0;
-    if (explicit === undefined && builder.strict) {
+    if (builder.strict) {
+      // kubectl fails on an unknown flag; one missing from the table could also swallow the next token (or the --).
       builder.reject(
         "argv-rejected",
         token,
         i,
-        `unknown option ${name}: Torii cannot tell whether it takes the next argument; write ${name}=VALUE or ask the operator to add it to the provider's option table`,
+        `unknown option ${name} here: it is not in the provider's option table for this command (check the spelling, or ask the operator to add it)`,
       );
     }
     builder.option(undefined, name, explicit, token, i);
