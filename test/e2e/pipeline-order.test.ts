@@ -29,6 +29,7 @@ argv:
   options:
     - {name: --namespace, short: -n, value: required}
     - {name: --server, short: -s, value: required}
+    - {name: --raw, value: required}
 ${extra}`;
 }
 
