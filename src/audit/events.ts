@@ -63,6 +63,17 @@ export const BROKER_AUDIT_EVENTS = [
   "denied-target-inactive",
   /** The program could not be started (not found, refused batch wrapper, spawn error). */
   "launch-failed",
+  // Operator CLI changes (torii target … / torii grant …); Torii logs no record for them.
+  /** `torii target add` wrote a new target.yaml. */
+  "target-added",
+  /** `torii target remove` deleted a target's directory (after revoking its lease). */
+  "target-removed",
+  /** `torii grant add` stored a grant; detail carries its evidence and minutes. */
+  "grant-added",
+  /** `torii grant revoke` removed the grant with this evidence. */
+  "grant-revoked",
+  /** `torii grant clear` removed every grant of a provider or target. */
+  "grants-cleared",
 ] as const;
 
 export const AUDIT_EVENTS: readonly AuditEvent[] = [...TORII_AUDIT_EVENTS, ...BROKER_AUDIT_EVENTS];

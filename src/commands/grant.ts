@@ -20,6 +20,7 @@ import { canonicalise } from "../policy/grammar/canonicalise.js";
 import { flattenCanonical } from "../policy/grammar/types.js";
 import { grantEvidence } from "../state/fingerprints.js";
 import { GRANTS_FILE, GrantStore, type GrantEntry } from "../state/grant-store.js";
+import { auditScope, operatorAudit } from "./operator-audit.js";
 import { configRoot, OperatorError } from "./operator-context.js";
 import { emit, expiryText, MAX_MINUTES, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "./operator-output.js";
 import { findProvider, findTarget, loadOperatorRegistry } from "./selection.js";
@@ -42,6 +43,11 @@ function grantScope(tool: string, target: string | undefined): GrantScope {
   if (!provider.targetAware) throw new OperatorError(`${tool} takes no target, so its grants are provider-wide: leave out ${JSON.stringify(target)}`);
   const entry = findTarget(provider, target);
   return { provider, target, label: `${tool} ${target}`, file: path.join(entry.dir, GRANTS_FILE) };
+}
+
+/** The audit scope of a grant: `tool` or `tool/target`, as the server writes it. */
+function grantAuditScope(scope: GrantScope): string {
+  return auditScope(scope.provider.tool, scope.target);
 }
 
 function scopeJson(scope: GrantScope): { tool: string; target: string | null; file: string } {
@@ -123,7 +129,8 @@ export async function runGrantAdd(tool: string, target: string | undefined, opti
     const known = [...scope.provider.targets.keys()].sort().join(", ") || "none configured";
     throw new OperatorError(`every call to ${tool} names a target, so its grants are per target: torii grant add ${tool} <target> … (targets: ${known})`);
   }
-  const minutes = parseMinutes(options.for, loadSettings(configRoot()).defaultGrantMinutes);
+  const root = configRoot();
+  const minutes = parseMinutes(options.for, loadSettings(root).defaultGrantMinutes);
   const canonical = canonicalise(args, grammarFor(scope.provider.policyContext), "agent");
   if (!canonical.ok) {
     const { rejection } = canonical;
@@ -139,6 +146,7 @@ export async function runGrantAdd(tool: string, target: string | undefined, opti
   );
   const now = new Date();
   const evidence = grantEvidence(entry.matcher);
+  await operatorAudit(root).record({ event: "grant-added", scope: grantAuditScope(scope), detail: `${evidence}; ${minutes}min`, argv: tokens.slice(0, 2) });
   const lines = [
     `granted ${scope.label} (${mode}, ${tokens.length} canonical token(s)) for ${minutes} min, ${expiryText(entry.expires_at, now)}`,
     `  tokens: ${tokens.map((token) => JSON.stringify(token)).join(" ")}${mode === "prefix" ? " …" : ""}`,
@@ -186,6 +194,7 @@ export async function runGrantRevoke(tool: string, target: string | undefined, e
     store.revoke(evidence),
   );
   if (removed === 0) throw new OperatorError(`${scope.label} has no grant ${evidence} (torii grant list ${scope.label} shows the live ones)`);
+  await operatorAudit().record({ event: "grant-revoked", scope: grantAuditScope(scope), detail: evidence });
   emit(options, { action: "grant-revoked", ...scopeJson(scope), evidence, removed }, [`revoked ${removed} grant(s) ${evidence} of ${scope.label}`]);
   return 0;
 }
@@ -194,6 +203,8 @@ export async function runGrantClear(tool: string, target: string | undefined, op
   const scope = grantScope(tool, target);
   const store = new GrantStore(scope.file);
   const { removed, preservedInvalid } = await changeState(`clear ${scope.file}`, "", () => store.clear());
+  const preservedNote = preservedInvalid === undefined ? "" : "; preserved invalid file";
+  await operatorAudit().record({ event: "grants-cleared", scope: grantAuditScope(scope), detail: `removed ${removed} grant(s)${preservedNote}` });
   const lines = [removed === 0 ? `${scope.label} had no grant` : `removed ${removed} grant(s) of ${scope.label}`];
   if (preservedInvalid !== undefined) lines.push(`the invalid grants file was replaced; a copy is kept at ${preservedInvalid}`);
   emit(options, { action: "grants-cleared", ...scopeJson(scope), removed, preserved_invalid: preservedInvalid ?? null }, lines);

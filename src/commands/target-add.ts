@@ -26,6 +26,7 @@ import { targetFileSchema, type TargetConfig } from "../config/target-schema.js"
 import { parseYamlDocument } from "../config/yaml-document.js";
 import { writeFileAtomic } from "../state/atomic-write.js";
 import { kubeconfigContexts, kubeconfigPath } from "./kubeconfig.js";
+import { auditScope, operatorAudit } from "./operator-audit.js";
 import { configRoot, OperatorError } from "./operator-context.js";
 import { emit, type JsonOption } from "./operator-output.js";
 import { findTargetAwareProvider } from "./selection.js";
@@ -92,6 +93,7 @@ export async function runTargetAdd(tool: string, name: string, options: TargetAd
   const text = `# torii target ${name} of ${provider.name} (created by torii target add)\n${stringify(document)}`;
   const config = validateDocument(file, text, provider);
   await writeTarget(root, provider, name, dir, file, text);
+  await operatorAudit(root).record({ event: "target-added", scope: auditScope(tool, name), detail: mode });
 
   const lines = [
     `added target ${name} to ${tool} (${mode}): ${file}`,

@@ -13,6 +13,7 @@ import type { ProviderEntry, TargetEntry } from "../config/registry.js";
 import { loadSettings } from "../config/settings.js";
 import { targetBinding } from "../state/fingerprints.js";
 import { LEASE_FILE, LeaseStore, type LeaseAuthorization, type LeaseRead } from "../state/lease-store.js";
+import { auditScope, operatorAudit } from "./operator-audit.js";
 import { configRoot, OperatorError } from "./operator-context.js";
 import { emit, expiryText, isLive, parseMinutes, remainingMinutes, type JsonOption } from "./operator-output.js";
 import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "./selection.js";
@@ -167,6 +168,11 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
   const { state, replaced } = await changeState(`activate ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
     store.activate(alias, bindingOf(provider, target), minutes, mode),
   );
+  await operatorAudit(root).record(
+    mode === "add"
+      ? { event: "target-access-added", scope: auditScope(tool, alias), detail: `${minutes}min` }
+      : { event: "target-access-replaced", scope: auditScope(tool, alias), detail: `${minutes}min; replaced: ${replaced.length === 0 ? "none" : replaced.join(", ")}` },
+  );
   const now = new Date();
   const mine = state.authorizations.find((entry) => entry.target === alias);
   const expiresAt = mine?.expires_at ?? "";
@@ -187,6 +193,8 @@ export async function runTargetClear(tool: string, options: JsonOption): Promise
   const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
   const store = new LeaseStore(provider.dir);
   const { state, cleared, preservedInvalid } = await changeState(`clear the leases of ${tool}`, "", () => store.clear());
+  const preservedNote = preservedInvalid === undefined ? "" : "; preserved invalid file";
+  await operatorAudit().record({ event: "target-access-cleared", scope: auditScope(tool), detail: `cleared ${cleared.length} lease(s)${preservedNote}` });
   const lines = [cleared.length === 0 ? `no lease of ${tool} was active` : `revoked ${cleared.length} lease(s) of ${tool}: ${cleared.join(", ")}`];
   if (preservedInvalid !== undefined) lines.push(`the invalid lease file was replaced; a copy is kept at ${preservedInvalid}`);
   lines.push(`targets are kept (${provider.targets.size}); torii target remove deletes one`);
@@ -216,12 +224,15 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
   await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
     store.revoke(alias),
   );
+  const audit = operatorAudit();
+  if (hadLease) await audit.record({ event: "target-access-revoked", scope: auditScope(tool, alias), detail: "target remove" });
   try {
     rmSync(target.dir, { recursive: true });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new OperatorError(`the lease of ${tool} ${alias} is revoked, but ${target.dir} could not be deleted: ${why}`, EXIT_STATE_PROBLEM);
   }
+  await audit.record({ event: "target-removed", scope: auditScope(tool, alias) });
   const lines = [
     hadLease ? `revoked the lease of ${tool} target ${alias}` : `${tool} target ${alias} had no active lease`,
     `deleted ${target.dir}`,

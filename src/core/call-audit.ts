@@ -30,7 +30,7 @@ export interface AuditSink {
 }
 
 /** `--token=eyJ…` → `--token=…`: an option's value may be a credential the agent pasted. */
-function withoutOptionValue(token: string): string {
+export function withoutOptionValue(token: string): string {
   const equals = token.indexOf("=");
   return token.startsWith("-") && equals !== -1 ? `${token.slice(0, equals)}=…` : token;
 }

@@ -249,6 +249,45 @@ describe("torii grant list, revoke and clear", () => {
   });
 });
 
+interface AuditLine {
+  readonly call_id: string;
+  readonly scope: string;
+  readonly event: string;
+  readonly detail?: string;
+  readonly argv_head?: string[];
+}
+
+function auditRecords(tree: Tree): AuditLine[] {
+  return readFileSync(path.join(tree.root, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as AuditLine);
+}
+
+describe("the audit log", () => {
+  test("grant add, revoke and clear each leave one record with the evidence, at most two argv tokens, and the chain verifies", () => {
+    const tree = makeTree();
+    const dev = jsonOutput(torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "pods", "-nSECRET-NS", "-o", "json"));
+    const demo = jsonOutput(torii(tree, "grant", "add", "demo", "--prefix", "2", "--json", "--", "fetch", "origin", "--prune"));
+    torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
+    torii(tree, "grant", "revoke", "demo", String(demo.evidence));
+    torii(tree, "grant", "clear", "kube", "dev");
+
+    const records = auditRecords(tree);
+    expect(records.map(({ event, scope, detail, argv_head }) => ({ event, scope, detail, argv_head }))).toEqual([
+      { event: "grant-added", scope: "kube/dev", detail: `${String(dev.evidence)}; 30min`, argv_head: ["get", "pods"] },
+      { event: "grant-added", scope: "demo", detail: `${String(demo.evidence)}; 2min`, argv_head: ["fetch", "origin"] },
+      { event: "grant-added", scope: "kube/dev", detail: expect.stringMatching(/^grant:exact:2:[0-9a-f]{8}; 2min$/u) as string, argv_head: ["get", "svc"] },
+      { event: "grant-revoked", scope: "demo", detail: demo.evidence, argv_head: undefined },
+      { event: "grants-cleared", scope: "kube/dev", detail: "removed 2 grant(s)", argv_head: undefined },
+    ]);
+    for (const record of records) expect((record.argv_head ?? []).length).toBeLessThanOrEqual(2);
+    expect(readFileSync(path.join(tree.root, "audit.jsonl"), "utf8")).not.toContain("SECRET-NS");
+    expect(new Set(records.map((record) => record.call_id)).size).toBe(records.length);
+    expect(torii(tree, "audit", "verify").status).toBe(0);
+  });
+});
+
 describe("with the MCP server", () => {
   let session: McpSession | undefined;
   afterEach(async () => {

@@ -443,6 +443,60 @@ describe("torii target remove", () => {
   });
 });
 
+interface AuditLine {
+  readonly call_id: string;
+  readonly scope: string;
+  readonly event: string;
+  readonly detail?: string;
+  readonly argv_head?: string[];
+}
+
+function auditRecords(tree: Tree): AuditLine[] {
+  const text = readFileSync(path.join(tree.root, "audit.jsonl"), "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as AuditLine);
+}
+
+describe("the audit log", () => {
+  test("target add, activate, clear and remove each leave their records, scoped tool or tool/alias, and the chain verifies", () => {
+    const tree = makeTree();
+    const garbage = "authorizations: [ SECRET-LEASE-BYTES\n";
+    torii(tree, "target", "add", "kube", "staging", "--context", "prod-ctx", "--provider", "idp");
+    torii(tree, "target", "activate", "kube", "dev", "--for", "15");
+    torii(tree, "target", "activate", "kube", "prod", "--add", "--for", "5");
+    torii(tree, "target", "activate", "kube", "staging");
+    torii(tree, "target", "clear", "kube");
+    writeFileSync(tree.leaseFile, garbage, { mode: 0o600 });
+    torii(tree, "target", "clear", "kube");
+    torii(tree, "target", "activate", "kube", "dev");
+    torii(tree, "target", "remove", "kube", "dev", "--force");
+    torii(tree, "target", "remove", "kube", "prod", "--force");
+
+    const records = auditRecords(tree);
+    expect(records.map(({ event, scope, detail }) => ({ event, scope, detail }))).toEqual([
+      { event: "target-added", scope: "kube/staging", detail: "kubectl_context" },
+      { event: "target-access-replaced", scope: "kube/dev", detail: "15min; replaced: none" },
+      { event: "target-access-added", scope: "kube/prod", detail: "5min" },
+      { event: "target-access-replaced", scope: "kube/staging", detail: expect.stringMatching(/^\d+min; replaced: (dev, prod|prod, dev)$/u) as string },
+      { event: "target-access-cleared", scope: "kube", detail: "cleared 1 lease(s)" },
+      { event: "target-access-cleared", scope: "kube", detail: "cleared 0 lease(s); preserved invalid file" },
+      { event: "target-access-replaced", scope: "kube/dev", detail: expect.stringMatching(/min; replaced: none$/u) as string },
+      { event: "target-access-revoked", scope: "kube/dev", detail: "target remove" },
+      { event: "target-removed", scope: "kube/dev", detail: undefined },
+      { event: "target-removed", scope: "kube/prod", detail: undefined },
+    ]);
+    // One call id per invocation, shared by its records; a fresh one for every invocation.
+    expect(records[7]?.call_id).toBe(records[8]?.call_id);
+    expect(new Set(records.map((record) => record.call_id)).size).toBe(records.length - 1);
+    expect(records.every((record) => /^[0-9a-f-]{36}$/u.test(record.call_id))).toBe(true);
+    expect(readFileSync(path.join(tree.root, "audit.jsonl"), "utf8")).not.toContain("SECRET-LEASE-BYTES");
+    const verify = torii(tree, "audit", "verify");
+    expect(verify.status).toBe(0);
+  });
+});
+
 describe("usage errors from the command line parser", () => {
   test("an unknown option or a missing argument exits 3 with a torii: message", () => {
     const tree = makeTree();

@@ -31,6 +31,11 @@ describe("audit events", () => {
       "denied-headless",
       "denied-target-inactive",
       "launch-failed",
+      "target-added",
+      "target-removed",
+      "grant-added",
+      "grant-revoked",
+      "grants-cleared",
     ]);
     expect(new Set(AUDIT_EVENTS).size).toBe(AUDIT_EVENTS.length);
   });
