@@ -22,11 +22,14 @@ import type { CallAudit } from "../core/call-audit.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "../core/child-plan.js";
 import { targetInjection } from "../core/target-binding.js";
 import type { launch } from "../runtime/launcher.js";
+import type { ScopeMutex } from "./scope-mutex.js";
 
 export interface AuthDeps extends ChildPlanDeps {
   readonly registry: Registry;
   readonly settings: Settings;
   readonly launch: typeof launch;
+  /** Serialises the lifecycle of calls sharing an auth scope. */
+  readonly authScopes: ScopeMutex;
 }
 
 export interface AuthRequest {
@@ -161,11 +164,14 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
     // ConfigError messages name the file and line, never a value.
     return operational((error as Error).message);
   }
+  // The scope is the identity provider's credential scope: the target's `identity.scope`, or the provider itself.
+  const scope = `${identity.name}\0${request.target?.config.identity.scope ?? identity.tool}`;
   try {
-    const session = await checkSession(request, identity, layers, deps);
-    if (session !== undefined) return session;
-    const confirmed = await checkIdentity(request, identity, layers, deps);
-    if (confirmed !== undefined) return confirmed;
+    const failed = await deps.authScopes.run(scope, async () => {
+      const session = await checkSession(request, identity, layers, deps);
+      return session ?? (await checkIdentity(request, identity, layers, deps));
+    });
+    if (failed !== undefined) return failed;
   } catch (error) {
     return operational(`the auth lifecycle of ${identity.name} failed: ${(error as Error).message}`);
   }

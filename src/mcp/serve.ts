@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { AuditLog } from "../audit/audit-log.js";
+import { ScopeMutex } from "../auth/scope-mutex.js";
 import { resolveConfigRoot } from "../config/paths.js";
 import { loadRegistry } from "../config/registry.js";
 import { loadSettings } from "../config/settings.js";
@@ -50,6 +51,7 @@ export async function serveStdio(version: string): Promise<void> {
     }),
     approver: headlessApprover,
     launch,
+    authScopes: new ScopeMutex(),
     serverEnv: process.env,
     platform: process.platform,
     selfDir: path.dirname(fileURLToPath(import.meta.url)),

@@ -6,6 +6,7 @@
 import { describe, expect, test, vi } from "vitest";
 import { loadRegistry } from "../../../src/config/registry.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
+import { ScopeMutex } from "../../../src/auth/scope-mutex.js";
 import type { CallAudit, CallAuditEntry } from "../../../src/core/call-audit.js";
 import type { LeaseCheckpoint, LeaseGate } from "../../../src/core/gates.js";
 import { headlessApprover, noGrants } from "../../../src/core/gates.js";
@@ -54,6 +55,7 @@ function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
     grants: noGrants,
     approver: headlessApprover,
     launch: launchSpy,
+    authScopes: new ScopeMutex(),
     serverEnv: { PATH: process.env.PATH },
     platform: process.platform,
     selfDir: "/nonexistent",

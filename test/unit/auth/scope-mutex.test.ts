@@ -1,0 +1,48 @@
+import { describe, expect, test } from "vitest";
+import { ScopeMutex } from "../../../src/auth/scope-mutex.js";
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("ScopeMutex", () => {
+  test("tasks of one scope run one at a time, in arrival order", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const task = (name: string) => async () => {
+      running += 1;
+      maxRunning = Math.max(maxRunning, running);
+      log.push(`start ${name}`);
+      await tick(20);
+      log.push(`end ${name}`);
+      running -= 1;
+      return name;
+    };
+    const results = await Promise.all(["a", "b", "c"].map((name) => mutex.run("aws\0prod", task(name))));
+    expect(results).toEqual(["a", "b", "c"]);
+    expect(maxRunning).toBe(1);
+    expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
+    expect(mutex.busyScopes).toBe(0);
+  });
+
+  test("different scopes run in parallel", async () => {
+    const mutex = new ScopeMutex();
+    let running = 0;
+    let maxRunning = 0;
+    const task = async () => {
+      running += 1;
+      maxRunning = Math.max(maxRunning, running);
+      await tick(30);
+      running -= 1;
+    };
+    await Promise.all([mutex.run("aws\0prod", task), mutex.run("aws\0dev", task), mutex.run("kube\0kube", task)]);
+    expect(maxRunning).toBe(3);
+  });
+
+  test("a failing task releases the scope for the next one", async () => {
+    const mutex = new ScopeMutex();
+    await expect(mutex.run("s", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await expect(mutex.run("s", () => Promise.resolve("next"))).resolves.toBe("next");
+    expect(mutex.busyScopes).toBe(0);
+  });
+});
