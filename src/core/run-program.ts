@@ -29,7 +29,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
   const { call, decision } = request;
   const config = call.provider.config;
   const injection = targetInjection(call.provider, call.target);
-  let started: Promise<LaunchResult>;
+  let result: LaunchResult;
   try {
     const plan = planChild(config.command, [...config.args_prefix, ...injection.args, ...request.canonicalTokens], call.provider, request.credentials, injection.env, deps);
     const timeoutSeconds = config.runtime?.timeout_seconds ?? deps.settings.timeoutSeconds;
@@ -48,26 +48,15 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
           windowsVerbatimArguments: plan.windowsVerbatimArguments,
         }),
       });
-    if (call.target === undefined) {
-      started = (await start()).running;
-    } else {
-      const gated = await deps.leases.startWhileActive(call.provider, call.target, start);
-      if (!gated.active) {
-        call.audit.record({ event: "target-access-lost", detail: "at-launch" });
-        return {
-          ...callScope(call),
-          decision: { result: "deny", source: "target-access-lost", reason: `the lease for target ${call.target.name} ended before launch` },
-        };
-      }
-      started = gated.value.running;
+    const gated = call.target === undefined ? { active: true as const, value: await start() } : await deps.leases.startWhileActive(call.provider, call.target, start);
+    if (!gated.active) {
+      call.audit.record({ event: "target-access-lost", detail: "at-launch" });
+      return {
+        ...callScope(call),
+        decision: { result: "deny", source: "target-access-lost", reason: `the lease for target ${call.target?.name ?? ""} ended before launch` },
+      };
     }
-  } catch (error) {
-    call.audit.record({ event: "launch-failed", detail: (error as Error).name });
-    return { ...callScope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
-  }
-  let result: LaunchResult;
-  try {
-    result = await started;
+    result = await gated.value.running;
   } catch (error) {
     call.audit.record({ event: "launch-failed", detail: (error as Error).name });
     return { ...callScope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };

@@ -8,8 +8,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ConfigError } from "../config/errors.js";
-import { loadProviderPolicy, type Registry } from "../config/registry.js";
-import { effectivePolicy, explain } from "../policy/explain.js";
+import type { Registry } from "../config/registry.js";
+import type { PolicyCache } from "../core/policy-cache.js";
+import { effectivePolicyOf, explainWith } from "../policy/explain.js";
 import { policyOutputSchema } from "./output-schemas.js";
 import { ENVELOPE_LIMITS, parseEnvelope } from "./provider-tool.js";
 import { structuredResult } from "./result.js";
@@ -17,7 +18,7 @@ import { annotationsFor, type ToolDefinition } from "./tool-definition.js";
 
 export const POLICY_TOOL_NAME = "torii_policy";
 
-export function policyTool(registry: Registry): ToolDefinition {
+export function policyTool(registry: Registry, policies: PolicyCache): ToolDefinition {
   const tools = [...registry.providers.keys()].sort();
   const schema = z.strictObject({
     provider: z.string().refine((tool) => registry.providers.has(tool), { error: `provider must be one of: ${tools.join(", ")}` }),
@@ -54,12 +55,12 @@ export function policyTool(registry: Registry): ToolDefinition {
         return Promise.resolve(structuredResult(`Unknown target ${JSON.stringify(input.target)} (targets: ${known}).`, { provider: input.provider, error: "unknown target" }, true));
       }
       try {
-        const { context, rules } = loadProviderPolicy(entry, input.target);
-        const effective = effectivePolicy(context, rules, input.target);
-        const { tool, ...rest } = effective;
+        // One compiled policy serves both answers, shared with the provider tools' cache.
+        const { policy } = policies.load(entry, input.target);
+        const { tool, ...rest } = effectivePolicyOf(policy, input.target);
         const structured: Record<string, unknown> = { provider: tool, ...rest };
         if (input.args !== undefined) {
-          const explanation: Record<string, unknown> = { ...explain(context, rules, input.args, input.target) };
+          const explanation: Record<string, unknown> = { ...explainWith(policy, input.args, input.target) };
           delete explanation.tool;
           delete explanation.target;
           structured.explain = explanation;

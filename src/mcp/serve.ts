@@ -40,11 +40,12 @@ export async function serveStdio(version: string): Promise<void> {
   const settings = loadSettings(root);
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
   const slots = new Semaphore(settings.maxConcurrentCalls);
+  const policies = new PolicyCache();
 
   const deps: InvokeDeps = {
     registry,
     settings,
-    policies: new PolicyCache(),
+    policies,
     leases: new FileLeaseGate(),
     grants: new FileGrantGate((event, scope, file) => {
       void audit.append({ call_id: randomUUID(), scope, event, detail: file });
@@ -77,7 +78,7 @@ export async function serveStdio(version: string): Promise<void> {
         },
       }),
     ),
-    policyTool(registry),
+    policyTool(registry, policies),
   ];
   const created = createServer(tools, version);
   const { server } = created;

@@ -24,10 +24,6 @@ export interface EvaluationView {
   readonly joined: string;
 }
 
-function optionName(token: string): string {
-  const equals = token.indexOf("=");
-  return equals === -1 ? token : token.slice(0, equals);
-}
 
 /** Applies `ignore_args`: leading tokens dropped repeatedly, listed options dropped anywhere. */
 export function normaliseForEvaluation(policy: CompiledPolicy, canonical: CanonicalArgv): EvaluationView {
@@ -35,7 +31,7 @@ export function normaliseForEvaluation(policy: CompiledPolicy, canonical: Canoni
   while (start < canonical.positionals.length && policy.ignoreLeading.has(canonical.positionals[start] as string)) {
     start += 1;
   }
-  const keep = (token: string): boolean => !policy.ignoreFlags.has(optionName(token));
+  const keep = (token: string): boolean => !policy.ignoreFlags.has(splitOption(token).name);
   const view = {
     positionals: canonical.positionals.slice(start).filter(keep),
     options: canonical.options.filter(keep),

@@ -123,7 +123,12 @@ export function explain(
 
 /** The effective rules for a provider (and target): the shared deny floor plus the target's, and the accepts in force. */
 export function effectivePolicy(context: ProviderPolicyContext, rules: LayeredRuleSpecs, target?: string): EffectivePolicy {
-  const policy = compilePolicy(context, rules);
+  return effectivePolicyOf(compilePolicy(context, rules), target);
+}
+
+/** The effective rules of an already compiled policy. */
+export function effectivePolicyOf(policy: CompiledPolicy, target?: string): EffectivePolicy {
+  const context = policy.context;
   const texts = (list: readonly { ref: RuleRef }[]): string[] => list.map((rule) => rule.ref.text);
   return {
     tool: context.tool,

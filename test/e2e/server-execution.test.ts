@@ -7,27 +7,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { alive } from "../support/processes.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 
 const provider = (name: string, command: string, extra = ""): string =>
   `version: "1"\nname: ${name}\ntool: ${name}\ncommand: ${command}\nauth:\n  removed_env: [DROP_ME]\n${extra}`;
 const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
-
-/** True while the process exists and is not a zombie (a container's PID 1 may never reap it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(predicate: () => boolean, ms: number): Promise<boolean> {
   const until = Date.now() + ms;

@@ -8,21 +8,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { alive } from "../support/processes.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 
 const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 describe("concurrency", () => {
   test("calls beyond max_concurrent_calls wait for a slot instead of running at once", async () => {
