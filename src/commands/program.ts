@@ -7,14 +7,14 @@
  * so the program is parsed with parseAsync.
  */
 import { Command, CommanderError } from "commander";
-import { registerAuditCommand } from "./audit.js";
-import { runConfigDir } from "./config-dir.js";
-import { runInit } from "./init.js";
-import { registerGrantCommand } from "./grant.js";
-import { EXIT_USAGE, reportFailure } from "./operator-context.js";
-import { runPolicyCheck } from "./policy-check.js";
-import { runPolicyShow } from "./policy-show.js";
-import { registerTargetCommand } from "./target.js";
+import { registerAuditCommand } from "./audit/audit.js";
+import { runConfigDir } from "./setup/config-dir.js";
+import { runInit } from "./setup/init.js";
+import { registerGrantCommand } from "./grant/grant.js";
+import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
+import { runPolicyCheck } from "./policy/policy-check.js";
+import { runPolicyShow } from "./policy/policy-show.js";
+import { registerTargetCommand } from "./target/target.js";
 
 /** Splits `argv` at the first `--`: Torii's own words, and the agent-style argv after it. */
 function splitAtDoubleDash(argv: readonly string[]): { own: string[]; passthrough: string[] | undefined } {

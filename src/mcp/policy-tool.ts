@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ConfigError } from "../config/errors.js";
 import type { Registry } from "../config/registry.js";
-import type { PolicyCache } from "../core/policy-cache.js";
+import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, explainWith } from "../policy/explain.js";
 import { policyOutputSchema } from "./output-schemas.js";
 import { ENVELOPE_LIMITS, parseEnvelope } from "./provider-tool.js";

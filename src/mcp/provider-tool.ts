@@ -7,9 +7,9 @@
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ProviderEntry } from "../config/registry.js";
-import type { CallOutcome } from "../core/call-types.js";
-import type { ProviderCall } from "../core/invoke.js";
-import type { CallAudit } from "../core/call-audit.js";
+import type { CallOutcome } from "../pipeline/call-types.js";
+import type { ProviderCall } from "../pipeline/invoke.js";
+import type { CallAudit } from "../pipeline/call-audit.js";
 import { callResult } from "./result.js";
 import { providerCallOutputSchema } from "./output-schemas.js";
 import { sanitiseDescription } from "./text-sanitiser.js";

@@ -5,7 +5,7 @@
  * starts with a sentence saying why.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallOutcome } from "../core/call-types.js";
+import type { CallOutcome } from "../pipeline/call-types.js";
 
 export function structuredResult(summary: string, structured: Record<string, unknown>, isError: boolean): CallToolResult {
   return {

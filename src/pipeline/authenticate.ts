@@ -18,9 +18,9 @@ import { readDotenvIfExists } from "../config/dotenv.js";
 import { envFilePath } from "../config/paths.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
-import type { CallAudit } from "../core/call-audit.js";
-import { planChild, type ChildPlanDeps, type CredentialLayers } from "../core/child-plan.js";
-import { targetInjection } from "../core/target-binding.js";
+import type { CallAudit } from "./call-audit.js";
+import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
+import { targetInjection } from "./target-injection.js";
 import type { launch } from "../runtime/launcher.js";
 import type { ScopeMutex } from "./scope-mutex.js";
 

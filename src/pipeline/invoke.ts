@@ -26,7 +26,7 @@ import { suggestGrants } from "../policy/explain.js";
 import { canonicalise } from "../policy/grammar/canonicalise.js";
 import { flattenCanonical, type CanonicalArgv } from "../policy/grammar/types.js";
 import type { PolicyDecision } from "../policy/types.js";
-import { authenticate, type AuthDeps } from "../auth/authenticate.js";
+import { authenticate, type AuthDeps } from "./authenticate.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import type { Approver, GrantGate, LeaseGate } from "./gates.js";
 import { runProgram, type ProgramDeps } from "./run-program.js";

@@ -10,7 +10,7 @@ import type { CallDecision, CallOutcome } from "./call-types.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
 import type { LeaseGate } from "./gates.js";
 import { callScope, type ProviderCall } from "./provider-call.js";
-import { targetInjection } from "./target-binding.js";
+import { targetInjection } from "./target-injection.js";
 
 export interface ProgramDeps extends ChildPlanDeps {
   readonly settings: Settings;

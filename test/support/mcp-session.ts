@@ -6,7 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallOutcome } from "../../src/core/call-types.js";
+import type { CallOutcome } from "../../src/pipeline/call-types.js";
 import { CLI_PATH } from "./run-cli.js";
 
 export interface McpSession {

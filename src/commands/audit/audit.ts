@@ -8,10 +8,10 @@
  * edited could carry terminal escape sequences.
  */
 import type { Command } from "commander";
-import { auditLogPath } from "../audit/audit-log.js";
-import { canonicalJson, sanitiseAuditText, type AuditRecord } from "../audit/record.js";
-import { tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../audit/verify.js";
-import { configRoot, EXIT_USAGE, OperatorError } from "./operator-context.js";
+import { auditLogPath } from "../../audit/audit-log.js";
+import { canonicalJson, sanitiseAuditText, type AuditRecord } from "../../audit/record.js";
+import { tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../../audit/verify.js";
+import { configRoot, EXIT_USAGE, OperatorError } from "../shared/operator-context.js";
 
 /** Exit code of `audit verify` when the chain is broken. */
 export const EXIT_AUDIT_PROBLEMS = 1;

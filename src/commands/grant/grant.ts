@@ -13,18 +13,18 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import type { ProviderEntry } from "../config/registry.js";
-import { loadSettings } from "../config/settings.js";
-import { grammarFor } from "../policy/compile.js";
-import { canonicalise } from "../policy/grammar/canonicalise.js";
-import { flattenCanonical } from "../policy/grammar/types.js";
-import { grantEvidence } from "../state/fingerprints.js";
-import { GRANTS_FILE, GrantStore, type GrantEntry } from "../state/grant-store.js";
-import { auditScope, operatorAudit } from "./operator-audit.js";
-import { configRoot, OperatorError } from "./operator-context.js";
-import { emit, expiryText, MAX_MINUTES, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "./operator-output.js";
-import { findProvider, findTarget, loadOperatorRegistry } from "./selection.js";
-import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "./state-errors.js";
+import type { ProviderEntry } from "../../config/registry.js";
+import { loadSettings } from "../../config/settings.js";
+import { grammarFor } from "../../policy/compile.js";
+import { canonicalise } from "../../policy/grammar/canonicalise.js";
+import { flattenCanonical } from "../../policy/grammar/types.js";
+import { grantEvidence } from "../../state/fingerprints.js";
+import { GRANTS_FILE, GrantStore, type GrantEntry } from "../../state/grant-store.js";
+import { auditScope, operatorAudit } from "../shared/operator-audit.js";
+import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { emit, expiryText, MAX_MINUTES, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
+import { findProvider, findTarget, loadOperatorRegistry } from "../shared/selection.js";
+import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
 
 /** Where a grant applies: a provider without targets, or one target. */
 interface GrantScope {

@@ -3,8 +3,8 @@
  * an argv, as JSON. Exit code 0 = accept, 1 = deny, 2 = unresolved (a grant or a
  * human would decide). Reads no environment, grants or leases.
  */
-import { explain } from "../policy/explain.js";
-import { OperatorError } from "./operator-context.js";
+import { explain } from "../../policy/explain.js";
+import { OperatorError } from "../shared/operator-context.js";
 import { loadPolicyFor } from "./policy-selection.js";
 
 const EXIT_BY_DECISION = { accept: 0, deny: 1, unresolved: 2 } as const;

@@ -2,9 +2,9 @@
  * Finds a provider (and optionally one of its targets) by the names an operator
  * types, and loads the rules in force for it, fresh from disk.
  */
-import { loadProviderPolicy } from "../config/registry.js";
-import type { LayeredRuleSpecs, ProviderPolicyContext } from "../policy/types.js";
-import { findProvider, findTarget, loadOperatorRegistry } from "./selection.js";
+import { loadProviderPolicy } from "../../config/registry.js";
+import type { LayeredRuleSpecs, ProviderPolicyContext } from "../../policy/types.js";
+import { findProvider, findTarget, loadOperatorRegistry } from "../shared/selection.js";
 
 export interface PolicySelection {
   readonly context: ProviderPolicyContext;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
-import { effectivePolicy } from "../policy/explain.js";
+import { effectivePolicy } from "../../policy/explain.js";
 import { loadPolicyFor } from "./policy-selection.js";
 
 export interface PolicyShowOptions {

@@ -1,5 +1,5 @@
 /** `torii config-dir`: prints the configuration root in force. */
-import { configRoot } from "./operator-context.js";
+import { configRoot } from "../shared/operator-context.js";
 
 export function runConfigDir(): number {
   process.stdout.write(`${configRoot()}\n`);

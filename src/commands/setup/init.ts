@@ -4,9 +4,9 @@
  * again reports what already exists.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { DEFAULT_SETTINGS } from "../config/settings.js";
-import { settingsPath } from "../config/paths.js";
-import { configRoot } from "./operator-context.js";
+import { DEFAULT_SETTINGS } from "../../config/settings.js";
+import { settingsPath } from "../../config/paths.js";
+import { configRoot } from "../shared/operator-context.js";
 
 const SETTINGS_TEMPLATE = `# Torii server settings. Every field is optional; these are the defaults.
 version: "1"

@@ -8,8 +8,8 @@
  * stderr itself), so the audit never changes a command's exit code or stdout.
  */
 import { randomUUID } from "node:crypto";
-import { AuditLog, auditLogPath, type AuditEvent } from "../audit/audit-log.js";
-import { withoutOptionValue } from "../core/call-audit.js";
+import { AuditLog, auditLogPath, type AuditEvent } from "../../audit/audit-log.js";
+import { withoutOptionValue } from "../../pipeline/call-audit.js";
 import { configRoot } from "./operator-context.js";
 
 /** What one operator record says; the call id is the invocation's. */

@@ -3,8 +3,8 @@
  * report a problem on stderr with a non-zero exit code instead of a stack trace.
  */
 import os from "node:os";
-import { ConfigError } from "../config/errors.js";
-import { resolveConfigRoot } from "../config/paths.js";
+import { ConfigError } from "../../config/errors.js";
+import { resolveConfigRoot } from "../../config/paths.js";
 
 /** Exit code of a command that could not run: bad input or a configuration error. */
 export const EXIT_USAGE = 3;

@@ -2,7 +2,7 @@
  * Finding a provider and one of its targets by the names an operator types,
  * with errors that list what does exist.
  */
-import { loadRegistry, type ProviderEntry, type Registry, type TargetEntry } from "../config/registry.js";
+import { loadRegistry, type ProviderEntry, type Registry, type TargetEntry } from "../../config/registry.js";
 import { configRoot, OperatorError } from "./operator-context.js";
 
 /** The registry under the configuration root in force (a ConfigError reports every problem, exit 3). */

@@ -3,7 +3,7 @@
  * is invalid (exit 3, with its path and kind and how to recover), a lock held
  * by another process, or a file-system error (exit 1). Never a stack trace.
  */
-import { LockCompromisedError, LockTimeoutError, StaleRevisionError, StateError } from "../state/errors.js";
+import { LockCompromisedError, LockTimeoutError, StaleRevisionError, StateError } from "../../state/errors.js";
 import { EXIT_USAGE, OperatorError } from "./operator-context.js";
 
 /** Exit code of a state command that found an invalid state file or could not finish. */

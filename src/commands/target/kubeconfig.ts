@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseDocument } from "yaml";
-import { OperatorError } from "./operator-context.js";
+import { OperatorError } from "../shared/operator-context.js";
 
 /** The kubeconfig kubectl would read first: `$KUBECONFIG`'s first entry, else `~/.kube/config`. */
 export function kubeconfigPath(env: Readonly<Record<string, string | undefined>>, home: string): string {

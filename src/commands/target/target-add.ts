@@ -18,18 +18,18 @@
 import { lstatSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import { stringify } from "yaml";
-import { safeNameSchema } from "../config/common-fields.js";
-import { ConfigError } from "../config/errors.js";
-import { loadRegistry, type ProviderEntry, type Registry } from "../config/registry.js";
-import { targetConfigPath, targetDir, targetsDir } from "../config/paths.js";
-import { targetFileSchema, type TargetConfig } from "../config/target-schema.js";
-import { parseYamlDocument } from "../config/yaml-document.js";
-import { writeFileAtomic } from "../state/atomic-write.js";
+import { safeNameSchema } from "../../config/common-fields.js";
+import { ConfigError } from "../../config/errors.js";
+import { loadRegistry, type ProviderEntry, type Registry } from "../../config/registry.js";
+import { targetConfigPath, targetDir, targetsDir } from "../../config/paths.js";
+import { targetFileSchema, type TargetConfig } from "../../config/target-schema.js";
+import { parseYamlDocument } from "../../config/yaml-document.js";
+import { writeFileAtomic } from "../../state/atomic-write.js";
 import { kubeconfigContexts, kubeconfigPath } from "./kubeconfig.js";
-import { auditScope, operatorAudit } from "./operator-audit.js";
-import { configRoot, OperatorError } from "./operator-context.js";
-import { emit, type JsonOption } from "./operator-output.js";
-import { findTargetAwareProvider } from "./selection.js";
+import { auditScope, operatorAudit } from "../shared/operator-audit.js";
+import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { emit, type JsonOption } from "../shared/operator-output.js";
+import { findTargetAwareProvider } from "../shared/selection.js";
 
 export interface TargetAddOptions extends JsonOption {
   readonly context?: string;

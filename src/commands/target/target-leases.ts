@@ -9,15 +9,15 @@
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
-import type { ProviderEntry, TargetEntry } from "../config/registry.js";
-import { loadSettings } from "../config/settings.js";
-import { targetBinding } from "../state/fingerprints.js";
-import { LEASE_FILE, LeaseStore, type LeaseAuthorization, type LeaseRead } from "../state/lease-store.js";
-import { auditScope, operatorAudit } from "./operator-audit.js";
-import { configRoot, OperatorError } from "./operator-context.js";
-import { emit, expiryText, isLive, parseMinutes, remainingMinutes, type JsonOption } from "./operator-output.js";
-import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "./selection.js";
-import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "./state-errors.js";
+import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
+import { loadSettings } from "../../config/settings.js";
+import { targetBinding } from "../../state/fingerprints.js";
+import { LEASE_FILE, LeaseStore, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
+import { auditScope, operatorAudit } from "../shared/operator-audit.js";
+import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { emit, expiryText, isLive, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
+import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "../shared/selection.js";
+import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
 import { describeConfig } from "./target-add.js";
 
 /** The lease binding of a target as configured now (what the server computes for the same files). */

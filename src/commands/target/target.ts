@@ -4,7 +4,7 @@
  * leases. The work is in target-add.ts and target-leases.ts.
  */
 import type { Command } from "commander";
-import { MAX_MINUTES, type JsonOption } from "./operator-output.js";
+import { MAX_MINUTES, type JsonOption } from "../shared/operator-output.js";
 import { runTargetAdd, type TargetAddOptions } from "./target-add.js";
 import {
   runTargetActivate,

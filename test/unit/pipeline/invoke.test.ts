@@ -6,12 +6,12 @@
 import { describe, expect, test, vi } from "vitest";
 import { loadRegistry } from "../../../src/config/registry.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
-import { ScopeMutex } from "../../../src/auth/scope-mutex.js";
-import type { CallAudit, CallAuditEntry } from "../../../src/core/call-audit.js";
-import type { LeaseCheckpoint, LeaseGate } from "../../../src/core/gates.js";
-import { headlessApprover, noGrants } from "../../../src/core/gates.js";
-import { invoke, type InvokeDeps } from "../../../src/core/invoke.js";
-import { PolicyCache } from "../../../src/core/policy-cache.js";
+import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
+import type { CallAudit, CallAuditEntry } from "../../../src/pipeline/call-audit.js";
+import type { LeaseCheckpoint, LeaseGate } from "../../../src/pipeline/gates.js";
+import { headlessApprover, noGrants } from "../../../src/pipeline/gates.js";
+import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
+import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
 import type { launch } from "../../../src/runtime/launcher.js";
 import { makeConfigTree } from "../../support/config-tree.js";
 

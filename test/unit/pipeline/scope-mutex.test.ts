@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ScopeMutex } from "../../../src/auth/scope-mutex.js";
+import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

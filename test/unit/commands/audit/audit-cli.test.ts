@@ -2,10 +2,10 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AuditLog, auditLogPath } from "../../../src/audit/audit-log.js";
-import { GENESIS_HASH, sealAuditRecord, sha256Hex } from "../../../src/audit/record.js";
-import { runCli } from "../../support/run-cli.js";
-import { tempDir } from "../config/temp-tree.js";
+import { AuditLog, auditLogPath } from "../../../../src/audit/audit-log.js";
+import { GENESIS_HASH, sealAuditRecord, sha256Hex } from "../../../../src/audit/record.js";
+import { runCli } from "../../../support/run-cli.js";
+import { tempDir } from "../../config/temp-tree.js";
 
 async function rootWithRecords(count: number): Promise<{ root: string; file: string; lines: string[] }> {
   const root = path.join(tempDir(), "root");
