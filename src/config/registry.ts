@@ -5,18 +5,18 @@
  *
  * Security invariant: nothing here reads a `.env` file. Environments are read
  * only after a policy allow, by the call pipeline. Rules are not read here
- * either: `loadProviderPolicy` reads them afresh on every call.
+ * either: `readPolicyTexts` reads them afresh on every call (through the
+ * pipeline's PolicyCache, the one loader of rules).
  */
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import type { LayeredRuleSpecs, ProviderPolicyContext } from "../policy/types.js";
+import type { ProviderPolicyContext } from "../policy/types.js";
 import { combineConfigErrors, ConfigError } from "./errors.js";
 import { effectiveLockedOptions } from "./locked-floor.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
 import { providerConfigPath, providerDir, providersDir, rulesPath, targetConfigPath, targetDir, targetsDir } from "./paths.js";
 import { hasErrorCode, readConfigText, readConfigTextIfExists } from "./read-file.js";
-import { parseRulesFile } from "./rules-file.js";
 import { loadTargetDocument } from "./target-schema.js";
 import type { TargetConfig } from "./target-schema.js";
 import type { YamlDocument } from "./yaml-document.js";
@@ -33,7 +33,7 @@ export interface TargetEntry {
   readonly rulesPath: string;
   /**
    * Whether the target had its own `rules.yaml` when the registry was loaded.
-   * Informational only: `loadProviderPolicy` looks again on every call, so a
+   * Informational only: `readPolicyTexts` looks again on every call, so a
    * target policy created later takes effect without a restart.
    */
   readonly hasOwnRules: boolean;
@@ -86,12 +86,6 @@ export interface Registry {
   readonly providersByName: ReadonlyMap<string, ProviderEntry>;
 }
 
-/** The rules and engine context for one call, read from disk at the time of the call. */
-export interface ProviderPolicy {
-  readonly context: ProviderPolicyContext;
-  readonly rules: LayeredRuleSpecs;
-}
-
 interface LoadedTarget {
   readonly entry: TargetEntry;
   readonly doc: YamlDocument<TargetConfig>;
@@ -141,21 +135,6 @@ export function loadRegistry(root: string): Registry {
     providers: new Map(loaded.map(({ entry }) => [entry.tool, entry])),
     providersByName: new Map(loaded.map(({ entry }) => [entry.name, entry])),
   };
-}
-
-/**
- * Reads the rules in force for a call to `entry` (and `targetAlias`, when the
- * call names one): the shared `rules.yaml`, which must exist, and the target's
- * own `rules.yaml` when it exists. Rules are re-read on every call by design,
- * so an edit takes effect on the next call.
- *
- * @throws ConfigError for an unknown alias or a missing, unreadable or invalid rules file.
- */
-export function loadProviderPolicy(entry: ProviderEntry, targetAlias?: string): ProviderPolicy {
-  const texts = readPolicyTexts(entry, targetAlias);
-  const shared = parseRulesFile(texts.shared.file, texts.shared.text);
-  if (texts.target === undefined) return { context: entry.policyContext, rules: { shared } };
-  return { context: entry.policyContext, rules: { shared, target: parseRulesFile(texts.target.file, texts.target.text) } };
 }
 
 /** The text of one rules file, as read for one call. */

@@ -3,7 +3,7 @@
  * execution, and the structured result both `content` and `structuredContent`
  * carry. Field names are snake_case because they are the wire format.
  */
-import type { GrantSuggestion } from "../policy/explain.js";
+import type { GrantSuggestions } from "../policy/grant-suggestion.js";
 
 /**
  * Why a call was allowed or denied. The policy layer's sources plus the ones
@@ -34,7 +34,7 @@ export interface CallDecision {
   readonly rule?: string;
   readonly reason: string;
   /** For a call no rule decided: the narrowest grants that would allow it. */
-  readonly grants?: { readonly exact: GrantSuggestion; readonly prefix: GrantSuggestion };
+  readonly grants?: GrantSuggestions;
 }
 
 export interface CallExecution {

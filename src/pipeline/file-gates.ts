@@ -13,17 +13,12 @@
  * target never allows a call to another. An invalid or legacy grants file
  * allows nothing and is reported once (per file and kind) in the audit log.
  */
-import path from "node:path";
 import { fileIdentityOf, type ProviderEntry, type TargetEntry } from "../config/registry.js";
 import { loadTargetDocument } from "../config/target-schema.js";
-import { targetBinding } from "../state/fingerprints.js";
-import { GRANTS_FILE, GrantStore } from "../state/grant-store.js";
+import { grantsFileOf, GrantStore } from "../state/grant-store.js";
+import { leaseBindingOf } from "../state/lease-status.js";
 import { LeaseStore } from "../state/lease-store.js";
 import type { GrantGate, GrantMatch, LeaseGate, LeaseStatus } from "./gates.js";
-
-function bindingOf(provider: ProviderEntry, target: TargetEntry, config: unknown, identity: { ino: number; birthtimeMs: number }): string {
-  return targetBinding({ provider: provider.name, alias: target.name, config, fileIdentity: identity });
-}
 
 export class FileLeaseGate implements LeaseGate {
   private readonly stores = new Map<string, LeaseStore>();
@@ -45,12 +40,12 @@ export class FileLeaseGate implements LeaseGate {
   private loadedBinding(provider: ProviderEntry, target: TargetEntry): { binding: string } | { reason: string } {
     let loaded = this.loaded.get(target);
     if (loaded === undefined) {
-      loaded = bindingOf(provider, target, target.config, target.fileIdentity);
+      loaded = leaseBindingOf(provider.name, target);
       this.loaded.set(target, loaded);
     }
     try {
       const doc = loadTargetDocument(target.file, { name: provider.name, mode: provider.config.targeting?.mode });
-      const current = bindingOf(provider, target, doc.value, fileIdentityOf(target.file));
+      const current = leaseBindingOf(provider.name, { name: target.name, config: doc.value, fileIdentity: fileIdentityOf(target.file) });
       if (current !== loaded) return { reason: "target.yaml changed since the MCP server started; it must be restarted and the target activated again" };
     } catch {
       return { reason: "target.yaml is missing or invalid" };
@@ -87,7 +82,7 @@ export class FileGrantGate implements GrantGate {
   ) {}
 
   find(provider: ProviderEntry, target: TargetEntry | undefined, canonicalTokens: readonly string[]): Promise<GrantMatch | undefined> {
-    const file = path.join(target?.dir ?? provider.dir, GRANTS_FILE);
+    const file = grantsFileOf(provider, target);
     const lookup = new GrantStore(file, { clock: this.clock }).find(canonicalTokens);
     if (lookup.kind === "match") return Promise.resolve({ evidence: lookup.evidence });
     if (lookup.kind === "invalid") {

@@ -22,7 +22,7 @@ import type { Settings } from "../config/settings.js";
 import { ConfigError } from "../config/errors.js";
 import { decideCanonical, rejectionDecision } from "../policy/evaluate.js";
 import { grammarFor } from "../policy/compile.js";
-import { suggestGrants } from "../policy/explain.js";
+import { suggestGrants } from "../policy/grant-suggestion.js";
 import { canonicalise } from "../policy/grammar/canonicalise.js";
 import { flattenCanonical, type CanonicalArgv } from "../policy/grammar/types.js";
 import type { PolicyDecision } from "../policy/types.js";
@@ -118,7 +118,7 @@ async function stepAllow(call: ProviderCall, deps: InvokeDeps, decision: PolicyD
     return { ok: true, value: { result: "allow", source: answer.source, reason: "allowed by the operator" } };
   }
   call.audit.record({ event: answer.source === "headless" ? "denied-headless" : "denied-interface", source: answer.source });
-  const grants = suggestGrants(call.provider.tool, call.target?.name, tokens, canonical.positionals.length);
+  const grants = suggestGrants(call.provider.tool, call.target?.name, canonical);
   return { ok: false, outcome: denied(call, { source: answer.source, reason: answer.reason, grants }) };
 }
 

@@ -1,5 +1,7 @@
 /**
- * Loads the rules in force for a call. Rules are re-read on every call (an edit
+ * The one loader of rules: the server's calls, `torii_policy` and the operator's
+ * `torii policy show|check` all go through it, so they read the same files the
+ * same way. Loads the rules in force for a call. Rules are re-read on every call (an edit
  * takes effect without a restart), hashed for the audit log, and compiled only
  * when their text changed: compiling 10,000 rules costs tens of milliseconds,
  * reading and hashing them a fraction of that.
@@ -8,9 +10,12 @@ import { createHash } from "node:crypto";
 import { readPolicyTexts, type PolicyText, type ProviderEntry } from "../config/registry.js";
 import { parseRulesFile } from "../config/rules-file.js";
 import { compilePolicy, type CompiledPolicy } from "../policy/compile.js";
+import type { LayeredRuleSpecs } from "../policy/types.js";
 
 export interface LoadedPolicy {
   readonly policy: CompiledPolicy;
+  /** The parsed rule files it was compiled from (shared, and the target's own when it has one). */
+  readonly rules: LayeredRuleSpecs;
   /** SHA-256 over the rule files in force (path and content), for the audit log. */
   readonly policyHash: string;
 }
@@ -30,7 +35,7 @@ export class PolicyCache {
    *
    * @throws ConfigError when a rules file is missing or malformed: the caller denies.
    */
-  load(entry: ProviderEntry, targetAlias: string | undefined): LoadedPolicy {
+  load(entry: ProviderEntry, targetAlias?: string): LoadedPolicy {
     const texts = readPolicyTexts(entry, targetAlias);
     const files = texts.target === undefined ? [texts.shared] : [texts.shared, texts.target];
     const policyHash = hashTexts(files);
@@ -39,7 +44,7 @@ export class PolicyCache {
     if (cached?.policyHash === policyHash) return cached;
     const shared = parseRulesFile(texts.shared.file, texts.shared.text);
     const rules = texts.target === undefined ? { shared } : { shared, target: parseRulesFile(texts.target.file, texts.target.text) };
-    const loaded = { policy: compilePolicy(entry.policyContext, rules), policyHash };
+    const loaded = { policy: compilePolicy(entry.policyContext, rules), rules, policyHash };
     this.compiled.set(key, loaded);
     return loaded;
   }

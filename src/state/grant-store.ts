@@ -17,6 +17,7 @@
  * and is kept on disk: `find` and `list` return the StateError so the caller
  * can report it; only `clear()` replaces it, after copying it aside.
  */
+import path from "node:path";
 import { z } from "zod";
 import type { StateError } from "./errors.js";
 import { checkDuration, expiresAtSchema, expiryAfter, isLive } from "./expiry.js";
@@ -26,6 +27,16 @@ import { StateFile, type StateFileOptions } from "./state-file.js";
 export type { GrantMatcher, GrantMode } from "./fingerprints.js";
 
 export const GRANTS_FILE = "grants";
+
+/**
+ * The grants file of a call's scope: the target's for a target, the
+ * provider's otherwise. The server's grant gate and `torii grant` both use it,
+ * so a grant lands exactly where the server looks, and a grant for one target
+ * never allows a call to another.
+ */
+export function grantsFileOf(provider: { readonly dir: string }, target: { readonly dir: string } | undefined): string {
+  return path.join(target?.dir ?? provider.dir, GRANTS_FILE);
+}
 
 export interface GrantEntry {
   /** ISO-8601 UTC. */

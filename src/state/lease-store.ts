@@ -23,6 +23,7 @@ import { z } from "zod";
 import { safeNameSchema } from "../config/common-fields.js";
 import { StaleRevisionError, StateError } from "./errors.js";
 import { checkDuration, expiresAtSchema, expiryAfter, isLive } from "./expiry.js";
+import { leaseStatusOf } from "./lease-status.js";
 import { StateFile, type StateFileOptions } from "./state-file.js";
 
 export const LEASE_FILE = ".target-authorizations.yaml";
@@ -109,7 +110,7 @@ export class LeaseStore {
   /** True only for a valid state holding an unexpired authorization for exactly (target, binding). Fail closed. */
   isActive(target: string, binding: string): boolean {
     const read = this.read();
-    return read.ok && isActiveIn(read.state, target, binding, this.clock());
+    return read.ok && leaseStatusOf(read.state, target, binding, this.clock()).kind === "active";
   }
 
   /**
@@ -213,12 +214,6 @@ export class LeaseStore {
     }
     return read.state;
   }
-}
-
-function isActiveIn(state: LeaseState, target: string, binding: string, now: Date): boolean {
-  return state.authorizations.some(
-    (authorization) => authorization.target === target && authorization.binding === binding && isLive(authorization.expires_at, now),
-  );
 }
 
 function next(current: LeaseState, authorizations: readonly LeaseAuthorization[]): LeaseState {

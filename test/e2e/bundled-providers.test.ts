@@ -10,8 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
-import { loadProviderPolicy, loadRegistry } from "../../src/config/registry.js";
-import { explain } from "../../src/policy/explain.js";
+import { loadRegistry } from "../../src/config/registry.js";
+import { PolicyCache } from "../../src/pipeline/policy-cache.js";
+import { explainWith } from "../../src/policy/explain.js";
 import { runCli } from "../support/run-cli.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
@@ -39,11 +40,11 @@ describe("bundled providers load and their presets decide as documented", () => 
     test(`${name}: ${String(cases[name]?.length ?? 0)} sample calls`, () => {
       const entry = loadRegistry(root).providers.get(name);
       if (entry === undefined) throw new Error(`${name} not loaded`);
-      const { context, rules } = loadProviderPolicy(entry);
+      const { policy } = new PolicyCache().load(entry);
       const samples = cases[name] ?? [];
       expect(samples.length).toBeGreaterThan(10);
       for (const [argv, expected] of samples) {
-        const result = explain(context, rules, argv);
+        const result = explainWith(policy, argv);
         const [decision, source] = expected.split(":");
         expect(result.decision, `${name} ${JSON.stringify(argv)}: ${result.reason}`).toBe(decision);
         if (source !== undefined) expect(result.source, `${name} ${JSON.stringify(argv)}`).toBe(source);

@@ -11,7 +11,6 @@
  * `<target>/grants` for a target: the server looks only in the file of the
  * call's scope, so a grant for one target never allows a call to another.
  */
-import path from "node:path";
 import type { Command } from "commander";
 import type { ProviderEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
@@ -19,7 +18,7 @@ import { grammarFor } from "../../policy/compile.js";
 import { canonicalise } from "../../policy/grammar/canonicalise.js";
 import { flattenCanonical } from "../../policy/grammar/types.js";
 import { grantEvidence } from "../../state/fingerprints.js";
-import { GRANTS_FILE, GrantStore, type GrantEntry } from "../../state/grant-store.js";
+import { grantsFileOf, GrantStore, type GrantEntry } from "../../state/grant-store.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, MAX_MINUTES, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
@@ -38,11 +37,11 @@ interface GrantScope {
 function grantScope(tool: string, target: string | undefined): GrantScope {
   const provider = findProvider(loadOperatorRegistry(), tool);
   if (target === undefined) {
-    return { provider, target, label: tool, file: path.join(provider.dir, GRANTS_FILE) };
+    return { provider, target, label: tool, file: grantsFileOf(provider, undefined) };
   }
   if (!provider.targetAware) throw new OperatorError(`${tool} takes no target, so its grants are provider-wide: leave out ${JSON.stringify(target)}`);
   const entry = findTarget(provider, target);
-  return { provider, target, label: `${tool} ${target}`, file: path.join(entry.dir, GRANTS_FILE) };
+  return { provider, target, label: `${tool} ${target}`, file: grantsFileOf(provider, entry) };
 }
 
 /** The audit scope of a grant: `tool` or `tool/target`, as the server writes it. */

@@ -3,7 +3,7 @@
  * an argv, as JSON. Exit code 0 = accept, 1 = deny, 2 = unresolved (a grant or a
  * human would decide). Reads no environment, grants or leases.
  */
-import { explain } from "../../policy/explain.js";
+import { explainWith } from "../../policy/explain.js";
 import { OperatorError } from "../shared/operator-context.js";
 import { loadPolicyFor } from "./policy-selection.js";
 
@@ -14,7 +14,7 @@ export function runPolicyCheck(tool: string, target: string | undefined, args: r
     throw new OperatorError("usage: torii policy check <tool> [target] -- <args…> (the arguments go after --)");
   }
   const selection = loadPolicyFor(tool, target);
-  const result = explain(selection.context, selection.rules, args, target);
+  const result = explainWith(selection.policy, args, target);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return EXIT_BY_DECISION[result.decision];
 }

@@ -1,14 +1,15 @@
 /**
  * Finds a provider (and optionally one of its targets) by the names an operator
- * types, and loads the rules in force for it, fresh from disk.
+ * types, and loads the rules in force for it, fresh from disk, through the
+ * server's own loader (PolicyCache), so the CLI and the server cannot read a
+ * policy differently.
  */
-import { loadProviderPolicy } from "../../config/registry.js";
-import type { LayeredRuleSpecs, ProviderPolicyContext } from "../../policy/types.js";
+import type { CompiledPolicy } from "../../policy/compile.js";
+import { PolicyCache } from "../../pipeline/policy-cache.js";
 import { findProvider, findTarget, loadOperatorRegistry } from "../shared/selection.js";
 
 export interface PolicySelection {
-  readonly context: ProviderPolicyContext;
-  readonly rules: LayeredRuleSpecs;
+  readonly policy: CompiledPolicy;
   readonly sharedRulesPath: string;
   /** The target's own rules file, when the target has one. */
   readonly targetRulesPath?: string;
@@ -17,10 +18,9 @@ export interface PolicySelection {
 export function loadPolicyFor(tool: string, target: string | undefined): PolicySelection {
   const provider = findProvider(loadOperatorRegistry(), tool);
   const targetRulesPath = target === undefined ? undefined : findTarget(provider, target).rulesPath;
-  const { context, rules } = loadProviderPolicy(provider, target);
+  const { policy, rules } = new PolicyCache().load(provider, target);
   return {
-    context,
-    rules,
+    policy,
     sharedRulesPath: provider.rulesPath,
     ...(rules.target !== undefined && targetRulesPath !== undefined ? { targetRulesPath } : {}),
   };

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
-import { effectivePolicy } from "../../policy/explain.js";
+import { effectivePolicyOf } from "../../policy/explain.js";
 import { loadPolicyFor } from "./policy-selection.js";
 
 export interface PolicyShowOptions {
@@ -14,7 +14,7 @@ export interface PolicyShowOptions {
 
 export function runPolicyShow(tool: string, target: string | undefined, options: PolicyShowOptions): number {
   const selection = loadPolicyFor(tool, target);
-  const effective = effectivePolicy(selection.context, selection.rules, target);
+  const effective = effectivePolicyOf(selection.policy, target);
   if (options.json === true) {
     const files = { shared: selection.sharedRulesPath, target: selection.targetRulesPath ?? null };
     process.stdout.write(`${JSON.stringify({ ...effective, files }, null, 2)}\n`);

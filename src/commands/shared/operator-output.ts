@@ -38,12 +38,6 @@ export function remainingMinutes(expiresAt: string, now: Date): number {
   return Number.isFinite(left) && left > 0 ? Math.ceil(left / 60_000) : 0;
 }
 
-/** Whether `expiresAt` (ISO-8601) is still in the future; an unreadable time counts as expired. */
-export function isLive(expiresAt: string, now: Date): boolean {
-  const at = Date.parse(expiresAt);
-  return Number.isFinite(at) && at > now.getTime();
-}
-
 /** `until 2025-01-01T10:15:00.000Z (15 min left)`. */
 export function expiryText(expiresAt: string, now: Date): string {
   return `until ${expiresAt} (${remainingMinutes(expiresAt, now)} min left)`;

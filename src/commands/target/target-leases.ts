@@ -8,21 +8,20 @@
  * edited or recreated is shown as stale and allows nothing.
  */
 import { rmSync } from "node:fs";
-import path from "node:path";
 import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
-import { targetBinding } from "../../state/fingerprints.js";
-import { LEASE_FILE, LeaseStore, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
+import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
+import { LeaseStore, liveAuthorizations, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
-import { emit, expiryText, isLive, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
+import { emit, expiryText, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
 import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "../shared/selection.js";
 import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
 import { describeConfig } from "./target-add.js";
 
 /** The lease binding of a target as configured now (what the server computes for the same files). */
 export function bindingOf(provider: ProviderEntry, target: TargetEntry): string {
-  return targetBinding({ provider: provider.name, alias: target.name, config: target.config, fileIdentity: target.fileIdentity });
+  return leaseBindingOf(provider.name, target);
 }
 
 /** How one configured target stands with the lease file. */
@@ -36,25 +35,14 @@ interface TargetLease {
 }
 
 function leaseOf(provider: ProviderEntry, target: TargetEntry, read: LeaseRead, now: Date): TargetLease {
-  const authorization = read.ok ? read.state.authorizations.find((entry) => entry.target === target.name && isLive(entry.expires_at, now)) : undefined;
-  if (authorization === undefined) return { name: target.name, active: false, expires_at: null, remaining_minutes: null, stale: false };
-  const current = authorization.binding === bindingOf(provider, target);
-  return {
-    name: target.name,
-    active: current,
-    expires_at: current ? authorization.expires_at : null,
-    remaining_minutes: current ? remainingMinutes(authorization.expires_at, now) : null,
-    stale: !current,
-  };
+  const status = read.ok ? leaseStatusOf(read.state, target.name, bindingOf(provider, target), now) : { kind: "none" as const };
+  if (status.kind !== "active") return { name: target.name, active: false, expires_at: null, remaining_minutes: null, stale: status.kind === "stale" };
+  return { name: target.name, active: true, expires_at: status.expires_at, remaining_minutes: remainingMinutes(status.expires_at, now), stale: false };
 }
 
 function leaseText(lease: TargetLease, now: Date): string {
   if (lease.active && lease.expires_at !== null) return `active ${expiryText(lease.expires_at, now)}`;
   return lease.stale ? "inactive (its lease is for an earlier target.yaml; activate it again)" : "inactive";
-}
-
-function leaseFile(provider: ProviderEntry): string {
-  return path.join(provider.dir, LEASE_FILE);
 }
 
 function invalidLeaseLines(tool: string, read: LeaseRead): string[] {
@@ -109,14 +97,15 @@ export function runTargetShow(tool: string, alias: string, options: JsonOption):
 
 export function runTargetStatus(tool: string, options: JsonOption): number {
   const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
-  const file = leaseFile(provider);
-  const read = new LeaseStore(provider.dir).read();
+  const store = new LeaseStore(provider.dir);
+  const file = store.file;
+  const read = store.read();
   if (!read.ok) {
     emit(options, { tool, provider: provider.name, file, error: stateProblem(read.error) }, [`${tool} leases: ${file}`, ...invalidLeaseLines(tool, read)]);
     return EXIT_STATE_PROBLEM;
   }
   const now = new Date();
-  const live = read.state.authorizations.filter((entry) => isLive(entry.expires_at, now));
+  const live = liveAuthorizations(read.state, now);
   const leases = live.map((entry) => statusOf(provider, entry, now));
   const lines = [
     `${tool} leases: ${file}`,
@@ -176,7 +165,7 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
   const now = new Date();
   const mine = state.authorizations.find((entry) => entry.target === alias);
   const expiresAt = mine?.expires_at ?? "";
-  const others = state.authorizations.filter((entry) => entry.target !== alias && isLive(entry.expires_at, now)).map((entry) => entry.target);
+  const others = liveAuthorizations(state, now).filter((entry) => entry.target !== alias).map((entry) => entry.target);
   const lines = [`activated ${tool} target ${alias} for ${minutes} min, ${expiryText(expiresAt, now)}`];
   if (replaced.length > 0) lines.push(`replaced: ${replaced.join(", ")} (no longer active)`);
   else if (mode === "replace") lines.push("no other lease was active");
@@ -220,7 +209,7 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
   }
   const store = new LeaseStore(provider.dir);
   const before = store.read();
-  const hadLease = before.ok && before.state.authorizations.some((entry) => entry.target === alias && isLive(entry.expires_at, new Date()));
+  const hadLease = before.ok && liveAuthorizations(before.state, new Date()).some((entry) => entry.target === alias);
   await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
     store.revoke(alias),
   );

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadProviderPolicy, loadRegistry } from "../../../src/config/registry.js";
+import { loadRegistry } from "../../../src/config/registry.js";
+import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
 import type { ProviderEntry, Registry } from "../../../src/config/registry.js";
 import { catchConfigError, expectConfigErrorAt, tempDir, writeTree, yaml } from "./temp-tree.js";
 
@@ -279,7 +280,13 @@ describe("loadRegistry: identity providers", () => {
   });
 });
 
-describe("loadProviderPolicy", () => {
+/** The one loader of rules (the server's), with a fresh cache so each call reads the files again. */
+function loadProviderPolicy(entry: ProviderEntry, alias?: string) {
+  const { policy, rules } = new PolicyCache().load(entry, alias);
+  return { context: policy.context, rules };
+}
+
+describe("loading a provider's rules through PolicyCache", () => {
   it("returns the shared rules and the context for a call without a target", () => {
     const root = fullTree();
     const entry = provider(loadRegistry(root), "aws_sso");

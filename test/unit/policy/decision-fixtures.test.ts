@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { explain } from "../../../src/policy/explain.js";
+import { explainWith } from "../../../src/policy/explain.js";
 import { loadDecisionFixtures, type DecisionCase } from "../../support/decision-fixtures.js";
 
 const { files, cases } = loadDecisionFixtures();
@@ -32,7 +32,7 @@ function viaEvaluator(c: DecisionCase): Observed & { option?: string; forbidden?
 }
 
 function viaExplain(c: DecisionCase): Observed {
-  const explanation = explain(c.context, c.rules, c.argv, c.target);
+  const explanation = explainWith(compilePolicy(c.context, c.rules), c.argv, c.target);
   expect(explanation.target).toBe(c.target);
   expect(explanation.tool).toBe(c.context.tool);
   return {

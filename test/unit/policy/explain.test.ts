@@ -2,9 +2,15 @@
  * explain (torii_policy, `torii policy check`) and effectivePolicy: docs/policy.md "explain".
  */
 import { describe, expect, it } from "vitest";
-import { effectivePolicy, explain, suggestGrants } from "../../../src/policy/explain.js";
+import { compilePolicy } from "../../../src/policy/compile.js";
+import { effectivePolicyOf, explainWith } from "../../../src/policy/explain.js";
+import { suggestGrants } from "../../../src/policy/grant-suggestion.js";
 import { AWS_LOCKED, awsSpec, context, KUBECTL_LOCKED, kubectlSpec, plainSpec } from "../../support/grammars.js";
 import { ruleList } from "../../support/policy-helpers.js";
+import type { LayeredRuleSpecs, ProviderPolicyContext } from "../../../src/policy/types.js";
+
+const explain = (ctx: ProviderPolicyContext, rules: LayeredRuleSpecs, argv: readonly string[], target?: string) => explainWith(compilePolicy(ctx, rules), argv, target);
+const effectivePolicy = (ctx: ProviderPolicyContext, rules: LayeredRuleSpecs, target?: string) => effectivePolicyOf(compilePolicy(ctx, rules), target);
 
 const kctx = context("kubectl", kubectlSpec, KUBECTL_LOCKED);
 const actx = context("aws", awsSpec, AWS_LOCKED);
@@ -91,7 +97,7 @@ describe("explain: grant suggestions for an unresolved call", () => {
   });
 
   it("tokens unsafe for a shell are single-quoted in the command text, not in the tokens", () => {
-    const { exact } = suggestGrants("kubectl", undefined, ["get", "it's here", "a;b", "$(x)", "--selector=app=web"], 2);
+    const { exact } = suggestGrants("kubectl", undefined, { positionals: ["get", "it's here", "a;b", "$(x)"], options: ["--selector=app=web"], hasTail: false, tail: [] });
     expect(exact.tokens).toEqual(["get", "it's here", "a;b", "$(x)", "--selector=app=web"]);
     expect(exact.command).toBe(`torii grant add kubectl --exact -- get 'it'\\''s here' 'a;b' '$(x)' --selector=app=web`);
   });

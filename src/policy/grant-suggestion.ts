@@ -1,0 +1,59 @@
+/**
+ * The one place that says which grants would allow an unresolved call. The
+ * pipeline's denial, `torii_policy`, `torii policy check` and the approval page
+ * all call `suggestGrants` with the canonical argv, so they cannot suggest
+ * different grants for the same call.
+ */
+import { flattenCanonical, type CanonicalArgv } from "./grammar/types.js";
+
+/** A grant the operator could add so that an unresolved call is allowed. */
+export interface GrantSuggestion {
+  readonly mode: "exact" | "prefix";
+  readonly token_count: number;
+  readonly tokens: readonly string[];
+  /** The operator command that adds it. */
+  readonly command: string;
+}
+
+export interface GrantSuggestions {
+  readonly exact: GrantSuggestion;
+  readonly prefix: GrantSuggestion;
+}
+
+const SAFE_SHELL_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/u;
+
+/** Quotes a token for display in a POSIX shell command line (display only: Torii never runs a shell). */
+function shellQuote(token: string): string {
+  return SAFE_SHELL_WORD.test(token) ? token : `'${token.replaceAll("'", `'\\''`)}'`;
+}
+
+function grantCommand(tool: string, target: string | undefined, mode: string, tokens: readonly string[]): string {
+  const scope = target === undefined ? tool : `${tool} ${target}`;
+  return `torii grant add ${scope} ${mode} -- ${tokens.map(shellQuote).join(" ")}`;
+}
+
+/**
+ * The command path: the positionals before the first option-like token. For
+ * argparse the positionals keep the options Torii does not model
+ * (`--instance-ids i-1`) and for `plain` every token is positional; the
+ * prefix grant ends before them.
+ */
+function commandPathLength(positionals: readonly string[]): number {
+  const first = positionals.findIndex((token) => token.startsWith("-") && token !== "-");
+  return first === -1 ? positionals.length : first;
+}
+
+/**
+ * The narrowest grants for an unresolved call: the exact canonical argv, and a
+ * prefix ending at the command path (at least one token), as Torii's approval
+ * window suggests.
+ */
+export function suggestGrants(tool: string, target: string | undefined, canonical: CanonicalArgv): GrantSuggestions {
+  const tokens = flattenCanonical(canonical);
+  const prefixCount = Math.max(1, Math.min(commandPathLength(canonical.positionals), tokens.length));
+  const prefixTokens = tokens.slice(0, prefixCount);
+  return {
+    exact: { mode: "exact", token_count: tokens.length, tokens, command: grantCommand(tool, target, "--exact", tokens) },
+    prefix: { mode: "prefix", token_count: prefixCount, tokens: prefixTokens, command: grantCommand(tool, target, `--prefix ${prefixCount}`, prefixTokens) },
+  };
+}
