@@ -1,10 +1,34 @@
 // Type-aware lint: floating promises around locks and spawns are bugs, and
 // stdout belongs to JSON-RPC, so console.log is banned outside the operator CLI.
+// The layering of src/ (docs/architecture.md, "Layering") is enforced below with
+// per-folder no-restricted-imports.
 import eslint from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** A relative import that reaches into one of `folders` of src/, from any depth. */
+const into = (folders, why) => ({ regex: `^(\\.\\./)+(${folders.join("|")})(/|$)`, message: why });
+/** A relative import that climbs `levels` folders up, i.e. leaves a folder that must stay self-contained. */
+const outOf = (levels, why) => ({ regex: `^(\\.\\./){${levels}}`, message: why });
+
+const FRONT_DOORS = ["mcp", "commands", "cli\\.js"];
+const BELOW_FRONT_DOORS = into(FRONT_DOORS, "the layers below the front doors (pipeline, config, state, audit, policy, runtime) never import mcp/, commands/ or cli.ts");
+const SELF_CONTAINED = "policy/ and runtime/ import nothing else from src/ (they are pure or only wrap Node)";
+
+/** no-restricted-imports for `files`, with these patterns (one config per file: ESLint replaces, not merges, a rule's options). */
+const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports": ["error", { patterns }] } });
+
+/** The layering rules of src/, exported so a test can prove they report a violating import. */
+export const layering = [
+  layer(["src/pipeline/**/*.ts", "src/config/**/*.ts", "src/state/**/*.ts", "src/audit/**/*.ts"], BELOW_FRONT_DOORS),
+  layer(["src/policy/*.ts", "src/runtime/*.ts"], BELOW_FRONT_DOORS, outOf(1, SELF_CONTAINED)),
+  layer(["src/policy/*/**/*.ts", "src/runtime/*/**/*.ts"], BELOW_FRONT_DOORS, outOf(2, SELF_CONTAINED)),
+  layer(["src/mcp/**/*.ts"], into(["commands", "cli\\.js"], "mcp/ is a front door: it never imports the other front door (commands/) or cli.ts")),
+  layer(["src/commands/**/*.ts"], into(["mcp", "cli\\.js"], "commands/ is a front door: it never imports the other front door (mcp/) or cli.ts")),
+];
+
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bench/**/*.mjs", "scripts/**"] },
+  { ignores: ["dist/**", "node_modules/**", "coverage/**"] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -29,6 +53,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layering,
   {
     files: ["test/**/*.ts", "bench/**/*.ts", "vitest.config.ts", "eslint.config.js"],
     rules: {
@@ -36,5 +61,11 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
-  { files: ["eslint.config.js"], ...tseslint.configs.disableTypeChecked },
+  // Plain JavaScript run by Node (scripts, benchmarks, this file): no type information, Node's globals.
+  {
+    files: ["**/*.mjs", "eslint.config.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
+  },
+  { files: ["**/*.mjs"], rules: { "@typescript-eslint/explicit-module-boundary-types": "off" } },
 );

@@ -161,6 +161,8 @@ for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.is
       if (f.startsWith("--") && globals && !globals.names.has(f)) fail(where, `forbidden arg ${f} is not a global option`);
     }
   }
+  // Tab, newline and carriage return are the only control characters a provider file may hold.
+  // eslint-disable-next-line no-control-regex
   if (!/^[\x09\x0a\x0d\x20-\x7e]*$/.test(text)) fail(where, "non-ASCII characters");
 
   const rulesPath = join(dir, "rules.yaml");
