@@ -108,8 +108,8 @@ describe("torii policy check refuses override spellings on the bundled providers
     ["gcloud", ["compute", "instances", "list", "--log-http"]],
   ];
 
-  test.each(spellings)("%s %j is denied", (tool, argv) => {
-    const result = runCli(["policy", "check", tool, "--", ...argv], { TORII_CONFIG_DIR: root });
+  test.each(spellings)("%s %j is denied", async (tool, argv) => {
+    const result = await runCli(["policy", "check", tool, "--", ...argv], { TORII_CONFIG_DIR: root });
     expect(result.status, result.stderr).toBe(1);
     const explanation = JSON.parse(result.stdout) as { decision: string; source: string };
     expect(explanation.decision).toBe("deny");

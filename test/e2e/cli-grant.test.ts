@@ -80,7 +80,7 @@ function makeTree(extra: Record<string, string> = {}): Tree {
   };
 }
 
-function torii(tree: Tree, ...args: string[]): CliResult {
+function torii(tree: Tree, ...args: string[]): Promise<CliResult> {
   return runChecked(args, tree.env);
 }
 
@@ -96,9 +96,9 @@ function storedGrants(file: string): StoredGrants {
 const EVIDENCE = /^grant:(exact|prefix):\d+:[0-9a-f]{8}$/u;
 
 describe("torii grant add", () => {
-  test("--exact grants the whole canonical argv for default_grant_minutes, in the provider's grants file", () => {
+  test("--exact grants the whole canonical argv for default_grant_minutes, in the provider's grants file", async () => {
     const tree = makeTree({ "settings.yaml": 'version: "1"\ndefault_grant_minutes: 4\n' });
-    const out = jsonOutput(torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch", "origin", "--prune"));
+    const out = jsonOutput(await torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch", "origin", "--prune"));
     expect(out).toMatchObject({
       action: "grant-added",
       tool: "demo",
@@ -120,12 +120,12 @@ describe("torii grant add", () => {
     ]);
   });
 
-  test("canonicalises with the provider's grammar, as the server does; --prefix N keeps the first N canonical tokens", () => {
+  test("canonicalises with the provider's grammar, as the server does; --prefix N keeps the first N canonical tokens", async () => {
     const tree = makeTree();
-    const exact = jsonOutput(torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "-nkube-system", "pods", "-o", "json"));
+    const exact = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "-nkube-system", "pods", "-o", "json"));
     expect(exact).toMatchObject({ tool: "kube", target: "dev", file: tree.devGrants, minutes: 30 });
     expect(exact.tokens).toEqual(["get", "pods", "--namespace=kube-system", "--output=json"]);
-    const prefix = jsonOutput(torii(tree, "grant", "add", "kube", "dev", "--prefix", "2", "--json", "--", "get", "pods", "--namespace", "web"));
+    const prefix = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--prefix", "2", "--json", "--", "get", "pods", "--namespace", "web"));
     expect(prefix).toMatchObject({ mode: "prefix", tokens: ["get", "pods"], token_count: 2 });
     expect(prefix.evidence).toMatch(/^grant:prefix:2:[0-9a-f]{8}$/u);
     expect(storedGrants(tree.devGrants).entries.map((entry) => entry.matcher.sha256)).toEqual([
@@ -135,9 +135,9 @@ describe("torii grant add", () => {
     expect(existsSync(tree.prodGrants)).toBe(false);
   });
 
-  test("the human-readable output names the tokens, the evidence and the expiry", () => {
+  test("the human-readable output names the tokens, the evidence and the expiry", async () => {
     const tree = makeTree();
-    const result = torii(tree, "grant", "add", "demo", "--prefix", "1", "--for", "3", "--", "fetch", "origin");
+    const result = await torii(tree, "grant", "add", "demo", "--prefix", "1", "--for", "3", "--", "fetch", "origin");
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^granted demo \(prefix, 1 canonical token\(s\)\) for 3 min, until \S+Z \(3 min left\)\n/u);
     expect(result.stdout).toContain('tokens: "fetch" …');
@@ -145,107 +145,107 @@ describe("torii grant add", () => {
     expect(result.stdout).toContain(`file: ${tree.demoGrants}`);
   });
 
-  test("a locked option, a forbidden value or an unreadable argv is refused and nothing is written", () => {
+  test("a locked option, a forbidden value or an unreadable argv is refused and nothing is written", async () => {
     const tree = makeTree();
     for (const args of [["get", "pods", "--context=prod-ctx"], ["get", "pods", "-shttps://evil"], ["--kuberc=/tmp/x", "get"]]) {
-      expectUsageError(torii(tree, "grant", "add", "kube", "dev", "--exact", "--", ...args), /refused: .*\(locked-option, argument \d\); no grant can allow this argv/u);
+      expectUsageError(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", ...args), /refused: .*\(locked-option, argument \d\); no grant can allow this argv/u);
     }
-    expectUsageError(torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "pods", "-o", "file:///etc/passwd"), "(forbidden-value");
-    expectUsageError(torii(tree, "grant", "add", "kube", "dev", "--prefix", "1", "--", "get", "--bogus", "pods"), "(argv-rejected");
+    expectUsageError(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "pods", "-o", "file:///etc/passwd"), "(forbidden-value");
+    expectUsageError(await torii(tree, "grant", "add", "kube", "dev", "--prefix", "1", "--", "get", "--bogus", "pods"), "(argv-rejected");
     expect(existsSync(tree.devGrants)).toBe(false);
   });
 
-  test("exactly one of --exact and --prefix, and a prefix within the canonical argv", () => {
+  test("exactly one of --exact and --prefix, and a prefix within the canonical argv", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "grant", "add", "demo", "--exact", "--prefix", "1", "--", "fetch"), "exactly one of --exact and --prefix");
-    expectUsageError(torii(tree, "grant", "add", "demo", "--", "fetch"), "exactly one of --exact and --prefix");
-    expectUsageError(torii(tree, "grant", "add", "demo", "--prefix", "3", "--", "fetch", "origin"), '--prefix must be a whole number from 1 to 2, got "3"');
-    expectUsageError(torii(tree, "grant", "add", "demo", "--prefix", "0", "--", "fetch", "origin"), "--prefix must be a whole number from 1 to 2");
-    expectUsageError(torii(tree, "grant", "add", "demo", "--exact"), "the arguments go after --");
-    expectUsageError(torii(tree, "grant", "add", "demo", "--exact", "--"), "the arguments go after --");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--exact", "--prefix", "1", "--", "fetch"), "exactly one of --exact and --prefix");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--", "fetch"), "exactly one of --exact and --prefix");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--prefix", "3", "--", "fetch", "origin"), '--prefix must be a whole number from 1 to 2, got "3"');
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--prefix", "0", "--", "fetch", "origin"), "--prefix must be a whole number from 1 to 2");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--exact"), "the arguments go after --");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--exact", "--"), "the arguments go after --");
     expect(existsSync(tree.demoGrants)).toBe(false);
   });
 
-  test.each([["0"], ["1441"], ["abc"]])("refuses --for %s", (minutes) => {
+  test.each([["0"], ["1441"], ["abc"]])("refuses --for %s", async (minutes) => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "grant", "add", "demo", "--exact", "--for", minutes, "--", "fetch"), "--for must be a whole number from 1 to 1440");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--exact", "--for", minutes, "--", "fetch"), "--for must be a whole number from 1 to 1440");
     expect(existsSync(tree.demoGrants)).toBe(false);
   });
 
-  test("the scope must exist: a target for a target-aware provider, none for a simple one", () => {
+  test("the scope must exist: a target for a target-aware provider, none for a simple one", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "grant", "add", "kube", "--exact", "--", "get", "pods"), "every call to kube names a target, so its grants are per target");
-    expectUsageError(torii(tree, "grant", "add", "kube", "staging", "--exact", "--", "get", "pods"), 'kube has no target "staging" (targets: dev, prod)');
-    expectUsageError(torii(tree, "grant", "add", "demo", "dev", "--exact", "--", "fetch"), "demo takes no target");
-    expectUsageError(torii(tree, "grant", "add", "nope", "--exact", "--", "fetch"), 'unknown provider tool "nope"');
+    expectUsageError(await torii(tree, "grant", "add", "kube", "--exact", "--", "get", "pods"), "every call to kube names a target, so its grants are per target");
+    expectUsageError(await torii(tree, "grant", "add", "kube", "staging", "--exact", "--", "get", "pods"), 'kube has no target "staging" (targets: dev, prod)');
+    expectUsageError(await torii(tree, "grant", "add", "demo", "dev", "--exact", "--", "fetch"), "demo takes no target");
+    expectUsageError(await torii(tree, "grant", "add", "nope", "--exact", "--", "fetch"), 'unknown provider tool "nope"');
   });
 });
 
 describe("torii grant list, revoke and clear", () => {
-  test("list shows live grants per scope; revoke removes one by its evidence", () => {
+  test("list shows live grants per scope; revoke removes one by its evidence", async () => {
     const tree = makeTree();
-    const first = jsonOutput(torii(tree, "grant", "add", "kube", "dev", "--exact", "--json", "--", "get", "pods"));
-    const second = jsonOutput(torii(tree, "grant", "add", "kube", "dev", "--prefix", "1", "--for", "60", "--json", "--", "get", "nodes"));
-    jsonOutput(torii(tree, "grant", "add", "kube", "prod", "--exact", "--json", "--", "get", "svc"));
+    const first = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--json", "--", "get", "pods"));
+    const second = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--prefix", "1", "--for", "60", "--json", "--", "get", "nodes"));
+    jsonOutput(await torii(tree, "grant", "add", "kube", "prod", "--exact", "--json", "--", "get", "svc"));
 
-    const listed = jsonOutput(torii(tree, "grant", "list", "kube", "dev", "--json"));
+    const listed = jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json"));
     expect(listed).toMatchObject({ tool: "kube", target: "dev", file: tree.devGrants });
     expect(listed.grants).toEqual([
       { evidence: first.evidence, mode: "exact", token_count: 2, expires_at: first.expires_at, remaining_minutes: 2 },
       { evidence: second.evidence, mode: "prefix", token_count: 1, expires_at: second.expires_at, remaining_minutes: 60 },
     ]);
-    const text = torii(tree, "grant", "list", "kube", "dev");
+    const text = await torii(tree, "grant", "list", "kube", "dev");
     expect(text.stdout).toContain(`${String(first.evidence)}  exact, 2 token(s)  until`);
-    expect((jsonOutput(torii(tree, "grant", "list", "kube", "prod", "--json")).grants as unknown[]).length).toBe(1);
+    expect((jsonOutput(await torii(tree, "grant", "list", "kube", "prod", "--json")).grants as unknown[]).length).toBe(1);
 
-    const revoked = jsonOutput(torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence), "--json"));
+    const revoked = jsonOutput(await torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence), "--json"));
     expect(revoked).toEqual({ action: "grant-revoked", tool: "kube", target: "dev", file: tree.devGrants, evidence: first.evidence, removed: 1 });
-    expect(jsonOutput(torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([expect.objectContaining({ evidence: second.evidence }) as unknown]);
-    expectUsageError(torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence)), `kube dev has no grant ${String(first.evidence)}`);
-    expectUsageError(torii(tree, "grant", "revoke", "kube", "dev", "grant:"), "is not a grant's evidence");
+    expect(jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([expect.objectContaining({ evidence: second.evidence }) as unknown]);
+    expectUsageError(await torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence)), `kube dev has no grant ${String(first.evidence)}`);
+    expectUsageError(await torii(tree, "grant", "revoke", "kube", "dev", "grant:"), "is not a grant's evidence");
     // With one word after the tool, it is the evidence.
-    expectUsageError(torii(tree, "grant", "revoke", "kube", "dev"), '"dev" is not a grant\'s evidence');
-    expectUsageError(torii(tree, "grant", "revoke", "kube"), "usage: torii grant revoke");
+    expectUsageError(await torii(tree, "grant", "revoke", "kube", "dev"), '"dev" is not a grant\'s evidence');
+    expectUsageError(await torii(tree, "grant", "revoke", "kube"), "usage: torii grant revoke");
   });
 
-  test("revoke takes the evidence as the second word for a provider without targets", () => {
+  test("revoke takes the evidence as the second word for a provider without targets", async () => {
     const tree = makeTree();
-    const added = jsonOutput(torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch"));
-    const result = torii(tree, "grant", "revoke", "demo", String(added.evidence));
+    const added = jsonOutput(await torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch"));
+    const result = await torii(tree, "grant", "revoke", "demo", String(added.evidence));
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`revoked 1 grant(s) ${String(added.evidence)} of demo\n`);
-    expect(torii(tree, "grant", "list", "demo").stdout).toContain("no live grant");
+    expect((await torii(tree, "grant", "list", "demo")).stdout).toContain("no live grant");
   });
 
-  test("clear removes every grant of one scope", () => {
+  test("clear removes every grant of one scope", async () => {
     const tree = makeTree();
-    torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "pods");
-    torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
-    torii(tree, "grant", "add", "kube", "prod", "--exact", "--", "get", "svc");
-    const out = jsonOutput(torii(tree, "grant", "clear", "kube", "dev", "--json"));
+    await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "pods");
+    await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
+    await torii(tree, "grant", "add", "kube", "prod", "--exact", "--", "get", "svc");
+    const out = jsonOutput(await torii(tree, "grant", "clear", "kube", "dev", "--json"));
     expect(out).toEqual({ action: "grants-cleared", tool: "kube", target: "dev", file: tree.devGrants, removed: 2, preserved_invalid: null });
-    expect(jsonOutput(torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([]);
-    expect((jsonOutput(torii(tree, "grant", "list", "kube", "prod", "--json")).grants as unknown[]).length).toBe(1);
-    expect(torii(tree, "grant", "clear", "kube", "dev").stdout).toContain("kube dev had no grant");
+    expect(jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([]);
+    expect((jsonOutput(await torii(tree, "grant", "list", "kube", "prod", "--json")).grants as unknown[]).length).toBe(1);
+    expect((await torii(tree, "grant", "clear", "kube", "dev")).stdout).toContain("kube dev had no grant");
   });
 
-  test("an invalid or legacy grants file: list exits 1, add refuses, the file stays byte-identical; clear keeps a copy", () => {
+  test("an invalid or legacy grants file: list exits 1, add refuses, the file stays byte-identical; clear keeps a copy", async () => {
     const tree = makeTree();
     const legacy = "32503680000\tfetch origin\n";
     writeFileSync(tree.demoGrants, legacy, { mode: 0o600 });
-    const list = torii(tree, "grant", "list", "demo");
+    const list = await torii(tree, "grant", "list", "demo");
     expect(list.status).toBe(1);
     expect(list.stdout).toContain(`${tree.demoGrants} is unusable (legacy)`);
-    const listJson = runCli(["grant", "list", "demo", "--json"], tree.env);
+    const listJson = await runCli(["grant", "list", "demo", "--json"], tree.env);
     expect(listJson.status).toBe(1);
     expect(JSON.parse(listJson.stdout)).toMatchObject({ tool: "demo", error: { file: tree.demoGrants, kind: "legacy" } });
-    expectUsageError(torii(tree, "grant", "add", "demo", "--exact", "--", "fetch"), "torii grant clear demo");
+    expectUsageError(await torii(tree, "grant", "add", "demo", "--exact", "--", "fetch"), "torii grant clear demo");
     expect(readFileSync(tree.demoGrants, "utf8")).toBe(legacy);
 
-    const cleared = jsonOutput(torii(tree, "grant", "clear", "demo", "--json"));
+    const cleared = jsonOutput(await torii(tree, "grant", "clear", "demo", "--json"));
     expect(cleared).toMatchObject({ removed: 0, preserved_invalid: expect.stringContaining(tree.demoGrants) as unknown });
     expect(readFileSync(String(cleared.preserved_invalid), "utf8")).toBe(legacy);
-    expect(torii(tree, "grant", "add", "demo", "--exact", "--", "fetch").status).toBe(0);
+    expect((await torii(tree, "grant", "add", "demo", "--exact", "--", "fetch")).status).toBe(0);
   });
 });
 
@@ -265,13 +265,13 @@ function auditRecords(tree: Tree): AuditLine[] {
 }
 
 describe("the audit log", () => {
-  test("grant add, revoke and clear each leave one record with the evidence, at most two argv tokens, and the chain verifies", () => {
+  test("grant add, revoke and clear each leave one record with the evidence, at most two argv tokens, and the chain verifies", async () => {
     const tree = makeTree();
-    const dev = jsonOutput(torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "pods", "-nSECRET-NS", "-o", "json"));
-    const demo = jsonOutput(torii(tree, "grant", "add", "demo", "--prefix", "2", "--json", "--", "fetch", "origin", "--prune"));
-    torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
-    torii(tree, "grant", "revoke", "demo", String(demo.evidence));
-    torii(tree, "grant", "clear", "kube", "dev");
+    const dev = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "pods", "-nSECRET-NS", "-o", "json"));
+    const demo = jsonOutput(await torii(tree, "grant", "add", "demo", "--prefix", "2", "--json", "--", "fetch", "origin", "--prune"));
+    await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
+    await torii(tree, "grant", "revoke", "demo", String(demo.evidence));
+    await torii(tree, "grant", "clear", "kube", "dev");
 
     const records = auditRecords(tree);
     expect(records.map(({ event, scope, detail, argv_head }) => ({ event, scope, detail, argv_head }))).toEqual([
@@ -284,7 +284,7 @@ describe("the audit log", () => {
     for (const record of records) expect((record.argv_head ?? []).length).toBeLessThanOrEqual(2);
     expect(readFileSync(path.join(tree.root, "audit.jsonl"), "utf8")).not.toContain("SECRET-NS");
     expect(new Set(records.map((record) => record.call_id)).size).toBe(records.length);
-    expect(torii(tree, "audit", "verify").status).toBe(0);
+    expect((await torii(tree, "audit", "verify")).status).toBe(0);
   });
 });
 
@@ -303,28 +303,28 @@ describe("with the MCP server", () => {
 
     // A provider without targets: unresolved → headless deny; a grant allows it; revoking it denies again.
     expect((await call("demo", { args: ["fetch", "origin"] })).decision).toMatchObject({ result: "deny", source: "headless" });
-    const grant = jsonOutput(torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch", "origin"));
+    const grant = jsonOutput(await torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch", "origin"));
     expect((await call("demo", { args: ["fetch", "origin"] })).decision).toMatchObject({ result: "allow", source: "grant" });
     expect((await call("demo", { args: ["fetch", "origin", "--all"] })).decision).toMatchObject({ result: "deny" });
-    torii(tree, "grant", "revoke", "demo", String(grant.evidence));
+    await torii(tree, "grant", "revoke", "demo", String(grant.evidence));
     expect((await call("demo", { args: ["fetch", "origin"] })).decision).toMatchObject({ result: "deny", source: "headless" });
 
     // A target: inactive until activated; then the server's own grant suggestion, run as a command, allows the call.
     const request = { target: "dev", args: ["get", "pods", "-n", "web"] };
     expect((await call("kube", request)).decision).toMatchObject({ result: "deny", source: "target-inactive" });
-    expect(torii(tree, "target", "activate", "kube", "dev", "--for", "5").status).toBe(0);
+    expect((await torii(tree, "target", "activate", "kube", "dev", "--for", "5")).status).toBe(0);
     const unresolved = await call("kube", request);
     expect(unresolved.decision).toMatchObject({ result: "deny", source: "headless" });
     const suggestion = unresolved.decision.grants?.prefix.command ?? "";
     expect(suggestion).toBe("torii grant add kube dev --prefix 2 -- get pods");
-    expect(torii(tree, ...suggestion.split(" ").slice(1)).status).toBe(0);
+    expect((await torii(tree, ...suggestion.split(" ").slice(1))).status).toBe(0);
     const allowed = await call("kube", request);
     expect(allowed.decision).toMatchObject({ result: "allow", source: "grant" });
     expect((JSON.parse(allowed.execution?.stdout ?? "{}") as { argv: string[] }).argv).toEqual(["--context=dev-ctx", "get", "pods", "--namespace=web"]);
     // A grant of dev does not reach prod, and clearing the leases stops dev.
-    torii(tree, "target", "activate", "kube", "prod", "--add");
+    await torii(tree, "target", "activate", "kube", "prod", "--add");
     expect((await call("kube", { ...request, target: "prod" })).decision).toMatchObject({ result: "deny", source: "headless" });
-    expect(torii(tree, "target", "clear", "kube").status).toBe(0);
+    expect((await torii(tree, "target", "clear", "kube")).status).toBe(0);
     expect((await call("kube", request)).decision).toMatchObject({ result: "deny", source: "target-inactive" });
   });
 });

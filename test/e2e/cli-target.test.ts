@@ -112,7 +112,7 @@ function makeTree(extra: Record<string, string> = {}): Tree {
   };
 }
 
-function torii(tree: Tree, ...args: string[]): CliResult {
+function torii(tree: Tree, ...args: string[]): Promise<CliResult> {
   // Never the kubeconfig's credential.
   return runChecked(args, tree.env, [KUBE_SECRET]);
 }
@@ -122,9 +122,9 @@ function mode(file: string): number {
 }
 
 describe("torii target add", () => {
-  test("kubectl_context: writes a private target.yaml atomically and says a restart is needed", () => {
+  test("kubectl_context: writes a private target.yaml atomically and says a restart is needed", async () => {
     const tree = makeTree();
-    const result = torii(tree, "target", "add", "kube", "staging", "--context", "prod-ctx", "--provider", "idp", "--scope", "team-a", "--expect", "ana");
+    const result = await torii(tree, "target", "add", "kube", "staging", "--context", "prod-ctx", "--provider", "idp", "--scope", "team-a", "--expect", "ana");
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("added target staging to kube (kubectl_context)");
     expect(result.stdout).toContain("restart the MCP server");
@@ -141,13 +141,13 @@ describe("torii target add", () => {
       identity: { provider: "idp", scope: "team-a", expect: "ana" },
     });
     // The whole registry still loads, with the new target in it.
-    expect(torii(tree, "policy", "show", "kube", "staging").status).toBe(0);
-    expect(jsonOutput(torii(tree, "target", "list", "kube", "--json")).targets).toContainEqual(expect.objectContaining({ name: "staging", active: false }));
+    expect((await torii(tree, "policy", "show", "kube", "staging")).status).toBe(0);
+    expect(jsonOutput(await torii(tree, "target", "list", "kube", "--json")).targets).toContainEqual(expect.objectContaining({ name: "staging", active: false }));
   });
 
-  test("--json prints what was written", () => {
+  test("--json prints what was written", async () => {
     const tree = makeTree();
-    const out = jsonOutput(torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp", "--json"));
     expect(out).toEqual({
       action: "target-added",
       tool: "kube",
@@ -160,45 +160,45 @@ describe("torii target add", () => {
     });
   });
 
-  test("kubectl_context: the context must exist in the kubeconfig ($KUBECONFIG)", () => {
+  test("kubectl_context: the context must exist in the kubeconfig ($KUBECONFIG)", async () => {
     const tree = makeTree();
-    const missing = torii(tree, "target", "add", "kube", "qa", "--context", "nope-ctx", "--provider", "idp");
+    const missing = await torii(tree, "target", "add", "kube", "qa", "--context", "nope-ctx", "--provider", "idp");
     expectUsageError(missing, `has no context "nope-ctx" (it has: dev-ctx, prod-ctx)`);
     expect(existsSync(path.join(tree.kubeDir, "targets", "qa"))).toBe(false);
 
-    const noFile = runCli(["target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"], {
+    const noFile = await runCli(["target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"], {
       ...tree.env,
       KUBECONFIG: path.join(tree.root, "absent"),
     });
     expectUsageError(noFile, "cannot read the kubeconfig");
 
     const broken = makeTree({ "kube/config": `contexts: [\nusers: {token: ${KUBE_SECRET}}\n` });
-    expectUsageError(torii(broken, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"), "is not valid YAML");
+    expectUsageError(await torii(broken, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"), "is not valid YAML");
   });
 
-  test("kubectl_context: --context and --provider are required, and the identity provider must be installed and simple", () => {
+  test("kubectl_context: --context and --provider are required, and the identity provider must be installed and simple", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "target", "add", "kube", "qa", "--provider", "idp"), "--context is required for kubectl_context targets");
-    expectUsageError(torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx"), "--provider is required for kubectl_context targets");
-    expectUsageError(torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "ghost"), 'no installed provider is named "ghost"');
-    expectUsageError(torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "aws"), "aws is target-aware");
-    expectUsageError(torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp", "--region", "eu-west-1"), "--region does not apply to kubectl_context targets");
+    expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--provider", "idp"), "--context is required for kubectl_context targets");
+    expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx"), "--provider is required for kubectl_context targets");
+    expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "ghost"), 'no installed provider is named "ghost"');
+    expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "aws"), "aws is target-aware");
+    expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp", "--region", "eu-west-1"), "--region does not apply to kubectl_context targets");
     expect(existsSync(path.join(tree.kubeDir, "targets", "qa"))).toBe(false);
   });
 
-  test("refuses an existing target, a bad name, an unknown tool and a provider without targets", () => {
+  test("refuses an existing target, a bad name, an unknown tool and a provider without targets", async () => {
     const tree = makeTree();
     const before = readFileSync(path.join(tree.kubeDir, "targets", "dev", "target.yaml"), "utf8");
-    expectUsageError(torii(tree, "target", "add", "kube", "dev", "--context", "dev-ctx", "--provider", "idp"), 'kube already has a target "dev"');
+    expectUsageError(await torii(tree, "target", "add", "kube", "dev", "--context", "dev-ctx", "--provider", "idp"), 'kube already has a target "dev"');
     expect(readFileSync(path.join(tree.kubeDir, "targets", "dev", "target.yaml"), "utf8")).toBe(before);
-    expectUsageError(torii(tree, "target", "add", "kube", "../escape", "--context", "dev-ctx", "--provider", "idp"), "target name");
-    expectUsageError(torii(tree, "target", "add", "nope", "x"), 'unknown provider tool "nope"');
-    expectUsageError(torii(tree, "target", "add", "idp", "x"), "idp takes no target");
+    expectUsageError(await torii(tree, "target", "add", "kube", "../escape", "--context", "dev-ctx", "--provider", "idp"), "target name");
+    expectUsageError(await torii(tree, "target", "add", "nope", "x"), 'unknown provider tool "nope"');
+    expectUsageError(await torii(tree, "target", "add", "idp", "x"), "idp takes no target");
   });
 
-  test("aws_profile: profile, 12-digit account id (kept as a string) and region; scope defaults to the profile", () => {
+  test("aws_profile: profile, 12-digit account id (kept as a string) and region; scope defaults to the profile", async () => {
     const tree = makeTree();
-    const out = jsonOutput(torii(tree, "target", "add", "aws", "prod", "--profile", "prod-admin", "--account-id", "012345678901", "--region", "eu-west-1", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "add", "aws", "prod", "--profile", "prod-admin", "--account-id", "012345678901", "--region", "eu-west-1", "--json"));
     expect(out.config).toEqual({
       version: "1",
       name: "prod",
@@ -207,46 +207,46 @@ describe("torii target add", () => {
     });
     const text = readFileSync(path.join(tree.root, "providers", "aws", "targets", "prod", "target.yaml"), "utf8");
     expect(text).toContain('"012345678901"');
-    expect(torii(tree, "target", "show", "aws", "prod").stdout).toContain("expect=012345678901");
+    expect((await torii(tree, "target", "show", "aws", "prod")).stdout).toContain("expect=012345678901");
   });
 
-  test("aws_profile: refuses an 11-digit account id, missing flags and kubectl flags", () => {
+  test("aws_profile: refuses an 11-digit account id, missing flags and kubectl flags", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "01234567890"), "--account-id must be exactly 12 digits");
-    expectUsageError(torii(tree, "target", "add", "aws", "prod", "--account-id", "012345678901"), "--profile is required for aws_profile targets");
-    expectUsageError(torii(tree, "target", "add", "aws", "prod", "--profile", "p"), "--account-id is required for aws_profile targets");
-    expectUsageError(torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "012345678901", "--context", "dev-ctx"), "--context does not apply to aws_profile targets");
-    expectUsageError(torii(tree, "target", "add", "aws", "prod", "--profile", "-p", "--account-id", "012345678901"), /would be invalid[\s\S]*must not start with "-"/u);
+    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "01234567890"), "--account-id must be exactly 12 digits");
+    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--account-id", "012345678901"), "--profile is required for aws_profile targets");
+    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "p"), "--account-id is required for aws_profile targets");
+    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "012345678901", "--context", "dev-ctx"), "--context does not apply to aws_profile targets");
+    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "-p", "--account-id", "012345678901"), /would be invalid[\s\S]*must not start with "-"/u);
     expect(existsSync(path.join(tree.root, "providers", "aws", "targets"))).toBe(false);
   });
 
-  test("credentials: the identity provider defaults to the provider itself", () => {
+  test("credentials: the identity provider defaults to the provider itself", async () => {
     const tree = makeTree();
-    const out = jsonOutput(torii(tree, "target", "add", "vault", "team", "--scope", "shared", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "add", "vault", "team", "--scope", "shared", "--json"));
     expect(out.config).toEqual({ version: "1", name: "team", identity: { provider: "vault", scope: "shared" } });
-    const other = jsonOutput(torii(tree, "target", "add", "vault", "ops", "--provider", "idp", "--expect", "ana", "--json"));
+    const other = jsonOutput(await torii(tree, "target", "add", "vault", "ops", "--provider", "idp", "--expect", "ana", "--json"));
     expect(other.config).toMatchObject({ identity: { provider: "idp", expect: "ana" } });
   });
 
-  test("a target the registry refuses is removed again and reported", () => {
+  test("a target the registry refuses is removed again and reported", async () => {
     const tree = makeTree();
     // plainidp declares no auth.identity, so it cannot check an expected identity.
-    const result = torii(tree, "target", "add", "vault", "team", "--provider", "plainidp", "--expect", "ana");
+    const result = await torii(tree, "target", "add", "vault", "team", "--provider", "plainidp", "--expect", "ana");
     expectUsageError(result, /refuses the new target[\s\S]*identity\.expect: needs the identity provider plainidp/u);
     expect(existsSync(path.join(tree.root, "providers", "vault", "targets"))).toBe(false);
-    expect(torii(tree, "policy", "show", "vault").status).toBe(0);
+    expect((await torii(tree, "policy", "show", "vault")).status).toBe(0);
   });
 });
 
 describe("torii target list, show and status", () => {
-  test("list shows every alias, active or not, with its expiry", () => {
+  test("list shows every alias, active or not, with its expiry", async () => {
     const tree = makeTree();
-    expect(torii(tree, "target", "activate", "kube", "dev", "--for", "30").status).toBe(0);
-    const text = torii(tree, "target", "list", "kube");
+    expect((await torii(tree, "target", "activate", "kube", "dev", "--for", "30")).status).toBe(0);
+    const text = await torii(tree, "target", "list", "kube");
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/dev +active until \S+Z \((29|30) min left\)/u);
     expect(text.stdout).toMatch(/prod +inactive/u);
-    const out = jsonOutput(torii(tree, "target", "list", "kube", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "list", "kube", "--json"));
     expect(out).toMatchObject({ tool: "kube", provider: "kube" });
     expect(out.targets).toEqual([
       { name: "dev", active: true, expires_at: ANY_STRING, remaining_minutes: ANY_NUMBER, stale: false },
@@ -254,14 +254,14 @@ describe("torii target list, show and status", () => {
     ]);
   });
 
-  test("show prints the target.yaml fields and the lease", () => {
+  test("show prints the target.yaml fields and the lease", async () => {
     const tree = makeTree({ "providers/kube/targets/dev/rules.yaml": RULES, "providers/kube/targets/dev/.env": `TOKEN=${KUBE_SECRET}\n` });
-    const text = torii(tree, "target", "show", "kube", "dev");
+    const text = await torii(tree, "target", "show", "kube", "dev");
     expect(text.status).toBe(0);
     expect(text.stdout).toContain("context: dev-ctx");
     expect(text.stdout).toContain("identity: provider=idp scope=dev");
     expect(text.stdout).toContain("lease: inactive");
-    const out = jsonOutput(torii(tree, "target", "show", "kube", "dev", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "show", "kube", "dev", "--json"));
     expect(out).toEqual({
       tool: "kube",
       provider: "kube",
@@ -271,152 +271,152 @@ describe("torii target list, show and status", () => {
       rules: path.join(tree.kubeDir, "targets", "dev", "rules.yaml"),
       lease: { active: false, expires_at: null, remaining_minutes: null, stale: false },
     });
-    expectUsageError(torii(tree, "target", "show", "kube", "nope"), 'kube has no target "nope" (targets: dev, prod)');
+    expectUsageError(await torii(tree, "target", "show", "kube", "nope"), 'kube has no target "nope" (targets: dev, prod)');
   });
 
-  test("status prints the revision and the active leases with their remaining minutes", () => {
+  test("status prints the revision and the active leases with their remaining minutes", async () => {
     const tree = makeTree();
-    const empty = jsonOutput(torii(tree, "target", "status", "kube", "--json"));
+    const empty = jsonOutput(await torii(tree, "target", "status", "kube", "--json"));
     expect(empty).toEqual({ tool: "kube", provider: "kube", file: tree.leaseFile, revision: 0, leases: [] });
-    expect(torii(tree, "target", "status", "kube").stdout).toContain("no active lease");
-    torii(tree, "target", "activate", "kube", "dev", "--for", "10");
-    const out = jsonOutput(torii(tree, "target", "status", "kube", "--json"));
+    expect((await torii(tree, "target", "status", "kube")).stdout).toContain("no active lease");
+    await torii(tree, "target", "activate", "kube", "dev", "--for", "10");
+    const out = jsonOutput(await torii(tree, "target", "status", "kube", "--json"));
     expect(out.revision).toBeGreaterThan(0);
     expect(out.leases).toEqual([
       { target: "dev", expires_at: ANY_STRING, remaining_minutes: 10, configured: true, current: true },
     ]);
-    expect(torii(tree, "target", "status", "kube").stdout).toMatch(/dev {2}until \S+ \(10 min left\)/u);
+    expect((await torii(tree, "target", "status", "kube")).stdout).toMatch(/dev {2}until \S+ \(10 min left\)/u);
   });
 
-  test("an edited target.yaml makes its lease stale", () => {
+  test("an edited target.yaml makes its lease stale", async () => {
     const tree = makeTree();
-    torii(tree, "target", "activate", "kube", "dev");
+    await torii(tree, "target", "activate", "kube", "dev");
     writeFileSync(path.join(tree.kubeDir, "targets", "dev", "target.yaml"), DEV_TARGET.replace("dev-ctx", "prod-ctx"));
-    const list = jsonOutput(torii(tree, "target", "list", "kube", "--json"));
+    const list = jsonOutput(await torii(tree, "target", "list", "kube", "--json"));
     expect(list.targets).toContainEqual({ name: "dev", active: false, expires_at: null, remaining_minutes: null, stale: true });
-    const status = jsonOutput(torii(tree, "target", "status", "kube", "--json"));
+    const status = jsonOutput(await torii(tree, "target", "status", "kube", "--json"));
     expect(status.leases).toEqual([expect.objectContaining({ target: "dev", configured: true, current: false })]);
   });
 
-  test("an invalid lease file: status, list and show exit 1 naming the file and its kind, and leave it byte-identical", () => {
+  test("an invalid lease file: status, list and show exit 1 naming the file and its kind, and leave it byte-identical", async () => {
     const tree = makeTree();
     const garbage = 'version: "1"\nrevision: 3\nauthorizations:\n  - {target: dev, binding: x, expires_at: "2999-01-01T00:00:00Z"}\n  - {target: dev, binding: x, expires_at: "2999-01-01T00:00:00Z"}\n';
     writeFileSync(tree.leaseFile, garbage, { mode: 0o600 });
-    const status = torii(tree, "target", "status", "kube");
+    const status = await torii(tree, "target", "status", "kube");
     expect(status.status).toBe(1);
     expect(status.stdout).toContain(tree.leaseFile);
     expect(status.stdout).toMatch(/is unusable \(\w[\w-]*\)/u);
-    const out = runCli(["target", "status", "kube", "--json"], tree.env);
+    const out = await runCli(["target", "status", "kube", "--json"], tree.env);
     expect(out.status).toBe(1);
     expect(JSON.parse(out.stdout)).toMatchObject({ file: tree.leaseFile, error: { file: tree.leaseFile, kind: ANY_STRING } });
-    const list = torii(tree, "target", "list", "kube");
+    const list = await torii(tree, "target", "list", "kube");
     expect(list.status).toBe(1);
     expect(list.stdout).toMatch(/dev +inactive/u);
-    expect(torii(tree, "target", "show", "kube", "dev").status).toBe(1);
+    expect((await torii(tree, "target", "show", "kube", "dev")).status).toBe(1);
     // Activating refuses to write over it.
-    expectUsageError(torii(tree, "target", "activate", "kube", "dev"), "torii target clear kube");
+    expectUsageError(await torii(tree, "target", "activate", "kube", "dev"), "torii target clear kube");
     expect(readFileSync(tree.leaseFile, "utf8")).toBe(garbage);
   });
 
-  test("a provider without targets and an unknown tool are usage errors", () => {
+  test("a provider without targets and an unknown tool are usage errors", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "target", "list", "idp"), "idp takes no target");
-    expectUsageError(torii(tree, "target", "status", "nope"), 'unknown provider tool "nope"');
+    expectUsageError(await torii(tree, "target", "list", "idp"), "idp takes no target");
+    expectUsageError(await torii(tree, "target", "status", "nope"), 'unknown provider tool "nope"');
   });
 });
 
 describe("torii target activate", () => {
-  test("defaults to default_target_minutes from settings.yaml", () => {
+  test("defaults to default_target_minutes from settings.yaml", async () => {
     const tree = makeTree({ "settings.yaml": 'version: "1"\ndefault_target_minutes: 7\n' });
-    const out = jsonOutput(torii(tree, "target", "activate", "kube", "dev", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "activate", "kube", "dev", "--json"));
     expect(out).toMatchObject({ action: "target-activated", tool: "kube", target: "dev", mode: "replace", minutes: 7, replaced: [], active: ["dev"] });
     expect(minutesFromNow(out.expires_at)).toBeGreaterThan(6.5);
     expect(minutesFromNow(out.expires_at)).toBeLessThanOrEqual(7);
     expect(mode(tree.leaseFile)).toBe(0o600);
   });
 
-  test("replaces every other active lease unless --add", () => {
+  test("replaces every other active lease unless --add", async () => {
     const tree = makeTree();
-    torii(tree, "target", "activate", "kube", "dev");
-    const replace = torii(tree, "target", "activate", "kube", "prod");
+    await torii(tree, "target", "activate", "kube", "dev");
+    const replace = await torii(tree, "target", "activate", "kube", "prod");
     expect(replace.status).toBe(0);
     expect(replace.stdout).toContain("replaced: dev");
-    expect(jsonOutput(torii(tree, "target", "status", "kube", "--json")).leases).toEqual([expect.objectContaining({ target: "prod" })]);
+    expect(jsonOutput(await torii(tree, "target", "status", "kube", "--json")).leases).toEqual([expect.objectContaining({ target: "prod" })]);
 
-    const add = torii(tree, "target", "activate", "kube", "dev", "--add", "--for", "5");
+    const add = await torii(tree, "target", "activate", "kube", "dev", "--add", "--for", "5");
     expect(add.status).toBe(0);
     expect(add.stdout).toContain("still active: prod");
     expect(add.stdout).toContain("warning: 2 targets of kube are active at once");
-    const both = jsonOutput(torii(tree, "target", "list", "kube", "--json")).targets as { name: string; active: boolean }[];
+    const both = jsonOutput(await torii(tree, "target", "list", "kube", "--json")).targets as { name: string; active: boolean }[];
     expect(both.map((target) => [target.name, target.active])).toEqual([["dev", true], ["prod", true]]);
 
-    const again = jsonOutput(torii(tree, "target", "activate", "kube", "prod", "--json"));
+    const again = jsonOutput(await torii(tree, "target", "activate", "kube", "prod", "--json"));
     expect(again).toMatchObject({ mode: "replace", replaced: ["dev"], active: ["prod"] });
   });
 
-  test.each([["0"], ["1441"], ["abc"], ["-5"], ["1.5"]])("refuses --for %s", (minutes) => {
+  test.each([["0"], ["1441"], ["abc"], ["-5"], ["1.5"]])("refuses --for %s", async (minutes) => {
     const tree = makeTree();
-    const result = torii(tree, "target", "activate", "kube", "dev", "--for", minutes);
+    const result = await torii(tree, "target", "activate", "kube", "dev", "--for", minutes);
     expect(result.status).toBe(3);
     expect(result.stderr).toMatch(/^torii: /u);
     expect(existsSync(tree.leaseFile)).toBe(false);
   });
 
-  test("--for 1440 is the longest lease", () => {
+  test("--for 1440 is the longest lease", async () => {
     const tree = makeTree();
-    const out = jsonOutput(torii(tree, "target", "activate", "kube", "dev", "--for", "1440", "--json"));
+    const out = jsonOutput(await torii(tree, "target", "activate", "kube", "dev", "--for", "1440", "--json"));
     expect(minutesFromNow(out.expires_at)).toBeGreaterThan(1439);
   });
 
-  test("an unknown alias is refused", () => {
+  test("an unknown alias is refused", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "target", "activate", "kube", "staging"), 'kube has no target "staging" (targets: dev, prod)');
+    expectUsageError(await torii(tree, "target", "activate", "kube", "staging"), 'kube has no target "staging" (targets: dev, prod)');
     expect(existsSync(tree.leaseFile)).toBe(false);
   });
 });
 
 describe("torii target clear", () => {
-  test("revokes every lease and keeps the targets", () => {
+  test("revokes every lease and keeps the targets", async () => {
     const tree = makeTree();
-    torii(tree, "target", "activate", "kube", "dev");
-    torii(tree, "target", "activate", "kube", "prod", "--add");
-    const out = jsonOutput(torii(tree, "target", "clear", "kube", "--json"));
+    await torii(tree, "target", "activate", "kube", "dev");
+    await torii(tree, "target", "activate", "kube", "prod", "--add");
+    const out = jsonOutput(await torii(tree, "target", "clear", "kube", "--json"));
     expect(out).toMatchObject({ action: "target-leases-cleared", tool: "kube", preserved_invalid: null });
     expect([...(out.cleared as string[])].sort()).toEqual(["dev", "prod"]);
-    expect(jsonOutput(torii(tree, "target", "status", "kube", "--json")).leases).toEqual([]);
+    expect(jsonOutput(await torii(tree, "target", "status", "kube", "--json")).leases).toEqual([]);
     expect(existsSync(path.join(tree.kubeDir, "targets", "dev", "target.yaml"))).toBe(true);
     expect(existsSync(path.join(tree.kubeDir, "targets", "prod", "target.yaml"))).toBe(true);
-    expect(torii(tree, "target", "clear", "kube").stdout).toContain("no lease of kube was active");
+    expect((await torii(tree, "target", "clear", "kube")).stdout).toContain("no lease of kube was active");
   });
 
-  test("recovers an invalid lease file and keeps a byte-identical copy", () => {
+  test("recovers an invalid lease file and keeps a byte-identical copy", async () => {
     const tree = makeTree();
     const garbage = "authorizations: [\n";
     writeFileSync(tree.leaseFile, garbage, { mode: 0o600 });
-    const result = torii(tree, "target", "clear", "kube");
+    const result = await torii(tree, "target", "clear", "kube");
     expect(result.status).toBe(0);
     const kept = /a copy is kept at (\S+)/u.exec(result.stdout)?.[1];
     expect(kept).toBeDefined();
     expect(readFileSync(kept ?? "", "utf8")).toBe(garbage);
-    expect(torii(tree, "target", "status", "kube").status).toBe(0);
-    expect(torii(tree, "target", "activate", "kube", "dev").status).toBe(0);
+    expect((await torii(tree, "target", "status", "kube")).status).toBe(0);
+    expect((await torii(tree, "target", "activate", "kube", "dev")).status).toBe(0);
   });
 });
 
 describe("torii target remove", () => {
-  test("refuses without --force and deletes nothing", () => {
+  test("refuses without --force and deletes nothing", async () => {
     const tree = makeTree();
-    torii(tree, "target", "activate", "kube", "dev");
-    expectUsageError(torii(tree, "target", "remove", "kube", "dev"), "without --force");
+    await torii(tree, "target", "activate", "kube", "dev");
+    expectUsageError(await torii(tree, "target", "remove", "kube", "dev"), "without --force");
     expect(existsSync(path.join(tree.kubeDir, "targets", "dev", "target.yaml"))).toBe(true);
-    expect(jsonOutput(torii(tree, "target", "status", "kube", "--json")).leases).toHaveLength(1);
+    expect(jsonOutput(await torii(tree, "target", "status", "kube", "--json")).leases).toHaveLength(1);
   });
 
-  test("revokes the lease, then deletes the target directory", () => {
+  test("revokes the lease, then deletes the target directory", async () => {
     const tree = makeTree({ "providers/kube/targets/dev/rules.yaml": RULES, "providers/kube/targets/dev/.env": `TOKEN=${KUBE_SECRET}\n` });
-    torii(tree, "target", "activate", "kube", "dev");
-    torii(tree, "target", "activate", "kube", "prod", "--add");
-    const out = jsonOutput(torii(tree, "target", "remove", "kube", "dev", "--force", "--json"));
+    await torii(tree, "target", "activate", "kube", "dev");
+    await torii(tree, "target", "activate", "kube", "prod", "--add");
+    const out = jsonOutput(await torii(tree, "target", "remove", "kube", "dev", "--force", "--json"));
     expect(out).toEqual({
       action: "target-removed",
       tool: "kube",
@@ -427,17 +427,17 @@ describe("torii target remove", () => {
       restart_required: true,
     });
     expect(existsSync(path.join(tree.kubeDir, "targets", "dev"))).toBe(false);
-    expect(jsonOutput(torii(tree, "target", "status", "kube", "--json")).leases).toEqual([expect.objectContaining({ target: "prod" })]);
-    expect(jsonOutput(torii(tree, "target", "list", "kube", "--json")).targets).toEqual([expect.objectContaining({ name: "prod", active: true })]);
-    const text = torii(tree, "target", "remove", "kube", "prod", "--force");
+    expect(jsonOutput(await torii(tree, "target", "status", "kube", "--json")).leases).toEqual([expect.objectContaining({ target: "prod" })]);
+    expect(jsonOutput(await torii(tree, "target", "list", "kube", "--json")).targets).toEqual([expect.objectContaining({ name: "prod", active: true })]);
+    const text = await torii(tree, "target", "remove", "kube", "prod", "--force");
     expect(text.stdout).toContain("revoked the lease of kube target prod");
     expect(text.stdout).toContain("restart the MCP server");
   });
 
-  test("with an invalid lease file it deletes nothing and points at clear", () => {
+  test("with an invalid lease file it deletes nothing and points at clear", async () => {
     const tree = makeTree();
     writeFileSync(tree.leaseFile, "not: [valid\n", { mode: 0o600 });
-    expectUsageError(torii(tree, "target", "remove", "kube", "dev", "--force"), "torii target clear kube");
+    expectUsageError(await torii(tree, "target", "remove", "kube", "dev", "--force"), "torii target clear kube");
     expect(existsSync(path.join(tree.kubeDir, "targets", "dev", "target.yaml"))).toBe(true);
     expect(readFileSync(tree.leaseFile, "utf8")).toBe("not: [valid\n");
   });
@@ -460,19 +460,19 @@ function auditRecords(tree: Tree): AuditLine[] {
 }
 
 describe("the audit log", () => {
-  test("target add, activate, clear and remove each leave their records, scoped tool or tool/alias, and the chain verifies", () => {
+  test("target add, activate, clear and remove each leave their records, scoped tool or tool/alias, and the chain verifies", async () => {
     const tree = makeTree();
     const garbage = "authorizations: [ SECRET-LEASE-BYTES\n";
-    torii(tree, "target", "add", "kube", "staging", "--context", "prod-ctx", "--provider", "idp");
-    torii(tree, "target", "activate", "kube", "dev", "--for", "15");
-    torii(tree, "target", "activate", "kube", "prod", "--add", "--for", "5");
-    torii(tree, "target", "activate", "kube", "staging");
-    torii(tree, "target", "clear", "kube");
+    await torii(tree, "target", "add", "kube", "staging", "--context", "prod-ctx", "--provider", "idp");
+    await torii(tree, "target", "activate", "kube", "dev", "--for", "15");
+    await torii(tree, "target", "activate", "kube", "prod", "--add", "--for", "5");
+    await torii(tree, "target", "activate", "kube", "staging");
+    await torii(tree, "target", "clear", "kube");
     writeFileSync(tree.leaseFile, garbage, { mode: 0o600 });
-    torii(tree, "target", "clear", "kube");
-    torii(tree, "target", "activate", "kube", "dev");
-    torii(tree, "target", "remove", "kube", "dev", "--force");
-    torii(tree, "target", "remove", "kube", "prod", "--force");
+    await torii(tree, "target", "clear", "kube");
+    await torii(tree, "target", "activate", "kube", "dev");
+    await torii(tree, "target", "remove", "kube", "dev", "--force");
+    await torii(tree, "target", "remove", "kube", "prod", "--force");
 
     const records = auditRecords(tree);
     expect(records.map(({ event, scope, detail }) => ({ event, scope, detail }))).toEqual([
@@ -492,15 +492,15 @@ describe("the audit log", () => {
     expect(new Set(records.map((record) => record.call_id)).size).toBe(records.length - 1);
     expect(records.every((record) => /^[0-9a-f-]{36}$/u.test(record.call_id))).toBe(true);
     expect(readFileSync(path.join(tree.root, "audit.jsonl"), "utf8")).not.toContain("SECRET-LEASE-BYTES");
-    const verify = torii(tree, "audit", "verify");
+    const verify = await torii(tree, "audit", "verify");
     expect(verify.status).toBe(0);
   });
 });
 
 describe("usage errors from the command line parser", () => {
-  test("an unknown option or a missing argument exits 3 with a torii: message", () => {
+  test("an unknown option or a missing argument exits 3 with a torii: message", async () => {
     const tree = makeTree();
-    expectUsageError(torii(tree, "target", "activate", "kube", "dev", "--forever"), "unknown option '--forever'");
-    expectUsageError(torii(tree, "target", "show", "kube"), "missing required argument 'name'");
+    expectUsageError(await torii(tree, "target", "activate", "kube", "dev", "--forever"), "unknown option '--forever'");
+    expectUsageError(await torii(tree, "target", "show", "kube"), "missing required argument 'name'");
   });
 });

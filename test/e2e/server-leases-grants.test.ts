@@ -61,7 +61,7 @@ afterAll(async () => {
 describe("leases", () => {
   test("a target-aware call is denied until the operator activates the target, then runs with the leased context", async () => {
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision).toMatchObject({ source: "target-inactive" });
-    expect(cli("target", "activate", "kube", "prod", "--for", "5").status).toBe(0);
+    expect((await cli("target", "activate", "kube", "prod", "--for", "5")).status).toBe(0);
     const allowed = await session.call("kube", { args: ["get", "pods", "-n", "web"], target: "prod" });
     expect(outcomeOf(allowed).decision).toMatchObject({ result: "allow", source: "rules" });
     expect(argvSeen(allowed)).toEqual(["--context=prod-ctx", "get", "pods", "--namespace=web"]);
@@ -69,10 +69,10 @@ describe("leases", () => {
 
   test("a lease for one alias never allows another; activating replaces unless --add", async () => {
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "dev" })).decision).toMatchObject({ source: "target-inactive" });
-    expect(cli("target", "activate", "kube", "dev").status).toBe(0);
+    expect((await cli("target", "activate", "kube", "dev")).status).toBe(0);
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "dev" })).decision.result).toBe("allow");
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision).toMatchObject({ source: "target-inactive" });
-    expect(cli("target", "activate", "kube", "prod", "--add").status).toBe(0);
+    expect((await cli("target", "activate", "kube", "prod", "--add")).status).toBe(0);
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision.result).toBe("allow");
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "dev" })).decision.result).toBe("allow");
   });
@@ -82,19 +82,19 @@ describe("leases", () => {
   });
 
   test("target clear revokes: the next call is denied", async () => {
-    expect(cli("target", "clear", "kube").status).toBe(0);
+    expect((await cli("target", "clear", "kube")).status).toBe(0);
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision).toMatchObject({ source: "target-inactive" });
   });
 
   test("a lease expires", async () => {
-    // The shortest lease the CLI grants is a minute: write one that ends in a second, with the real store.
+    // The shortest lease the CLI grants is a minute: rather than wait for one to run out, the real
+    // store writes the same one-minute lease twice, once now and once as if granted 61 s ago.
     const provider = loadRegistry(root).providers.get("kube")!;
     const target = provider.targets.get("prod")!;
     const binding = targetBinding({ provider: provider.name, alias: "prod", config: target.config, fileIdentity: target.fileIdentity });
-    const store = new LeaseStore(provider.dir, { clock: () => new Date(Date.now() - 59_000) });
-    await store.activate("prod", binding, 1, "replace");
+    await new LeaseStore(provider.dir).activate("prod", binding, 1, "replace");
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision.result).toBe("allow");
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new LeaseStore(provider.dir, { clock: () => new Date(Date.now() - 61_000) }).activate("prod", binding, 1, "replace");
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision).toMatchObject({ source: "target-inactive" });
   });
 
@@ -107,7 +107,7 @@ describe("leases", () => {
     expect(outcome.decision.reason).toContain("invalid");
     expect(readFileSync(file)).toEqual(before);
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision.source).toBe("target-inactive");
-    expect(cli("target", "clear", "kube").status).toBe(0);
+    expect((await cli("target", "clear", "kube")).status).toBe(0);
   });
 
 });
@@ -115,7 +115,7 @@ describe("leases", () => {
 describe("grants", () => {
   test("an exact grant allows exactly its canonical argv", async () => {
     expect(outcomeOf(await session.call("rec", { args: ["fetch", "origin"] })).decision.source).toBe("headless");
-    const added = cli("grant", "add", "rec", "--exact", "--", "fetch", "origin");
+    const added = await cli("grant", "add", "rec", "--exact", "--", "fetch", "origin");
     expect(added.status, added.stderr).toBe(0);
     expect(outcomeOf(await session.call("rec", { args: ["fetch", "origin"] })).decision).toMatchObject({ result: "allow", source: "grant" });
     expect(outcomeOf(await session.call("rec", { args: ["fetch", "origin", "--prune"] })).decision.source).toBe("headless");
@@ -123,16 +123,16 @@ describe("grants", () => {
   });
 
   test("a prefix grant allows its suffixes, but never past a deny", async () => {
-    expect(cli("grant", "add", "rec", "--prefix", "1", "--", "log").status).toBe(0);
+    expect((await cli("grant", "add", "rec", "--prefix", "1", "--", "log")).status).toBe(0);
     expect(outcomeOf(await session.call("rec", { args: ["log", "--oneline", "-5"] })).decision.source).toBe("grant");
-    expect(cli("grant", "add", "rec", "--prefix", "1", "--", "push").status).toBe(0);
+    expect((await cli("grant", "add", "rec", "--prefix", "1", "--", "push")).status).toBe(0);
     expect(outcomeOf(await session.call("rec", { args: ["push", "origin"] })).decision.source).toBe("explicit-deny");
   });
 
   test("a grant for one target does not allow another target", async () => {
-    expect(cli("target", "activate", "kube", "prod").status).toBe(0);
-    expect(cli("target", "activate", "kube", "dev", "--add").status).toBe(0);
-    expect(cli("grant", "add", "kube", "dev", "--exact", "--", "logs", "web-1").status).toBe(0);
+    expect((await cli("target", "activate", "kube", "prod")).status).toBe(0);
+    expect((await cli("target", "activate", "kube", "dev", "--add")).status).toBe(0);
+    expect((await cli("grant", "add", "kube", "dev", "--exact", "--", "logs", "web-1")).status).toBe(0);
     expect(outcomeOf(await session.call("kube", { args: ["logs", "web-1"], target: "dev" })).decision.source).toBe("grant");
     expect(outcomeOf(await session.call("kube", { args: ["logs", "web-1"], target: "prod" })).decision.source).toBe("headless");
     expect(outcomeOf(await session.call("rec", { args: ["logs", "web-1"] })).decision.source).toBe("headless");
@@ -153,7 +153,7 @@ describe("grants", () => {
 
 describe("target.yaml edits (last: the server keeps the configuration it loaded)", () => {
   test("editing target.yaml invalidates the lease", async () => {
-    expect(cli("target", "activate", "kube", "prod").status).toBe(0);
+    expect((await cli("target", "activate", "kube", "prod")).status).toBe(0);
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision.result).toBe("allow");
     appendFileSync(path.join(root, "providers/kube/targets/prod/target.yaml"), "description: edited\n");
     const outcome = outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" }));

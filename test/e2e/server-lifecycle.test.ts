@@ -95,7 +95,7 @@ describe("audit", () => {
     expect(text).not.toContain("env-secret-value-123");
     expect(text).not.toContain("third-token-private");
     expect(text).not.toContain("pasted-credential-xyz");
-    const verify = runCli(["audit", "verify"], { TORII_CONFIG_DIR: root });
+    const verify = await runCli(["audit", "verify"], { TORII_CONFIG_DIR: root });
     expect(verify.status).toBe(0);
   });
 });

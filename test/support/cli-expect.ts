@@ -11,8 +11,8 @@ export const ANY_STRING = expect.any(String) as string;
 export const ANY_NUMBER = expect.any(Number) as number;
 
 /** Runs the CLI and checks that it printed no stack trace and none of `secrets`. */
-export function runChecked(args: readonly string[], env: Record<string, string>, secrets: readonly string[] = []): CliResult {
-  const result = runCli(args, env);
+export async function runChecked(args: readonly string[], env: Record<string, string>, secrets: readonly string[] = []): Promise<CliResult> {
+  const result = await runCli(args, env);
   expect(result.stderr).not.toMatch(/\n\s+at /u);
   for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret);
   return result;

@@ -1,10 +1,24 @@
 /**
- * Runs the built `torii` binary as a real process (argv only, no shell).
+ * Two ways to run the operator CLI in tests.
+ *
+ * `runCli` runs `runOperatorCommand` — the function the `torii` binary calls —
+ * inside the test process, with the environment, stdout and stderr of the run
+ * swapped in for its duration: the same code path as the binary minus the
+ * Node start-up, so most assertions cost milliseconds instead of a process.
+ * Runs are serialised, since process.env and the standard streams are global.
+ *
+ * `runCliProcess` runs the built binary as a real process (argv only, no
+ * shell): each command keeps a few of those, for what only a process shows
+ * (the bin entry, exit codes, stdout purity, lazy loading).
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { runOperatorCommand } from "../../src/commands/program.js";
 
 export const CLI_PATH = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export interface CliResult {
   readonly status: number | null;
@@ -12,12 +26,76 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function runCli(args: readonly string[], env: Record<string, string> = {}): CliResult {
+/** The environment a CLI run sees: the caller's variables over a minimal PATH and HOME. */
+function runEnvironment(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...env };
+}
+
+/** Runs the built `torii` binary as a real process. */
+export function runCliProcess(args: readonly string[], env: Record<string, string> = {}): CliResult {
   const result = spawnSync(process.execPath, [CLI_PATH, ...args], {
     encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...env },
+    env: runEnvironment(env),
     shell: false,
     timeout: 15_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Captures everything written to `stream` while `run` is pending. */
+function capture(stream: NodeJS.WriteStream, sink: string[]): () => void {
+  const original = stream.write.bind(stream);
+  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    sink.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    const callback = rest.find((item): item is () => void => typeof item === "function");
+    callback?.();
+    return true;
+  });
+  return () => {
+    stream.write = original;
+  };
+}
+
+/**
+ * Replaces the variables of process.env in place (not the object: Node passes
+ * in-place changes on to the C environment, which os.homedir() reads) and
+ * returns a function that puts the previous ones back.
+ */
+function swapEnvironment(next: Record<string, string>): () => void {
+  const saved = { ...process.env };
+  const assign = (values: NodeJS.ProcessEnv): void => {
+    for (const key of Object.keys(process.env)) Reflect.deleteProperty(process.env, key);
+    Object.assign(process.env, values);
+  };
+  assign(next);
+  return () => {
+    assign(saved);
+  };
+}
+
+async function runInProcess(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  const savedExitCode = process.exitCode;
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const restoreEnv = swapEnvironment(runEnvironment(env));
+  const restoreStdout = capture(process.stdout, stdout);
+  const restoreStderr = capture(process.stderr, stderr);
+  try {
+    const status = await runOperatorCommand(VERSION, args);
+    return { status, stdout: stdout.join(""), stderr: stderr.join("") };
+  } finally {
+    restoreStderr();
+    restoreStdout();
+    restoreEnv();
+    process.exitCode = savedExitCode;
+  }
+}
+
+/** Runs one operator command in this process, as the binary would, one run at a time. */
+export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const run = queue.then(() => runInProcess(args, env));
+  queue = run.catch(() => undefined);
+  return run;
 }

@@ -35,7 +35,7 @@ function audit(root: string, ...args: string[]) {
 describe("torii audit verify", () => {
   it("exits 0 and prints the record count and last hash for an intact chain", async () => {
     const { root, file, lines } = await rootWithRecords(5);
-    const result = audit(root, "verify");
+    const result = await audit(root, "verify");
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`${file}: 5 record(s), chain intact\nlast hash: ${sha256Hex(lines[4] ?? "")}\n`);
   });
@@ -44,7 +44,7 @@ describe("torii audit verify", () => {
     const { root, file, lines } = await rootWithRecords(5);
     lines[2] = (lines[2] ?? "").replace('"exit_code":0', '"exit_code":2');
     writeFileSync(file, `${lines.join("\n")}\n`);
-    const result = audit(root, "verify");
+    const result = await audit(root, "verify");
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/^line 3: hash does not match the record's content \(edited\)$/m);
     expect(result.stdout).toMatch(/1 problem\(s\) in 4 intact record\(s\)/);
@@ -54,7 +54,7 @@ describe("torii audit verify", () => {
     const { root, file, lines } = await rootWithRecords(5);
     lines.splice(1, 1);
     writeFileSync(file, `${lines.join("\n")}\n`);
-    const result = audit(root, "verify");
+    const result = await audit(root, "verify");
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/^line 2: prev does not match/m);
   });
@@ -62,19 +62,19 @@ describe("torii audit verify", () => {
   it("exits 0 with a warning for a torn last line", async () => {
     const { root, file } = await rootWithRecords(3);
     appendFileSync(file, '{"v":1,"ti');
-    const result = audit(root, "verify");
+    const result = await audit(root, "verify");
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^line 4: warning: torn last line/m);
     expect(result.stdout).toMatch(/3 record\(s\), chain intact/);
   });
 
-  it("exits 3 when there is no log, or it cannot be read", () => {
+  it("exits 3 when there is no log, or it cannot be read", async () => {
     const root = tempDir();
-    const missing = audit(root, "verify");
+    const missing = await audit(root, "verify");
     expect(missing.status).toBe(3);
     expect(missing.stderr).toBe(`torii: no audit log at ${auditLogPath(root)}\n`);
     mkdirSync(auditLogPath(root));
-    const directory = audit(root, "verify");
+    const directory = await audit(root, "verify");
     expect(directory.status).toBe(3);
     expect(directory.stderr).toMatch(/cannot read the audit log/);
   });
@@ -83,7 +83,7 @@ describe("torii audit verify", () => {
 describe("torii audit tail", () => {
   it("prints the last 20 records by default, one per line, without the third argv token", async () => {
     const { root } = await rootWithRecords(25);
-    const result = audit(root, "tail");
+    const result = await audit(root, "tail");
     expect(result.status).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(20);
@@ -93,7 +93,7 @@ describe("torii audit tail", () => {
 
   it("-n limits the count and --json prints the stored records", async () => {
     const { root, lines } = await rootWithRecords(4);
-    const result = audit(root, "tail", "-n", "2", "--json");
+    const result = await audit(root, "tail", "-n", "2", "--json");
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`${lines[2] ?? ""}\n${lines[3] ?? ""}\n`);
   });
@@ -106,7 +106,7 @@ describe("torii audit tail", () => {
       sha256Hex(lines[0] ?? GENESIS_HASH),
     ).line;
     appendFileSync(file, `${forged}\n`);
-    const result = audit(root, "tail");
+    const result = await audit(root, "tail");
     expect(result.status).toBe(0);
     const controls = Array.from(result.stdout).filter((char) => char !== "\n" && (char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f));
     expect(controls).toEqual([]);
@@ -116,23 +116,23 @@ describe("torii audit tail", () => {
   it("marks edited records and unreadable lines", async () => {
     const { root, file, lines } = await rootWithRecords(2);
     writeFileSync(file, `${(lines[0] ?? "").replace('"exit_code":0', '"exit_code":9')}\nnot json\n${lines[1] ?? ""}\n`);
-    const text = audit(root, "tail").stdout.split("\n");
+    const text = (await audit(root, "tail")).stdout.split("\n");
     expect(text[0]).toMatch(/^\[edited\] {2}.*exit=9/);
     expect(text[1]).toBe("(not a record: not a JSON line)");
-    const json = audit(root, "tail", "--json").stdout.split("\n");
+    const json = (await audit(root, "tail", "--json")).stdout.split("\n");
     expect(JSON.parse(json[0] ?? "")).toMatchObject({ intact: false, exit_code: 9 });
     expect(JSON.parse(json[1] ?? "")).toEqual({ unreadable: "not a JSON line" });
   });
 
   it.each([["0"], ["-1"], ["abc"], ["1.5"], ["100001"]])("refuses -n %s with exit 3", async (count) => {
     const { root } = await rootWithRecords(1);
-    const result = audit(root, "tail", "-n", count);
+    const result = await audit(root, "tail", "-n", count);
     expect(result.status).toBe(3);
     expect(result.stderr).toMatch(/-n must be a whole number from 1 to 100000/);
   });
 
-  it("exits 3 when there is no log", () => {
-    const result = audit(tempDir(), "tail");
+  it("exits 3 when there is no log", async () => {
+    const result = await audit(tempDir(), "tail");
     expect(result.status).toBe(3);
     expect(result.stderr).toMatch(/no audit log at/);
   });
