@@ -82,8 +82,8 @@ describe("one grant suggestion for the pipeline, torii_policy and torii policy c
     ["tf", undefined, ["-chdir=x", "plan"]],
   ];
 
-  beforeAll(() => {
-    runChecked(["target", "activate", "kube", "prod", "--for", "30"], env);
+  beforeAll(async () => {
+    await runChecked(["target", "activate", "kube", "prod", "--for", "30"], env);
   });
 
   test.each(cases)("%s %s %j", async (tool, target, args) => {
@@ -91,7 +91,7 @@ describe("one grant suggestion for the pipeline, torii_policy and torii policy c
     expect(denial.decision).toMatchObject({ result: "deny", source: "headless" });
     const policy = await session.call("torii_policy", { provider: tool, ...(target === undefined ? {} : { target }), args: [...args] });
     const explained = (policy.structuredContent as { explain: { grants: unknown } }).explain;
-    const checked = runCli(["policy", "check", tool, ...(target === undefined ? [] : [target]), "--", ...args], env);
+    const checked = await runCli(["policy", "check", tool, ...(target === undefined ? [] : [target]), "--", ...args], env);
     expect(checked.status, checked.stderr).toBe(2);
     const cli = JSON.parse(checked.stdout) as Record<string, unknown>;
     expect(denial.decision.grants).toBeDefined();
@@ -124,10 +124,10 @@ describe("one lease status for the server's gate and torii target list|show|stat
     return outcome.decision.source === "headless";
   }
 
-  function cliViews(): { show: boolean; list: boolean; status: boolean } {
-    const show = jsonOutput(runChecked(["target", "show", "kube", "prod", "--json"], env)) as { lease: { active: boolean } };
-    const list = jsonOutput(runChecked(["target", "list", "kube", "--json"], env)) as { targets: { name: string; active: boolean }[] };
-    const status = jsonOutput(runChecked(["target", "status", "kube", "--json"], env)) as { leases: { target: string; current: boolean }[] };
+  async function cliViews(): Promise<{ show: boolean; list: boolean; status: boolean }> {
+    const show = jsonOutput(await runChecked(["target", "show", "kube", "prod", "--json"], env)) as { lease: { active: boolean } };
+    const list = jsonOutput(await runChecked(["target", "list", "kube", "--json"], env)) as { targets: { name: string; active: boolean }[] };
+    const status = jsonOutput(await runChecked(["target", "status", "kube", "--json"], env)) as { leases: { target: string; current: boolean }[] };
     return {
       show: show.lease.active,
       list: list.targets.some((entry) => entry.name === "prod" && entry.active),
@@ -145,10 +145,10 @@ describe("one lease status for the server's gate and torii target list|show|stat
   ];
 
   test.each(offsets)("a lease that %s", async (_name, offset, expected) => {
-    runChecked(["target", "activate", "kube", "prod", "--for", "30"], env);
+    await runChecked(["target", "activate", "kube", "prod", "--for", "30"], env);
     setExpiry(offset);
     const server = await serverActive();
     expect(server).toBe(expected);
-    expect(cliViews()).toEqual({ show: server, list: server, status: server });
+    expect(await cliViews()).toEqual({ show: server, list: server, status: server });
   });
 });
