@@ -66,6 +66,16 @@ describe("compileRegexRule: x mode", () => {
     expect(compileRegexRule("/[\\ ]/x", "accept").test(" ")).toBe(true);
   });
 
+  it("through the linear-time engine: # and spaces in classes match, escaped ones outside do, comments do not", () => {
+    const rule = compileRegexRule("/^ get [ #]+ \\# \\  x  # a comment with [ and \\ in it/x", "accept");
+    expect(rule.source).toBe("^get[ #]+# x");
+    expect(rule.test("get # # x")).toBe(true);
+    expect(rule.test("get## x")).toBe(true);
+    expect(rule.test("get # #x")).toBe(false);
+    expect(compileRegexRule("/^[\\]# ]+$/x", "accept").test("] #")).toBe(true);
+    expect(compileRegexRule("/^a\\\\ b$/x", "accept").test("a\\b")).toBe(true);
+  });
+
   it("other escapes are copied unchanged", () => {
     expect(compileRegexRule("/\\[ a \\]/x", "accept").source).toBe("\\[a\\]");
     expect(compileRegexRule("/\\[ a \\]/x", "accept").test("[a]")).toBe(true);
