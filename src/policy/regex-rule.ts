@@ -14,6 +14,8 @@ import { describeEngineRefusal } from "./regex-unsupported.js";
 import type { RuleList } from "./types.js";
 
 const ALLOWED_FLAGS = new Set(["i", "m", "s", "x"]);
+/** The largest compiled rule (RE2 instructions) accepted; see compileForEngine. */
+export const MAX_PROGRAM_SIZE = 500;
 
 /** What the rule engine asks of a compiled regex rule. */
 export interface RuleMatcher {
@@ -71,11 +73,22 @@ function checkSyntax(source: string): void {
 function compileForEngine(engineSource: string, flags: Set<string>): RE2JS {
   const engineFlags =
     (flags.has("i") ? RE2JS.CASE_INSENSITIVE : 0) | (flags.has("m") ? RE2JS.MULTILINE : 0) | (flags.has("s") ? RE2JS.DOTALL : 0);
+  let engine: RE2JS;
   try {
-    return RE2JS.compile(engineSource, engineFlags);
+    engine = RE2JS.compile(engineSource, engineFlags);
   } catch (error) {
     throw new Error(`invalid regular expression: ${describeEngineRefusal(error)}`);
   }
+  // Linear time is (program size × argv length): a rule such as `(?:\p{L}|\p{N}){1000}`
+  // took 30 s on the largest argv the envelope allows. The cap keeps the worst
+  // case near half a second (bench/regex-engine.mjs) and is far above real rules.
+  const size = (engine.re2().prog as { numInst(): number }).numInst();
+  if (size > MAX_PROGRAM_SIZE) {
+    throw new Error(
+      `unsupported regular expression: it compiles to ${String(size)} engine instructions, above the limit of ${String(MAX_PROGRAM_SIZE)} that bounds a decision's time on a long argv; shorten its repetitions`,
+    );
+  }
+  return engine;
 }
 
 function translate(source: string, flags: Set<string>): ReturnType<typeof translatePattern> {
