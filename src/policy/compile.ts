@@ -11,7 +11,7 @@
 import { canonicalise } from "./grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "./grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
-import { compileRegexRule, isRegexRule } from "./regex-rule.js";
+import { compileRegexRule, isRegexRule, type RuleMatcher } from "./regex-rule.js";
 import type { LayeredRuleSpecs, ProviderPolicyContext, RuleLayer, RuleList, RuleRef, RuleSpec } from "./types.js";
 
 export interface LiteralRule {
@@ -26,7 +26,8 @@ export interface LiteralRule {
 export interface RegexRule {
   readonly kind: "regex";
   readonly ref: RuleRef;
-  readonly regex: RegExp;
+  /** Linear-time (RE2) matcher; see regex-rule.ts. */
+  readonly regex: RuleMatcher;
 }
 
 export type CompiledRule = LiteralRule | RegexRule;
@@ -112,7 +113,7 @@ function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: 
   const ref: RuleRef = { text: spec.text, list, layer, origin: spec.origin };
   if (isRegexRule(spec.text)) {
     try {
-      return { kind: "regex", ref, regex: compileRegexRule(spec.text) };
+      return { kind: "regex", ref, regex: compileRegexRule(spec.text, list) };
     } catch (error) {
       return { ref, message: (error as Error).message };
     }

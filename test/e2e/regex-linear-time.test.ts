@@ -1,0 +1,112 @@
+/**
+ * Issue 7, "Linear-time rules": an operator rule with catastrophic backtracking
+ * (`/^(a+)+$/` on a 33-character argv froze the server for 174 s) must still
+ * return a decision at once, and must not hold up any other call.
+ *
+ * The policy engine runs in a child process with a generous deadline, so the
+ * old backtracking engine's hang is a failure (the child is killed) instead of
+ * a test run that never ends; the linear-time engine answers in milliseconds,
+ * far inside the deadline whatever the machine's load.
+ */
+import { spawn } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+
+const DEADLINE_MS = 10_000;
+const LONG = 4_096;
+const runs = "a".repeat(LONG);
+
+/** Catastrophic classes: nested quantifiers, overlapping alternation, word runs with optional separators. */
+const CATASTROPHIC = [
+  { rule: "/^(a+)+$/", adversarial: [`${runs}!`], matching: [runs] },
+  { rule: "/^(a*)*$/", adversarial: [`${runs}!`], matching: [runs] },
+  { rule: "/^(a|a)*$/", adversarial: [`${runs}!`], matching: [runs] },
+  { rule: "/^(a|aa)+$/", adversarial: [`${runs}!`], matching: [runs] },
+  { rule: "/^(\\w+\\s?)+$/", adversarial: [`${runs}!`], matching: [runs, runs] },
+  { rule: "/^(?:a+){2,}b/i", adversarial: [runs.toUpperCase()], matching: ["aaB"] },
+  { rule: "/^ (a+)+ $  # nested quantifiers/x", adversarial: [`${runs}!`], matching: [runs] },
+  { rule: "/^(\\w+\\s?)+$/", adversarial: [runs, `${runs}!`], matching: [runs, runs] },
+] as const;
+
+const policyModule = (name: string): string => pathToFileURL(new URL(`../../dist/policy/${name}`, import.meta.url).pathname).href;
+
+/** The child: compiles one deny rule and evaluates each argv with the built engine, printing the decisions as JSON. */
+const CHILD = `
+import { compilePolicy } from ${JSON.stringify(policyModule("compile.js"))};
+import { evaluatePolicy } from ${JSON.stringify(policyModule("evaluate.js"))};
+const { rule, argvs } = JSON.parse(process.argv[1]);
+const context = {
+  tool: "demo",
+  grammar: { parser: "plain", options: [], commands: [], forbiddenValuePrefixes: [] },
+  lockedOptions: [],
+  settings: { minimumAcceptTokens: 1, forbiddenArgs: [], ignoreArgs: { leading: [], flags: [] } },
+};
+process.stdout.write("ready\\n");
+const policy = compilePolicy(context, { shared: { deny: [{ text: rule, origin: "rules.yaml:2:3" }], accept: [] } });
+process.stdout.write(JSON.stringify({ errors: policy.errors, decisions: argvs.map((argv) => evaluatePolicy(policy, argv).decision.result) }));
+`;
+
+/**
+ * Runs the engine in a child; resolves with its output, or rejects when the
+ * deadline passes (the child is killed). The deadline starts when the child has
+ * loaded the engine, so a slow start on a loaded machine does not count.
+ */
+function decideInChild(rule: string, argvs: readonly (readonly string[])[]): Promise<{ errors: unknown[]; decisions: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, JSON.stringify({ rule, argvs })], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.once("data", () => {
+      timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`no decision for ${rule} within ${DEADLINE_MS} ms of loading the engine: it backtracks`));
+      }, DEADLINE_MS);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(JSON.parse(stdout.slice(stdout.indexOf("\n") + 1)) as { errors: unknown[]; decisions: string[] });
+      else reject(new Error(`engine child exited ${String(code)}: ${stderr}`));
+    });
+  });
+}
+
+describe("a catastrophic-backtracking rule returns a decision on long adversarial argv", () => {
+  test.each(CATASTROPHIC)("$rule on $adversarial.length token(s)", async ({ rule, adversarial, matching }) => {
+    const result = await decideInChild(rule, [adversarial, matching]);
+    expect(result.errors).toEqual([]);
+    // The deny rule does not match the adversarial argv (no rule accepts it either) and matches the other.
+    expect(result.decisions).toEqual(["unresolved", "deny"]);
+  });
+});
+
+describe("through the real server: a slow-to-backtrack rule does not hold up a concurrent call", () => {
+  let session: McpSession;
+
+  beforeAll(async () => {
+    const root = makeConfigTree({
+      "providers/demo/provider.yaml": 'version: "1"\nname: demo\ntool: demo\ncommand: must-not-run\nargv:\n  parser: plain\n',
+      "providers/demo/rules.yaml": 'version: "1"\ndeny: ["/^(a+)+$/", "/^(a|aa)+$/", "/^(\\\\w+\\\\s?)+$/"]\naccept: []\n',
+    });
+    session = await startSession(root);
+  });
+
+  afterAll(async () => {
+    await session.close();
+  });
+
+  test("the second call is answered while the first carries a 4,096-character adversarial argv", async () => {
+    const slow = session.call("demo", { args: [`${runs}!`] }, { timeout: DEADLINE_MS });
+    const quick = session.call("demo", { args: ["aaaa"] }, { timeout: DEADLINE_MS });
+    const quickOutcome = outcomeOf(await quick);
+    expect(quickOutcome).toMatchObject({ decision: { source: "explicit-deny" } });
+    const slowOutcome = outcomeOf(await slow);
+    // Nothing denies or accepts it, and the server is headless: no rule, no approval.
+    expect(slowOutcome.decision).toMatchObject({ result: "deny" });
+    expect(slowOutcome.decision).not.toMatchObject({ source: "explicit-deny" });
+  });
+});
