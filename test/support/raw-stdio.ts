@@ -33,6 +33,7 @@ export function startRawSession(env: Record<string, string>): RawSession {
     stdio: ["pipe", "pipe", "pipe"],
   });
   const lines: StdoutLine[] = [];
+  const repliesById = new Map<string | number, Record<string, unknown>[]>();
   const waiters = new Set<() => void>();
   let pending = Buffer.alloc(0);
   let stderr = "";
@@ -43,7 +44,12 @@ export function startRawSession(env: Record<string, string>): RawSession {
     while (newline !== -1) {
       const raw = pending.subarray(0, newline);
       pending = pending.subarray(newline + 1);
-      lines.push({ raw, message: parseLine(raw) });
+      const message = parseLine(raw);
+      lines.push({ raw, message });
+      const id = message?.id;
+      if ((typeof id === "string" || typeof id === "number") && message !== undefined && !("method" in message)) {
+        repliesById.set(id, [...(repliesById.get(id) ?? []), message]);
+      }
       newline = pending.indexOf(0x0a);
     }
     for (const wake of [...waiters]) wake();
@@ -71,8 +77,7 @@ export function startRawSession(env: Record<string, string>): RawSession {
     reply(id, count = 1) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
-          const replies = lines.filter((line) => line.message?.id === id && !("method" in line.message));
-          const found = replies[count - 1]?.message;
+          const found = repliesById.get(id)?.[count - 1];
           if (found !== undefined) {
             waiters.delete(check);
             resolve(found);
