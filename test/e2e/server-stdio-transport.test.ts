@@ -118,6 +118,19 @@ describe("invalid requests", () => {
     expect(await raw.reply(202)).toMatchObject({ error: { code: -32600 } });
   });
 
+  test("deep nesting (in params, _meta, or a response the protocol layer cannot print) does not stop the server", async () => {
+    const depth = 150_000;
+    const deepArray = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const deepObject = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    raw.send(`{"jsonrpc":"2.0","id":401,"method":"tools/call","params":{"name":"rec","arguments":{"args":${deepArray}}}}\n`);
+    raw.send(`{"jsonrpc":"2.0","id":402,"method":"ping","params":{"_meta":${deepObject}}}\n`);
+    raw.send(`{"jsonrpc":"2.0","id":"unknown-response","result":${deepObject}}\n`);
+    raw.send(toolCallLine(403, "rec", { args: ["status"] }));
+    expect(await raw.reply(401)).toMatchObject({ error: { code: -32602 } });
+    expect(await raw.reply(402)).toMatchObject({ result: {} });
+    expect(await raw.reply(403)).toMatchObject({ result: { structuredContent: { execution: { exit_code: 0 } } } });
+  });
+
   test("a parse error gets -32700 without id; an invalid notification gets nothing; the server keeps serving", async () => {
     const before = raw.lines.length;
     raw.send('{"jsonrpc":"2.0","id":301,"method":\n');
