@@ -66,7 +66,7 @@ export class BoundedStdioTransport implements Transport {
 
   /** Writes one message as one line; resolves once stdout can take more. */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) throw new Error("the stdio transport is closed");
+    if (this.closed || this.stdout.destroyed) throw new Error("the stdio transport is closed");
     if (!this.stdout.write(`${JSON.stringify(message)}\n`)) await this.waitForDrain();
   }
 
