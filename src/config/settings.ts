@@ -20,6 +20,8 @@ export interface Settings {
   readonly timeoutSeconds: number;
   /** How many provider calls may run at once across the server. */
   readonly maxConcurrentCalls: number;
+  /** Longest JSON-RPC line the stdio server reads, in bytes; a longer one is answered with an error and skipped. */
+  readonly maxMessageBytes: number;
 }
 
 /** The settings in force when `settings.yaml` is absent or leaves a field out. */
@@ -29,9 +31,11 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   defaultTargetMinutes: 15,
   timeoutSeconds: 120,
   maxConcurrentCalls: 8,
+  maxMessageBytes: 1_048_576,
 });
 
 const GIB = 1024 * 1024 * 1024;
+const MIB = 1024 * 1024;
 
 /** The schema of `settings.yaml` (snake_case, as written in the file). */
 export const settingsFileSchema = z.strictObject({
@@ -41,6 +45,7 @@ export const settingsFileSchema = z.strictObject({
   default_target_minutes: intInRange(1, 1440).default(DEFAULT_SETTINGS.defaultTargetMinutes),
   timeout_seconds: intInRange(1, 86_400).default(DEFAULT_SETTINGS.timeoutSeconds),
   max_concurrent_calls: intInRange(1, 256).default(DEFAULT_SETTINGS.maxConcurrentCalls),
+  max_message_bytes: intInRange(1024, 64 * MIB).default(DEFAULT_SETTINGS.maxMessageBytes),
 });
 
 /**
@@ -61,5 +66,6 @@ export function loadSettings(root: string): Settings {
     defaultTargetMinutes: value.default_target_minutes,
     timeoutSeconds: value.timeout_seconds,
     maxConcurrentCalls: value.max_concurrent_calls,
+    maxMessageBytes: value.max_message_bytes,
   };
 }

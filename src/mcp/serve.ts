@@ -3,15 +3,16 @@
  *
  * Start-up loads the whole configuration; a configuration that fails to load
  * starts nothing. Stdout carries JSON-RPC only; diagnostics go to stderr. The
- * SDK's stdio transport does not notice stdin closing, so the server watches
- * stdin itself and shuts down cleanly on end/close, SIGINT and SIGTERM: calls
- * in flight are aborted (their process groups killed), audit records flushed.
+ * transport is Torii's own (./stdio/transport.ts): it bounds each message by
+ * `max_message_bytes` and answers invalid ones instead of dropping them. The
+ * transport does not notice stdin closing, so the server watches stdin itself
+ * and shuts down cleanly on end/close, SIGINT and SIGTERM: calls in flight are
+ * aborted (their process groups killed), audit records flushed.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import { resolveConfigRoot } from "../config/paths.js";
@@ -27,6 +28,7 @@ import { launch } from "../runtime/launcher.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
 import { createServer } from "./server.js";
+import { BoundedStdioTransport } from "./stdio/transport.js";
 
 /** Where stdio MCP servers may write: never stdout. */
 function log(message: string): void {
@@ -82,7 +84,7 @@ export async function serveStdio(version: string): Promise<void> {
   ];
   const created = createServer(tools, version);
   const { server } = created;
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioTransport({ maxMessageBytes: settings.maxMessageBytes, log });
 
   let closing: Promise<void> | undefined;
   const shutdown = (why: string): Promise<void> => {

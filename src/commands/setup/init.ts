@@ -20,6 +20,8 @@ default_target_minutes: ${DEFAULT_SETTINGS.defaultTargetMinutes}
 timeout_seconds: ${DEFAULT_SETTINGS.timeoutSeconds}
 # Provider calls that may run at once; the rest wait.
 max_concurrent_calls: ${DEFAULT_SETTINGS.maxConcurrentCalls}
+# Longest JSON-RPC message the server reads from its client, in bytes (1024..67108864).
+max_message_bytes: ${DEFAULT_SETTINGS.maxMessageBytes}
 `;
 
 /** Writes `file` only when it does not exist yet; returns whether it did. */

@@ -17,6 +17,7 @@ describe("loadSettings", () => {
       defaultTargetMinutes: 15,
       timeoutSeconds: 120,
       maxConcurrentCalls: 8,
+      maxMessageBytes: 1_048_576,
     });
     expect(loadSettings(tempDir())).toEqual(DEFAULT_SETTINGS);
   });
@@ -27,7 +28,7 @@ describe("loadSettings", () => {
 
   it("applies the fields that are set and defaults the rest", () => {
     const { root } = rootWithSettings(
-      yaml('version: "1"', "max_output_bytes: 1024", "default_grant_minutes: 5", "timeout_seconds: 30", "max_concurrent_calls: 2"),
+      yaml('version: "1"', "max_output_bytes: 1024", "default_grant_minutes: 5", "timeout_seconds: 30", "max_concurrent_calls: 2", "max_message_bytes: 4096"),
     );
     expect(loadSettings(root)).toEqual({
       maxOutputBytes: 1024,
@@ -35,6 +36,7 @@ describe("loadSettings", () => {
       defaultTargetMinutes: 15,
       timeoutSeconds: 30,
       maxConcurrentCalls: 2,
+      maxMessageBytes: 4096,
     });
   });
 
@@ -54,6 +56,11 @@ describe("loadSettings", () => {
   ])("refuses %s: %s out of range at the value", (field, value) => {
     const { root, file } = rootWithSettings(yaml("# limits", `${field}: ${String(value)}`));
     expectConfigErrorAt(() => loadSettings(root), file, 2, field.length + 3, new RegExp(`${field}: must be a whole number from 1 to \\d+`));
+  });
+
+  it.each([1023, 64 * 1024 * 1024 + 1, 4096.5])("refuses max_message_bytes: %s out of 1 KiB .. 64 MiB", (value) => {
+    const { root, file } = rootWithSettings(yaml(`max_message_bytes: ${String(value)}`));
+    expectConfigErrorAt(() => loadSettings(root), file, 1, 20, /max_message_bytes: must be a whole number from 1024 to 67108864/);
   });
 
   it("accepts the bounds", () => {

@@ -1,0 +1,119 @@
+/**
+ * What the server does with one line from its client: deliver it as a
+ * JSON-RPC message, answer it with an error, or drop it. Nothing invalid
+ * reaches the MCP protocol layer, so nothing invalid can start a tool call.
+ *
+ * The rules (docs/mcp-api.md, "Transport"):
+ * - not JSON, or not UTF-8: -32700, with the id when one can still be read
+ *   (JSON-RPC leaves the id null here; MCP's schema has no null id, so a
+ *   reply that has no id omits it);
+ * - an object with an `id` member that is not a valid message: -32600 with
+ *   that id when it is a string or a finite number, else without id;
+ * - an invalid notification (string `method`, no `id`) and an invalid
+ *   response (`result`/`error`, no `method`): no reply, JSON-RPC never answers
+ *   those; anything else that is not a message object: -32600 without id;
+ * - a batch (JSON array): MCP 2025-11-25, the version the SDK implements, has
+ *   no batches; each element that carries an id gets its own -32600, a batch
+ *   with none gets one -32600 without id;
+ * - strings that are not well-formed UTF-16 (lone surrogates, from `\ud800`
+ *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600.
+ */
+import { isUtf8 } from "node:buffer";
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { hasLoneSurrogate } from "./well-formed.js";
+
+/** An error reply the transport writes itself. */
+export interface ErrorReply {
+  readonly jsonrpc: "2.0";
+  readonly id?: RequestId;
+  readonly error: { readonly code: number; readonly message: string };
+}
+
+export type Inbound =
+  | { readonly kind: "message"; readonly message: JSONRPCMessage }
+  | { readonly kind: "reject"; readonly replies: readonly ErrorReply[]; readonly reason: string };
+
+const KNOWN_FIELDS = new Set(["jsonrpc", "id", "method", "params", "result", "error"]);
+
+/** Builds an error reply; `id` is left out when it could not be read. */
+export function errorReply(code: number, message: string, id: RequestId | undefined): ErrorReply {
+  return id === undefined ? { jsonrpc: "2.0", error: { code, message } } : { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+/** Classifies one line (without its newline; a trailing CR is ignored). Blank lines yield undefined. */
+export function readInbound(line: Buffer): Inbound | undefined {
+  const bytes = line.at(-1) === 0x0d ? line.subarray(0, -1) : line;
+  const text = bytes.toString("utf8");
+  if (/^[ \t\r]*$/u.test(text)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return reject("not valid JSON", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid JSON", undefined)]);
+  }
+  if (!isUtf8(bytes)) {
+    return reject("not valid UTF-8", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", expectsReply(value) ? readableId(value) : undefined)]);
+  }
+  if (Array.isArray(value)) return readBatch(value);
+  return readMessage(value);
+}
+
+function readBatch(elements: readonly unknown[]): Inbound {
+  const message = "Invalid Request: JSON-RPC batches are not supported (MCP 2025-11-25)";
+  const replies = elements.filter(expectsReply).map((element) => errorReply(ErrorCode.InvalidRequest, message, readableId(element)));
+  return reject("a batch", replies.length > 0 ? replies : [errorReply(ErrorCode.InvalidRequest, message, undefined)]);
+}
+
+function readMessage(value: unknown): Inbound {
+  if (!isRecord(value)) return reject("not an object", [invalid("not a JSON-RPC message object", undefined)]);
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (parsed.success) {
+    if (!hasLoneSurrogate(value)) return { kind: "message", message: parsed.data };
+    return rejectUnlessSilent(value, "a string holds a lone UTF-16 surrogate");
+  }
+  return rejectUnlessSilent(value, problemOf(value));
+}
+
+/** An invalid message is answered only when JSON-RPC expects an answer to it. */
+function rejectUnlessSilent(value: Record<string, unknown>, problem: string): Inbound {
+  if (!expectsReply(value)) return reject(`${problem} (no reply: ${"method" in value ? "a notification" : "a response"})`, []);
+  return reject(problem, [invalid(problem, readableId(value))]);
+}
+
+/** Requests and anything that is neither a notification nor a response get a reply. */
+function expectsReply(value: unknown): value is Record<string, unknown> {
+  if (!isRecord(value)) return false;
+  if ("id" in value) return !isResponseLike(value);
+  return typeof value.method !== "string" && !isResponseLike(value);
+}
+
+function isResponseLike(value: Record<string, unknown>): boolean {
+  return !("method" in value) && ("result" in value || "error" in value);
+}
+
+function readableId(value: Record<string, unknown>): RequestId | undefined {
+  const id = value.id;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
+/** The first thing wrong with a message object, named without echoing any of its content. */
+function problemOf(value: Record<string, unknown>): string {
+  if (value.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
+  if ("id" in value && !(typeof value.id === "string" || Number.isSafeInteger(value.id))) return "id must be a string or an integer";
+  if ("method" in value && typeof value.method !== "string") return "method must be a string";
+  if ("params" in value && !isRecord(value.params)) return "params must be an object";
+  if (Object.keys(value).some((key) => !KNOWN_FIELDS.has(key))) return "unknown top-level field";
+  return "not a valid JSON-RPC request, notification or response";
+}
+
+function invalid(problem: string, id: RequestId | undefined): ErrorReply {
+  return errorReply(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`, id);
+}
+
+function reject(reason: string, replies: readonly ErrorReply[]): Inbound {
+  return { kind: "reject", replies, reason };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,137 @@
+/**
+ * The MCP stdio transport Torii serves on, in place of the SDK's
+ * StdioServerTransport, whose read buffer throws (and closes the connection)
+ * at 10 MB and which drops invalid messages without a reply.
+ *
+ * - Reads stdin through a bounded line reader: a line over the limit is
+ *   answered with -32600 (with its top-level id when that can be read) and
+ *   skipped up to the next newline; the calls in flight go on.
+ * - Validates each line before the protocol layer sees it (./inbound.ts) and
+ *   answers invalid requests itself.
+ * - Writes JSON-RPC only to stdout and honours backpressure: while stdout is
+ *   full, stdin is paused, so a client that floods without reading cannot grow
+ *   the server's memory with queued replies.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { errorReply, readInbound, type ErrorReply } from "./inbound.js";
+import { BoundedLineReader } from "./line-reader.js";
+
+export interface BoundedStdioOptions {
+  /** Longest line read, in bytes, not counting the newline (settings.yaml `max_message_bytes`). */
+  readonly maxMessageBytes: number;
+  readonly stdin?: Readable;
+  readonly stdout?: Writable;
+  /** Diagnostics about refused input (never the input itself); stderr in the server. */
+  readonly log?: (message: string) => void;
+}
+
+export class BoundedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly stdin: Readable;
+  private readonly stdout: Writable;
+  private readonly log: (message: string) => void;
+  private readonly reader: BoundedLineReader;
+  private drained: Promise<void> | undefined;
+  private started = false;
+  private closed = false;
+
+  constructor(private readonly options: BoundedStdioOptions) {
+    this.stdin = options.stdin ?? process.stdin;
+    // eslint-disable-next-line no-restricted-properties -- the one writer of JSON-RPC to stdout
+    this.stdout = options.stdout ?? process.stdout;
+    this.log = options.log ?? (() => undefined);
+    this.reader = new BoundedLineReader(options.maxMessageBytes, {
+      line: (bytes) => {
+        this.handleLine(bytes);
+      },
+      oversized: (id, bytes) => {
+        this.handleOversized(id, bytes);
+      },
+    });
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error("BoundedStdioTransport already started"));
+    this.started = true;
+    this.stdin.on("data", this.onData);
+    this.stdin.on("error", this.onStreamError);
+    this.stdout.on("error", this.onStreamError);
+    return Promise.resolve();
+  }
+
+  /** Writes one message as one line; resolves once stdout can take more. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed || this.stdout.destroyed) throw new Error("the stdio transport is closed");
+    if (!this.stdout.write(`${JSON.stringify(message)}\n`)) await this.waitForDrain();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.stdin.off("data", this.onData);
+    this.stdin.off("error", this.onStreamError);
+    if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
+    this.reader.reset();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.reader.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
+  };
+
+  private readonly onStreamError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  private handleLine(bytes: Buffer): void {
+    const inbound = readInbound(bytes);
+    if (inbound === undefined) return;
+    if (inbound.kind === "reject") {
+      this.log(`refused a ${bytes.length}-byte message: ${inbound.reason}`);
+      for (const reply of inbound.replies) this.reply(reply);
+      return;
+    }
+    try {
+      this.onmessage?.(inbound.message);
+    } catch (error) {
+      // The protocol layer must not take the reader down with it.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private handleOversized(id: RequestId | undefined, bytes: number): void {
+    const limit = this.options.maxMessageBytes;
+    this.log(`refused a ${bytes}-byte message: over the ${limit}-byte limit (max_message_bytes)`);
+    this.reply(errorReply(ErrorCode.InvalidRequest, `Invalid Request: the message exceeds the ${limit}-byte limit`, id));
+  }
+
+  private reply(reply: ErrorReply): void {
+    if (this.closed) return;
+    this.send(reply as JSONRPCMessage).catch((error: unknown) => {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    });
+  }
+
+  /** Pauses stdin until stdout drains (or closes), so replies cannot pile up in memory. */
+  private waitForDrain(): Promise<void> {
+    this.drained ??= new Promise<void>((resolve) => {
+      this.stdin.pause();
+      const done = (): void => {
+        this.stdout.off("drain", done);
+        this.stdout.off("close", done);
+        this.drained = undefined;
+        if (!this.closed) this.stdin.resume();
+        resolve();
+      };
+      this.stdout.on("drain", done);
+      this.stdout.on("close", done);
+    });
+    return this.drained;
+  }
+}

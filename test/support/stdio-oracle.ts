@@ -1,0 +1,93 @@
+/**
+ * What the server must do with one stdin line, written from the rules in
+ * docs/mcp-api.md ("Transport") with JSON.parse as the only parser, so the fuzz
+ * suite judges the transport against an independent reading of each line.
+ */
+import { isUtf8 } from "node:buffer";
+
+export type ReplyId = string | number | undefined;
+
+export interface LineExpectation {
+  /** One entry per reply the line must get (undefined = a reply without id). */
+  readonly replies: readonly ReplyId[];
+  /** Whether the line is a tools/call that the fuzz provider's policy allows (so a child must run). */
+  readonly spawns: boolean;
+}
+
+/** The allowed call's shape: tool, first argument, and the provider's rule (`accept: [ok-to-run]`). */
+export const ALLOWED = { tool: "rec", firstArg: "ok-to-run" } as const;
+
+const NONE: LineExpectation = { replies: [], spawns: false };
+
+/** The expectation for `line` (without its newline) on a server whose limit is `limit` bytes. */
+export function expectationFor(line: Buffer, limit: number): LineExpectation {
+  const value = parse(line);
+  if (line.length > limit) return { replies: [isRecord(value) ? readableId(value) : undefined], spawns: false };
+  if (/^[ \t\r]*$/u.test(line.toString("latin1"))) return NONE;
+  if (value === PARSE_ERROR) return { replies: [undefined], spawns: false };
+  if (!isUtf8(line)) return { replies: [isRecord(value) && expectsReply(value) ? readableId(value) : undefined], spawns: false };
+  if (Array.isArray(value)) {
+    const ids = value.filter((element) => isRecord(element) && expectsReply(element)).map((element) => readableId(element as Record<string, unknown>));
+    return { replies: ids.length > 0 ? ids : [undefined], spawns: false };
+  }
+  if (!isRecord(value)) return { replies: [undefined], spawns: false };
+  return { replies: expectsReply(value) ? [readableId(value)] : [], spawns: isAllowedCall(value) };
+}
+
+const PARSE_ERROR = Symbol("parse error");
+
+function parse(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString("utf8")) as unknown;
+  } catch {
+    return PARSE_ERROR;
+  }
+}
+
+/** JSON-RPC answers requests and malformed objects, never notifications or responses. */
+function expectsReply(value: Record<string, unknown>): boolean {
+  const responseLike = !("method" in value) && ("result" in value || "error" in value);
+  if (responseLike) return false;
+  return "id" in value || typeof value.method !== "string";
+}
+
+function readableId(value: Record<string, unknown>): ReplyId {
+  const id = value.id;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
+function isAllowedCall(value: unknown): boolean {
+  if (!isRecord(value) || !hasKeys(value, ["jsonrpc", "id", "method", "params"])) return false;
+  if (value.jsonrpc !== "2.0" || value.method !== "tools/call") return false;
+  if (!(typeof value.id === "string" || Number.isSafeInteger(value.id))) return false;
+  const params = value.params;
+  // MCP lets params carry more members; the SDK ignores them (the fuzz never sends `_meta` or `task`, which it reads).
+  if (!isRecord(params) || params.name !== ALLOWED.tool || "_meta" in params || "task" in params) return false;
+  const args = params.arguments;
+  if (!isRecord(args) || !hasKeys(args, ["args"]) || !Array.isArray(args.args)) return false;
+  const argv: unknown[] = args.args;
+  // A token with NUL cannot reach execve; one with a lone surrogate is refused by the transport.
+  return argv[0] === ALLOWED.firstArg && argv.every((arg) => typeof arg === "string" && !arg.includes("\u0000") && !/\p{Cs}/u.test(arg));
+}
+
+function hasKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  const own = Object.keys(value);
+  return own.length === keys.length && keys.every((key) => own.includes(key));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether one stdout line is a JSON-RPC 2.0 response or notification, and nothing else. */
+export function isJsonRpcLine(raw: Buffer): boolean {
+  if (!isUtf8(raw)) return false;
+  const value = parse(raw);
+  if (!isRecord(value) || value.jsonrpc !== "2.0") return false;
+  if (Object.keys(value).some((key) => !["jsonrpc", "id", "method", "params", "result", "error"].includes(key))) return false;
+  if (typeof value.method === "string") return !("result" in value || "error" in value);
+  const idOk = value.id === undefined || typeof value.id === "string" || typeof value.id === "number";
+  const error = value.error;
+  const errorOk = isRecord(error) && Number.isInteger(error.code) && typeof error.message === "string";
+  return idOk && ("result" in value ? !("error" in value) && value.id !== undefined : errorOk);
+}

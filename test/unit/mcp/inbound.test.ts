@@ -1,0 +1,94 @@
+import { describe, expect, test } from "vitest";
+import { readInbound } from "../../../src/mcp/stdio/inbound.js";
+
+/** The replies for one line as [code, id] pairs ("message" when it is delivered, undefined when blank). */
+function verdict(line: string | Buffer): "message" | [number, unknown][] | undefined {
+  const inbound = readInbound(typeof line === "string" ? Buffer.from(line, "utf8") : line);
+  if (inbound === undefined) return undefined;
+  if (inbound.kind === "message") return "message";
+  return inbound.replies.map((reply) => [reply.error.code, reply.id]);
+}
+
+const call = '"method":"tools/call","params":{"name":"rec","arguments":{"args":["status"]}}';
+
+describe("readInbound", () => {
+  test.each([
+    ["a request", `{"jsonrpc":"2.0","id":1,${call}}`],
+    ["a request ending in CR", `{"jsonrpc":"2.0","id":1,${call}}\r`],
+    ["a notification", '{"jsonrpc":"2.0","method":"notifications/initialized"}'],
+    ["a response", '{"jsonrpc":"2.0","id":"s1","result":{}}'],
+    ["an unknown method (the protocol layer answers -32601)", '{"jsonrpc":"2.0","id":2,"method":"no/such"}'],
+    ["an escaped NUL (valid JSON)", '{"jsonrpc":"2.0","id":2,"method":"x\\u0000y"}'],
+    ["a surrogate pair", '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":"\\ud83d\\ude00"}}'],
+  ])("delivers %s", (_name, line) => {
+    expect(verdict(line)).toBe("message");
+  });
+
+  test.each([
+    ["an unknown top-level field", `{"jsonrpc":"2.0","id":7,${call},"shell":true}`, 7],
+    ["a string id", `{"jsonrpc":"2.0","id":"abc","extra":1,${call}}`, "abc"],
+    ["jsonrpc 1.0", `{"jsonrpc":"1.0","id":8,${call}}`, 8],
+    ["no jsonrpc", `{"id":9,${call}}`, 9],
+    ["a numeric method", '{"jsonrpc":"2.0","id":10,"method":5}', 10],
+    ["string params", '{"jsonrpc":"2.0","id":11,"method":"ping","params":"x"}', 11],
+    ["array params (MCP params are named)", '{"jsonrpc":"2.0","id":12,"method":"ping","params":[1]}', 12],
+    ["a fractional id", '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 1.5],
+    ["an id without method, result or error", '{"jsonrpc":"2.0","id":13}', 13],
+    ["a lone surrogate in an argument", '{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"rec","arguments":{"args":["a\\ud800"]}}}', 14],
+    ["a lone surrogate in a key", '{"jsonrpc":"2.0","id":15,"method":"ping","params":{"\\udc00":1}}', 15],
+    ["a null id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', undefined],
+    ["an object id", '{"jsonrpc":"2.0","id":{},"method":"ping"}', undefined],
+    ["a bare value", "42", undefined],
+    ["null", "null", undefined],
+    ["an object that is no message", '{"foo":"bar"}', undefined],
+    ["a method that is no string, without id", '{"jsonrpc":"2.0","method":1}', undefined],
+  ])("answers %s with -32600", (_name, line, id) => {
+    expect(verdict(line)).toEqual([[-32600, id]]);
+  });
+
+  test.each([
+    ["truncated JSON", '{"jsonrpc":"2.0","id":3,"method":'],
+    ["text", "not json"],
+    ["a raw NUL", '{"jsonrpc":"2.0","id":3,"method":"a\u0000"}'],
+    ["a raw CR inside a string", '{"jsonrpc":"2.0","id":3,"method":"a\rb"}'],
+    ["a byte-order mark", '\ufeff{"jsonrpc":"2.0","id":3,"method":"ping"}'],
+  ])("answers %s with -32700 and no id", (_name, line) => {
+    expect(verdict(line)).toEqual([[-32700, undefined]]);
+  });
+
+  test("answers invalid UTF-8 with -32700, keeping an id that is still readable", () => {
+    const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"rec","arguments":{"args":["'), Buffer.from([0xc3, 0x28]), Buffer.from('"]}}}')]);
+    expect(verdict(line)).toEqual([[-32700, 4]]);
+    expect(verdict(Buffer.from([0xff, 0xfe, 0x0d]))).toEqual([[-32700, undefined]]);
+  });
+
+  test.each([
+    ["an invalid notification", '{"jsonrpc":"2.0","method":"notifications/x","extra":1}'],
+    ["a notification with a lone surrogate", '{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}'],
+    ["an invalid response", '{"jsonrpc":"2.0","id":5,"result":{},"error":{"code":1,"message":"m"}}'],
+    ["a response with an unknown field", '{"jsonrpc":"2.0","id":5,"result":{},"x":1}'],
+  ])("drops %s without a reply", (_name, line) => {
+    expect(verdict(line)).toEqual([]);
+  });
+
+  test("answers each request of a batch with -32600 and its id, and an id-less batch once", () => {
+    expect(verdict('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"b","method":"ping"}]')).toEqual([
+      [-32600, 1],
+      [-32600, "b"],
+    ]);
+    expect(verdict("[]")).toEqual([[-32600, undefined]]);
+    expect(verdict('[{"jsonrpc":"2.0","method":"n"}]')).toEqual([[-32600, undefined]]);
+  });
+
+  test.each(["", "   ", "\r", " \t\r"])("ignores the blank line %j", (line) => {
+    expect(verdict(line)).toBeUndefined();
+  });
+
+  test("survives deep nesting without exhausting the stack", () => {
+    const depth = 200_000;
+    const deep = `{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+    expect(verdict(deep)).toBe("message");
+    const deepBad = `{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":${"[".repeat(depth)}"\\ud800"${"]".repeat(depth)}}}`;
+    expect(verdict(deepBad)).toEqual([[-32600, 6]]);
+  });
+});

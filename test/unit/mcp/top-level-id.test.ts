@@ -1,0 +1,74 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect } from "vitest";
+import { TopLevelIdScanner } from "../../../src/mcp/stdio/top-level-id.js";
+
+/** Scans `text` cut at the given byte offsets. */
+function scan(text: string, cuts: readonly number[] = []): ReturnType<TopLevelIdScanner["id"]> {
+  const bytes = Buffer.from(text, "utf8");
+  const scanner = new TopLevelIdScanner();
+  let start = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    scanner.scan(bytes.subarray(start, Math.max(start, Math.min(cut, bytes.length))));
+    start = Math.max(start, Math.min(cut, bytes.length));
+  }
+  scanner.scan(bytes.subarray(start));
+  return scanner.id();
+}
+
+/** What JSON.parse says the readable top-level id is. */
+function oracle(text: string): string | number | undefined {
+  const value = JSON.parse(text) as unknown;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const id = (value as Record<string, unknown>).id;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
+const SEED = 7_031_129;
+
+describe("TopLevelIdScanner", () => {
+  test.each([
+    ['{"jsonrpc":"2.0","method":"x","params":{"id":9},"id":5}', 5],
+    ['{"id":"abc","method":"x"}', "abc"],
+    ['{ "id" : -12.5e1 }', -125],
+    ['{"\\u0069d":"escaped key"}', "escaped key"],
+    ['{"id":"a\\"b\\\\"}', 'a"b\\'],
+    ['{"id":1,"id":2}', 2],
+    ['{"id":"😀 ünïcode"}', "😀 ünïcode"],
+    ['{"params":{"x":"}\\"{"},"id":3}', 3],
+  ])("reads the top-level id of %s", (text, id) => {
+    expect(scan(text)).toEqual(id);
+    for (let cut = 0; cut <= Buffer.byteLength(text); cut += 1) expect(scan(text, [cut])).toEqual(id);
+  });
+
+  test.each([
+    ['{"params":{"id":9}}', "a nested id only"],
+    ['{"id":null}', "a null id"],
+    ['{"id":{"a":1}}', "an object id"],
+    ['{"id":[1]}', "an array id"],
+    ['{"id":true}', "a boolean id"],
+    ['{"id":5,"method":"x"', "a truncated object"],
+    ['{"id":5} {"id":6}', "two values on one line"],
+    ['[{"id":5}]', "an array"],
+    ['"id"', "a string"],
+    [`{"id":"${"x".repeat(600)}"}`, "an id longer than the scanner keeps"],
+    ['{"id":1}}', "a stray closing brace"],
+  ])("reads no id from %s (%s)", (text) => {
+    expect(scan(text)).toBeUndefined();
+  });
+
+  test.prop(
+    [
+      fc.dictionary(fc.string({ maxLength: 8 }).filter((key) => key !== "id"), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+      fc.option(fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)), { nil: undefined }),
+      fc.nat(),
+      fc.array(fc.nat(), { maxLength: 6 }),
+    ],
+    { seed: SEED, numRuns: 400 },
+  )("agrees with JSON.parse on any object, in any chunking", (fields, id, position, cuts) => {
+    const entries: [string, unknown][] = Object.entries(fields);
+    if (id !== undefined) entries.splice(position % (entries.length + 1), 0, ["id", id]);
+    const text = JSON.stringify(Object.fromEntries(entries));
+    const length = Buffer.byteLength(text);
+    expect(scan(text, cuts.map((cut) => cut % (length + 1)))).toEqual(oracle(text));
+  });
+});

@@ -1,0 +1,102 @@
+import { PassThrough, Writable } from "node:stream";
+import { describe, expect, test } from "vitest";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { BoundedStdioTransport } from "../../../src/mcp/stdio/transport.js";
+
+/** A stdout whose writes complete only when the test says so. */
+function heldStdout(): { stdout: Writable; written: string[]; release(): void } {
+  const written: string[] = [];
+  const held: (() => void)[] = [];
+  let released = false;
+  const stdout = new Writable({
+    highWaterMark: 64,
+    write(chunk: Buffer, _encoding, callback) {
+      written.push(chunk.toString("utf8"));
+      if (released) callback();
+      else held.push(callback);
+    },
+  });
+  return {
+    stdout,
+    written,
+    release() {
+      released = true;
+      for (const callback of held.splice(0)) callback();
+    },
+  };
+}
+
+async function started(stdout: Writable, maxMessageBytes = 1024): Promise<{ stdin: PassThrough; transport: BoundedStdioTransport; messages: JSONRPCMessage[] }> {
+  const stdin = new PassThrough();
+  const transport = new BoundedStdioTransport({ maxMessageBytes, stdin, stdout });
+  const messages: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => messages.push(message);
+  await transport.start();
+  return { stdin, transport, messages };
+}
+
+/** Resolves once `stream` has emitted `event`. */
+function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once(event, () => {
+      resolve();
+    });
+  });
+}
+
+describe("BoundedStdioTransport", () => {
+  test("pauses stdin while stdout is full and resumes it on drain", async () => {
+    const out = heldStdout();
+    const { stdin } = await started(out.stdout);
+    const flood = Array.from({ length: 20 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"x","bad":1}\n`).join("");
+    const paused = once(stdin, "pause");
+    stdin.write(flood);
+    await paused;
+    expect(stdin.isPaused()).toBe(true);
+    const resumed = once(stdin, "resume");
+    out.release();
+    await resumed;
+    expect(out.written.map((line) => (JSON.parse(line) as { id: number }).id)).toEqual(Array.from({ length: 20 }, (_, id) => id));
+  });
+
+  test("answers an oversized line with its id and delivers the next one", async () => {
+    const out = heldStdout();
+    const { stdin, messages } = await started(out.stdout);
+    const big = JSON.stringify({ jsonrpc: "2.0", method: "ping", params: { pad: "x".repeat(5000) }, id: 77 });
+    const next = once(stdin, "data");
+    stdin.write(`${big}\n{"jsonrpc":"2.0","id":78,"method":"ping"}\n`);
+    await next;
+    expect(JSON.parse(out.written[0] ?? "")).toEqual({ jsonrpc: "2.0", id: 77, error: { code: -32600, message: "Invalid Request: the message exceeds the 1024-byte limit" } });
+    expect(messages).toEqual([{ jsonrpc: "2.0", id: 78, method: "ping" }]);
+  });
+
+  test("a protocol handler that throws is reported, and reading goes on", async () => {
+    const out = heldStdout();
+    const { stdin, transport } = await started(out.stdout);
+    const errors: string[] = [];
+    const seen: unknown[] = [];
+    transport.onerror = (error) => errors.push(error.message);
+    transport.onmessage = (message) => {
+      seen.push(message);
+      throw new Error("boom");
+    };
+    const data = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await data;
+    expect(seen).toHaveLength(2);
+    expect(errors).toEqual(["boom", "boom"]);
+  });
+
+  test("close stops reading, reports onclose once and refuses to send", async () => {
+    const out = heldStdout();
+    const { stdin, transport, messages } = await started(out.stdout);
+    let closed = 0;
+    transport.onclose = () => (closed += 1);
+    await transport.close();
+    await transport.close();
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    expect(messages).toEqual([]);
+    expect(closed).toBe(1);
+    await expect(transport.send({ jsonrpc: "2.0", id: 1, result: {} })).rejects.toThrow(/closed/u);
+  });
+});
