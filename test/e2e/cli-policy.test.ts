@@ -184,13 +184,13 @@ describe("torii policy show", () => {
     expect(JSON.parse(check.stdout)).toMatchObject({ decision: "deny", source: "policy-error" });
   });
 
-  test("a rule the linear-time engine cannot run is refused at load with file:line:col and the construct's name", () => {
+  test("a rule the linear-time engine cannot run is refused at load with file:line:col and the construct's name", async () => {
     const root = demoTree("version: \"1\"\ndeny:\n  - push\n  - '/(\\w+) \\1/'\naccept:\n  - status\n  - '/log(?!.*--all)/'\n");
-    const result = runCli(["policy", "show", "demo"], { TORII_CONFIG_DIR: root });
+    const result = await runCli(["policy", "show", "demo"], { TORII_CONFIG_DIR: root });
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/# error: .*rules\.yaml:4:5: rule ".*\\1\/": .*a backreference \(\\1…\) needs a backtracking engine/u);
     expect(result.stdout).toMatch(/# error: .*rules\.yaml:7:5: rule "\/log\(\?!\.\*--all\)\/": .*a negative lookahead \(\?!…\)/u);
-    const check = runCli(["policy", "check", "demo", "--", "status"], { TORII_CONFIG_DIR: root });
+    const check = await runCli(["policy", "check", "demo", "--", "status"], { TORII_CONFIG_DIR: root });
     expect(JSON.parse(check.stdout)).toMatchObject({ decision: "deny", source: "policy-error" });
   });
 });
