@@ -7,7 +7,8 @@
  * places where the engines read the same text differently are translated to
  * the JavaScript meaning (regex-translate.ts; docs/policy.md).
  */
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS } from "re2js";
 import { stripExtended } from "./regex-extended.js";
 import { translatePattern, UnsupportedConstructError } from "./regex-translate.js";
 import { describeEngineRefusal } from "./regex-unsupported.js";
@@ -42,6 +43,14 @@ const OTHER_LINE_TERMINATORS = /[\r\u2028\u2029]/u;
 const FOLDED_WORD_CHARACTERS = /[\u017f\u212a]/gu;
 const foldWordCharacter = (ch: string): string => (ch === "\u017f" ? "s" : "k");
 
+// re2js (260 KB) is loaded with the first regex rule compiled, so operator commands
+// and policies without regex rules do not pay for it at start-up.
+let engineClass: typeof RE2JS | undefined;
+function linearTimeEngine(): typeof RE2JS {
+  engineClass ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS;
+  return engineClass;
+}
+
 /** True when a rule is written in the `/pattern/flags` form. */
 export function isRegexRule(text: string): boolean {
   return text.startsWith("/") && text.lastIndexOf("/") > 0;
@@ -71,11 +80,12 @@ function checkSyntax(source: string): void {
 }
 
 function compileForEngine(engineSource: string, flags: Set<string>): RE2JS {
+  const Engine = linearTimeEngine();
   const engineFlags =
-    (flags.has("i") ? RE2JS.CASE_INSENSITIVE : 0) | (flags.has("m") ? RE2JS.MULTILINE : 0) | (flags.has("s") ? RE2JS.DOTALL : 0);
+    (flags.has("i") ? Engine.CASE_INSENSITIVE : 0) | (flags.has("m") ? Engine.MULTILINE : 0) | (flags.has("s") ? Engine.DOTALL : 0);
   let engine: RE2JS;
   try {
-    engine = RE2JS.compile(engineSource, engineFlags);
+    engine = Engine.compile(engineSource, engineFlags);
   } catch (error) {
     throw new Error(`invalid regular expression: ${describeEngineRefusal(error)}`);
   }
