@@ -24,7 +24,7 @@ import { LockCompromisedError } from "../state/errors.js";
 import { withFileLock, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { visitLinesFromEnd } from "./file-tail.js";
-import { auditHeadPath, readAuditHead, serialiseAuditHead } from "./head.js";
+import { auditHeadPath, readAuditHeadSync, serialiseAuditHead, type AuditHeadReading } from "./head.js";
 import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditRecord, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
@@ -44,6 +44,15 @@ export function auditLogPath(root: string): string {
 export const AUDIT_LOCK_TIMING: LockTiming = Object.freeze({ stale: 10_000, update: 2_500, waitMs: 20_000 });
 
 export type AuditAppendResult = { readonly ok: true; readonly hash: string } | { readonly ok: false; readonly error: Error };
+
+export interface AppendOptions {
+  /**
+   * Called once the records are written and fsynced, before the head is
+   * replaced: a caller that only needs the records on disk (the pipeline,
+   * before it starts a process) need not wait for the head.
+   */
+  readonly onDurable?: () => void;
+}
 
 export interface AuditLogOptions {
   /** Where failures are reported; stderr by default (stdout belongs to JSON-RPC). */
@@ -84,9 +93,9 @@ export class AuditLog {
    * (a crash mid-write can leave a torn last line, cut off by the next append).
    * Never rejects; an empty batch is a failure.
    */
-  appendBatch(inputs: readonly AuditInput[]): Promise<AuditAppendResult> {
+  appendBatch(inputs: readonly AuditInput[], options: AppendOptions = {}): Promise<AuditAppendResult> {
     const key = path.resolve(this.file);
-    const run = (queues.get(key) ?? Promise.resolve()).then(() => this.appendNow(inputs));
+    const run = (queues.get(key) ?? Promise.resolve()).then(() => this.appendNow(inputs, options));
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -106,13 +115,13 @@ export class AuditLog {
     );
   }
 
-  private async appendNow(inputs: readonly AuditInput[]): Promise<string> {
+  private async appendNow(inputs: readonly AuditInput[], options: AppendOptions): Promise<string> {
     if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
     const batch = inputs.map(auditFields);
     if (!this.directoryReady) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
     try {
       return await withFileLock(this.file, AUDIT_LOCK_TIMING, async (held) => {
-        const head = await readAuditHead(this.file);
+        const head = readAuditHeadSync(this.file);
         const handle = await openAuditFile(this.file);
         let written: WrittenBatch;
         try {
@@ -121,9 +130,12 @@ export class AuditLog {
           await handle.close();
         }
         this.directoryReady = true;
+        options.onDurable?.();
         const next = serialiseAuditHead({ v: 1, lines: written.lines, bytes: written.bytes, last_hash: written.digest });
         try {
+          // No directory fsync: after a crash an older head anchors a prefix of the log, which readers accept.
           await writeFileAtomic(auditHeadPath(this.file), next, {
+            syncDirectory: false,
             beforeCommit: () => {
               held.assertHeld();
             },
@@ -145,12 +157,12 @@ export class AuditLog {
   /** Under the lock: checks the tail and the head, writes the batch (after a marker, if any), fsyncs. */
   private async writeBatch(
     handle: FileHandle,
-    head: Awaited<ReturnType<typeof readAuditHead>>,
+    head: AuditHeadReading,
     batch: readonly AuditFields[],
   ): Promise<WrittenBatch> {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new Error("is not a regular file");
-    const tail = chainTail(handle, stats.size);
+    const tail = chainTail(handle, stats.size, head);
     // A torn fragment at the end is a crashed append's: cut it, so that only the last line can ever be torn.
     if (tail.tornFrom !== undefined) await handle.truncate(tail.tornFrom);
     const size = tail.tornFrom ?? stats.size;
@@ -202,13 +214,19 @@ async function openAuditFile(file: string): Promise<FileHandle> {
  * valid record (a log without one starts a new, anchored chain). An unterminated last line that is not JSON is a torn append:
  * `tornFrom` is where it starts. Any other unterminated last line (a complete
  * record, or a damaged one) is kept, and the new records start on a line of
- * their own.
+ * their own. When the head anchors exactly this log, its last line is the one
+ * the head names (same digest), so it is not parsed again.
  */
-function chainTail(handle: FileHandle, size: number): { prev: string; needsNewline: boolean; tornFrom?: number } {
+function chainTail(handle: FileHandle, size: number, head: AuditHeadReading): { prev: string; needsNewline: boolean; tornFrom?: number } {
   let prev = ANCHORED_GENESIS_HASH;
   let needsNewline = false;
   let tornFrom: number | undefined;
+  const anchored = head.state === "present" && head.head.bytes === size ? head.head.last_hash : undefined;
   visitLinesFromEnd(handle.fd, size, (line, terminated) => {
+    if (anchored !== undefined && terminated && sha256Hex(line) === anchored) {
+      prev = anchored;
+      return true;
+    }
     const checked = checkAuditLine(line);
     if (!terminated) {
       if (checked.kind === "unreadable") tornFrom = size - line.length;

@@ -35,12 +35,17 @@ export interface CallAudit {
    * writer keeps the leading ones (argv-head.ts). Never called for a refused argv.
    */
   setPositionals(positionals: readonly string[]): void;
-  /** Writes the buffered records in one append; resolves when they are written or their failure was reported. */
+  /**
+   * Writes the buffered records in one append; resolves once they are written
+   * and fsynced (or their failure was reported), without waiting for the head.
+   */
   flush(): Promise<void>;
+  /** Resolves when every append of this call has finished, head included. */
+  settled(): Promise<void>;
 }
 
 export interface AuditSink {
-  appendBatch(records: readonly AuditInput[]): Promise<unknown>;
+  appendBatch(records: readonly AuditInput[], options: { onDurable: () => void }): Promise<unknown>;
 }
 
 export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string }): CallAudit {
@@ -48,6 +53,7 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
   let positionals: readonly string[] | undefined;
   let buffered: (CallAuditEntry & { policy_hash?: string })[] = [];
   let chain: Promise<unknown> = Promise.resolve();
+  let durable: Promise<void> = Promise.resolve();
   return {
     record(entry) {
       buffered.push(policyHash === undefined ? entry : { ...entry, policy_hash: policyHash });
@@ -59,14 +65,19 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
       positionals = [...tokens];
     },
     flush() {
-      if (buffered.length > 0) {
-        const head = positionals === undefined ? {} : { argv_head: positionals };
-        const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...entry }));
-        buffered = [];
-        // Serialised per call so the chain keeps the pipeline's order.
-        chain = chain.then(() => sink.appendBatch(batch)).catch(() => undefined);
-      }
-      return chain.then(() => undefined);
+      if (buffered.length === 0) return durable;
+      const head = positionals === undefined ? {} : { argv_head: positionals };
+      const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...entry }));
+      buffered = [];
+      let onDurable = (): void => undefined;
+      durable = new Promise<void>((resolve) => (onDurable = resolve));
+      // Serialised per call so the chain keeps the pipeline's order; a failure resolves `durable` too.
+      chain = chain
+        .then(() => sink.appendBatch(batch, { onDurable }))
+        .catch(() => undefined)
+        .finally(onDurable);
+      return durable;
     },
+    settled: () => chain.then(() => undefined),
   };
 }

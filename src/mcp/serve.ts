@@ -71,7 +71,8 @@ export async function serveStdio(version: string): Promise<void> {
             return await invoke(call, deps);
           } finally {
             release();
-            const flushed = call.audit.flush();
+            void call.audit.flush();
+            const flushed = call.audit.settled();
             pendingAudit.add(flushed);
             void flushed.finally(() => pendingAudit.delete(flushed));
           }

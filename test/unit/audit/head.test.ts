@@ -52,6 +52,16 @@ describe("the head an append leaves", () => {
     expect(result.ok && result.hash).toBe((JSON.parse(lines[2] ?? "") as { hash: string }).hash);
     expect((await quiet(file).appendBatch([])).ok).toBe(false);
   });
+
+  it("onDurable fires once the records are written and fsynced, before the head is replaced", async () => {
+    const { file } = await logWith(1);
+    let seen: { log: number; head: number } | undefined;
+    const onDurable = (): void => {
+      seen = { log: readFileSync(file, "utf8").split("\n").length - 1, head: (JSON.parse(readFileSync(auditHeadPath(file), "utf8")) as { lines: number }).lines };
+    };
+    expect((await quiet(file).appendBatch([input(2), input(3)], { onDurable })).ok).toBe(true);
+    expect(seen).toEqual({ log: 3, head: 1 });
+  });
 });
 
 describe("verify against the head", () => {

@@ -30,6 +30,7 @@ function recordingAudit(): CallAudit & { events: string[] } {
     setPolicyHash: () => undefined,
     setPositionals: () => undefined,
     flush: () => Promise.resolve(),
+    settled: () => Promise.resolve(),
   };
 }
 
@@ -113,7 +114,14 @@ describe("lease checkpoints", () => {
 describe("the call's audit: as few appends as its guarantees allow", () => {
   function batchingAudit() {
     const batches: AuditInput[][] = [];
-    const audit = createCallAudit({ appendBatch: (records) => Promise.resolve(batches.push([...records])) }, { callId: "c1", scope: "kube/prod" });
+    const sink = {
+      appendBatch: (records: readonly AuditInput[], { onDurable }: { onDurable: () => void }) => {
+        batches.push([...records]);
+        onDurable();
+        return Promise.resolve();
+      },
+    };
+    const audit = createCallAudit(sink, { callId: "c1", scope: "kube/prod" });
     const events = () => batches.map((batch) => batch.map((record) => record.event));
     return { audit, batches, events };
   }
