@@ -52,7 +52,10 @@ function argvOf(length) {
 
 /** Alternating timed runs of two thunks; returns the two sample arrays (ns). */
 function paired(oldRun, newRun, iterations) {
-  for (let i = 0; i < 500; i += 1) (oldRun(), newRun());
+  for (let i = 0; i < 500; i += 1) {
+    oldRun();
+    newRun();
+  }
   const oldSamples = new Float64Array(iterations);
   const newSamples = new Float64Array(iterations);
   for (let i = 0; i < iterations; i += 1) {

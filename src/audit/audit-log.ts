@@ -1,24 +1,31 @@
 /**
  * The audit log: `<root>/audit.jsonl`, one hash-chained JSON record per line
- * (format in record.ts, docs/audit.md).
+ * (format in record.ts, docs/audit.md), anchored by `<root>/audit.head`
+ * (head.ts).
  *
  * Several processes append at once (each MCP server, the operator CLI), so one
  * append is: take the cross-process lock (`withFileLock`, `<file>.lock`), read
- * the file's tail to find the last record, write one line with O_APPEND, fsync,
- * release. Appends from one process are queued first, so they never contend for
- * the lock with each other.
+ * the head and the file's tail (the last record; a torn fragment left by a
+ * crash is cut off), write the batch's lines with O_APPEND in one write, fsync,
+ * replace the head atomically, release. An append takes a batch, so a call's
+ * records cost one lock and one fsync. Appends from one process are queued
+ * first, so they never contend for the lock with each other.
  *
  * Appends are best-effort by design: `append` never throws and never rejects.
  * A failure is written to stderr (one line, no record content) and returned, and
  * the caller decides what it means; the broker's decisions never depend on it.
  */
-import { constants, type Stats } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { constants } from "node:fs";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { writeFileAtomic } from "../state/atomic-write.js";
 import { LockCompromisedError } from "../state/errors.js";
 import { withFileLock, type LockTiming } from "../state/lock.js";
+import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { visitLinesFromEnd } from "./file-tail.js";
-import { auditFields, checkAuditLine, GENESIS_HASH, sealAuditRecord, type AuditInput } from "./record.js";
+import { auditHeadPath, readAuditHeadSync, serialiseAuditHead, type AuditHeadReading } from "./head.js";
+import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditRecord, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
 export type { AuditInput, AuditRecord } from "./record.js";
@@ -37,6 +44,15 @@ export function auditLogPath(root: string): string {
 export const AUDIT_LOCK_TIMING: LockTiming = Object.freeze({ stale: 10_000, update: 2_500, waitMs: 20_000 });
 
 export type AuditAppendResult = { readonly ok: true; readonly hash: string } | { readonly ok: false; readonly error: Error };
+
+export interface AppendOptions {
+  /**
+   * Called once the records are written and fsynced, before the head is
+   * replaced: a caller that only needs the records on disk (the pipeline,
+   * before it starts a process) need not wait for the head.
+   */
+  readonly onDurable?: () => void;
+}
 
 export interface AuditLogOptions {
   /** Where failures are reported; stderr by default (stdout belongs to JSON-RPC). */
@@ -68,8 +84,18 @@ export class AuditLog {
    * disk full, compromised lock) is reported once on stderr and returned.
    */
   append(input: AuditInput): Promise<AuditAppendResult> {
+    return this.appendBatch([input]);
+  }
+
+  /**
+   * Appends records in order under one lock, in one write and one fsync: all
+   * of them reach the file or, on a failure, none of them is reported written
+   * (a crash mid-write can leave a torn last line, cut off by the next append).
+   * Never rejects; an empty batch is a failure.
+   */
+  appendBatch(inputs: readonly AuditInput[], options: AppendOptions = {}): Promise<AuditAppendResult> {
     const key = path.resolve(this.file);
-    const run = (queues.get(key) ?? Promise.resolve()).then(() => this.appendNow(input));
+    const run = (queues.get(key) ?? Promise.resolve()).then(() => this.appendNow(inputs, options));
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -89,26 +115,35 @@ export class AuditLog {
     );
   }
 
-  private async appendNow(input: AuditInput): Promise<string> {
-    const fields = auditFields(input);
+  private async appendNow(inputs: readonly AuditInput[], options: AppendOptions): Promise<string> {
+    if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
+    const batch = inputs.map(auditFields);
     if (!this.directoryReady) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
     try {
-      return await withFileLock(this.file, AUDIT_LOCK_TIMING, async () => {
+      return await withFileLock(this.file, AUDIT_LOCK_TIMING, async (held) => {
+        const head = readAuditHeadSync(this.file);
         const handle = await openAuditFile(this.file);
+        let written: WrittenBatch;
         try {
-          const stats = await handle.stat();
-          if (!stats.isFile()) throw new Error("is not a regular file");
-          const { prev, needsNewline } = chainHead(handle, stats);
-          const { record, line } = sealAuditRecord(fields, this.clock(), prev);
-          const bytes = Buffer.from(`${needsNewline ? "\n" : ""}${line}\n`, "utf8");
-          const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
-          if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
-          await handle.sync();
-          this.directoryReady = true;
-          return record.hash;
+          written = await this.writeBatch(handle, head, batch);
         } finally {
           await handle.close();
         }
+        this.directoryReady = true;
+        options.onDurable?.();
+        const next = serialiseAuditHead({ v: 1, lines: written.lines, bytes: written.bytes, last_hash: written.digest });
+        try {
+          // No directory fsync: after a crash an older head anchors a prefix of the log, which readers accept.
+          await writeFileAtomic(auditHeadPath(this.file), next, {
+            syncDirectory: false,
+            beforeCommit: () => {
+              held.assertHeld();
+            },
+          });
+        } catch (error) {
+          throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
+        }
+        return written.hash;
       });
     } catch (error) {
       // Reported after the body, so the line is already in the file.
@@ -118,6 +153,50 @@ export class AuditLog {
       throw error;
     }
   }
+
+  /** Under the lock: checks the tail and the head, writes the batch (after a marker, if any), fsyncs. */
+  private async writeBatch(
+    handle: FileHandle,
+    head: AuditHeadReading,
+    batch: readonly AuditFields[],
+  ): Promise<WrittenBatch> {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error("is not a regular file");
+    const tail = chainTail(handle, stats.size, head);
+    // A torn fragment at the end is a crashed append's: cut it, so that only the last line can ever be torn.
+    if (tail.tornFrom !== undefined) await handle.truncate(tail.tornFrom);
+    const size = tail.tornFrom ?? stats.size;
+    const anchor = checkAnchor(handle.fd, size, head, tail.prev);
+    const records = anchor.marker === undefined ? batch : [markerFields(anchor.marker), ...batch];
+    let prev = tail.prev;
+    let hash = "";
+    const lines = records.map((fields) => {
+      const { record, line } = sealAuditRecord(fields, this.clock(), prev);
+      prev = sha256Hex(line);
+      hash = record.hash;
+      return line;
+    });
+    const bytes = Buffer.from(`${tail.needsNewline ? "\n" : ""}${lines.join("\n")}\n`, "utf8");
+    const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
+    if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
+    await handle.sync();
+    const terminated = anchor.lines + lines.length + (tail.needsNewline ? 1 : 0);
+    return { lines: terminated, bytes: size + bytes.length, digest: prev, hash };
+  }
+}
+
+/** Where an append left the log: what the next head holds, and the last record's own hash. */
+interface WrittenBatch {
+  readonly lines: number;
+  readonly bytes: number;
+  /** SHA-256 of the last line: the head's `last_hash`, the next record's `prev`. */
+  readonly digest: string;
+  readonly hash: string;
+}
+
+/** The record a writer puts first in its batch when the head did not match (anchor.ts). */
+function markerFields(marker: AnchorMarker): AuditFields {
+  return auditFields({ call_id: randomUUID(), scope: "audit", event: marker.event, detail: marker.detail });
 }
 
 /** Opens the log for reading and appending; creates it (0600) exclusively when missing, never through a symlink. */
@@ -132,18 +211,30 @@ async function openAuditFile(file: string): Promise<FileHandle> {
 
 /**
  * Finds what the next record chains to: the digest of the last line that is a
- * valid record, skipping a torn tail (an interrupted append). When the file does
- * not end with a newline, the new record starts on a line of its own.
+ * valid record (a log without one starts a new, anchored chain). An unterminated last line that is not JSON is a torn append:
+ * `tornFrom` is where it starts. Any other unterminated last line (a complete
+ * record, or a damaged one) is kept, and the new records start on a line of
+ * their own. When the head anchors exactly this log, its last line is the one
+ * the head names (same digest), so it is not parsed again.
  */
-function chainHead(handle: FileHandle, stats: Stats): { prev: string; needsNewline: boolean } {
-  let prev = GENESIS_HASH;
+function chainTail(handle: FileHandle, size: number, head: AuditHeadReading): { prev: string; needsNewline: boolean; tornFrom?: number } {
+  let prev = ANCHORED_GENESIS_HASH;
   let needsNewline = false;
-  visitLinesFromEnd(handle.fd, stats.size, (line, terminated) => {
-    if (!terminated) needsNewline = true;
+  let tornFrom: number | undefined;
+  const anchored = head.state === "present" && head.head.bytes === size ? head.head.last_hash : undefined;
+  visitLinesFromEnd(handle.fd, size, (line, terminated) => {
+    if (anchored !== undefined && terminated && sha256Hex(line) === anchored) {
+      prev = anchored;
+      return true;
+    }
     const checked = checkAuditLine(line);
+    if (!terminated) {
+      if (checked.kind === "unreadable") tornFrom = size - line.length;
+      else needsNewline = true;
+    }
     if (checked.kind !== "record") return false;
     prev = checked.digest;
     return true;
   });
-  return { prev, needsNewline };
+  return tornFrom === undefined ? { prev, needsNewline } : { prev, needsNewline, tornFrom };
 }

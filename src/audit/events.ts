@@ -74,6 +74,11 @@ export const BROKER_AUDIT_EVENTS = [
   "grant-revoked",
   /** `torii grant clear` removed every grant of a provider or target. */
   "grants-cleared",
+  // The log's own anchor (head.ts, anchor.ts); scope `audit`.
+  /** A writer found no audit.head beside a log with lines in it, and anchored the log from here. */
+  "audit-anchored",
+  /** A writer found audit.head unreadable or not matching the log (cut off, edited) before it appended. */
+  "audit-head-mismatch",
 ] as const;
 
 export const AUDIT_EVENTS: readonly AuditEvent[] = [...TORII_AUDIT_EVENTS, ...BROKER_AUDIT_EVENTS];

@@ -11,18 +11,27 @@
  *
  * What may reach the log is decided here, by construction: the writer copies
  * only the fields named in AuditInput (an object carrying anything else loses
- * it), keeps at most the first two argv tokens, cuts every string to a short
+ * it), keeps at most the first two argv tokens and none from the first option
+ * on (argv-head.ts: an option's value may be a secret), cuts every string to a short
  * limit and replaces control, line-separator and bidi characters. There is no
  * field for output, credentials or `.env` values.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { auditArgvHead } from "./argv-head.js";
 import { AUDIT_EVENTS, AUDIT_EVENT_SHAPE, type AuditEvent } from "./events.js";
 
 export const AUDIT_FORMAT_VERSION = 1;
 
-/** The `prev` of the first record. */
+/** The `prev` of the first record of a log written before heads (head.ts) existed. */
 export const GENESIS_HASH = "0".repeat(64);
+
+/**
+ * The `prev` of the first record of a log anchored by a head from its start:
+ * `verify` then knows that a head found missing later was deleted or lost, not
+ * that of a log from before heads.
+ */
+export const ANCHORED_GENESIS_HASH = createHash("sha256").update("torii audit log, anchored by audit.head from its first record").digest("hex");
 
 /** Length limits, in Unicode code points. */
 export const AUDIT_LIMITS = Object.freeze({
@@ -48,7 +57,11 @@ export interface AuditInput {
   readonly source?: string;
   /** SHA-256 (64 lowercase hex digits) of the policy files in force, computed by the caller. */
   readonly policy_hash?: string;
-  /** The call's argv: the writer keeps only the first two tokens, each cut to 64 characters. */
+  /**
+   * The call's argv (canonical positionals where the grammar is known): the
+   * writer keeps at most the first two tokens before any option-like token,
+   * each cut to 64 characters.
+   */
   readonly argv_head?: readonly string[];
   /** A short, non-secret note (`exit 3`, `timed out`, a file path); cut to 200 characters. */
   readonly detail?: string;
@@ -150,8 +163,8 @@ export function auditFields(input: AuditInput): AuditFields {
   }
   if (input.argv_head !== undefined) {
     if (!Array.isArray(input.argv_head)) throw new TypeError("audit record: argv_head must be an array");
-    const head = input.argv_head.slice(0, AUDIT_LIMITS.argvTokens);
-    fields.argv_head = head.map((token) => text("argv_head", token, AUDIT_LIMITS.argvToken));
+    const head = auditArgvHead(input.argv_head, AUDIT_LIMITS.argvTokens);
+    if (head.length > 0) fields.argv_head = head.map((token) => text("argv_head", token, AUDIT_LIMITS.argvToken));
   }
   if (input.detail !== undefined) fields.detail = text("detail", input.detail, AUDIT_LIMITS.detail);
   if (input.exit_code !== undefined) {

@@ -1,32 +1,36 @@
 /**
- * Reading the audit log back: checking its hash chain, and its last records.
+ * Reading the audit log back: checking its hash chain against its head, and
+ * its last records.
  *
  * Verification finds, at the line where the chain first disagrees, a record
- * that was edited, removed, inserted, swapped or reformatted. It cannot find a
- * log whose tail was cut off, or one rewritten from the first record on by
- * someone with write access (see docs/audit.md): note `lastHash` somewhere else
- * to detect those.
+ * that was edited, removed, inserted, swapped or reformatted, and any line that
+ * is not a record (only an unterminated last line counts as torn: the trace of
+ * an interrupted append). The head (head.ts) finds records cut off the end. A
+ * log rewritten consistently with its head by someone with write access to the
+ * directory still verifies (see docs/audit.md): keep `lastHash` elsewhere to
+ * detect that.
  */
 import { openSync, closeSync, fstatSync, readFileSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { visitLinesFromEnd } from "./file-tail.js";
-import { checkAuditLine, GENESIS_HASH, type AuditRecord } from "./record.js";
+import { readAuditHead, readAuditHeadSync, type AuditHeadReading } from "./head.js";
+import { ANCHORED_GENESIS_HASH, checkAuditLine, GENESIS_HASH, sanitiseAuditText, sha256Hex, type AuditRecord } from "./record.js";
 
 export interface AuditProblem {
-  /** 1-based line number in the file. */
-  readonly line: number;
+  /** 1-based line number in the log; absent for a finding about the log as a whole (its head). */
+  readonly line?: number;
   readonly reason: string;
   /**
-   * True for an unreadable fragment the chain passes over: the last line
-   * without its newline, or a line the next record chains around. That is what
-   * an interrupted append (power loss, disk full) leaves; it is reported but
-   * does not make the log fail verification.
+   * True for what does not fail verification: an unterminated unreadable last
+   * line (an interrupted append), lines after the end the head anchors (a
+   * crash before the head was replaced), and the one-time anchoring of a log
+   * written before heads existed.
    */
-  readonly torn: boolean;
+  readonly warning: boolean;
 }
 
 export interface AuditVerification {
-  /** True when every record is intact and chained; torn lines alone do not make it false. */
+  /** True when every record is intact, chained and anchored; warnings alone do not make it false. */
   readonly ok: boolean;
   /** Intact records. */
   readonly records: number;
@@ -39,66 +43,118 @@ export interface AuditVerification {
 export type AuditTailEntry = { readonly record: AuditRecord; readonly intact: boolean } | { readonly unreadable: string };
 
 /**
- * Verifies the chain of the log at `file`.
+ * Verifies the chain of the log at `file` and checks it against its head.
  *
  * @throws the file-system error when the file is missing or unreadable.
  */
 export async function verifyAuditLog(file: string): Promise<AuditVerification> {
-  return verifyAuditBytes(await readFile(file));
+  // The head first: an append landing between the two reads then makes the log longer than its head, which is fine.
+  const head = await readAuditHead(file);
+  return verifyAuditBytes(await readFile(file), head);
 }
 
 /** verifyAuditLog for synchronous callers (the operator CLI). */
 export function verifyAuditLogSync(file: string): AuditVerification {
-  return verifyAuditBytes(readFileSync(file));
+  const head = readAuditHeadSync(file);
+  return verifyAuditBytes(readFileSync(file), head);
 }
 
-interface PendingLine {
-  readonly line: number;
-  readonly reason: string;
-  /** Unreadable (not JSON): could be torn; anything else is a problem whatever follows. */
-  readonly unreadable: boolean;
+interface Line {
+  readonly bytes: Buffer;
+  /** Offset just past the line's newline (or its last byte when unterminated). */
+  readonly end: number;
+  readonly terminated: boolean;
 }
 
-/** Verifies a whole log held in memory. */
-export function verifyAuditBytes(bytes: Uint8Array): AuditVerification {
+/** Verifies a whole log held in memory; against its head when one is given. */
+export function verifyAuditBytes(bytes: Uint8Array, head?: AuditHeadReading): AuditVerification {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const lines = splitLines(buffer);
-  const terminatedAtEnd = buffer.length === 0 || buffer[buffer.length - 1] === 0x0a;
   const problems: AuditProblem[] = [];
   let records = 0;
   let lastDigest: string | undefined;
-  // Lines since the last intact record that were not intact records themselves.
-  let pending: PendingLine[] = [];
+  let afterBadLine = false;
+  let anchoredFromStart = false;
+  let anchoredBefore = false;
 
-  lines.forEach((bytesOfLine, index) => {
+  lines.forEach((entry, index) => {
     const line = index + 1;
-    const checked = checkAuditLine(bytesOfLine);
+    const checked = checkAuditLine(entry.bytes);
     if (checked.kind !== "record") {
-      pending.push({ line, reason: checked.reason, unreadable: checked.kind === "unreadable" });
+      const torn = checked.kind === "unreadable" && line === lines.length && !entry.terminated;
+      problems.push({ line, warning: torn, reason: torn ? "torn last line: an interrupted append" : checked.reason });
+      afterBadLine = true;
       return;
     }
-    const chained = checked.record.prev === (lastDigest ?? GENESIS_HASH);
-    for (const skipped of pending) {
-      const torn = chained && skipped.unreadable;
-      problems.push({ line: skipped.line, torn, reason: torn ? "torn line: an interrupted append, skipped by the chain" : skipped.reason });
+    const { prev, event } = checked.record;
+    if (lastDigest === undefined && prev === ANCHORED_GENESIS_HASH) anchoredFromStart = true;
+    const chained = lastDigest === undefined ? prev === GENESIS_HASH || prev === ANCHORED_GENESIS_HASH : prev === lastDigest;
+    // After a line that is no record, the break is already reported at that line.
+    if (!chained && !afterBadLine) {
+      problems.push({ line, warning: false, reason: "prev does not match the previous record: a record was removed, inserted or reordered before this line" });
     }
-    if (!chained && pending.length === 0) {
+    if (event === "audit-head-mismatch") {
+      problems.push({ line, warning: false, reason: `a writer found the log not matching audit.head here: ${sanitiseAuditText(checked.record.detail ?? "", 200)}` });
+    } else if (event === "audit-anchored") {
+      const lost = anchoredFromStart || anchoredBefore;
       problems.push({
         line,
-        torn: false,
-        reason: "prev does not match the previous record: a record was removed, inserted or reordered before this line",
+        warning: !lost,
+        reason: lost
+          ? "audit.head was missing here although the log was already anchored: it was deleted or lost, and records cut off before this line would go unnoticed"
+          : "audit.head was created here for a log written before heads existed: the end of the log before this line was never anchored",
       });
+      anchoredBefore = true;
     }
-    pending = [];
+    afterBadLine = false;
     records += 1;
     lastDigest = checked.digest;
   });
 
-  for (const skipped of pending) {
-    const torn = skipped.unreadable && skipped.line === lines.length && !terminatedAtEnd;
-    problems.push({ line: skipped.line, torn, reason: torn ? "torn last line: an interrupted append" : skipped.reason });
+  if (head !== undefined) problems.push(...checkHead(lines, buffer.length, head));
+  return { ok: problems.every((problem) => problem.warning), records, problems, lastHash: lastDigest };
+}
+
+/** Compares the log's lines with what its head anchors. */
+function checkHead(lines: readonly Line[], size: number, reading: AuditHeadReading): AuditProblem[] {
+  if (reading.state === "missing") {
+    if (size === 0) return [];
+    return [
+      {
+        warning: false,
+        reason: "head missing: there is no audit.head beside the log, so records cut off its end would go unnoticed (a log from before heads gets one at its next append)",
+      },
+    ];
   }
-  return { ok: problems.every((problem) => problem.torn), records, problems, lastHash: lastDigest };
+  if (reading.state === "unreadable") return [{ warning: false, reason: `head unreadable: ${reading.reason}` }];
+  const { head } = reading;
+  if (head.bytes > size) {
+    return [
+      {
+        warning: false,
+        reason: `truncated: audit.head anchors ${head.lines} line(s) and ${head.bytes} bytes, the log has ${lines.length} line(s) and ${size} bytes: records were cut off the end`,
+      },
+    ];
+  }
+  const anchored = lines[head.lines - 1];
+  if (anchored === undefined || !anchored.terminated || anchored.end !== head.bytes || sha256Hex(anchored.bytes) !== head.last_hash) {
+    return [
+      {
+        line: Math.min(head.lines, lines.length),
+        warning: false,
+        reason: `edited: line ${head.lines}, the last one audit.head anchors, is not the line it recorded (changed, or lines before it removed or added)`,
+      },
+    ];
+  }
+  const after = lines.slice(head.lines).filter((line) => line.terminated).length;
+  if (after === 0) return [];
+  return [
+    {
+      line: head.lines + 1,
+      warning: true,
+      reason: `${after} line(s) after the end audit.head anchors: an append interrupted before the head was replaced, or a writer that keeps no head`,
+    },
+  ];
 }
 
 /**
@@ -143,13 +199,13 @@ function lastEntries(fd: number, size: number, count: number): AuditTailEntry[] 
 }
 
 /** Splits on LF; the empty piece after a final newline is not a line. */
-function splitLines(buffer: Buffer): Buffer[] {
-  const lines: Buffer[] = [];
+function splitLines(buffer: Buffer): Line[] {
+  const lines: Line[] = [];
   let start = 0;
   for (let at = buffer.indexOf(0x0a); at !== -1; at = buffer.indexOf(0x0a, start)) {
-    lines.push(buffer.subarray(start, at));
+    lines.push({ bytes: buffer.subarray(start, at), end: at + 1, terminated: true });
     start = at + 1;
   }
-  if (start < buffer.length) lines.push(buffer.subarray(start));
+  if (start < buffer.length) lines.push({ bytes: buffer.subarray(start), end: buffer.length, terminated: false });
   return lines;
 }

@@ -22,7 +22,7 @@ export interface ProviderToolDeps {
   /** Runs the pipeline for a validated call (with the concurrency limit applied). */
   run(call: ProviderCall): Promise<CallOutcome>;
   /** A per-call audit recorder. */
-  auditFor(callId: string, scope: string, argv: readonly string[]): CallAudit;
+  auditFor(callId: string, scope: string): CallAudit;
   newCallId(): string;
 }
 
@@ -93,7 +93,7 @@ export function providerTool(provider: ProviderEntry, deps: ProviderToolDeps): T
       const target = envelope.target === undefined ? undefined : provider.targets.get(envelope.target);
       const callId = deps.newCallId();
       const scope = target === undefined ? provider.tool : `${provider.tool}/${target.name}`;
-      const audit = deps.auditFor(callId, scope, envelope.args);
+      const audit = deps.auditFor(callId, scope);
       const outcome = await deps.run({
         provider,
         target,

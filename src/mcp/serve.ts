@@ -66,14 +66,15 @@ export async function serveStdio(version: string): Promise<void> {
     ...[...registry.providers.values()].map((provider) =>
       providerTool(provider, {
         newCallId: () => randomUUID(),
-        auditFor: (callId, scope, argv) => createCallAudit(audit, { callId, scope, argv }),
+        auditFor: (callId, scope) => createCallAudit(audit, { callId, scope }),
         async run(call) {
           const release = await slots.acquire(call.signal);
           try {
             return await invoke(call, deps);
           } finally {
             release();
-            const flushed = call.audit.flushed();
+            void call.audit.flush();
+            const flushed = call.audit.settled();
             pendingAudit.add(flushed);
             void flushed.finally(() => pendingAudit.delete(flushed));
           }

@@ -1,8 +1,16 @@
 /**
  * The audit trail of one call: every record carries the call id, the scope,
- * the first two argv tokens and the hash of the policy files in force. Records
- * are appended in order and in the background: an audit write never delays or
- * changes a decision (a failure is reported on stderr by the log itself).
+ * the argv head (at most two leading positionals, never an option or its
+ * value; none at all for an argv the grammar refused) and the hash of the
+ * policy files in force.
+ *
+ * Records are buffered and written by `flush`, each flush one append (one
+ * lock, one fsync). The pipeline flushes just before it starts a process (a
+ * lifecycle command, the program), so no process starts before the records
+ * that allowed it are on disk; the rest (a denied call's records, `ran`) is
+ * written by the final flush after the call: one append for a denied call,
+ * two for an allowed one. An audit write never changes a
+ * decision: a failure is reported on stderr by the log itself.
  */
 import type { AuditEvent, AuditInput } from "../audit/audit-log.js";
 
@@ -19,40 +27,57 @@ export interface CallAuditEntry {
 }
 
 export interface CallAudit {
+  /** Adds a record to the call's buffer. */
   record(entry: CallAuditEntry): void;
   setPolicyHash(hash: string): void;
-  /** Resolves when every record of this call has been written (or has failed). */
-  flushed(): Promise<void>;
+  /**
+   * The positionals of the canonical argv, once the grammar has read it; the
+   * writer keeps the leading ones (argv-head.ts). Never called for a refused argv.
+   */
+  setPositionals(positionals: readonly string[]): void;
+  /**
+   * Writes the buffered records in one append; resolves once they are written
+   * and fsynced (or their failure was reported), without waiting for the head.
+   */
+  flush(): Promise<void>;
+  /** Resolves when every append of this call has finished, head included. */
+  settled(): Promise<void>;
 }
 
 export interface AuditSink {
-  append(record: AuditInput): Promise<unknown>;
+  appendBatch(records: readonly AuditInput[], options: { onDurable: () => void }): Promise<unknown>;
 }
 
-/** `--token=eyJ…` → `--token=…`: an option's value may be a credential the agent pasted. */
-export function withoutOptionValue(token: string): string {
-  const equals = token.indexOf("=");
-  return token.startsWith("-") && equals !== -1 ? `${token.slice(0, equals)}=…` : token;
-}
-
-export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string; argv: readonly string[] }): CallAudit {
+export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string }): CallAudit {
   let policyHash: string | undefined;
+  let positionals: readonly string[] | undefined;
+  let buffered: (CallAuditEntry & { policy_hash?: string })[] = [];
   let chain: Promise<unknown> = Promise.resolve();
+  let durable: Promise<void> = Promise.resolve();
   return {
     record(entry) {
-      const record: AuditInput = {
-        call_id: base.callId,
-        scope: base.scope,
-        argv_head: base.argv.slice(0, 2).map(withoutOptionValue),
-        ...(policyHash === undefined ? {} : { policy_hash: policyHash }),
-        ...entry,
-      };
-      // Serialised per call so the chain keeps the pipeline's order.
-      chain = chain.then(() => sink.append(record)).catch(() => undefined);
+      buffered.push(policyHash === undefined ? entry : { ...entry, policy_hash: policyHash });
     },
     setPolicyHash(hash) {
       policyHash = hash;
     },
-    flushed: () => chain.then(() => undefined),
+    setPositionals(tokens) {
+      positionals = [...tokens];
+    },
+    flush() {
+      if (buffered.length === 0) return durable;
+      const head = positionals === undefined ? {} : { argv_head: positionals };
+      const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...entry }));
+      buffered = [];
+      let onDurable = (): void => undefined;
+      durable = new Promise<void>((resolve) => (onDurable = resolve));
+      // Serialised per call so the chain keeps the pipeline's order; a failure resolves `durable` too.
+      chain = chain
+        .then(() => sink.appendBatch(batch, { onDurable }))
+        .catch(() => undefined)
+        .finally(onDurable);
+      return durable;
+    },
+    settled: () => chain.then(() => undefined),
   };
 }

@@ -59,9 +59,15 @@ function fromPolicy(decision: Exclude<PolicyDecision, { result: "unresolved" }>)
 
 function stepCanonicalise(call: ProviderCall): Step<CanonicalArgv> {
   const result = canonicalise(call.args, grammarFor(call.provider.policyContext), "agent");
-  if (result.ok) return { ok: true, value: result.canonical };
+  if (result.ok) {
+    call.audit.setPositionals(result.canonical.positionals);
+    return { ok: true, value: result.canonical };
+  }
   const decision = rejectionDecision(result.rejection);
-  call.audit.record({ event: decision.source === "locked-option" ? "denied-locked-option" : "denied-argv", source: decision.source });
+  // A refused argv leaves no token in the audit: only the kind and, for a locked option, the option the table names.
+  const { rejection } = result;
+  const detail = rejection.kind === "locked-option" && rejection.option !== undefined ? rejection.option : `argument ${rejection.index}`;
+  call.audit.record({ event: decision.source === "locked-option" ? "denied-locked-option" : "denied-argv", source: decision.source, detail });
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
 }
 

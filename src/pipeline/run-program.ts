@@ -30,6 +30,8 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
   const config = call.provider.config;
   const injection = targetInjection(call.provider, call.target);
   let result: LaunchResult;
+  // No process starts before the records that allowed it are on disk.
+  await call.audit.flush();
   try {
     const plan = planChild(config.command, [...config.args_prefix, ...injection.args, ...request.canonicalTokens], call.provider, request.credentials, injection.env, deps);
     const timeoutSeconds = config.runtime?.timeout_seconds ?? deps.settings.timeoutSeconds;

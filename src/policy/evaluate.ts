@@ -246,10 +246,10 @@ export function decideCanonical(policy: CompiledPolicy, canonical: CanonicalArgv
   }
 }
 
-/** The decision for an argv the grammar refused. */
+/** The decision for an argv the grammar refused. Its reason names options, never an agent's token (a value may be a secret). */
 export function rejectionDecision(rejection: ArgvRejection): DenyDecision {
   if (rejection.kind === "locked-option") {
-    return { result: "deny", source: "locked-option", reason: rejection.reason, option: rejection.option ?? rejection.token };
+    return { result: "deny", source: "locked-option", reason: rejection.reason, option: rejection.option ?? `argument ${rejection.index}` };
   }
   return { result: "deny", source: rejection.kind, reason: rejection.reason };
 }

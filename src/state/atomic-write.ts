@@ -70,6 +70,12 @@ export interface AtomicWriteOptions {
    * stores use it to check that their lock is still theirs.
    */
   readonly beforeCommit?: () => void;
+  /**
+   * Whether the directory is fsynced after the rename (default true). Only a
+   * file whose previous content is still acceptable after a crash may skip it
+   * (the audit head: an older head anchors a prefix of the log).
+   */
+  readonly syncDirectory?: boolean;
 }
 
 /** The prefix every temp file of `file` starts with (`.<name>.tmp-`); such files are never read as state. */
@@ -107,7 +113,7 @@ export async function writeFileAtomic(file: string, data: Uint8Array, options: A
     await fs.unlink(temp).catch(() => undefined);
     throw error;
   }
-  if (platform !== "win32") await syncDirectory(fs, dir);
+  if (platform !== "win32" && options.syncDirectory !== false) await syncDirectory(fs, dir);
 }
 
 async function writeAll(handle: WritableFile, data: Uint8Array): Promise<void> {

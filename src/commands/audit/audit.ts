@@ -3,7 +3,8 @@
  * view of the audit log (`<root>/audit.jsonl`).
  *
  * Both are read-only and take no lock: a record being appended at that moment
- * shows up as a torn last line, which verification reports but does not fail on.
+ * shows up as a torn last line or as lines after the anchored end, which
+ * verification reports but does not fail on.
  * Everything printed from the log is sanitised again, because a log someone
  * edited could carry terminal escape sequences.
  */
@@ -80,8 +81,8 @@ function readLog<T>(file: string, read: () => T): T {
 }
 
 function verificationText(file: string, result: AuditVerification): string {
-  const lines = result.problems.map((problem) => `line ${problem.line}: ${problem.torn ? "warning: " : ""}${problem.reason}`);
-  const broken = result.problems.filter((problem) => !problem.torn).length;
+  const lines = result.problems.map((problem) => `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.warning ? "warning: " : ""}${problem.reason}`);
+  const broken = result.problems.filter((problem) => !problem.warning).length;
   lines.push(
     result.ok
       ? `${file}: ${result.records} record(s), chain intact`

@@ -9,7 +9,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { AuditLog, auditLogPath, type AuditEvent } from "../../audit/audit-log.js";
-import { withoutOptionValue } from "../../pipeline/call-audit.js";
 import { configRoot } from "./operator-context.js";
 
 /** What one operator record says; the call id is the invocation's. */
@@ -19,7 +18,7 @@ export interface OperatorAuditEntry {
   readonly scope: string;
   /** A short, non-secret note: never file contents, never tokens beyond the argv head. */
   readonly detail?: string;
-  /** Canonical tokens: only the first two are kept, with option values redacted. */
+  /** Canonical tokens: the writer keeps at most the first two, and none from the first option on. */
   readonly argv?: readonly string[];
 }
 
@@ -40,7 +39,7 @@ export function operatorAudit(root: string = configRoot()): OperatorAudit {
           scope,
           event,
           ...(detail === undefined ? {} : { detail }),
-          ...(argv === undefined ? {} : { argv_head: argv.slice(0, 2).map(withoutOptionValue) }),
+          ...(argv === undefined ? {} : { argv_head: argv }),
         });
       } catch {
         // append never rejects; this only guards the command's outcome against a future change.

@@ -80,7 +80,7 @@ function parseSingleDash(argv: readonly string[], i: number, table: OptionTable,
         builder.positional(token);
         return 1;
       }
-      return builder.reject("argv-rejected", token, i, `-${letter} in ${JSON.stringify(token)} is not a known option`);
+      return builder.reject("argv-rejected", token, i, `-${letter} in argument ${i} is not a known option`);
     }
     const rest = letters.slice(1);
     if (rest.length === 0) return takeKnown(argv, i, spec, undefined, builder);
@@ -119,7 +119,7 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
     const explicit = equals === -1 ? undefined : token.slice(equals + 1);
     builder.checkOptionName(name.slice(2), token, i);
     if (name === "--") {
-      builder.reject("argv-rejected", token, i, `${JSON.stringify(token)} is not a valid option`);
+      builder.reject("argv-rejected", token, i, `argument ${i} is not a valid option`);
     }
     const spec = resolveLong(name, table, builder, token, i);
     if (spec === undefined) {

@@ -61,7 +61,7 @@ export class CanonicalBuilder {
   /** Rejects option names with non-ASCII, control or space characters. */
   checkOptionName(name: string, token: string, index: number): void {
     if (NON_ASCII_OR_CONTROL.test(name)) {
-      this.reject("argv-rejected", token, index, `option name in ${JSON.stringify(token)} has a non-ASCII, control or space character`);
+      this.reject("argv-rejected", token, index, `the option name in argument ${index} has a non-ASCII, control or space character`);
     }
   }
 
@@ -87,7 +87,7 @@ export class CanonicalBuilder {
         "locked-option",
         token,
         index,
-        `${JSON.stringify(token)} sets ${canonical}, which Torii controls for this provider; the operator chooses it through the target`,
+        `argument ${index} sets ${canonical}, which Torii controls for this provider; the operator chooses it through the target`,
         canonical,
       );
     }

@@ -23,7 +23,7 @@ function booleanValue(builder: CanonicalBuilder, value: string, name: string, to
   if (TRUE_SPELLINGS.has(value)) return undefined;
   if (FALSE_SPELLINGS.has(value)) return "false";
   if (!builder.strict) return value;
-  return builder.reject("argv-rejected", token, index, `${name} is a switch; ${JSON.stringify(value)} is not a boolean`);
+  return builder.reject("argv-rejected", token, index, `${name} is a switch: its only values are true and false`);
 }
 
 /**
@@ -74,7 +74,7 @@ function parseLong(
   const rawName = equals === -1 ? token.slice(2) : token.slice(2, equals);
   const explicit = equals === -1 ? undefined : token.slice(equals + 1);
   if (rawName.length === 0 || rawName.startsWith("-") || rawName.startsWith("=")) {
-    builder.reject("argv-rejected", token, i, `${JSON.stringify(token)} is not a valid option (bad flag syntax)`);
+    builder.reject("argv-rejected", token, i, `argument ${i} is not a valid option (bad flag syntax)`);
   }
   builder.checkOptionName(rawName, token, i);
   const name = `--${rawName.replaceAll("_", "-")}`;
@@ -147,7 +147,7 @@ function parseShortCluster(
           "argv-rejected",
           token,
           i,
-          `unknown short option -${letter} in ${JSON.stringify(token)}: Torii cannot tell whether it takes a value`,
+          `unknown short option -${letter} in argument ${i}: Torii cannot tell whether it takes a value`,
         );
       }
       builder.option(undefined, `-${letters.slice(at)}`, undefined, token, i);

@@ -2,7 +2,8 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkS
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath, type AuditAppendResult } from "../../../src/audit/audit-log.js";
-import { auditFields, GENESIS_HASH, sealAuditRecord, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
+import { ANCHORED_GENESIS_HASH, auditFields, GENESIS_HASH, sealAuditRecord, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
+import { auditHeadPath } from "../../../src/audit/head.js";
 import { tailAuditLog, verifyAuditBytes, verifyAuditLog } from "../../../src/audit/verify.js";
 import { tempDir } from "../config/temp-tree.js";
 
@@ -29,6 +30,18 @@ async function writeRecords(file: string, count: number): Promise<string[]> {
   return readLines(file);
 }
 
+/** Lines as a Torii without heads wrote them: the chain starts at 64 zeros. */
+function preHeadLines(count: number): string[] {
+  const lines: string[] = [];
+  let prev = GENESIS_HASH;
+  for (let i = 1; i <= count; i += 1) {
+    const { line } = sealAuditRecord(auditFields(input(i)), new Date(Date.UTC(2025, 0, 1, 0, 0, i)), prev);
+    lines.push(line);
+    prev = sha256Hex(line);
+  }
+  return lines;
+}
+
 function readLines(file: string): string[] {
   return readFileSync(file, "utf8").split("\n").slice(0, -1);
 }
@@ -37,12 +50,12 @@ function verifyLines(lines: readonly string[]) {
   return verifyAuditBytes(Buffer.from(lines.map((line) => `${line}\n`).join("")));
 }
 
-function problemLines(lines: readonly string[]): number[] {
+function problemLines(lines: readonly string[]): (number | undefined)[] {
   return verifyLines(lines).problems.map((problem) => problem.line);
 }
 
 describe("AuditLog.append", () => {
-  it("creates <root>/audit.jsonl with mode 0600 and chains from 64 zeros", async () => {
+  it("creates <root>/audit.jsonl with mode 0600 and chains from the anchored genesis", async () => {
     const root = path.join(tempDir(), "root");
     const file = auditLogPath(root);
     const result = await quietLog(file).append(input(1));
@@ -50,7 +63,7 @@ describe("AuditLog.append", () => {
     if (process.platform !== "win32") expect(statSync(file).mode & 0o777).toBe(0o600);
     const [first] = readLines(file);
     const record = JSON.parse(first ?? "") as { prev: string; hash: string };
-    expect(record.prev).toBe(GENESIS_HASH);
+    expect(record.prev).toBe(ANCHORED_GENESIS_HASH);
     expect(result.ok && result.hash).toBe(record.hash);
   });
 
@@ -59,7 +72,7 @@ describe("AuditLog.append", () => {
     const lines = await writeRecords(file, 25);
     lines.forEach((line, index) => {
       const { prev } = JSON.parse(line) as { prev: string };
-      expect(prev).toBe(index === 0 ? GENESIS_HASH : sha256Hex(lines[index - 1] ?? ""));
+      expect(prev).toBe(index === 0 ? ANCHORED_GENESIS_HASH : sha256Hex(lines[index - 1] ?? ""));
     });
     expect(await verifyAuditLog(file)).toEqual({ ok: true, records: 25, problems: [], lastHash: sha256Hex(lines[24] ?? "") });
   });
@@ -124,6 +137,9 @@ describe("AuditLog.append", () => {
     truncateSync(file, 0);
     truncateSync(file, 2 ** 30);
     appendFileSync(file, `\n${lines[0] ?? ""}\n${lines[1] ?? ""}\n`);
+    // A head that matches, as the writer would have left it: the append reads neither file whole.
+    const head = { v: 1, lines: 3, bytes: statSync(file).size, last_hash: sha256Hex(lines[1] ?? "") };
+    writeFileSync(auditHeadPath(file), `${JSON.stringify(head)}\n`);
     const started = process.hrtime.bigint();
     expect((await quietLog(file).append(input(3))).ok).toBe(true);
     const tail = await tailAuditLog(file, 2);
@@ -141,7 +157,7 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
     lines[4] = (lines[4] ?? "").replace('"exit_code":0', '"exit_code":1');
     const result = verifyLines(lines);
     expect(result.ok).toBe(false);
-    expect(result.problems).toEqual([{ line: 5, torn: false, reason: expect.stringMatching(/edited/) as unknown }]);
+    expect(result.problems).toEqual([{ line: 5, warning: false, reason: expect.stringMatching(/edited/) as unknown }]);
   });
 
   it("an edited field with its hash recomputed: the next line", async () => {
@@ -155,7 +171,7 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 10);
     lines.splice(3, 1);
     const result = verifyLines(lines);
-    expect(result.problems).toEqual([{ line: 4, torn: false, reason: expect.stringMatching(/prev does not match/) as unknown }]);
+    expect(result.problems).toEqual([{ line: 4, warning: false, reason: expect.stringMatching(/prev does not match/) as unknown }]);
     expect(result.records).toBe(9);
   });
 
@@ -187,13 +203,13 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
   it("a reformatted record: that line", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 5);
     lines[2] = JSON.stringify(JSON.parse(lines[2] ?? ""), null, 1).replaceAll("\n", "");
-    expect(verifyLines(lines).problems).toEqual([{ line: 3, torn: false, reason: expect.stringMatching(/laid out/) as unknown }]);
+    expect(verifyLines(lines).problems).toEqual([{ line: 3, warning: false, reason: expect.stringMatching(/laid out/) as unknown }]);
   });
 
   it("a record replaced by garbage: that line, not torn", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 5);
     lines[1] = "garbage";
-    expect(verifyLines(lines).problems).toEqual([{ line: 2, torn: false, reason: "not a JSON line" }]);
+    expect(verifyLines(lines).problems).toEqual([{ line: 2, warning: false, reason: "not a JSON line" }]);
   });
 });
 
@@ -204,33 +220,40 @@ describe("verifyAuditLog: torn lines", () => {
     appendFileSync(file, (lines[3] ?? "").slice(0, 50));
     const result = await verifyAuditLog(file);
     expect(result).toMatchObject({ ok: true, records: 4 });
-    expect(result.problems).toEqual([{ line: 5, torn: true, reason: "torn last line: an interrupted append" }]);
+    expect(result.problems).toEqual([{ line: 5, warning: true, reason: "torn last line: an interrupted append" }]);
   });
 
-  it("appends after a torn line on a new line, chaining around it; the torn line stays reported", async () => {
+  it("cuts a torn last line off before appending, so a torn line never ends up in the middle", async () => {
     const file = path.join(tempDir(), "audit.jsonl");
     const lines = await writeRecords(file, 3);
     appendFileSync(file, '{"v":1,"time":"2026-');
     expect((await quietLog(file).append(input(4))).ok).toBe(true);
     const after = readLines(file);
-    expect(after).toHaveLength(5);
-    expect(JSON.parse(after[4] ?? "")).toMatchObject({ call_id: "call-4", prev: sha256Hex(lines[2] ?? "") });
-    const result = await verifyAuditLog(file);
-    expect(result).toMatchObject({ ok: true, records: 4 });
-    expect(result.problems).toEqual([{ line: 4, torn: true, reason: expect.stringMatching(/torn line/) as unknown }]);
+    expect(after).toHaveLength(4);
+    expect(JSON.parse(after[3] ?? "")).toMatchObject({ call_id: "call-4", prev: sha256Hex(lines[2] ?? "") });
+    expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 4, problems: [] });
   });
 
-  it("chains to a complete last record that only lacks its newline", async () => {
+  it("an unreadable line in the middle fails verification, even when the chain runs around it", async () => {
+    const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 3);
+    const result = verifyLines([lines[0] ?? "", '{"v":1,"time":"2026-', lines[1] ?? "", lines[2] ?? ""]);
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual([{ line: 2, warning: false, reason: "not a JSON line" }]);
+  });
+
+  it("chains to a complete last record that only lacks its newline (a log from before heads)", async () => {
     const file = path.join(tempDir(), "audit.jsonl");
-    const lines = await writeRecords(file, 2);
+    const lines = preHeadLines(2);
     writeFileSync(file, `${lines[0] ?? ""}\n${lines[1] ?? ""}`);
     expect((await quietLog(file).append(input(3))).ok).toBe(true);
-    expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 3, problems: [] });
+    const result = await verifyAuditLog(file);
+    expect(result).toMatchObject({ ok: true, records: 4 });
+    expect(result.problems).toEqual([{ line: 3, warning: true, reason: expect.stringMatching(/^audit.head was created here/) as unknown }]);
   });
 
   it("a terminated unreadable last line is not torn (appends never leave one)", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 2);
-    expect(verifyLines([...lines, "{cut"]).problems).toEqual([{ line: 3, torn: false, reason: "not a JSON line" }]);
+    expect(verifyLines([...lines, "{cut"]).problems).toEqual([{ line: 3, warning: false, reason: "not a JSON line" }]);
   });
 
   it("an empty log verifies with no records", () => {

@@ -36,6 +36,8 @@ describe("audit events", () => {
       "grant-added",
       "grant-revoked",
       "grants-cleared",
+      "audit-anchored",
+      "audit-head-mismatch",
     ]);
     expect(new Set(AUDIT_EVENTS).size).toBe(AUDIT_EVENTS.length);
   });
@@ -47,6 +49,21 @@ describe("auditFields: only the typed fields, sanitised and cut", () => {
     const fields = auditFields({ ...BASE, argv_head: [long, "ls", "--secret-value", "AKIAIOSFODNN7EXAMPLE"] });
     expect(fields.argv_head).toEqual(["x".repeat(64), "ls"]);
     expect(line({ ...BASE, argv_head: ["s3", "cp", "s3://bucket/secret-key"] })).not.toContain("secret-key");
+  });
+
+  it.each([
+    [["--token", "CANARY", "get"]],
+    [["--password=CANARY"]],
+    [["-sCANARY", "get"]],
+    [["-abCANARY"]],
+    [["-s", "CANARY"]],
+    [["--tok", "CANARY"]],
+    [["get", "--token", "CANARY"]],
+    [["--token=X", "CANARY"]],
+    [["-", "CANARY"]],
+  ])("keeps no token from the first option-like one on: %j", (argv) => {
+    expect(line({ ...BASE, argv_head: argv })).not.toContain("CANARY");
+    expect(auditFields({ ...BASE, argv_head: argv }).argv_head ?? []).toEqual(argv[0] === "get" ? ["get"] : []);
   });
 
   it("drops fields the input type does not have, even when an object carries them", () => {

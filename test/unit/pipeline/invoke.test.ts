@@ -7,7 +7,8 @@ import { describe, expect, test, vi } from "vitest";
 import { loadRegistry } from "../../../src/config/registry.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
-import type { CallAudit, CallAuditEntry } from "../../../src/pipeline/call-audit.js";
+import { auditFields, type AuditInput } from "../../../src/audit/record.js";
+import { createCallAudit, type CallAudit, type CallAuditEntry } from "../../../src/pipeline/call-audit.js";
 import type { LeaseCheckpoint, LeaseGate } from "../../../src/pipeline/gates.js";
 import { headlessApprover, noGrants } from "../../../src/pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
@@ -27,7 +28,9 @@ function recordingAudit(): CallAudit & { events: string[] } {
     events,
     record: (entry: CallAuditEntry) => events.push(entry.event),
     setPolicyHash: () => undefined,
-    flushed: () => Promise.resolve(),
+    setPositionals: () => undefined,
+    flush: () => Promise.resolve(),
+    settled: () => Promise.resolve(),
   };
 }
 
@@ -63,18 +66,20 @@ function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
   };
 }
 
-async function callWith(revokedAt: LeaseCheckpoint) {
+async function callWith<A extends CallAudit = ReturnType<typeof recordingAudit>>(
+  revokedAt: LeaseCheckpoint,
+  options: { audit?: A; args?: string[]; onLaunch?: () => void } = {},
+) {
   const leases = leasesRevokedAt(revokedAt);
-  const launchSpy = vi.fn<typeof launch>(() =>
-    Promise.resolve({ exitCode: 0, signal: null, stdout: "", stderr: "", truncated: false, timedOut: false, canceled: false, durationMs: 1, pid: 1 }),
-  );
+  const launchSpy = vi.fn<typeof launch>(() => {
+    options.onLaunch?.();
+    return Promise.resolve({ exitCode: 0, signal: null, stdout: "", stderr: "", truncated: false, timedOut: false, canceled: false, durationMs: 1, pid: 1 });
+  });
   const deps = depsWith(leases, launchSpy);
   const provider = deps.registry.providers.get("kube")!;
-  const audit = recordingAudit();
-  const outcome = await invoke(
-    { provider, target: provider.targets.get("prod"), args: ["get", "pods"], description: undefined, signal: new AbortController().signal, audit },
-    deps,
-  );
+  const audit = options.audit ?? (recordingAudit() as unknown as A);
+  const args = options.args ?? ["get", "pods"];
+  const outcome = await invoke({ provider, target: provider.targets.get("prod"), args, description: undefined, signal: new AbortController().signal, audit }, deps);
   return { outcome, launchSpy, leases, audit };
 }
 
@@ -103,5 +108,53 @@ describe("lease checkpoints", () => {
     expect(outcome.decision).toMatchObject({ result: "deny", source: "target-inactive" });
     expect(leases.seen).toEqual(["policy"]);
     expect(launchSpy).not.toHaveBeenCalled();
+  });
+});
+
+describe("the call's audit: as few appends as its guarantees allow", () => {
+  function batchingAudit() {
+    const batches: AuditInput[][] = [];
+    const sink = {
+      appendBatch: (records: readonly AuditInput[], { onDurable }: { onDurable: () => void }) => {
+        batches.push([...records]);
+        onDurable();
+        return Promise.resolve();
+      },
+    };
+    const audit = createCallAudit(sink, { callId: "c1", scope: "kube/prod" });
+    const events = () => batches.map((batch) => batch.map((record) => record.event));
+    return { audit, batches, events };
+  }
+
+  test("an allowed call: the allow is one append on disk before the program starts, `ran` one more after", async () => {
+    const { audit, batches, events } = batchingAudit();
+    let atLaunch: string[][] = [];
+    await callWith("none" as LeaseCheckpoint, { audit, args: ["get", "pods", "--namespace=SECRET-NS"], onLaunch: () => (atLaunch = events()) });
+    expect(atLaunch).toEqual([["invoke", "allowed-by-rules", "session-unchecked"]]);
+    await audit.flush();
+    expect(events()).toEqual([["invoke", "allowed-by-rules", "session-unchecked"], ["ran"]]);
+    // Every record, as written, carries the command words, not the option or its value.
+    expect(batches.flat().map((record) => auditFields(record).argv_head)).toEqual(Array(4).fill(["get", "pods"]));
+  });
+
+  test("a denied call: one append, after the decision", async () => {
+    const { audit, events } = batchingAudit();
+    const { outcome } = await callWith("none" as LeaseCheckpoint, { audit, args: ["delete", "pods"] });
+    expect(outcome.decision.result).toBe("deny");
+    expect(events()).toEqual([]);
+    await audit.flush();
+    expect(events()).toEqual([["invoke", "denied-headless"]]);
+  });
+
+  test("a refused argv: its records carry no argv head, only the kind and the argument", async () => {
+    const { audit, batches } = batchingAudit();
+    await callWith("none" as LeaseCheckpoint, { audit, args: ["get", "\u2014token=SECRET"] });
+    await audit.flush();
+    expect(batches).toEqual([
+      [
+        { call_id: "c1", scope: "kube/prod", event: "invoke" },
+        { call_id: "c1", scope: "kube/prod", event: "denied-argv", source: "argv-rejected", detail: "argument 1" },
+      ],
+    ]);
   });
 });

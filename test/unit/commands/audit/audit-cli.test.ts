@@ -1,8 +1,9 @@
 /** `torii audit tail` and `torii audit verify` through the built CLI (`npm run build` first). */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath } from "../../../../src/audit/audit-log.js";
+import { auditHeadPath } from "../../../../src/audit/head.js";
 import { GENESIS_HASH, sealAuditRecord, sha256Hex } from "../../../../src/audit/record.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDir } from "../../config/temp-tree.js";
@@ -57,6 +58,30 @@ describe("torii audit verify", () => {
     const result = await audit(root, "verify");
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/^line 2: prev does not match/m);
+  });
+
+  it("exits 1 when records were cut off the end, saying truncated", async () => {
+    const { root, file, lines } = await rootWithRecords(5);
+    writeFileSync(file, `${lines.slice(0, 3).join("\n")}\n`);
+    const result = await audit(root, "verify");
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^truncated: audit.head anchors 5 line\(s\)/m);
+  });
+
+  it("exits 1 when the head is missing beside a log with records", async () => {
+    const { root, file } = await rootWithRecords(2);
+    rmSync(auditHeadPath(file));
+    const result = await audit(root, "verify");
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^head missing: /m);
+  });
+
+  it("exits 1 for an unreadable line in the middle: only the last line may be torn", async () => {
+    const { root, file, lines } = await rootWithRecords(3);
+    writeFileSync(file, `${lines[0] ?? ""}\n{"v":1,"ti\n${lines[1] ?? ""}\n${lines[2] ?? ""}\n`);
+    const result = await audit(root, "verify");
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^line 2: not a JSON line$/m);
   });
 
   it("exits 0 with a warning for a torn last line", async () => {

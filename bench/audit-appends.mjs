@@ -1,0 +1,152 @@
+// The audit's share of a call: appends (lock + write + fsync) per call, and
+// time per call, one record per append (before) against a call's records
+// batched (after), paired in one run.
+//
+// 1. The writer alone, per iteration: an allowed call's four records as four
+//    appends, then as the pipeline now writes them (three before the spawn in
+//    one append, `ran` in another); a denied call's two records as two
+//    appends, then as one. Wall and CPU time of this process, medians of the
+//    paired differences.
+// 2. A real server over stdio (allowed and denied calls of /bin/true), with a
+//    preload that counts its audit appends (lock directories taken) and
+//    fsyncs. With BENCH_BASE_CLI=<base checkout>/dist/cli.js the base server
+//    runs too, its calls interleaved with this one's, and each server's CPU
+//    time per call (/proc/<pid>/stat) is compared.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CLI } from "./harness.mjs";
+import { median } from "./stats.mjs";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const { AuditLog } = await import(pathToFileURL(path.join(path.dirname(CLI), "audit/audit-log.js")).href);
+
+const record = (callId, event, extra = {}) => ({ call_id: callId, scope: "run", event, argv_head: ["allowed"], ...extra });
+const allowedRecords = (id) => [record(id, "invoke"), record(id, "allowed-by-rules", { source: "rules", rule: "allowed" }), record(id, "session-unchecked"), record(id, "ran", { exit_code: 0, duration_ms: 1 })];
+const deniedRecords = (id) => [record(id, "invoke"), record(id, "denied-explicit", { source: "explicit-deny", rule: "denied" })];
+
+async function timed(run) {
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { wall: Number(process.hrtime.bigint() - start) / 1e6, cpu: (used.user + used.system) / 1000 };
+}
+
+async function writerAlone() {
+  const newLog = (Log) => new Log(path.join(mkdtempSync(path.join(os.tmpdir(), "torii-bench-audit-")), "audit.jsonl"), undefined, { report: () => undefined });
+  const log = newLog(AuditLog);
+  const base = process.env.BENCH_BASE_CLI ? newLog((await import(pathToFileURL(path.join(path.dirname(process.env.BENCH_BASE_CLI), "audit/audit-log.js")).href)).AuditLog) : undefined;
+  const shapes = {
+    ...(base ? { "allowed, base writer, per record (4)": (id) => (async () => { for (const r of allowedRecords(id)) await base.append(r); })() } : {}),
+    "allowed, one append per record (4)": (id) => (async () => { for (const r of allowedRecords(id)) await log.append(r); })(),
+    "allowed, batched (2)": async (id) => { const records = allowedRecords(id); await log.appendBatch(records.slice(0, 3)); await log.append(records[3]); },
+    "denied, one append per record (2)": (id) => (async () => { for (const r of deniedRecords(id)) await log.append(r); })(),
+    "denied, batched (1)": (id) => log.appendBatch(deniedRecords(id)),
+  };
+  const samples = Object.fromEntries(Object.keys(shapes).map((name) => [name, []]));
+  for (let i = 0; i < RUNS + 20; i += 1) {
+    for (const [name, shape] of Object.entries(shapes)) {
+      const sample = await timed(() => shape(`c${i}`));
+      if (i >= 20) samples[name].push(sample);
+    }
+  }
+  console.log(`the writer alone, ${RUNS} paired iterations (medians; wall | CPU of this process)`);
+  for (const [name, list] of Object.entries(samples)) {
+    console.log(`  ${name.padEnd(38)} ${median(list.map((s) => s.wall)).toFixed(3)} ms | ${median(list.map((s) => s.cpu)).toFixed(3)} ms`);
+  }
+  const names = Object.keys(samples).slice(base ? 1 : 0);
+  const pairs = [[names[0], names[1]], [names[2], names[3]], ...(base ? [[Object.keys(samples)[0], names[1]]] : [])];
+  for (const [before, after] of pairs) {
+    const wall = samples[before].map((s, i) => s.wall - samples[after][i].wall);
+    const cpu = samples[before].map((s, i) => s.cpu - samples[after][i].cpu);
+    console.log(`  "${before}" - "${after}" (median of paired differences): ${median(wall).toFixed(3)} ms wall, ${median(cpu).toFixed(3)} ms CPU`);
+  }
+}
+
+/** Counts, inside the server, the audit lock directories it creates and the fsyncs it makes. */
+const PRELOAD = `
+import fs from "node:fs";
+const counts = { appends: 0, fsyncs: 0 };
+const mkdir = fs.mkdir;
+fs.mkdir = function (target, ...rest) { if (String(target).endsWith("audit.jsonl.lock")) counts.appends += 1; return mkdir.call(this, target, ...rest); };
+const handle = await fs.promises.open(process.execPath, "r");
+const proto = Object.getPrototypeOf(handle);
+await handle.close();
+const sync = proto.sync;
+proto.sync = function () { counts.fsyncs += 1; return sync.call(this); };
+process.on("exit", () => fs.writeSync(2, "BENCH-COUNTS " + JSON.stringify(counts) + "\\n"));
+`;
+
+function serverRoot() {
+  const root = mkdtempSync(path.join(os.tmpdir(), "torii-bench-"));
+  mkdirSync(path.join(root, "providers/run"), { recursive: true });
+  writeFileSync(path.join(root, "providers/run/provider.yaml"), 'version: "1"\nname: run\ntool: run\ncommand: /bin/true\n');
+  writeFileSync(path.join(root, "providers/run/rules.yaml"), 'version: "1"\ndeny: [denied]\naccept: [allowed]\n');
+  return root;
+}
+
+async function startServer(cli, preload) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", pathToFileURL(preload).href, cli],
+    env: { PATH: process.env.PATH, HOME: os.homedir(), TORII_CONFIG_DIR: serverRoot() },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => (stderr += chunk));
+  const client = new Client({ name: "torii-bench", version: "1.0.0" });
+  await client.connect(transport);
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${transport.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, at USER_HZ 100
+  };
+  return {
+    call: async (args) => {
+      const start = process.hrtime.bigint();
+      await client.callTool({ name: "run", arguments: { args } });
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    },
+    cpuMs,
+    close: async () => {
+      await client.close();
+      // The server prints its counts as it exits.
+      const deadline = Date.now() + 10_000;
+      while (!/BENCH-COUNTS /.test(stderr) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return JSON.parse(/BENCH-COUNTS (.*)/.exec(stderr)?.[1] ?? '{"appends":NaN,"fsyncs":NaN}');
+    },
+  };
+}
+
+async function servers() {
+  const preload = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-bench-preload-")), "count.mjs");
+  writeFileSync(preload, PRELOAD);
+  const clis = { after: CLI, ...(process.env.BENCH_BASE_CLI ? { before: process.env.BENCH_BASE_CLI } : {}) };
+  for (const kind of [["allowed"], ["denied"]]) {
+    const running = Object.fromEntries(await Promise.all(Object.entries(clis).map(async ([name, cli]) => [name, await startServer(cli, preload)])));
+    for (let i = 0; i < 20; i += 1) for (const server of Object.values(running)) await server.call(kind);
+    const cpuStart = Object.fromEntries(Object.entries(running).map(([name, server]) => [name, server.cpuMs()]));
+    const walls = Object.fromEntries(Object.keys(running).map((name) => [name, []]));
+    for (let i = 0; i < RUNS; i += 1) for (const [name, server] of Object.entries(running)) walls[name].push(await server.call(kind));
+    console.log(`\na real server, ${RUNS} ${kind[0]} calls of /bin/true${running.before ? ", interleaved with the base server's" : ""}`);
+    for (const [name, server] of Object.entries(running)) {
+      const cpu = (server.cpuMs() - cpuStart[name]) / RUNS;
+      const counts = await server.close();
+      const calls = RUNS + 20;
+      console.log(
+        `  ${name.padEnd(6)} ${(counts.appends / calls).toFixed(2)} appends/call, ${(counts.fsyncs / calls).toFixed(2)} fsyncs/call, ` +
+          `round trip median ${median(walls[name]).toFixed(2)} ms, server CPU ${cpu.toFixed(2)} ms/call`,
+      );
+    }
+    if (running.before) {
+      const paired = walls.before.map((wall, i) => wall - walls.after[i]);
+      console.log(`  round trip saved (median of paired differences): ${median(paired).toFixed(2)} ms`);
+    }
+  }
+}
+
+await writerAlone();
+await servers();
