@@ -285,16 +285,6 @@ class ChildRun {
   }
 }
 
-/**
- * The argv a display or log shows for a call, one line, each token quoted
- * POSIX-style when it holds anything beyond `[\w./:=@+,%-]`; control and
- * invisible formatting characters are shown as `\u{…}` so a log line cannot
- * be forged or hidden. For display only: never run it, never parse it back.
- */
-export function escapedCommandLine(executable: string, args: readonly string[]): string {
-  return [executable, ...args].map(quoteForDisplay).join(" ");
-}
-
 /** The argv of the Windows tree kill, for the process `pid`. */
 export function windowsTreeKillArgs(pid: number): readonly string[] {
   return ["/T", "/F", "/PID", String(pid)];
@@ -429,10 +419,4 @@ function errorCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
   const code = error.code;
   return typeof code === "string" ? code : undefined;
-}
-
-function quoteForDisplay(token: string): string {
-  const visible = token.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
-  if (/^[\w./:=@+,%-]+$/u.test(visible)) return visible;
-  return `'${visible.replaceAll("'", "'\\''")}'`;
 }

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
 import type { CallAudit, CallAuditEntry } from "../../../src/pipeline/call-audit.js";
 import type { LeaseCheckpoint, LeaseGate } from "../../../src/pipeline/gates.js";
-import { headlessApprover, noGrants } from "../../../src/pipeline/gates.js";
+import { headlessApprover, type GrantGate } from "../../../src/pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
 import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
 import type { launch } from "../../../src/runtime/launcher.js";
@@ -45,6 +45,9 @@ function leasesRevokedAt(revokedAt: LeaseCheckpoint): LeaseGate & { seen: LeaseC
     },
   };
 }
+
+/** No grant matches. */
+const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
 
 function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
   return {
