@@ -23,7 +23,8 @@ function splitAtDoubleDash(argv: readonly string[]): { own: string[]; passthroug
   return at === -1 ? { own: [...argv], passthrough: undefined } : { own: argv.slice(0, at), passthrough: argv.slice(at + 1) };
 }
 
-function buildProgram(version: string, passthrough: readonly string[] | undefined, setExit: (code: number) => void): Command {
+/** The operator's program with every command declared (their implementations load when one runs). */
+export function buildProgram(version: string, passthrough: readonly string[] | undefined, setExit: (code: number) => void): Command {
   const program = new Command("torii")
     .addHelpText("after", "\nWith no command (or `torii mcp`), torii serves MCP on stdio.")
     .description("Policy-gated command broker for AI agents")
