@@ -6,15 +6,17 @@
  * one PolicyCache). Each case asks the built server over MCP and the built CLI
  * about the same files and compares the answers.
  */
+import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
-import { jsonOutput, runChecked } from "../support/cli-expect.js";
+import { runChecked } from "../support/cli-expect.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
-import { runCli } from "../support/run-cli.js";
+import { CLI_PATH, runCli } from "../support/run-cli.js";
 
 const ARGPARSE = `version: "1"
 name: awsish
@@ -124,10 +126,18 @@ describe("one lease status for the server's gate and torii target list|show|stat
     return outcome.decision.source === "headless";
   }
 
-  function cliViews(): { show: boolean; list: boolean; status: boolean } {
-    const show = jsonOutput(runChecked(["target", "show", "kube", "prod", "--json"], env)) as { lease: { active: boolean } };
-    const list = jsonOutput(runChecked(["target", "list", "kube", "--json"], env)) as { targets: { name: string; active: boolean }[] };
-    const status = jsonOutput(runChecked(["target", "status", "kube", "--json"], env)) as { leases: { target: string; current: boolean }[] };
+  /** One CLI command's JSON output; the three views run side by side (real processes, using the cores). */
+  async function cliJson(...args: string[]): Promise<unknown> {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI_PATH, ...args], { env: { HOME: process.env.HOME ?? "/nonexistent", ...env }, encoding: "utf8" });
+    return JSON.parse(stdout) as unknown;
+  }
+
+  async function cliViews(): Promise<{ show: boolean; list: boolean; status: boolean }> {
+    const [show, list, status] = (await Promise.all([
+      cliJson("target", "show", "kube", "prod", "--json"),
+      cliJson("target", "list", "kube", "--json"),
+      cliJson("target", "status", "kube", "--json"),
+    ])) as [{ lease: { active: boolean } }, { targets: { name: string; active: boolean }[] }, { leases: { target: string; current: boolean }[] }];
     return {
       show: show.lease.active,
       list: list.targets.some((entry) => entry.name === "prod" && entry.active),
@@ -144,11 +154,14 @@ describe("one lease status for the server's gate and torii target list|show|stat
     ["expires in ten years", 10 * 365 * 1440 * MINUTE, false],
   ];
 
-  test.each(offsets)("a lease that %s", async (_name, offset, expected) => {
+  beforeAll(() => {
     runChecked(["target", "activate", "kube", "prod", "--for", "30"], env);
+  });
+
+  test.each(offsets)("a lease that %s", async (_name, offset, expected) => {
     setExpiry(offset);
     const server = await serverActive();
     expect(server).toBe(expected);
-    expect(cliViews()).toEqual({ show: server, list: server, status: server });
+    expect(await cliViews()).toEqual({ show: server, list: server, status: server });
   });
 });
