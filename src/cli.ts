@@ -2,7 +2,8 @@
 /**
  * The `torii` binary: with no arguments (or `torii mcp`) the MCP server on
  * stdio; otherwise the operator's CLI (src/commands/program.ts). Each side is
- * imported only when used, so the server starts without loading the CLI.
+ * imported only when used, so the server starts without loading the CLI, and
+ * `torii --version` is answered here without loading either.
  */
 import { readFileSync } from "node:fs";
 
@@ -24,7 +25,10 @@ async function serve(): Promise<number> {
 }
 
 const args = process.argv.slice(2);
-if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // What commander would print, without loading commander or any command.
+  process.stdout.write(`${packageVersion()}\n`);
+} else if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
   // Exit explicitly once shut down: a client that vanished must not leave the server behind.
   process.exit(await serve());
 } else {

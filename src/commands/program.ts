@@ -5,15 +5,16 @@
  * off before commander parses options, so no token after `--` is ever read as
  * a Torii flag. Commands that change state files (leases, grants) are async,
  * so the program is parsed with parseAsync.
+ *
+ * Start-up cost: this file and the group declarations are light; each
+ * command's implementation (registry, stores, grammar, zod, yaml) is imported
+ * only when that command runs, and `--version` is answered by src/cli.ts
+ * without loading this file at all.
  */
 import { Command, CommanderError } from "commander";
-import { registerAuditCommand } from "./audit/audit.js";
-import { runConfigDir } from "./setup/config-dir.js";
-import { runInit } from "./setup/init.js";
-import { registerGrantCommand } from "./grant/grant.js";
+import { registerAuditCommand } from "./audit/audit-command.js";
+import { registerGrantCommand } from "./grant/grant-command.js";
 import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
-import { runPolicyCheck } from "./policy/policy-check.js";
-import { runPolicyShow } from "./policy/policy-show.js";
 import { registerTargetCommand } from "./target/target.js";
 
 /** Splits `argv` at the first `--`: Torii's own words, and the agent-style argv after it. */
@@ -22,7 +23,8 @@ function splitAtDoubleDash(argv: readonly string[]): { own: string[]; passthroug
   return at === -1 ? { own: [...argv], passthrough: undefined } : { own: argv.slice(0, at), passthrough: argv.slice(at + 1) };
 }
 
-function buildProgram(version: string, passthrough: readonly string[] | undefined, setExit: (code: number) => void): Command {
+/** The operator's program with every command declared (their implementations load when one runs). */
+export function buildProgram(version: string, passthrough: readonly string[] | undefined, setExit: (code: number) => void): Command {
   const program = new Command("torii")
     .addHelpText("after", "\nWith no command (or `torii mcp`), torii serves MCP on stdio.")
     .description("Policy-gated command broker for AI agents")
@@ -38,14 +40,16 @@ function buildProgram(version: string, passthrough: readonly string[] | undefine
   program
     .command("init")
     .description("create the configuration root and settings.yaml (never overwrites)")
-    .action(() => {
+    .action(async () => {
+      const { runInit } = await import("./setup/init.js");
       setExit(runInit());
     });
 
   program
     .command("config-dir")
     .description("print the configuration root")
-    .action(() => {
+    .action(async () => {
+      const { runConfigDir } = await import("./setup/config-dir.js");
       setExit(runConfigDir());
     });
 
@@ -56,7 +60,8 @@ function buildProgram(version: string, passthrough: readonly string[] | undefine
     .argument("<tool>", "provider tool name")
     .argument("[target]", "target alias")
     .option("--json", "machine-readable output")
-    .action((tool: string, target: string | undefined, options: { json?: boolean }) => {
+    .action(async (tool: string, target: string | undefined, options: { json?: boolean }) => {
+      const { runPolicyShow } = await import("./policy/policy-show.js");
       setExit(runPolicyShow(tool, target, options));
     });
   policy
@@ -65,7 +70,8 @@ function buildProgram(version: string, passthrough: readonly string[] | undefine
     .argument("<tool>", "provider tool name")
     .argument("[target]", "target alias")
     .usage("<tool> [target] -- <args…>")
-    .action((tool: string, target: string | undefined) => {
+    .action(async (tool: string, target: string | undefined) => {
+      const { runPolicyCheck } = await import("./policy/policy-check.js");
       setExit(runPolicyCheck(tool, target, passthrough));
     });
 

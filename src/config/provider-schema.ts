@@ -257,11 +257,6 @@ export function loadProviderDocument(file: string): YamlDocument<ProviderConfig>
   return readYamlDocument(file, providerFileSchema);
 }
 
-/** The target mode, or undefined for a provider that takes no target. */
-export function targetModeOf(provider: ProviderConfig): TargetMode | undefined {
-  return provider.targeting?.mode;
-}
-
 /** The argv grammar the policy engine canonicalises this provider's calls with. */
 export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
   const argv = provider.argv;

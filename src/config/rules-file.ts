@@ -6,7 +6,6 @@
 import { z } from "zod";
 import type { RuleListSpec, RuleSpec } from "../policy/types.js";
 import { singleLineSchema, versionSchema } from "./common-fields.js";
-import { readConfigText, readConfigTextIfExists } from "./read-file.js";
 import { parseYamlDocument } from "./yaml-document.js";
 import type { YamlDocument } from "./yaml-document.js";
 
@@ -28,26 +27,6 @@ export const rulesFileSchema = z.strictObject({
 export function parseRulesFile(file: string, text: string): RuleListSpec {
   const doc = parseYamlDocument(file, text, rulesFileSchema);
   return { deny: withOrigins(doc, "deny"), accept: withOrigins(doc, "accept") };
-}
-
-/**
- * Reads a rules file that must exist (a provider's shared `rules.yaml`).
- *
- * @throws ConfigError when the file is missing, unreadable or invalid.
- */
-export function loadRulesFile(file: string): RuleListSpec {
-  return parseRulesFile(file, readConfigText(file));
-}
-
-/**
- * Reads a rules file that may be absent (a target's own `rules.yaml`).
- * Returns undefined only when the file does not exist.
- *
- * @throws ConfigError when the file exists but is unreadable or invalid.
- */
-export function loadRulesFileIfExists(file: string): RuleListSpec | undefined {
-  const text = readConfigTextIfExists(file);
-  return text === undefined ? undefined : parseRulesFile(file, text);
 }
 
 function withOrigins(doc: YamlDocument<z.output<typeof rulesFileSchema>>, list: "deny" | "accept"): RuleSpec[] {

@@ -14,16 +14,26 @@ import { effectivePolicyOf, explainWith } from "../policy/explain.js";
 import { policyOutputSchema } from "./output-schemas.js";
 import { ENVELOPE_LIMITS, parseEnvelope } from "./provider-tool.js";
 import { structuredResult } from "./result.js";
-import { annotationsFor, type ToolDefinition } from "./tool-definition.js";
+import { annotationsFor, inputJsonSchema, type ToolDefinition } from "./tool-definition.js";
 
 export const POLICY_TOOL_NAME = "torii_policy";
 
 export function policyTool(registry: Registry, policies: PolicyCache): ToolDefinition {
   const tools = [...registry.providers.keys()].sort();
+  const [first, ...rest] = tools;
+  const provider =
+    first === undefined
+      ? z.never({ error: "no provider is installed" }).meta({ type: "string" })
+      : z.enum([first, ...rest], { error: `provider must be one of: ${tools.join(", ")}` });
   const schema = z.strictObject({
-    provider: z.string().refine((tool) => registry.providers.has(tool), { error: `provider must be one of: ${tools.join(", ")}` }),
-    target: z.string().optional(),
-    args: z.array(z.string().max(ENVELOPE_LIMITS.maxArgLength)).min(1).max(ENVELOPE_LIMITS.maxArgs).optional(),
+    provider: provider.meta({ description: "The provider tool name." }),
+    target: z.string().meta({ description: "A target alias of that provider (optional)." }).optional(),
+    args: z
+      .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
+      .min(1)
+      .max(ENVELOPE_LIMITS.maxArgs)
+      .meta({ description: "An argv to explain (optional)." })
+      .optional(),
   });
   const title = "Show the operator's policy for a provider";
   return {
@@ -34,16 +44,8 @@ export function policyTool(registry: Registry, policies: PolicyCache): ToolDefin
       "what policy alone decides for that argv: deny, accept, or unresolved (a grant or the operator must decide), " +
       "the deciding rule, the canonical argv that would run, and the narrowest grant the operator could add. Call it before running a provider tool.",
     kind: "read-only",
-    inputSchema: {
-      type: "object",
-      properties: {
-        provider: { type: "string", enum: tools, description: "The provider tool name." },
-        target: { type: "string", description: "A target alias of that provider (optional)." },
-        args: { type: "array", items: { type: "string" }, minItems: 1, description: "An argv to explain (optional)." },
-      },
-      required: ["provider"],
-      additionalProperties: false,
-    },
+    input: schema,
+    inputSchema: inputJsonSchema(schema),
     outputSchema: policyOutputSchema,
     annotations: annotationsFor("read-only", title),
     call(rawArgs: unknown): Promise<CallToolResult> {

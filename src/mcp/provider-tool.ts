@@ -13,7 +13,7 @@ import type { CallAudit } from "../pipeline/call-audit.js";
 import { callResult } from "./result.js";
 import { providerCallOutputSchema } from "./output-schemas.js";
 import { sanitiseDescription } from "./text-sanitiser.js";
-import { annotationsFor, type CallContext, type JsonSchemaObject, type ToolDefinition } from "./tool-definition.js";
+import { annotationsFor, inputJsonSchema, type CallContext, type ToolDefinition } from "./tool-definition.js";
 
 /** Bounds on the argv an agent may send (the OS limit is larger; these keep memory and regex time small). */
 export const ENVELOPE_LIMITS = { maxArgs: 1024, maxArgLength: 65_536, maxTotalLength: 262_144, maxDescription: 500 } as const;
@@ -26,43 +26,39 @@ export interface ProviderToolDeps {
   newCallId(): string;
 }
 
-function inputSchema(provider: ProviderEntry): JsonSchemaObject {
-  const aliases = [...provider.targets.keys()].sort();
-  const properties: Record<string, unknown> = {
-    args: {
-      type: "array",
-      items: { type: "string", maxLength: ENVELOPE_LIMITS.maxArgLength },
-      minItems: 1,
-      maxItems: ENVELOPE_LIMITS.maxArgs,
-      description: `Arguments for ${provider.config.command}, one array element per argument, without the program name. Never a shell command line.`,
-    },
-    description: {
-      type: "string",
-      maxLength: ENVELOPE_LIMITS.maxDescription,
-      description: "Why you are running this (shown to the operator; never used to decide).",
-    },
-  };
-  if (!provider.targetAware) return { type: "object", properties, required: ["args"], additionalProperties: false };
-  // With no alias configured, the schema accepts no value at all.
-  properties.target =
-    aliases.length === 0
-      ? { type: "string", not: {}, description: "No target is configured for this provider." }
-      : { type: "string", enum: aliases, description: "The operator-defined target alias. An alias may be inactive; do not retry with another." };
-  return { type: "object", properties, required: ["args", "target"], additionalProperties: false };
-}
-
+/**
+ * The envelope: `args`, an optional `description` and, for a target-aware
+ * provider, `target` as an enum of every alias (with none configured, a string
+ * schema no value satisfies). The advertised JSON Schema is derived from it.
+ */
 function envelopeSchema(provider: ProviderEntry) {
-  const aliases = [...provider.targets.keys()];
+  const aliases = [...provider.targets.keys()].sort();
   const args = z
     .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
     .min(1)
     .max(ENVELOPE_LIMITS.maxArgs)
     .refine((list) => list.reduce((total, arg) => total + arg.length, 0) <= ENVELOPE_LIMITS.maxTotalLength, {
       error: `args may hold at most ${ENVELOPE_LIMITS.maxTotalLength} characters in total`,
+    })
+    .meta({
+      description:
+        `Arguments for ${provider.config.command}, one array element per argument, without the program name. Never a shell command line. ` +
+        `At most ${ENVELOPE_LIMITS.maxTotalLength} characters in total.`,
     });
-  const description = z.string().max(ENVELOPE_LIMITS.maxDescription).optional();
-  const target = z.string().refine((alias) => aliases.includes(alias), { error: `target must be one of: ${aliases.sort().join(", ") || "(none configured)"}` });
-  return provider.targetAware ? z.strictObject({ args, description, target }) : z.strictObject({ args, description });
+  const description = z
+    .string()
+    .max(ENVELOPE_LIMITS.maxDescription)
+    .meta({ description: "Why you are running this (shown to the operator; never used to decide)." })
+    .optional();
+  if (!provider.targetAware) return z.strictObject({ args, description });
+  const [first, ...rest] = aliases;
+  const target =
+    first === undefined
+      ? z.never({ error: "target must be one of: (none configured)" }).meta({ type: "string", description: "No target is configured for this provider." })
+      : z
+          .enum([first, ...rest], { error: `target must be one of: ${aliases.join(", ")}` })
+          .meta({ description: "The operator-defined target alias. An alias may be inactive; do not retry with another." });
+  return z.strictObject({ args, description, target });
 }
 
 /** Throws InvalidParams with the issues (paths and messages, never the values). */
@@ -85,7 +81,8 @@ export function providerTool(provider: ProviderEntry, deps: ProviderToolDeps): T
       `call torii_policy first to see what is allowed.` +
       (provider.targetAware ? ` Name the target alias the operator configured; an inactive alias is denied until the operator grants a lease.` : ""),
     kind: "runs-commands",
-    inputSchema: inputSchema(provider),
+    input: schema,
+    inputSchema: inputJsonSchema(schema),
     outputSchema: providerCallOutputSchema,
     annotations: annotationsFor("runs-commands", title),
     async call(rawArgs: unknown, context: CallContext): Promise<CallToolResult> {

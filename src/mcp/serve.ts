@@ -38,7 +38,13 @@ function log(message: string): void {
 export async function serveStdio(version: string): Promise<void> {
   const root = resolveConfigRoot(process.env, process.platform, os.homedir());
   const registry = loadRegistry(root);
-  if (registry.providers.size === 0) throw new Error(`no providers installed under ${root} (see torii provider install)`);
+  if (registry.providers.size === 0) {
+    const bundled = fileURLToPath(new URL("../../providers/", import.meta.url));
+    throw new Error(
+      `no providers installed under ${root}: copy a bundled provider directory from ${bundled} (kubectl, aws, az, gcloud) into ${path.join(root, "providers")} ` +
+        "(torii init creates the configuration root)",
+    );
+  }
   const settings = loadSettings(root);
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
   const slots = new Semaphore(settings.maxConcurrentCalls);

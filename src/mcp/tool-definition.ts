@@ -6,6 +6,7 @@
  * but a wrong hint misleads the human reviewing the call).
  */
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 
 /** `read-only`: inspects policy, runs nothing. `runs-commands`: spawns a real CLI against the outside world. */
 export type ToolKind = "read-only" | "runs-commands";
@@ -23,6 +24,9 @@ export interface ToolDefinition {
   readonly title: string;
   readonly description: string;
   readonly kind: ToolKind;
+  /** The envelope as zod validates it in `call`: the one definition of the input. */
+  readonly input: z.ZodType;
+  /** What tools/list advertises: derived from `input` (inputJsonSchema), never written by hand. */
   readonly inputSchema: JsonSchemaObject;
   readonly outputSchema: JsonSchemaObject;
   readonly annotations: ToolAnnotations;
@@ -35,6 +39,19 @@ export function annotationsFor(kind: ToolKind, title: string): ToolAnnotations {
   return kind === "read-only"
     ? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
     : { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+}
+
+/**
+ * The JSON Schema a client sees for an envelope, derived from the zod schema
+ * that validates it, so every limit zod enforces is advertised (a refinement
+ * JSON Schema cannot express must be stated in the field's description).
+ */
+export function inputJsonSchema(input: z.ZodType): JsonSchemaObject {
+  const schema: Record<string, unknown> = { ...z.toJSONSchema(input, { io: "input" }) };
+  // MCP's default dialect is the one zod writes (2020-12); the tools never declared it.
+  delete schema.$schema;
+  if (schema.type !== "object") throw new ToolRegistrationError("a tool's input must be an object schema");
+  return { ...schema, type: "object" };
 }
 
 /** Thrown at start-up when a tool set breaks an invariant; the server does not start. */

@@ -50,15 +50,6 @@ export interface Approver {
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
-/** Until leases are stored, no target is ever active: target-aware calls are denied. */
-export const noLeases: LeaseGate = {
-  check: () => Promise.resolve({ active: false, reason: "no lease store is configured" }),
-  startWhileActive: () => Promise.resolve({ active: false }),
-};
-
-/** Until grants are stored, none matches. */
-export const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
-
 /** Headless: every question to a human is answered no. */
 export const headlessApprover: Approver = {
   ask: () =>

@@ -103,160 +103,186 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
   const problem = requestProblem(request, platform);
   if (problem !== undefined) return Promise.reject(new LaunchError(request.executable, "ERR_LAUNCH_REQUEST", problem));
   if (request.signal?.aborted === true) return Promise.resolve(canceledBeforeStart());
-
   return new Promise<LaunchResult>((resolve, reject) => {
-    const started = performance.now();
-    let child: ChildProcess;
-    try {
-      child = spawn(request.executable, request.args, {
-        shell: false,
-        stdio: ["ignore", "pipe", "pipe"],
-        windowsHide: true,
-        detached: platform !== "win32",
-        env: { ...request.env },
-        cwd: request.cwd,
-        windowsVerbatimArguments: request.windowsVerbatimArguments === true,
-      });
-    } catch (error) {
-      // Synchronous refusals: a NUL byte in an argument, EINVAL for a .bat/.cmd on Windows.
-      reject(launchErrorFrom(request.executable, error));
+    const started = startChild(request, platform);
+    if (!started.ok) {
+      reject(started.error);
       return;
     }
-    const { stdout, stderr } = child;
-    if (stdout === null || stderr === null) {
-      // Unreachable with stdio "pipe"; never leave a child running without its output.
-      child.kill("SIGKILL");
-      reject(new LaunchError(request.executable, "ERR_SPAWN", "the process was started without output pipes"));
-      return;
-    }
-
-    const output = new CappedOutput(request.maxOutputBytes);
-    const killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-    let spawned = false;
-    let settled = false;
-    let terminating = false;
-    let timedOut = false;
-    let canceled = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let openStreams = 2;
-    let killTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
-    let backstopTimer: NodeJS.Timeout | undefined;
-    // A process that SIGKILL cannot end (uninterruptible I/O, say) must not hold the call forever.
-    const startBackstop = (): void => {
-      backstopTimer = setTimeout(() => {
-        finish(true);
-      }, UNKILLABLE_BACKSTOP_MS);
-    };
-
-    const terminate = (): void => {
-      const pid = child.pid;
-      if (terminating || exit !== undefined || pid === undefined) return;
-      terminating = true;
-      if (platform === "win32") {
-        killWindowsTree(child, pid);
-        startBackstop();
-        return;
-      }
-      signalGroup(child, pid, "SIGTERM");
-      killTimer = setTimeout(() => {
-        if (exit !== undefined) return;
-        signalGroup(child, pid, "SIGKILL");
-        startBackstop();
-      }, killGraceMs);
-    };
-
-    const timeoutTimer = setTimeout(() => {
-      if (exit !== undefined || canceled) return;
-      timedOut = true;
-      terminate();
-    }, request.timeoutMs);
-
-    const onAbort = (): void => {
-      if (exit !== undefined || timedOut) return;
-      canceled = true;
-      terminate();
-    };
-    request.signal?.addEventListener("abort", onAbort, { once: true });
-
-    const cleanUp = (): void => {
-      settled = true;
-      clearTimeout(timeoutTimer);
-      clearTimeout(killTimer);
-      clearTimeout(drainTimer);
-      clearTimeout(backstopTimer);
-      request.signal?.removeEventListener("abort", onAbort);
-      stdout.destroy();
-      stderr.destroy();
-    };
-
-    /** Settles once the child exited, or, with `abandon`, without waiting for that any longer. */
-    const finish = (abandon = false): void => {
-      if (settled || (exit === undefined && !abandon)) return;
-      const status = exit ?? { code: null, signal: null };
-      cleanUp();
-      resolve({
-        exitCode: status.code,
-        signal: status.signal,
-        stdout: output.text("stdout"),
-        stderr: output.text("stderr"),
-        truncated: output.truncated,
-        timedOut,
-        canceled,
-        durationMs: Math.round(performance.now() - started),
-        pid: child.pid,
-      });
-    };
-
-    const capture = (name: StreamName, stream: Readable): void => {
-      stream.on("data", (chunk: Buffer) => {
-        if (output.add(name, chunk)) terminate();
-      });
-      // After a destroy or an EPIPE-like failure the stream only has to stop counting as open.
-      stream.on("error", () => undefined);
-      stream.on("close", () => {
-        openStreams -= 1;
-        if (openStreams === 0) finish();
-      });
-    };
-    capture("stdout", stdout);
-    capture("stderr", stderr);
-
-    child.on("spawn", () => {
-      spawned = true;
-    });
-    child.on("error", (error) => {
-      // After a successful spawn, errors come from signalling; the exit path still settles.
-      if (spawned || settled) return;
-      cleanUp();
-      reject(launchErrorFrom(request.executable, error));
-    });
-    child.on("exit", (code, signal) => {
-      exit = { code, signal };
-      clearTimeout(timeoutTimer);
-      clearTimeout(killTimer);
-      // The leader is gone; its group may not be. This is the last signal sent to
-      // the group: once it is empty its id may be reused.
-      if (platform !== "win32" && child.pid !== undefined) signalGroup(child, child.pid, "SIGKILL");
-      if (openStreams === 0) {
-        finish();
-        return;
-      }
-      drainTimer = setTimeout(() => {
-        finish();
-      }, EXIT_DRAIN_GRACE_MS);
-    });
+    new ChildRun(request, platform, started.child, { resolve, reject }).watch(started.stdout, started.stderr);
   });
 }
 
+type Started = { readonly ok: true; readonly child: ChildProcess; readonly stdout: Readable; readonly stderr: Readable } | { readonly ok: false; readonly error: LaunchError };
+
+/** Spawns the child (no shell, stdin closed, its own process group on POSIX); a synchronous refusal is an error, never a throw. */
+function startChild(request: LaunchRequest, platform: NodeJS.Platform): Started {
+  let child: ChildProcess;
+  try {
+    child = spawn(request.executable, request.args, {
+      shell: false,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+      detached: platform !== "win32",
+      env: { ...request.env },
+      cwd: request.cwd,
+      windowsVerbatimArguments: request.windowsVerbatimArguments === true,
+    });
+  } catch (error) {
+    // Synchronous refusals: a NUL byte in an argument, EINVAL for a .bat/.cmd on Windows.
+    return { ok: false, error: launchErrorFrom(request.executable, error) };
+  }
+  const { stdout, stderr } = child;
+  if (stdout === null || stderr === null) {
+    // Unreachable with stdio "pipe"; never leave a child running without its output.
+    child.kill("SIGKILL");
+    return { ok: false, error: new LaunchError(request.executable, "ERR_SPAWN", "the process was started without output pipes") };
+  }
+  return { ok: true, child, stdout, stderr };
+}
+
 /**
- * The argv a display or log shows for a call, one line, each token quoted
- * POSIX-style when it holds anything beyond `[\w./:=@+,%-]`; control and
- * invisible formatting characters are shown as `\u{…}` so a log line cannot
- * be forged or hidden. For display only: never run it, never parse it back.
+ * One running child and everything that can end it: its exit, the timeout,
+ * a cancellation, the output cap, and the backstop for a process SIGKILL
+ * cannot end. Settles the launch promise exactly once.
  */
-export function escapedCommandLine(executable: string, args: readonly string[]): string {
-  return [executable, ...args].map(quoteForDisplay).join(" ");
+class ChildRun {
+  private readonly started = performance.now();
+  private readonly output: CappedOutput;
+  private readonly killGraceMs: number;
+  private readonly timeoutTimer: NodeJS.Timeout;
+  private readonly onAbort = (): void => {
+    if (this.exit !== undefined || this.timedOut) return;
+    this.canceled = true;
+    this.terminate();
+  };
+  private spawned = false;
+  private settled = false;
+  private terminating = false;
+  private timedOut = false;
+  private canceled = false;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private openStreams = 2;
+  private killTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private backstopTimer: NodeJS.Timeout | undefined;
+  private streams: readonly Readable[] = [];
+
+  constructor(
+    private readonly request: LaunchRequest,
+    private readonly platform: NodeJS.Platform,
+    private readonly child: ChildProcess,
+    private readonly settle: { resolve: (result: LaunchResult) => void; reject: (error: LaunchError) => void },
+  ) {
+    this.output = new CappedOutput(request.maxOutputBytes);
+    this.killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.timeoutTimer = setTimeout(() => {
+      if (this.exit !== undefined || this.canceled) return;
+      this.timedOut = true;
+      this.terminate();
+    }, request.timeoutMs);
+    request.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Streams both outputs into the shared budget and follows the child's lifecycle events. */
+  watch(stdout: Readable, stderr: Readable): void {
+    this.streams = [stdout, stderr];
+    this.capture("stdout", stdout);
+    this.capture("stderr", stderr);
+    this.child.on("spawn", () => {
+      this.spawned = true;
+    });
+    this.child.on("error", (error) => {
+      // After a successful spawn, errors come from signalling; the exit path still settles.
+      if (this.spawned || this.settled) return;
+      this.cleanUp();
+      this.settle.reject(launchErrorFrom(this.request.executable, error));
+    });
+    this.child.on("exit", (code, signal) => {
+      this.onExit(code, signal);
+    });
+  }
+
+  private capture(name: StreamName, stream: Readable): void {
+    stream.on("data", (chunk: Buffer) => {
+      if (this.output.add(name, chunk)) this.terminate();
+    });
+    // After a destroy or an EPIPE-like failure the stream only has to stop counting as open.
+    stream.on("error", () => undefined);
+    stream.on("close", () => {
+      this.openStreams -= 1;
+      if (this.openStreams === 0) this.finish();
+    });
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exit = { code, signal };
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.killTimer);
+    // The leader is gone; its group may not be. This is the last signal sent to
+    // the group: once it is empty its id may be reused.
+    if (this.platform !== "win32" && this.child.pid !== undefined) signalGroup(this.child, this.child.pid, "SIGKILL");
+    if (this.openStreams === 0) {
+      this.finish();
+      return;
+    }
+    this.drainTimer = setTimeout(() => {
+      this.finish();
+    }, EXIT_DRAIN_GRACE_MS);
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace (Windows: the tree at once); once per run. */
+  private terminate(): void {
+    const pid = this.child.pid;
+    if (this.terminating || this.exit !== undefined || pid === undefined) return;
+    this.terminating = true;
+    if (this.platform === "win32") {
+      killWindowsTree(this.child, pid);
+      this.startBackstop();
+      return;
+    }
+    signalGroup(this.child, pid, "SIGTERM");
+    this.killTimer = setTimeout(() => {
+      if (this.exit !== undefined) return;
+      signalGroup(this.child, pid, "SIGKILL");
+      this.startBackstop();
+    }, this.killGraceMs);
+  }
+
+  /** A process that SIGKILL cannot end (uninterruptible I/O, say) must not hold the call forever. */
+  private startBackstop(): void {
+    this.backstopTimer = setTimeout(() => {
+      this.finish(true);
+    }, UNKILLABLE_BACKSTOP_MS);
+  }
+
+  private cleanUp(): void {
+    this.settled = true;
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.killTimer);
+    clearTimeout(this.drainTimer);
+    clearTimeout(this.backstopTimer);
+    this.request.signal?.removeEventListener("abort", this.onAbort);
+    for (const stream of this.streams) stream.destroy();
+  }
+
+  /** Settles once the child exited, or, with `abandon`, without waiting for that any longer. */
+  private finish(abandon = false): void {
+    if (this.settled || (this.exit === undefined && !abandon)) return;
+    const status = this.exit ?? { code: null, signal: null };
+    this.cleanUp();
+    this.settle.resolve({
+      exitCode: status.code,
+      signal: status.signal,
+      stdout: this.output.text("stdout"),
+      stderr: this.output.text("stderr"),
+      truncated: this.output.truncated,
+      timedOut: this.timedOut,
+      canceled: this.canceled,
+      durationMs: Math.round(performance.now() - this.started),
+      pid: this.child.pid,
+    });
+  }
 }
 
 /** The argv of the Windows tree kill, for the process `pid`. */
@@ -393,10 +419,4 @@ function errorCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
   const code = error.code;
   return typeof code === "string" ? code : undefined;
-}
-
-function quoteForDisplay(token: string): string {
-  const visible = token.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
-  if (/^[\w./:=@+,%-]+$/u.test(visible)) return visible;
-  return `'${visible.replaceAll("'", "'\\''")}'`;
 }

@@ -3,7 +3,7 @@
  * whether a target's lease is active (they share state/lease-status.ts), and on
  * which grant would allow an unresolved call (they share
  * policy/grant-suggestion.ts, fed the canonical argv, and load rules through
- * one PolicyCache). Each case asks the built server over MCP and the built CLI
+ * one PolicyCache). Each case asks the built server over MCP and the CLI (in-process)
  * about the same files and compares the answers.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -144,8 +144,11 @@ describe("one lease status for the server's gate and torii target list|show|stat
     ["expires in ten years", 10 * 365 * 1440 * MINUTE, false],
   ];
 
-  test.each(offsets)("a lease that %s", async (_name, offset, expected) => {
+  beforeAll(async () => {
     await runChecked(["target", "activate", "kube", "prod", "--for", "30"], env);
+  });
+
+  test.each(offsets)("a lease that %s", async (_name, offset, expected) => {
     setExpiry(offset);
     const server = await serverActive();
     expect(server).toBe(expected);

@@ -8,40 +8,20 @@
  * Everything printed from the log is sanitised again, because a log someone
  * edited could carry terminal escape sequences.
  */
-import type { Command } from "commander";
 import { auditLogPath } from "../../audit/audit-log.js";
 import { canonicalJson, sanitiseAuditText, type AuditRecord } from "../../audit/record.js";
 import { tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../../audit/verify.js";
 import { configRoot, EXIT_USAGE, OperatorError } from "../shared/operator-context.js";
+import { DEFAULT_TAIL } from "./audit-command.js";
 
 /** Exit code of `audit verify` when the chain is broken. */
 export const EXIT_AUDIT_PROBLEMS = 1;
 
-const DEFAULT_TAIL = 20;
 const MAX_TAIL = 100_000;
 
 export interface AuditTailOptions {
   readonly lines?: string;
   readonly json?: boolean;
-}
-
-/** Adds `audit tail` and `audit verify` to the operator's program. */
-export function registerAuditCommand(program: Command, setExit: (code: number) => void): void {
-  const audit = program.command("audit").description("read and verify the audit log");
-  audit
-    .command("tail")
-    .description(`print the last records of the audit log (default ${DEFAULT_TAIL})`)
-    .option("-n, --lines <count>", "how many records")
-    .option("--json", "one JSON record per line")
-    .action((options: AuditTailOptions) => {
-      setExit(runAuditTail(options));
-    });
-  audit
-    .command("verify")
-    .description("check the audit log's hash chain (exit 0 intact, 1 problems found, 3 missing or unreadable)")
-    .action(() => {
-      setExit(runAuditVerify());
-    });
 }
 
 export function runAuditTail(options: AuditTailOptions): number {

@@ -11,7 +11,6 @@
  * `<target>/grants` for a target: the server looks only in the file of the
  * call's scope, so a grant for one target never allows a call to another.
  */
-import type { Command } from "commander";
 import type { ProviderEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
 import { grammarFor } from "../../policy/compile.js";
@@ -21,7 +20,7 @@ import { grantEvidence } from "../../state/fingerprints.js";
 import { grantsFileOf, GrantStore, type GrantEntry } from "../../state/grant-store.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
-import { emit, expiryText, MAX_MINUTES, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
+import { emit, expiryText, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
 import { findProvider, findTarget, loadOperatorRegistry } from "../shared/selection.js";
 import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
 
@@ -61,53 +60,6 @@ function grantJson(entry: GrantEntry, now: Date) {
     expires_at: entry.expires_at,
     remaining_minutes: remainingMinutes(entry.expires_at, now),
   };
-}
-
-/** Adds `grant add|list|revoke|clear` to the operator's program. */
-export function registerGrantCommand(program: Command, passthrough: readonly string[] | undefined, setExit: (code: number) => void): void {
-  const grant = program.command("grant").description("timed grants for argvs the rules leave unresolved");
-  grant
-    .command("add")
-    .description("grant an argv (--exact) or its first N canonical tokens (--prefix N) for a while")
-    .argument("<tool>", "provider tool name")
-    .argument("[target]", "target alias (required for a target-aware provider)")
-    .usage("<tool> [target] (--exact | --prefix N) [--for MIN] [--json] -- <args…>")
-    .option("--exact", "grant exactly this canonical argv")
-    .option("--prefix <n>", "grant every argv starting with its first N canonical tokens")
-    .option("--for <minutes>", `how long, 1..${MAX_MINUTES} (default: default_grant_minutes from settings.yaml)`)
-    .option("--json", "machine-readable output")
-    .action(async (tool: string, target: string | undefined, options: GrantAddOptions) => {
-      setExit(await runGrantAdd(tool, target, options, passthrough));
-    });
-  grant
-    .command("list")
-    .description("list the live grants (exit 1 when the grants file is invalid)")
-    .argument("<tool>", "provider tool name")
-    .argument("[target]", "target alias")
-    .option("--json", "machine-readable output")
-    .action((tool: string, target: string | undefined, options: JsonOption) => {
-      setExit(runGrantList(tool, target, options));
-    });
-  grant
-    .command("revoke")
-    .description("revoke the grant with this evidence (as printed by grant add and grant list)")
-    .argument("<tool>", "provider tool name")
-    .argument("[target]", "target alias")
-    .argument("[evidence]", "grant:<mode>:<count>:<8 hex>")
-    .usage("<tool> [target] <evidence> [--json]")
-    .option("--json", "machine-readable output")
-    .action(async (tool: string, first: string | undefined, second: string | undefined, options: JsonOption) => {
-      setExit(await (second === undefined ? runGrantRevoke(tool, undefined, first, options) : runGrantRevoke(tool, first, second, options)));
-    });
-  grant
-    .command("clear")
-    .description("revoke every grant of the provider (or target)")
-    .argument("<tool>", "provider tool name")
-    .argument("[target]", "target alias")
-    .option("--json", "machine-readable output")
-    .action(async (tool: string, target: string | undefined, options: JsonOption) => {
-      setExit(await runGrantClear(tool, target, options));
-    });
 }
 
 export interface GrantAddOptions extends JsonOption {

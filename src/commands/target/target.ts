@@ -1,23 +1,17 @@
 /**
  * `torii target add|list|show|status|activate|clear|remove`: the operator's
  * targets (human-chosen bindings the agent names only by alias) and their
- * leases. The work is in target-add.ts and target-leases.ts.
+ * leases. The work is in target-add.ts and target-leases.ts, imported only when
+ * a command runs.
  */
 import type { Command } from "commander";
 import { MAX_MINUTES, type JsonOption } from "../shared/operator-output.js";
-import { runTargetAdd, type TargetAddOptions } from "./target-add.js";
-import {
-  runTargetActivate,
-  runTargetClear,
-  runTargetList,
-  runTargetRemove,
-  runTargetShow,
-  runTargetStatus,
-  type TargetActivateOptions,
-  type TargetRemoveOptions,
-} from "./target-leases.js";
+import type { TargetAddOptions } from "./target-add.js";
+import type { TargetActivateOptions, TargetRemoveOptions } from "./target-leases.js";
 
 const JSON_HELP = "machine-readable output";
+
+const leaseRunners = () => import("./target-leases.js");
 
 /** Adds the `target` commands to the operator's program. */
 export function registerTargetCommand(program: Command, setExit: (code: number) => void): void {
@@ -36,6 +30,7 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .option("--expect <value>", "kubectl_context, credentials: the identity the provider's probe must report")
     .option("--json", JSON_HELP)
     .action(async (tool: string, name: string, options: TargetAddOptions) => {
+      const { runTargetAdd } = await import("./target-add.js");
       setExit(await runTargetAdd(tool, name, options));
     });
   target
@@ -43,7 +38,8 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .description("list the targets of a provider, active or not")
     .argument("<tool>", "provider tool name")
     .option("--json", JSON_HELP)
-    .action((tool: string, options: JsonOption) => {
+    .action(async (tool: string, options: JsonOption) => {
+      const { runTargetList } = await leaseRunners();
       setExit(runTargetList(tool, options));
     });
   target
@@ -52,7 +48,8 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .argument("<tool>", "provider tool name")
     .argument("<name>", "target alias")
     .option("--json", JSON_HELP)
-    .action((tool: string, name: string, options: JsonOption) => {
+    .action(async (tool: string, name: string, options: JsonOption) => {
+      const { runTargetShow } = await leaseRunners();
       setExit(runTargetShow(tool, name, options));
     });
   target
@@ -60,7 +57,8 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .description("print the lease file: revision and active leases (exit 1 when it is invalid)")
     .argument("<tool>", "provider tool name")
     .option("--json", JSON_HELP)
-    .action((tool: string, options: JsonOption) => {
+    .action(async (tool: string, options: JsonOption) => {
+      const { runTargetStatus } = await leaseRunners();
       setExit(runTargetStatus(tool, options));
     });
   target
@@ -72,6 +70,7 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .option("--add", "keep the other active leases")
     .option("--json", JSON_HELP)
     .action(async (tool: string, name: string, options: TargetActivateOptions) => {
+      const { runTargetActivate } = await leaseRunners();
       setExit(await runTargetActivate(tool, name, options));
     });
   target
@@ -80,6 +79,7 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .argument("<tool>", "provider tool name")
     .option("--json", JSON_HELP)
     .action(async (tool: string, options: JsonOption) => {
+      const { runTargetClear } = await leaseRunners();
       setExit(await runTargetClear(tool, options));
     });
   target
@@ -90,6 +90,7 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .option("--force", "really delete the target's directory (target.yaml, rules.yaml, .env, grants)")
     .option("--json", JSON_HELP)
     .action(async (tool: string, name: string, options: TargetRemoveOptions) => {
+      const { runTargetRemove } = await leaseRunners();
       setExit(await runTargetRemove(tool, name, options));
     });
 }

@@ -10,7 +10,7 @@ import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
 import { auditFields, type AuditInput } from "../../../src/audit/record.js";
 import { createCallAudit, type CallAudit, type CallAuditEntry } from "../../../src/pipeline/call-audit.js";
 import type { LeaseCheckpoint, LeaseGate } from "../../../src/pipeline/gates.js";
-import { headlessApprover, noGrants } from "../../../src/pipeline/gates.js";
+import { headlessApprover, type GrantGate } from "../../../src/pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
 import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
 import type { launch } from "../../../src/runtime/launcher.js";
@@ -48,6 +48,9 @@ function leasesRevokedAt(revokedAt: LeaseCheckpoint): LeaseGate & { seen: LeaseC
     },
   };
 }
+
+/** No grant matches. */
+const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
 
 function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
   return {
