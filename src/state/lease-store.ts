@@ -204,6 +204,24 @@ export class LeaseStore {
     );
   }
 
+  /**
+   * `startWhileActive` for a `start` that starts the process synchronously
+   * (before it returns; its return value, a promise of the run, is passed
+   * through unawaited). The lock covers exactly that call: taken at once with
+   * one `mkdir` when free (`lockedIfFree`), else waited for like every writer.
+   * A revocation that commits first makes the check under the lock fail; one
+   * that comes later finds the process started, as with `startWhileActive`.
+   *
+   * @throws LockTimeoutError when the lock stays busy; whatever `start()` throws.
+   */
+  async startNowWhileActive<T>(target: string, binding: string, start: () => T): Promise<{ active: true; value: T } | { active: false }> {
+    if (!this.isActive(target, binding)) return { active: false };
+    const underLock = (): { active: true; value: T } | { active: false } => (this.isActive(target, binding) ? { active: true, value: start() } : { active: false });
+    const now = this.state.lockedIfFree(underLock);
+    if (now.held) return now.value;
+    return this.state.locked(() => Promise.resolve(underLock()), { reportLoss: false });
+  }
+
   /** The current state for a write: refuses an invalid file and a stale expected revision. */
   private readForUpdate(expectedRevision: number | undefined): LeaseState {
     const read = this.read();
@@ -215,7 +233,8 @@ export class LeaseStore {
   }
 }
 
-function isActiveIn(state: LeaseState, target: string, binding: string, now: Date): boolean {
+/** True when `state` holds an authorization for exactly (target, binding) that is live at `now`. */
+export function isActiveIn(state: LeaseState, target: string, binding: string, now: Date): boolean {
   return state.authorizations.some(
     (authorization) => authorization.target === target && authorization.binding === binding && isLive(authorization.expires_at, now),
   );
