@@ -4,9 +4,10 @@
 // spawns it. The figures are medians of the run-by-run differences, so a few
 // ms are not lost in fork noise. Server CPU per call comes from /proc (the
 // server's own utime + stime, children excluded) over the measured loop; each
-// Torii figure has its own server process.
+// Torii figure has its own server process. With BENCH_BASELINE=<checkout>
+// (built), the same calls go to that build's dist/cli.js too, in the same loop.
 import { spawn } from "node:child_process";
-import { BARE_SERVER, CLI, connect, cpuMsOf, since, targetConfig } from "./harness.mjs";
+import { BARE_SERVER, baselineCli, CLI, connect, cpuMsOf, since, targetConfig } from "./harness.mjs";
 import { median, ms, pairedMedian } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
@@ -14,9 +15,19 @@ const PROGRAM = "/bin/true";
 const ARGS = ["get", "pods"];
 const root = targetConfig(PROGRAM);
 const env = { TORII_CONFIG_DIR: root };
-const plainServer = await connect(process.execPath, [CLI], env);
-const targetServer = await connect(process.execPath, [CLI], env);
-const bareServer = await connect(process.execPath, [BARE_SERVER], { BARE_PROGRAM: PROGRAM });
+const builds = { torii: CLI, ...(baselineCli === undefined ? {} : { before: baselineCli }) };
+
+async function server(args, serverEnv, name, extra = {}) {
+  const session = await connect(process.execPath, args, serverEnv);
+  return { session, name, arguments: { args: ARGS, ...extra } };
+}
+
+const servers = {};
+for (const [build, cli] of Object.entries(builds)) {
+  servers[`${build} plain`] = await server([cli], env, "run");
+  servers[`${build} target`] = await server([cli], env, "kube", { target: "dev" });
+}
+servers.bare = await server([BARE_SERVER], { BARE_PROGRAM: PROGRAM }, "run");
 
 function direct() {
   return new Promise((resolve, reject) => {
@@ -27,43 +38,39 @@ function direct() {
   });
 }
 
-async function timedCall(session, name, args) {
+async function timedCall({ session, name, arguments: args }) {
   const start = process.hrtime.bigint();
   const result = await session.client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(JSON.stringify(result.structuredContent));
   return since(start);
 }
 
-const plainCall = () => timedCall(plainServer, "run", { args: ARGS });
-const targetCall = () => timedCall(targetServer, "kube", { args: ARGS, target: "dev" });
-const bareCall = () => timedCall(bareServer, "run", { args: ARGS });
-
-for (let i = 0; i < 30; i += 1) {
-  await plainCall();
-  await targetCall();
-  await direct();
-  await bareCall();
+const order = Object.keys(servers).filter((key) => key !== "bare");
+async function iteration(samples) {
+  for (const key of order) samples[key]?.push(await timedCall(servers[key]));
+  samples.direct?.push(await direct());
+  samples.bare?.push(await timedCall(servers.bare));
 }
-const servers = { plain: plainServer, target: targetServer, bare: bareServer };
-const cpuBefore = Object.fromEntries(Object.entries(servers).map(([name, session]) => [name, cpuMsOf(session.pid)]));
-const samples = { plain: [], target: [], direct: [], bare: [] };
-for (let i = 0; i < RUNS; i += 1) {
-  samples.plain.push(await plainCall());
-  samples.target.push(await targetCall());
-  samples.direct.push(await direct());
-  samples.bare.push(await bareCall());
-}
-const cpu = Object.fromEntries(Object.entries(servers).map(([name, session]) => [name, (cpuMsOf(session.pid) - cpuBefore[name]) / RUNS]));
-for (const session of Object.values(servers)) await session.client.close();
 
-console.log(`calls of ${PROGRAM} ${ARGS.join(" ")}, ${RUNS} paired iterations (torii plain, torii target, direct, bare SDK server)`);
-console.log(`  medians: torii plain ${ms(median(samples.plain))}, torii target ${ms(median(samples.target))}, direct ${ms(median(samples.direct))}, bare server ${ms(median(samples.bare))}`);
-console.log("  median of paired differences:");
-console.log(`    plain call  - direct spawn:  ${ms(pairedMedian(samples.plain, samples.direct))}`);
-console.log(`    bare server - direct spawn:  ${ms(pairedMedian(samples.bare, samples.direct))}`);
-console.log(`    plain call  - bare server:   ${ms(pairedMedian(samples.plain, samples.bare))}`);
-console.log(`    target call - direct spawn:  ${ms(pairedMedian(samples.target, samples.direct))}`);
-console.log(`    target call - plain call:    ${ms(pairedMedian(samples.target, samples.plain))} (target <= 3 ms)`);
-console.log("  server CPU per call (/proc utime+stime, audit included):");
-console.log(`    torii plain ${ms(cpu.plain)}, torii target ${ms(cpu.target)}, bare server ${ms(cpu.bare)}`);
-console.log(`    over the bare floor: plain +${ms(cpu.plain - cpu.bare)}, target +${ms(cpu.target - cpu.bare)} (target <= +1 ms)`);
+for (let i = 0; i < 30; i += 1) await iteration({});
+const cpuBefore = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, cpuMsOf(session.pid)]));
+const samples = Object.fromEntries([...Object.keys(servers), "direct"].map((key) => [key, []]));
+for (let i = 0; i < RUNS; i += 1) await iteration(samples);
+const cpu = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, (cpuMsOf(session.pid) - cpuBefore[key]) / RUNS]));
+for (const { session } of Object.values(servers)) await session.client.close();
+
+console.log(`calls of ${PROGRAM} ${ARGS.join(" ")}, ${RUNS} paired iterations (${[...order, "direct", "bare SDK server"].join(", ")})`);
+console.log(`  medians: ${Object.entries(samples).map(([key, values]) => `${key} ${ms(median(values))}`).join(", ")}`);
+console.log(`  bare server - direct spawn: ${ms(pairedMedian(samples.bare, samples.direct))}; server CPU per call (/proc utime+stime): bare ${ms(cpu.bare)}`);
+for (const build of Object.keys(builds)) {
+  const plain = samples[`${build} plain`];
+  const target = samples[`${build} target`];
+  console.log(`  ${build === "torii" ? "this build" : "baseline (BENCH_BASELINE)"}, median of paired differences:`);
+  console.log(`    plain call  - direct spawn: ${ms(pairedMedian(plain, samples.direct))}`);
+  console.log(`    plain call  - bare server:  ${ms(pairedMedian(plain, samples.bare))}`);
+  console.log(`    target call - direct spawn: ${ms(pairedMedian(target, samples.direct))}`);
+  console.log(`    target call - plain call:   ${ms(pairedMedian(target, plain))} (target <= 3 ms)`);
+  const plainCpu = cpu[`${build} plain`];
+  const targetCpu = cpu[`${build} target`];
+  console.log(`    server CPU per call (audit included): plain ${ms(plainCpu)} (+${ms(plainCpu - cpu.bare)} over bare), target ${ms(targetCpu)} (+${ms(targetCpu - cpu.bare)}; target <= +1 ms)`);
+}

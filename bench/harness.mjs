@@ -14,6 +14,8 @@ export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 export const BARE_SERVER = fileURLToPath(new URL("bare-server.mjs", import.meta.url));
 export const FILESYSTEM_SERVER = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 const REPO = fileURLToPath(new URL("..", import.meta.url));
+/** A built checkout to compare with, side by side in the same run (BENCH_BASELINE=<dir>): its dist/cli.js. */
+export const baselineCli = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE, "dist/cli.js") : undefined;
 export const BUNDLED_PROVIDERS = ["kubectl", "aws", "az", "gcloud"];
 
 function writeTree(root, files) {

@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BARE_SERVER, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, memoryOf } from "./harness.mjs";
+import { BARE_SERVER, baselineCli, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, memoryOf } from "./harness.mjs";
 import { median } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 5);
@@ -31,14 +31,16 @@ async function idleRss(args, env) {
   return rss;
 }
 
-const idle = { torii: [], bare: [], filesystem: [] };
+const idle = { torii: [], bare: [], filesystem: [], ...(baselineCli === undefined ? {} : { before: [] }) };
 for (let i = 0; i < RUNS; i += 1) {
   idle.torii.push(await idleRss([CLI], { TORII_CONFIG_DIR: root }));
+  idle.before?.push(await idleRss([baselineCli], { TORII_CONFIG_DIR: root }));
   idle.bare.push(await idleRss([BARE_SERVER], {}));
   idle.filesystem.push(await idleRss([FILESYSTEM_SERVER, os.tmpdir()], {}));
 }
 console.log(`idle RSS ${SETTLE_MS} ms after tools/list, median of ${RUNS} (Linux /proc VmRSS)`);
 console.log(`  torii (four bundled providers): ${mib(median(idle.torii))} (target <= 60 MiB)`);
+if (idle.before !== undefined) console.log(`  baseline (BENCH_BASELINE):      ${mib(median(idle.before))}`);
 console.log(`  bare SDK server:                ${mib(median(idle.bare))}`);
 console.log(`  server-filesystem:              ${mib(median(idle.filesystem))}`);
 

@@ -3,7 +3,7 @@
 // @modelcontextprotocol/server-filesystem, and a bare SDK server
 // (bare-server.mjs), interleaved run by run so all see the same machine noise.
 import os from "node:os";
-import { BARE_SERVER, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, since } from "./harness.mjs";
+import { BARE_SERVER, baselineCli, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, since } from "./harness.mjs";
 import { median, ms, pairedRatio } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -22,15 +22,20 @@ const servers = {
   torii: () => timeToTools([CLI], { TORII_CONFIG_DIR: root }),
   filesystem: () => timeToTools([FILESYSTEM_SERVER, os.tmpdir()], {}),
   bare: () => timeToTools([BARE_SERVER], {}),
+  ...(baselineCli === undefined ? {} : { before: () => timeToTools([baselineCli], { TORII_CONFIG_DIR: root }) }),
 };
 const toolsListed = (await servers.torii()).tools;
 await servers.filesystem();
 await servers.bare();
-const samples = { torii: [], filesystem: [], bare: [] };
+await servers.before?.();
+const samples = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
 for (let i = 0; i < RUNS; i += 1) {
   for (const [name, start] of Object.entries(servers)) samples[name].push((await start()).elapsed);
 }
 console.log(`start-up to tools/list, ${RUNS} interleaved runs; torii with the bundled kubectl, aws, az, gcloud providers (${toolsListed} tools)`);
-console.log(`  medians: torii ${ms(median(samples.torii))}, server-filesystem ${ms(median(samples.filesystem))}, bare SDK server ${ms(median(samples.bare))}`);
-console.log(`  torii / server-filesystem: ${(median(samples.torii) / median(samples.filesystem)).toFixed(2)} (paired ${pairedRatio(samples.torii, samples.filesystem).toFixed(2)}; target <= 0.8)`);
-console.log(`  torii / bare SDK server:   ${(median(samples.torii) / median(samples.bare)).toFixed(2)} (paired ${pairedRatio(samples.torii, samples.bare).toFixed(2)})`);
+console.log(`  medians: ${Object.entries(samples).map(([name, values]) => `${name} ${ms(median(values))}`).join(", ")}`);
+for (const build of ["torii", "before"].filter((name) => name in samples)) {
+  const label = build === "torii" ? "this build" : "baseline (BENCH_BASELINE)";
+  console.log(`  ${label} / server-filesystem: ${(median(samples[build]) / median(samples.filesystem)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.filesystem).toFixed(2)}; target <= 0.8)`);
+  console.log(`  ${label} / bare SDK server:   ${(median(samples[build]) / median(samples.bare)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.bare).toFixed(2)})`);
+}
