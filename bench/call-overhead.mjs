@@ -1,44 +1,76 @@
-// Per-call overhead: an allowed call of a trivial binary through Torii (MCP
-// round trip, policy, env build, spawn, audit) against spawning the same
-// binary directly from Node. Interleaved; medians and their difference.
+// Per-call overhead, paired: each iteration makes a plain Torii call, a Torii
+// call to a leased kubectl_context-style target, spawns the same program
+// directly from Node, and calls a bare SDK server (bare-server.mjs) that
+// spawns it. The figures are medians of the run-by-run differences, so a few
+// ms are not lost in fork noise. Server CPU per call comes from /proc (the
+// server's own utime + stime, children excluded) over the measured loop; each
+// Torii figure has its own server process. With BENCH_BASELINE=<checkout>
+// (built), the same calls go to that build's dist/cli.js too, in the same loop.
 import { spawn } from "node:child_process";
-import { benchConfig, CLI, connect } from "./harness.mjs";
-import { median } from "./stats.mjs";
+import { BARE_SERVER, baselineCli, CLI, connect, cpuMsOf, since, targetConfig } from "./harness.mjs";
+import { median, ms, pairedMedian } from "./stats.mjs";
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 200);
-const BINARY = "/bin/true";
-const root = benchConfig(BINARY);
-const { client } = await connect(process.execPath, [CLI], { TORII_CONFIG_DIR: root });
+const RUNS = Number(process.env.BENCH_RUNS ?? 300);
+const PROGRAM = "/bin/true";
+const ARGS = ["get", "pods"];
+const root = targetConfig(PROGRAM);
+const env = { TORII_CONFIG_DIR: root };
+const builds = { torii: CLI, ...(baselineCli === undefined ? {} : { before: baselineCli }) };
+
+async function server(args, serverEnv, name, extra = {}) {
+  const session = await connect(process.execPath, args, serverEnv);
+  return { session, name, arguments: { args: ARGS, ...extra } };
+}
+
+const servers = {};
+for (const [build, cli] of Object.entries(builds)) {
+  servers[`${build} plain`] = await server([cli], env, "run");
+  servers[`${build} target`] = await server([cli], env, "kube", { target: "dev" });
+}
+servers.bare = await server([BARE_SERVER], { BARE_PROGRAM: PROGRAM }, "run");
 
 function direct() {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(BINARY, ["x"], { shell: false, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(PROGRAM, ARGS, { shell: false, stdio: ["ignore", "pipe", "pipe"] });
     child.on("error", reject);
-    child.on("close", () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+    child.on("close", () => resolve(since(start)));
   });
 }
 
-async function throughTorii() {
+async function timedCall({ session, name, arguments: args }) {
   const start = process.hrtime.bigint();
-  const result = await client.callTool({ name: "run", arguments: { args: ["x"] } });
+  const result = await session.client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(JSON.stringify(result.structuredContent));
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  return since(start);
 }
 
-for (let i = 0; i < 20; i += 1) {
-  await direct();
-  await throughTorii();
+const order = Object.keys(servers).filter((key) => key !== "bare");
+async function iteration(samples) {
+  for (const key of order) samples[key]?.push(await timedCall(servers[key]));
+  samples.direct?.push(await direct());
+  samples.bare?.push(await timedCall(servers.bare));
 }
-const viaTorii = [];
-const viaNode = [];
-for (let i = 0; i < RUNS; i += 1) {
-  viaTorii.push(await throughTorii());
-  viaNode.push(await direct());
+
+for (let i = 0; i < 30; i += 1) await iteration({});
+const cpuBefore = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, cpuMsOf(session.pid)]));
+const samples = Object.fromEntries([...Object.keys(servers), "direct"].map((key) => [key, []]));
+for (let i = 0; i < RUNS; i += 1) await iteration(samples);
+const cpu = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, (cpuMsOf(session.pid) - cpuBefore[key]) / RUNS]));
+for (const { session } of Object.values(servers)) await session.client.close();
+
+console.log(`calls of ${PROGRAM} ${ARGS.join(" ")}, ${RUNS} paired iterations (${[...order, "direct", "bare SDK server"].join(", ")})`);
+console.log(`  medians: ${Object.entries(samples).map(([key, values]) => `${key} ${ms(median(values))}`).join(", ")}`);
+console.log(`  bare server - direct spawn: ${ms(pairedMedian(samples.bare, samples.direct))}; server CPU per call (/proc utime+stime): bare ${ms(cpu.bare)}`);
+for (const build of Object.keys(builds)) {
+  const plain = samples[`${build} plain`];
+  const target = samples[`${build} target`];
+  console.log(`  ${build === "torii" ? "this build" : "baseline (BENCH_BASELINE)"}, median of paired differences:`);
+  console.log(`    plain call  - direct spawn: ${ms(pairedMedian(plain, samples.direct))}`);
+  console.log(`    plain call  - bare server:  ${ms(pairedMedian(plain, samples.bare))}`);
+  console.log(`    target call - direct spawn: ${ms(pairedMedian(target, samples.direct))}`);
+  console.log(`    target call - plain call:   ${ms(pairedMedian(target, plain))} (target <= 3 ms)`);
+  const plainCpu = cpu[`${build} plain`];
+  const targetCpu = cpu[`${build} target`];
+  console.log(`    server CPU per call (audit included): plain ${ms(plainCpu)} (+${ms(plainCpu - cpu.bare)} over bare), target ${ms(targetCpu)} (+${ms(targetCpu - cpu.bare)}; target <= +1 ms)`);
 }
-await client.close();
-const overhead = median(viaTorii) - median(viaNode);
-console.log(`allowed call of ${BINARY}, median of ${RUNS} interleaved runs`);
-console.log(`  through torii (MCP round trip): ${median(viaTorii).toFixed(2)} ms`);
-console.log(`  direct spawn from node:         ${median(viaNode).toFixed(2)} ms`);
-console.log(`  overhead: ${overhead.toFixed(2)} ms (target <= 5 ms), ratio ${(median(viaTorii) / median(viaNode)).toFixed(2)}`);

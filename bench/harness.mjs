@@ -1,6 +1,9 @@
-// Shared pieces of the server benchmarks: a throw-away config root with a
-// provider for a trivial binary, and a real MCP client session over stdio.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+// Shared pieces of the server benchmarks: throw-away config roots (a provider
+// for a trivial binary, a kubectl_context-style provider with a leased target,
+// the four bundled providers), a real MCP client session over stdio, and what
+// /proc says about a process (memory, CPU time).
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,14 +11,63 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+export const BARE_SERVER = fileURLToPath(new URL("bare-server.mjs", import.meta.url));
+export const FILESYSTEM_SERVER = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+/** A built checkout to compare with, side by side in the same run (BENCH_BASELINE=<dir>): its dist/cli.js. */
+export const baselineCli = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE, "dist/cli.js") : undefined;
+export const BUNDLED_PROVIDERS = ["kubectl", "aws", "az", "gcloud"];
+
+function writeTree(root, files) {
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    writeFileSync(path.join(root, name), text);
+  }
+}
 
 /** A config root with one provider, `run`, whose command is `command` and whose rules accept everything. */
 export function benchConfig(command, settings = "") {
   const root = mkdtempSync(path.join(os.tmpdir(), "torii-bench-"));
-  mkdirSync(path.join(root, "providers/run"), { recursive: true });
-  writeFileSync(path.join(root, "providers/run/provider.yaml"), `version: "1"\nname: run\ntool: run\ncommand: ${JSON.stringify(command)}\n`);
-  writeFileSync(path.join(root, "providers/run/rules.yaml"), 'version: "1"\naccept: ["/.*/"]\n');
+  writeTree(root, {
+    "providers/run/provider.yaml": `version: "1"\nname: run\ntool: run\ncommand: ${JSON.stringify(command)}\n`,
+    "providers/run/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
+  });
   if (settings !== "") writeFileSync(path.join(root, "settings.yaml"), settings);
+  return root;
+}
+
+/**
+ * `benchConfig(command)` plus `kube`, a kubectl_context provider running the
+ * same `command` with one target, `dev` (context dev-ctx), leased for a day
+ * through the real operator CLI.
+ */
+export function targetConfig(command) {
+  const root = benchConfig(command);
+  writeTree(root, {
+    "providers/kube/provider.yaml": [
+      'version: "1"', "name: kube", "tool: kube", `command: ${JSON.stringify(command)}`,
+      "targeting:", "  mode: kubectl_context", "argv:", "  parser: pflag", "  options:",
+      "    - {name: --namespace, short: -n, value: required}", "    - {name: --context, value: required}", "",
+    ].join("\n"),
+    "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+    "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: run}\n',
+  });
+  const activated = spawnSync(process.execPath, [CLI, "target", "activate", "kube", "dev", "--for", "1440"], {
+    env: { ...process.env, TORII_CONFIG_DIR: root },
+    encoding: "utf8",
+  });
+  if (activated.status !== 0) throw new Error(`torii target activate failed: ${activated.stderr}`);
+  return root;
+}
+
+/** Copies the four bundled providers (provider.yaml and the empty rules.yaml) into `root`. */
+export function installBundledProviders(root) {
+  for (const name of BUNDLED_PROVIDERS) {
+    cpSync(path.join(REPO, "providers", name), path.join(root, "providers", name), {
+      recursive: true,
+      filter: (source) => !source.includes(`${path.sep}presets`),
+    });
+  }
   return root;
 }
 
@@ -26,10 +78,24 @@ export async function connect(command, args, env) {
   return { client, transport, pid: transport.pid };
 }
 
+/** Milliseconds since `start` (a process.hrtime.bigint()). */
+export function since(start) {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
 /** VmRSS and VmHWM of a process in KiB (Linux /proc). */
-export async function memoryOf(pid) {
-  const { readFileSync } = await import("node:fs");
+export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
   return { rss: field("VmRSS"), hwm: field("VmHWM") };
+}
+
+const TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** User + system CPU time a process has used so far, in ms (Linux /proc/<pid>/stat utime + stime; children excluded). */
+export function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }

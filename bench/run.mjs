@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const benches = ["decision.mjs", "regex-engine.mjs", "startup.mjs", "call-overhead.mjs", "memory.mjs", "audit-appends.mjs"];
+const benches = ["decision.mjs", "regex-engine.mjs", "startup.mjs", "call-overhead.mjs", "cli.mjs", "memory.mjs", "audit-appends.mjs"];
 for (const bench of benches) {
   const path = fileURLToPath(new URL(bench, import.meta.url));
   console.log(`\n== ${bench}`);

@@ -1,34 +1,41 @@
-// Start-up: from spawning the server to the answer of tools/list, Torii
-// (one provider) against the reference @modelcontextprotocol/server-filesystem,
-// interleaved run by run so both see the same machine noise.
+// Start-up: from spawning the server to the answer of tools/list. Torii with
+// the four bundled providers installed, the reference
+// @modelcontextprotocol/server-filesystem, and a bare SDK server
+// (bare-server.mjs), interleaved run by run so all see the same machine noise.
 import os from "node:os";
-import { fileURLToPath } from "node:url";
-import { benchConfig, CLI, connect } from "./harness.mjs";
-import { median } from "./stats.mjs";
+import { BARE_SERVER, baselineCli, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, since } from "./harness.mjs";
+import { median, ms, pairedRatio } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const reference = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
-const root = benchConfig("true");
+const root = installBundledProviders(benchConfig("true"));
 
 async function timeToTools(args, env) {
   const start = process.hrtime.bigint();
   const { client } = await connect(process.execPath, args, env);
-  await client.listTools();
-  const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+  const { tools } = await client.listTools();
+  const elapsed = since(start);
   await client.close();
-  return elapsed;
+  return { elapsed, tools: tools.length };
 }
 
-const torii = [];
-const filesystem = [];
-await timeToTools([CLI], { TORII_CONFIG_DIR: root });
-await timeToTools([reference, os.tmpdir()], {});
+const servers = {
+  torii: () => timeToTools([CLI], { TORII_CONFIG_DIR: root }),
+  filesystem: () => timeToTools([FILESYSTEM_SERVER, os.tmpdir()], {}),
+  bare: () => timeToTools([BARE_SERVER], {}),
+  ...(baselineCli === undefined ? {} : { before: () => timeToTools([baselineCli], { TORII_CONFIG_DIR: root }) }),
+};
+const toolsListed = (await servers.torii()).tools;
+await servers.filesystem();
+await servers.bare();
+await servers.before?.();
+const samples = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
 for (let i = 0; i < RUNS; i += 1) {
-  torii.push(await timeToTools([CLI], { TORII_CONFIG_DIR: root }));
-  filesystem.push(await timeToTools([reference, os.tmpdir()], {}));
+  for (const [name, start] of Object.entries(servers)) samples[name].push((await start()).elapsed);
 }
-const ratio = median(torii) / median(filesystem);
-console.log(`start-up to tools/list, median of ${RUNS} interleaved runs`);
-console.log(`  torii:                ${median(torii).toFixed(1)} ms`);
-console.log(`  server-filesystem:    ${median(filesystem).toFixed(1)} ms`);
-console.log(`  ratio torii/reference: ${ratio.toFixed(2)} (target <= 1.5)`);
+console.log(`start-up to tools/list, ${RUNS} interleaved runs; torii with the bundled kubectl, aws, az, gcloud providers (${toolsListed} tools)`);
+console.log(`  medians: ${Object.entries(samples).map(([name, values]) => `${name} ${ms(median(values))}`).join(", ")}`);
+for (const build of ["torii", "before"].filter((name) => name in samples)) {
+  const label = build === "torii" ? "this build" : "baseline (BENCH_BASELINE)";
+  console.log(`  ${label} / server-filesystem: ${(median(samples[build]) / median(samples.filesystem)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.filesystem).toFixed(2)}; target <= 0.8)`);
+  console.log(`  ${label} / bare SDK server:   ${(median(samples[build]) / median(samples.bare)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.bare).toFixed(2)})`);
+}

@@ -1,4 +1,4 @@
-// Shared figures for the benchmarks: percentiles over raw samples.
+// Shared figures for the benchmarks: percentiles over raw samples, paired differences.
 
 /** Returns the q-quantile (0..1) of numeric samples (nearest-rank). */
 export function quantile(samples, q) {
@@ -11,6 +11,20 @@ export function median(samples) {
   return quantile(samples, 0.5);
 }
 
+/** The median of the run-by-run differences `a[i] - b[i]` (not the difference of the medians). */
+export function pairedMedian(a, b) {
+  return median(a.map((value, i) => value - b[i]));
+}
+
+/** The median of the run-by-run ratios `a[i] / b[i]`. */
+export function pairedRatio(a, b) {
+  return median(a.map((value, i) => value / b[i]));
+}
+
 export function formatMicros(nanos) {
   return `${(nanos / 1000).toFixed(2)} µs`;
+}
+
+export function ms(value) {
+  return `${value.toFixed(2)} ms`;
 }

@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { parse, parseDocument } from "yaml";
+import { checkProviderJson } from "./provider-json.mjs";
 
 const root = "providers";
 const problems = [];
@@ -178,6 +179,9 @@ for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.is
       `${p.policy?.forbidden_args?.length ?? 0} forbidden, ${p.auth?.removed_env?.length ?? 0} removed_env`,
   );
 }
+
+// The JSON the server reads instead of the YAML must be made from the current provider.yaml.
+problems.push(...checkProviderJson(root));
 
 if (problems.length > 0) {
   for (const pr of problems) console.error(`ERROR ${pr}`);

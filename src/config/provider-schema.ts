@@ -21,7 +21,9 @@ import {
   singleLineSchema,
   versionSchema,
 } from "./common-fields.js";
-import { readYamlDocument } from "./yaml-document.js";
+import { providerJsonFor } from "./provider-json.js";
+import { readConfigText } from "./read-file.js";
+import { documentFromData, parseYamlDocument } from "./yaml-document.js";
 import type { YamlDocument } from "./yaml-document.js";
 
 /** How a provider binds a call to a human-chosen target. */
@@ -250,11 +252,15 @@ export type ProviderConfig = z.output<typeof providerFileSchema>;
 /**
  * Reads and validates one `provider.yaml`. Checks that need other files (the
  * directory name, tool uniqueness, identity providers) are the registry's.
+ * The data comes from the JSON beside it when that was made from exactly
+ * this text (provider-json.ts), else from parsing the YAML.
  *
  * @throws ConfigError with the file, line and column of each problem.
  */
 export function loadProviderDocument(file: string): YamlDocument<ProviderConfig> {
-  return readYamlDocument(file, providerFileSchema);
+  const text = readConfigText(file);
+  const data = providerJsonFor(file, text);
+  return (data === undefined ? undefined : documentFromData(file, text, data, providerFileSchema)) ?? parseYamlDocument(file, text, providerFileSchema);
 }
 
 /** The argv grammar the policy engine canonicalises this provider's calls with. */

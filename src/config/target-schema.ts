@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { safeNameSchema, singleLineSchema, versionSchema } from "./common-fields.js";
 import type { TargetMode } from "./provider-schema.js";
-import { readYamlDocument } from "./yaml-document.js";
+import { parseYamlDocument, readYamlDocument } from "./yaml-document.js";
 import type { YamlDocument } from "./yaml-document.js";
 
 /** What a target's schema needs to know about the provider that owns it. */
@@ -105,4 +105,13 @@ export function targetFileSchema(owner: TargetOwner): z.ZodType<TargetConfig> {
  */
 export function loadTargetDocument(file: string, owner: TargetOwner): YamlDocument<TargetConfig> {
   return readYamlDocument(file, targetFileSchema(owner));
+}
+
+/**
+ * Validates `text`, the contents of the `target.yaml` at `file`, for a target of `owner`.
+ *
+ * @throws ConfigError with the file, line and column of each problem.
+ */
+export function parseTargetDocument(file: string, text: string, owner: TargetOwner): YamlDocument<TargetConfig> {
+  return parseYamlDocument(file, text, targetFileSchema(owner));
 }

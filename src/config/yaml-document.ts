@@ -100,6 +100,32 @@ export function readYamlDocument<S extends z.ZodType>(
   return parseYamlDocument(file, readConfigText(file), schema, options);
 }
 
+/**
+ * Validates `value`, the data of `text` (the contents of `file`) obtained some
+ * cheaper way than parsing the YAML, with `schema`. Positions are found by
+ * parsing the YAML only when one is asked for (an error in a check across
+ * files). Returns undefined when `value` does not validate: the caller then
+ * parses the YAML, whose errors carry their positions.
+ */
+export function documentFromData<S extends z.ZodType>(file: string, text: string, value: unknown, schema: S): YamlDocument<z.output<S>> | undefined {
+  const result = schema.safeParse(value);
+  if (!result.success) return undefined;
+  let locator: Locator | undefined;
+  const locate = (): Locator => {
+    if (locator === undefined) {
+      const lineCounter = new LineCounter();
+      locator = new Locator(file, parseDocument(text, { lineCounter, uniqueKeys: true, strict: true }), lineCounter);
+    }
+    return locator;
+  };
+  return {
+    file,
+    value: result.data,
+    positionOf: (path, anchor) => locate().positionOf(path, anchor),
+    errorAt: (path, detail, anchor) => locate().errorAt(path, detail, anchor),
+  };
+}
+
 function documentToJs(file: string, doc: Document): unknown {
   try {
     return doc.toJS();

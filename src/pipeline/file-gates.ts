@@ -13,17 +13,20 @@
  * target never allows a call to another. An invalid or legacy grants file
  * allows nothing and is reported once (per file and kind) in the audit log.
  */
-import { fileIdentityOf, type ProviderEntry, type TargetEntry } from "../config/registry.js";
-import { loadTargetDocument } from "../config/target-schema.js";
+import { readConfigText } from "../config/read-file.js";
+import { fileIdentityOf, type FileIdentity, type ProviderEntry, type TargetEntry } from "../config/registry.js";
+import { parseTargetDocument } from "../config/target-schema.js";
 import { grantsFileOf, GrantStore } from "../state/grant-store.js";
 import { leaseBindingOf } from "../state/lease-status.js";
-import { LeaseStore } from "../state/lease-store.js";
+import { isActiveIn, LeaseStore } from "../state/lease-store.js";
 import type { GrantGate, GrantMatch, LeaseGate, LeaseStatus } from "./gates.js";
 
 export class FileLeaseGate implements LeaseGate {
   private readonly stores = new Map<string, LeaseStore>();
   /** The binding of each target as loaded: fixed for the life of the server. */
   private readonly loaded = new Map<TargetEntry, string>();
+  /** The last target.yaml bytes and identity found to yield the loaded binding. */
+  private readonly verified = new Map<TargetEntry, { readonly text: string } & FileIdentity>();
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
@@ -36,7 +39,12 @@ export class FileLeaseGate implements LeaseGate {
     return store;
   }
 
-  /** The binding the server's loaded configuration stands for, or why it no longer holds. */
+  /**
+   * The binding the server's loaded configuration stands for, or why it no
+   * longer holds. target.yaml is read and its identity taken at every
+   * checkpoint; it is parsed again only when its bytes or identity differ from
+   * the last ones verified, since the binding is a function of exactly those.
+   */
   private loadedBinding(provider: ProviderEntry, target: TargetEntry): { binding: string } | { reason: string } {
     let loaded = this.loaded.get(target);
     if (loaded === undefined) {
@@ -44,9 +52,15 @@ export class FileLeaseGate implements LeaseGate {
       this.loaded.set(target, loaded);
     }
     try {
-      const doc = loadTargetDocument(target.file, { name: provider.name, mode: provider.config.targeting?.mode });
-      const current = leaseBindingOf(provider.name, { name: target.name, config: doc.value, fileIdentity: fileIdentityOf(target.file) });
+      // Read, then identify (the order the registry loads in): a file replaced in between yields a new binding.
+      const text = readConfigText(target.file);
+      const identity = fileIdentityOf(target.file);
+      const verified = this.verified.get(target);
+      if (verified?.text === text && verified.ino === identity.ino && verified.birthtimeMs === identity.birthtimeMs) return { binding: loaded };
+      const doc = parseTargetDocument(target.file, text, { name: provider.name, mode: provider.config.targeting?.mode });
+      const current = leaseBindingOf(provider.name, { name: target.name, config: doc.value, fileIdentity: identity });
       if (current !== loaded) return { reason: "target.yaml changed since the MCP server started; it must be restarted and the target activated again" };
+      this.verified.set(target, { text, ...identity });
     } catch {
       return { reason: "target.yaml is missing or invalid" };
     }
@@ -56,17 +70,18 @@ export class FileLeaseGate implements LeaseGate {
   check(provider: ProviderEntry, target: TargetEntry): Promise<LeaseStatus> {
     const binding = this.loadedBinding(provider, target);
     if (!("binding" in binding)) return Promise.resolve({ active: false, reason: binding.reason });
-    const store = this.store(provider);
-    const read = store.read();
+    const read = this.store(provider).read();
     if (!read.ok) return Promise.resolve({ active: false, reason: `the lease file is invalid (${read.error.kind}); the operator can inspect it with torii target status` });
-    if (store.isActive(target.name, binding.binding)) return Promise.resolve({ active: true });
+    if (isActiveIn(read.state, target.name, binding.binding, this.clock())) return Promise.resolve({ active: true });
     return Promise.resolve({ active: false, reason: "no active lease" });
   }
 
   async startWhileActive<T>(provider: ProviderEntry, target: TargetEntry, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }> {
     const binding = this.loadedBinding(provider, target);
     if (!("binding" in binding)) return { active: false };
-    return this.store(provider).startWhileActive(target.name, binding.binding, start);
+    // start() spawns before it returns (LeaseGate): the lock needs to cover only that call, not the run.
+    const started = await this.store(provider).startNowWhileActive(target.name, binding.binding, start);
+    return started.active ? { active: true, value: await started.value } : started;
   }
 }
 

@@ -205,6 +205,24 @@ export class LeaseStore {
     );
   }
 
+  /**
+   * `startWhileActive` for a `start` that starts the process synchronously
+   * (before it returns; its return value, a promise of the run, is passed
+   * through unawaited). The lock covers exactly that call: taken at once with
+   * one `mkdir` when free (`lockedIfFree`), else waited for like every writer.
+   * A revocation that commits first makes the check under the lock fail; one
+   * that comes later finds the process started, as with `startWhileActive`.
+   *
+   * @throws LockTimeoutError when the lock stays busy; whatever `start()` throws.
+   */
+  async startNowWhileActive<T>(target: string, binding: string, start: () => T): Promise<{ active: true; value: T } | { active: false }> {
+    if (!this.isActive(target, binding)) return { active: false };
+    const underLock = (): { active: true; value: T } | { active: false } => (this.isActive(target, binding) ? { active: true, value: start() } : { active: false });
+    const now = this.state.lockedIfFree(underLock);
+    if (now.held) return now.value;
+    return this.state.locked(() => Promise.resolve(underLock()), { reportLoss: false });
+  }
+
   /** The current state for a write: refuses an invalid file and a stale expected revision. */
   private readForUpdate(expectedRevision: number | undefined): LeaseState {
     const read = this.read();
@@ -214,6 +232,11 @@ export class LeaseStore {
     }
     return read.state;
   }
+}
+
+/** True when `state` holds a live authorization for exactly (target, binding) at `now` (the shared lease status). */
+export function isActiveIn(state: LeaseState, target: string, binding: string, now: Date): boolean {
+  return leaseStatusOf(state, target, binding, now).kind === "active";
 }
 
 function next(current: LeaseState, authorizations: readonly LeaseAuthorization[]): LeaseState {

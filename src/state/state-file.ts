@@ -15,7 +15,7 @@ import { parseDocument, stringify } from "yaml";
 import type { z } from "zod";
 import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
 import { StateError } from "./errors.js";
-import { STATE_LOCK_TIMING, withFileLock, type FileLockOptions, type LockTiming } from "./lock.js";
+import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, type FileLockOptions, type LockTiming } from "./lock.js";
 import {
   checkLockPath,
   checkStateDirectory,
@@ -70,6 +70,8 @@ export class StateFile<S> {
   private readonly platform: NodeJS.Platform;
   private readonly policy: PathPolicy;
   private readonly timing: LockTiming;
+  /** The last bytes read and what they decoded to (states are never mutated, so sharing them is safe). */
+  private lastDecoded: { readonly bytes: Buffer; readonly read: StateRead<S> } | undefined;
 
   constructor(
     readonly file: string,
@@ -103,8 +105,12 @@ export class StateFile<S> {
     } catch (error) {
       return { kind: "error", error: asStateError(this.file, error, "cannot read"), recoverable: false };
     }
+    // Decoding is a function of the bytes alone: the same bytes as last time decode the same way.
+    if (this.lastDecoded?.bytes.equals(bytes) === true) return this.lastDecoded.read;
     const decoded = decodeState(this.file, bytes, this.codec);
-    return decoded instanceof StateError ? { kind: "error", error: decoded, recoverable: true, bytes } : { kind: "ok", state: decoded };
+    const read: StateRead<S> = decoded instanceof StateError ? { kind: "error", error: decoded, recoverable: true, bytes } : { kind: "ok", state: decoded };
+    this.lastDecoded = { bytes, read };
+    return read;
   }
 
   /** `read()` for callers that treat a missing file as `missing` and only care whether the state is usable. */
@@ -146,6 +152,21 @@ export class StateFile<S> {
     } catch (error) {
       // The body's errors keep their type; a file-system error taking the lock becomes a StateError.
       throw !progress.entered && isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
+    }
+  }
+
+  /**
+   * Runs the synchronous `body` holding the file's lock if it is free now
+   * (`withFileLockIfFree`); `{held: false}` without running it when another
+   * holder has the lock. For short read-only checks: `body` cannot write.
+   */
+  lockedIfFree<T>(body: () => T): { held: true; value: T } | { held: false } {
+    ensureStateDirectory(this.file, this.policy);
+    checkLockPath(this.file, this.lockPath);
+    try {
+      return withFileLockIfFree(this.file, body);
+    } catch (error) {
+      throw isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
     }
   }
 

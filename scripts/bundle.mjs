@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Bundles the `torii` binary after `tsc` has built dist/: src/cli.ts and what it
+// imports (the MCP SDK, zod, yaml, …) become dist/cli.js plus one chunk per
+// lazily imported side (the server, the operator commands) under dist/chunks/.
+// Node then loads a handful of files instead of several hundred modules, which
+// is most of the start-up time. Not minified, with source maps: stack traces
+// stay readable (node --enable-source-maps maps them back to src/). The other
+// files tsc wrote to dist/ stay for the tests and benchmarks that import them.
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * zod re-exports its 64 message locales as `z.locales`, so a bundler cannot drop
+ * them; Torii uses only the English messages zod installs by default.
+ */
+const englishOnlyZodLocales = {
+  name: "english-only-zod-locales",
+  setup(on) {
+    on.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir) ? { path: path.join(args.resolveDir, "../locales/en.js"), namespace: "zod-en" } : undefined,
+    );
+    on.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
+await build({
+  absWorkingDir: repo,
+  entryPoints: { cli: "src/cli.ts" },
+  outdir: "dist",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  sourcemap: true,
+  legalComments: "linked",
+  logLevel: "warning",
+  plugins: [englishOnlyZodLocales],
+  // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
+  banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
+});
