@@ -71,7 +71,7 @@ function runAwsDirectly(args: readonly string[]): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn("aws", args, { env: { PATH: childPath, HOME: home }, stdio: "ignore", shell: false });
     child.on("error", reject);
-    child.on("exit", (code) => resolve(code));
+    child.on("exit", (code) => { resolve(code); });
   });
 }
 
@@ -91,7 +91,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await session.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
 });
 
 beforeEach(() => {
