@@ -63,7 +63,8 @@ function checkFetchedValues(where, argv) {
   for (const key of ["url_options", "git_options"]) {
     const list = f[key] ?? [];
     if (!isStringList(list)) fail(where, `${key} must be strings`);
-    for (const name of list) if (name !== "*" && !declared.has(name)) fail(where, `${key}: ${name} is not in the option table`);
+    // argparse CLIs: the command's own options are not in the table (they are matched in the body).
+    for (const name of list) if (name !== "*" && argv.parser === "pflag" && !declared.has(name)) fail(where, `${key}: ${name} is not in the option table`);
   }
   for (const path of f.git_operands_of ?? []) if (!isStringList(path) || path.length === 0) fail(where, "git_operands_of: each entry is a command path");
   const literal = f.literal ?? [];

@@ -45,12 +45,13 @@ const optionNameSchema = z.string().regex(/^--[A-Za-z0-9][A-Za-z0-9._-]*$/, {
   error: 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"',
 });
 
+const shortOptionSchema = z
+  .string()
+  .regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' });
+
 const optionRowSchema = z.strictObject({
   name: optionNameSchema,
-  short: z
-    .string()
-    .regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' })
-    .optional(),
+  short: shortOptionSchema.optional(),
   value: z.enum(["none", "required", "optional"]),
   repeatable: z.boolean().default(false),
 });
@@ -63,7 +64,7 @@ const commandWordSchema = z.string().regex(/^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/,
 
 /** Values the CLI downloads or clones before it runs (new in Torii TS; see docs/configuration.md). */
 const fetchedValuesSchema = z.strictObject({
-  url_options: z.array(z.union([z.literal("*"), optionNameSchema])).default([]),
+  url_options: z.array(z.union([z.literal("*"), optionNameSchema, shortOptionSchema])).default([]),
   git_options: z.array(optionNameSchema).default([]),
   git_operands_of: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })).default([]),
   literal: z

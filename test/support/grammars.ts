@@ -103,6 +103,7 @@ export const awsSpec: GrammarSpec = {
 export const azSpec: GrammarSpec = {
   parser: "argparse",
   forbiddenValuePrefixes: ["@"],
+  fetchedValues: { urlOptions: ["--template-uri", "-u", "--parameters", "-p"], gitOptions: [], gitOperandsOf: [], literal: [] },
   options: [
     opt("--subscription", "required"),
     opt("--output", "required", "-o"),
