@@ -45,9 +45,13 @@ def main():
     opts = ap.parse_args()
     if opts.cli_json:
         rows, version, abbrev = rows_from_cli_json(opts.cli_json)
+        literal = None  # AWS CLI v2 downloads no http(s):// values
     else:
         rows, version, abbrev = rows_from_parser()
-    emit(rows, version, abbrev, opts.write)
+        from aws_url_parameters import literal_url_parameters
+        from awscli.clidriver import create_clidriver
+        literal = literal_url_parameters(create_clidriver())
+    emit(rows, version, abbrev, literal, opts.write)
 
 
 SWITCH_ACTIONS = ("store_true", "store_false", "version")
@@ -76,13 +80,8 @@ def rows_from_cli_json(path):
 def rows_from_parser():
 
     # Keep a local ~/.aws/config ([plugins], cli aliases) out of the parser we inspect.
-    scratch = os.path.join(os.environ.get("TMPDIR", "/tmp"), "aws-options-empty")
-    os.makedirs(scratch, exist_ok=True)
-    for var in list(os.environ):
-        if var.startswith("AWS_"):
-            del os.environ[var]
-    os.environ["AWS_CONFIG_FILE"] = os.path.join(scratch, "config")
-    os.environ["AWS_SHARED_CREDENTIALS_FILE"] = os.path.join(scratch, "credentials")
+    from aws_url_parameters import isolate_environment
+    isolate_environment()
 
     import awscli
     from awscli.clidriver import create_clidriver
@@ -133,7 +132,7 @@ def rows_from_parser():
     return rows, version, parser.allow_abbrev
 
 
-def emit(rows, version, abbrev, write):
+def emit(rows, version, abbrev, literal, write):
     names = set()
     for r in rows:
         if not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", r["name"]):
@@ -149,6 +148,18 @@ def emit(rows, version, abbrev, write):
         "  parser: argparse",
         "  # Values that make the CLI read a local file (also inside shorthand, `Key@=file://...`).",
         '  forbidden_value_prefixes: ["file://", "fileb://"]',
+    ]
+    if literal is not None:
+        from aws_url_parameters import yaml_rows
+        out += [
+            "  # AWS CLI v1 downloads any parameter value starting with http:// or https://",
+            "  # (awscli/paramfile.py, cli_follow_urlparam): refused, except for the parameters",
+            "  # the installed CLI passes on literally (scripts/providers/aws_url_parameters.py).",
+            "  fetched_values:",
+            '    url_options: ["*"]',
+            "    literal:",
+        ] + yaml_rows(literal, "      ")
+    out += [
         "  # Top-level options of `aws` (awscli/data/cli.json + --version): valid anywhere.",
         "  options:",
     ]

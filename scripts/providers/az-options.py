@@ -128,6 +128,12 @@ def main():
         "  # A token starting with @ (or whose part after the first `=` does) is replaced by",
         "  # that file's contents; `@-` reads stdin (azure-cli#738).",
         '  forbidden_value_prefixes: ["@"]',
+        '  # Values az downloads before it runs: `deployment ... --template-uri/-u` and',
+        '  # `--parameters/-p` URLs (urllib: http, https, ftp, file), `extension add --source/-s`',
+        "  # (a wheel it installs), `rest --url/--uri` (an HTTP client). Refused in the command's",
+        '  # arguments under any prefix spelling; see providers/README.md.',
+        '  fetched_values:',
+        '    url_options: [--template-uri, -u, --parameters, -p, --source, -s, --url, --uri]',
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

@@ -21,6 +21,14 @@ const engine = resolve(at === -1 ? join(repo, "dist") : process.argv[at + 1]);
 const { compilePolicy } = await import(pathToFileURL(join(engine, "policy", "compile.js")).href);
 const { evaluatePolicy } = await import(pathToFileURL(join(engine, "policy", "evaluate.js")).href);
 
+/** `argv.fetched_values` as src/config/provider-schema.ts maps it. */
+const fetched = (f) => ({
+  urlOptions: f.url_options ?? [],
+  gitOptions: f.git_options ?? [],
+  gitOperandsOf: f.git_operands_of ?? [],
+  literal: (f.literal ?? []).map((r) => ({ command: r.command, option: r.option, list: r.list ?? false })),
+});
+
 /** Builds the policy context the config layer would build from provider.yaml. */
 function load(name) {
   const p = parse(readFileSync(join(repo, "providers", name, "provider.yaml"), "utf8"));
@@ -32,6 +40,7 @@ function load(name) {
       options: p.argv.options.map(opt),
       commands: p.argv.commands.map((c) => ({ path: c.path, options: c.options.map(opt) })),
       forbiddenValuePrefixes: p.argv.forbidden_value_prefixes,
+      ...(p.argv.fetched_values === undefined ? {} : { fetchedValues: fetched(p.argv.fetched_values) }),
     },
     lockedOptions: p.targeting?.locked_options ?? [],
     settings: {

@@ -56,6 +56,33 @@ function checkOptions(where, list, parser, globals) {
   return { names, shorts };
 }
 
+/** `argv.fetched_values`: options that exist in the table, literal rows only with "*". */
+function checkFetchedValues(where, argv) {
+  const f = argv.fetched_values;
+  if (!strictKeys(where, f, [], ["url_options", "git_options", "git_operands_of", "literal"])) return;
+  const declared = new Set([...(argv.options ?? []), ...(argv.commands ?? []).flatMap((c) => c.options ?? [])].map((o) => o.name));
+  for (const key of ["url_options", "git_options"]) {
+    const list = f[key] ?? [];
+    if (!isStringList(list)) fail(where, `${key} must be strings`);
+    // argparse CLIs: the command's own options are not in the table (they are matched in the body).
+    for (const name of list) if (name !== "*" && argv.parser === "pflag" && !declared.has(name)) fail(where, `${key}: ${name} is not in the option table`);
+  }
+  for (const path of f.git_operands_of ?? []) if (!isStringList(path) || path.length === 0) fail(where, "git_operands_of: each entry is a command path");
+  const literal = f.literal ?? [];
+  if (literal.length > 0 && !(f.url_options ?? []).includes("*")) fail(where, 'literal needs url_options: ["*"]');
+  const seen = new Set();
+  for (const [i, row] of literal.entries()) {
+    const at = `${where}.literal[${i}]`;
+    if (!strictKeys(at, row, ["command", "option"], ["list"])) continue;
+    if (!isStringList(row.command) || row.command.length === 0) fail(at, "command must be a non-empty list of words");
+    if (!/^--[a-z0-9][a-z0-9-]*$/.test(row.option)) fail(at, `bad option ${row.option}`);
+    if (row.list !== undefined && typeof row.list !== "boolean") fail(at, "list must be a boolean");
+    const key = JSON.stringify([row.command, row.option]);
+    if (seen.has(key)) fail(at, "duplicate literal parameter");
+    seen.add(key);
+  }
+}
+
 function checkRules(where, text, mustBeEmpty) {
   let doc;
   try {
@@ -140,7 +167,7 @@ for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.is
   }
 
   const a = p.argv;
-  if (strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"])) {
+  if (strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"], ["fetched_values"])) {
     if (!["pflag", "argparse", "plain"].includes(a.parser)) fail(where, `bad parser ${a.parser}`);
     if (!isStringList(a.forbidden_value_prefixes)) fail(where, "forbidden_value_prefixes must be strings");
     const globals = checkOptions(`${where} argv.options`, a.options, a.parser);
@@ -155,6 +182,7 @@ for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.is
       paths.add(key);
       checkOptions(`${at} ${c.path.join(" ")}`, c.options, a.parser, globals);
     }
+    if (a.fetched_values !== undefined) checkFetchedValues(`${where} argv.fetched_values`, a);
     for (const o of locked) {
       if (globals && !globals.names.has(o)) console.error(`note: ${name}: locked ${o} is not in this table (older/newer CLI versions only)`);
     }

@@ -307,6 +307,18 @@ function row(o) {
 
 const sortByName = (list) => [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+// What kubectl 1.32 (kustomize v5.5) downloads or clones client-side; kept with the
+// table so a regenerated provider.yaml still refuses it. An operator opts in by
+// removing an entry from the installed provider.yaml.
+const FETCHED_VALUES = [
+  "  # Values kubectl fetches before it runs: -f http(s):// URLs (cli-runtime's resource",
+  "  # builder) and remote kustomize targets (git clone). Refused; see providers/README.md.",
+  "  fetched_values:",
+  "    url_options: [--filename]",
+  "    git_options: [--kustomize]",
+  "    git_operands_of: [[kustomize]]",
+];
+
 const lines = [];
 lines.push(MARKER);
 lines.push(`# ${versionText.split("\n").join("; ")}`);
@@ -314,6 +326,7 @@ lines.push(`# ${scopes.length} commands (${out.length} paths with aliases); prob
 lines.push("argv:");
 lines.push("  parser: pflag");
 lines.push("  forbidden_value_prefixes: []");
+for (const line of FETCHED_VALUES) lines.push(line);
 lines.push("  # `kubectl options`: valid before or after any command.");
 lines.push("  options:");
 for (const g of sortByName(globals)) lines.push(`    - ${row(g)}`);

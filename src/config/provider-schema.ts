@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import type { CommandScope, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
+import type { CommandScope, FetchedValueSpec, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
 import type { ProviderPolicySettings } from "../policy/types.js";
 import {
   commandSchema,
@@ -43,14 +43,17 @@ const lockedOptionSchema = z
     error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
   });
 
+const optionNameSchema = z.string().regex(/^--[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+  error: 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"',
+});
+
+const shortOptionSchema = z
+  .string()
+  .regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' });
+
 const optionRowSchema = z.strictObject({
-  name: z.string().regex(/^--[A-Za-z0-9][A-Za-z0-9._-]*$/, {
-    error: 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"',
-  }),
-  short: z
-    .string()
-    .regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' })
-    .optional(),
+  name: optionNameSchema,
+  short: shortOptionSchema.optional(),
   value: z.enum(["none", "required", "optional"]),
   repeatable: z.boolean().default(false),
 });
@@ -61,10 +64,27 @@ const commandWordSchema = z.string().regex(/^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/,
   error: 'a command path word must be printable ASCII without spaces and must not start with "-"',
 });
 
+/** Values the CLI downloads or clones before it runs (new in Torii TS; see docs/configuration.md). */
+const fetchedValuesSchema = z.strictObject({
+  url_options: z.array(z.union([z.literal("*"), optionNameSchema, shortOptionSchema])).default([]),
+  git_options: z.array(optionNameSchema).default([]),
+  git_operands_of: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })).default([]),
+  literal: z
+    .array(
+      z.strictObject({
+        command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
+        option: optionNameSchema,
+        list: z.boolean().default(false),
+      }),
+    )
+    .default([]),
+});
+
 const argvSchema = z
   .strictObject({
     parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
+    fetched_values: fetchedValuesSchema.optional(),
     options: z.array(optionRowSchema).default([]),
     commands: z
       .array(
@@ -272,6 +292,16 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     options: argv.options.map(toOptionSpec),
     commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
+    ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
+  };
+}
+
+function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): FetchedValueSpec {
+  return {
+    urlOptions: [...fetched.url_options],
+    gitOptions: [...fetched.git_options],
+    gitOperandsOf: fetched.git_operands_of.map((path) => [...path]),
+    literal: fetched.literal.map((row) => ({ command: [...row.command], option: row.option, list: row.list })),
   };
 }
 

@@ -69,6 +69,10 @@ const expectSchema = z.strictObject({
   option: z.string().optional(),
   /** For `forbidden-arg`: the forbidden entry that matched (canonical spelling). */
   forbidden: z.string().optional(),
+  /** Text the decision's reason must contain (e.g. the option it names). */
+  reason_contains: z.array(z.string()).default([]),
+  /** Text the reason must not contain (e.g. a URL path that may hold a token). */
+  reason_excludes: z.array(z.string()).default([]),
 });
 
 const caseSchema = z.strictObject({

@@ -3,7 +3,7 @@
  * when the bundled provider tables are regenerated.
  */
 import { compileGrammar, type CompiledGrammar } from "../../src/policy/grammar/option-table.js";
-import type { GrammarSpec, OptionSpec } from "../../src/policy/grammar/types.js";
+import type { GrammarSpec, LiteralUrlParameter, OptionSpec } from "../../src/policy/grammar/types.js";
 import type { ProviderPolicyContext, ProviderPolicySettings } from "../../src/policy/types.js";
 
 const opt = (name: string, value: OptionSpec["value"], short?: string, repeatable = false): OptionSpec =>
@@ -18,6 +18,7 @@ export const KUBECTL_LOCKED = [
 export const kubectlSpec: GrammarSpec = {
   parser: "pflag",
   forbiddenValuePrefixes: [],
+  fetchedValues: { urlOptions: ["--filename"], gitOptions: ["--kustomize"], gitOperandsOf: [["kustomize"]], literal: [] },
   options: [
     opt("--namespace", "required", "-n"),
     opt("--server", "required", "-s"),
@@ -46,7 +47,10 @@ export const kubectlSpec: GrammarSpec = {
       path: ["logs"],
       options: [opt("--follow", "none", "-f"), opt("--previous", "none", "-p"), opt("--container", "required", "-c"), opt("--tail", "required")],
     },
-    { path: ["apply"], options: [opt("--filename", "required", "-f", true), opt("--dry-run", "optional")] },
+    {
+      path: ["apply"],
+      options: [opt("--filename", "required", "-f", true), opt("--kustomize", "required", "-k"), opt("--recursive", "none", "-R"), opt("--dry-run", "optional")],
+    },
     { path: ["exec"], options: [opt("--stdin", "none", "-i"), opt("--tty", "none", "-t"), opt("--container", "required", "-c")] },
     { path: ["rollout", "status"], options: [opt("--watch", "none", "-w"), opt("--timeout", "required")] },
     { path: ["config", "view"], options: [opt("--raw", "none"), opt("--minify", "none")] },
@@ -55,9 +59,24 @@ export const kubectlSpec: GrammarSpec = {
 
 export const AWS_LOCKED = ["--profile", "--region", "--endpoint-url", "--no-sign-request", "--ca-bundle", "--no-verify-ssl"];
 
+/** A few of the parameters the AWS CLI passes on literally (the bundled table has them all). */
+const awsLiteral = (command: string, option: string, list = false): LiteralUrlParameter => ({ command: command.split(" "), option, list });
+
 export const awsSpec: GrammarSpec = {
   parser: "argparse",
   forbiddenValuePrefixes: ["file://", "fileb://"],
+  fetchedValues: {
+    urlOptions: ["*"],
+    gitOptions: [],
+    gitOperandsOf: [],
+    literal: [
+      awsLiteral("cloudformation validate-template", "--template-url"),
+      awsLiteral("cloudformation deploy", "--template-file"),
+      awsLiteral("sqs receive-message", "--queue-url"),
+      awsLiteral("rds copy-db-snapshot", "--pre-signed-url"),
+      awsLiteral("comprehend batch-detect-entities", "--text-list", true),
+    ],
+  },
   options: [
     opt("--debug", "none"),
     opt("--endpoint-url", "required"),
@@ -84,6 +103,7 @@ export const awsSpec: GrammarSpec = {
 export const azSpec: GrammarSpec = {
   parser: "argparse",
   forbiddenValuePrefixes: ["@"],
+  fetchedValues: { urlOptions: ["--template-uri", "-u", "--parameters", "-p"], gitOptions: [], gitOperandsOf: [], literal: [] },
   options: [
     opt("--subscription", "required"),
     opt("--output", "required", "-o"),

@@ -77,7 +77,7 @@ function parseSingleDash(argv: readonly string[], i: number, table: OptionTable,
       // argparse passes an unknown single-dash token on to the command's parser.
       if (letters === token.slice(1)) {
         builder.checkOptionName(letters.split("=")[0] ?? letters, token, i);
-        builder.positional(token);
+        builder.positional(token, i);
         return 1;
       }
       return builder.reject("argv-rejected", token, i, `-${letter} in argument ${i} is not a known option`);
@@ -106,7 +106,7 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
       return;
     }
     if (!token.startsWith("-") || token === "-" || NEGATIVE_NUMBER.test(token)) {
-      builder.positional(token);
+      builder.positional(token, i);
       i += 1;
       continue;
     }
@@ -124,7 +124,7 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
     const spec = resolveLong(name, table, builder, token, i);
     if (spec === undefined) {
       // Unknown to the global parser: the command's own option, kept in place.
-      builder.positional(token);
+      builder.positional(token, i);
       i += 1;
       continue;
     }

@@ -3,6 +3,7 @@
  * the `--` tail, enforces the checks every family shares, and produces the
  * canonical form or the first rejection.
  */
+import { findFetchedValue, type SitedToken } from "./fetched-values.js";
 import type { CompiledGrammar } from "./option-table.js";
 import type { ArgvRejection, CanonicalArgv, CanonicaliseResult, OptionSpec, RejectionKind } from "./types.js";
 
@@ -28,13 +29,15 @@ const NON_ASCII_OR_CONTROL = /[^\x21-\x7E]/u;
 interface CollectedOption {
   readonly name: string;
   readonly token: string;
+  readonly value: string | undefined;
+  readonly index: number;
 }
 
 export class CanonicalBuilder {
-  private readonly positionals: string[] = [];
+  private readonly positionals: SitedToken[] = [];
   private readonly options: CollectedOption[] = [];
   private readonly seen = new Set<string>();
-  private tail: string[] | undefined;
+  private tail: SitedToken[] | undefined;
 
   constructor(
     private readonly grammar: CompiledGrammar,
@@ -111,8 +114,8 @@ export class CanonicalBuilder {
     return this.reject("argv-rejected", token, index, `the value of ${optionName} starts with "-"; write ${optionName}=VALUE`);
   }
 
-  positional(token: string): void {
-    this.positionals.push(token);
+  positional(token: string, index: number): void {
+    this.positionals.push({ token, index });
   }
 
   get positionalCount(): number {
@@ -120,7 +123,7 @@ export class CanonicalBuilder {
   }
 
   currentPositionals(): readonly string[] {
-    return this.positionals;
+    return this.positionals.map((site) => site.token);
   }
 
   /** Records an option in canonical spelling; a repeat of a single-valued option is refused. */
@@ -130,7 +133,7 @@ export class CanonicalBuilder {
     }
     this.seen.add(name);
     if (value !== undefined) this.checkValue(value, index);
-    this.options.push({ name, token: value === undefined ? name : `${name}=${value}` });
+    this.options.push({ name, token: value === undefined ? name : `${name}=${value}`, value, index });
   }
 
   /**
@@ -143,10 +146,19 @@ export class CanonicalBuilder {
     rest.forEach((token, k) => {
       this.checkRawToken(token, offset + k);
     });
-    this.tail = [...rest];
+    this.tail = rest.map((token, k) => ({ token, index: offset + k }));
   }
 
   build(): CanonicalArgv {
+    if (this.strict) {
+      // After the whole argv is read: whether a URL is passed on literally depends on the option before it.
+      const fetched = findFetchedValue(this.grammar.fetchedValues, {
+        positionals: this.positionals,
+        options: this.options,
+        tail: this.tail ?? [],
+      });
+      if (fetched !== undefined) throw new Rejected(fetched);
+    }
     // A stable sort by name: order between different options is irrelevant to
     // these parsers, while the relative order of repeats is kept.
     const options = this.options
@@ -154,10 +166,10 @@ export class CanonicalBuilder {
       .sort((a, b) => (a.option.name < b.option.name ? -1 : a.option.name > b.option.name ? 1 : a.i - b.i))
       .map(({ option }) => option.token);
     return {
-      positionals: [...this.positionals],
+      positionals: this.positionals.map((site) => site.token),
       options,
       hasTail: this.tail !== undefined,
-      tail: this.tail ?? [],
+      tail: (this.tail ?? []).map((site) => site.token),
     };
   }
 }

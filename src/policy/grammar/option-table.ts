@@ -2,6 +2,7 @@
  * A grammar compiled for lookups: option tables per command scope, the locked
  * option set and the forbidden value prefixes. Built once per provider.
  */
+import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
 import type { CommandScope, GrammarSpec, OptionSpec, ParserFamily } from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
@@ -27,6 +28,8 @@ export interface CompiledGrammar {
   readonly locked: ReadonlySet<string>;
   /** Lower-cased prefixes that make a CLI read a local file. */
   readonly forbiddenValuePrefixes: readonly string[];
+  /** Values the CLI downloads or clones (`fetched-values.ts`). */
+  readonly fetchedValues: CompiledFetchedValues;
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -60,6 +63,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     scopes,
     locked: new Set(lockedOptions),
     forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
+    fetchedValues: compileFetchedValues(spec.fetchedValues),
   };
 }
 

@@ -54,7 +54,7 @@ function parseWith(
       if (consumed === 0) return i;
       i += consumed;
     } else {
-      builder.positional(token);
+      builder.positional(token, i);
       i += 1;
     }
   }

@@ -29,7 +29,7 @@ export function canonicalisePlain(argv: readonly string[], grammar: CompiledGram
         const locked = lockedTarget(grammar, token);
         if (locked !== undefined) builder.checkLocked(undefined, locked, token, index);
       }
-      builder.positional(token);
+      builder.positional(token, index);
     });
     return builder.build();
   });

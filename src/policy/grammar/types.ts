@@ -48,6 +48,34 @@ export interface GrammarSpec {
   readonly commands: readonly CommandScope[];
   /** Values starting with one of these (case-insensitively) are rejected: `file://`, `@`. */
   readonly forbiddenValuePrefixes: readonly string[];
+  /** Values the CLI downloads or clones before it runs (absent: none). */
+  readonly fetchedValues?: FetchedValueSpec;
+}
+
+/** A parameter whose URL value the CLI passes on literally (it does not download it). */
+export interface LiteralUrlParameter {
+  /** The command path it belongs to, e.g. `["sqs", "receive-message"]`. */
+  readonly command: readonly string[];
+  /** The parameter's full option name, e.g. `--queue-url`. */
+  readonly option: string;
+  /** A list parameter: every value after the option, up to the next option, is literal. */
+  readonly list: boolean;
+}
+
+/**
+ * Values a CLI fetches client-side (SSRF into the output): AWS CLI v1 downloads
+ * any parameter value starting with `http://`/`https://`; kubectl downloads
+ * `-f https://…` and kustomize clones remote `-k` targets.
+ */
+export interface FetchedValueSpec {
+  /** Options whose `http(s)://` values are downloaded; `"*"`: every value (AWS CLI v1). */
+  readonly urlOptions: readonly string[];
+  /** Options whose values kustomize may clone as a remote git repository. */
+  readonly gitOptions: readonly string[];
+  /** Command paths whose operands kustomize may clone (`kubectl kustomize <target>`). */
+  readonly gitOperandsOf: readonly (readonly string[])[];
+  /** With `urlOptions: ["*"]`: the parameters the CLI itself passes on literally. */
+  readonly literal: readonly LiteralUrlParameter[];
 }
 
 /**
@@ -73,7 +101,7 @@ export interface CanonicalArgv {
 export type RejectionKind =
   /** a spelling the CLI would read as a locked (broker-owned) option */
   | "locked-option"
-  /** a value that would make the CLI read a local file */
+  /** a value that would make the CLI read a local file or fetch a URL */
   | "forbidden-value"
   /** malformed, ambiguous, non-ASCII or unknown where it could hide a locked option */
   | "argv-rejected";

@@ -19,13 +19,14 @@ interface Observed {
   canonical: readonly string[] | null;
 }
 
-function viaEvaluator(c: DecisionCase): Observed & { option?: string; forbidden?: string } {
+function viaEvaluator(c: DecisionCase): Observed & { option?: string; forbidden?: string; reason: string } {
   const { decision, canonicalTokens } = evaluatePolicy(compilePolicy(c.context, c.rules), c.argv);
   return {
     decision: decision.result,
     source: decision.source,
     rule: "rule" in decision ? decision.rule.text : null,
     canonical: canonicalTokens ?? null,
+    reason: decision.reason,
     ...("option" in decision ? { option: decision.option } : {}),
     ...("forbidden" in decision ? { forbidden: decision.forbidden } : {}),
   };
@@ -76,6 +77,8 @@ describe("decision fixtures", () => {
           expect(explained).toEqual(wanted);
           if (c.expect.option !== undefined) expect(evaluated.option).toBe(c.expect.option);
           if (c.expect.forbidden !== undefined) expect(evaluated.forbidden).toBe(c.expect.forbidden);
+          for (const text of c.expect.reason_contains) expect(evaluated.reason).toContain(text);
+          for (const text of c.expect.reason_excludes) expect(evaluated.reason).not.toContain(text);
           // Consistency the fixtures rely on: a rejected argv has no canonical form,
           // and only rule-decided results name a rule.
           const rejected = ["locked-option", "forbidden-value", "argv-rejected"].includes(c.expect.source);

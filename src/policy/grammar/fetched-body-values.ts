@@ -1,0 +1,87 @@
+/**
+ * Fetched values in an argparse body: the command's own options, which Torii
+ * does not model (they stay positional, in order), read as the command's parser
+ * reads them. Used for AWS CLI v1 (every value) and for named body options (az).
+ */
+import { DOWNLOAD, fetchedValueRejection, hasUrlElement, loadsUrlInShorthand, startsWithUrl, type SitedToken } from "./fetched-value-kinds.js";
+import type { ArgvRejection, LiteralUrlParameter } from "./types.js";
+
+/** Literal parameters by option name. */
+export type LiteralTable = ReadonlyMap<string, readonly LiteralUrlParameter[]>;
+
+/** The leading words of the body: the command path (and operands before the first option). */
+function commandWords(body: readonly SitedToken[]): string[] {
+  const words: string[] = [];
+  for (const site of body) {
+    if (site.token.startsWith("-")) break;
+    words.push(site.token);
+  }
+  return words;
+}
+
+function literalFor(literal: LiteralTable, option: string, words: readonly string[]): LiteralUrlParameter | undefined {
+  return literal.get(option)?.find((parameter) => parameter.command.every((word, i) => words[i] === word));
+}
+
+/**
+ * AWS CLI v1: every operand and operation-option value. A URL is literal only
+ * right after the full name of a literal parameter (`--queue-url X`,
+ * `--queue-url=X`) or, for a list parameter, anywhere up to the next option.
+ */
+export function checkEveryBodyValue(literal: LiteralTable, body: readonly SitedToken[]): ArgvRejection | undefined {
+  const words = commandWords(body);
+  let pending: { name: string; literal: LiteralUrlParameter | undefined; taken: number } | undefined;
+  for (const site of body) {
+    const token = site.token;
+    if (token.startsWith("-")) {
+      const equals = token.indexOf("=");
+      const name = equals === -1 ? token : token.slice(0, equals);
+      const parameter = literalFor(literal, name, words);
+      pending = equals === -1 ? { name, literal: parameter, taken: 0 } : undefined;
+      const value = token.slice(equals + 1);
+      if (equals !== -1 && ((startsWithUrl(value) && parameter === undefined) || loadsUrlInShorthand(value))) {
+        return fetchedValueRejection(site, value, name, DOWNLOAD);
+      }
+      continue;
+    }
+    const exempt = pending?.literal !== undefined && (pending.taken === 0 || pending.literal.list);
+    if ((startsWithUrl(token) && !exempt) || loadsUrlInShorthand(token)) return fetchedValueRejection(site, token, pending?.name, DOWNLOAD);
+    if (pending !== undefined) pending.taken += 1;
+  }
+  return undefined;
+}
+
+/**
+ * The option a body token names among `options`, and its glued value. argparse
+ * accepts any unambiguous prefix of a long name: any prefix counts here (fail
+ * closed); a short may be glued (`-pVALUE`, `-p=VALUE`) or end a cluster of
+ * the command's switches (`-cp VALUE`), so any letter of a single-dash token counts.
+ */
+function bodyOption(token: string, options: ReadonlySet<string>): { name: string; value: string | undefined } | undefined {
+  if (token.startsWith("--")) {
+    const equals = token.indexOf("=");
+    const written = equals === -1 ? token : token.slice(0, equals);
+    const value = equals === -1 ? undefined : token.slice(equals + 1);
+    const name = [...options].find((option) => option.startsWith("--") && written.length > 2 && option.startsWith(written));
+    return name === undefined ? undefined : { name, value };
+  }
+  const at = token.split("").findIndex((letter, k) => k > 0 && options.has(`-${letter}`));
+  if (at === -1) return undefined;
+  const rest = token.slice(at + 1);
+  return { name: `-${token.charAt(at)}`, value: rest === "" ? undefined : rest.replace(/^=/u, "") };
+}
+
+/** Named body options (az `--template-uri`, `--parameters`): a URL element in any of their values. */
+export function checkBodyUrlOptions(options: ReadonlySet<string>, body: readonly SitedToken[]): ArgvRejection | undefined {
+  let current: string | undefined;
+  for (const site of body) {
+    if (site.token.startsWith("-")) {
+      const found = bodyOption(site.token, options);
+      current = found !== undefined && found.value === undefined ? found.name : undefined;
+      if (found?.value !== undefined && hasUrlElement(found.value)) return fetchedValueRejection(site, found.value, found.name, DOWNLOAD);
+      continue;
+    }
+    if (current !== undefined && hasUrlElement(site.token)) return fetchedValueRejection(site, site.token, current, DOWNLOAD);
+  }
+  return undefined;
+}
