@@ -14,7 +14,9 @@
  * allows nothing and is reported once (per file and kind) in the audit log.
  */
 import path from "node:path";
+import { ConfigError } from "../config/errors.js";
 import { fileIdentityOf, type ProviderEntry, type TargetEntry } from "../config/registry.js";
+import { checkTrustedPath } from "../config/trusted-path.js";
 import { loadTargetDocument } from "../config/target-schema.js";
 import { targetBinding } from "../state/fingerprints.js";
 import { GRANTS_FILE, GrantStore } from "../state/grant-store.js";
@@ -49,11 +51,13 @@ export class FileLeaseGate implements LeaseGate {
       this.loaded.set(target, loaded);
     }
     try {
+      if (!checkTrustedPath(provider.trust, target.file, "file")) return { reason: "target.yaml is missing" };
       const doc = loadTargetDocument(target.file, { name: provider.name, mode: provider.config.targeting?.mode });
       const current = bindingOf(provider, target, doc.value, fileIdentityOf(target.file));
       if (current !== loaded) return { reason: "target.yaml changed since the MCP server started; it must be restarted and the target activated again" };
-    } catch {
-      return { reason: "target.yaml is missing or invalid" };
+    } catch (error) {
+      // An untrusted path says which one and how to fix it; a parse error stays generic.
+      return { reason: error instanceof ConfigError && error.line === undefined ? error.message : "target.yaml is missing or invalid" };
     }
     return { binding: loaded };
   }
