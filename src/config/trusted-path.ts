@@ -43,10 +43,8 @@ const MAX_LINKS = 40;
  * @throws ConfigError naming the offending path and the command that fixes it.
  */
 export function checkTrustedPath(trust: ConfigTrust, target: string, kind: TrustedKind): boolean {
+  if (!isInside(path.resolve(target), trust.root)) throw new ConfigError(target, `is outside the configuration root ${trust.root}`);
   const relative = path.relative(trust.root, path.resolve(target));
-  if (relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
-    throw new ConfigError(target, `is outside the configuration root ${trust.root}`);
-  }
   const fsRoot = path.parse(trust.root).root;
   const realRoot = walk(trust, { start: fsRoot, rest: path.relative(fsRoot, trust.root), target: trust.root, kind: relative === "" ? kind : "directory" });
   if (realRoot === undefined) return false;
@@ -111,7 +109,7 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
     checkEntry(trust, current, stats, last ? request.kind : "directory", ruleFor(last));
   }
   // The walk and the kernel must agree on where the path leads; they differ only if it changed meanwhile.
-  if (realpathOf(request.target) !== current) throw new ConfigError(request.target, "changed while it was being checked; load again");
+  if (!samePath(realpathOf(request.target), current)) throw new ConfigError(request.target, "changed while it was being checked; load again");
   return current;
 }
 
@@ -148,6 +146,11 @@ function escape(target: string, link: string, bound: string): ConfigError {
     target,
     `the symbolic link ${link} leads out of the configuration root ${bound}; fix: replace the link with the file or directory itself`,
   );
+}
+
+/** Windows file names compare without case (the drive letter's case varies between APIs). */
+function samePath(a: string, b: string): boolean {
+  return process.platform === "win32" ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
 function components(value: string): string[] {
