@@ -25,7 +25,8 @@
  * credential instead of telling the operator.
  */
 import { ConfigError, combineConfigErrors } from "./errors.js";
-import { readConfigTextIfExists } from "./read-file.js";
+import { readTrustedConfigText } from "./read-file.js";
+import type { ConfigTrust } from "./trusted-path.js";
 
 /** How many problems one file reports before it stops listing them. */
 const MAX_REPORTED_PROBLEMS = 20;
@@ -91,13 +92,14 @@ export function parseDotenv(file: string, text: string): ReadonlyMap<string, str
 }
 
 /**
- * Reads and parses a `.env` file, or returns undefined when it does not exist
- * (an absent `.env` means "no variables"; any other read failure is an error).
+ * Reads and parses a `.env` file below `trust.root`, or returns undefined when
+ * it does not exist (an absent `.env` means "no variables"; any other read
+ * failure is an error, and so is a file others could have written).
  *
- * @throws ConfigError when the file cannot be read or is malformed.
+ * @throws ConfigError when the file is untrusted, cannot be read or is malformed.
  */
-export function readDotenvIfExists(file: string): ReadonlyMap<string, string> | undefined {
-  const text = readConfigTextIfExists(file);
+export function readDotenvIfExists(trust: ConfigTrust, file: string): ReadonlyMap<string, string> | undefined {
+  const text = readTrustedConfigText(trust, file);
   return text === undefined ? undefined : parseDotenv(file, text);
 }
 

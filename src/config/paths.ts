@@ -110,6 +110,11 @@ export function envFilePath(providerOrTargetDir: string): string {
   return path.join(providerOrTargetDir, ".env");
 }
 
+/** The `.env` a provider reads: `environment.file` (relative to its directory) when set, else `.env`. */
+export function providerEnvFilePath(providerDirectory: string, environmentFile: string | undefined): string {
+  return environmentFile === undefined ? envFilePath(providerDirectory) : path.join(providerDirectory, environmentFile);
+}
+
 /**
  * Names reach these helpers from operator commands and agent requests, so a
  * name that would step out of its parent directory is refused here, once, for

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigError } from "./errors.js";
+import { checkTrustedPath, type ConfigTrust } from "./trusted-path.js";
 
 /**
  * Reads a configuration file as UTF-8 text.
@@ -30,6 +31,17 @@ export function readConfigTextIfExists(file: string): string | undefined {
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw new ConfigError(file, describeReadFailure(error));
   }
+}
+
+/**
+ * Reads a configuration file below `trust.root` once the trust rule holds for
+ * it and every directory above it (trusted-path.ts); undefined when it does not exist.
+ *
+ * @throws ConfigError naming the untrusted path and the command that fixes it,
+ *   or the file when it cannot be read.
+ */
+export function readTrustedConfigText(trust: ConfigTrust, file: string): string | undefined {
+  return checkTrustedPath(trust, file, "file") ? readConfigTextIfExists(file) : undefined;
 }
 
 /** True when `error` is a file-system error with the given code (`ENOENT`, …). */

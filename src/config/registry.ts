@@ -6,7 +6,10 @@
  * Security invariant: nothing here reads a `.env` file. Environments are read
  * only after a policy allow, by the call pipeline. Rules are not read here
  * either: `readPolicyTexts` reads them afresh on every call (through the
- * pipeline's PolicyCache, the one loader of rules).
+ * pipeline's PolicyCache, the one loader of rules). Every path of the tree is
+ * held to the trust rule (trusted-path.ts) before anything is read, `.env` and
+ * rules files included (inspected, not read), so a configuration others could
+ * have written starts nothing.
  */
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -15,10 +18,11 @@ import { combineConfigErrors, ConfigError } from "./errors.js";
 import { effectiveLockedOptions } from "./locked-floor.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
-import { providerConfigPath, providerDir, providersDir, rulesPath, targetConfigPath, targetDir, targetsDir } from "./paths.js";
-import { hasErrorCode, readConfigText, readConfigTextIfExists } from "./read-file.js";
+import { envFilePath, providerConfigPath, providerDir, providerEnvFilePath, providersDir, rulesPath, targetConfigPath, targetDir, targetsDir } from "./paths.js";
+import { hasErrorCode, readTrustedConfigText } from "./read-file.js";
 import { loadTargetDocument } from "./target-schema.js";
 import type { TargetConfig } from "./target-schema.js";
+import { checkTrustedPath, configTrust, type ConfigTrust } from "./trusted-path.js";
 import type { YamlDocument } from "./yaml-document.js";
 
 /** One target alias of a provider. */
@@ -75,6 +79,8 @@ export interface ProviderEntry {
   readonly targetAware: boolean;
   /** What the policy engine needs from `provider.yaml`, derived once at load. */
   readonly policyContext: ProviderPolicyContext;
+  /** The configuration root and its trust rule: every file read later for this provider is checked with it. */
+  readonly trust: ConfigTrust;
 }
 
 /** Every installed provider. */
@@ -108,8 +114,9 @@ interface LoadedProvider {
  *
  * @throws ConfigError for the first problem found, whose message (and
  *   `related`) lists every problem found, each with its file, line and column.
+ *   An untrusted root or `providers/` directory is reported alone.
  */
-export function loadRegistry(root: string): Registry {
+export function loadRegistry(root: string, trust: ConfigTrust = configTrust(root)): Registry {
   const errors: ConfigError[] = [];
   const collect = <T>(load: () => T): T | undefined => {
     try {
@@ -121,9 +128,11 @@ export function loadRegistry(root: string): Registry {
     }
   };
 
+  // The walk to providers/ checks the root and every directory above it first.
+  checkTrustedPath(trust, providersDir(root), "directory");
   const loaded: LoadedProvider[] = [];
   for (const dirName of collect(() => listSubdirectories(providersDir(root))) ?? []) {
-    const provider = collect(() => loadProvider(root, dirName, collect));
+    const provider = collect(() => loadProvider(trust, root, dirName, collect));
     if (provider !== undefined) loaded.push(provider);
   }
   errors.push(...crossProviderErrors(loaded));
@@ -151,13 +160,15 @@ export interface PolicyText {
  * @throws ConfigError when the shared file is missing or unreadable, or the alias is unknown.
  */
 export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { shared: PolicyText; target?: PolicyText } {
-  const shared = { file: entry.rulesPath, text: readConfigText(entry.rulesPath) };
+  const sharedText = readTrustedConfigText(entry.trust, entry.rulesPath);
+  if (sharedText === undefined) throw new ConfigError(entry.rulesPath, "file not found");
+  const shared = { file: entry.rulesPath, text: sharedText };
   if (targetAlias === undefined) return { shared };
   const target = entry.targets.get(targetAlias);
   if (target === undefined) {
     throw new ConfigError(targetsDir(entry.dir), `provider ${entry.tool} has no target ${JSON.stringify(targetAlias)}`);
   }
-  const text = readConfigTextIfExists(target.rulesPath);
+  const text = readTrustedConfigText(entry.trust, target.rulesPath);
   if (text === undefined && target.hasOwnRules) {
     // Falling back to the shared accepts would silently widen this target's policy.
     throw new ConfigError(target.rulesPath, "was removed after the configuration was loaded; restore it, or restart the server to use the shared rules");
@@ -165,10 +176,11 @@ export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { s
   return text === undefined ? { shared } : { shared, target: { file: target.rulesPath, text } };
 }
 
-function loadProvider(root: string, dirName: string, collect: <T>(load: () => T) => T | undefined): LoadedProvider {
+function loadProvider(trust: ConfigTrust, root: string, dirName: string, collect: <T>(load: () => T) => T | undefined): LoadedProvider {
   const dir = providerDir(root, dirName);
   const file = providerConfigPath(dir);
-  if (!existsSync(file)) {
+  checkTrustedPath(trust, dir, "directory");
+  if (!checkTrustedPath(trust, file, "file")) {
     throw new ConfigError(file, "missing: every directory under providers/ needs a provider.yaml");
   }
   const doc = loadProviderDocument(file);
@@ -176,10 +188,12 @@ function loadProvider(root: string, dirName: string, collect: <T>(load: () => T)
   if (config.name !== dirName) {
     throw doc.errorAt(["name"], `name: must equal the directory name ${JSON.stringify(dirName)}, found ${JSON.stringify(config.name)}`);
   }
+  checkLayerFiles(trust, dir, providerEnvFilePath(dir, config.environment?.file));
+  checkTrustedPath(trust, targetsDir(dir), "directory");
   const owner = { name: config.name, mode: config.targeting?.mode };
   const targets: LoadedTarget[] = [];
   for (const alias of collect(() => listSubdirectories(targetsDir(dir))) ?? []) {
-    const target = collect(() => loadTarget(dir, alias, owner));
+    const target = collect(() => loadTarget(trust, dir, alias, owner));
     if (target !== undefined) targets.push(target);
   }
   const entry: ProviderEntry = {
@@ -197,14 +211,17 @@ function loadProvider(root: string, dirName: string, collect: <T>(load: () => T)
       lockedOptions: effectiveLockedOptions(config),
       settings: toPolicySettings(config),
     },
+    trust,
   };
   return { entry, doc, targets };
 }
 
-function loadTarget(providerDirectory: string, alias: string, owner: Parameters<typeof loadTargetDocument>[1]): LoadedTarget {
+function loadTarget(trust: ConfigTrust, providerDirectory: string, alias: string, owner: Parameters<typeof loadTargetDocument>[1]): LoadedTarget {
   const dir = targetDir(providerDirectory, alias);
   const file = targetConfigPath(dir);
-  if (!existsSync(file)) throw new ConfigError(file, "missing: every directory under targets/ needs a target.yaml");
+  checkTrustedPath(trust, dir, "directory");
+  if (!checkTrustedPath(trust, file, "file")) throw new ConfigError(file, "missing: every directory under targets/ needs a target.yaml");
+  checkLayerFiles(trust, dir, envFilePath(dir));
   const before = fileIdentityOf(file);
   const doc = loadTargetDocument(file, owner);
   const fileIdentity = fileIdentityOf(file);
@@ -219,6 +236,16 @@ function loadTarget(providerDirectory: string, alias: string, owner: Parameters<
     entry: { name: alias, dir, file, config: doc.value, rulesPath: ownRules, hasOwnRules: existsSync(ownRules), fileIdentity },
     doc,
   };
+}
+
+/**
+ * A provider's or target's rules and `.env`, when present. The `.env` is
+ * inspected (owner, mode, links), never read: that waits for an allow, and its
+ * kind is checked then (a sentinel `.env` may be anything that fails to read).
+ */
+function checkLayerFiles(trust: ConfigTrust, dir: string, envFile: string): void {
+  checkTrustedPath(trust, rulesPath(dir), "file");
+  checkTrustedPath(trust, envFile, "any");
 }
 
 /** The checks that need more than one file. */

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { intInRange, versionSchema } from "./common-fields.js";
 import { settingsPath } from "./paths.js";
-import { readConfigTextIfExists } from "./read-file.js";
+import { readTrustedConfigText } from "./read-file.js";
+import { configTrust, type ConfigTrust } from "./trusted-path.js";
 import { parseYamlDocument } from "./yaml-document.js";
 
 /** Server-wide settings, after defaults. */
@@ -51,13 +52,14 @@ export const settingsFileSchema = z.strictObject({
 /**
  * Reads `<root>/settings.yaml`. A missing file, or one with no fields (empty or
  * only comments), yields `DEFAULT_SETTINGS`; a file that exists but is invalid
- * is an error, never silently replaced by defaults.
+ * is an error, never silently replaced by defaults, and so is one that others
+ * could have written (trusted-path.ts).
  *
  * @throws ConfigError with the file, line and column of each problem.
  */
-export function loadSettings(root: string): Settings {
+export function loadSettings(root: string, trust: ConfigTrust = configTrust(root)): Settings {
   const file = settingsPath(root);
-  const text = readConfigTextIfExists(file);
+  const text = readTrustedConfigText(trust, file);
   if (text === undefined) return { ...DEFAULT_SETTINGS };
   const { value } = parseYamlDocument(file, text, settingsFileSchema, { allowEmpty: true });
   return {

@@ -13,9 +13,8 @@
  *
  * Values read here never reach the audit log, an error message or the agent.
  */
-import path from "node:path";
 import { readDotenvIfExists } from "../config/dotenv.js";
-import { envFilePath } from "../config/paths.js";
+import { envFilePath, providerEnvFilePath } from "../config/paths.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import type { CallAudit } from "./call-audit.js";
@@ -59,8 +58,7 @@ function identityProviderOf(request: AuthRequest, registry: Registry): ProviderE
 }
 
 function providerEnvFile(provider: ProviderEntry): string {
-  const relative = provider.config.environment?.file;
-  return relative === undefined ? envFilePath(provider.dir) : path.join(provider.dir, relative);
+  return providerEnvFilePath(provider.dir, provider.config.environment?.file);
 }
 
 function readLayers(request: AuthRequest, identity: ProviderEntry): CredentialLayers {
@@ -69,7 +67,7 @@ function readLayers(request: AuthRequest, identity: ProviderEntry): CredentialLa
     providerEnvFile(request.provider),
     ...(request.target === undefined ? [] : [envFilePath(request.target.dir)]),
   ];
-  return files.map((file) => readDotenvIfExists(file) ?? new Map<string, string>());
+  return files.map((file) => readDotenvIfExists(request.provider.trust, file) ?? new Map<string, string>());
 }
 
 function failure(source: "session-invalid" | "identity-mismatch", reason: string): AuthResult {

@@ -30,6 +30,13 @@ export interface ChildPlan {
   readonly windowsVerbatimArguments: boolean;
 }
 
+/** A variable of a built environment; on Windows whatever its spelling (one spelling is kept). */
+function variable(env: Readonly<Record<string, string>>, name: string, platform: NodeJS.Platform): string | undefined {
+  if (platform !== "win32") return env[name];
+  const key = Object.keys(env).find((candidate) => candidate.toUpperCase() === name);
+  return key === undefined ? undefined : env[key];
+}
+
 /** A child that cannot be started safely (no such program, a refused batch wrapper). */
 export class ChildPlanError extends Error {}
 
@@ -44,14 +51,18 @@ export function planChild(
   const env = buildChildEnv({
     serverEnv: deps.serverEnv,
     platform: deps.platform,
+    cwd: deps.cwd,
+    selfDir: deps.selfDir,
     layers,
     removedEnv: provider.config.auth?.removed_env ?? [],
     pinned,
   });
-  // The executable is looked up through the child's own PATH: a .env may set it.
+  // The executable is looked up through the child's own PATH (a .env may set it), already reduced
+  // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
+  const pathExt = variable(env, "PATHEXT", deps.platform);
   const resolved = resolveExecutable(command, {
-    pathEnv: env.PATH ?? env.Path,
-    ...(env.PATHEXT === undefined ? {} : { pathExt: env.PATHEXT }),
+    pathEnv: variable(env, "PATH", deps.platform),
+    ...(pathExt === undefined ? {} : { pathExt }),
     platform: deps.platform,
     selfDir: deps.selfDir,
     cwd: deps.cwd,

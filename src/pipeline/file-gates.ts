@@ -13,9 +13,11 @@
  * target never allows a call to another. An invalid or legacy grants file
  * allows nothing and is reported once (per file and kind) in the audit log.
  */
+import { ConfigError } from "../config/errors.js";
 import { readConfigText } from "../config/read-file.js";
 import { fileIdentityOf, type FileIdentity, type ProviderEntry, type TargetEntry } from "../config/registry.js";
 import { parseTargetDocument } from "../config/target-schema.js";
+import { checkTrustedPath } from "../config/trusted-path.js";
 import { grantsFileOf, GrantStore } from "../state/grant-store.js";
 import { leaseBindingOf } from "../state/lease-status.js";
 import { isActiveIn, LeaseStore } from "../state/lease-store.js";
@@ -52,6 +54,7 @@ export class FileLeaseGate implements LeaseGate {
       this.loaded.set(target, loaded);
     }
     try {
+      if (!checkTrustedPath(provider.trust, target.file, "file")) return { reason: "target.yaml is missing" };
       // Read, then identify (the order the registry loads in): a file replaced in between yields a new binding.
       const text = readConfigText(target.file);
       const identity = fileIdentityOf(target.file);
@@ -61,8 +64,9 @@ export class FileLeaseGate implements LeaseGate {
       const current = leaseBindingOf(provider.name, { name: target.name, config: doc.value, fileIdentity: identity });
       if (current !== loaded) return { reason: "target.yaml changed since the MCP server started; it must be restarted and the target activated again" };
       this.verified.set(target, { text, ...identity });
-    } catch {
-      return { reason: "target.yaml is missing or invalid" };
+    } catch (error) {
+      // An untrusted path says which one and how to fix it; a parse error stays generic.
+      return { reason: error instanceof ConfigError && error.line === undefined ? error.message : "target.yaml is missing or invalid" };
     }
     return { binding: loaded };
   }

@@ -9,7 +9,10 @@
  *    provider, provider, target): a later layer wins;
  * 3. minus `removed_env` (an entry `NAME_*` removes every variable starting with
  *    `NAME_`; the entry `AWS_ENDPOINT_URL` also removes `AWS_ENDPOINT_URL_*`, as in Torii);
- * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything.
+ * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
+ * 5. with PATH reduced to the directories executable lookup searches (absolute
+ *    entries only, never the working directory or Torii's own: search-path.ts),
+ *    whichever layer set it, and on Windows PATHEXT to its well-formed `.ext` entries.
  *
  * Loader, proxy, TLS-trust and cloud-identity variables (SERVER_ENV_DENYLIST)
  * can never come from the server's environment: they are not on the allowlist,
@@ -26,6 +29,8 @@
  * Object.prototype must not reach a child, and a `.env` key `__proto__` stays an
  * ordinary variable.
  */
+
+import { childPathValue, parsePathExt, type SearchPathContext } from "./search-path.js";
 
 /**
  * Server variables a child may inherit on every platform. Deliberately absent:
@@ -136,10 +141,9 @@ export const REMOVED_ENV_FAMILIES: ReadonlyMap<string, string> = new Map([["AWS_
 /** A `removed_env` entry: a variable name, or `NAME_*` for every variable starting with `NAME_`. */
 export const REMOVED_ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*(?:_\*)?$/;
 
-export interface ChildEnvInput {
+export interface ChildEnvInput extends SearchPathContext {
   /** The server's own environment (`process.env`); only allowlisted variables are read. */
   readonly serverEnv: Readonly<Record<string, string | undefined>>;
-  readonly platform: NodeJS.Platform;
   /** `.env` layers in increasing precedence (identity provider, provider, target). */
   readonly layers?: readonly ReadonlyMap<string, string>[];
   /** The provider's `.env`; applied after `layers`. */
@@ -182,6 +186,7 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
     if (removal(key)) merged.delete(key);
   }
   for (const [name, value] of Object.entries(input.pinned ?? {})) set(checkedName(name), checkedValue(name, value));
+  restrictSearchVariables(merged, input, fold);
 
   const env = Object.create(null) as Record<string, string>;
   for (const [name, value] of merged.values()) env[name] = value;
@@ -243,6 +248,25 @@ assertAllowlistExcludesDenylist(
   SERVER_ENV_ALLOWLIST_PREFIXES,
   SERVER_ENV_DENYLIST,
 );
+
+/**
+ * Rewrites PATH (and on Windows PATHEXT) in place, keeping the spelling. A
+ * POSIX child always gets a PATH (an absent one makes bash search the working
+ * directory); a Windows child gets one only when a layer set it.
+ */
+function restrictSearchVariables(
+  merged: Map<string, readonly [string, string]>,
+  context: SearchPathContext,
+  fold: (name: string) => string,
+): void {
+  const windows = context.platform === "win32";
+  const pathEntry = merged.get(fold("PATH"));
+  if (pathEntry !== undefined || !windows) {
+    merged.set(fold("PATH"), [pathEntry?.[0] ?? "PATH", childPathValue(pathEntry?.[1], context)]);
+  }
+  const pathExt = merged.get(fold("PATHEXT"));
+  if (windows && pathExt !== undefined) merged.set(fold("PATHEXT"), [pathExt[0], parsePathExt(pathExt[1]).join(";")]);
+}
 
 /** A predicate over folded names for the `removed_env` entries. */
 function removalMatcher(entries: readonly string[], fold: (name: string) => string): (folded: string) => boolean {

@@ -15,6 +15,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { isWindowsAbsolute, parsePathExt, trustedSearchPath } from "./search-path.js";
 
 /** `binary`: spawned directly. `batch`: a Windows `.bat`/`.cmd`, runnable only through cmd.exe. */
 export type ExecutableKind = "binary" | "batch";
@@ -65,7 +66,6 @@ export class ExecutableRefusedError extends Error {
   }
 }
 
-const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
 const WINDOWS_BINARY_EXTENSIONS = new Set([".COM", ".EXE"]);
 const WINDOWS_BATCH_EXTENSIONS = new Set([".BAT", ".CMD"]);
 // Characters Windows forbids in file names, plus control characters.
@@ -127,7 +127,7 @@ function searchPosixPath(
   isFile: (candidate: string) => boolean,
   isExecutable: (candidate: string) => boolean,
 ): ResolvedExecutable {
-  const search = searchableDirectories(options, path.posix, ":", false);
+  const search = trustedSearchPath(options.pathEnv, options);
   for (const directory of search.directories) {
     const candidate = path.posix.join(directory, name);
     // Like a shell, a file we may not execute does not end the search.
@@ -144,7 +144,7 @@ function searchWindowsPath(
   const extensions = parsePathExt(options.pathExt);
   const ownExtension = path.win32.extname(name).toUpperCase();
   const names = [...(extensions.includes(ownExtension) ? [name] : []), ...extensions.map((extension) => name + extension)];
-  const search = searchableDirectories(options, path.win32, ";", true);
+  const search = trustedSearchPath(options.pathEnv, options);
   for (const directory of search.directories) {
     for (const candidateName of names) {
       const candidate = path.win32.join(directory, candidateName);
@@ -152,78 +152,6 @@ function searchWindowsPath(
     }
   }
   throw new ExecutableNotFoundError(name, search.summary());
-}
-
-interface DirectorySearch {
-  readonly directories: readonly string[];
-  /** Counts only: PATH entries are environment values and stay out of messages. */
-  readonly summary: () => string;
-}
-
-function searchableDirectories(
-  options: ResolveExecutableOptions,
-  pathModule: path.PlatformPath,
-  delimiter: string,
-  windows: boolean,
-): DirectorySearch {
-  const isAbsolute = windows ? isWindowsAbsolute : (entry: string): boolean => pathModule.isAbsolute(entry);
-  const excluded = new Set([comparable(options.cwd, pathModule, windows), comparable(options.selfDir, pathModule, windows)]);
-  const directories: string[] = [];
-  const seen = new Set<string>();
-  let skipped = 0;
-  for (const rawEntry of (options.pathEnv ?? "").split(delimiter)) {
-    // cmd.exe accepts quoted PATH entries ("C:\Program Files\x"); the quotes are not part of the name.
-    const entry = windows ? rawEntry.replace(/^"(.*)"$/su, "$1") : rawEntry;
-    if (entry === "" || entry.includes("\0") || !isAbsolute(entry)) {
-      skipped += 1;
-      continue;
-    }
-    const key = comparable(entry, pathModule, windows);
-    if (excluded.has(key)) {
-      skipped += 1;
-      continue;
-    }
-    if (seen.has(key)) continue;
-    seen.add(key);
-    directories.push(pathModule.normalize(entry));
-  }
-  return {
-    directories,
-    summary: () => {
-      const searched = `${directories.length} PATH ${directories.length === 1 ? "directory" : "directories"} searched`;
-      return skipped === 0
-        ? searched
-        : `${searched}; ${skipped} skipped (empty or relative entries, the current directory, Torii's own directory)`;
-    },
-  };
-}
-
-/** A directory in a form where equal directories compare equal (case-insensitive on Windows). */
-function comparable(directory: string, pathModule: path.PlatformPath, windows: boolean): string {
-  let normalized = pathModule.normalize(directory);
-  const root = pathModule.parse(normalized).root;
-  while (normalized.length > root.length && /[\\/]$/u.test(normalized)) normalized = normalized.slice(0, -1);
-  return windows ? normalized.toUpperCase() : normalized;
-}
-
-function parsePathExt(pathExt: string | undefined): readonly string[] {
-  const parsed = (pathExt ?? "")
-    .split(";")
-    .map((extension) => extension.trim().toUpperCase())
-    .filter((extension) => /^\.[A-Z0-9_-]+$/u.test(extension));
-  const unique = [...new Set(parsed)];
-  return unique.length > 0 ? unique : DEFAULT_PATHEXT.split(";");
-}
-
-/**
- * Drive-rooted (`C:\…`) or UNC (`\\server\share\…`) only. `\x` (root of the
- * current drive) and `C:x` (relative to that drive's current directory) depend
- * on process state; `\\?\` and `\\.\` skip the normalisation that makes the
- * other checks meaningful.
- */
-function isWindowsAbsolute(candidate: string): boolean {
-  if (/^[A-Za-z]:[\\/]/u.test(candidate)) return true;
-  return /^[\\/]{2}[^\\/?.]/u.test(candidate);
 }
 
 function checkWindowsCommandShape(command: string, absolute: boolean): void {

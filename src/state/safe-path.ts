@@ -5,26 +5,23 @@
  * could grant themselves access. Every refusal is a StateError of kind
  * `unsafe-path`.
  *
- * On POSIX: the state directory must be a real directory owned by this user
- * and not writable by group or others; the state file must be a regular file
- * with one link, owned by this user and not writable by group or others; the
- * lock path and temp files must not be symlinks. On Windows, owner and mode
- * bits mean nothing, so only the symlink and file-type checks apply.
+ * On POSIX: the state directory must be a real directory and the state file a
+ * regular file with one link, both held to the configuration's owner-and-mode
+ * rule (config/file-trust.ts: this user's or root's, not writable by group or
+ * others); the lock path and temp files must not be symlinks. On Windows, owner
+ * and mode bits mean nothing, so only the symlink and file-type checks apply.
  */
 import { lstatSync, mkdirSync, type Stats } from "node:fs";
 import path from "node:path";
+import { currentTrustPolicy, ownerAndModeProblem, type TrustPolicy } from "../config/file-trust.js";
 import { StateError } from "./errors.js";
 
-/** Who the files must belong to, and whether POSIX owner/mode checks apply. */
-export interface PathPolicy {
-  readonly platform: NodeJS.Platform;
-  /** The owner every state directory and file must have; undefined skips the check (Windows). */
-  readonly uid: number | undefined;
-}
+/** Who the files must belong to, and whether POSIX owner/mode checks apply: the configuration's rule. */
+export type PathPolicy = TrustPolicy;
 
 /** This process's policy. */
 export function currentPathPolicy(platform: NodeJS.Platform = process.platform): PathPolicy {
-  return { platform, uid: platform === "win32" ? undefined : process.getuid?.() };
+  return currentTrustPolicy(platform);
 }
 
 /** `lstat`, or undefined when nothing is there. */
@@ -82,13 +79,8 @@ export function checkStateFileStats(file: string, stats: Stats, policy: PathPoli
 }
 
 function checkOwnerAndMode(file: string, subject: string, what: string, stats: Stats, policy: PathPolicy): void {
-  if (policy.uid === undefined) return;
-  if (stats.uid !== policy.uid) {
-    throw unsafe(file, `the ${what} ${subject} belongs to uid ${stats.uid}, not to this user (uid ${policy.uid})`);
-  }
-  if ((stats.mode & 0o022) !== 0) {
-    throw unsafe(file, `the ${what} ${subject} is writable by group or others (mode ${(stats.mode & 0o777).toString(8)}); chmod go-w it`);
-  }
+  const problem = ownerAndModeProblem(subject, stats, policy);
+  if (problem !== undefined) throw unsafe(file, `the ${what} ${subject} ${problem.detail}; fix: ${problem.fix}`);
 }
 
 function unsafe(file: string, detail: string): StateError {

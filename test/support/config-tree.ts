@@ -10,13 +10,18 @@ export interface TreeFiles {
   readonly [relative: string]: string;
 }
 
-/** Creates a fresh configuration root holding `files`; returns its absolute path. */
+/**
+ * Creates a fresh configuration root holding `files`; returns its absolute path.
+ * Modes are explicit (0755 directories, 0644 files) so the tree passes the
+ * trust rule whatever the umask; the root is a 0700 temporary directory under
+ * the sticky system temp directory.
+ */
 export function makeConfigTree(files: TreeFiles): string {
   const root = mkdtempSync(path.join(os.tmpdir(), "torii-test-"));
   for (const [relative, content] of Object.entries(files)) {
     const file = path.join(root, relative);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, content);
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
+    writeFileSync(file, content, { mode: 0o644 });
   }
   return root;
 }

@@ -16,10 +16,12 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-export async function startSession(configRoot: string, env: Record<string, string> = {}): Promise<McpSession> {
+/** Starts the server; `options.cwd` is its working directory (the test runner's by default). */
+export async function startSession(configRoot: string, env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_PATH],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", TORII_NO_GUI: "1", TORII_CONFIG_DIR: configRoot, ...env },
     stderr: "pipe",
   });

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseDotenv, readDotenvIfExists } from "../../../src/config/dotenv.js";
 import { ConfigError } from "../../../src/config/errors.js";
+import { configTrust } from "../../../src/config/trusted-path.js";
 import { catchConfigError, tempDir } from "./temp-tree.js";
 
 const FILE = "/cfg/providers/aws/.env";
@@ -218,7 +219,8 @@ describe("parseDotenv: malformed input", () => {
 
 describe("readDotenvIfExists", () => {
   it("returns undefined when the file does not exist", () => {
-    expect(readDotenvIfExists(path.join(tempDir(), ".env"))).toBeUndefined();
+    const dir = tempDir();
+    expect(readDotenvIfExists(configTrust(dir), path.join(dir, ".env"))).toBeUndefined();
   });
 
   it("parses an existing file and names it in errors", () => {
@@ -227,20 +229,22 @@ describe("readDotenvIfExists", () => {
     const bad = path.join(dir, "bad.env");
     writeFileSync(good, "A=1\n");
     writeFileSync(bad, "A=1\nB\n");
-    expect(Object.fromEntries(readDotenvIfExists(good) ?? [])).toEqual({ A: "1" });
-    expect(locations(catchConfigError(() => readDotenvIfExists(bad)))).toEqual([`${bad}:2:1`]);
+    expect(Object.fromEntries(readDotenvIfExists(configTrust(dir), good) ?? [])).toEqual({ A: "1" });
+    expect(locations(catchConfigError(() => readDotenvIfExists(configTrust(dir), bad)))).toEqual([`${bad}:2:1`]);
   });
 
   it("refuses a directory instead of treating it as absent", () => {
-    const dir = path.join(tempDir(), ".env");
+    const root = tempDir();
+    const dir = path.join(root, ".env");
     mkdirSync(dir);
-    expect(catchConfigError(() => readDotenvIfExists(dir)).message).toMatch(/is a directory/);
+    expect(catchConfigError(() => readDotenvIfExists(configTrust(root), dir)).message).toMatch(/is not a regular file/);
   });
 
   it.skipIf(process.platform === "win32" || process.getuid?.() === 0)("refuses an unreadable file", () => {
-    const file = path.join(tempDir(), ".env");
+    const root = tempDir();
+    const file = path.join(root, ".env");
     writeFileSync(file, "A=1\n");
     chmodSync(file, 0o000);
-    expect(catchConfigError(() => readDotenvIfExists(file)).message).toMatch(/cannot be read/);
+    expect(catchConfigError(() => readDotenvIfExists(configTrust(root), file)).message).toMatch(/cannot be read/);
   });
 });

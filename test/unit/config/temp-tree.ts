@@ -26,12 +26,12 @@ export function yaml(...lines: string[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Writes `files` (relative path → contents) below `root`, creating directories. */
+/** Writes `files` (relative path → contents) below `root`, creating directories; modes pass the trust rule whatever the umask. */
 export function writeTree(root: string, files: Readonly<Record<string, string>>): void {
   for (const [relative, contents] of Object.entries(files)) {
     const file = path.join(root, relative);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, contents);
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
+    writeFileSync(file, contents, { mode: 0o644 });
   }
 }
 

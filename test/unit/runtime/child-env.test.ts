@@ -11,11 +11,12 @@ import {
   WINDOWS_SERVER_ENV_ALLOWLIST,
   type ChildEnvInput,
 } from "../../../src/runtime/child-env.js";
+import { FALLBACK_POSIX_PATH } from "../../../src/runtime/search-path.js";
 
 const SEED = 20260101;
 
 function build(overrides: Partial<ChildEnvInput> = {}): Record<string, string> {
-  return buildChildEnv({ serverEnv: {}, platform: "linux", removedEnv: [], ...overrides });
+  return buildChildEnv({ serverEnv: {}, platform: "linux", cwd: "/srv/work", selfDir: "/opt/torii/dist", removedEnv: [], ...overrides });
 }
 
 function env(entries: Record<string, string>): ReadonlyMap<string, string> {
@@ -103,11 +104,11 @@ describe("buildChildEnv: the server's allowlist", () => {
   });
 
   it("skips undefined server values", () => {
-    expect({ ...build({ serverEnv: { PATH: undefined, HOME: "/h" } }) }).toEqual({ HOME: "/h" });
+    expect({ ...build({ serverEnv: { PATH: undefined, HOME: "/h" } }) }).toEqual({ HOME: "/h", PATH: FALLBACK_POSIX_PATH });
   });
 
   it("matches the allowlist case-sensitively off Windows", () => {
-    expect({ ...build({ serverEnv: { Path: "/bin", home: "/h", lc_all: "C" } }) }).toEqual({});
+    expect({ ...build({ serverEnv: { Path: "/bin", home: "/h", lc_all: "C" } }) }).toEqual({ PATH: FALLBACK_POSIX_PATH });
   });
 
   it.each(DANGEROUS_SERVER_VARIABLES)("never passes %s from the server", (name) => {
@@ -214,6 +215,7 @@ describe("buildChildEnv: layering", () => {
       AZURE_CONFIG_DIR: "/cfg/az",
       NODE_EXTRA_CA_CERTS: "/corp.pem",
       KUBECONFIG: "/cfg/kube",
+      PATH: FALLBACK_POSIX_PATH,
     });
   });
 
@@ -231,7 +233,7 @@ describe("buildChildEnv: layering", () => {
   it("returns a null-prototype object, so __proto__ is an ordinary variable and pollution cannot leak", () => {
     const child = build({ providerEnv: new Map([["__proto__", "x"], ["constructor", "y"]]) });
     expect(Object.getPrototypeOf(child)).toBeNull();
-    expect(Object.keys(child).sort()).toEqual(["__proto__", "constructor"]);
+    expect(Object.keys(child).sort()).toEqual(["PATH", "__proto__", "constructor"]);
     expect(Object.getOwnPropertyDescriptor(child, "__proto__")?.value).toBe("x");
   });
 
@@ -263,12 +265,12 @@ describe("buildChildEnv: removed_env", () => {
       providerEnv: env({ AWS_ENDPOINT_URL: "a", AWS_ENDPOINT_URL_STS: "b", AWS_ENDPOINT_URL_S3: "c", AWS_ENDPOINT_URLX: "d" }),
       removedEnv: ["AWS_ENDPOINT_URL"],
     });
-    expect({ ...child }).toEqual({ AWS_ENDPOINT_URLX: "d" });
+    expect({ ...child }).toEqual({ AWS_ENDPOINT_URLX: "d", PATH: FALLBACK_POSIX_PATH });
   });
 
   it("other names do not imply their family", () => {
     const child = build({ providerEnv: env({ AWS_PROFILE: "a", AWS_PROFILE_X: "b" }), removedEnv: ["AWS_PROFILE"] });
-    expect({ ...child }).toEqual({ AWS_PROFILE_X: "b" });
+    expect({ ...child }).toEqual({ AWS_PROFILE_X: "b", PATH: FALLBACK_POSIX_PATH });
   });
 
   it("NAME_* removes every variable starting with NAME_, but not NAME itself", () => {
@@ -276,13 +278,13 @@ describe("buildChildEnv: removed_env", () => {
       providerEnv: env({ CLOUDSDK_CONFIG: "a", CLOUDSDK_CORE_PROJECT: "b", CLOUDSDK: "c", CLOUDSDKX: "d" }),
       removedEnv: ["CLOUDSDK_*"],
     });
-    expect({ ...child }).toEqual({ CLOUDSDK: "c", CLOUDSDKX: "d" });
+    expect({ ...child }).toEqual({ CLOUDSDK: "c", CLOUDSDKX: "d", PATH: FALLBACK_POSIX_PATH });
   });
 
   it("is case-sensitive off Windows and case-insensitive on Windows", () => {
     const layers = [env({ aws_region: "a", Aws_Endpoint_Url_Sts: "b", cloudsdk_x: "c" })];
     const removedEnv = ["AWS_REGION", "AWS_ENDPOINT_URL", "CLOUDSDK_*"];
-    expect(Object.keys(build({ layers, removedEnv }))).toEqual(["aws_region", "Aws_Endpoint_Url_Sts", "cloudsdk_x"]);
+    expect(Object.keys(build({ layers, removedEnv }))).toEqual(["aws_region", "Aws_Endpoint_Url_Sts", "cloudsdk_x", "PATH"]);
     expect(Object.keys(build({ layers, removedEnv, platform: "win32" }))).toEqual([]);
   });
 
@@ -338,7 +340,7 @@ describe("buildChildEnv: Windows", () => {
   });
 
   it("does not pass the Windows essentials on other platforms", () => {
-    expect(Object.keys(build({ platform: "linux", serverEnv: windowsServer }))).toEqual([]);
+    expect(Object.keys(build({ platform: "linux", serverEnv: windowsServer }))).toEqual(["PATH"]);
   });
 
   it("merges case-insensitively: the later layer wins value and spelling, one spelling is kept", () => {

@@ -1,0 +1,163 @@
+/**
+ * Walks a configuration path the way the kernel would resolve it, one component
+ * at a time, and holds every directory it passes through to the trust rule of
+ * file-trust.ts:
+ *
+ * - from the filesystem root down to the configuration root, each directory
+ *   must belong to this user or root and not be writable by group or others,
+ *   unless sticky (`/tmp`); symbolic links are followed;
+ * - the configuration root and everything below it: the same, with no sticky
+ *   exception; a symbolic link below the root may point anywhere inside the
+ *   root but never out of it, whether by an absolute target or by `..`;
+ * - the file itself must be the kind expected (a regular file for what is read).
+ *
+ * Nothing here reads a file's content: `.env` files are inspected at start-up
+ * (owner, mode, links) without being read.
+ */
+import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import path from "node:path";
+import { ConfigError } from "./errors.js";
+import { currentTrustPolicy, describeTrustProblem, ownerAndModeProblem, type TrustPolicy, type WriteRule } from "./file-trust.js";
+
+/** The configuration root and the rule its files are held to. */
+export interface ConfigTrust {
+  readonly root: string;
+  readonly policy: TrustPolicy;
+}
+
+/** What a checked path must be: `any` only inspects owner, mode and links (a `.env` before the allow). */
+export type TrustedKind = "file" | "directory" | "any";
+
+/** The trust of the configuration below `root` for this process (`platform` injected by tests). */
+export function configTrust(root: string, platform: NodeJS.Platform = process.platform): ConfigTrust {
+  return { root: path.resolve(root), policy: currentTrustPolicy(platform) };
+}
+
+/** Symbolic links one walk follows before giving up, as Linux's ELOOP limit. */
+const MAX_LINKS = 40;
+
+/**
+ * Checks `target`, the root itself or a path below it.
+ *
+ * @returns false when `target` (or the root) does not exist; true when it may be trusted.
+ * @throws ConfigError naming the offending path and the command that fixes it.
+ */
+export function checkTrustedPath(trust: ConfigTrust, target: string, kind: TrustedKind): boolean {
+  if (!isInside(path.resolve(target), trust.root)) throw new ConfigError(target, `is outside the configuration root ${trust.root}`);
+  const relative = path.relative(trust.root, path.resolve(target));
+  const fsRoot = path.parse(trust.root).root;
+  const realRoot = walk(trust, { start: fsRoot, rest: path.relative(fsRoot, trust.root), target: trust.root, kind: relative === "" ? kind : "directory" });
+  if (realRoot === undefined) return false;
+  if (relative === "") return true;
+  return walk(trust, { start: realRoot, rest: relative, target, kind, bound: realRoot }) !== undefined;
+}
+
+interface WalkRequest {
+  /** A real directory (no link on its path) to start from. */
+  readonly start: string;
+  /** The path to resolve from `start`. */
+  readonly rest: string;
+  /** The path being checked, named in errors. */
+  readonly target: string;
+  readonly kind: TrustedKind;
+  /** Below the configuration root: every step must stay inside it, and sticky directories do not count as safe. */
+  readonly bound?: string;
+}
+
+/**
+ * Resolves `rest` from `start` one component at a time, checking every
+ * directory passed through and the final entry. Returns the real path, or
+ * undefined when something on the way does not exist.
+ */
+function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
+  const { bound } = request;
+  const queue = components(request.rest);
+  const ruleFor = (last: boolean): WriteRule => (bound === undefined && !last ? "sticky-ok" : "strict");
+  let current = request.start;
+  if (bound === undefined) checkEntry(trust, current, lstatOf(current, request.target), queue.length === 0 ? request.kind : "directory", ruleFor(queue.length === 0));
+  let links = 0;
+  while (queue.length > 0) {
+    const name = queue.shift() ?? "";
+    if (name === ".") continue;
+    current = name === ".." ? path.dirname(current) : path.join(current, name);
+    if (bound !== undefined && !isInside(current, bound)) throw escape(request.target, current, bound);
+    if (name === "..") continue;
+    const stats = lstatOf(current, request.target);
+    if (stats === undefined) return undefined;
+    if (stats.isSymbolicLink()) {
+      links += 1;
+      if (links > MAX_LINKS) throw new ConfigError(request.target, `has more than ${MAX_LINKS} symbolic links on its path`);
+      const link = readlinkSync(current);
+      if (!path.isAbsolute(link)) {
+        // Relative: resolved step by step from the directory holding the link, exactly as the kernel does.
+        current = path.dirname(current);
+        queue.unshift(...components(link));
+      } else if (bound === undefined) {
+        current = path.parse(link).root;
+        queue.unshift(...components(path.relative(current, link)));
+      } else {
+        // Absolute, below the root: only a target inside the root is followed (the final check below
+        // refuses the path if the kernel resolves it elsewhere).
+        const resolved = path.resolve(link);
+        if (!isInside(resolved, bound)) throw escape(request.target, current, bound);
+        current = bound;
+        queue.unshift(...components(path.relative(bound, resolved)));
+      }
+      continue;
+    }
+    const last = queue.every((rest) => rest === ".");
+    checkEntry(trust, current, stats, last ? request.kind : "directory", ruleFor(last));
+  }
+  // The walk and the kernel must agree on where the path leads; they differ only if it changed meanwhile.
+  if (!samePath(realpathOf(request.target), current)) throw new ConfigError(request.target, "changed while it was being checked; load again");
+  return current;
+}
+
+function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | undefined, kind: TrustedKind, rule: WriteRule): void {
+  if (stats === undefined) throw new ConfigError(subject, "disappeared while it was being checked; load again");
+  if (kind === "file" && !stats.isFile()) throw new ConfigError(subject, "is not a regular file");
+  if (kind === "directory" && !stats.isDirectory()) throw new ConfigError(subject, "is not a directory");
+  const problem = ownerAndModeProblem(subject, stats, trust.policy, rule);
+  if (problem !== undefined) {
+    const why = stats.isDirectory() ? ", so others could replace the configuration below it" : "";
+    throw new ConfigError(subject, describeTrustProblem({ detail: `${problem.detail}${why}`, fix: problem.fix }));
+  }
+}
+
+function lstatOf(subject: string, target: string): Stats | undefined {
+  try {
+    return lstatSync(subject);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ConfigError(target, `cannot inspect ${subject}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function realpathOf(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch (error) {
+    throw new ConfigError(target, `cannot be resolved: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function escape(target: string, link: string, bound: string): ConfigError {
+  return new ConfigError(
+    target,
+    `the symbolic link ${link} leads out of the configuration root ${bound}; fix: replace the link with the file or directory itself`,
+  );
+}
+
+/** Windows file names compare without case (the drive letter's case varies between APIs). */
+function samePath(a: string, b: string): boolean {
+  return process.platform === "win32" ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+function components(value: string): string[] {
+  return value.split(/[\\/]+/u).filter((part) => part !== "");
+}
+
+function isInside(candidate: string, bound: string): boolean {
+  const relative = path.relative(bound, candidate);
+  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
+}

@@ -1,0 +1,117 @@
+/**
+ * Configuration others could have written is never trusted, through the real
+ * server over stdio and the real operator CLI: a tree with a world-writable
+ * `.env`, rules file or provider directory starts nothing, and a file that
+ * becomes untrusted while the server runs denies the calls that would read it,
+ * with the path and the chmod that fixes it. The `.env` carries an LD_PRELOAD
+ * and a canary variable: neither may reach a child.
+ */
+import { chmodSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { runCli, runCliProcess } from "../support/run-cli.js";
+
+const CANARY = "canary-7f3a-must-not-reach-the-child";
+const PROVIDER = 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n';
+const RULES = 'version: "1"\naccept: ["/.*/"]\n';
+const ENV = `LD_PRELOAD=/nonexistent/${CANARY}.so\nTORII_CANARY=${CANARY}\n`;
+
+let bin: FakeBin;
+const files = (): Record<string, string> => ({
+  "providers/rec/provider.yaml": PROVIDER,
+  "providers/rec/rules.yaml": RULES,
+  "providers/rec/.env": ENV,
+});
+
+beforeAll(() => {
+  bin = makeFakeBin();
+});
+
+describe("start-up", () => {
+  test.each([
+    ["a world-writable .env", "providers/rec/.env", 0o666],
+    ["a world-writable rules.yaml", "providers/rec/rules.yaml", 0o666],
+    ["a group-writable provider.yaml", "providers/rec/provider.yaml", 0o664],
+    ["a world-writable provider directory", "providers/rec", 0o777],
+    ["a world-writable configuration root", "", 0o777],
+  ])("%s starts nothing and says which file and how to fix it", (_what, relative, mode) => {
+    const root = makeConfigTree(files());
+    const subject = path.join(root, relative);
+    chmodSync(subject, mode);
+    const run = runCliProcess([], { TORII_CONFIG_DIR: root, TORII_NO_GUI: "1" });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("the MCP server could not start");
+    expect(run.stderr).toContain(`${subject}: is writable by group or others`);
+    expect(run.stderr).toContain(`fix: chmod go-w ${subject}`);
+    expect(run.stderr).not.toContain(CANARY);
+  });
+});
+
+describe("a file that becomes untrusted while the server runs", () => {
+  let root: string;
+  let session: McpSession;
+
+  beforeAll(async () => {
+    root = makeConfigTree(files());
+    session = await startSession(root, { PATH: `${bin.dir}:/usr/bin:/bin` });
+  });
+
+  afterAll(async () => {
+    await session.close();
+  });
+
+  test("a world-writable .env denies the call with the fix, and its LD_PRELOAD never reaches the child", async () => {
+    const envFile = path.join(root, "providers/rec/.env");
+    chmodSync(envFile, 0o666);
+    const result = await session.call("rec", { args: ["run"] });
+    const outcome = outcomeOf(result);
+    expect(result.isError).toBe(true);
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toContain(`${envFile}: is writable by group or others (mode 666); fix: chmod go-w ${envFile}`);
+    expect(JSON.stringify(result)).not.toContain(CANARY);
+
+    // The same file, made private again, is read: the test can see the canary when it does pass.
+    chmodSync(envFile, 0o600);
+    const fixed = outcomeOf(await session.call("rec", { args: ["run"] }));
+    const seen = JSON.parse(fixed.execution?.stdout ?? "{}") as { env: Record<string, string> };
+    expect(seen.env.TORII_CANARY).toBe(CANARY);
+  });
+
+  test("a world-writable rules.yaml denies the call as a policy error with the fix", async () => {
+    const rules = path.join(root, "providers/rec/rules.yaml");
+    chmodSync(rules, 0o646);
+    try {
+      const outcome = outcomeOf(await session.call("rec", { args: ["run"] }));
+      expect(outcome.decision).toMatchObject({ result: "deny", source: "policy-error" });
+      expect(outcome.decision.reason).toContain(`fix: chmod go-w ${rules}`);
+      expect(outcome.execution).toBeUndefined();
+    } finally {
+      chmodSync(rules, 0o644);
+    }
+  });
+});
+
+describe("the operator CLI applies the same rule", () => {
+  test("policy check and policy show refuse a world-writable rules.yaml with the fix (exit 3)", async () => {
+    const root = makeConfigTree(files());
+    const rules = path.join(root, "providers/rec/rules.yaml");
+    chmodSync(rules, 0o666);
+    for (const args of [["policy", "check", "rec", "--", "run"], ["policy", "show", "rec"]]) {
+      const run = await runCli(args, { TORII_CONFIG_DIR: root });
+      expect(run.status).toBe(3);
+      expect(run.stderr).toContain(`fix: chmod go-w ${rules}`);
+    }
+  });
+
+  test("grant add refuses a tree whose provider directory others can write", async () => {
+    const root = makeConfigTree(files());
+    chmodSync(path.join(root, "providers/rec"), 0o777);
+    const run = await runCli(["grant", "add", "rec", "--exact", "--", "run"], { TORII_CONFIG_DIR: root });
+    expect(run.status).toBe(3);
+    expect(run.stderr).toContain(`fix: chmod go-w ${path.join(root, "providers/rec")}`);
+  });
+});
