@@ -31,7 +31,7 @@ export const GENESIS_HASH = "0".repeat(64);
  * `verify` then knows that a head found missing later was deleted or lost, not
  * that of a log from before heads.
  */
-export const ANCHORED_GENESIS_HASH = createHash("sha256").update("torii audit log, anchored by audit.head from its first record").digest("hex");
+export const ANCHORED_GENESIS_HASH = createHash("sha256").update("torii-audit-v1: anchored by audit.head from its first record").digest("hex");
 
 /** Length limits, in Unicode code points. */
 export const AUDIT_LIMITS = Object.freeze({
