@@ -12,7 +12,10 @@ const into = (folders, why) => ({ regex: `^(\\.\\./)+(${folders.join("|")})(/|$)
 const outOf = (levels, why) => ({ regex: `^(\\.\\./){${levels}}`, message: why });
 
 const FRONT_DOORS = ["mcp", "commands", "cli\\.js"];
-const BELOW_FRONT_DOORS = into(FRONT_DOORS, "the layers below the front doors (pipeline, config, state, audit, policy, runtime) never import mcp/, commands/ or cli.ts");
+const BELOW_FRONT_DOORS = into(
+  FRONT_DOORS,
+  "the layers below the front doors (pipeline, config, state, audit, policy, runtime) never import mcp/, commands/ or cli.ts",
+);
 const SELF_CONTAINED = "policy/ and runtime/ import nothing else from src/ (they are pure or only wrap Node)";
 
 /** no-restricted-imports for `files`, with these patterns (one config per file: ESLint replaces, not merges, a rule's options). */
@@ -47,10 +50,7 @@ export default tseslint.config(
     ignores: ["src/cli.ts", "src/commands/**"],
     rules: {
       "no-console": ["error", { allow: ["error", "warn"] }],
-      "no-restricted-properties": [
-        "error",
-        { object: "process", property: "stdout", message: "stdout belongs to JSON-RPC; write to stderr." },
-      ],
+      "no-restricted-properties": ["error", { object: "process", property: "stdout", message: "stdout belongs to JSON-RPC; write to stderr." }],
     },
   },
   ...layering,

@@ -25,7 +25,12 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const { AuditLog } = await import(pathToFileURL(path.join(path.dirname(CLI), "audit/audit-log.js")).href);
 
 const record = (callId, event, extra = {}) => ({ call_id: callId, scope: "run", event, argv_head: ["allowed"], ...extra });
-const allowedRecords = (id) => [record(id, "invoke"), record(id, "allowed-by-rules", { source: "rules", rule: "allowed" }), record(id, "session-unchecked"), record(id, "ran", { exit_code: 0, duration_ms: 1 })];
+const allowedRecords = (id) => [
+  record(id, "invoke"),
+  record(id, "allowed-by-rules", { source: "rules", rule: "allowed" }),
+  record(id, "session-unchecked"),
+  record(id, "ran", { exit_code: 0, duration_ms: 1 }),
+];
 const deniedRecords = (id) => [record(id, "invoke"), record(id, "denied-explicit", { source: "explicit-deny", rule: "denied" })];
 
 async function timed(run) {
@@ -39,12 +44,31 @@ async function timed(run) {
 async function writerAlone() {
   const newLog = (Log) => new Log(path.join(mkdtempSync(path.join(os.tmpdir(), "torii-bench-audit-")), "audit.jsonl"), undefined, { report: () => undefined });
   const log = newLog(AuditLog);
-  const base = process.env.BENCH_BASE_CLI ? newLog((await import(pathToFileURL(path.join(path.dirname(process.env.BENCH_BASE_CLI), "audit/audit-log.js")).href)).AuditLog) : undefined;
+  const base = process.env.BENCH_BASE_CLI
+    ? newLog((await import(pathToFileURL(path.join(path.dirname(process.env.BENCH_BASE_CLI), "audit/audit-log.js")).href)).AuditLog)
+    : undefined;
   const shapes = {
-    ...(base ? { "allowed, base writer, per record (4)": (id) => (async () => { for (const r of allowedRecords(id)) await base.append(r); })() } : {}),
-    "allowed, one append per record (4)": (id) => (async () => { for (const r of allowedRecords(id)) await log.append(r); })(),
-    "allowed, batched (2)": async (id) => { const records = allowedRecords(id); await log.appendBatch(records.slice(0, 3)); await log.append(records[3]); },
-    "denied, one append per record (2)": (id) => (async () => { for (const r of deniedRecords(id)) await log.append(r); })(),
+    ...(base
+      ? {
+          "allowed, base writer, per record (4)": (id) =>
+            (async () => {
+              for (const r of allowedRecords(id)) await base.append(r);
+            })(),
+        }
+      : {}),
+    "allowed, one append per record (4)": (id) =>
+      (async () => {
+        for (const r of allowedRecords(id)) await log.append(r);
+      })(),
+    "allowed, batched (2)": async (id) => {
+      const records = allowedRecords(id);
+      await log.appendBatch(records.slice(0, 3));
+      await log.append(records[3]);
+    },
+    "denied, one append per record (2)": (id) =>
+      (async () => {
+        for (const r of deniedRecords(id)) await log.append(r);
+      })(),
     "denied, batched (1)": (id) => log.appendBatch(deniedRecords(id)),
   };
   const samples = Object.fromEntries(Object.keys(shapes).map((name) => [name, []]));

@@ -11,17 +11,19 @@ const server = new Server({ name: "bare", version: "1.0.0" }, { capabilities: { 
 const inputSchema = { type: "object", properties: { args: { type: "array", items: { type: "string" } } }, required: ["args"] };
 
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "run", description: "runs the program", inputSchema }] }));
-server.setRequestHandler(CallToolRequestSchema, (request) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(program, request.params.arguments?.args ?? [], { shell: false, stdio: ["ignore", "pipe", "pipe"] });
-    const chunks = [];
-    child.stdout.on("data", (chunk) => chunks.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const stdout = Buffer.concat(chunks).toString("utf8");
-      resolve({ content: [{ type: "text", text: stdout }], structuredContent: { exitCode: code, stdout }, isError: code !== 0 });
-    });
-  }),
+server.setRequestHandler(
+  CallToolRequestSchema,
+  (request) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(program, request.params.arguments?.args ?? [], { shell: false, stdio: ["ignore", "pipe", "pipe"] });
+      const chunks = [];
+      child.stdout.on("data", (chunk) => chunks.push(chunk));
+      child.on("error", reject);
+      child.on("close", (code) => {
+        const stdout = Buffer.concat(chunks).toString("utf8");
+        resolve({ content: [{ type: "text", text: stdout }], structuredContent: { exitCode: code, stdout }, isError: code !== 0 });
+      });
+    }),
 );
 
 await server.connect(new StdioServerTransport());

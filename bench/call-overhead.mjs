@@ -60,7 +60,11 @@ const cpu = Object.fromEntries(Object.entries(servers).map(([key, { session }]) 
 for (const { session } of Object.values(servers)) await session.client.close();
 
 console.log(`calls of ${PROGRAM} ${ARGS.join(" ")}, ${RUNS} paired iterations (${[...order, "direct", "bare SDK server"].join(", ")})`);
-console.log(`  medians: ${Object.entries(samples).map(([key, values]) => `${key} ${ms(median(values))}`).join(", ")}`);
+console.log(
+  `  medians: ${Object.entries(samples)
+    .map(([key, values]) => `${key} ${ms(median(values))}`)
+    .join(", ")}`,
+);
 console.log(`  bare server - direct spawn: ${ms(pairedMedian(samples.bare, samples.direct))}; server CPU per call (/proc utime+stime): bare ${ms(cpu.bare)}`);
 for (const build of Object.keys(builds)) {
   const plain = samples[`${build} plain`];
@@ -72,5 +76,7 @@ for (const build of Object.keys(builds)) {
   console.log(`    target call - plain call:   ${ms(pairedMedian(target, plain))} (target <= 3 ms)`);
   const plainCpu = cpu[`${build} plain`];
   const targetCpu = cpu[`${build} target`];
-  console.log(`    server CPU per call (audit included): plain ${ms(plainCpu)} (+${ms(plainCpu - cpu.bare)} over bare), target ${ms(targetCpu)} (+${ms(targetCpu - cpu.bare)}; target <= +1 ms)`);
+  console.log(
+    `    server CPU per call (audit included): plain ${ms(plainCpu)} (+${ms(plainCpu - cpu.bare)} over bare), target ${ms(targetCpu)} (+${ms(targetCpu - cpu.bare)}; target <= +1 ms)`,
+  );
 }

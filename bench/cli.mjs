@@ -32,5 +32,7 @@ console.log(`operator CLI wall time, ${RUNS} interleaved runs`);
 console.log(`  node -e "": ${ms(median(samples.node))}`);
 for (const [name, values] of Object.entries(samples).filter(([name]) => name !== "node")) {
   const target = name.startsWith("version") ? "150" : "300";
-  console.log(`  torii ${name}: ${ms(median(values))} (paired +${ms(pairedMedian(values, samples.node))} over node; ratio ${(median(values) / median(samples.node)).toFixed(2)}; target <= ${target} ms)`);
+  console.log(
+    `  torii ${name}: ${ms(median(values))} (paired +${ms(pairedMedian(values, samples.node))} over node; ratio ${(median(values) / median(samples.node)).toFixed(2)}; target <= ${target} ms)`,
+  );
 }

@@ -8,8 +8,13 @@ import { formatMicros, quantile } from "./stats.mjs";
 
 const AWS_GLOBALS = ["--debug", "--no-paginate", "--no-cli-pager", "--no-verify-ssl", "--no-sign-request"]
   .map((name) => ({ name, value: "none", repeatable: false }))
-  .concat(["--output", "--query", "--profile", "--region", "--endpoint-url", "--ca-bundle", "--color"]
-    .map((name) => ({ name, value: "required", repeatable: false })));
+  .concat(
+    ["--output", "--query", "--profile", "--region", "--endpoint-url", "--ca-bundle", "--color"].map((name) => ({
+      name,
+      value: "required",
+      repeatable: false,
+    })),
+  );
 
 const context = {
   tool: "aws",
@@ -77,4 +82,6 @@ for (const row of rows) {
   );
 }
 const at = (rules) => rows.filter((row) => row.rules === rules).map((row) => row.p50);
-console.log(`targets: p50 <= 20 µs at 1,000 rules (max measured ${formatMicros(Math.max(...at(1000)))}), <= 100 µs at 10,000 (max measured ${formatMicros(Math.max(...at(10000)))})`);
+console.log(
+  `targets: p50 <= 20 µs at 1,000 rules (max measured ${formatMicros(Math.max(...at(1000)))}), <= 100 µs at 10,000 (max measured ${formatMicros(Math.max(...at(10000)))})`,
+);

@@ -45,9 +45,18 @@ export function targetConfig(command) {
   const root = benchConfig(command);
   writeTree(root, {
     "providers/kube/provider.yaml": [
-      'version: "1"', "name: kube", "tool: kube", `command: ${JSON.stringify(command)}`,
-      "targeting:", "  mode: kubectl_context", "argv:", "  parser: pflag", "  options:",
-      "    - {name: --namespace, short: -n, value: required}", "    - {name: --context, value: required}", "",
+      'version: "1"',
+      "name: kube",
+      "tool: kube",
+      `command: ${JSON.stringify(command)}`,
+      "targeting:",
+      "  mode: kubectl_context",
+      "argv:",
+      "  parser: pflag",
+      "  options:",
+      "    - {name: --namespace, short: -n, value: required}",
+      "    - {name: --context, value: required}",
+      "",
     ].join("\n"),
     "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
     "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: run}\n',

@@ -53,5 +53,7 @@ const elapsed = Date.now() - start;
 const after = memoryOf(pid);
 await client.close();
 const execution = result.structuredContent?.execution ?? {};
-console.log(`  torii peak RSS while a child writes 1 GiB (default cap): ${mib(after.hwm)}, growth over the idle peak ${mib(after.hwm - before.hwm)} (target <= 20 MB)`);
+console.log(
+  `  torii peak RSS while a child writes 1 GiB (default cap): ${mib(after.hwm)}, growth over the idle peak ${mib(after.hwm - before.hwm)} (target <= 20 MB)`,
+);
 console.log(`  call: truncated=${execution.truncated} kept=${Buffer.byteLength(execution.stdout ?? "")} bytes in ${elapsed} ms`);

@@ -59,7 +59,16 @@ function paired(oldRun, newRun, iterations) {
   const oldSamples = new Float64Array(iterations);
   const newSamples = new Float64Array(iterations);
   for (let i = 0; i < iterations; i += 1) {
-    const order = i % 2 === 0 ? [[oldRun, oldSamples], [newRun, newSamples]] : [[newRun, newSamples], [oldRun, oldSamples]];
+    const order =
+      i % 2 === 0
+        ? [
+            [oldRun, oldSamples],
+            [newRun, newSamples],
+          ]
+        : [
+            [newRun, newSamples],
+            [oldRun, oldSamples],
+          ];
     for (const [run, samples] of order) {
       const start = process.hrtime.bigint();
       run();
@@ -70,10 +79,16 @@ function paired(oldRun, newRun, iterations) {
 }
 
 const row = (label, result) =>
-  console.log(`${label.padEnd(44)} ${formatMicros(result.old).padStart(12)} ${formatMicros(result.new).padStart(12)} ${(result.new / result.old).toFixed(2).padStart(7)}×`);
+  console.log(
+    `${label.padEnd(44)} ${formatMicros(result.old).padStart(12)} ${formatMicros(result.new).padStart(12)} ${(result.new / result.old).toFixed(2).padStart(7)}×`,
+  );
 
 console.log(`${"decision latency (median of 5,000 paired)".padEnd(44)} ${"JS RegExp".padStart(12)} ${"RE2 (re2js)".padStart(12)} ${"new/old".padStart(8)}`);
-for (const [regexCount, literalCount] of [[10, 0], [100, 1000], [1000, 0]]) {
+for (const [regexCount, literalCount] of [
+  [10, 0],
+  [100, 1000],
+  [1000, 0],
+]) {
   const policy = compilePolicy(context, ruleSet(regexCount, literalCount));
   if (policy.errors.length > 0) throw new Error(JSON.stringify(policy.errors));
   const old = withOldEngine(policy);
@@ -82,17 +97,27 @@ for (const [regexCount, literalCount] of [[10, 0], [100, 1000], [1000, 0]]) {
     const check = (result) => {
       if (result.decision.result !== "accept") throw new Error(`unexpected ${result.decision.source}`);
     };
-    row(`${regexCount} regex + ${literalCount} literal rules, ${length} tokens`, paired(() => check(evaluatePolicy(old, argv)), () => check(evaluatePolicy(policy, argv)), 5000));
+    row(
+      `${regexCount} regex + ${literalCount} literal rules, ${length} tokens`,
+      paired(
+        () => check(evaluatePolicy(old, argv)),
+        () => check(evaluatePolicy(policy, argv)),
+        5000,
+      ),
+    );
   }
 }
 
 console.log("\ncompile one regex rule (median of 2,000 paired)");
 const texts = REGEX_SHAPES.map((shape) => shape(7));
-row("5 rule shapes, each compiled", paired(
-  () => texts.forEach((text) => new RegExp(/x$/u.test(text) ? stripExtended(text.slice(1, -2)) : text.slice(1, text.lastIndexOf("/")), "u")),
-  () => texts.forEach((text) => compileRegexRule(text, "accept")),
-  2000,
-));
+row(
+  "5 rule shapes, each compiled",
+  paired(
+    () => texts.forEach((text) => new RegExp(/x$/u.test(text) ? stripExtended(text.slice(1, -2)) : text.slice(1, text.lastIndexOf("/")), "u")),
+    () => texts.forEach((text) => compileRegexRule(text, "accept")),
+    2000,
+  ),
+);
 
 console.log("\ncatastrophic rule /^(a+)+$/ on 'a'×n + '!' (one test each; old only where it finishes)");
 const catastrophic = compileRegexRule("/^(a+)+$/", "deny");
@@ -106,5 +131,7 @@ for (const n of [16, 20, 24, 4096, 65536]) {
   };
   const newTime = median(Array.from({ length: 5 }, () => time(() => catastrophic.test(subject))));
   const oldTime = n <= 24 ? time(() => oldCatastrophic.test(subject)) : Number.NaN;
-  console.log(`n=${String(n).padEnd(6)} old ${Number.isNaN(oldTime) ? "(hangs: 2^n steps)".padStart(18) : formatMicros(oldTime).padStart(18)}   new ${formatMicros(newTime).padStart(12)}`);
+  console.log(
+    `n=${String(n).padEnd(6)} old ${Number.isNaN(oldTime) ? "(hangs: 2^n steps)".padStart(18) : formatMicros(oldTime).padStart(18)}   new ${formatMicros(newTime).padStart(12)}`,
+  );
 }

@@ -33,9 +33,17 @@ for (let i = 0; i < RUNS; i += 1) {
   for (const [name, start] of Object.entries(servers)) samples[name].push((await start()).elapsed);
 }
 console.log(`start-up to tools/list, ${RUNS} interleaved runs; torii with the bundled kubectl, aws, az, gcloud providers (${toolsListed} tools)`);
-console.log(`  medians: ${Object.entries(samples).map(([name, values]) => `${name} ${ms(median(values))}`).join(", ")}`);
+console.log(
+  `  medians: ${Object.entries(samples)
+    .map(([name, values]) => `${name} ${ms(median(values))}`)
+    .join(", ")}`,
+);
 for (const build of ["torii", "before"].filter((name) => name in samples)) {
   const label = build === "torii" ? "this build" : "baseline (BENCH_BASELINE)";
-  console.log(`  ${label} / server-filesystem: ${(median(samples[build]) / median(samples.filesystem)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.filesystem).toFixed(2)}; target <= 0.8)`);
-  console.log(`  ${label} / bare SDK server:   ${(median(samples[build]) / median(samples.bare)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.bare).toFixed(2)})`);
+  console.log(
+    `  ${label} / server-filesystem: ${(median(samples[build]) / median(samples.filesystem)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.filesystem).toFixed(2)}; target <= 0.8)`,
+  );
+  console.log(
+    `  ${label} / bare SDK server:   ${(median(samples[build]) / median(samples.bare)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.bare).toFixed(2)})`,
+  );
 }

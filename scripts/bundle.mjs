@@ -21,7 +21,9 @@ const englishOnlyZodLocales = {
   name: "english-only-zod-locales",
   setup(on) {
     on.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir) ? { path: path.join(args.resolveDir, "../locales/en.js"), namespace: "zod-en" } : undefined,
+      /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir)
+        ? { path: path.join(args.resolveDir, "../locales/en.js"), namespace: "zod-en" }
+        : undefined,
     );
     on.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(args.path)};`,

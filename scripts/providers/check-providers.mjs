@@ -120,7 +120,10 @@ function checkRules(where, text, mustBeEmpty) {
   }
 }
 
-for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+for (const name of readdirSync(root, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort()) {
   const dir = join(root, name);
   const where = join(dir, "provider.yaml");
   const text = readFileSync(where, "utf8");

@@ -125,9 +125,7 @@ function parseHelp(text, isRoot) {
   const secs = sections(text);
   const subcommands = [];
   for (const [heading, lines] of secs) {
-    const isCommandList = isRoot
-      ? /Commands( \(.*\))?$/.test(heading) && !/plugins/i.test(heading)
-      : heading === "Available Commands";
+    const isCommandList = isRoot ? /Commands( \(.*\))?$/.test(heading) && !/plugins/i.test(heading) : heading === "Available Commands";
     if (!isCommandList) continue;
     for (const line of lines) {
       const m = /^ {2}([a-z][a-z0-9-]*)\s{2,}\S/.exec(line);

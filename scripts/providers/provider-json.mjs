@@ -29,7 +29,10 @@ export function providerJson(text) {
 /** Problems with the JSON beside each bundled provider.yaml under `root` (with `write`, rewrites them first). */
 export function checkProviderJson(root, write = false) {
   const problems = [];
-  for (const name of readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
+  for (const name of readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()) {
     const yamlPath = join(root, name, "provider.yaml");
     const jsonPath = join(root, name, PROVIDER_JSON);
     let expected;

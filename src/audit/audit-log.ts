@@ -155,11 +155,7 @@ export class AuditLog {
   }
 
   /** Under the lock: checks the tail and the head, writes the batch (after a marker, if any), fsyncs. */
-  private async writeBatch(
-    handle: FileHandle,
-    head: AuditHeadReading,
-    batch: readonly AuditFields[],
-  ): Promise<WrittenBatch> {
+  private async writeBatch(handle: FileHandle, head: AuditHeadReading, batch: readonly AuditFields[]): Promise<WrittenBatch> {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new Error("is not a regular file");
     const tail = chainTail(handle, stats.size, head);

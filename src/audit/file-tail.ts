@@ -53,7 +53,7 @@ export function visitLinesFromEnd(fd: number, size: number, visit: (line: Buffer
 export function countLines(fd: number, from: number, to: number): number {
   const chunk = Buffer.alloc(Math.min(1024 * 1024, Math.max(to - from, 1)));
   let count = 0;
-  for (let position = from; position < to; ) {
+  for (let position = from; position < to;) {
     const got = readSync(fd, chunk, 0, Math.min(chunk.length, to - position), position);
     if (got === 0) throw new Error("the audit log shrank while it was being read");
     for (let at = chunk.indexOf(NEWLINE); at !== -1 && at < got; at = chunk.indexOf(NEWLINE, at + 1)) count += 1;

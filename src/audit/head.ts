@@ -29,9 +29,7 @@ export interface AuditHead {
 
 /** What a reader found where the head should be. */
 export type AuditHeadReading =
-  | { readonly state: "present"; readonly head: AuditHead }
-  | { readonly state: "missing" }
-  | { readonly state: "unreadable"; readonly reason: string };
+  { readonly state: "present"; readonly head: AuditHead } | { readonly state: "missing" } | { readonly state: "unreadable"; readonly reason: string };
 
 const headSchema = z.strictObject({
   v: z.literal(AUDIT_HEAD_VERSION),

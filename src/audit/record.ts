@@ -204,8 +204,7 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-const limited = (max: number) =>
-  z.string().refine((value) => Array.from(value).length <= max, { error: `longer than ${max} characters` });
+const limited = (max: number) => z.string().refine((value) => Array.from(value).length <= max, { error: `longer than ${max} characters` });
 
 const storedRecordSchema = z.strictObject({
   v: z.literal(AUDIT_FORMAT_VERSION),

@@ -94,7 +94,11 @@ export function verifyAuditBytes(bytes: Uint8Array, head?: AuditHeadReading): Au
       problems.push({ line, warning: false, reason: "prev does not match the previous record: a record was removed, inserted or reordered before this line" });
     }
     if (event === "audit-head-mismatch") {
-      problems.push({ line, warning: false, reason: `a writer found the log not matching audit.head here: ${sanitiseAuditText(checked.record.detail ?? "", 200)}` });
+      problems.push({
+        line,
+        warning: false,
+        reason: `a writer found the log not matching audit.head here: ${sanitiseAuditText(checked.record.detail ?? "", 200)}`,
+      });
     } else if (event === "audit-anchored") {
       const lost = anchoredFromStart || anchoredBefore;
       problems.push({
@@ -122,7 +126,8 @@ function checkHead(lines: readonly Line[], size: number, reading: AuditHeadReadi
     return [
       {
         warning: false,
-        reason: "head missing: there is no audit.head beside the log, so records cut off its end would go unnoticed (a log from before heads gets one at its next append)",
+        reason:
+          "head missing: there is no audit.head beside the log, so records cut off its end would go unnoticed (a log from before heads gets one at its next append)",
       },
     ];
   }

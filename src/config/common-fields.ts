@@ -22,9 +22,7 @@ export function safeNameSchema(maxLength: number): z.ZodString {
 }
 
 /** An environment variable name. */
-export const envVarNameSchema = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)" });
+export const envVarNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)" });
 
 /**
  * A `removed_env` entry: a variable name, or `NAME_*` for every variable whose
@@ -51,11 +49,13 @@ export function intAtLeast(min: number): z.ZodNumber {
  * replaces zod's message when the value is not a string at all.
  */
 export function singleLineSchema(typeError?: string): z.ZodString {
-  return z
-    .string(typeError === undefined ? undefined : { error: typeError })
-    .min(1, { error: "must not be empty" })
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be a single line without control characters" });
+  return (
+    z
+      .string(typeError === undefined ? undefined : { error: typeError })
+      .min(1, { error: "must not be empty" })
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be a single line without control characters" })
+  );
 }
 
 /**
@@ -63,10 +63,9 @@ export function singleLineSchema(typeError?: string): z.ZodString {
  * A relative path with a separator would resolve against whatever directory
  * the server was started in, so it is refused.
  */
-export const commandSchema = singleLineSchema().refine(
-  (command) => isFullyQualifiedPath(command) || isBareProgramName(command),
-  { error: "must be a bare program name or an absolute path" },
-);
+export const commandSchema = singleLineSchema().refine((command) => isFullyQualifiedPath(command) || isBareProgramName(command), {
+  error: "must be a bare program name or an absolute path",
+});
 
 /** `aws`, `kubectl.exe`: no separator, no drive (`C:aws` is drive-relative), not `.` or `..`. */
 function isBareProgramName(command: string): boolean {

@@ -153,10 +153,7 @@ function parseEntry(cursor: Cursor): Outcome<Entry> | undefined {
   const key = line.slice(at, keyEnd);
   const badKeyChar = key.split("").findIndex((char, i) => !(i === 0 ? KEY_START : KEY_PART).test(char));
   if (badKeyChar !== -1) {
-    const reason =
-      badKeyChar === 0
-        ? "variable name must start with a letter or '_'"
-        : "variable name may contain only letters, digits and '_'";
+    const reason = badKeyChar === 0 ? "variable name must start with a letter or '_'" : "variable name may contain only letters, digits and '_'";
     return fail(cursor, lineNumber, at + badKeyChar + 1, reason);
   }
 

@@ -57,9 +57,7 @@ function withoutRelated(error: ConfigError): ConfigError {
 }
 
 function positionOf(error: ConfigError): FilePosition | undefined {
-  return error.line === undefined || error.column === undefined
-    ? undefined
-    : { line: error.line, column: error.column };
+  return error.line === undefined || error.column === undefined ? undefined : { line: error.line, column: error.column };
 }
 
 function formatLocated(file: string, detail: string, position: FilePosition | undefined): string {

@@ -45,7 +45,12 @@ const STICKY = 0o1000;
  *
  * @returns the problem, or undefined when the path may be trusted.
  */
-export function ownerAndModeProblem(subject: string, stats: Pick<Stats, "uid" | "mode">, policy: TrustPolicy, rule: WriteRule = "strict"): TrustProblem | undefined {
+export function ownerAndModeProblem(
+  subject: string,
+  stats: Pick<Stats, "uid" | "mode">,
+  policy: TrustPolicy,
+  rule: WriteRule = "strict",
+): TrustProblem | undefined {
   if (policy.uid === undefined) return undefined;
   if (stats.uid !== policy.uid && stats.uid !== ROOT_UID) {
     return {

@@ -31,11 +31,7 @@ export const CONFIG_DIR_ENV = "TORII_CONFIG_DIR";
  *
  * @throws ConfigError when `TORII_CONFIG_DIR` is set but not absolute.
  */
-export function resolveConfigRoot(
-  env: Readonly<Record<string, string | undefined>>,
-  platform: NodeJS.Platform,
-  homedir: string,
-): string {
+export function resolveConfigRoot(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform, homedir: string): string {
   const paths = platform === "win32" ? path.win32 : path.posix;
   const override = env[CONFIG_DIR_ENV];
   if (override !== undefined && override !== "") {

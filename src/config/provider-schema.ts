@@ -37,19 +37,15 @@ export const RESERVED_TOOL_NAMES: readonly string[] = ["torii_policy"];
 /** How Torii obtains credentials for a provider. `session_command` and `credential_file` are reserved. */
 export const AUTH_STRATEGIES = ["environment", "inherited", "session_command", "credential_file"] as const;
 
-const lockedOptionSchema = z
-  .string()
-  .regex(/^--[\x21-\x3c\x3e-\x7e]+$/, {
-    error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
-  });
+const lockedOptionSchema = z.string().regex(/^--[\x21-\x3c\x3e-\x7e]+$/, {
+  error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
+});
 
 const optionNameSchema = z.string().regex(/^--[A-Za-z0-9][A-Za-z0-9._-]*$/, {
   error: 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"',
 });
 
-const shortOptionSchema = z
-  .string()
-  .regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' });
+const shortOptionSchema = z.string().regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' });
 
 const optionRowSchema = z.strictObject({
   name: optionNameSchema,
@@ -113,9 +109,7 @@ const argvSchema = z
     if (argv.parser === "pflag") {
       const rows = [
         ...argv.options.map((row, index) => ({ row, path: ["options", index, "name"] })),
-        ...argv.commands.flatMap((scope, scopeIndex) =>
-          scope.options.map((row, index) => ({ row, path: ["commands", scopeIndex, "options", index, "name"] })),
-        ),
+        ...argv.commands.flatMap((scope, scopeIndex) => scope.options.map((row, index) => ({ row, path: ["commands", scopeIndex, "options", index, "name"] }))),
       ];
       for (const { row, path: where } of rows) {
         if (row.name.includes("_")) {
@@ -130,11 +124,7 @@ const argvSchema = z
  * Reports duplicate long names and shorts inside one table and returns every
  * spelling it declares with the path of its declaration.
  */
-function checkOptionTable(
-  rows: readonly OptionRow[],
-  base: readonly (string | number)[],
-  ctx: z.RefinementCtx,
-): Map<string, (string | number)[]> {
+function checkOptionTable(rows: readonly OptionRow[], base: readonly (string | number)[], ctx: z.RefinementCtx): Map<string, (string | number)[]> {
   const declared = new Map<string, (string | number)[]>();
   rows.forEach((row, index) => {
     const spellings: [string, string][] = [[row.name, "name"]];

@@ -18,7 +18,17 @@ import { combineConfigErrors, ConfigError } from "./errors.js";
 import { effectiveLockedOptions } from "./locked-floor.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
-import { envFilePath, providerConfigPath, providerDir, providerEnvFilePath, providersDir, rulesPath, targetConfigPath, targetDir, targetsDir } from "./paths.js";
+import {
+  envFilePath,
+  providerConfigPath,
+  providerDir,
+  providerEnvFilePath,
+  providersDir,
+  rulesPath,
+  targetConfigPath,
+  targetDir,
+  targetsDir,
+} from "./paths.js";
 import { hasErrorCode, readTrustedConfigText } from "./read-file.js";
 import { loadTargetDocument } from "./target-schema.js";
 import type { TargetConfig } from "./target-schema.js";
@@ -277,11 +287,7 @@ function crossProviderErrors(loaded: readonly LoadedProvider[]): ConfigError[] {
  * would have no end; aws_profile uses its own provider (the schema checks that)
  * and credentials mode may use itself.
  */
-function identityProviderErrors(
-  owner: ProviderEntry,
-  target: LoadedTarget,
-  byName: ReadonlyMap<string, ProviderEntry>,
-): ConfigError[] {
+function identityProviderErrors(owner: ProviderEntry, target: LoadedTarget, byName: ReadonlyMap<string, ProviderEntry>): ConfigError[] {
   const { identity } = target.entry.config;
   const identityProvider = byName.get(identity.provider);
   if (identityProvider === undefined) {
@@ -322,9 +328,7 @@ function listSubdirectories(dir: string): string[] {
     if (hasErrorCode(error, "ENOENT")) return [];
     throw new ConfigError(dir, `cannot be listed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return names
-    .filter((name) => !name.startsWith(".") && isDirectory(path.join(dir, name)))
-    .sort();
+  return names.filter((name) => !name.startsWith(".") && isDirectory(path.join(dir, name))).sort();
 }
 
 function isDirectory(entry: string): boolean {

@@ -74,7 +74,8 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
   const queue = components(request.rest);
   const ruleFor = (last: boolean): WriteRule => (bound === undefined && !last ? "sticky-ok" : "strict");
   let current = request.start;
-  if (bound === undefined) checkEntry(trust, current, lstatOf(current, request.target), queue.length === 0 ? request.kind : "directory", ruleFor(queue.length === 0));
+  if (bound === undefined)
+    checkEntry(trust, current, lstatOf(current, request.target), queue.length === 0 ? request.kind : "directory", ruleFor(queue.length === 0));
   let links = 0;
   while (queue.length > 0) {
     const name = queue.shift() ?? "";

@@ -51,12 +51,7 @@ export interface ParseYamlOptions {
  *
  * @throws ConfigError listing every problem, each with its line and column.
  */
-export function parseYamlDocument<S extends z.ZodType>(
-  file: string,
-  text: string,
-  schema: S,
-  options: ParseYamlOptions = {},
-): YamlDocument<z.output<S>> {
+export function parseYamlDocument<S extends z.ZodType>(file: string, text: string, schema: S, options: ParseYamlOptions = {}): YamlDocument<z.output<S>> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, strict: true });
   const syntaxProblems = [...doc.errors, ...doc.warnings].map((problem) => syntaxError(file, problem, lineCounter));
@@ -92,11 +87,7 @@ export function parseYamlDocument<S extends z.ZodType>(
  *
  * @throws ConfigError for a missing or unreadable file, and for every problem `parseYamlDocument` reports.
  */
-export function readYamlDocument<S extends z.ZodType>(
-  file: string,
-  schema: S,
-  options: ParseYamlOptions = {},
-): YamlDocument<z.output<S>> {
+export function readYamlDocument<S extends z.ZodType>(file: string, schema: S, options: ParseYamlOptions = {}): YamlDocument<z.output<S>> {
   return parseYamlDocument(file, readConfigText(file), schema, options);
 }
 
@@ -143,9 +134,7 @@ function syntaxError(file: string, problem: YAMLError, lineCounter: LineCounter)
 }
 
 function throwIfAny(errors: readonly ConfigError[]): void {
-  const sorted = [...errors].sort(
-    (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
-  );
+  const sorted = [...errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   const combined = combineConfigErrors(sorted);
   if (combined !== undefined) throw combined;
 }

@@ -54,7 +54,9 @@ export function policyTool(registry: Registry, policies: PolicyCache): ToolDefin
       if (entry === undefined) throw new Error("unreachable: provider validated above");
       if (input.target !== undefined && !entry.targets.has(input.target)) {
         const known = [...entry.targets.keys()].sort().join(", ") || "none configured";
-        return Promise.resolve(structuredResult(`Unknown target ${JSON.stringify(input.target)} (targets: ${known}).`, { provider: input.provider, error: "unknown target" }, true));
+        return Promise.resolve(
+          structuredResult(`Unknown target ${JSON.stringify(input.target)} (targets: ${known}).`, { provider: input.provider, error: "unknown target" }, true),
+        );
       }
       try {
         // One compiled policy serves both answers, shared with the provider tools' cache.
@@ -67,7 +69,8 @@ export function policyTool(registry: Registry, policies: PolicyCache): ToolDefin
           delete explanation.target;
           structured.explain = explanation;
         }
-        const summary = input.args === undefined ? `Policy for ${input.provider}.` : `Policy alone says: ${(structured.explain as { decision: string }).decision}.`;
+        const summary =
+          input.args === undefined ? `Policy for ${input.provider}.` : `Policy alone says: ${(structured.explain as { decision: string }).decision}.`;
         return Promise.resolve(structuredResult(summary, structured, false));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;

@@ -6,7 +6,7 @@
  */
 // The low-level Server, not McpServer: Torii declares exact JSON Schemas (a target
 // enum that accepts nothing when no alias exists) and validates envelopes itself.
- 
+
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,

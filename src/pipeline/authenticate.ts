@@ -120,10 +120,7 @@ async function checkSession(request: AuthRequest, identity: ProviderEntry, layer
     return undefined;
   }
   request.audit.record({ event: "session-invalid", detail: run.timedOut ? "timed out" : `exit ${String(run.exitCode)}` });
-  return failure(
-    "session-invalid",
-    `the ${identity.name} session is not valid (its validate command failed); ask the operator to log in natively, then retry`,
-  );
+  return failure("session-invalid", `the ${identity.name} session is not valid (its validate command failed); ask the operator to log in natively, then retry`);
 }
 
 async function checkIdentity(request: AuthRequest, identity: ProviderEntry, layers: CredentialLayers, deps: AuthDeps): Promise<AuthResult | undefined> {
@@ -147,7 +144,10 @@ async function checkIdentity(request: AuthRequest, identity: ProviderEntry, laye
   }
   if (String(actual) !== expected) {
     request.audit.record({ event: "identity-mismatch" });
-    return failure("identity-mismatch", `the credentials for target ${request.target?.name ?? ""} belong to another identity than the one the operator pinned; the call was not run`);
+    return failure(
+      "identity-mismatch",
+      `the credentials for target ${request.target?.name ?? ""} belong to another identity than the one the operator pinned; the call was not run`,
+    );
   }
   request.audit.record({ event: "identity-ok" });
   return undefined;

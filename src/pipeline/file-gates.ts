@@ -75,7 +75,8 @@ export class FileLeaseGate implements LeaseGate {
     const binding = this.loadedBinding(provider, target);
     if (!("binding" in binding)) return Promise.resolve({ active: false, reason: binding.reason });
     const read = this.store(provider).read();
-    if (!read.ok) return Promise.resolve({ active: false, reason: `the lease file is invalid (${read.error.kind}); the operator can inspect it with torii target status` });
+    if (!read.ok)
+      return Promise.resolve({ active: false, reason: `the lease file is invalid (${read.error.kind}); the operator can inspect it with torii target status` });
     if (isActiveIn(read.state, target.name, binding.binding, this.clock())) return Promise.resolve({ active: true });
     return Promise.resolve({ active: false, reason: "no active lease" });
   }

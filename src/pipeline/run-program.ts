@@ -33,7 +33,14 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
   // No process starts before the records that allowed it are on disk.
   await call.audit.flush();
   try {
-    const plan = planChild(config.command, [...config.args_prefix, ...injection.args, ...request.canonicalTokens], call.provider, request.credentials, injection.env, deps);
+    const plan = planChild(
+      config.command,
+      [...config.args_prefix, ...injection.args, ...request.canonicalTokens],
+      call.provider,
+      request.credentials,
+      injection.env,
+      deps,
+    );
     const timeoutSeconds = config.runtime?.timeout_seconds ?? deps.settings.timeoutSeconds;
     // launch() spawns synchronously, so holding the lease while calling it covers the start of the
     // process; the result is wrapped so that waiting for the lease does not wait for the run.
@@ -50,7 +57,8 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
           windowsVerbatimArguments: plan.windowsVerbatimArguments,
         }),
       });
-    const gated = call.target === undefined ? { active: true as const, value: await start() } : await deps.leases.startWhileActive(call.provider, call.target, start);
+    const gated =
+      call.target === undefined ? { active: true as const, value: await start() } : await deps.leases.startWhileActive(call.provider, call.target, start);
     if (!gated.active) {
       call.audit.record({ event: "target-access-lost", detail: "at-launch" });
       return {

@@ -123,8 +123,7 @@ function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: 
   const result = canonicalise(tokens, grammar, "rule");
   if (!result.ok) return { ref, message: result.rejection.reason };
   const canonical = result.canonical;
-  const tokenCount =
-    canonical.positionals.length + canonical.options.length + (canonical.hasTail ? 1 + canonical.tail.length : 0);
+  const tokenCount = canonical.positionals.length + canonical.options.length + (canonical.hasTail ? 1 + canonical.tail.length : 0);
   return { kind: "literal", ref, canonical, tokenCount };
 }
 
@@ -168,10 +167,7 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
       return [compiled];
     });
 
-  const deny = [
-    ...compileList(rules.shared.deny, "deny", "shared"),
-    ...(rules.target ? compileList(rules.target.deny, "deny", "target") : []),
-  ];
+  const deny = [...compileList(rules.shared.deny, "deny", "shared"), ...(rules.target ? compileList(rules.target.deny, "deny", "target") : [])];
   // The shared accepts are compiled even when the target's replace them: a rule
   // that does not compile fails the whole policy closed, whichever list is in force.
   const sharedAccept = compileList(rules.shared.accept, "accept", "shared");

@@ -24,7 +24,6 @@ export interface EvaluationView {
   readonly joined: string;
 }
 
-
 /** Applies `ignore_args`: leading tokens dropped repeatedly, listed options dropped anywhere. */
 export function normaliseForEvaluation(policy: CompiledPolicy, canonical: CanonicalArgv): EvaluationView {
   let start = 0;
@@ -59,9 +58,7 @@ function isPrefix(prefix: readonly string[], tokens: readonly string[]): boolean
 function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly string[]): boolean {
   const available = [...argvOptions];
   for (const wanted of ruleOptions) {
-    const at = wanted.includes("=")
-      ? available.indexOf(wanted)
-      : available.findIndex((option) => option === wanted || option.startsWith(`${wanted}=`));
+    const at = wanted.includes("=") ? available.indexOf(wanted) : available.findIndex((option) => option === wanted || option.startsWith(`${wanted}=`));
     if (at === -1) return false;
     available.splice(at, 1);
   }
@@ -100,16 +97,14 @@ function bodyOptionMatches(ruleToken: string, argvToken: string, abbreviations: 
  */
 function bodyOptionsIncluded(ruleRest: readonly string[], argvRest: readonly string[], abbreviations: boolean): boolean {
   const used = new Set<number>();
-  for (let r = 0; r < ruleRest.length; ) {
+  for (let r = 0; r < ruleRest.length;) {
     const option = ruleRest[r] as string;
     let end = r + 1;
     while (end < ruleRest.length && !isOptionLike(ruleRest[end] as string)) end += 1;
     const values = ruleRest.slice(r + 1, end);
     const at = argvRest.findIndex(
       (token, j) =>
-        !used.has(j) &&
-        bodyOptionMatches(option, token, abbreviations) &&
-        values.every((value, k) => argvRest[j + 1 + k] === value && !used.has(j + 1 + k)),
+        !used.has(j) && bodyOptionMatches(option, token, abbreviations) && values.every((value, k) => argvRest[j + 1 + k] === value && !used.has(j + 1 + k)),
     );
     if (at === -1) return false;
     for (let k = 0; k <= values.length; k += 1) used.add(at + k);

@@ -81,8 +81,7 @@ function checkSyntax(source: string): void {
 
 function compileForEngine(engineSource: string, flags: Set<string>): RE2JS {
   const Engine = linearTimeEngine();
-  const engineFlags =
-    (flags.has("i") ? Engine.CASE_INSENSITIVE : 0) | (flags.has("m") ? Engine.MULTILINE : 0) | (flags.has("s") ? Engine.DOTALL : 0);
+  const engineFlags = (flags.has("i") ? Engine.CASE_INSENSITIVE : 0) | (flags.has("m") ? Engine.MULTILINE : 0) | (flags.has("s") ? Engine.DOTALL : 0);
   let engine: RE2JS;
   try {
     engine = Engine.compile(engineSource, engineFlags);

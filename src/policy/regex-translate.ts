@@ -53,7 +53,7 @@ export function translatePattern(pattern: string, flags: TranslateFlags): Transl
       );
     }
   };
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const ch = pattern[i] as string;
     if (ch === "[") {
       const parsed = classItems(pattern, i);

@@ -38,17 +38,7 @@ import { childPathValue, parsePathExt, type SearchPathContext } from "./search-p
  * only invite escape sequences into the agent's output), `SHELL`, `EDITOR`,
  * `XDG_*` (they relocate CLI configuration).
  */
-export const SERVER_ENV_ALLOWLIST: readonly string[] = Object.freeze([
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "LANG",
-  "LANGUAGE",
-  "LC_ALL",
-  "TZ",
-  "TMPDIR",
-]);
+export const SERVER_ENV_ALLOWLIST: readonly string[] = Object.freeze(["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "TZ", "TMPDIR"]);
 
 /** Prefixes of server variables a child may inherit (the locale categories `LC_CTYPE`, `LC_TIME`, …). */
 export const SERVER_ENV_ALLOWLIST_PREFIXES: readonly string[] = Object.freeze(["LC_"]);
@@ -220,11 +210,7 @@ export function isDenylisted(name: string): boolean {
  *
  * @throws Error naming the offending entries.
  */
-export function assertAllowlistExcludesDenylist(
-  names: readonly string[],
-  prefixes: readonly string[],
-  denylist: readonly string[],
-): void {
+export function assertAllowlistExcludesDenylist(names: readonly string[], prefixes: readonly string[], denylist: readonly string[]): void {
   const upperPrefixes = prefixes.map((prefix) => prefix.toUpperCase());
   const offending = denylist.filter((entry) => {
     const denied = entry.endsWith("*") ? entry.slice(0, -1) : entry;
@@ -233,9 +219,7 @@ export function assertAllowlistExcludesDenylist(
       const upper = name.toUpperCase();
       return deniedIsPrefix ? upper.startsWith(denied) : upper === denied;
     });
-    const byPrefix = upperPrefixes.some((prefix) =>
-      deniedIsPrefix ? prefix.startsWith(denied) || denied.startsWith(prefix) : denied.startsWith(prefix),
-    );
+    const byPrefix = upperPrefixes.some((prefix) => (deniedIsPrefix ? prefix.startsWith(denied) || denied.startsWith(prefix) : denied.startsWith(prefix)));
     return byName || byPrefix;
   });
   if (offending.length > 0) {
@@ -243,22 +227,14 @@ export function assertAllowlistExcludesDenylist(
   }
 }
 
-assertAllowlistExcludesDenylist(
-  [...SERVER_ENV_ALLOWLIST, ...WINDOWS_SERVER_ENV_ALLOWLIST],
-  SERVER_ENV_ALLOWLIST_PREFIXES,
-  SERVER_ENV_DENYLIST,
-);
+assertAllowlistExcludesDenylist([...SERVER_ENV_ALLOWLIST, ...WINDOWS_SERVER_ENV_ALLOWLIST], SERVER_ENV_ALLOWLIST_PREFIXES, SERVER_ENV_DENYLIST);
 
 /**
  * Rewrites PATH (and on Windows PATHEXT) in place, keeping the spelling. A
  * POSIX child always gets a PATH (an absent one makes bash search the working
  * directory); a Windows child gets one only when a layer set it.
  */
-function restrictSearchVariables(
-  merged: Map<string, readonly [string, string]>,
-  context: SearchPathContext,
-  fold: (name: string) => string,
-): void {
+function restrictSearchVariables(merged: Map<string, readonly [string, string]>, context: SearchPathContext, fold: (name: string) => string): void {
   const windows = context.platform === "win32";
   const pathEntry = merged.get(fold("PATH"));
   if (pathEntry !== undefined || !windows) {

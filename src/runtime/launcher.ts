@@ -113,7 +113,9 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
   });
 }
 
-type Started = { readonly ok: true; readonly child: ChildProcess; readonly stdout: Readable; readonly stderr: Readable } | { readonly ok: false; readonly error: LaunchError };
+type Started =
+  | { readonly ok: true; readonly child: ChildProcess; readonly stdout: Readable; readonly stderr: Readable }
+  | { readonly ok: false; readonly error: LaunchError };
 
 /** Spawns the child (no shell, stdin closed, its own process group on POSIX); a synchronous refusal is an error, never a throw. */
 function startChild(request: LaunchRequest, platform: NodeJS.Platform): Started {

@@ -136,11 +136,7 @@ function searchPosixPath(
   throw new ExecutableNotFoundError(name, search.summary());
 }
 
-function searchWindowsPath(
-  name: string,
-  options: ResolveExecutableOptions,
-  isFile: (candidate: string) => boolean,
-): ResolvedExecutable {
+function searchWindowsPath(name: string, options: ResolveExecutableOptions, isFile: (candidate: string) => boolean): ResolvedExecutable {
   const extensions = parsePathExt(options.pathExt);
   const ownExtension = path.win32.extname(name).toUpperCase();
   const names = [...(extensions.includes(ownExtension) ? [name] : []), ...extensions.map((extension) => name + extension)];
@@ -163,7 +159,10 @@ function checkWindowsCommandShape(command: string, absolute: boolean): void {
     throw new ExecutableRefusedError(command, "a drive-relative path (C:name) depends on the drive's current directory");
   }
   if (!absolute && /[\\/]/u.test(command)) throw relativePathRefusal(command);
-  const components = command.slice(drive.length).split(/[\\/]/u).filter((component) => component !== "");
+  const components = command
+    .slice(drive.length)
+    .split(/[\\/]/u)
+    .filter((component) => component !== "");
   const last = components.at(-1) ?? "";
   for (const component of components) {
     if (/[. ]$/u.test(component)) {

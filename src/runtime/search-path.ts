@@ -71,9 +71,7 @@ export function trustedSearchPath(pathEnv: string | undefined, context: SearchPa
     directories,
     summary: () => {
       const searched = `${directories.length} PATH ${directories.length === 1 ? "directory" : "directories"} searched`;
-      return skipped === 0
-        ? searched
-        : `${searched}; ${skipped} skipped (empty or relative entries, the current directory, Torii's own directory)`;
+      return skipped === 0 ? searched : `${searched}; ${skipped} skipped (empty or relative entries, the current directory, Torii's own directory)`;
     },
   };
 }

@@ -16,15 +16,7 @@
  * - `unsafe-path`: a symlink, a hard link, a foreign owner or a group/world-writable directory or file;
  * - `io`: the file system refused (permissions, disk full, …).
  */
-export type StateErrorKind =
-  | "missing-version"
-  | "unknown-version"
-  | "legacy"
-  | "torn"
-  | "invalid"
-  | "duplicate"
-  | "unsafe-path"
-  | "io";
+export type StateErrorKind = "missing-version" | "unknown-version" | "legacy" | "torn" | "invalid" | "duplicate" | "unsafe-path" | "io";
 
 /** A state file that cannot be trusted, or could not be read or written. It authorises nothing. */
 export class StateError extends Error {

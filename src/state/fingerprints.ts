@@ -37,12 +37,7 @@ export interface FileIdentity {
  * @throws TypeError when `config` holds something JSON cannot represent
  *   faithfully (a function, a bigint, a non-finite number, a class instance).
  */
-export function targetBinding(input: {
-  provider: string;
-  alias: string;
-  config: unknown;
-  fileIdentity: FileIdentity;
-}): string {
+export function targetBinding(input: { provider: string; alias: string; config: unknown; fileIdentity: FileIdentity }): string {
   const canonical = canonicalJson({
     provider: input.provider,
     alias: input.alias,

@@ -184,8 +184,7 @@ export class GrantStore {
     const parsed = EVIDENCE.exec(evidence);
     if (parsed === null) throw new RangeError(`not a grant reference (grant:<exact|prefix>:<count>:<8+ hex>): ${JSON.stringify(evidence)}`);
     const [, mode, count, hex] = parsed as unknown as [string, GrantMode, string, string];
-    const matches = (matcher: GrantMatcher): boolean =>
-      matcher.mode === mode && matcher.token_count === Number(count) && matcher.sha256.startsWith(hex);
+    const matches = (matcher: GrantMatcher): boolean => matcher.mode === mode && matcher.token_count === Number(count) && matcher.sha256.startsWith(hex);
     return this.state.locked(async (write) => {
       const current = this.readForUpdate();
       const now = this.clock();

@@ -27,9 +27,7 @@ export function leaseBindingOf(providerName: string, target: BindingSource): str
  * - `none`: no live lease (none at all, expired, or beyond the skew limit).
  */
 export type TargetLeaseStatus =
-  | { readonly kind: "active"; readonly expires_at: string }
-  | { readonly kind: "stale"; readonly expires_at: string }
-  | { readonly kind: "none" };
+  { readonly kind: "active"; readonly expires_at: string } | { readonly kind: "stale"; readonly expires_at: string } | { readonly kind: "none" };
 
 /** The status of `target` with `binding` in a valid lease `state` at `now` (liveness by the store's skew rule). */
 export function leaseStatusOf(state: LeaseState, target: string, binding: string, now: Date): TargetLeaseStatus {

@@ -217,7 +217,8 @@ export class LeaseStore {
    */
   async startNowWhileActive<T>(target: string, binding: string, start: () => T): Promise<{ active: true; value: T } | { active: false }> {
     if (!this.isActive(target, binding)) return { active: false };
-    const underLock = (): { active: true; value: T } | { active: false } => (this.isActive(target, binding) ? { active: true, value: start() } : { active: false });
+    const underLock = (): { active: true; value: T } | { active: false } =>
+      this.isActive(target, binding) ? { active: true, value: start() } : { active: false };
     const now = this.state.lockedIfFree(underLock);
     if (now.held) return now.value;
     return this.state.locked(() => Promise.resolve(underLock()), { reportLoss: false });

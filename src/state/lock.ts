@@ -64,12 +64,7 @@ export interface FileLockOptions {
 }
 
 /** Runs `body` holding the lock `<file>.lock`; always releases it. */
-export async function withFileLock<T>(
-  file: string,
-  timing: LockTiming,
-  body: (held: HeldLock) => Promise<T>,
-  options: FileLockOptions = {},
-): Promise<T> {
+export async function withFileLock<T>(file: string, timing: LockTiming, body: (held: HeldLock) => Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const lockPath = `${file}.lock`;
   let lost: Error | undefined;
   const lockOptions: LockOptions = {

@@ -143,9 +143,11 @@ export class StateFile<S> {
           progress.entered = true;
           checkLockPath(this.file, this.lockPath);
           this.removeLeftoverTemps();
-          return body((state) => this.write(state, () => {
-            held.assertHeld();
-          }));
+          return body((state) =>
+            this.write(state, () => {
+              held.assertHeld();
+            }),
+          );
         },
         options,
       );
@@ -258,10 +260,10 @@ async function copyExclusive(source: number, copy: string, fs: AtomicFs, platfor
   const target = await fs.open(copy, exclusiveCreateFlags(platform), 0o600);
   try {
     const chunk = Buffer.alloc(64 * 1024);
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const length = readSync(source, chunk, 0, chunk.length, position);
       if (length === 0) break;
-      for (let offset = 0; offset < length; ) {
+      for (let offset = 0; offset < length;) {
         const written = await target.write(chunk.subarray(0, length), offset);
         if (written <= 0) throw new Error("short write while copying");
         offset += written;

@@ -149,7 +149,9 @@ beforeAll(async () => {
   });
   for (const [tool, words] of Object.entries(PATHS)) {
     if (tool === "plain") continue;
-    const granted = await runCli(["grant", "add", tool, "--prefix", String(words.grant.length), "--", ...spelling(tool, 0), ...words.grant], { TORII_CONFIG_DIR: root });
+    const granted = await runCli(["grant", "add", tool, "--prefix", String(words.grant.length), "--", ...spelling(tool, 0), ...words.grant], {
+      TORII_CONFIG_DIR: root,
+    });
     expect(granted.status, granted.stderr).toBe(0);
   }
   session = await startSession(root);
@@ -208,13 +210,28 @@ describe("the audit holds no option value and no token after an option", () => {
       .split("\n")
       .map((line) => JSON.parse(line) as { event: string; scope: string; argv_head?: string[]; detail?: string });
     const events = new Set(records.map((record) => record.event));
-    for (const event of ["allowed-by-rules", "allowed-by-grant", "ran", "denied-explicit", "denied-headless", "denied-locked-option", "denied-argv", "grant-added"]) {
+    for (const event of [
+      "allowed-by-rules",
+      "allowed-by-grant",
+      "ran",
+      "denied-explicit",
+      "denied-headless",
+      "denied-locked-option",
+      "denied-argv",
+      "grant-added",
+    ]) {
       expect(events, event).toContain(event);
     }
     // Not vacuous: the command words survive where the grammar shows they are positionals.
-    expect(records.filter((record) => record.scope === "kube" && record.event === "allowed-by-rules").every((record) => record.argv_head?.join(" ") === "get pods")).toBe(true);
-    expect(records.filter((record) => record.event === "denied-locked-option").map((record) => record.detail)).toEqual(expect.arrayContaining(["--server", "--profile", "--context"]));
-    expect(records.filter((record) => record.event === "denied-locked-option" || record.event === "denied-argv").every((record) => record.argv_head === undefined)).toBe(true);
+    expect(
+      records.filter((record) => record.scope === "kube" && record.event === "allowed-by-rules").every((record) => record.argv_head?.join(" ") === "get pods"),
+    ).toBe(true);
+    expect(records.filter((record) => record.event === "denied-locked-option").map((record) => record.detail)).toEqual(
+      expect.arrayContaining(["--server", "--profile", "--context"]),
+    );
+    expect(
+      records.filter((record) => record.event === "denied-locked-option" || record.event === "denied-argv").every((record) => record.argv_head === undefined),
+    ).toBe(true);
     expect((await runCli(["audit", "verify"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   }, 60_000);
 });

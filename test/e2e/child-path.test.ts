@@ -40,7 +40,14 @@ beforeAll(async () => {
   work = path.join(base, "work");
   markers = path.join(base, "markers");
   mkdirSync(markers);
-  for (const dir of [work, path.join(work, "bin"), path.join(work, "dot-bin"), path.join(work, "~/bin"), path.join(base, "up-bin"), path.join(work, "envbin")]) {
+  for (const dir of [
+    work,
+    path.join(work, "bin"),
+    path.join(work, "dot-bin"),
+    path.join(work, "~/bin"),
+    path.join(base, "up-bin"),
+    path.join(work, "envbin"),
+  ]) {
     plant(dir, "bash");
     plant(dir, "kubectl-foo");
   }

@@ -122,7 +122,9 @@ describe("torii grant add", () => {
 
   test("canonicalises with the provider's grammar, as the server does; --prefix N keeps the first N canonical tokens", async () => {
     const tree = makeTree();
-    const exact = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "-nkube-system", "pods", "-o", "json"));
+    const exact = jsonOutput(
+      await torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "-nkube-system", "pods", "-o", "json"),
+    );
     expect(exact).toMatchObject({ tool: "kube", target: "dev", file: tree.devGrants, minutes: 30 });
     expect(exact.tokens).toEqual(["get", "pods", "--namespace=kube-system", "--output=json"]);
     const prefix = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--prefix", "2", "--json", "--", "get", "pods", "--namespace", "web"));
@@ -147,8 +149,15 @@ describe("torii grant add", () => {
 
   test("a locked option, a forbidden value or an unreadable argv is refused and nothing is written", async () => {
     const tree = makeTree();
-    for (const args of [["get", "pods", "--context=prod-ctx"], ["get", "pods", "-shttps://evil"], ["--kuberc=/tmp/x", "get"]]) {
-      expectUsageError(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", ...args), /refused: .*\(locked-option, argument \d\); no grant can allow this argv/u);
+    for (const args of [
+      ["get", "pods", "--context=prod-ctx"],
+      ["get", "pods", "-shttps://evil"],
+      ["--kuberc=/tmp/x", "get"],
+    ]) {
+      expectUsageError(
+        await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", ...args),
+        /refused: .*\(locked-option, argument \d\); no grant can allow this argv/u,
+      );
     }
     expectUsageError(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "pods", "-o", "file:///etc/passwd"), "(forbidden-value");
     expectUsageError(await torii(tree, "grant", "add", "kube", "dev", "--prefix", "1", "--", "get", "--bogus", "pods"), "(argv-rejected");
@@ -159,7 +168,10 @@ describe("torii grant add", () => {
     const tree = makeTree();
     expectUsageError(await torii(tree, "grant", "add", "demo", "--exact", "--prefix", "1", "--", "fetch"), "exactly one of --exact and --prefix");
     expectUsageError(await torii(tree, "grant", "add", "demo", "--", "fetch"), "exactly one of --exact and --prefix");
-    expectUsageError(await torii(tree, "grant", "add", "demo", "--prefix", "3", "--", "fetch", "origin"), '--prefix must be a whole number from 1 to 2, got "3"');
+    expectUsageError(
+      await torii(tree, "grant", "add", "demo", "--prefix", "3", "--", "fetch", "origin"),
+      '--prefix must be a whole number from 1 to 2, got "3"',
+    );
     expectUsageError(await torii(tree, "grant", "add", "demo", "--prefix", "0", "--", "fetch", "origin"), "--prefix must be a whole number from 1 to 2");
     expectUsageError(await torii(tree, "grant", "add", "demo", "--exact"), "the arguments go after --");
     expectUsageError(await torii(tree, "grant", "add", "demo", "--exact", "--"), "the arguments go after --");
@@ -174,7 +186,10 @@ describe("torii grant add", () => {
 
   test("the scope must exist: a target for a target-aware provider, none for a simple one", async () => {
     const tree = makeTree();
-    expectUsageError(await torii(tree, "grant", "add", "kube", "--exact", "--", "get", "pods"), "every call to kube names a target, so its grants are per target");
+    expectUsageError(
+      await torii(tree, "grant", "add", "kube", "--exact", "--", "get", "pods"),
+      "every call to kube names a target, so its grants are per target",
+    );
     expectUsageError(await torii(tree, "grant", "add", "kube", "staging", "--exact", "--", "get", "pods"), 'kube has no target "staging" (targets: dev, prod)');
     expectUsageError(await torii(tree, "grant", "add", "demo", "dev", "--exact", "--", "fetch"), "demo takes no target");
     expectUsageError(await torii(tree, "grant", "add", "nope", "--exact", "--", "fetch"), 'unknown provider tool "nope"');
@@ -200,7 +215,9 @@ describe("torii grant list, revoke and clear", () => {
 
     const revoked = jsonOutput(await torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence), "--json"));
     expect(revoked).toEqual({ action: "grant-revoked", tool: "kube", target: "dev", file: tree.devGrants, evidence: first.evidence, removed: 1 });
-    expect(jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([expect.objectContaining({ evidence: second.evidence }) as unknown]);
+    expect(jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([
+      expect.objectContaining({ evidence: second.evidence }) as unknown,
+    ]);
     expectUsageError(await torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence)), `kube dev has no grant ${String(first.evidence)}`);
     expectUsageError(await torii(tree, "grant", "revoke", "kube", "dev", "grant:"), "is not a grant's evidence");
     // With one word after the tool, it is the evidence.
@@ -267,7 +284,9 @@ function auditRecords(tree: Tree): AuditLine[] {
 describe("the audit log", () => {
   test("grant add, revoke and clear each leave one record with the evidence, at most two argv tokens, and the chain verifies", async () => {
     const tree = makeTree();
-    const dev = jsonOutput(await torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "pods", "-nSECRET-NS", "-o", "json"));
+    const dev = jsonOutput(
+      await torii(tree, "grant", "add", "kube", "dev", "--exact", "--for", "30", "--json", "--", "get", "pods", "-nSECRET-NS", "-o", "json"),
+    );
     const demo = jsonOutput(await torii(tree, "grant", "add", "demo", "--prefix", "2", "--json", "--", "fetch", "origin", "--prune"));
     await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
     await torii(tree, "grant", "revoke", "demo", String(demo.evidence));

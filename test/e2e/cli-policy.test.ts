@@ -113,7 +113,10 @@ describe("torii policy check", () => {
 
   test("a target's rules layer on the shared deny floor", async () => {
     const root = demoTree(RULES);
-    expect((await check(root, ["kube", "dev", "--", "delete", "pod", "x"])).json).toMatchObject({ source: "explicit-deny", rule: { text: "delete", layer: "shared" } });
+    expect((await check(root, ["kube", "dev", "--", "delete", "pod", "x"])).json).toMatchObject({
+      source: "explicit-deny",
+      rule: { text: "delete", layer: "shared" },
+    });
     expect((await check(root, ["kube", "dev", "--", "get", "secrets"])).json).toMatchObject({ source: "explicit-deny", rule: { layer: "target" } });
     expect((await check(root, ["kube", "dev", "--", "get", "nodes"])).status).toBe(0);
     expect((await check(root, ["kube", "--", "get", "nodes"])).status).toBe(2);
@@ -121,7 +124,12 @@ describe("torii policy check", () => {
 
   test("locked options are refused in every spelling the CLI reads", async () => {
     const root = demoTree(RULES);
-    for (const argv of [["get", "pods", "--context=prod"], ["get", "pods", "-shttps://evil"], ["get", "pods", "-Ashttps://evil"], ["--kuberc=/tmp/x", "get", "pods"]]) {
+    for (const argv of [
+      ["get", "pods", "--context=prod"],
+      ["get", "pods", "-shttps://evil"],
+      ["get", "pods", "-Ashttps://evil"],
+      ["--kuberc=/tmp/x", "get", "pods"],
+    ]) {
       const result = await check(root, ["kube", "dev", "--", ...argv]);
       expect(result.status, argv.join(" ")).toBe(1);
       expect(result.json, argv.join(" ")).toMatchObject({ decision: "deny", source: "locked-option" });

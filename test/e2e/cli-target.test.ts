@@ -142,7 +142,9 @@ describe("torii target add", () => {
     });
     // The whole registry still loads, with the new target in it.
     expect((await torii(tree, "policy", "show", "kube", "staging")).status).toBe(0);
-    expect(jsonOutput(await torii(tree, "target", "list", "kube", "--json")).targets).toContainEqual(expect.objectContaining({ name: "staging", active: false }));
+    expect(jsonOutput(await torii(tree, "target", "list", "kube", "--json")).targets).toContainEqual(
+      expect.objectContaining({ name: "staging", active: false }),
+    );
   });
 
   test("--json prints what was written", async () => {
@@ -182,7 +184,10 @@ describe("torii target add", () => {
     expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx"), "--provider is required for kubectl_context targets");
     expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "ghost"), 'no installed provider is named "ghost"');
     expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "aws"), "aws is target-aware");
-    expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp", "--region", "eu-west-1"), "--region does not apply to kubectl_context targets");
+    expectUsageError(
+      await torii(tree, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp", "--region", "eu-west-1"),
+      "--region does not apply to kubectl_context targets",
+    );
     expect(existsSync(path.join(tree.kubeDir, "targets", "qa"))).toBe(false);
   });
 
@@ -198,7 +203,9 @@ describe("torii target add", () => {
 
   test("aws_profile: profile, 12-digit account id (kept as a string) and region; scope defaults to the profile", async () => {
     const tree = makeTree();
-    const out = jsonOutput(await torii(tree, "target", "add", "aws", "prod", "--profile", "prod-admin", "--account-id", "012345678901", "--region", "eu-west-1", "--json"));
+    const out = jsonOutput(
+      await torii(tree, "target", "add", "aws", "prod", "--profile", "prod-admin", "--account-id", "012345678901", "--region", "eu-west-1", "--json"),
+    );
     expect(out.config).toEqual({
       version: "1",
       name: "prod",
@@ -212,11 +219,20 @@ describe("torii target add", () => {
 
   test("aws_profile: refuses an 11-digit account id, missing flags and kubectl flags", async () => {
     const tree = makeTree();
-    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "01234567890"), "--account-id must be exactly 12 digits");
+    expectUsageError(
+      await torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "01234567890"),
+      "--account-id must be exactly 12 digits",
+    );
     expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--account-id", "012345678901"), "--profile is required for aws_profile targets");
     expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "p"), "--account-id is required for aws_profile targets");
-    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "012345678901", "--context", "dev-ctx"), "--context does not apply to aws_profile targets");
-    expectUsageError(await torii(tree, "target", "add", "aws", "prod", "--profile", "-p", "--account-id", "012345678901"), /would be invalid[\s\S]*must not start with "-"/u);
+    expectUsageError(
+      await torii(tree, "target", "add", "aws", "prod", "--profile", "p", "--account-id", "012345678901", "--context", "dev-ctx"),
+      "--context does not apply to aws_profile targets",
+    );
+    expectUsageError(
+      await torii(tree, "target", "add", "aws", "prod", "--profile", "-p", "--account-id", "012345678901"),
+      /would be invalid[\s\S]*must not start with "-"/u,
+    );
     expect(existsSync(path.join(tree.root, "providers", "aws", "targets"))).toBe(false);
   });
 
@@ -282,9 +298,7 @@ describe("torii target list, show and status", () => {
     await torii(tree, "target", "activate", "kube", "dev", "--for", "10");
     const out = jsonOutput(await torii(tree, "target", "status", "kube", "--json"));
     expect(out.revision).toBeGreaterThan(0);
-    expect(out.leases).toEqual([
-      { target: "dev", expires_at: ANY_STRING, remaining_minutes: 10, configured: true, current: true },
-    ]);
+    expect(out.leases).toEqual([{ target: "dev", expires_at: ANY_STRING, remaining_minutes: 10, configured: true, current: true }]);
     expect((await torii(tree, "target", "status", "kube")).stdout).toMatch(/dev {2}until \S+ \(10 min left\)/u);
   });
 
@@ -300,7 +314,8 @@ describe("torii target list, show and status", () => {
 
   test("an invalid lease file: status, list and show exit 1 naming the file and its kind, and leave it byte-identical", async () => {
     const tree = makeTree();
-    const garbage = 'version: "1"\nrevision: 3\nauthorizations:\n  - {target: dev, binding: x, expires_at: "2999-01-01T00:00:00Z"}\n  - {target: dev, binding: x, expires_at: "2999-01-01T00:00:00Z"}\n';
+    const garbage =
+      'version: "1"\nrevision: 3\nauthorizations:\n  - {target: dev, binding: x, expires_at: "2999-01-01T00:00:00Z"}\n  - {target: dev, binding: x, expires_at: "2999-01-01T00:00:00Z"}\n';
     writeFileSync(tree.leaseFile, garbage, { mode: 0o600 });
     const status = await torii(tree, "target", "status", "kube");
     expect(status.status).toBe(1);
@@ -348,7 +363,10 @@ describe("torii target activate", () => {
     expect(add.stdout).toContain("still active: prod");
     expect(add.stdout).toContain("warning: 2 targets of kube are active at once");
     const both = jsonOutput(await torii(tree, "target", "list", "kube", "--json")).targets as { name: string; active: boolean }[];
-    expect(both.map((target) => [target.name, target.active])).toEqual([["dev", true], ["prod", true]]);
+    expect(both.map((target) => [target.name, target.active])).toEqual([
+      ["dev", true],
+      ["prod", true],
+    ]);
 
     const again = jsonOutput(await torii(tree, "target", "activate", "kube", "prod", "--json"));
     expect(again).toMatchObject({ mode: "replace", replaced: ["dev"], active: ["prod"] });

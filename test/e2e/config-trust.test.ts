@@ -100,7 +100,10 @@ describe("the operator CLI applies the same rule", () => {
     const root = makeConfigTree(files());
     const rules = path.join(root, "providers/rec/rules.yaml");
     chmodSync(rules, 0o666);
-    for (const args of [["policy", "check", "rec", "--", "run"], ["policy", "show", "rec"]]) {
+    for (const args of [
+      ["policy", "check", "rec", "--", "run"],
+      ["policy", "show", "rec"],
+    ]) {
       const run = await runCli(args, { TORII_CONFIG_DIR: root });
       expect(run.status).toBe(3);
       expect(run.stderr).toContain(`fix: chmod go-w ${rules}`);

@@ -80,7 +80,12 @@ describe("denied paths stop before .env, lifecycle and spawn", () => {
   });
 
   test("denied_calls_never_read_the_env_file", async () => {
-    for (const args of [["delete", "pod", "x"], ["get", "pods", "--raw=/x"], ["get", "pods", "-shttps://evil"], ["logs", "x"]]) {
+    for (const args of [
+      ["delete", "pod", "x"],
+      ["get", "pods", "--raw=/x"],
+      ["get", "pods", "-shttps://evil"],
+      ["logs", "x"],
+    ]) {
       const outcome = outcomeOf(await session.call("envguard", { args }));
       expect(outcome.decision.result, args.join(" ")).toBe("deny");
       expect(outcome.error, args.join(" ")).toBeUndefined();
@@ -94,7 +99,11 @@ describe("denied paths stop before .env, lifecycle and spawn", () => {
   });
 
   test("locked_option_is_rejected_before_environment_or_spawn", async () => {
-    for (const args of [["get", "pods", "--server=https://evil"], ["get", "pods", "-shttps://evil"], ["-nx", "-s", "https://evil", "get", "pods"]]) {
+    for (const args of [
+      ["get", "pods", "--server=https://evil"],
+      ["get", "pods", "-shttps://evil"],
+      ["-nx", "-s", "https://evil", "get", "pods"],
+    ]) {
       const outcome = outcomeOf(await session.call("sentinel", { args }));
       expect(outcome.decision, args.join(" ")).toMatchObject({ result: "deny", source: "locked-option" });
     }

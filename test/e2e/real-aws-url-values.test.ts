@@ -71,7 +71,9 @@ function runAwsDirectly(args: readonly string[]): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn("aws", args, { env: { PATH: childPath, HOME: home }, stdio: "ignore", shell: false });
     child.on("error", reject);
-    child.on("exit", (code) => { resolve(code); });
+    child.on("exit", (code) => {
+      resolve(code);
+    });
   });
 }
 
@@ -83,7 +85,10 @@ beforeAll(async () => {
   mkdirSync(path.join(home, ".aws"));
   // A region for which awscli's overridesslcommonname does not replace the endpoint (sqs, emr, rds in us-east-1 ...).
   writeFileSync(path.join(home, ".aws", "config"), `[default]\nregion = eu-central-2\nendpoint_url = ${base}\noutput = json\nmax_attempts = 1\n`);
-  writeFileSync(path.join(home, ".aws", "credentials"), "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = dummy-secret-for-tests\n");
+  writeFileSync(
+    path.join(home, ".aws", "credentials"),
+    "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = dummy-secret-for-tests\n",
+  );
   childPath = `${awsDirectory()}${path.delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`;
   const root = makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": RULES });
   session = await startSession(root, { HOME: home, PATH: childPath });
@@ -91,7 +96,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await session.close();
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
 });
 
 beforeEach(() => {
@@ -129,6 +138,8 @@ describe("aws URL parameter values through Torii", () => {
     const apiCalls = seen.filter((request) => request.method === "POST");
     expect(apiCalls.length).toBeGreaterThan(0);
     // JSON (awsJson) or form-encoded (query) protocol: the queue URL itself is the parameter.
-    expect(apiCalls.some((request) => request.body.includes(JSON.stringify(queueUrl).slice(1, -1)) || request.body.includes(encodeURIComponent(queueUrl)))).toBe(true);
+    expect(
+      apiCalls.some((request) => request.body.includes(JSON.stringify(queueUrl).slice(1, -1)) || request.body.includes(encodeURIComponent(queueUrl))),
+    ).toBe(true);
   }, 60_000);
 });

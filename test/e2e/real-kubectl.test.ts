@@ -81,7 +81,11 @@ describe("kubectl through Torii", () => {
   });
 
   test("deny rules match every spelling: config view --raw", async () => {
-    for (const args of [["config", "view", "--raw"], ["config", "view", "--raw=true", "-o", "json"], ["config", "--raw", "view"]]) {
+    for (const args of [
+      ["config", "view", "--raw"],
+      ["config", "view", "--raw=true", "-o", "json"],
+      ["config", "--raw", "view"],
+    ]) {
       const outcome = outcomeOf(await session.call("kubectl", { args }));
       expect(outcome.decision, args.join(" ")).toMatchObject({ result: "deny" });
     }

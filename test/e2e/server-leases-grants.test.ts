@@ -100,7 +100,7 @@ describe("leases", () => {
 
   test("a corrupted lease file denies without crashing the server, and stays on disk", async () => {
     const file = path.join(root, "providers/kube/.target-authorizations.yaml");
-    writeFileSync(file, "version: \"1\"\nrevision: 3\nauthorizations: [\0\0\0");
+    writeFileSync(file, 'version: "1"\nrevision: 3\nauthorizations: [\0\0\0');
     const before = readFileSync(file);
     const outcome = outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" }));
     expect(outcome.decision).toMatchObject({ result: "deny", source: "target-inactive" });
@@ -109,7 +109,6 @@ describe("leases", () => {
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision.source).toBe("target-inactive");
     expect((await cli("target", "clear", "kube")).status).toBe(0);
   });
-
 });
 
 describe("grants", () => {

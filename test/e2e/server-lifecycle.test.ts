@@ -90,7 +90,10 @@ describe("audit", () => {
       await session.close();
     }
     const text = readFileSync(path.join(root, "audit.jsonl"), "utf8");
-    const events = text.trim().split("\n").map((line) => (JSON.parse(line) as { event: string }).event);
+    const events = text
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { event: string }).event);
     expect(events).toEqual(expect.arrayContaining(["invoke", "allowed-by-rules", "ran", "denied-explicit", "denied-headless"]));
     expect(text).not.toContain("env-secret-value-123");
     expect(text).not.toContain("third-token-private");

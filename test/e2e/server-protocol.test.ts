@@ -134,14 +134,19 @@ async function rawExchange(lines: readonly string[], settleMs = 1500): Promise<{
 
 describe("stdout purity and lifecycle", () => {
   test("every stdout line is JSON-RPC, through every error path", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
     const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
     const { stdout, code } = await rawExchange([
       JSON.stringify(init),
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
       JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
       "this is not json",
-      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":",
+      '{"jsonrpc":"2.0","id":3,"method":',
       call(4, "rec", { args: ["status"] }),
       call(5, "rec", { args: ["push"] }),
       call(6, "rec", { args: [] }),

@@ -106,14 +106,23 @@ describe("invalid requests", () => {
     ["string params", { jsonrpc: "2.0", id: 105, method: "tools/call", params: "status" }, 105],
     ["array params", { jsonrpc: "2.0", id: 106, method: "tools/call", params: ["rec"] }, 106],
     ["a fractional id", { jsonrpc: "2.0", id: 106.5, method: "tools/call", params: call }, 106.5],
-    ["a lone surrogate in an argument", { jsonrpc: "2.0", id: 107, method: "tools/call", params: { name: "rec", arguments: { args: ["status", "\ud800"] } } }, 107],
+    [
+      "a lone surrogate in an argument",
+      { jsonrpc: "2.0", id: 107, method: "tools/call", params: { name: "rec", arguments: { args: ["status", "\ud800"] } } },
+      107,
+    ],
   ])("%s gets -32600 with its id", async (_name, message, id) => {
     raw.send(`${JSON.stringify(message)}\n`);
     expect(await raw.reply(id)).toEqual({ jsonrpc: "2.0", id, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /u) as unknown } });
   });
 
   test("a batch gets -32600 for each of its requests, and nothing in it runs", async () => {
-    raw.send(`${JSON.stringify([{ jsonrpc: "2.0", id: 201, method: "tools/call", params: call }, { jsonrpc: "2.0", id: 202, method: "ping" }])}\n`);
+    raw.send(
+      `${JSON.stringify([
+        { jsonrpc: "2.0", id: 201, method: "tools/call", params: call },
+        { jsonrpc: "2.0", id: 202, method: "ping" },
+      ])}\n`,
+    );
     expect(await raw.reply(201)).toMatchObject({ error: { code: -32600 } });
     expect(await raw.reply(202)).toMatchObject({ error: { code: -32600 } });
   });

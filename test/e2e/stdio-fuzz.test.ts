@@ -44,9 +44,12 @@ beforeAll(async () => {
 });
 
 // Shutdown flushes the audit records of every run first, so a long local run needs longer.
-afterAll(async () => {
-  expect(await session.close()).toBe(0);
-}, 30_000 + RUNS * 100);
+afterAll(
+  async () => {
+    expect(await session.close()).toBe(0);
+  },
+  30_000 + RUNS * 100,
+);
 
 /** Splits what was sent into the lines the server sees (the last one ends with the newline). */
 function linesOf(payload: Buffer): Buffer[] {
@@ -96,7 +99,10 @@ test(
       fc.asyncProperty(fc.array(lineArbitrary(LIMIT), { minLength: 1, maxLength: 10 }), async (generated) => {
         batch += 1;
         const sentinel = `sentinel-${batch}`;
-        const payload = Buffer.concat([...generated.flatMap((line) => [line, Buffer.from("\n")]), Buffer.from(toolCallLine(sentinel, ALLOWED.tool, { args: [ALLOWED.firstArg, "sentinel"] }))]);
+        const payload = Buffer.concat([
+          ...generated.flatMap((line) => [line, Buffer.from("\n")]),
+          Buffer.from(toolCallLine(sentinel, ALLOWED.tool, { args: [ALLOWED.firstArg, "sentinel"] })),
+        ]);
         for (const line of linesOf(payload)) {
           const expectation = expectationFor(line, LIMIT);
           tally(expectation.replies, expected);
@@ -110,7 +116,10 @@ test(
         const fresh = session.lines.slice(checkedLines);
         checkedLines += fresh.length;
         for (const line of fresh) expect(isJsonRpcLine(line.raw), line.raw.toString("utf8").slice(0, 300)).toBe(true);
-        tally(fresh.filter((line) => line.message !== undefined && !("method" in line.message)).map((line) => line.message?.id as ReplyId), received);
+        tally(
+          fresh.filter((line) => line.message !== undefined && !("method" in line.message)).map((line) => line.message?.id as ReplyId),
+          received,
+        );
         expect(received).toEqual(expected);
         expect(readdirSync(markers)).toHaveLength(expectedRuns);
       }),

@@ -33,9 +33,7 @@ const rulesSchema = z.strictObject({ shared: ruleListSchema, target: ruleListSch
 const settingsSchema = z.strictObject({
   minimum_accept_tokens: z.number().int().nonnegative().optional(),
   forbidden_args: z.array(z.string()).optional(),
-  ignore_args: z
-    .strictObject({ leading: z.array(z.string()).default([]), flags: z.array(z.string()).default([]) })
-    .optional(),
+  ignore_args: z.strictObject({ leading: z.array(z.string()).default([]), flags: z.array(z.string()).default([]) }).optional(),
 });
 
 const providerSchema = z.strictObject({
@@ -47,16 +45,7 @@ const providerSchema = z.strictObject({
   settings: settingsSchema.default({}),
 });
 
-const sourceSchema = z.enum([
-  "locked-option",
-  "forbidden-value",
-  "argv-rejected",
-  "policy-error",
-  "forbidden-arg",
-  "explicit-deny",
-  "rules",
-  "no-rule",
-]);
+const sourceSchema = z.enum(["locked-option", "forbidden-value", "argv-rejected", "policy-error", "forbidden-arg", "explicit-deny", "rules", "no-rule"]);
 
 const expectSchema = z.strictObject({
   decision: z.enum(["deny", "accept", "unresolved"]),
@@ -105,9 +94,7 @@ export interface DecisionCase {
 
 function toRuleList(file: string, layer: string, list: z.infer<typeof ruleListSchema>): RuleListSpec {
   const specs = (name: "deny" | "accept"): RuleSpec[] =>
-    list[name].map((rule, index) =>
-      typeof rule === "string" ? { text: rule, origin: `${file}:${layer}.${name}[${index}]` } : rule,
-    );
+    list[name].map((rule, index) => (typeof rule === "string" ? { text: rule, origin: `${file}:${layer}.${name}[${index}]` } : rule));
   return { deny: specs("deny"), accept: specs("accept") };
 }
 
@@ -116,15 +103,10 @@ function toLayered(file: string, rules: z.infer<typeof rulesSchema>): LayeredRul
   return rules.target === undefined ? { shared } : { shared, target: toRuleList(file, "target", rules.target) };
 }
 
-function toContext(
-  provider: z.infer<typeof providerSchema>,
-  settings: z.infer<typeof settingsSchema>,
-): ProviderPolicyContext {
+function toContext(provider: z.infer<typeof providerSchema>, settings: z.infer<typeof settingsSchema>): ProviderPolicyContext {
   const base = GRAMMARS[provider.grammar];
   const spec: GrammarSpec =
-    provider.forbidden_value_prefixes === undefined
-      ? base.spec
-      : { ...base.spec, forbiddenValuePrefixes: provider.forbidden_value_prefixes };
+    provider.forbidden_value_prefixes === undefined ? base.spec : { ...base.spec, forbiddenValuePrefixes: provider.forbidden_value_prefixes };
   const locked = provider.locked === "default" ? base.locked : provider.locked;
   return context(provider.grammar, spec, locked, {
     ...(settings.minimum_accept_tokens === undefined ? {} : { minimumAcceptTokens: settings.minimum_accept_tokens }),

@@ -10,9 +10,23 @@ const opt = (name: string, value: OptionSpec["value"], short?: string, repeatabl
   short === undefined ? { name, value, repeatable } : { name, value, short, repeatable };
 
 export const KUBECTL_LOCKED = [
-  "--context", "--kubeconfig", "--cluster", "--user", "--token", "--server", "--username", "--password",
-  "--client-key", "--client-certificate", "--certificate-authority", "--insecure-skip-tls-verify",
-  "--tls-server-name", "--as", "--as-group", "--as-uid", "--as-user-extra",
+  "--context",
+  "--kubeconfig",
+  "--cluster",
+  "--user",
+  "--token",
+  "--server",
+  "--username",
+  "--password",
+  "--client-key",
+  "--client-certificate",
+  "--certificate-authority",
+  "--insecure-skip-tls-verify",
+  "--tls-server-name",
+  "--as",
+  "--as-group",
+  "--as-uid",
+  "--as-user-extra",
 ];
 
 export const kubectlSpec: GrammarSpec = {
@@ -49,7 +63,12 @@ export const kubectlSpec: GrammarSpec = {
     },
     {
       path: ["apply"],
-      options: [opt("--filename", "required", "-f", true), opt("--kustomize", "required", "-k"), opt("--recursive", "none", "-R"), opt("--dry-run", "optional")],
+      options: [
+        opt("--filename", "required", "-f", true),
+        opt("--kustomize", "required", "-k"),
+        opt("--recursive", "none", "-R"),
+        opt("--dry-run", "optional"),
+      ],
     },
     { path: ["exec"], options: [opt("--stdin", "none", "-i"), opt("--tty", "none", "-t"), opt("--container", "required", "-c")] },
     { path: ["rollout", "status"], options: [opt("--watch", "none", "-w"), opt("--timeout", "required")] },

@@ -23,8 +23,30 @@ export const GRAMMAR_NAMES: readonly GrammarName[] = ["kubectl", "aws", "az", "p
 
 /** Words: command paths, operands and values, none dash-leading, none with whitespace. */
 export const WORDS = [
-  "get", "pods", "logs", "web", "exec", "apply", "rollout", "status", "secrets", "config", "view", "describe",
-  "x", "kube-system", "s3", "ls", "ec2", "describe-instances", "vm", "list", "sh", "app=web", "json", "i-1",
+  "get",
+  "pods",
+  "logs",
+  "web",
+  "exec",
+  "apply",
+  "rollout",
+  "status",
+  "secrets",
+  "config",
+  "view",
+  "describe",
+  "x",
+  "kube-system",
+  "s3",
+  "ls",
+  "ec2",
+  "describe-instances",
+  "vm",
+  "list",
+  "sh",
+  "app=web",
+  "json",
+  "i-1",
 ] as const;
 
 const VALUES = ["x", "kube-system", "json", "app=web", "a.yaml", "5", "web", "i-1"] as const;
@@ -70,9 +92,7 @@ export const INVALID_RULES = ["/(/", "/a/g", "/a/u", "//", "/ /x", "/x/ii", "   
 
 function literalPool(name: GrammarName): string[] {
   const { spec } = GRAMMARS[name];
-  const options = [...spec.options, ...spec.commands.flatMap((scope) => scope.options)].filter(
-    (option) => !GRAMMARS[name].locked.includes(option.name),
-  );
+  const options = [...spec.options, ...spec.commands.flatMap((scope) => scope.options)].filter((option) => !GRAMMARS[name].locked.includes(option.name));
   const tokens = new Set<string>(WORDS);
   for (const option of options) {
     tokens.add(option.name);
@@ -106,9 +126,9 @@ export function ruleTextsArb(name: GrammarName, maxLength = 5): fc.Arbitrary<Rul
 }
 
 export function layeredTextsArb(name: GrammarName): fc.Arbitrary<LayeredTexts> {
-  return fc.record({ shared: ruleTextsArb(name), target: fc.option(ruleTextsArb(name), { nil: undefined }) }).map((layers) =>
-    layers.target === undefined ? { shared: layers.shared } : { shared: layers.shared, target: layers.target },
-  );
+  return fc
+    .record({ shared: ruleTextsArb(name), target: fc.option(ruleTextsArb(name), { nil: undefined }) })
+    .map((layers) => (layers.target === undefined ? { shared: layers.shared } : { shared: layers.shared, target: layers.target }));
 }
 
 /**

@@ -47,12 +47,12 @@ let queue: Promise<unknown> = Promise.resolve();
 /** Captures everything written to `stream` while `run` is pending. */
 function capture(stream: NodeJS.WriteStream, sink: string[]): () => void {
   const original = stream.write.bind(stream);
-  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+  stream.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     sink.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
     const callback = rest.find((item): item is () => void => typeof item === "function");
     callback?.();
     return true;
-  });
+  };
   return () => {
     stream.write = original;
   };

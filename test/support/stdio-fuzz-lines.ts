@@ -11,11 +11,7 @@ import { ALLOWED } from "./stdio-oracle.js";
 type Message = Record<string, unknown>;
 
 /** A small pool first, so duplicate ids are common. */
-const id = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<string | number>(1, 2, 3, "a", "dup", 0, "") },
-  fc.integer(),
-  fc.string({ maxLength: 12 }),
-);
+const id = fc.oneof({ weight: 3, arbitrary: fc.constantFrom<string | number>(1, 2, 3, "a", "dup", 0, "") }, fc.integer(), fc.string({ maxLength: 12 }));
 const token = fc.stringMatching(/^[a-z0-9._-]{1,12}$/u);
 
 const allowedCall = fc.record({ id, token }).map(({ id, token }): Message => ({
@@ -30,7 +26,10 @@ const otherMessage = fc.oneof(
   id.map((id): Message => ({ jsonrpc: "2.0", id, method: "tools/list" })),
   fc.record({ id, method: fc.string({ maxLength: 20 }) }).map(({ id, method }): Message => ({ jsonrpc: "2.0", id, method })),
   // notifications/cancelled is left out: it may cancel a request of the same batch, which then gets no reply by design.
-  fc.string({ maxLength: 12 }).filter((name) => name !== "cancelled").map((name): Message => ({ jsonrpc: "2.0", method: `notifications/${name}` })),
+  fc
+    .string({ maxLength: 12 })
+    .filter((name) => name !== "cancelled")
+    .map((name): Message => ({ jsonrpc: "2.0", method: `notifications/${name}` })),
   id.map((id): Message => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: ALLOWED.tool, arguments: { args: ["not-allowed"] } } })),
   id.map((id): Message => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "no-such-tool", arguments: { args: [ALLOWED.firstArg] } } })),
   id.map((id): Message => ({ jsonrpc: "2.0", id, result: {} })),
@@ -50,17 +49,32 @@ function withArg(message: Message, arg: string): Message {
 
 const objectMutation: fc.Arbitrary<(message: Message) => Message> = fc.oneof(
   fc
-    .record({ key: fc.string({ minLength: 1, maxLength: 8 }).filter((key) => !["jsonrpc", "id", "method", "params", "result", "error"].includes(key)), value: fc.jsonValue({ maxDepth: 2 }) })
+    .record({
+      key: fc.string({ minLength: 1, maxLength: 8 }).filter((key) => !["jsonrpc", "id", "method", "params", "result", "error"].includes(key)),
+      value: fc.jsonValue({ maxDepth: 2 }),
+    })
     .map(({ key, value }) => (message: Message) => ({ ...message, [key]: value })),
   fc.constantFrom<unknown>("1.0", 2, null, "2.0 ", undefined).map((jsonrpc) => (message: Message) => ({ ...message, jsonrpc })),
   fc.oneof(fc.integer(), fc.constant(null), fc.jsonValue({ maxDepth: 1 })).map((method) => (message: Message) => ({ ...message, method })),
-  fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }), fc.constant(null)).map((params) => (message: Message) => ({ ...message, params })),
   fc
-    .oneof(fc.constant(null), fc.boolean(), fc.double(), fc.constant({}), fc.constant([1]), fc.string({ maxLength: 300 }), fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }))
+    .oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }), fc.constant(null))
+    .map((params) => (message: Message) => ({ ...message, params })),
+  fc
+    .oneof(
+      fc.constant(null),
+      fc.boolean(),
+      fc.double(),
+      fc.constant({}),
+      fc.constant([1]),
+      fc.string({ maxLength: 300 }),
+      fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    )
     .map((newId) => (message: Message) => ({ ...message, id: newId })),
   fc.constant((message: Message) => Object.fromEntries(Object.entries(message).filter(([key]) => key !== "id"))),
   fc.integer({ min: 200, max: 3000 }).map((length) => (message: Message) => ({ ...message, method: "m".repeat(length) })),
-  fc.integer({ min: 10, max: 1500 }).map((depth) => (message: Message) => ({ ...message, params: { name: ALLOWED.tool, arguments: { args: [ALLOWED.firstArg] }, deep: nested(depth) } })),
+  fc
+    .integer({ min: 10, max: 1500 })
+    .map((depth) => (message: Message) => ({ ...message, params: { name: ALLOWED.tool, arguments: { args: [ALLOWED.firstArg] }, deep: nested(depth) } })),
   fc.constantFrom("\ud800", "\udfff", "a\udc00b", "\ud83d").map((lone) => (message: Message) => withArg(message, lone)),
   fc.constantFrom("a\u0000b", "\u0000").map((nul) => (message: Message) => withArg(message, nul)),
 );
@@ -99,7 +113,12 @@ export function lineArbitrary(limit: number): fc.Arbitrary<Buffer> {
     { weight: 3, arbitrary: baseMessage.map(json) },
     { weight: 4, arbitrary: fc.tuple(baseMessage, objectMutation).map(([message, mutate]) => json(mutate(message))) },
     { weight: 4, arbitrary: fc.tuple(baseMessage, byteMutation).map(([message, mutate]) => mutate(json(message))) },
-    { weight: 2, arbitrary: fc.tuple(baseMessage, fc.oneof(fc.integer({ min: limit - 40, max: limit + 40 }), fc.integer({ min: limit, max: limit * 8 }))).map(([message, size]) => hugeLine(message, size)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(baseMessage, fc.oneof(fc.integer({ min: limit - 40, max: limit + 40 }), fc.integer({ min: limit, max: limit * 8 })))
+        .map(([message, size]) => hugeLine(message, size)),
+    },
     fc.array(baseMessage, { maxLength: 4 }).map((batch) => Buffer.from(JSON.stringify(batch))),
     idSpellings,
     fc.jsonValue({ maxDepth: 3 }).map((value) => Buffer.from(JSON.stringify(value))),

@@ -61,13 +61,11 @@ function readLog<T>(file: string, read: () => T): T {
 }
 
 function verificationText(file: string, result: AuditVerification): string {
-  const lines = result.problems.map((problem) => `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.warning ? "warning: " : ""}${problem.reason}`);
-  const broken = result.problems.filter((problem) => !problem.warning).length;
-  lines.push(
-    result.ok
-      ? `${file}: ${result.records} record(s), chain intact`
-      : `${file}: ${broken} problem(s) in ${result.records} intact record(s)`,
+  const lines = result.problems.map(
+    (problem) => `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.warning ? "warning: " : ""}${problem.reason}`,
   );
+  const broken = result.problems.filter((problem) => !problem.warning).length;
+  lines.push(result.ok ? `${file}: ${result.records} record(s), chain intact` : `${file}: ${broken} problem(s) in ${result.records} intact record(s)`);
   if (result.lastHash !== undefined) lines.push(`last hash: ${result.lastHash}`);
   return `${lines.join("\n")}\n`;
 }

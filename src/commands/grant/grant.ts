@@ -104,7 +104,11 @@ export async function runGrantAdd(tool: string, target: string | undefined, opti
     `  evidence: ${evidence}`,
     `  file: ${scope.file}`,
   ];
-  emit(options, { action: "grant-added", ...scopeJson(scope), mode, tokens, token_count: tokens.length, evidence, minutes, expires_at: entry.expires_at }, lines);
+  emit(
+    options,
+    { action: "grant-added", ...scopeJson(scope), mode, tokens, token_count: tokens.length, evidence, minutes, expires_at: entry.expires_at },
+    lines,
+  );
   return 0;
 }
 
@@ -137,7 +141,9 @@ const EVIDENCE = /^grant:(?:exact|prefix):[1-9][0-9]{0,8}:[0-9a-f]{8,64}$/;
 export async function runGrantRevoke(tool: string, target: string | undefined, evidence: string | undefined, options: JsonOption): Promise<number> {
   if (evidence === undefined) throw new OperatorError("usage: torii grant revoke <tool> [target] <evidence> (see torii grant list)");
   if (!EVIDENCE.test(evidence)) {
-    throw new OperatorError(`${JSON.stringify(evidence)} is not a grant's evidence (grant:<exact|prefix>:<count>:<8 or more hex>, as printed by torii grant list)`);
+    throw new OperatorError(
+      `${JSON.stringify(evidence)} is not a grant's evidence (grant:<exact|prefix>:<count>:<8 or more hex>, as printed by torii grant list)`,
+    );
   }
   const scope = grantScope(tool, target);
   const store = new GrantStore(scope.file);

@@ -109,7 +109,9 @@ function refuseForeignFlags(mode: keyof typeof FLAGS_BY_MODE, options: TargetAdd
   const allowed: readonly string[] = FLAGS_BY_MODE[mode];
   for (const [key, flag] of Object.entries(FLAG_SPELLING)) {
     if (options[key as keyof typeof FLAG_SPELLING] !== undefined && !allowed.includes(key)) {
-      throw new OperatorError(`${flag} does not apply to ${mode} targets (they take ${allowed.map((allowedKey) => FLAG_SPELLING[allowedKey as keyof typeof FLAG_SPELLING]).join(", ")})`);
+      throw new OperatorError(
+        `${flag} does not apply to ${mode} targets (they take ${allowed.map((allowedKey) => FLAG_SPELLING[allowedKey as keyof typeof FLAG_SPELLING]).join(", ")})`,
+      );
     }
   }
 }
@@ -119,13 +121,7 @@ function required(value: string | undefined, flag: string, mode: string): string
   return value;
 }
 
-function buildDocument(
-  registry: Registry,
-  provider: ProviderEntry,
-  name: string,
-  mode: keyof typeof FLAGS_BY_MODE,
-  options: TargetAddOptions,
-): TargetDocument {
+function buildDocument(registry: Registry, provider: ProviderEntry, name: string, mode: keyof typeof FLAGS_BY_MODE, options: TargetAddOptions): TargetDocument {
   const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
     value === undefined ? {} : ({ [key]: value } as Record<K, V>);
   switch (mode) {
@@ -205,7 +201,8 @@ async function writeTarget(root: string, provider: ProviderEntry, name: string, 
     createdParent = mkdirSync(targetsDir(provider.dir), { recursive: true, mode: 0o700 });
     mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "EEXIST") throw new OperatorError(`${dir} already exists; remove it or choose another name`);
+    if (error instanceof Error && "code" in error && error.code === "EEXIST")
+      throw new OperatorError(`${dir} already exists; remove it or choose another name`);
     throw new OperatorError(`cannot create ${dir}: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
   let written = false;

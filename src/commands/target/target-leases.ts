@@ -110,7 +110,9 @@ export function runTargetStatus(tool: string, options: JsonOption): number {
   const lines = [
     `${tool} leases: ${file}`,
     `revision: ${read.state.revision}`,
-    ...(leases.length === 0 ? ["no active lease"] : leases.map((lease) => `  ${lease.target}  ${expiryText(lease.expires_at, now)}${lease.note === undefined ? "" : `  [${lease.note}]`}`)),
+    ...(leases.length === 0
+      ? ["no active lease"]
+      : leases.map((lease) => `  ${lease.target}  ${expiryText(lease.expires_at, now)}${lease.note === undefined ? "" : `  [${lease.note}]`}`)),
   ];
   const json = {
     tool,
@@ -126,12 +128,7 @@ export function runTargetStatus(tool: string, options: JsonOption): number {
 function statusOf(provider: ProviderEntry, entry: LeaseAuthorization, now: Date) {
   const target = provider.targets.get(entry.target);
   const current = target !== undefined && bindingOf(provider, target) === entry.binding;
-  const note =
-    target === undefined
-      ? "no such target is configured: it allows nothing"
-      : current
-        ? undefined
-        : "for an earlier target.yaml: it allows nothing";
+  const note = target === undefined ? "no such target is configured: it allows nothing" : current ? undefined : "for an earlier target.yaml: it allows nothing";
   return {
     target: entry.target,
     expires_at: entry.expires_at,
@@ -160,19 +157,36 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
   await operatorAudit(root).record(
     mode === "add"
       ? { event: "target-access-added", scope: auditScope(tool, alias), detail: `${minutes}min` }
-      : { event: "target-access-replaced", scope: auditScope(tool, alias), detail: `${minutes}min; replaced: ${replaced.length === 0 ? "none" : replaced.join(", ")}` },
+      : {
+          event: "target-access-replaced",
+          scope: auditScope(tool, alias),
+          detail: `${minutes}min; replaced: ${replaced.length === 0 ? "none" : replaced.join(", ")}`,
+        },
   );
   const now = new Date();
   const mine = state.authorizations.find((entry) => entry.target === alias);
   const expiresAt = mine?.expires_at ?? "";
-  const others = liveAuthorizations(state, now).filter((entry) => entry.target !== alias).map((entry) => entry.target);
+  const others = liveAuthorizations(state, now)
+    .filter((entry) => entry.target !== alias)
+    .map((entry) => entry.target);
   const lines = [`activated ${tool} target ${alias} for ${minutes} min, ${expiryText(expiresAt, now)}`];
   if (replaced.length > 0) lines.push(`replaced: ${replaced.join(", ")} (no longer active)`);
   else if (mode === "replace") lines.push("no other lease was active");
   if (others.length > 0) lines.push(`still active: ${others.join(", ")}`, `warning: ${others.length + 1} targets of ${tool} are active at once`);
   emit(
     options,
-    { action: "target-activated", tool, provider: provider.name, target: alias, mode, minutes, expires_at: expiresAt, replaced, active: [alias, ...others], revision: state.revision },
+    {
+      action: "target-activated",
+      tool,
+      provider: provider.name,
+      target: alias,
+      mode,
+      minutes,
+      expires_at: expiresAt,
+      replaced,
+      active: [alias, ...others],
+      revision: state.revision,
+    },
     lines,
   );
   return 0;
@@ -210,9 +224,7 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
   const store = new LeaseStore(provider.dir);
   const before = store.read();
   const hadLease = before.ok && liveAuthorizations(before.state, new Date()).some((entry) => entry.target === alias);
-  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
-    store.revoke(alias),
-  );
+  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () => store.revoke(alias));
   const audit = operatorAudit();
   if (hadLease) await audit.record({ event: "target-access-revoked", scope: auditScope(tool, alias), detail: "target remove" });
   try {
@@ -227,6 +239,10 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
     `deleted ${target.dir}`,
     "restart the MCP server (the torii process your agent runs) so that it stops offering the target",
   ];
-  emit(options, { action: "target-removed", tool, provider: provider.name, target: alias, lease_revoked: hadLease, removed: target.dir, restart_required: true }, lines);
+  emit(
+    options,
+    { action: "target-removed", tool, provider: provider.name, target: alias, lease_revoked: hadLease, removed: target.dir, restart_required: true },
+    lines,
+  );
   return 0;
 }

@@ -52,7 +52,9 @@ export function readInbound(line: Buffer): Inbound | undefined {
     return reject("not valid JSON", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid JSON", undefined)]);
   }
   if (!isUtf8(bytes)) {
-    return reject("not valid UTF-8", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", expectsReply(value) ? readableId(value) : undefined)]);
+    return reject("not valid UTF-8", [
+      errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", expectsReply(value) ? readableId(value) : undefined),
+    ]);
   }
   if (Array.isArray(value)) return readBatch(value);
   return readMessage(value);

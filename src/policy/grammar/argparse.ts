@@ -20,13 +20,7 @@ import type { CanonicaliseResult, OptionSpec } from "./types.js";
 const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/u;
 
 /** Resolves `--name` by exact match or unambiguous prefix, as argparse does. */
-function resolveLong(
-  name: string,
-  table: OptionTable,
-  builder: CanonicalBuilder,
-  token: string,
-  index: number,
-): OptionSpec | undefined {
+function resolveLong(name: string, table: OptionTable, builder: CanonicalBuilder, token: string, index: number): OptionSpec | undefined {
   const exact = table.byLong.get(name);
   if (exact !== undefined) return exact;
   const candidates = table.longNames.filter((long) => long.startsWith(name));
@@ -40,13 +34,7 @@ function resolveLong(
 }
 
 /** Records a known option with its value, per its arity. Returns the tokens consumed. */
-function takeKnown(
-  argv: readonly string[],
-  i: number,
-  spec: OptionSpec,
-  explicit: string | undefined,
-  builder: CanonicalBuilder,
-): number {
+function takeKnown(argv: readonly string[], i: number, spec: OptionSpec, explicit: string | undefined, builder: CanonicalBuilder): number {
   const token = argv[i] as string;
   builder.checkLocked(spec, spec.name, token, i);
   if (spec.value === "none") {
@@ -98,7 +86,7 @@ function parseSingleDash(argv: readonly string[], i: number, table: OptionTable,
 }
 
 function parseWith(argv: readonly string[], table: OptionTable, builder: CanonicalBuilder): void {
-  for (let i = 0; i < argv.length; ) {
+  for (let i = 0; i < argv.length;) {
     const token = argv[i] as string;
     builder.checkRawToken(token, i);
     if (token === "--") {

@@ -15,11 +15,7 @@ export type { CanonicaliseMode } from "./canonical-builder.js";
  * is checked strictly and the first problem is returned as a rejection; the
  * canonical argv is what rules see and what the launcher spawns.
  */
-export function canonicalise(
-  argv: readonly string[],
-  grammar: CompiledGrammar,
-  mode: CanonicaliseMode = "agent",
-): CanonicaliseResult {
+export function canonicalise(argv: readonly string[], grammar: CompiledGrammar, mode: CanonicaliseMode = "agent"): CanonicaliseResult {
   switch (grammar.parser) {
     case "pflag":
       return canonicalisePflag(argv, grammar, mode);

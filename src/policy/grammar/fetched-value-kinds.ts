@@ -42,13 +42,7 @@ export function hasUrlElement(value: string): boolean {
  */
 export function isRemoteGitTarget(value: string): boolean {
   const lower = value.trim().toLowerCase();
-  return (
-    lower.includes("://") ||
-    lower.includes("@") ||
-    lower.includes("::") ||
-    lower.startsWith("gh:") ||
-    /^(www\.)?github\.com([/:]|$)/u.test(lower)
-  );
+  return lower.includes("://") || lower.includes("@") || lower.includes("::") || lower.startsWith("gh:") || /^(www\.)?github\.com([/:]|$)/u.test(lower);
 }
 
 /** `http://host:port/…`: enough to name the URL without echoing a path or query that may hold a token. */

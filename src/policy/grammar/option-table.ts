@@ -50,9 +50,7 @@ function buildTable(options: readonly OptionSpec[]): OptionTable {
 export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[]): CompiledGrammar {
   const declared = new Set<string>(spec.options.map((option) => option.name));
   for (const scope of spec.commands) for (const option of scope.options) declared.add(option.name);
-  const implicitLocked: OptionSpec[] = lockedOptions
-    .filter((name) => !declared.has(name))
-    .map((name) => ({ name, value: "required", repeatable: false }));
+  const implicitLocked: OptionSpec[] = lockedOptions.filter((name) => !declared.has(name)).map((name) => ({ name, value: "required", repeatable: false }));
   const globals = [...spec.options, ...implicitLocked];
   const scopes = [...spec.commands]
     .sort((a, b) => b.path.length - a.path.length)
@@ -69,7 +67,5 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
 
 /** The longest declared command path that prefixes `positionals`, if any. */
 export function findScope(grammar: CompiledGrammar, positionals: readonly string[]): ScopedTable | undefined {
-  return grammar.scopes.find(
-    (scope) => scope.path.length <= positionals.length && scope.path.every((word, i) => positionals[i] === word),
-  );
+  return grammar.scopes.find((scope) => scope.path.length <= positionals.length && scope.path.every((word, i) => positionals[i] === word));
 }

@@ -30,12 +30,7 @@ function booleanValue(builder: CanonicalBuilder, value: string, name: string, to
  * Parses one argv with one option table. Returns the index where parsing
  * stopped when `stopAtUnknown` is set (used to find the command path).
  */
-function parseWith(
-  argv: readonly string[],
-  table: OptionTable,
-  builder: CanonicalBuilder,
-  stopAtUnknown: boolean,
-): number {
+function parseWith(argv: readonly string[], table: OptionTable, builder: CanonicalBuilder, stopAtUnknown: boolean): number {
   let i = 0;
   while (i < argv.length) {
     const token = argv[i] as string;
@@ -62,13 +57,7 @@ function parseWith(
 }
 
 /** Returns how many tokens the long option used (0 = unknown while looking for the command path). */
-function parseLong(
-  argv: readonly string[],
-  i: number,
-  table: OptionTable,
-  builder: CanonicalBuilder,
-  stopAtUnknown: boolean,
-): number {
+function parseLong(argv: readonly string[], i: number, table: OptionTable, builder: CanonicalBuilder, stopAtUnknown: boolean): number {
   const token = argv[i] as string;
   const equals = token.indexOf("=");
   const rawName = equals === -1 ? token.slice(2) : token.slice(2, equals);
@@ -98,14 +87,7 @@ function parseLong(
 }
 
 /** Applies an option's arity; returns the tokens consumed. */
-function takeValue(
-  argv: readonly string[],
-  i: number,
-  spec: OptionSpec,
-  explicit: string | undefined,
-  builder: CanonicalBuilder,
-  token: string,
-): number {
+function takeValue(argv: readonly string[], i: number, spec: OptionSpec, explicit: string | undefined, builder: CanonicalBuilder, token: string): number {
   switch (spec.value) {
     case "none":
       builder.option(spec, spec.name, explicit === undefined ? undefined : booleanValue(builder, explicit, spec.name, token, i), token, i);
@@ -126,13 +108,7 @@ function takeValue(
 }
 
 /** `-abc`, `-n=v`, `-nv`, `-n v`. Returns the tokens consumed (0 = unknown while looking for the command path). */
-function parseShortCluster(
-  argv: readonly string[],
-  i: number,
-  table: OptionTable,
-  builder: CanonicalBuilder,
-  stopAtUnknown: boolean,
-): number {
+function parseShortCluster(argv: readonly string[], i: number, table: OptionTable, builder: CanonicalBuilder, stopAtUnknown: boolean): number {
   const token = argv[i] as string;
   const letters = token.slice(1);
   for (let at = 0; at < letters.length; at += 1) {
@@ -143,12 +119,7 @@ function parseShortCluster(
     if (spec === undefined) {
       if (stopAtUnknown) return 0;
       if (builder.strict) {
-        builder.reject(
-          "argv-rejected",
-          token,
-          i,
-          `unknown short option -${letter} in argument ${i}: Torii cannot tell whether it takes a value`,
-        );
+        builder.reject("argv-rejected", token, i, `unknown short option -${letter} in argument ${i}: Torii cannot tell whether it takes a value`);
       }
       builder.option(undefined, `-${letters.slice(at)}`, undefined, token, i);
       return 1;

@@ -118,9 +118,7 @@ export interface ArgvRejection {
   readonly reason: string;
 }
 
-export type CanonicaliseResult =
-  | { readonly ok: true; readonly canonical: CanonicalArgv }
-  | { readonly ok: false; readonly rejection: ArgvRejection };
+export type CanonicaliseResult = { readonly ok: true; readonly canonical: CanonicalArgv } | { readonly ok: false; readonly rejection: ArgvRejection };
 
 /** Returns the canonical argv as the single token list that is matched and spawned. */
 export function flattenCanonical(canonical: CanonicalArgv): string[] {

@@ -57,7 +57,10 @@ describe("the head an append leaves", () => {
     const { file } = await logWith(1);
     let seen: { log: number; head: number } | undefined;
     const onDurable = (): void => {
-      seen = { log: readFileSync(file, "utf8").split("\n").length - 1, head: (JSON.parse(readFileSync(auditHeadPath(file), "utf8")) as { lines: number }).lines };
+      seen = {
+        log: readFileSync(file, "utf8").split("\n").length - 1,
+        head: (JSON.parse(readFileSync(auditHeadPath(file), "utf8")) as { lines: number }).lines,
+      };
     };
     expect((await quiet(file).appendBatch([input(2), input(3)], { onDurable })).ok).toBe(true);
     expect(seen).toEqual({ log: 3, head: 1 });
@@ -92,7 +95,10 @@ describe("verify against the head", () => {
   it("an unreadable head: fails", async () => {
     const { file } = await logWith(2);
     writeFileSync(auditHeadPath(file), "{not json");
-    expect(await verifyAuditLog(file)).toMatchObject({ ok: false, problems: [{ warning: false, reason: expect.stringMatching(/^head unreadable/) as unknown }] });
+    expect(await verifyAuditLog(file)).toMatchObject({
+      ok: false,
+      problems: [{ warning: false, reason: expect.stringMatching(/^head unreadable/) as unknown }],
+    });
   });
 
   it("lines after the anchored end (a crash before the head was replaced): a warning; the next append carries on", async () => {
@@ -116,7 +122,9 @@ describe("what a writer does with a head that does not match", () => {
     expect(events(file).slice(4)).toEqual(["audit-head-mismatch", "ran"]);
     const result = await verifyAuditLog(file);
     expect(result.ok).toBe(false);
-    expect(result.problems).toEqual([{ line: 5, warning: false, reason: expect.stringMatching(/not matching audit.head here: the log had .* records were cut off the end/) as unknown }]);
+    expect(result.problems).toEqual([
+      { line: 5, warning: false, reason: expect.stringMatching(/not matching audit.head here: the log had .* records were cut off the end/) as unknown },
+    ]);
     // Another append does not make it go away.
     await quiet(file).append(input(8));
     expect((await verifyAuditLog(file)).ok).toBe(false);
@@ -153,7 +161,9 @@ describe("what a writer does with a head that does not match", () => {
     await quiet(file).append(input(4));
     const lost = await verifyAuditLog(file);
     expect(lost.ok).toBe(false);
-    expect(lost.problems.filter((problem) => !problem.warning)).toEqual([{ line: 5, warning: false, reason: expect.stringMatching(/already anchored/) as unknown }]);
+    expect(lost.problems.filter((problem) => !problem.warning)).toEqual([
+      { line: 5, warning: false, reason: expect.stringMatching(/already anchored/) as unknown },
+    ]);
   });
 
   it("an unreadable head: the next append records the mismatch", async () => {

@@ -21,7 +21,16 @@ function line(input: AuditInput, prev = GENESIS_HASH): string {
 
 describe("audit events", () => {
   it("include Torii's events verbatim and the broker's own", () => {
-    for (const event of ["invoke", "allowed-by-rules", "denied-explicit", "override-timed", "session-candidate-invalid", "identity-check-failed", "target-access-cleared", "ran"]) {
+    for (const event of [
+      "invoke",
+      "allowed-by-rules",
+      "denied-explicit",
+      "override-timed",
+      "session-candidate-invalid",
+      "identity-check-failed",
+      "target-access-cleared",
+      "ran",
+    ]) {
       expect(TORII_AUDIT_EVENTS).toContain(event);
     }
     expect([...BROKER_AUDIT_EVENTS]).toEqual([
@@ -159,7 +168,12 @@ describe("sealAuditRecord and checkAuditLine", () => {
 
   it.each([
     ["an edited field", (text: string) => text.replace('"exit_code":0', '"exit_code":1'), "edited", /hash does not match/],
-    ["an edited hash", (text: string) => text.replace(/"hash":"([0-9a-f])/, (_match, first: string) => `"hash":"${first === "0" ? "1" : "0"}`), "edited", /hash does not match/],
+    [
+      "an edited hash",
+      (text: string) => text.replace(/"hash":"([0-9a-f])/, (_match, first: string) => `"hash":"${first === "0" ? "1" : "0"}`),
+      "edited",
+      /hash does not match/,
+    ],
     ["a reformatted record", (text: string) => text.replace('"v":1,', '"v": 1,'), "edited", /laid out/],
     ["re-ordered fields", (text: string) => text.replace('"v":1,"time"', '"time"').replace('"call_id"', '"v":1,"call_id"'), "edited", /laid out/],
     ["an added field", (text: string) => text.replace('"v":1,', '"v":1,"extra":1,'), "invalid", /not an audit record/],

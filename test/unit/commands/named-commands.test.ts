@@ -53,7 +53,8 @@ describe("messages name commands that exist", () => {
       if (BUILT_IN.has(first)) continue;
       const group = sub(program, first);
       if (group === undefined) missing.push(`${file}: torii ${first}`);
-      else if (second !== undefined && group.commands.length > 0 && sub(group, second) === undefined && second !== "help") missing.push(`${file}: torii ${first} ${second}`);
+      else if (second !== undefined && group.commands.length > 0 && sub(group, second) === undefined && second !== "help")
+        missing.push(`${file}: torii ${first} ${second}`);
     }
     expect(missing).toEqual([]);
   });

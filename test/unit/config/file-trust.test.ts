@@ -31,14 +31,7 @@ const TREE = {
 };
 
 /** Every path of TREE that the trust rule covers, directories included. */
-const COVERED = [
-  "",
-  "providers",
-  "providers/kube",
-  "providers/kube/targets",
-  "providers/kube/targets/prod",
-  ...Object.keys(TREE),
-];
+const COVERED = ["", "providers", "providers/kube", "providers/kube/targets", "providers/kube/targets/prod", ...Object.keys(TREE)];
 
 const outside: string[] = [];
 afterEach(() => {
@@ -89,7 +82,9 @@ describe.skipIf(process.platform === "win32")("the trust rule on a configuration
     chownSync(subject, FOREIGN_UID, FOREIGN_UID);
     const error = catchConfigError(() => loadAll(root));
     expect(error.file).toBe(subject);
-    expect(error.message).toMatch(/belongs to uid 65534, not to this user \(uid 0\) or root(?:, so others could replace the configuration below it)?; fix: chown 0 /u);
+    expect(error.message).toMatch(
+      /belongs to uid 65534, not to this user \(uid 0\) or root(?:, so others could replace the configuration below it)?; fix: chown 0 /u,
+    );
     runFix(error);
     expect(() => loadAll(root)).not.toThrow();
   });

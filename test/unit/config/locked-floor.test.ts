@@ -11,9 +11,23 @@ describe("LOCKED_OPTION_FLOOR", () => {
   it("locks every kubectl option that switches cluster, identity or trust", () => {
     expect([...LOCKED_OPTION_FLOOR.kubectl_context].sort()).toEqual(
       [
-        "--context", "--kubeconfig", "--cluster", "--user", "--token", "--server", "--username", "--password",
-        "--client-key", "--client-certificate", "--certificate-authority", "--insecure-skip-tls-verify",
-        "--tls-server-name", "--as", "--as-group", "--as-uid", "--as-user-extra",
+        "--context",
+        "--kubeconfig",
+        "--cluster",
+        "--user",
+        "--token",
+        "--server",
+        "--username",
+        "--password",
+        "--client-key",
+        "--client-certificate",
+        "--certificate-authority",
+        "--insecure-skip-tls-verify",
+        "--tls-server-name",
+        "--as",
+        "--as-group",
+        "--as-uid",
+        "--as-user-extra",
       ].sort(),
     );
   });

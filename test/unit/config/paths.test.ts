@@ -44,12 +44,8 @@ describe("resolveConfigRoot", () => {
 
   it("accepts an absolute Windows TORII_CONFIG_DIR and refuses a drive-relative one", () => {
     expect(resolveConfigRoot({ TORII_CONFIG_DIR: "D:\\torii" }, "win32", "C:\\Users\\ana")).toBe("D:\\torii");
-    expect(catchConfigError(() => resolveConfigRoot({ TORII_CONFIG_DIR: "\\torii" }, "win32", "C:\\Users\\ana")).file).toBe(
-      "TORII_CONFIG_DIR",
-    );
-    expect(catchConfigError(() => resolveConfigRoot({ TORII_CONFIG_DIR: "torii" }, "win32", "C:\\Users\\ana")).file).toBe(
-      "TORII_CONFIG_DIR",
-    );
+    expect(catchConfigError(() => resolveConfigRoot({ TORII_CONFIG_DIR: "\\torii" }, "win32", "C:\\Users\\ana")).file).toBe("TORII_CONFIG_DIR");
+    expect(catchConfigError(() => resolveConfigRoot({ TORII_CONFIG_DIR: "torii" }, "win32", "C:\\Users\\ana")).file).toBe("TORII_CONFIG_DIR");
   });
 });
 

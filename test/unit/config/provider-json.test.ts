@@ -76,7 +76,13 @@ describe("provider.generated.json", () => {
       const viaYaml = parseYamlDocument(file, text, providerFileSchema).value;
       expect(loadProviderDocument(file).value).toEqual(viaYaml);
       // The JSON really is the source: a JSON that says something else (same hash) is what loads.
-      writeFileSync(path.join(dir, PROVIDER_JSON), jsonFor(text, { ...(JSON.parse(readFileSync(path.join(repo, "providers", name, PROVIDER_JSON), "utf8")) as { document: object }).document, description: "marker" }));
+      writeFileSync(
+        path.join(dir, PROVIDER_JSON),
+        jsonFor(text, {
+          ...(JSON.parse(readFileSync(path.join(repo, "providers", name, PROVIDER_JSON), "utf8")) as { document: object }).document,
+          description: "marker",
+        }),
+      );
       expect(loadProviderDocument(file).value.description).toBe("marker");
     });
   }

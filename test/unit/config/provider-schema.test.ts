@@ -85,7 +85,12 @@ describe("provider.yaml: tool and command", () => {
   });
 
   it.each(["bin/aws", "./aws", "..\\aws", "\\aws", "C:aws", "", ".."])("refuses the command %j", (command) => {
-    expectFileError([...BASE.slice(0, 3), `command: ${JSON.stringify(command)}`], 4, 10, /command: must (be a bare program name or an absolute path|not be empty)/);
+    expectFileError(
+      [...BASE.slice(0, 3), `command: ${JSON.stringify(command)}`],
+      4,
+      10,
+      /command: must (be a bare program name or an absolute path|not be empty)/,
+    );
   });
 
   it.each(["aws", "/usr/local/bin/aws", "C:\\Tools\\aws.exe", "C:/Tools/aws.exe", "\\\\server\\share\\aws.exe"])("accepts the command %j", (command) => {
@@ -95,7 +100,12 @@ describe("provider.yaml: tool and command", () => {
 
 describe("provider.yaml: targeting", () => {
   it.each(["--context=x", "-c", "--", "--a b", "--ñ", "context"])("refuses the locked option %j at its list item", (option) => {
-    expectProviderError(["targeting:", "  mode: credentials", "  locked_options:", "    - --ok", `    - ${JSON.stringify(option)}`], 9, 7, /targeting\.locked_options\[1\]: a locked option must be "--"/);
+    expectProviderError(
+      ["targeting:", "  mode: credentials", "  locked_options:", "    - --ok", `    - ${JSON.stringify(option)}`],
+      9,
+      7,
+      /targeting\.locked_options\[1\]: a locked option must be "--"/,
+    );
   });
 
   it("refuses an unknown mode", () => {
@@ -103,7 +113,12 @@ describe("provider.yaml: targeting", () => {
   });
 
   it("requires auth.strategy inherited for aws_profile", () => {
-    expectProviderError(["targeting:", "  mode: aws_profile", "auth:", "  strategy: environment"], 8, 13, /auth\.strategy: must be inherited when targeting\.mode is aws_profile/);
+    expectProviderError(
+      ["targeting:", "  mode: aws_profile", "auth:", "  strategy: environment"],
+      8,
+      13,
+      /auth\.strategy: must be inherited when targeting\.mode is aws_profile/,
+    );
   });
 
   it("accepts aws_profile with the default strategy", () => {
@@ -138,7 +153,12 @@ describe("provider.yaml: auth", () => {
   });
 
   it("refuses a field name that is not an environment variable name", () => {
-    expectProviderError(["auth:", "  fields:", "    - name: 1TOKEN", "      label: Token"], 7, 13, /auth\.fields\[0\]\.name: must be an environment variable name/);
+    expectProviderError(
+      ["auth:", "  fields:", "    - name: 1TOKEN", "      label: Token"],
+      7,
+      13,
+      /auth\.fields\[0\]\.name: must be an environment variable name/,
+    );
   });
 
   it("refuses a field without a label at the field's map", () => {
@@ -154,7 +174,12 @@ describe("provider.yaml: auth", () => {
   });
 
   it("refuses an inject value that names no declared field", () => {
-    expectProviderError([...FIELD, "  inject:", "    environment:", "      API_TOKEN: ${TOKN}"], 13, 18, /auth\.inject\.environment\.API_TOKEN: \$\{TOKN\} is not a declared auth field/);
+    expectProviderError(
+      [...FIELD, "  inject:", "    environment:", "      API_TOKEN: ${TOKN}"],
+      13,
+      18,
+      /auth\.inject\.environment\.API_TOKEN: \$\{TOKN\} is not a declared auth field/,
+    );
   });
 
   it.each(["Bearer ${TOKEN}", "$TOKEN", "${TOKEN}x", "literal"])("refuses the inject value %j, which is not exactly ${FIELD}", (value) => {
@@ -166,7 +191,14 @@ describe("provider.yaml: auth", () => {
   });
 
   it("applies validate and identity defaults", () => {
-    const auth = load("auth:", "  validate: { command: aws }", "  identity:", "    command: aws", "    args: [sts, get-caller-identity]", "    field: Account").auth;
+    const auth = load(
+      "auth:",
+      "  validate: { command: aws }",
+      "  identity:",
+      "    command: aws",
+      "    args: [sts, get-caller-identity]",
+      "    field: Account",
+    ).auth;
     expect(auth?.validate).toEqual({ command: "aws", args: [] });
     expect(auth?.identity).toEqual({ command: "aws", args: ["sts", "get-caller-identity"], field: "Account", cache_ttl_seconds: 300 });
   });
@@ -194,7 +226,12 @@ describe("provider.yaml: environment.file", () => {
   it.each(["../x.env", "/etc/x.env", "a/../../x.env", "C:\\x.env", "..\\x.env", "\\x.env", ".", "sub/..", ""])(
     "refuses %j, which does not stay inside the provider directory",
     (file) => {
-      expectProviderError(["environment:", `  file: ${JSON.stringify(file)}`], 6, 9, /environment\.file: must be a relative path that stays inside the provider directory/);
+      expectProviderError(
+        ["environment:", `  file: ${JSON.stringify(file)}`],
+        6,
+        9,
+        /environment\.file: must be a relative path that stays inside the provider directory/,
+      );
     },
   );
 
@@ -231,11 +268,21 @@ describe("provider.yaml: argv", () => {
   });
 
   it.each(["-namespace", "--", "--_x", "--a b", "--ñ", "namespace"])("refuses the option name %j", (name) => {
-    expectProviderError(["argv:", "  options:", `    - name: ${JSON.stringify(name)}`, "      value: none"], 7, 13, /argv\.options\[0\]\.name: an option name must be/);
+    expectProviderError(
+      ["argv:", "  options:", `    - name: ${JSON.stringify(name)}`, "      value: none"],
+      7,
+      13,
+      /argv\.options\[0\]\.name: an option name must be/,
+    );
   });
 
   it.each(["-ab", "--a", "a", "-é", "-"])("refuses the short %j", (short) => {
-    expectProviderError(["argv:", "  options:", "    - name: --all", `      short: ${JSON.stringify(short)}`, "      value: none"], 8, 14, /argv\.options\[0\]\.short: a short option must be/);
+    expectProviderError(
+      ["argv:", "  options:", "    - name: --all", `      short: ${JSON.stringify(short)}`, "      value: none"],
+      8,
+      14,
+      /argv\.options\[0\]\.short: a short option must be/,
+    );
   });
 
   it("refuses an unknown value arity", () => {
@@ -243,7 +290,12 @@ describe("provider.yaml: argv", () => {
   });
 
   it("refuses a duplicate global long name", () => {
-    expectProviderError([...OPTIONS, "    - { name: --namespace, value: none }"], 9, 15, /argv\.options\[1\]\.name: duplicate option --namespace \(already declared at options\[0\]\.name\)/);
+    expectProviderError(
+      [...OPTIONS, "    - { name: --namespace, value: none }"],
+      9,
+      15,
+      /argv\.options\[1\]\.name: duplicate option --namespace \(already declared at options\[0\]\.name\)/,
+    );
   });
 
   it("refuses a duplicate global short", () => {
@@ -252,7 +304,14 @@ describe("provider.yaml: argv", () => {
 
   it("refuses a duplicate inside a command scope", () => {
     expectProviderError(
-      [...OPTIONS, "  commands:", "    - path: [logs]", "      options:", "        - { name: --follow, value: none }", "        - { name: --follow, value: none }"],
+      [
+        ...OPTIONS,
+        "  commands:",
+        "    - path: [logs]",
+        "      options:",
+        "        - { name: --follow, value: none }",
+        "        - { name: --follow, value: none }",
+      ],
       13,
       19,
       /argv\.commands\[0\]\.options\[1\]\.name: duplicate option --follow/,
@@ -305,7 +364,12 @@ describe("provider.yaml: argv", () => {
   });
 
   it("refuses _ in option names for pflag, globally and in scopes", () => {
-    expectProviderError(["argv:", "  parser: pflag", "  options:", "    - { name: --dry_run, value: optional }"], 8, 15, /argv\.options\[0\]\.name: pflag reads "_" as "-"; write --dry_run with "-"/);
+    expectProviderError(
+      ["argv:", "  parser: pflag", "  options:", "    - { name: --dry_run, value: optional }"],
+      8,
+      15,
+      /argv\.options\[0\]\.name: pflag reads "_" as "-"; write --dry_run with "-"/,
+    );
     expectProviderError(
       ["argv:", "  parser: pflag", "  commands:", "    - path: [get]", "      options: [{ name: --show_kind, value: none }]"],
       9,
@@ -319,7 +383,12 @@ describe("provider.yaml: argv", () => {
   });
 
   it("refuses an empty forbidden value prefix", () => {
-    expectProviderError(["argv:", '  forbidden_value_prefixes: [""]'], 6, 30, /argv\.forbidden_value_prefixes\[0\]: a forbidden value prefix must not be empty/);
+    expectProviderError(
+      ["argv:", '  forbidden_value_prefixes: [""]'],
+      6,
+      30,
+      /argv\.forbidden_value_prefixes\[0\]: a forbidden value prefix must not be empty/,
+    );
   });
 });
 

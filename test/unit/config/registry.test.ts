@@ -63,8 +63,7 @@ function provider(registry: Registry, tool: string): ProviderEntry {
 }
 
 const providerFile = (root: string, name: string): string => path.join(root, "providers", name, "provider.yaml");
-const targetFile = (root: string, name: string, alias: string): string =>
-  path.join(root, "providers", name, "targets", alias, "target.yaml");
+const targetFile = (root: string, name: string, alias: string): string => path.join(root, "providers", name, "targets", alias, "target.yaml");
 
 describe("loadRegistry: a valid tree", () => {
   it("exposes providers by tool and by name, with their targets", () => {
@@ -151,7 +150,10 @@ describe("loadRegistry: structure errors", () => {
   });
 
   it("refuses a target whose name is not its directory name", () => {
-    const root = tree({ "providers/gh/provider.yaml": GH, "providers/gh/targets/work/target.yaml": yaml('version: "1"', "name: home", "identity:", "  provider: gh") });
+    const root = tree({
+      "providers/gh/provider.yaml": GH,
+      "providers/gh/targets/work/target.yaml": yaml('version: "1"', "name: home", "identity:", "  provider: gh"),
+    });
     expectConfigErrorAt(() => loadRegistry(root), targetFile(root, "gh", "work"), 2, 7, /name: must equal the directory name "work", found "home"/);
   });
 
@@ -247,7 +249,14 @@ describe("loadRegistry: identity providers", () => {
     const root = tree({
       "providers/aws/provider.yaml": AWS,
       "providers/aws-sso/provider.yaml": AWS_SSO,
-      "providers/aws/targets/prod/target.yaml": yaml('version: "1"', "name: prod", "identity:", "  provider: aws-sso", "  profile: p", '  expect: "123456789012"'),
+      "providers/aws/targets/prod/target.yaml": yaml(
+        'version: "1"',
+        "name: prod",
+        "identity:",
+        "  provider: aws-sso",
+        "  profile: p",
+        '  expect: "123456789012"',
+      ),
     });
     expectConfigErrorAt(() => loadRegistry(root), targetFile(root, "aws", "prod"), 4, 13, /must be this provider itself \(aws\)/);
   });
@@ -268,7 +277,13 @@ describe("loadRegistry: identity providers", () => {
       "providers/gh/provider.yaml": GH,
       "providers/gh/targets/work/target.yaml": yaml('version: "1"', "name: work", "identity:", "  provider: gh", "  expect: octocat"),
     });
-    expectConfigErrorAt(() => loadRegistry(root), targetFile(root, "gh", "work"), 5, 11, /identity\.expect: needs the identity provider gh to declare auth\.identity/);
+    expectConfigErrorAt(
+      () => loadRegistry(root),
+      targetFile(root, "gh", "work"),
+      5,
+      11,
+      /identity\.expect: needs the identity provider gh to declare auth\.identity/,
+    );
   });
 
   it("refuses an aws_profile target when the provider itself has no auth.identity", () => {

@@ -63,7 +63,13 @@ describe("target.yaml: common fields", () => {
   });
 
   it("refuses a context or profile that starts with -", () => {
-    expectTargetError(KUBE, ['version: "1"', "name: prod", "context: --kubeconfig=/tmp/x", "identity:", "  provider: aws-sso"], 3, 10, /context: must not start with "-"/);
+    expectTargetError(
+      KUBE,
+      ['version: "1"', "name: prod", "context: --kubeconfig=/tmp/x", "identity:", "  provider: aws-sso"],
+      3,
+      10,
+      /context: must not start with "-"/,
+    );
     expectTargetError(AWS, [...AWS_TARGET.slice(0, 4), "  profile: -x", ...AWS_TARGET.slice(5)], 5, 12, /identity\.profile: must not start with "-"/);
   });
 
@@ -110,7 +116,13 @@ describe("target.yaml: aws_profile", () => {
   });
 
   it("requires identity.provider to be the provider itself", () => {
-    expectTargetError(AWS, [...AWS_TARGET.slice(0, 3), "  provider: aws-sso", ...AWS_TARGET.slice(4)], 4, 13, /identity\.provider: must be this provider itself \(aws\)/);
+    expectTargetError(
+      AWS,
+      [...AWS_TARGET.slice(0, 3), "  provider: aws-sso", ...AWS_TARGET.slice(4)],
+      4,
+      13,
+      /identity\.provider: must be this provider itself \(aws\)/,
+    );
   });
 
   it("refuses a malformed region", () => {

@@ -50,13 +50,7 @@ export function catchConfigError(action: () => unknown): ConfigError {
  * Expects `action` to throw a ConfigError whose message names `file:line:column:`
  * followed (on the same line) by text matching `detail`.
  */
-export function expectConfigErrorAt(
-  action: () => unknown,
-  file: string,
-  line: number,
-  column: number,
-  detail: RegExp,
-): ConfigError {
+export function expectConfigErrorAt(action: () => unknown, file: string, line: number, column: number, detail: RegExp): ConfigError {
   const error = catchConfigError(action);
   const located = error.message.split("\n").find((entry) => entry.startsWith(`${file}:${line}:${column}: `));
   expect(located, `no problem at ${file}:${line}:${column} in:\n${error.message}`).toBeDefined();

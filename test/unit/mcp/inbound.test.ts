@@ -57,7 +57,11 @@ describe("readInbound", () => {
   });
 
   test("answers invalid UTF-8 with -32700, keeping an id that is still readable", () => {
-    const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"rec","arguments":{"args":["'), Buffer.from([0xc3, 0x28]), Buffer.from('"]}}}')]);
+    const line = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"rec","arguments":{"args":["'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"]}}}'),
+    ]);
     expect(verdict(line)).toEqual([[-32700, 4]]);
     expect(verdict(Buffer.from([0xff, 0xfe, 0x0d]))).toEqual([[-32700, undefined]]);
   });

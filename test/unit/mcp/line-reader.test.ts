@@ -61,7 +61,11 @@ describe("BoundedLineReader", () => {
     const lines = raw.map((bytes) => Buffer.from(bytes.filter((byte) => byte !== 0x0a)));
     const input = Buffer.concat(lines.flatMap((line) => [line, Buffer.from("\n")]));
     const expected = lines.map((line): Event => (line.length <= limit ? { line: line.toString("latin1") } : { oversized: line.length, id: undefined }));
-    const events = read(input, limit, cuts.map((cut) => cut % (input.length + 1)));
+    const events = read(
+      input,
+      limit,
+      cuts.map((cut) => cut % (input.length + 1)),
+    );
     expect(events.map((event) => ("line" in event ? event : { oversized: event.oversized, id: undefined }))).toEqual(expected);
   });
 });

@@ -58,8 +58,14 @@ describe("TopLevelIdScanner", () => {
 
   test.prop(
     [
-      fc.dictionary(fc.string({ maxLength: 8 }).filter((key) => key !== "id"), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
-      fc.option(fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)), { nil: undefined }),
+      fc.dictionary(
+        fc.string({ maxLength: 8 }).filter((key) => key !== "id"),
+        fc.jsonValue({ maxDepth: 3 }),
+        { maxKeys: 5 },
+      ),
+      fc.option(fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)), {
+        nil: undefined,
+      }),
       fc.nat(),
       fc.array(fc.nat(), { maxLength: 6 }),
     ],
@@ -69,6 +75,11 @@ describe("TopLevelIdScanner", () => {
     if (id !== undefined) entries.splice(position % (entries.length + 1), 0, ["id", id]);
     const text = JSON.stringify(Object.fromEntries(entries));
     const length = Buffer.byteLength(text);
-    expect(scan(text, cuts.map((cut) => cut % (length + 1)))).toEqual(oracle(text));
+    expect(
+      scan(
+        text,
+        cuts.map((cut) => cut % (length + 1)),
+      ),
+    ).toEqual(oracle(text));
   });
 });

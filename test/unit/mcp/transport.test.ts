@@ -26,7 +26,10 @@ function heldStdout(): { stdout: Writable; written: string[]; release(): void } 
   };
 }
 
-async function started(stdout: Writable, maxMessageBytes = 1024): Promise<{ stdin: PassThrough; transport: BoundedStdioTransport; messages: JSONRPCMessage[] }> {
+async function started(
+  stdout: Writable,
+  maxMessageBytes = 1024,
+): Promise<{ stdin: PassThrough; transport: BoundedStdioTransport; messages: JSONRPCMessage[] }> {
   const stdin = new PassThrough();
   const transport = new BoundedStdioTransport({ maxMessageBytes, stdin, stdout });
   const messages: JSONRPCMessage[] = [];
@@ -66,7 +69,11 @@ describe("BoundedStdioTransport", () => {
     const next = once(stdin, "data");
     stdin.write(`${big}\n{"jsonrpc":"2.0","id":78,"method":"ping"}\n`);
     await next;
-    expect(JSON.parse(out.written[0] ?? "")).toEqual({ jsonrpc: "2.0", id: 77, error: { code: -32600, message: "Invalid Request: the message exceeds the 1024-byte limit" } });
+    expect(JSON.parse(out.written[0] ?? "")).toEqual({
+      jsonrpc: "2.0",
+      id: 77,
+      error: { code: -32600, message: "Invalid Request: the message exceeds the 1024-byte limit" },
+    });
     expect(messages).toEqual([{ jsonrpc: "2.0", id: 78, method: "ping" }]);
   });
 

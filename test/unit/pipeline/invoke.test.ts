@@ -82,7 +82,10 @@ async function callWith<A extends CallAudit = ReturnType<typeof recordingAudit>>
   const provider = deps.registry.providers.get("kube")!;
   const audit = options.audit ?? (recordingAudit() as unknown as A);
   const args = options.args ?? ["get", "pods"];
-  const outcome = await invoke({ provider, target: provider.targets.get("prod"), args, description: undefined, signal: new AbortController().signal, audit }, deps);
+  const outcome = await invoke(
+    { provider, target: provider.targets.get("prod"), args, description: undefined, signal: new AbortController().signal, audit },
+    deps,
+  );
   return { outcome, launchSpy, leases, audit };
 }
 

@@ -52,9 +52,16 @@ describe("decision fixtures", () => {
 
   it("every decision source of docs/policy.md is exercised by some fixture", () => {
     const sources = new Set(cases.map((c) => c.expect.source));
-    expect([...sources].sort()).toEqual(
-      ["argv-rejected", "explicit-deny", "forbidden-arg", "forbidden-value", "locked-option", "no-rule", "policy-error", "rules"],
-    );
+    expect([...sources].sort()).toEqual([
+      "argv-rejected",
+      "explicit-deny",
+      "forbidden-arg",
+      "forbidden-value",
+      "locked-option",
+      "no-rule",
+      "policy-error",
+      "rules",
+    ]);
   });
 
   it("case names are unique within a file", () => {

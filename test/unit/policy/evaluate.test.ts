@@ -152,8 +152,7 @@ describe("normaliseForEvaluation", () => {
 });
 
 describe("findMatch: the reported rule", () => {
-  const policy = (texts: string[]) =>
-    compilePolicy(kctx, { shared: { deny: texts.map((text, i) => ({ text, origin: `o${String(i)}` })), accept: [] } });
+  const policy = (texts: string[]) => compilePolicy(kctx, { shared: { deny: texts.map((text, i) => ({ text, origin: `o${String(i)}` })), accept: [] } });
   const view = { ...argv(["get", "pods"], ["--watch"]), joined: "get pods --watch" };
 
   it("the most specific literal wins, then regex rules", () => {
@@ -164,8 +163,7 @@ describe("findMatch: the reported rule", () => {
   it("ties are broken by text, then origin, never by order", () => {
     expect(findMatch(policy(["get pods", "get -w"]).deny, view)?.text).toBe("get -w");
     expect(findMatch(policy(["get -w", "get pods"]).deny, view)?.text).toBe("get -w");
-    const sameText = (origins: string[]) =>
-      compilePolicy(kctx, { shared: { deny: origins.map((origin) => ({ text: "get", origin })), accept: [] } });
+    const sameText = (origins: string[]) => compilePolicy(kctx, { shared: { deny: origins.map((origin) => ({ text: "get", origin })), accept: [] } });
     expect(findMatch(sameText(["b", "a", "c"]).deny, view)?.origin).toBe("a");
     expect(findMatch(sameText(["c", "b", "a"]).deny, view)?.origin).toBe("a");
   });

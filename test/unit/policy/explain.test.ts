@@ -9,7 +9,8 @@ import { AWS_LOCKED, awsSpec, context, KUBECTL_LOCKED, kubectlSpec, plainSpec } 
 import { ruleList } from "../../support/policy-helpers.js";
 import type { LayeredRuleSpecs, ProviderPolicyContext } from "../../../src/policy/types.js";
 
-const explain = (ctx: ProviderPolicyContext, rules: LayeredRuleSpecs, argv: readonly string[], target?: string) => explainWith(compilePolicy(ctx, rules), argv, target);
+const explain = (ctx: ProviderPolicyContext, rules: LayeredRuleSpecs, argv: readonly string[], target?: string) =>
+  explainWith(compilePolicy(ctx, rules), argv, target);
 const effectivePolicy = (ctx: ProviderPolicyContext, rules: LayeredRuleSpecs, target?: string) => effectivePolicyOf(compilePolicy(ctx, rules), target);
 
 const kctx = context("kubectl", kubectlSpec, KUBECTL_LOCKED);
@@ -97,7 +98,12 @@ describe("explain: grant suggestions for an unresolved call", () => {
   });
 
   it("tokens unsafe for a shell are single-quoted in the command text, not in the tokens", () => {
-    const { exact } = suggestGrants("kubectl", undefined, { positionals: ["get", "it's here", "a;b", "$(x)"], options: ["--selector=app=web"], hasTail: false, tail: [] });
+    const { exact } = suggestGrants("kubectl", undefined, {
+      positionals: ["get", "it's here", "a;b", "$(x)"],
+      options: ["--selector=app=web"],
+      hasTail: false,
+      tail: [],
+    });
     expect(exact.tokens).toEqual(["get", "it's here", "a;b", "$(x)", "--selector=app=web"]);
     expect(exact.command).toBe(`torii grant add kubectl --exact -- get 'it'\\''s here' 'a;b' '$(x)' --selector=app=web`);
   });
@@ -106,7 +112,11 @@ describe("explain: grant suggestions for an unresolved call", () => {
 describe("effectivePolicy", () => {
   it("lists the shared deny floor plus the target's, the accepts in force and the ignored accepts", () => {
     const ctx = context("kubectl", kubectlSpec, KUBECTL_LOCKED, { minimumAcceptTokens: 2 });
-    const effective = effectivePolicy(ctx, { shared: ruleList(["delete"], ["get", "logs x"]), target: ruleList(["get secrets"], ["get pods", "get"], "target") }, "prod");
+    const effective = effectivePolicy(
+      ctx,
+      { shared: ruleList(["delete"], ["get", "logs x"]), target: ruleList(["get secrets"], ["get pods", "get"], "target") },
+      "prod",
+    );
     expect(effective).toEqual({
       tool: "kubectl",
       target: "prod",

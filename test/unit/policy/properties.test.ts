@@ -143,9 +143,8 @@ describe("P3 order and duplicate independence", () => {
       return fc.record({
         scenario: fc.constant(scenario),
         original: fc.constant(specs),
-        permuted: specs.target === undefined
-          ? fc.record({ shared: layer(specs.shared) })
-          : fc.record({ shared: layer(specs.shared), target: layer(specs.target) }),
+        permuted:
+          specs.target === undefined ? fc.record({ shared: layer(specs.shared) }) : fc.record({ shared: layer(specs.shared), target: layer(specs.target) }),
       });
     });
     fc.assert(
@@ -173,7 +172,10 @@ describe("P4 monotonicity", () => {
           fc.record({
             s: fc.constant(s),
             // A random rule, or a prefix of the argv itself (which often matches).
-            extraDeny: fc.oneof(ruleTextArb(s.name), fc.nat().map((cut) => s.argv.slice(0, 1 + (cut % Math.max(1, s.argv.length))).join(" ") || "get")),
+            extraDeny: fc.oneof(
+              ruleTextArb(s.name),
+              fc.nat().map((cut) => s.argv.slice(0, 1 + (cut % Math.max(1, s.argv.length))).join(" ") || "get"),
+            ),
             drop: fc.nat(),
             layerPick: fc.boolean(),
             mode: fc.boolean(),
@@ -230,7 +232,12 @@ describe("P5 spelling invariance", () => {
       fc.property(fc.gen(), (g) => {
         const invocation = pflagInvocation(g, true);
         const spelled = renderPflagInvocation(g, invocation);
-        const result = canonicalise(spelled, compilePolicy(ctxFor("kubectl", { minimumAcceptTokens: 1, forbiddenArgs: [], ignoreArgs: { leading: [], flags: [] } }), { shared: { deny: [], accept: [] } }).grammar);
+        const result = canonicalise(
+          spelled,
+          compilePolicy(ctxFor("kubectl", { minimumAcceptTokens: 1, forbiddenArgs: [], ignoreArgs: { leading: [], flags: [] } }), {
+            shared: { deny: [], accept: [] },
+          }).grammar,
+        );
         if (invocation.locked.length === 0) {
           expect(result.ok).toBe(true);
           return;
@@ -244,7 +251,10 @@ describe("P5 spelling invariance", () => {
     expect(locked).toBeGreaterThan(RUNS / 4);
   });
 
-  for (const [offset, name] of [[7, "aws"], [8, "az"]] as const) {
+  for (const [offset, name] of [
+    [7, "aws"],
+    [8, "az"],
+  ] as const) {
     it(`${name}: prefixes, = forms, shorts, clusters and reordered globals give one canonical argv and one decision`, () => {
       let lockedSeen = 0;
       fc.assert(

@@ -17,7 +17,36 @@ const SEED = 7_2026_11;
 const RUNS = 1_000;
 
 /** Characters that test case folding, white space, line terminators, astral code points and syntax. */
-const ALPHABET = ["a", "b", "A", "B", "k", "K", "\u212a", "s", "S", "\u017f", "0", "7", "-", "=", "_", ".", "/", " ", "é", "É", "😀", "\n", "\r", "\u2028", "\u00a0", "\t", "[", "]"];
+const ALPHABET = [
+  "a",
+  "b",
+  "A",
+  "B",
+  "k",
+  "K",
+  "\u212a",
+  "s",
+  "S",
+  "\u017f",
+  "0",
+  "7",
+  "-",
+  "=",
+  "_",
+  ".",
+  "/",
+  " ",
+  "é",
+  "É",
+  "😀",
+  "\n",
+  "\r",
+  "\u2028",
+  "\u00a0",
+  "\t",
+  "[",
+  "]",
+];
 const SYNTAX = new Set(Array.from("\\^$.*+?()[]{}|/"));
 
 type Spelling = "raw" | "u4" | "ubrace";
@@ -42,60 +71,97 @@ const classArb: fc.Arbitrary<Render> = fc
     negated: fc.boolean(),
     items: fc.array(
       fc.oneof(
-        fc.tuple(charArb, spellingArb).map(([ch, spelling]): Render => (x) => literal(ch, spelling, x, true)),
-        fc.constantFrom("a-c", "A-Z", "0-9", "\\u00e0-\\u00ff", "j-l", "r-t", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", " ").map((text): Render => () => text),
+        fc.tuple(charArb, spellingArb).map(
+          ([ch, spelling]): Render =>
+            (x) =>
+              literal(ch, spelling, x, true),
+        ),
+        fc.constantFrom("a-c", "A-Z", "0-9", "\\u00e0-\\u00ff", "j-l", "r-t", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", " ").map(
+          (text): Render =>
+            () =>
+              text,
+        ),
       ),
       { minLength: 0, maxLength: 3 },
     ),
   })
-  .map(({ negated, items }): Render => (x) => `[${negated ? "^" : ""}${items.map((item) => item(x)).join("")}]`);
+  .map(
+    ({ negated, items }): Render =>
+      (x) =>
+        `[${negated ? "^" : ""}${items.map((item) => item(x)).join("")}]`,
+  );
 
 const atomArb: fc.Arbitrary<Render> = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(charArb, spellingArb).map(([ch, spelling]): Render => (x) => literal(ch, spelling, x, false)) },
+  {
+    weight: 5,
+    arbitrary: fc.tuple(charArb, spellingArb).map(
+      ([ch, spelling]): Render =>
+        (x) =>
+          literal(ch, spelling, x, false),
+    ),
+  },
   { weight: 2, arbitrary: classArb },
-  { weight: 2, arbitrary: fc.constantFrom("\\d", "\\D", "\\w", "\\W", "\\s", "\\S", ".", ".", ".").map((text): Render => () => text) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom("\\d", "\\D", "\\w", "\\W", "\\s", "\\S", ".", ".", ".").map(
+      (text): Render =>
+        () =>
+          text,
+    ),
+  },
 );
 
 /** Assertions take no quantifier in u mode. */
-const assertionArb: fc.Arbitrary<Render> = fc.constantFrom("\\b", "\\B", "^", "$").map((text): Render => () => text);
-
-const quantifierArb = fc.oneof(
-  fc.constantFrom("", "", "*", "+", "?", "{2}", "{0,2}", "{1,}", "{1,3}"),
-  fc.constantFrom("*?", "+?", "??", "{1,2}?"),
+const assertionArb: fc.Arbitrary<Render> = fc.constantFrom("\\b", "\\B", "^", "$").map(
+  (text): Render =>
+    () =>
+      text,
 );
+
+const quantifierArb = fc.oneof(fc.constantFrom("", "", "*", "+", "?", "{2}", "{0,2}", "{1,}", "{1,3}"), fc.constantFrom("*?", "+?", "??", "{1,2}?"));
 
 let groupCounter = 0;
 const patternArb = fc.letrec<{ node: Render; sequence: Render }>((tie) => ({
   node: fc.oneof(
     { maxDepth: 2, depthIdentifier: "group", withCrossShrink: true },
     atomArb,
-    fc
-      .tuple(fc.constantFrom("(", "(?:", "(?<g>"), fc.array(tie("sequence"), { minLength: 1, maxLength: 3 }))
-      .map(([open, alternatives]): Render => (x) => {
-        const opening = open === "(?<g>" ? `(?<g${(groupCounter += 1)}>` : open;
-        return `${opening}${alternatives.map((alternative) => alternative(x)).join("|")})`;
-      }),
+    fc.tuple(fc.constantFrom("(", "(?:", "(?<g>"), fc.array(tie("sequence"), { minLength: 1, maxLength: 3 })).map(([open, alternatives]): Render => (x) => {
+      const opening = open === "(?<g>" ? `(?<g${(groupCounter += 1)}>` : open;
+      return `${opening}${alternatives.map((alternative) => alternative(x)).join("|")})`;
+    }),
   ),
   sequence: fc
     .array(
       fc.oneof(
-        { weight: 4, arbitrary: fc.tuple(tie("node"), quantifierArb).map(([node, quantifier]): Render => (x) => node(x) + quantifier) },
+        {
+          weight: 4,
+          arbitrary: fc.tuple(tie("node"), quantifierArb).map(
+            ([node, quantifier]): Render =>
+              (x) =>
+                node(x) + quantifier,
+          ),
+        },
         { weight: 1, arbitrary: assertionArb },
       ),
       { minLength: 1, maxLength: 3 },
     )
-    .map((parts): Render => (x) => parts.map((part) => part(x)).join(x ? " " : "")),
+    .map(
+      (parts): Render =>
+        (x) =>
+          parts.map((part) => part(x)).join(x ? " " : ""),
+    ),
 }));
 
-const ruleArb = fc
-  .record({ tree: patternArb.sequence, flags: fc.subarray(["i", "m", "s", "x"]), comment: fc.boolean() })
-  .map(({ tree, flags, comment }) => {
-    const extended = flags.includes("x");
-    const pattern = tree(extended) + (extended && comment ? " # why this rule" : "");
-    return { text: `/${pattern}/${flags.join("")}`, pattern, flags };
-  });
+const ruleArb = fc.record({ tree: patternArb.sequence, flags: fc.subarray(["i", "m", "s", "x"]), comment: fc.boolean() }).map(({ tree, flags, comment }) => {
+  const extended = flags.includes("x");
+  const pattern = tree(extended) + (extended && comment ? " # why this rule" : "");
+  return { text: `/${pattern}/${flags.join("")}`, pattern, flags };
+});
 
-const argvArb = fc.array(fc.array(charArb, { maxLength: 4 }).map((chars) => chars.join("")), { minLength: 1, maxLength: 3 });
+const argvArb = fc.array(
+  fc.array(charArb, { maxLength: 4 }).map((chars) => chars.join("")),
+  { minLength: 1, maxLength: 3 },
+);
 
 function oldEngine(pattern: string, flags: readonly string[]): RegExp | undefined {
   const source = flags.includes("x") ? stripExtended(pattern) : pattern;

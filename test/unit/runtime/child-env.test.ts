@@ -231,7 +231,12 @@ describe("buildChildEnv: layering", () => {
   });
 
   it("returns a null-prototype object, so __proto__ is an ordinary variable and pollution cannot leak", () => {
-    const child = build({ providerEnv: new Map([["__proto__", "x"], ["constructor", "y"]]) });
+    const child = build({
+      providerEnv: new Map([
+        ["__proto__", "x"],
+        ["constructor", "y"],
+      ]),
+    });
     expect(Object.getPrototypeOf(child)).toBeNull();
     expect(Object.keys(child).sort()).toEqual(["PATH", "__proto__", "constructor"]);
     expect(Object.getOwnPropertyDescriptor(child, "__proto__")?.value).toBe("x");
@@ -297,7 +302,13 @@ describe("buildChildEnv: removed_env", () => {
     fc.assert(
       fc.property(
         fc.dictionary(name, fc.string({ maxLength: 3 }), { maxKeys: 10 }),
-        fc.array(fc.oneof(name, name.map((n) => `${n.split("_")[0] ?? "X"}_*`)), { maxLength: 4 }),
+        fc.array(
+          fc.oneof(
+            name,
+            name.map((n) => `${n.split("_")[0] ?? "X"}_*`),
+          ),
+          { maxLength: 4 },
+        ),
         (dotenv, removedEnv) => {
           const child = build({ providerEnv: env(dotenv), removedEnv });
           for (const key of Object.keys(child)) {

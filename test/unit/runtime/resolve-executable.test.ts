@@ -2,12 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  ExecutableNotFoundError,
-  ExecutableRefusedError,
-  resolveExecutable,
-  type ResolveExecutableOptions,
-} from "../../../src/runtime/resolve-executable.js";
+import { ExecutableNotFoundError, ExecutableRefusedError, resolveExecutable, type ResolveExecutableOptions } from "../../../src/runtime/resolve-executable.js";
 
 const created: string[] = [];
 afterEach(() => {
@@ -115,7 +110,9 @@ describe("resolveExecutable on POSIX (real temp tree)", () => {
     const secretDir = `${root}/token-5ecret-value`;
     const error = notFound(() => resolveExecutable("tool", posix(root, `${secretDir}:relative-5ecret`)));
     expect(error.message).not.toContain("5ecret");
-    expect(error.message).toBe('executable "tool" not found: 1 PATH directory searched; 1 skipped (empty or relative entries, the current directory, Torii\'s own directory)');
+    expect(error.message).toBe(
+      'executable "tool" not found: 1 PATH directory searched; 1 skipped (empty or relative entries, the current directory, Torii\'s own directory)',
+    );
   });
 });
 

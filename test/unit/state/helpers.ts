@@ -25,7 +25,10 @@ export class FakeClock {
 
 /** A 64-hex binding for tests. */
 export function hex64(seed: string | number): string {
-  return String(seed).padStart(64, "0").replace(/[^0-9a-f]/g, "a").slice(-64);
+  return String(seed)
+    .padStart(64, "0")
+    .replace(/[^0-9a-f]/g, "a")
+    .slice(-64);
 }
 
 /** The bytes of a file, or undefined when it does not exist. */

@@ -65,11 +65,14 @@ describe("LeaseStore: activation", () => {
     expect((await store.clear()).state.revision).toBe(14);
   });
 
-  it.each([0, 1441, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("refuses a duration of %s minutes with a RangeError and writes nothing", async (minutes) => {
-    const { store } = setup();
-    await expect(store.activate("prod", B1, minutes, "replace")).rejects.toBeInstanceOf(RangeError);
-    expect(existsSync(store.file)).toBe(false);
-  });
+  it.each([0, 1441, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    "refuses a duration of %s minutes with a RangeError and writes nothing",
+    async (minutes) => {
+      const { store } = setup();
+      await expect(store.activate("prod", B1, minutes, "replace")).rejects.toBeInstanceOf(RangeError);
+      expect(existsSync(store.file)).toBe(false);
+    },
+  );
 
   it("accepts the bounds 1 and 1440 minutes", async () => {
     const { store } = setup();
@@ -115,7 +118,12 @@ describe("LeaseStore: bindings", () => {
     const targetFile = path.join(dir, "targets", "prod", "target.yaml");
     const bindingOf = (content: string): string => {
       const stats = statSync(targetFile);
-      return targetBinding({ provider: "kubectl", alias: "prod", config: { context: content }, fileIdentity: { ino: stats.ino, birthtimeMs: stats.birthtimeMs } });
+      return targetBinding({
+        provider: "kubectl",
+        alias: "prod",
+        config: { context: content },
+        fileIdentity: { ino: stats.ino, birthtimeMs: stats.birthtimeMs },
+      });
     };
     mkdirSync(path.dirname(targetFile), { recursive: true });
     writeFileSync(targetFile, "context: prod\n");

@@ -49,7 +49,10 @@ const keyOf = (mode: GrantMode, tokens: readonly string[]): string => `${mode}:$
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function liveTargets(model: Model): string[] {
-  return [...model.leases].filter(([, lease]) => live(lease.expiresAt, model)).map(([target]) => target).sort();
+  return [...model.leases]
+    .filter(([, lease]) => live(lease.expiresAt, model))
+    .map(([target]) => target)
+    .sort();
 }
 
 function pruneLeases(model: Model): void {
@@ -71,7 +74,9 @@ function checkAgainstModel(model: Model, real: Real): void {
   if (!read.ok) throw read.error;
   expect(read.state.revision).toBe(model.revision);
   expect(read.state.authorizations).toEqual(
-    [...model.leases].sort(([left], [right]) => left.localeCompare(right)).map(([target, lease]) => ({ target, binding: lease.binding, expires_at: iso(lease.expiresAt) })),
+    [...model.leases]
+      .sort(([left], [right]) => left.localeCompare(right))
+      .map(([target, lease]) => ({ target, binding: lease.binding, expires_at: iso(lease.expiresAt) })),
   );
   for (const target of TARGETS) {
     for (const binding of BINDINGS) {
@@ -222,12 +227,22 @@ class Restart implements Command {
 
 const commands = [
   fc
-    .tuple(fc.constantFrom(...TARGETS), fc.constantFrom(...BINDINGS), fc.integer({ min: 1, max: 90 }), fc.constantFrom("replace" as const, "add" as const), fc.constantFrom("none" as const, "current" as const, "stale" as const))
+    .tuple(
+      fc.constantFrom(...TARGETS),
+      fc.constantFrom(...BINDINGS),
+      fc.integer({ min: 1, max: 90 }),
+      fc.constantFrom("replace" as const, "add" as const),
+      fc.constantFrom("none" as const, "current" as const, "stale" as const),
+    )
     .map(([target, binding, minutes, mode, cas]) => new Activate(target, binding, minutes, mode, cas)),
   fc.constantFrom(...TARGETS).map((target) => new RevokeLease(target)),
   fc.constant(new ClearLeases()),
   fc
-    .tuple(fc.constantFrom("exact" as const, "prefix" as const), fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 90 }))
+    .tuple(
+      fc.constantFrom("exact" as const, "prefix" as const),
+      fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }),
+      fc.integer({ min: 1, max: 90 }),
+    )
     .map(([mode, tokens, minutes]) => new Grant(mode, tokens, minutes)),
   fc.nat().map((pick) => new RevokeGrant(pick)),
   fc.integer({ min: 1, max: 60 }).map((minutes) => new Expire(minutes)),

@@ -29,8 +29,7 @@ const SEED = 20261130;
 const SAMPLES = 2500;
 
 type OracleResponse =
-  | { error: string; kind: "syntax" }
-  | { occurrences: [string, string | true][]; extras: string[]; error: string | null; kind: "value" | null };
+  { error: string; kind: "syntax" } | { occurrences: [string, string | true][]; extras: string[]; error: string | null; kind: "value" | null };
 
 /** Sends every request to one oracle process and returns its answers in order. */
 async function askOracle(requests: readonly unknown[]): Promise<unknown[]> {
@@ -59,8 +58,32 @@ async function askOracle(requests: readonly unknown[]): Promise<unknown[]> {
 
 function tokenPool(options: readonly OptionSpec[], extra: readonly string[]): string[] {
   const tokens = new Set<string>([
-    "s3", "ls", "ec2", "describe-instances", "json", "text", "xml", "on", "auto", "5", "x", "",
-    "-", "-1", "-2.5", "-x", "--", "--foo", "--foo=bar", "--instance-ids", "i-1", "---x", "--=x", "-x y", "--foo bar", "a b",
+    "s3",
+    "ls",
+    "ec2",
+    "describe-instances",
+    "json",
+    "text",
+    "xml",
+    "on",
+    "auto",
+    "5",
+    "x",
+    "",
+    "-",
+    "-1",
+    "-2.5",
+    "-x",
+    "--",
+    "--foo",
+    "--foo=bar",
+    "--instance-ids",
+    "i-1",
+    "---x",
+    "--=x",
+    "-x y",
+    "--foo bar",
+    "a b",
     ...extra,
   ]);
   for (const option of options) {
@@ -156,7 +179,10 @@ function compare(parser: string, grammar: CompiledGrammar, argvs: readonly strin
       expect(separate, where).toBe(true);
     } else {
       // The token has whitespace or a non-ASCII character where an option name is; Python saw a positional.
-      expect(argv.some((token) => token.startsWith("-") && /\s|[^\x21-\x7e]/u.test(token.split("=")[0] ?? "")), where).toBe(true);
+      expect(
+        argv.some((token) => token.startsWith("-") && /\s|[^\x21-\x7e]/u.test(token.split("=")[0] ?? "")),
+        where,
+      ).toBe(true);
     }
   });
   return findings;
@@ -218,7 +244,9 @@ beforeAll(async () => {
 describe("argparse model vs Python argparse", () => {
   it("the oracle declares the AWS CLI global options of the installed awscli (switches and value options)", () => {
     const names = awsOptions.map((option) => option.name);
-    expect(names).toEqual(expect.arrayContaining(["--debug", "--endpoint-url", "--no-verify-ssl", "--profile", "--region", "--ca-bundle", "--cli-read-timeout"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["--debug", "--endpoint-url", "--no-verify-ssl", "--profile", "--region", "--ca-bundle", "--cli-read-timeout"]),
+    );
     expect(awsOptions.find((option) => option.name === "--no-verify-ssl")?.value).toBe("none");
     expect(awsOptions.find((option) => option.name === "--region")?.value).toBe("required");
   });
@@ -243,25 +271,22 @@ describe("argparse model vs Python argparse", () => {
     expect(findings.refusals["repeated-option"]).toBeGreaterThan(0);
   });
 
-  it.each(PINNED.map((pin, i) => [pin.relation, pin.parser, JSON.stringify(pin.argv), i] as const))(
-    "pinned: %s (%s %s)",
-    (relation, parser, _argv, i) => {
-      const pin = PINNED[i]!;
-      const grammar = parser === "az" ? azGrammar : awsGrammar;
-      const python = answers[1 + awsArgv.length + azArgv.length + i] as OracleResponse;
-      const ours = canonicalise(pin.argv, grammar, "agent");
-      const where = `${JSON.stringify(python)} / ${JSON.stringify(ours)}`;
-      if (relation === "both-refuse") {
-        expect(python.kind, where).toBe("syntax");
-        expect(ours.ok, where).toBe(false);
-      } else if (relation === "same") {
-        expect(ours.ok && "occurrences" in python, where).toBe(true);
-        compare(parser, grammar, [pin.argv], [python]);
-      } else {
-        expect(python.kind, where).not.toBe("syntax");
-        expect(ours.ok ? undefined : refusalKind(ours.rejection.reason), where).toBe(relation);
-        compare(parser, grammar, [pin.argv], [python]);
-      }
-    },
-  );
+  it.each(PINNED.map((pin, i) => [pin.relation, pin.parser, JSON.stringify(pin.argv), i] as const))("pinned: %s (%s %s)", (relation, parser, _argv, i) => {
+    const pin = PINNED[i]!;
+    const grammar = parser === "az" ? azGrammar : awsGrammar;
+    const python = answers[1 + awsArgv.length + azArgv.length + i] as OracleResponse;
+    const ours = canonicalise(pin.argv, grammar, "agent");
+    const where = `${JSON.stringify(python)} / ${JSON.stringify(ours)}`;
+    if (relation === "both-refuse") {
+      expect(python.kind, where).toBe("syntax");
+      expect(ours.ok, where).toBe(false);
+    } else if (relation === "same") {
+      expect(ours.ok && "occurrences" in python, where).toBe(true);
+      compare(parser, grammar, [pin.argv], [python]);
+    } else {
+      expect(python.kind, where).not.toBe("syntax");
+      expect(ours.ok ? undefined : refusalKind(ours.rejection.reason), where).toBe(relation);
+      compare(parser, grammar, [pin.argv], [python]);
+    }
+  });
 });

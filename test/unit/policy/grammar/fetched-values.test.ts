@@ -11,16 +11,32 @@ import { awsSpec } from "../../../support/grammars.js";
 
 describe("isRemoteGitTarget (kustomize clones these)", () => {
   // Each of these made kubectl 1.32.4 run `git init` (a clone).
-  test.each(["https://github.com/a/b", "HTTPS://example.com/a/b", "Http://example.com/a/b", "github.com/a/b", "GITHUB.COM/a/b", "github.com:a/b", "git@host:a/b", "GIT@host:a/b", "user@host:a/b", "git@github.com/a/b", "git::http://127.0.0.1/a/b", "ssh://h/a/b", "SSH://h/a/b", "file:///tmp/repo", "FILE:///tmp/repo"])(
-    "%s is remote",
+  test.each([
+    "https://github.com/a/b",
+    "HTTPS://example.com/a/b",
+    "Http://example.com/a/b",
+    "github.com/a/b",
+    "GITHUB.COM/a/b",
+    "github.com:a/b",
+    "git@host:a/b",
+    "GIT@host:a/b",
+    "user@host:a/b",
+    "git@github.com/a/b",
+    "git::http://127.0.0.1/a/b",
+    "ssh://h/a/b",
+    "SSH://h/a/b",
+    "file:///tmp/repo",
+    "FILE:///tmp/repo",
+  ])("%s is remote", (value) => {
+    expect(isRemoteGitTarget(value)).toBe(true);
+  });
+  // Each of these made kubectl look for a local directory.
+  test.each(["foo/bar", "a/b/c", "localdir", "./x/y", "x.git", "host/org/_git/repo", "example.com/a/b", "gitlab.com/a/b", "www.githubx.com/a"])(
+    "%s is local",
     (value) => {
-      expect(isRemoteGitTarget(value)).toBe(true);
+      expect(isRemoteGitTarget(value)).toBe(false);
     },
   );
-  // Each of these made kubectl look for a local directory.
-  test.each(["foo/bar", "a/b/c", "localdir", "./x/y", "x.git", "host/org/_git/repo", "example.com/a/b", "gitlab.com/a/b", "www.githubx.com/a"])("%s is local", (value) => {
-    expect(isRemoteGitTarget(value)).toBe(false);
-  });
 });
 
 describe("URL predicates", () => {
@@ -30,14 +46,20 @@ describe("URL predicates", () => {
   });
 
   test("hasUrlElement: any CSV element, quotes, blanks and <URL:...> stripped, any scheme", () => {
-    for (const value of ["a.yaml,https://x", '"http://x"', " ftp://x", "<URL:file:///etc/passwd>", "a,b, HTTP://x"]) expect(hasUrlElement(value), value).toBe(true);
+    for (const value of ["a.yaml,https://x", '"http://x"', " ftp://x", "<URL:file:///etc/passwd>", "a,b, HTTP://x"])
+      expect(hasUrlElement(value), value).toBe(true);
     for (const value of ["a.yaml", "repoUrl=https://x", '{"a":"https://x"}', "x/http://y"]) expect(hasUrlElement(value), value).toBe(false);
   });
 });
 
 describe("the rejection", () => {
   test("names the option and only the URL's scheme and host", () => {
-    const rejection = fetchedValueRejection({ token: "--x", index: 3 }, "http://127.0.0.1:9/latest/meta-data?token=s3cr3t", "--instance-ids", "the CLI would download it");
+    const rejection = fetchedValueRejection(
+      { token: "--x", index: 3 },
+      "http://127.0.0.1:9/latest/meta-data?token=s3cr3t",
+      "--instance-ids",
+      "the CLI would download it",
+    );
     expect(rejection).toMatchObject({ kind: "forbidden-value", index: 3, option: "--instance-ids" });
     expect(rejection.reason).toContain("http://127.0.0.1:9/…");
     expect(rejection.reason).not.toContain("s3cr3t");
@@ -45,7 +67,10 @@ describe("the rejection", () => {
   });
 
   test("a grammar without fetched_values refuses no URL (rule mode never refuses)", () => {
-    const bare = compileGrammar({ parser: awsSpec.parser, options: awsSpec.options, commands: awsSpec.commands, forbiddenValuePrefixes: awsSpec.forbiddenValuePrefixes }, []);
+    const bare = compileGrammar(
+      { parser: awsSpec.parser, options: awsSpec.options, commands: awsSpec.commands, forbiddenValuePrefixes: awsSpec.forbiddenValuePrefixes },
+      [],
+    );
     expect(canonicalise(["ec2", "describe-instances", "--instance-ids", "http://x"], bare).ok).toBe(true);
     const aws = compileGrammar(awsSpec, []);
     expect(canonicalise(["ec2", "describe-instances", "--instance-ids", "http://x"], aws).ok).toBe(false);

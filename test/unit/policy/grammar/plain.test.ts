@@ -14,17 +14,12 @@ describe("plain", () => {
     expect(canonicalOf(p, argv)).toEqual({ positionals: argv, options: [], hasTail: false, tail: [] });
   });
 
-  it.each([
-    ["--context=prod"],
-    ["--context"],
-    ["--cont=prod"],
-    ["-context=prod"],
-    ["-c"],
-    ["--as_group=x"],
-    ["-as_g"],
-  ])("a locked option is refused under the spelling %s", (token) => {
-    expect(rejectionOf(p, ["plan", token])).toMatchObject({ kind: "locked-option", token, index: 1 });
-  });
+  it.each([["--context=prod"], ["--context"], ["--cont=prod"], ["-context=prod"], ["-c"], ["--as_group=x"], ["-as_g"]])(
+    "a locked option is refused under the spelling %s",
+    (token) => {
+      expect(rejectionOf(p, ["plan", token])).toMatchObject({ kind: "locked-option", token, index: 1 });
+    },
+  );
 
   it("a locked spelling is refused after -- too (plain does not know what -- means)", () => {
     expect(rejectionOf(p, ["plan", "--", "--context=x"]).kind).toBe("locked-option");
