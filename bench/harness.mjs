@@ -16,6 +16,8 @@ export const FILESYSTEM_SERVER = fileURLToPath(new URL("../node_modules/@modelco
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 /** A built checkout to compare with, side by side in the same run (BENCH_BASELINE=<dir>): its dist/cli.js. */
 export const baselineCli = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE, "dist/cli.js") : undefined;
+/** The baseline checkout itself: its bundled providers are the ones its build can load. */
+export const baselineRepo = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
 export const BUNDLED_PROVIDERS = ["kubectl", "aws", "az", "gcloud"];
 
 function writeTree(root, files) {
@@ -69,10 +71,13 @@ export function targetConfig(command) {
   return root;
 }
 
-/** Copies the four bundled providers (provider.yaml and the empty rules.yaml) into `root`. */
-export function installBundledProviders(root) {
+/**
+ * Copies the four bundled providers (provider.yaml and the empty rules.yaml) of
+ * `repo` (this checkout by default; the baseline's for the baseline build) into `root`.
+ */
+export function installBundledProviders(root, repo = REPO) {
   for (const name of BUNDLED_PROVIDERS) {
-    cpSync(path.join(REPO, "providers", name), path.join(root, "providers", name), {
+    cpSync(path.join(repo, "providers", name), path.join(root, "providers", name), {
       recursive: true,
       filter: (source) => !source.includes(`${path.sep}presets`),
     });

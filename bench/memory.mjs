@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BARE_SERVER, baselineCli, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, memoryOf } from "./harness.mjs";
+import { BARE_SERVER, baselineCli, baselineRepo, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, memoryOf } from "./harness.mjs";
 import { median } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 5);
@@ -20,6 +20,7 @@ writeFileSync(
 );
 chmodSync(writer, 0o755);
 const root = installBundledProviders(benchConfig(writer));
+const baselineRoot = baselineRepo === undefined ? undefined : installBundledProviders(benchConfig(writer), baselineRepo);
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
 
 async function idleRss(args, env) {
@@ -34,7 +35,7 @@ async function idleRss(args, env) {
 const idle = { torii: [], bare: [], filesystem: [], ...(baselineCli === undefined ? {} : { before: [] }) };
 for (let i = 0; i < RUNS; i += 1) {
   idle.torii.push(await idleRss([CLI], { TORII_CONFIG_DIR: root }));
-  idle.before?.push(await idleRss([baselineCli], { TORII_CONFIG_DIR: root }));
+  idle.before?.push(await idleRss([baselineCli], { TORII_CONFIG_DIR: baselineRoot }));
   idle.bare.push(await idleRss([BARE_SERVER], {}));
   idle.filesystem.push(await idleRss([FILESYSTEM_SERVER, os.tmpdir()], {}));
 }

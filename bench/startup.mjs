@@ -3,11 +3,12 @@
 // @modelcontextprotocol/server-filesystem, and a bare SDK server
 // (bare-server.mjs), interleaved run by run so all see the same machine noise.
 import os from "node:os";
-import { BARE_SERVER, baselineCli, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, since } from "./harness.mjs";
+import { BARE_SERVER, baselineCli, baselineRepo, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, since } from "./harness.mjs";
 import { median, ms, pairedRatio } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const root = installBundledProviders(benchConfig("true"));
+const baselineRoot = baselineRepo === undefined ? undefined : installBundledProviders(benchConfig("true"), baselineRepo);
 
 async function timeToTools(args, env) {
   const start = process.hrtime.bigint();
@@ -22,7 +23,7 @@ const servers = {
   torii: () => timeToTools([CLI], { TORII_CONFIG_DIR: root }),
   filesystem: () => timeToTools([FILESYSTEM_SERVER, os.tmpdir()], {}),
   bare: () => timeToTools([BARE_SERVER], {}),
-  ...(baselineCli === undefined ? {} : { before: () => timeToTools([baselineCli], { TORII_CONFIG_DIR: root }) }),
+  ...(baselineCli === undefined ? {} : { before: () => timeToTools([baselineCli], { TORII_CONFIG_DIR: baselineRoot }) }),
 };
 const toolsListed = (await servers.torii()).tools;
 await servers.filesystem();
