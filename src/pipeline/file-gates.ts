@@ -14,10 +14,9 @@
  * allows nothing and is reported once (per file and kind) in the audit log.
  */
 import { ConfigError } from "../config/errors.js";
-import { readConfigText } from "../config/read-file.js";
+import { readTrustedConfigText } from "../config/read-file.js";
 import { fileIdentityOf, type FileIdentity, type ProviderEntry, type TargetEntry } from "../config/registry.js";
 import { parseTargetDocument } from "../config/target-schema.js";
-import { checkTrustedPath } from "../config/trusted-path.js";
 import { grantsFileOf, GrantStore } from "../state/grant-store.js";
 import { leaseBindingOf } from "../state/lease-status.js";
 import { isActiveIn, LeaseStore } from "../state/lease-store.js";
@@ -54,9 +53,9 @@ export class FileLeaseGate implements LeaseGate {
       this.loaded.set(target, loaded);
     }
     try {
-      if (!checkTrustedPath(provider.trust, target.file, "file")) return { reason: "target.yaml is missing" };
       // Read, then identify (the order the registry loads in): a file replaced in between yields a new binding.
-      const text = readConfigText(target.file);
+      const text = readTrustedConfigText(provider.trust, target.file);
+      if (text === undefined) return { reason: "target.yaml is missing" };
       const identity = fileIdentityOf(target.file);
       const verified = this.verified.get(target);
       if (verified?.text === text && verified.ino === identity.ino && verified.birthtimeMs === identity.birthtimeMs) return { binding: loaded };

@@ -110,7 +110,7 @@ export class LeaseStore {
   /** True only for a valid state holding an unexpired authorization for exactly (target, binding). Fail closed. */
   isActive(target: string, binding: string): boolean {
     const read = this.read();
-    return read.ok && leaseStatusOf(read.state, target, binding, this.clock()).kind === "active";
+    return read.ok && isActiveIn(read.state, target, binding, this.clock());
   }
 
   /**
@@ -216,7 +216,7 @@ export class LeaseStore {
    * @throws LockTimeoutError when the lock stays busy; whatever `start()` throws.
    */
   async startNowWhileActive<T>(target: string, binding: string, start: () => T): Promise<{ active: true; value: T } | { active: false }> {
-    if (!this.isActive(target, binding)) return { active: false };
+    // No check before the lock: the caller's checkpoint just read the file, and the one that counts is under the lock.
     const underLock = (): { active: true; value: T } | { active: false } =>
       this.isActive(target, binding) ? { active: true, value: start() } : { active: false };
     const now = this.state.lockedIfFree(underLock);

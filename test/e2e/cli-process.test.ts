@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { runCliProcess } from "../support/run-cli.js";
 
 const DEMO = `version: "1"
@@ -17,18 +17,7 @@ argv:
   parser: plain
 `;
 
-const KUBE = `version: "1"
-name: kube
-tool: kube
-command: echo
-targeting:
-  mode: kubectl_context
-argv:
-  parser: pflag
-  options:
-    - {name: --namespace, short: -n, value: required}
-    - {name: --context, value: required}
-`;
+const KUBE = kubeContextProvider("echo");
 
 function tree(): { root: string; env: Record<string, string> } {
   const root = makeConfigTree({

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import path from "node:path";
 import { parse } from "yaml";
 import { describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { ANY_NUMBER, ANY_STRING, expectUsageError, jsonOutput, minutesFromNow, runChecked } from "../support/cli-expect.js";
 import { runCli, type CliResult } from "../support/run-cli.js";
 
@@ -24,18 +24,7 @@ tool: plainidp
 command: echo
 `;
 
-const KUBE = `version: "1"
-name: kube
-tool: kube
-command: kubectl
-targeting:
-  mode: kubectl_context
-argv:
-  parser: pflag
-  options:
-    - {name: --namespace, short: -n, value: required}
-    - {name: --context, value: required}
-`;
+const KUBE = kubeContextProvider("kubectl");
 
 const AWS = `version: "1"
 name: aws

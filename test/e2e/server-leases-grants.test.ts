@@ -12,23 +12,12 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadRegistry } from "../../src/config/registry.js";
 import { targetBinding } from "../../src/state/fingerprints.js";
 import { LeaseStore } from "../../src/state/lease-store.js";
-import { makeConfigTree } from "../support/config-tree.js";
+import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { CLI_PATH, runCli } from "../support/run-cli.js";
 
-const KUBE = `version: "1"
-name: kube
-tool: kube
-command: recorder
-targeting:
-  mode: kubectl_context
-argv:
-  parser: pflag
-  options:
-    - {name: --namespace, short: -n, value: required}
-    - {name: --context, value: required}
-`;
+const KUBE = kubeContextProvider("recorder");
 
 let bin: FakeBin;
 let root: string;

@@ -25,3 +25,19 @@ export function makeConfigTree(files: TreeFiles): string {
   }
   return root;
 }
+
+/** provider.yaml of `kube`, a minimal kubectl_context provider (pflag, `-n` and `--context`) running `command`. */
+export function kubeContextProvider(command: string): string {
+  return `version: "1"
+name: kube
+tool: kube
+command: ${command}
+targeting:
+  mode: kubectl_context
+argv:
+  parser: pflag
+  options:
+    - {name: --namespace, short: -n, value: required}
+    - {name: --context, value: required}
+`;
+}

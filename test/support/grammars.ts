@@ -2,6 +2,7 @@
  * Small grammars shaped like the real CLIs, for unit tests that must not change
  * when the bundled provider tables are regenerated.
  */
+import { LOCKED_OPTION_FLOOR } from "../../src/config/locked-floor.js";
 import { compileGrammar, type CompiledGrammar } from "../../src/policy/grammar/option-table.js";
 import type { GrammarSpec, LiteralUrlParameter, OptionSpec } from "../../src/policy/grammar/types.js";
 import type { ProviderPolicyContext, ProviderPolicySettings } from "../../src/policy/types.js";
@@ -9,25 +10,8 @@ import type { ProviderPolicyContext, ProviderPolicySettings } from "../../src/po
 const opt = (name: string, value: OptionSpec["value"], short?: string, repeatable = false): OptionSpec =>
   short === undefined ? { name, value, repeatable } : { name, value, short, repeatable };
 
-export const KUBECTL_LOCKED = [
-  "--context",
-  "--kubeconfig",
-  "--cluster",
-  "--user",
-  "--token",
-  "--server",
-  "--username",
-  "--password",
-  "--client-key",
-  "--client-certificate",
-  "--certificate-authority",
-  "--insecure-skip-tls-verify",
-  "--tls-server-name",
-  "--as",
-  "--as-group",
-  "--as-uid",
-  "--as-user-extra",
-];
+/** The floor of locked kubectl options (src/config/locked-floor.ts), as the bundled provider gets it. */
+export const KUBECTL_LOCKED = [...LOCKED_OPTION_FLOOR.kubectl_context];
 
 export const kubectlSpec: GrammarSpec = {
   parser: "pflag",
@@ -76,7 +60,7 @@ export const kubectlSpec: GrammarSpec = {
   ],
 };
 
-export const AWS_LOCKED = ["--profile", "--region", "--endpoint-url", "--no-sign-request", "--ca-bundle", "--no-verify-ssl"];
+export const AWS_LOCKED = [...LOCKED_OPTION_FLOOR.aws_profile];
 
 /** A few of the parameters the AWS CLI passes on literally (the bundled table has them all). */
 const awsLiteral = (command: string, option: string, list = false): LiteralUrlParameter => ({ command: command.split(" "), option, list });

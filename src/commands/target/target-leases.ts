@@ -19,11 +19,6 @@ import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "../sh
 import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
 import { describeConfig } from "./target-add.js";
 
-/** The lease binding of a target as configured now (what the server computes for the same files). */
-export function bindingOf(provider: ProviderEntry, target: TargetEntry): string {
-  return leaseBindingOf(provider.name, target);
-}
-
 /** How one configured target stands with the lease file. */
 interface TargetLease {
   readonly name: string;
@@ -35,7 +30,7 @@ interface TargetLease {
 }
 
 function leaseOf(provider: ProviderEntry, target: TargetEntry, read: LeaseRead, now: Date): TargetLease {
-  const status = read.ok ? leaseStatusOf(read.state, target.name, bindingOf(provider, target), now) : { kind: "none" as const };
+  const status = read.ok ? leaseStatusOf(read.state, target.name, leaseBindingOf(provider.name, target), now) : { kind: "none" as const };
   if (status.kind !== "active") return { name: target.name, active: false, expires_at: null, remaining_minutes: null, stale: status.kind === "stale" };
   return { name: target.name, active: true, expires_at: status.expires_at, remaining_minutes: remainingMinutes(status.expires_at, now), stale: false };
 }
@@ -127,7 +122,7 @@ export function runTargetStatus(tool: string, options: JsonOption): number {
 
 function statusOf(provider: ProviderEntry, entry: LeaseAuthorization, now: Date) {
   const target = provider.targets.get(entry.target);
-  const current = target !== undefined && bindingOf(provider, target) === entry.binding;
+  const current = target !== undefined && leaseBindingOf(provider.name, target) === entry.binding;
   const note = target === undefined ? "no such target is configured: it allows nothing" : current ? undefined : "for an earlier target.yaml: it allows nothing";
   return {
     target: entry.target,
@@ -152,7 +147,7 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
   const mode = options.add === true ? "add" : "replace";
   const store = new LeaseStore(provider.dir);
   const { state, replaced } = await changeState(`activate ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
-    store.activate(alias, bindingOf(provider, target), minutes, mode),
+    store.activate(alias, leaseBindingOf(provider.name, target), minutes, mode),
   );
   await operatorAudit(root).record(
     mode === "add"
