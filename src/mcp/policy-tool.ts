@@ -12,7 +12,7 @@ import type { Registry } from "../config/registry.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, explainWith } from "../policy/explain.js";
 import { policyOutputSchema } from "./output-schemas.js";
-import { ENVELOPE_LIMITS, parseEnvelope } from "./provider-tool.js";
+import { argvSchema, oneOf, parseEnvelope } from "./provider-tool.js";
 import { structuredResult } from "./result.js";
 import { annotationsFor, inputJsonSchema, type ToolDefinition } from "./tool-definition.js";
 
@@ -20,20 +20,11 @@ export const POLICY_TOOL_NAME = "torii_policy";
 
 export function policyTool(registry: Registry, policies: PolicyCache): ToolDefinition {
   const tools = [...registry.providers.keys()].sort();
-  const [first, ...rest] = tools;
-  const provider =
-    first === undefined
-      ? z.never({ error: "no provider is installed" }).meta({ type: "string" })
-      : z.enum([first, ...rest], { error: `provider must be one of: ${tools.join(", ")}` });
+  const provider = tools.length === 0 ? z.never({ error: "no provider is installed" }).meta({ type: "string" }) : oneOf(tools, "provider");
   const schema = z.strictObject({
     provider: provider.meta({ description: "The provider tool name." }),
     target: z.string().meta({ description: "A target alias of that provider (optional)." }).optional(),
-    args: z
-      .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
-      .min(1)
-      .max(ENVELOPE_LIMITS.maxArgs)
-      .meta({ description: "An argv to explain (optional)." })
-      .optional(),
+    args: argvSchema("An argv to explain (optional).").optional(),
   });
   const title = "Show the operator's policy for a provider";
   return {

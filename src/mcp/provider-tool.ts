@@ -33,32 +33,40 @@ export interface ProviderToolDeps {
  */
 function envelopeSchema(provider: ProviderEntry) {
   const aliases = [...provider.targets.keys()].sort();
-  const args = z
-    .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
-    .min(1)
-    .max(ENVELOPE_LIMITS.maxArgs)
-    .refine((list) => list.reduce((total, arg) => total + arg.length, 0) <= ENVELOPE_LIMITS.maxTotalLength, {
-      error: `args may hold at most ${ENVELOPE_LIMITS.maxTotalLength} characters in total`,
-    })
-    .meta({
-      description:
-        `Arguments for ${provider.config.command}, one array element per argument, without the program name. Never a shell command line. ` +
-        `At most ${ENVELOPE_LIMITS.maxTotalLength} characters in total.`,
-    });
+  const args = argvSchema(`Arguments for ${provider.config.command}, one array element per argument, without the program name. Never a shell command line.`);
   const description = z
     .string()
     .max(ENVELOPE_LIMITS.maxDescription)
     .meta({ description: "Why you are running this (shown to the operator; never used to decide)." })
     .optional();
   if (!provider.targetAware) return z.strictObject({ args, description });
-  const [first, ...rest] = aliases;
   const target =
-    first === undefined
+    aliases.length === 0
       ? z.never({ error: "target must be one of: (none configured)" }).meta({ type: "string", description: "No target is configured for this provider." })
-      : z
-          .enum([first, ...rest], { error: `target must be one of: ${aliases.join(", ")}` })
-          .meta({ description: "The operator-defined target alias. An alias may be inactive; do not retry with another." });
+      : oneOf(aliases, "target").meta({ description: "The operator-defined target alias. An alias may be inactive; do not retry with another." });
   return z.strictObject({ args, description, target });
+}
+
+/**
+ * An argv as an agent may send it, within ENVELOPE_LIMITS. The total length is
+ * a refinement JSON Schema cannot express, so `description` gets it appended.
+ */
+export function argvSchema(description: string): z.ZodArray<z.ZodString> {
+  return z
+    .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
+    .min(1)
+    .max(ENVELOPE_LIMITS.maxArgs)
+    .refine((list) => list.reduce((total, arg) => total + arg.length, 0) <= ENVELOPE_LIMITS.maxTotalLength, {
+      error: `args may hold at most ${ENVELOPE_LIMITS.maxTotalLength} characters in total`,
+    })
+    .meta({ description: `${description} At most ${ENVELOPE_LIMITS.maxTotalLength} characters in total.` });
+}
+
+/** A zod enum of `names` (at least one) whose error lists them: `field must be one of: a, b`. */
+export function oneOf(names: readonly string[], field: string): z.ZodEnum<Record<string, string>> {
+  const [first, ...rest] = names;
+  if (first === undefined) throw new Error(`oneOf: no ${field} to choose from`);
+  return z.enum([first, ...rest], { error: `${field} must be one of: ${names.join(", ")}` });
 }
 
 /** Throws InvalidParams with the issues (paths and messages, never the values). */
