@@ -16,6 +16,7 @@ import path from "node:path";
 import type { ProviderPolicyContext } from "../policy/types.js";
 import { combineConfigErrors, ConfigError } from "./errors.js";
 import { effectiveLockedOptions } from "./locked-floor.js";
+import { PROVIDER_JSON } from "./provider-json.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
 import {
@@ -193,6 +194,8 @@ function loadProvider(trust: ConfigTrust, root: string, dirName: string, collect
   if (!checkTrustedPath(trust, file, "file")) {
     throw new ConfigError(file, "missing: every directory under providers/ needs a provider.yaml");
   }
+  // The generated JSON stands in for provider.yaml when its digest matches, and a digest is no secret: same trust rule.
+  checkTrustedPath(trust, path.join(dir, PROVIDER_JSON), "file");
   const doc = loadProviderDocument(file);
   const config = doc.value;
   if (config.name !== dirName) {

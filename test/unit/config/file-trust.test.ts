@@ -24,6 +24,8 @@ const TREE = {
   "settings.yaml": "max_output_bytes: 1000\n",
   "providers/kube/provider.yaml": 'version: "1"\nname: kube\ntool: kube\ncommand: kubectl\ntargeting:\n  mode: credentials\n',
   "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+  // Stale (no digest), so unused; it stands in for provider.yaml when current, so it is held to the same rule.
+  "providers/kube/provider.generated.json": "{}\n",
   "providers/kube/.env": "LD_PRELOAD=/tmp/evil.so\n",
   "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\nidentity: {provider: kube}\n',
   "providers/kube/targets/prod/rules.yaml": 'version: "1"\naccept: [get pods]\n',
@@ -141,6 +143,7 @@ describe.skipIf(process.platform === "win32")("the trust rule on a configuration
     ["rules.yaml, absolute", "providers/kube/rules.yaml", "absolute"],
     ["rules.yaml, relative through ..", "providers/kube/rules.yaml", "relative"],
     [".env", "providers/kube/.env", "absolute"],
+    ["provider.generated.json", "providers/kube/provider.generated.json", "absolute"],
     ["target.yaml", "providers/kube/targets/prod/target.yaml", "relative"],
     ["a provider directory", "providers/kube", "absolute"],
     ["settings.yaml", "settings.yaml", "absolute"],
