@@ -13,6 +13,7 @@
  * the owner and mode checks are skipped there (see docs/configuration.md).
  */
 import type { Stats } from "node:fs";
+import { shellQuote } from "../policy/shell-quote.js";
 
 /** Who trusted paths must belong to, and whether POSIX owner and mode checks apply. */
 export interface TrustPolicy {
@@ -55,23 +56,18 @@ export function ownerAndModeProblem(
   if (stats.uid !== policy.uid && stats.uid !== ROOT_UID) {
     return {
       detail: `belongs to uid ${stats.uid}, not to this user (uid ${policy.uid}) or root`,
-      fix: `chown ${policy.uid} ${shellQuoted(subject)}`,
+      fix: `chown ${policy.uid} ${shellQuote(subject)}`,
     };
   }
   const writable = (stats.mode & GROUP_OR_OTHER_WRITE) !== 0;
   if (!writable || (rule === "sticky-ok" && (stats.mode & STICKY) !== 0)) return undefined;
   return {
     detail: `is writable by group or others (mode ${(stats.mode & 0o7777).toString(8)})`,
-    fix: `chmod go-w ${shellQuoted(subject)}`,
+    fix: `chmod go-w ${shellQuote(subject)}`,
   };
 }
 
 /** `problem` as one line: what is wrong, then `fix: <command>`. */
 export function describeTrustProblem(problem: TrustProblem): string {
   return `${problem.detail}; fix: ${problem.fix}`;
-}
-
-/** A path the operator can paste into a POSIX shell. */
-export function shellQuoted(file: string): string {
-  return /^[A-Za-z0-9_./@%+=:,-]+$/u.test(file) ? file : `'${file.replaceAll("'", `'\\''`)}'`;
 }

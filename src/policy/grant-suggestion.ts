@@ -5,6 +5,7 @@
  * different grants for the same call.
  */
 import { flattenCanonical, type CanonicalArgv } from "./grammar/types.js";
+import { shellQuote } from "./shell-quote.js";
 
 /** A grant the operator could add so that an unresolved call is allowed. */
 export interface GrantSuggestion {
@@ -18,13 +19,6 @@ export interface GrantSuggestion {
 export interface GrantSuggestions {
   readonly exact: GrantSuggestion;
   readonly prefix: GrantSuggestion;
-}
-
-const SAFE_SHELL_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/u;
-
-/** Quotes a token for display in a POSIX shell command line (display only: Torii never runs a shell). */
-function shellQuote(token: string): string {
-  return SAFE_SHELL_WORD.test(token) ? token : `'${token.replaceAll("'", `'\\''`)}'`;
 }
 
 function grantCommand(tool: string, target: string | undefined, mode: string, tokens: readonly string[]): string {

@@ -11,7 +11,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readDotenvIfExists } from "../../../src/config/dotenv.js";
 import { ConfigError } from "../../../src/config/errors.js";
-import { ownerAndModeProblem, shellQuoted } from "../../../src/config/file-trust.js";
+import { ownerAndModeProblem } from "../../../src/config/file-trust.js";
+import { shellQuote } from "../../../src/policy/shell-quote.js";
 import { loadRegistry, readPolicyTexts, type Registry } from "../../../src/config/registry.js";
 import { loadSettings } from "../../../src/config/settings.js";
 import { checkTrustedPath, configTrust } from "../../../src/config/trusted-path.js";
@@ -258,6 +259,6 @@ describe("ownerAndModeProblem", () => {
   });
 
   it("quotes paths for the shell", () => {
-    expect(shellQuoted("/a b/it's")).toBe("'/a b/it'\\''s'");
+    expect(shellQuote("/a b/it's")).toBe("'/a b/it'\\''s'");
   });
 });
