@@ -97,7 +97,7 @@ export async function runGrantAdd(tool: string, target: string | undefined, opti
   );
   const now = new Date();
   const evidence = grantEvidence(entry.matcher);
-  await operatorAudit(root).record({ event: "grant-added", scope: grantAuditScope(scope), detail: `${evidence}; ${minutes}min`, argv: tokens.slice(0, 2) });
+  await operatorAudit(root).record({ event: "grant-added", scope: grantAuditScope(scope), detail: `${evidence}; ${minutes}min`, argv: tokens });
   const lines = [
     `granted ${scope.label} (${mode}, ${tokens.length} canonical token(s)) for ${minutes} min, ${expiryText(entry.expires_at, now)}`,
     `  tokens: ${tokens.map((token) => JSON.stringify(token)).join(" ")}${mode === "prefix" ? " …" : ""}`,
