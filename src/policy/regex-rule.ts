@@ -27,8 +27,6 @@ export interface RuleMatcher {
 export interface CompiledRegexRule extends RuleMatcher {
   /** The pattern as written, after x-mode stripping (JavaScript syntax). */
   readonly source: string;
-  /** The pattern handed to RE2. */
-  readonly engineSource: string;
   /** The flags in force among `i`, `m`, `s` (x is applied before compiling). */
   readonly flags: string;
 }
@@ -132,7 +130,6 @@ export function compileRegexRule(text: string, list: RuleList): CompiledRegexRul
   const whenLinesDiffer = list === "deny";
   return {
     source,
-    engineSource: translated.source,
     flags: ["i", "m", "s"].filter((flag) => flags.has(flag)).join(""),
     test(subject: string): boolean {
       if (lineSensitive && OTHER_LINE_TERMINATORS.test(subject)) return whenLinesDiffer;
