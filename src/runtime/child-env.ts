@@ -4,13 +4,15 @@
  *
  * 1. the server's own variables, but only those on a short allowlist
  *    (SERVER_ENV_ALLOWLIST, plus every `LC_*`; on Windows also the system
- *    essentials in WINDOWS_SERVER_ENV_ALLOWLIST);
+ *    essentials in WINDOWS_SERVER_ENV_ALLOWLIST), minus `removed_env` (an entry `NAME_*` removes every variable starting with
+ *    `NAME_`; the entry `AWS_ENDPOINT_URL` also removes `AWS_ENDPOINT_URL_*`, as in Torii):
+ *    `removed_env` filters only what the server inherited from its parent (the agent's client);
  * 2. then the operator's `.env` layers in increasing precedence (identity
- *    provider, provider, target): a later layer wins;
- * 3. minus `removed_env` (an entry `NAME_*` removes every variable starting with
- *    `NAME_`; the entry `AWS_ENDPOINT_URL` also removes `AWS_ENDPOINT_URL_*`, as in Torii);
- * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
- * 5. with PATH reduced to the directories executable lookup searches (absolute
+ *    provider, provider, target): a later layer wins. What the operator wrote in
+ *    Torii's own files is the operator's choice and is never removed
+ *    (docs/environment.md);
+ * 3. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
+ * 4. with PATH reduced to the directories executable lookup searches (absolute
  *    entries only, never the working directory or Torii's own: search-path.ts),
  *    whichever layer set it, and on Windows PATHEXT to its well-formed `.ext` entries.
  *
@@ -140,15 +142,15 @@ export interface ChildEnvInput extends SearchPathContext {
   readonly providerEnv?: ReadonlyMap<string, string>;
   /** The target's `.env`; applied after `providerEnv`. */
   readonly targetEnv?: ReadonlyMap<string, string>;
-  /** The provider's `auth.removed_env`: names, or `NAME_*` prefixes. */
+  /** The provider's `auth.removed_env`: names, or `NAME_*` prefixes, removed from the server's variables only. */
   readonly removedEnv: readonly string[];
   /** Values the broker owns; applied last, never removed. */
   readonly pinned?: Readonly<Record<string, string>>;
 }
 
 /**
- * Builds a child's environment from the allowlisted server variables, the
- * `.env` layers, `removed_env` and the pinned values (see the module comment).
+ * Builds a child's environment from the allowlisted server variables minus
+ * `removed_env`, the `.env` layers and the pinned values (see the module comment).
  *
  * @throws TypeError for a `removed_env` entry that is neither a name nor `NAME_*`,
  *   or a layer or pinned name that no environment can hold (empty, `=`, NUL),
@@ -165,15 +167,13 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
     merged.set(key, [name, value]);
   };
 
+  // removed_env filters only what the server inherited; the operator's own files are applied after it.
   for (const [name, value] of Object.entries(input.serverEnv)) {
-    if (value !== undefined && isInheritableServerVariable(name, input.platform)) set(name, value);
+    if (value !== undefined && isInheritableServerVariable(name, input.platform) && !removal(fold(name))) set(name, value);
   }
   const layers = [...(input.layers ?? []), input.providerEnv, input.targetEnv];
   for (const layer of layers) {
     for (const [name, value] of layer ?? []) set(checkedName(name), checkedValue(name, value));
-  }
-  for (const key of [...merged.keys()]) {
-    if (removal(key)) merged.delete(key);
   }
   for (const [name, value] of Object.entries(input.pinned ?? {})) set(checkedName(name), checkedValue(name, value));
   restrictSearchVariables(merged, input, fold);

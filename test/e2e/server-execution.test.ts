@@ -12,7 +12,7 @@ import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 
 const provider = (name: string, command: string, extra = ""): string =>
-  `version: "1"\nname: ${name}\ntool: ${name}\ncommand: ${command}\nauth:\n  removed_env: [DROP_ME]\n${extra}`;
+  `version: "1"\nname: ${name}\ntool: ${name}\ncommand: ${command}\nauth:\n  removed_env: [DROP_ME, TZ]\n${extra}`;
 const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
 
 async function waitFor(predicate: () => boolean, ms: number): Promise<boolean> {
@@ -44,7 +44,7 @@ process.stdout.write("started " + child.pid);`,
   root = makeConfigTree({
     "providers/rec/provider.yaml": provider("rec", "recorder", "args_prefix: [--from-prefix]\n"),
     "providers/rec/rules.yaml": ACCEPT_ALL,
-    "providers/rec/.env": "FROM_PROVIDER_ENV=1\nKUBECONFIG=/operator/chose/this\nDROP_ME=gone\n",
+    "providers/rec/.env": "FROM_PROVIDER_ENV=1\nKUBECONFIG=/operator/chose/this\nDROP_ME=kept\n",
     "providers/flood/provider.yaml": provider("flood", "flood"),
     "providers/flood/rules.yaml": ACCEPT_ALL,
     "providers/sleeper/provider.yaml": provider("sleeper", "sleeper", "runtime:\n  timeout_seconds: 1\n"),
@@ -64,6 +64,7 @@ process.stdout.write("started " + child.pid);`,
     HTTPS_PROXY: "http://proxy.invalid",
     NODE_OPTIONS: "--no-deprecation",
     LANG: "C.UTF-8",
+    TZ: "Europe/Inherited",
   });
 });
 
@@ -92,7 +93,9 @@ describe("an allowed call", () => {
     expect(env.HTTPS_PROXY).toBeUndefined();
     expect(env.NODE_OPTIONS).toBeUndefined();
     expect(env.TORII_CONFIG_DIR).toBeUndefined();
-    expect(env.DROP_ME).toBeUndefined();
+    // removed_env filters what the server inherited (TZ), never what the operator wrote in a .env (DROP_ME).
+    expect(env.TZ).toBeUndefined();
+    expect(env.DROP_ME).toBe("kept");
   });
 
   test("a non-zero exit code is a normal result", async () => {

@@ -227,7 +227,7 @@ describe("buildChildEnv: layering", () => {
       removedEnv: ["AWS_PROFILE", "AWS_REGION"],
       pinned: { AWS_PROFILE: "pinned", PATH: "/pinned/bin" },
     });
-    expect({ ...child }).toEqual({ PATH: "/pinned/bin", AWS_PROFILE: "pinned" });
+    expect({ ...child }).toEqual({ PATH: "/pinned/bin", AWS_PROFILE: "pinned", AWS_REGION: "eu-west-1" });
   });
 
   it("returns a null-prototype object, so __proto__ is an ordinary variable and pollution cannot leak", () => {
@@ -254,69 +254,58 @@ describe("buildChildEnv: layering", () => {
   });
 });
 
-describe("buildChildEnv: removed_env", () => {
-  it("removes exact names from every layer", () => {
+describe("buildChildEnv: removed_env filters only the inherited environment", () => {
+  it("removes exact names from the server's variables", () => {
+    const child = build({ serverEnv: { PATH: "/bin", HOME: "/h", TZ: "UTC", LANG: "C" }, removedEnv: ["HOME", "TZ"] });
+    expect({ ...child }).toEqual({ PATH: "/bin", LANG: "C" });
+  });
+
+  it("never removes what the operator wrote in a .env layer (the operator owns those files)", () => {
     const child = build({
       serverEnv: { PATH: "/bin", HOME: "/h" },
-      providerEnv: env({ AWS_ACCESS_KEY_ID: "x", AWS_REGION: "r", KEEP: "1" }),
-      targetEnv: env({ AWS_SESSION_TOKEN: "t" }),
-      removedEnv: ["AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "AWS_REGION", "HOME"],
+      providerEnv: env({ AWS_ACCESS_KEY_ID: "x", AWS_CONFIG_FILE: "/cfg/aws", KUBECONFIG: "/cfg/kube", HOME: "/operator-home" }),
+      targetEnv: env({ AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1" }),
+      removedEnv: ["AWS_ACCESS_KEY_ID", "AWS_CONFIG_FILE", "AWS_ENDPOINT_URL", "KUBECONFIG", "HOME"],
     });
-    expect({ ...child }).toEqual({ PATH: "/bin", KEEP: "1" });
+    expect({ ...child }).toEqual({
+      PATH: "/bin",
+      HOME: "/operator-home",
+      AWS_ACCESS_KEY_ID: "x",
+      AWS_CONFIG_FILE: "/cfg/aws",
+      KUBECONFIG: "/cfg/kube",
+      AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1",
+    });
   });
 
-  it("AWS_ENDPOINT_URL also removes every AWS_ENDPOINT_URL_*", () => {
-    const child = build({
-      providerEnv: env({ AWS_ENDPOINT_URL: "a", AWS_ENDPOINT_URL_STS: "b", AWS_ENDPOINT_URL_S3: "c", AWS_ENDPOINT_URLX: "d" }),
-      removedEnv: ["AWS_ENDPOINT_URL"],
-    });
-    expect({ ...child }).toEqual({ AWS_ENDPOINT_URLX: "d", PATH: FALLBACK_POSIX_PATH });
-  });
-
-  it("other names do not imply their family", () => {
-    const child = build({ providerEnv: env({ AWS_PROFILE: "a", AWS_PROFILE_X: "b" }), removedEnv: ["AWS_PROFILE"] });
-    expect({ ...child }).toEqual({ AWS_PROFILE_X: "b", PATH: FALLBACK_POSIX_PATH });
-  });
-
-  it("NAME_* removes every variable starting with NAME_, but not NAME itself", () => {
-    const child = build({
-      providerEnv: env({ CLOUDSDK_CONFIG: "a", CLOUDSDK_CORE_PROJECT: "b", CLOUDSDK: "c", CLOUDSDKX: "d" }),
-      removedEnv: ["CLOUDSDK_*"],
-    });
-    expect({ ...child }).toEqual({ CLOUDSDK: "c", CLOUDSDKX: "d", PATH: FALLBACK_POSIX_PATH });
+  it("NAME_* removes every inherited variable starting with NAME_, but not NAME itself", () => {
+    const child = build({ serverEnv: { PATH: "/bin", LC_ALL: "C", LC_TIME: "C", LANG: "C" }, removedEnv: ["LC_*"] });
+    expect({ ...child }).toEqual({ PATH: "/bin", LANG: "C" });
   });
 
   it("is case-sensitive off Windows and case-insensitive on Windows", () => {
-    const layers = [env({ aws_region: "a", Aws_Endpoint_Url_Sts: "b", cloudsdk_x: "c" })];
-    const removedEnv = ["AWS_REGION", "AWS_ENDPOINT_URL", "CLOUDSDK_*"];
-    expect(Object.keys(build({ layers, removedEnv }))).toEqual(["aws_region", "Aws_Endpoint_Url_Sts", "cloudsdk_x", "PATH"]);
-    expect(Object.keys(build({ layers, removedEnv, platform: "win32" }))).toEqual([]);
+    const serverEnv = { Home: "/h", TZ: "UTC" };
+    expect(Object.keys(build({ serverEnv, removedEnv: ["HOME", "tz"] }))).toEqual(["TZ", "PATH"]);
+    expect(Object.keys(build({ serverEnv: { HOME: "/h", TZ: "UTC", Path: "C:\\x" }, removedEnv: ["home", "tz"], platform: "win32" }))).toEqual(["Path"]);
   });
 
   it.each(["", "*", "AWS_*_X", "AWS*", "A-B", "_*", "1A"])("refuses the entry %j", (entry) => {
     expect(() => build({ removedEnv: [entry] })).toThrow(TypeError);
   });
 
-  it("property: nothing matching a removed entry survives unless pinned", () => {
-    const name = fc.stringMatching(/^(?:AWS|KUBE|AZ)_[A-Z]{1,3}(?:_[A-Z]{1,2})?$/);
+  it("property: no inherited variable matching a removed entry survives, and every .env value does", () => {
+    const name = fc.constantFrom("HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_TIME", "TZ", "TMPDIR");
     fc.assert(
       fc.property(
-        fc.dictionary(name, fc.string({ maxLength: 3 }), { maxKeys: 10 }),
-        fc.array(
-          fc.oneof(
-            name,
-            name.map((n) => `${n.split("_")[0] ?? "X"}_*`),
-          ),
-          { maxLength: 4 },
-        ),
-        (dotenv, removedEnv) => {
-          const child = build({ providerEnv: env(dotenv), removedEnv });
-          for (const key of Object.keys(child)) {
-            for (const entry of removedEnv) {
-              if (entry.endsWith("_*")) expect(key.startsWith(entry.slice(0, -1))).toBe(false);
-              else expect(key).not.toBe(entry);
-            }
+        fc.dictionary(name, fc.string({ minLength: 1, maxLength: 3 }), { maxKeys: 9 }),
+        fc.dictionary(fc.stringMatching(/^(?:AWS|KUBE|AZ)_[A-Z]{1,3}$/), fc.string({ maxLength: 3 }), { maxKeys: 5 }),
+        fc.array(fc.oneof(name, fc.constant("LC_*")), { maxLength: 4 }),
+        (serverEnv, dotenv, removedEnv) => {
+          const child = build({ serverEnv, providerEnv: env(dotenv), removedEnv });
+          for (const key of Object.keys(serverEnv)) {
+            const removed = removedEnv.some((entry) => (entry.endsWith("_*") ? key.startsWith(entry.slice(0, -1)) : key === entry));
+            if (removed) expect(child[key]).toBeUndefined();
           }
+          for (const [key, value] of Object.entries(dotenv)) expect(child[key]).toBe(value);
         },
       ),
       { seed: SEED, numRuns: 300 },
