@@ -9,7 +9,8 @@
  * 3. the identity probe: when the target pins `identity.expect` and the
  *    identity provider declares `auth.identity`, its command must print JSON
  *    whose `field` equals the expected value, with the same environment and
- *    injected options the real call will use.
+ *    injected options the real call will use; for an `aws_profile` target the
+ *    check is GetCallerIdentity through the AWS SDK (identity/aws-identity.ts).
  *
  * Values read here never reach the audit log, an error message or the agent.
  */
@@ -22,8 +23,9 @@ import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-pl
 import { targetInjection } from "./target-injection.js";
 import type { launch } from "../runtime/launcher.js";
 import type { ScopeMutex } from "./scope-mutex.js";
+import { checkAwsIdentity, type AwsIdentityDeps } from "./identity/aws-identity.js";
 
-export interface AuthDeps extends ChildPlanDeps {
+export interface AuthDeps extends ChildPlanDeps, AwsIdentityDeps {
   readonly registry: Registry;
   readonly settings: Settings;
   readonly launch: typeof launch;
@@ -123,7 +125,19 @@ async function checkSession(request: AuthRequest, identity: ProviderEntry, layer
   return failure("session-invalid", `the ${identity.name} session is not valid (its validate command failed); ask the operator to log in natively, then retry`);
 }
 
-async function checkIdentity(request: AuthRequest, identity: ProviderEntry, layers: CredentialLayers, deps: AuthDeps): Promise<AuthResult | undefined> {
+async function checkIdentity(
+  request: AuthRequest,
+  identity: ProviderEntry,
+  layers: CredentialLayers,
+  deps: AuthDeps,
+  scope: string,
+): Promise<AuthResult | undefined> {
+  const { target } = request;
+  if (target !== undefined && identity.config.targeting?.mode === "aws_profile") {
+    const outcome = await checkAwsIdentity({ provider: identity, target, layers, scope, audit: request.audit, signal: request.signal }, deps);
+    if (outcome.ok) return undefined;
+    return outcome.kind === "deny" ? failure(outcome.source, outcome.reason) : operational(outcome.message);
+  }
   const expected = request.target?.config.identity.expect;
   const probe = identity.config.auth?.identity;
   if (expected === undefined || probe === undefined) return undefined;
@@ -169,7 +183,7 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   try {
     const failed = await deps.authScopes.run(scope, async () => {
       const session = await checkSession(request, identity, layers, deps);
-      return session ?? (await checkIdentity(request, identity, layers, deps));
+      return session ?? (await checkIdentity(request, identity, layers, deps, scope));
     });
     if (failed !== undefined) return failed;
   } catch (error) {

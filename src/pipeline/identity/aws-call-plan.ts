@@ -1,0 +1,92 @@
+/**
+ * The one place that decides what an `aws_profile` call sees: the child's
+ * environment and injected options, and, derived from that very environment,
+ * what the STS account check uses (profile, config and credentials files,
+ * region, endpoint, CA and proxy variables). The probe and the CLI therefore
+ * read the same files and reach the same endpoint; they cannot drift apart
+ * because the probe's inputs are computed from the child environment, not
+ * from the server's.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
+import { planChild, type ChildPlan, type ChildPlanDeps, type CredentialLayers } from "../child-plan.js";
+import { targetInjection } from "../target-injection.js";
+
+/** The variables of the child environment that steer how the AWS CLI finds its credentials, region and endpoint. */
+export const STS_STEERING_VARIABLES: readonly string[] = Object.freeze([
+  "HOME",
+  "AWS_CONFIG_FILE",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_DEFAULT_REGION",
+  "AWS_ENDPOINT_URL",
+  "AWS_ENDPOINT_URL_STS",
+  "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
+  "AWS_USE_FIPS_ENDPOINT",
+  "AWS_USE_DUALSTACK_ENDPOINT",
+  "AWS_CA_BUNDLE",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "HTTP_PROXY",
+  "http_proxy",
+  "ALL_PROXY",
+  "all_proxy",
+  "NO_PROXY",
+  "no_proxy",
+]);
+
+/** What the STS probe needs, all of it taken from the call's own child environment and target. */
+export interface StsProbeInputs {
+  /** The target's profile (the CLI gets `--profile` and the profile variable). */
+  readonly profile: string;
+  /** `AWS_CONFIG_FILE` of the child, else `$HOME/.aws/config`. */
+  readonly configFile: string;
+  /** `AWS_SHARED_CREDENTIALS_FILE` of the child, else `$HOME/.aws/credentials`. */
+  readonly credentialsFile: string;
+  /** The child's `$HOME/.aws`, whose SSO and CLI caches hold refreshed credentials. */
+  readonly awsDir: string;
+  /** The target's pinned region (the CLI gets `--region`). */
+  readonly pinnedRegion: string | undefined;
+  /** The steering variables (STS_STEERING_VARIABLES) as the child has them. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The child of an aws_profile call and the STS probe's inputs, from one computation. */
+export interface AwsCallPlan {
+  readonly child: ChildPlan;
+  readonly sts: StsProbeInputs;
+}
+
+/** The STS probe's inputs for a child environment `env` and the target's pinned profile and region. */
+export function stsInputsOf(env: Readonly<Record<string, string>>, profile: string, pinnedRegion: string | undefined): StsProbeInputs {
+  const home = env.HOME ?? os.homedir();
+  const steering: Record<string, string> = {};
+  for (const name of STS_STEERING_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined) steering[name] = value;
+  }
+  return {
+    profile,
+    configFile: env.AWS_CONFIG_FILE ?? path.join(home, ".aws", "config"),
+    credentialsFile: env.AWS_SHARED_CREDENTIALS_FILE ?? path.join(home, ".aws", "credentials"),
+    awsDir: path.join(home, ".aws"),
+    pinnedRegion,
+    env: steering,
+  };
+}
+
+/**
+ * Plans the aws_profile call of `provider` on `target`: the child exactly as
+ * the real call builds it (the provider's command, args_prefix, the target's
+ * options, the credential layers, the pinned profile variable) and the STS
+ * inputs derived from its environment.
+ *
+ * @throws ChildPlanError when the command cannot be started safely.
+ */
+export function planAwsCall(provider: ProviderEntry, target: TargetEntry, layers: CredentialLayers, deps: ChildPlanDeps): AwsCallPlan {
+  const profile = target.config.identity.profile;
+  if (profile === undefined) throw new Error(`target ${target.name} pins no AWS profile`);
+  const injection = targetInjection(provider, target);
+  const child = planChild(provider.config.command, [...provider.config.args_prefix, ...injection.args], provider, layers, injection.env, deps);
+  return { child, sts: stsInputsOf(child.env, profile, target.config.region) };
+}

@@ -1,0 +1,144 @@
+/**
+ * The account check of aws_profile targets, end to end: the built server under
+ * the MCP SDK's real client, the real AWS SDK making the STS request, the real
+ * `aws` CLI running the call, both against a local STS endpoint (the operator's
+ * profile `endpoint_url` in a scratch AWS config named by the provider's `.env`).
+ * The server's own environment points at a second, hostile endpoint with other
+ * keys; nothing may ever reach it.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { runCli } from "../support/run-cli.js";
+import { startStsStub, type StsStub, type StsStubRequest } from "../support/sts-stub.js";
+
+const AWS_PROVIDER = readFileSync(fileURLToPath(new URL("../../providers/aws/provider.yaml", import.meta.url)), "utf8");
+const RULES = 'version: "1"\naccept: ["sts get-caller-identity"]\ndeny: ["sts assume-role"]\n';
+const ACCOUNT = "111122223333";
+
+function target(name: string, profile: string, expect: string): string {
+  return `version: "1"\nname: ${name}\nidentity: {provider: aws, profile: ${profile}, expect: "${expect}"}\n`;
+}
+
+let stub: StsStub;
+let hostile: StsStub;
+let root: string;
+let session: McpSession;
+
+const fromCli = (request: StsStubRequest): boolean => request.userAgent.startsWith("aws-cli/");
+const fromSdk = (request: StsStubRequest): boolean => request.userAgent.startsWith("aws-sdk-js/");
+
+beforeAll(async () => {
+  stub = await startStsStub({ identities: { AKIADEVSTUB: { account: ACCOUNT } }, expired: ["AKIAOLDSTUB"] });
+  hostile = await startStsStub({ identities: { AKIAHOSTILE: { account: "999999999999" } } });
+  const aws = mkdtempSync(path.join(os.tmpdir(), "torii-aws-"));
+  const config = path.join(aws, "config");
+  const credentials = path.join(aws, "credentials");
+  const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
+  writeFileSync(config, `${profile("dev")}${profile("old")}`);
+  writeFileSync(
+    credentials,
+    "[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = old-secret-value-0002\n",
+    { mode: 0o600 },
+  );
+  root = makeConfigTree({
+    "providers/aws/provider.yaml": AWS_PROVIDER,
+    "providers/aws/rules.yaml": RULES,
+    // The operator's own file names the AWS files: it reaches the CLI and the STS probe alike.
+    "providers/aws/.env": `AWS_CONFIG_FILE=${config}\nAWS_SHARED_CREDENTIALS_FILE=${credentials}\n`,
+    "providers/aws/targets/dev/target.yaml": target("dev", "dev", ACCOUNT),
+    "providers/aws/targets/wrong/target.yaml": target("wrong", "dev", "444455556666"),
+    "providers/aws/targets/old/target.yaml": target("old", "old", ACCOUNT),
+    "providers/aws/targets/idle/target.yaml": target("idle", "dev", ACCOUNT),
+  });
+  for (const name of ["dev", "wrong", "old"]) {
+    expect((await runCli(["target", "activate", "aws", name, "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
+  }
+  session = await startSession(root, {
+    AWS_ENDPOINT_URL: hostile.url,
+    AWS_ENDPOINT_URL_STS: hostile.url,
+    AWS_ACCESS_KEY_ID: "AKIAHOSTILE",
+    AWS_SECRET_ACCESS_KEY: "hostile-secret",
+    AWS_PROFILE: "hostile",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await session.close();
+  await stub.close();
+  await hostile.close();
+});
+
+/** The requests the stub received while `run` ran. */
+async function requestsDuring(run: () => Promise<void>): Promise<StsStubRequest[]> {
+  const before = stub.requests.length;
+  await run();
+  return stub.requests.slice(before);
+}
+
+describe("aws_profile identity through STS", () => {
+  test("a matching account allows the call; the probe and the CLI reach the same endpoint with the same profile", async () => {
+    let outcome: ReturnType<typeof outcomeOf> | undefined;
+    const requests = await requestsDuring(async () => {
+      outcome = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "dev" }, { timeout: 60_000 }));
+    });
+    expect(outcome?.decision).toMatchObject({ result: "allow", source: "rules" });
+    expect(outcome?.execution?.exit_code).toBe(0);
+    expect(JSON.parse(outcome?.execution?.stdout ?? "{}")).toMatchObject({ Account: ACCOUNT });
+    const probe = requests.filter(fromSdk);
+    const cli = requests.filter(fromCli);
+    expect(probe).toHaveLength(1);
+    expect(cli).toHaveLength(1);
+    for (const request of [...probe, ...cli]) {
+      expect(request).toMatchObject({ method: "POST", path: "/", action: "GetCallerIdentity", accessKeyId: "AKIADEVSTUB" });
+    }
+    expect(hostile.requests).toEqual([]);
+  }, 60_000);
+
+  test("a second call within cache_ttl_seconds makes no STS request of its own", async () => {
+    const requests = await requestsDuring(async () => {
+      const outcome = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "dev" }, { timeout: 60_000 }));
+      expect(outcome.execution?.exit_code).toBe(0);
+    });
+    expect(requests.filter(fromSdk)).toEqual([]);
+    expect(requests.filter(fromCli)).toHaveLength(1);
+  }, 60_000);
+
+  test("another account denies identity-mismatch before the CLI runs", async () => {
+    const requests = await requestsDuring(async () => {
+      const outcome = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "wrong" }));
+      expect(outcome.decision).toMatchObject({ result: "deny", source: "identity-mismatch" });
+      expect(outcome.execution).toBeUndefined();
+    });
+    expect(requests.filter(fromSdk)).toHaveLength(1);
+    expect(requests.filter(fromCli)).toEqual([]);
+  });
+
+  test("expired credentials (403) deny session-invalid with the operator's next step, never a secret", async () => {
+    const requests = await requestsDuring(async () => {
+      const result = await session.call("aws", { args: ["sts", "get-caller-identity"], target: "old" });
+      const outcome = outcomeOf(result);
+      expect(outcome.decision).toMatchObject({ result: "deny", source: "session-invalid" });
+      expect(outcome.decision.reason).toContain("aws sso login --profile old");
+      expect(outcome.execution).toBeUndefined();
+      expect(JSON.stringify(result)).not.toMatch(/old-secret-value|AKIAOLDSTUB/u);
+    });
+    expect(requests.filter(fromSdk)).toHaveLength(1);
+    expect(requests.filter(fromCli)).toEqual([]);
+    expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).not.toMatch(/old-secret-value|dev-secret-value/u);
+  });
+
+  test("denied calls make no STS request at all: policy deny, no lease", async () => {
+    const requests = await requestsDuring(async () => {
+      const denied = outcomeOf(await session.call("aws", { args: ["sts", "assume-role", "--role-arn", "x", "--role-session-name", "y"], target: "dev" }));
+      expect(denied.decision).toMatchObject({ result: "deny", source: "explicit-deny" });
+      const inactive = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "idle" }));
+      expect(inactive.decision).toMatchObject({ result: "deny", source: "target-inactive" });
+    });
+    expect(requests).toEqual([]);
+  });
+});
