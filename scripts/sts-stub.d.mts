@@ -13,6 +13,8 @@ export interface StsStubOptions {
   readonly identities: Readonly<Record<string, { readonly account: string; readonly arn?: string }>>;
   /** Access key ids answered 403 ExpiredToken. */
   readonly expired?: readonly string[];
+  /** Access key ids never answered (for timeouts and cancellation). */
+  readonly hang?: readonly string[];
   readonly port?: number;
 }
 

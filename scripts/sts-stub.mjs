@@ -40,12 +40,14 @@ function answer(identities, expired, action, accessKeyId) {
 /**
  * Starts the stub on 127.0.0.1 (a free port unless `options.port` is given).
  *
- * @param {{ identities: Record<string, {account: string, arn?: string}>, expired?: readonly string[], port?: number }} options
+ * @param {{ identities: Record<string, {account: string, arn?: string}>, expired?: readonly string[], hang?: readonly string[], port?: number }} options
  *   `identities` maps an access key id to the account it belongs to; a key in
- *   `expired` is answered 403 ExpiredToken, an unknown key 403 InvalidClientTokenId.
+ *   `expired` is answered 403 ExpiredToken, a key in `hang` never, an unknown
+ *   key 403 InvalidClientTokenId.
  */
 export async function startStsStub(options) {
   const expired = new Set(options.expired ?? []);
+  const hang = new Set(options.hang ?? []);
   const requests = [];
   const server = createServer((request, response) => {
     const chunks = [];
@@ -61,6 +63,8 @@ export async function startStsStub(options) {
         userAgent: String(request.headers["user-agent"] ?? ""),
       };
       requests.push(entry);
+      // A key in `hang` is never answered: the caller's timeout or cancellation must end the request.
+      if (entry.accessKeyId !== undefined && hang.has(entry.accessKeyId)) return;
       const { status, body } = answer(options.identities, expired, entry.action, entry.accessKeyId);
       response.writeHead(status, { "content-type": "text/xml", "x-amzn-requestid": randomUUID() });
       response.end(body);

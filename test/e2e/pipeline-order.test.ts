@@ -4,15 +4,18 @@
  * at sentinels: its command is `must-not-run`, its validate command is
  * `validate-sentinel` (both write a marker when run). The `envguard` and
  * target-aware providers' `.env` files are directories, so reading one fails the
- * call with an error instead of the expected deny. Positive controls prove the
- * sentinels fire when a call is allowed.
+ * call with an error instead of the expected deny. The `awsguard` provider's
+ * account check goes to a local STS stub, which must see no request from a
+ * denied call. Positive controls prove the sentinels fire when a call is allowed.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { runCli } from "../support/run-cli.js";
+import { startStsStub, type StsStub } from "../support/sts-stub.js";
 
 function sentinelProvider(name: string, extra = ""): string {
   return `version: "1"
@@ -35,11 +38,38 @@ ${extra}`;
 
 const RULES = 'version: "1"\ndeny: [delete]\naccept: [get pods]\n';
 
+/** An aws_profile provider whose account check goes to the STS stub through the profile in the server's HOME. */
+const AWS_GUARD = `version: "1"
+name: awsguard
+tool: awsguard
+command: recorder
+targeting:
+  mode: aws_profile
+auth:
+  strategy: inherited
+  identity: {command: must-not-run, args: [], field: Account}
+argv:
+  parser: pflag
+  options:
+    - {name: --profile, value: required}
+    - {name: --region, value: required}
+    - {name: --endpoint-url, value: required}
+    - {name: --no-sign-request, value: none}
+    - {name: --ca-bundle, value: required}
+    - {name: --no-verify-ssl, value: none}
+`;
+
 let bin: FakeBin;
 let session: McpSession;
 let root: string;
+let sts: StsStub;
 
 beforeAll(async () => {
+  sts = await startStsStub({ identities: { AKIAGUARD: { account: "111122223333" } } });
+  const home = makeConfigTree({
+    ".aws/config": `[profile guard]\nregion = eu-west-1\nendpoint_url = ${sts.url}\n`,
+    ".aws/credentials": "[guard]\naws_access_key_id = AKIAGUARD\naws_secret_access_key = guard-secret\n",
+  });
   bin = makeFakeBin({}, ["must-not-run", "validate-sentinel"]);
   root = makeConfigTree({
     "providers/sentinel/provider.yaml": sentinelProvider("sentinel", "targeting:\n  locked_options: [--server]\n"),
@@ -53,17 +83,23 @@ beforeAll(async () => {
     "providers/envguard/rules.yaml": RULES,
     "providers/control/provider.yaml": sentinelProvider("control"),
     "providers/control/rules.yaml": RULES,
+    "providers/awsguard/provider.yaml": AWS_GUARD,
+    "providers/awsguard/rules.yaml": RULES,
+    "providers/awsguard/targets/prod/target.yaml": 'version: "1"\nname: prod\nidentity: {provider: awsguard, profile: guard, expect: "111122223333"}\n',
+    "providers/awsguard/targets/idle/target.yaml": 'version: "1"\nname: idle\nidentity: {provider: awsguard, profile: guard, expect: "111122223333"}\n',
   });
+  expect((await runCli(["target", "activate", "awsguard", "prod"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   // A .env that fails if anything reads it.
   mkdirSync(path.join(root, "providers/envguard/.env"));
   mkdirSync(path.join(root, "providers/kube/.env"));
   mkdirSync(path.join(root, "providers/kube/targets/prod/.env"));
   mkdirSync(path.join(root, "providers/plainidp/.env"));
-  session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+  session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: home });
 });
 
 afterAll(async () => {
   await session.close();
+  await sts.close();
 });
 
 function expectNothingTouched(): void {
@@ -124,6 +160,20 @@ describe("denied paths stop before .env, lifecycle and spawn", () => {
     expectNothingTouched();
   });
 
+  test("denied_aws_calls_make_no_sts_request", async () => {
+    for (const [args, target, source] of [
+      [["delete", "pod", "x"], "prod", "explicit-deny"],
+      [["get", "pods", "--profile=other"], "prod", "locked-option"],
+      [["get", "pods"], "idle", "target-inactive"],
+      [["logs", "x"], "prod", "headless"],
+    ] as const) {
+      const outcome = outcomeOf(await session.call("awsguard", { args, target }));
+      expect(outcome.decision, args.join(" ")).toMatchObject({ result: "deny", source });
+    }
+    expect(sts.requests).toEqual([]);
+    expectNothingTouched();
+  });
+
   test("explicit_deny_reports_the_selected_target_without_a_lease_question", async () => {
     const outcome = outcomeOf(await session.call("kube", { args: ["delete", "pod", "x"], target: "prod" }));
     expect(outcome).toMatchObject({ target: "prod", decision: { source: "explicit-deny" } });
@@ -139,6 +189,13 @@ describe("positive control: the sentinels do fire on an allowed call", () => {
     expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });
     expect(outcome.error).toMatch(/\.env/u);
     expect(bin.ran("must-not-run")).toBe(false);
+  });
+
+  test("an allowed aws_profile call makes the STS request, then runs the program", async () => {
+    const outcome = outcomeOf(await session.call("awsguard", { args: ["get", "pods"], target: "prod" }));
+    expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });
+    expect(outcome.execution?.exit_code).toBe(0);
+    expect(sts.requests).toEqual([expect.objectContaining({ action: "GetCallerIdentity", accessKeyId: "AKIAGUARD" })]);
   });
 
   test("an allowed call runs the validate command, then the program", async () => {

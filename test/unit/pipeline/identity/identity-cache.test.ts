@@ -1,0 +1,67 @@
+/**
+ * A remembered success holds only for its exact key and only for its time; the
+ * credential-source fingerprint changes with every edit of the files or the
+ * steering variables the CLI reads.
+ */
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
+import { credentialSourceFingerprint } from "../../../../src/pipeline/identity/credential-fingerprint.js";
+import { IdentityCache } from "../../../../src/pipeline/identity/identity-cache.js";
+
+describe("IdentityCache", () => {
+  test("remembers a success for cache_ttl_seconds, never past the credentials' expiry, and not at all for 0", () => {
+    let now = 1_000_000;
+    const cache = new IdentityCache(() => now);
+    const key = IdentityCache.keyOf("aws\0dev", "binding", "fingerprint");
+    cache.remember(key, 300);
+    expect(cache.has(key)).toBe(true);
+    expect(cache.has(IdentityCache.keyOf("aws\0dev", "other-binding", "fingerprint"))).toBe(false);
+    now += 300_000;
+    expect(cache.has(key)).toBe(false);
+
+    cache.remember(key, 300, new Date(now + 10_000));
+    now += 10_000;
+    expect(cache.has(key)).toBe(false);
+
+    cache.remember(key, 0);
+    expect(cache.has(key)).toBe(false);
+    cache.remember(key, 300);
+    cache.forget(key);
+    expect(cache.has(key)).toBe(false);
+  });
+});
+
+describe("credentialSourceFingerprint", () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), "torii-fingerprint-"));
+  const config = path.join(home, "config");
+  const env = { HOME: home, AWS_CONFIG_FILE: config };
+  writeFileSync(config, "[profile dev]\nregion = eu-west-1\n");
+  const base = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+
+  test("is stable while nothing changes", () => {
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined))).toBe(base);
+  });
+
+  test("changes with the config file, the profile, the region, a steering variable, and a new login's cache", () => {
+    writeFileSync(config, "[profile dev]\nregion = eu-west-2\n");
+    utimesSync(config, new Date(0), new Date(86_400_000));
+    const edited = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    expect(edited).not.toBe(base);
+    expect(credentialSourceFingerprint(stsInputsOf(env, "prod", undefined))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", "eu-central-1"))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1" }, "dev", undefined))).not.toBe(edited);
+    // Variables that do not steer the CLI's credentials or endpoint do not invalidate.
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, LANG: "C" }, "dev", undefined))).toBe(edited);
+    mkdirSync(path.join(home, ".aws", "sso", "cache"), { recursive: true });
+    const withCacheDir = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    expect(withCacheDir).not.toBe(edited);
+    writeFileSync(path.join(home, ".aws", "sso", "cache", "token.json"), "{}");
+    const loggedIn = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    expect(loggedIn).not.toBe(withCacheDir);
+    writeFileSync(path.join(home, ".aws", "credentials"), "[dev]\n");
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined))).not.toBe(loggedIn);
+  });
+});

@@ -1,0 +1,45 @@
+/** The STS route follows the AWS CLI's precedence, from the child environment and the profile only. */
+import { describe, expect, test } from "vitest";
+import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
+import { bypassesProxy, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+
+const route = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
+  stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
+
+describe("stsRouteOf", () => {
+  test("endpoint: AWS_ENDPOINT_URL_STS, then the services section, then AWS_ENDPOINT_URL, then the profile's endpoint_url", () => {
+    const profile = { endpoint_url: "http://profile" };
+    const services = { "sts.endpoint_url": "http://services" };
+    expect(route({ AWS_ENDPOINT_URL_STS: "http://sts", AWS_ENDPOINT_URL: "http://global" }, profile, services).endpoint).toBe("http://sts");
+    expect(route({ AWS_ENDPOINT_URL: "http://global" }, profile, services).endpoint).toBe("http://services");
+    expect(route({ AWS_ENDPOINT_URL: "http://global" }, profile).endpoint).toBe("http://global");
+    expect(route({}, profile).endpoint).toBe("http://profile");
+    expect(route({}, {}).endpoint).toBeUndefined();
+    expect(route({ AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: "true", AWS_ENDPOINT_URL_STS: "http://sts" }, profile).endpoint).toBeUndefined();
+    expect(route({}, { ...profile, ignore_configured_endpoint_urls: "true" }).endpoint).toBeUndefined();
+  });
+
+  test("region: the target's pinned region, then AWS_DEFAULT_REGION, then the profile's, then us-east-1", () => {
+    expect(route({ AWS_DEFAULT_REGION: "eu-west-1" }, { region: "eu-west-2" }, {}, "eu-west-3").region).toBe("eu-west-3");
+    expect(route({ AWS_DEFAULT_REGION: "eu-west-1" }, { region: "eu-west-2" }).region).toBe("eu-west-1");
+    expect(route({}, { region: "eu-west-2" }).region).toBe("eu-west-2");
+    expect(route({}, {}).region).toBe("us-east-1");
+  });
+
+  test("CA bundle and FIPS/dual-stack: environment over profile", () => {
+    expect(route({ AWS_CA_BUNDLE: "/env.pem" }, { ca_bundle: "/profile.pem" }).caBundle).toBe("/env.pem");
+    expect(route({}, { ca_bundle: "/profile.pem" }).caBundle).toBe("/profile.pem");
+    expect(route({}, { use_fips_endpoint: "true" })).toMatchObject({ useFips: true, useDualstack: false });
+    expect(route({ AWS_USE_DUALSTACK_ENDPOINT: "true" }, {})).toMatchObject({ useFips: false, useDualstack: true });
+  });
+
+  test("proxy: the variable for the endpoint's scheme, unless NO_PROXY excludes the host", () => {
+    expect(route({ HTTPS_PROXY: "http://proxy:3128" }).proxy).toBe("http://proxy:3128");
+    expect(route({ HTTPS_PROXY: "http://proxy:3128" }, { endpoint_url: "http://127.0.0.1:1" }).proxy).toBeUndefined();
+    expect(route({ HTTP_PROXY: "http://proxy:3128", NO_PROXY: "127.0.0.1" }, { endpoint_url: "http://127.0.0.1:1" }).proxy).toBeUndefined();
+    expect(route({ https_proxy: "http://proxy:3128", no_proxy: ".amazonaws.com" }).proxy).toBeUndefined();
+    expect(bypassesProxy("sts.eu-west-1.amazonaws.com", "amazonaws.com")).toBe(true);
+    expect(bypassesProxy("evilamazonaws.com", "amazonaws.com")).toBe(false);
+    expect(bypassesProxy("anything", "*")).toBe(true);
+  });
+});

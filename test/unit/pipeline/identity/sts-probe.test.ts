@@ -1,0 +1,96 @@
+/**
+ * The STS probe with the real AWS SDK against the local STS stub: it uses the
+ * profile, files and endpoint of its inputs (never the test process's own
+ * environment), classifies refusals as session problems, and ends promptly on
+ * cancellation.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
+import { probeCallerIdentity } from "../../../../src/pipeline/identity/sts-probe.js";
+import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
+
+let stub: StsStub;
+let hostile: StsStub;
+let home: string;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  stub = await startStsStub({ identities: { AKIAONE: { account: "111111111111" } }, expired: ["AKIAOLD"], hang: ["AKIAHANG"] });
+  hostile = await startStsStub({ identities: { AKIAONE: { account: "999999999999" } } });
+  home = mkdtempSync(path.join(os.tmpdir(), "torii-sts-probe-"));
+  const profile = (name: string, extra = ""): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n${extra}`;
+  writeFileSync(path.join(home, "config"), [profile("one"), profile("old"), profile("hang"), profile("viaproxy")].join(""));
+  writeFileSync(
+    path.join(home, "credentials"),
+    ["one:AKIAONE", "old:AKIAOLD", "hang:AKIAHANG", "viaproxy:AKIAONE"]
+      .map((pair) => pair.split(":"))
+      .map(([name, key]) => `[${String(name)}]\naws_access_key_id = ${String(key)}\naws_secret_access_key = s3cr3t-${String(name)}\n`)
+      .join(""),
+  );
+  // The test process's own environment points elsewhere: the probe must not read it.
+  Object.assign(process.env, { AWS_ENDPOINT_URL_STS: hostile.url, AWS_ENDPOINT_URL: hostile.url, AWS_PROFILE: "one", AWS_REGION: "ap-south-1" });
+});
+
+afterAll(async () => {
+  for (const key of ["AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_REGION"]) {
+    if (saved[key] === undefined) Reflect.deleteProperty(process.env, key);
+    else process.env[key] = saved[key];
+  }
+  await stub.close();
+  await hostile.close();
+});
+
+function inputs(profile: string, env: Record<string, string> = {}) {
+  return stsInputsOf(
+    { HOME: home, AWS_CONFIG_FILE: path.join(home, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(home, "credentials"), ...env },
+    profile,
+    undefined,
+  );
+}
+
+describe("probeCallerIdentity (real SDK, local STS)", () => {
+  test("reports the account of the profile's credentials, at the profile's endpoint, ignoring the process environment", async () => {
+    const before = stub.requests.length;
+    await expect(probeCallerIdentity(inputs("one"), new AbortController().signal)).resolves.toMatchObject({ kind: "identity", account: "111111111111" });
+    expect(stub.requests.slice(before)).toEqual([expect.objectContaining({ action: "GetCallerIdentity", accessKeyId: "AKIAONE", path: "/" })]);
+    expect(hostile.requests).toEqual([]);
+  });
+
+  test("AWS_ENDPOINT_URL_STS of the child environment wins over the profile's endpoint_url, as for the CLI", async () => {
+    const result = await probeCallerIdentity(inputs("one", { AWS_ENDPOINT_URL_STS: hostile.url }), new AbortController().signal);
+    expect(result).toMatchObject({ kind: "identity", account: "999999999999" });
+    expect(hostile.requests).toHaveLength(1);
+    hostile.requests.length = 0;
+  });
+
+  test("an expired token (403) is a session problem, named by its code only", async () => {
+    await expect(probeCallerIdentity(inputs("old"), new AbortController().signal)).resolves.toEqual({ kind: "session-invalid", code: "ExpiredToken" });
+  });
+
+  test("a profile without credentials is a session problem and sends nothing", async () => {
+    const before = stub.requests.length;
+    const result = await probeCallerIdentity(inputs("nobody"), new AbortController().signal);
+    expect(result.kind).toBe("session-invalid");
+    expect(stub.requests.length).toBe(before);
+  });
+
+  test("the call's cancellation aborts a probe that is waiting for STS", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const probe = probeCallerIdentity(inputs("hang"), controller.signal);
+    await expect.poll(() => stub.requests.some((request) => request.accessKeyId === "AKIAHANG")).toBe(true);
+    controller.abort();
+    await expect(probe).resolves.toEqual({ kind: "canceled" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  test("a proxy the CLI would use is refused rather than bypassed", async () => {
+    const before = stub.requests.length;
+    const result = await probeCallerIdentity(inputs("viaproxy", { HTTP_PROXY: "http://127.0.0.1:9" }), new AbortController().signal);
+    expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
+    expect(stub.requests.length).toBe(before);
+  });
+});
