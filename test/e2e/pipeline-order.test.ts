@@ -8,7 +8,7 @@
  * account check goes to a local STS stub, which must see no request from a
  * denied call. Positive controls prove the sentinels fire when a call is allowed.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
