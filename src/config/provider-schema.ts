@@ -210,6 +210,8 @@ export const providerFileSchema = z
       error: (issue) => `${JSON.stringify(issue.input)} is reserved by Torii`,
     }),
     description: z.string().default(""),
+    /** false: an identity-only provider, never an MCP tool; targets may still name it as identity.provider. */
+    expose: z.boolean().default(true),
     command: commandSchema,
     args_prefix: z.array(z.string()).default([]),
     targeting: z

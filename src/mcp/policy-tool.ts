@@ -8,6 +8,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ConfigError } from "../config/errors.js";
+import { exposedProviders } from "../config/exposure.js";
 import type { Registry } from "../config/registry.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, explainWith } from "../policy/explain.js";
@@ -19,7 +20,9 @@ import { annotationsFor, inputJsonSchema, type ToolDefinition } from "./tool-def
 export const POLICY_TOOL_NAME = "torii_policy";
 
 export function policyTool(registry: Registry, policies: PolicyCache): ToolDefinition {
-  const tools = [...registry.providers.keys()].sort();
+  const tools = exposedProviders(registry)
+    .map((entry) => entry.tool)
+    .sort();
   const provider = tools.length === 0 ? z.never({ error: "no provider is installed" }).meta({ type: "string" }) : oneOf(tools, "provider");
   const schema = z.strictObject({
     provider: provider.meta({ description: "The provider tool name." }),
@@ -42,7 +45,7 @@ export function policyTool(registry: Registry, policies: PolicyCache): ToolDefin
     call(rawArgs: unknown): Promise<CallToolResult> {
       const input = parseEnvelope(schema, rawArgs, POLICY_TOOL_NAME);
       const entry = registry.providers.get(input.provider);
-      if (entry === undefined) throw new Error("unreachable: provider validated above");
+      if (entry?.config.expose !== true) throw new Error("unreachable: provider validated above");
       if (input.target !== undefined && !entry.targets.has(input.target)) {
         const known = [...entry.targets.keys()].sort().join(", ") || "none configured";
         return Promise.resolve(

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { AuditLog } from "../audit/audit-log.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import { resolveConfigRoot } from "../config/paths.js";
+import { exposedProviders } from "../config/exposure.js";
 import { loadRegistry } from "../config/registry.js";
 import { loadSettings } from "../config/settings.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
@@ -69,7 +70,8 @@ export async function serveStdio(version: string): Promise<void> {
 
   const pendingAudit = new Set<Promise<void>>();
   const tools = [
-    ...[...registry.providers.values()].map((provider) =>
+    // Identity-only providers (expose: false) are no tool: the agent can neither list nor call them.
+    ...exposedProviders(registry).map((provider) =>
       providerTool(provider, {
         newCallId: () => randomUUID(),
         auditFor: (callId, scope) => createCallAudit(audit, { callId, scope }),

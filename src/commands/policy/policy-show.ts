@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { effectivePolicyOf } from "../../policy/explain.js";
+import { identityNoteLines } from "./identity-note.js";
 import { loadPolicyFor } from "./policy-selection.js";
 
 export interface PolicyShowOptions {
@@ -17,10 +18,12 @@ export function runPolicyShow(tool: string, target: string | undefined, options:
   const effective = effectivePolicyOf(selection.policy, target);
   if (options.json === true) {
     const files = { shared: selection.sharedRulesPath, target: selection.targetRulesPath ?? null };
-    process.stdout.write(`${JSON.stringify({ ...effective, files }, null, 2)}\n`);
+    const identity = target === undefined ? undefined : selection.provider.targets.get(target)?.config.identity.provider;
+    const exposure = { exposed: selection.provider.config.expose, ...(identity === undefined ? {} : { identity_provider: identity }) };
+    process.stdout.write(`${JSON.stringify({ ...effective, files, ...exposure }, null, 2)}\n`);
     return effective.errors.length > 0 ? 1 : 0;
   }
-  const out: string[] = [];
+  const out: string[] = identityNoteLines(selection.registry, selection.provider, target);
   out.push(`# shared: ${selection.sharedRulesPath}`, readFileSync(selection.sharedRulesPath, "utf8").trimEnd(), "");
   if (target !== undefined) {
     if (selection.targetRulesPath === undefined) {

@@ -3,7 +3,7 @@ import { effectiveLockedOptions, LOCKED_OPTION_FLOOR } from "../../../src/config
 import type { ProviderConfig } from "../../../src/config/provider-schema.js";
 
 function provider(targeting?: ProviderConfig["targeting"]): ProviderConfig {
-  const base: ProviderConfig = { version: "1", name: "p", tool: "p", command: "p", description: "", args_prefix: [] };
+  const base: ProviderConfig = { version: "1", name: "p", tool: "p", command: "p", description: "", expose: true, args_prefix: [] };
   return targeting === undefined ? base : { ...base, targeting };
 }
 

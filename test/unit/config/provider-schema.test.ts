@@ -32,7 +32,7 @@ function expectFileError(lines: readonly string[], line: number, column: number,
 describe("provider.yaml: required fields and defaults", () => {
   it("applies the defaults of a minimal file", () => {
     const config = load();
-    expect(config).toEqual({ version: "1", name: "aws", tool: "aws", command: "aws", description: "", args_prefix: [] });
+    expect(config).toEqual({ version: "1", name: "aws", tool: "aws", command: "aws", description: "", expose: true, args_prefix: [] });
     expect(toPolicySettings(config)).toEqual({ minimumAcceptTokens: 1, forbiddenArgs: [], ignoreArgs: { leading: [], flags: [] } });
     expect(toGrammarSpec(config)).toEqual({ parser: "plain", options: [], commands: [], forbiddenValuePrefixes: [] });
   });
