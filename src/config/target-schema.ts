@@ -7,8 +7,9 @@
  * `targeting.mode`, so the schema is built for the owning provider. Checks that
  * need another provider's file (the identity provider) are the registry's.
  */
+import path from "node:path";
 import { z } from "zod";
-import { safeNameSchema, singleLineSchema, versionSchema } from "./common-fields.js";
+import { isFullyQualifiedPath, safeNameSchema, singleLineSchema, versionSchema } from "./common-fields.js";
 import type { TargetMode } from "./provider-schema.js";
 import { parseYamlDocument, readYamlDocument } from "./yaml-document.js";
 import type { YamlDocument } from "./yaml-document.js";
@@ -37,6 +38,10 @@ const baseTargetSchema = z.strictObject({
   name: safeNameSchema(64),
   description: z.string().optional(),
   context: injectedValueSchema().optional(),
+  // The kubeconfig the child, `torii target add` and the identity check all read (as KUBECONFIG).
+  kubeconfig: singleLineSchema()
+    .refine((file) => isFullyQualifiedPath(file) && !file.includes(path.delimiter), { error: "must be one absolute path (not a list)" })
+    .optional(),
   region: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/, { error: 'must be ASCII letters, digits and "-" (at most 64)' })
@@ -77,6 +82,7 @@ export function targetFileSchema(owner: TargetOwner): z.ZodType<TargetConfig> {
           break;
         case "aws_profile":
           if (target.context !== undefined) refuse(["context"], "only allowed for kubectl_context targets");
+          if (target.kubeconfig !== undefined) refuse(["kubeconfig"], "only allowed for kubectl_context targets");
           if (target.identity.profile === undefined) demand(["identity", "profile"], "required for aws_profile targets");
           if (target.identity.expect === undefined) {
             demand(["identity", "expect"], "required for aws_profile targets (the 12-digit AWS account id)");
@@ -90,6 +96,7 @@ export function targetFileSchema(owner: TargetOwner): z.ZodType<TargetConfig> {
           break;
         case "credentials":
           if (target.context !== undefined) refuse(["context"], "only allowed for kubectl_context targets");
+          if (target.kubeconfig !== undefined) refuse(["kubeconfig"], "only allowed for kubectl_context targets");
           if (target.region !== undefined) refuse(["region"], "only allowed for aws_profile targets");
           if (target.identity.profile !== undefined) refuse(["identity", "profile"], "only allowed for aws_profile targets");
           break;

@@ -20,7 +20,7 @@ import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js
 import type { Settings } from "../config/settings.js";
 import type { CallAudit } from "./call-audit.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
-import { targetInjection } from "./target-injection.js";
+import { targetInjection, targetPinnedEnv } from "./target-injection.js";
 import type { launch } from "../runtime/launcher.js";
 import type { ScopeMutex } from "./scope-mutex.js";
 import { checkAwsIdentity, type AwsIdentityDeps } from "./identity/aws-identity.js";
@@ -90,8 +90,9 @@ async function runLifecycleCommand(
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
   // No process starts before the records that allowed it are on disk.
   await request.audit.flush();
-  // The target's options belong to the called CLI; another identity provider's commands get none.
-  const injection = identity === request.provider ? targetInjection(request.provider, request.target) : { args: [], env: {} };
+  // The target's options belong to the called CLI; another identity provider's commands get none, only its pinned variables (KUBECONFIG).
+  const injection =
+    identity === request.provider ? targetInjection(request.provider, request.target) : { args: [], env: targetPinnedEnv(request.provider, request.target) };
   const plan = planChild(command, [...args, ...injection.args], identity, layers, injection.env, deps);
   const result = await deps.launch({
     executable: plan.executable,

@@ -3,8 +3,10 @@
  * `providers/<provider>/targets/<name>/target.yaml` from flags that depend on
  * the provider's `targeting.mode`:
  *
- * - `kubectl_context`: `--context` (must exist in the operator's kubeconfig) and
- *   `--provider` (the identity provider), optional `--scope`, `--expect`;
+ * - `kubectl_context`: `--context` (must exist in the kubeconfig: `--kubeconfig`
+ *   when given, an absolute path the target then pins, else `$KUBECONFIG` or
+ *   `~/.kube/config`) and `--provider` (the identity provider), optional
+ *   `--scope`, `--expect`;
  * - `aws_profile`: `--profile`, `--account-id` (12 digits), optional `--region`,
  *   `--scope` (default: the profile); the identity provider is the provider itself;
  * - `credentials`: optional `--provider` (default: the provider itself), `--scope`, `--expect`.
@@ -17,6 +19,7 @@
  */
 import { lstatSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { stringify } from "yaml";
 import { safeNameSchema } from "../../config/common-fields.js";
 import { ConfigError } from "../../config/errors.js";
@@ -33,6 +36,7 @@ import { findTargetAwareProvider } from "../shared/selection.js";
 
 export interface TargetAddOptions extends JsonOption {
   readonly context?: string;
+  readonly kubeconfig?: string;
   readonly provider?: string;
   readonly scope?: string;
   readonly expect?: string;
@@ -46,6 +50,7 @@ interface TargetDocument {
   version: "1";
   name: string;
   context?: string;
+  kubeconfig?: string;
   region?: string;
   identity: { provider: string; scope?: string; profile?: string; expect?: string };
 }
@@ -56,13 +61,14 @@ const scopeName = safeNameSchema(128);
 
 /** The flags each mode accepts; any other mode-specific flag is refused rather than ignored. */
 const FLAGS_BY_MODE = {
-  kubectl_context: ["context", "provider", "scope", "expect"],
+  kubectl_context: ["context", "kubeconfig", "provider", "scope", "expect"],
   aws_profile: ["profile", "accountId", "region", "scope"],
   credentials: ["provider", "scope", "expect"],
 } as const;
 
 const FLAG_SPELLING: Record<keyof Omit<TargetAddOptions, "json">, string> = {
   context: "--context",
+  kubeconfig: "--kubeconfig",
   provider: "--provider",
   scope: "--scope",
   expect: "--expect",
@@ -129,11 +135,15 @@ function buildDocument(registry: Registry, provider: ProviderEntry, name: string
       const context = required(options.context, "--context", mode);
       const identityProvider = required(options.provider, "--provider", mode);
       checkIdentityProvider(registry, identityProvider, true);
-      checkKubeContext(context);
+      if (options.kubeconfig !== undefined && !path.isAbsolute(options.kubeconfig)) {
+        throw new OperatorError(`--kubeconfig must be an absolute path, got ${JSON.stringify(options.kubeconfig)}`);
+      }
+      checkKubeContext(context, options.kubeconfig);
       return {
         version: "1",
         name,
         context,
+        ...optional("kubeconfig", options.kubeconfig),
         identity: { provider: identityProvider, ...optional("scope", options.scope), ...optional("expect", options.expect) },
       };
     }
@@ -174,8 +184,9 @@ function checkIdentityProvider(registry: Registry, name: string, refuseTargetAwa
   }
 }
 
-function checkKubeContext(context: string): void {
-  const file = kubeconfigPath(process.env, os.homedir());
+/** The context must exist in the kubeconfig the target will pin, else in the one kubectl reads by default. */
+function checkKubeContext(context: string, pinned: string | undefined): void {
+  const file = pinned ?? kubeconfigPath(process.env, os.homedir());
   const contexts = kubeconfigContexts(file);
   if (!contexts.includes(context)) {
     const known = contexts.length === 0 ? "it has none" : `it has: ${[...contexts].sort().join(", ")}`;
@@ -251,6 +262,7 @@ export function describeConfig(config: TargetConfig): string[] {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
   if (config.description !== undefined) lines.push(`description: ${config.description.replace(/[\u0000-\u001f\u007f-\u009f]/gu, " ")}`);
   if (config.context !== undefined) lines.push(`context: ${config.context}`);
+  if (config.kubeconfig !== undefined) lines.push(`kubeconfig: ${config.kubeconfig}`);
   if (config.region !== undefined) lines.push(`region: ${config.region}`);
   const identity = [`provider=${config.identity.provider}`, `scope=${config.identity.scope}`];
   if (config.identity.profile !== undefined) identity.push(`profile=${config.identity.profile}`);

@@ -86,6 +86,16 @@ describe("target.yaml: kubectl_context", () => {
   it("refuses region at its key", () => {
     expectTargetError(KUBE, [...KUBE_TARGET, "region: eu-west-1"], 6, 1, /region: only allowed for aws_profile targets/);
   });
+
+  it("takes kubeconfig as one absolute path", () => {
+    expect(load(KUBE, [...KUBE_TARGET, "kubeconfig: /etc/kube/prod.yaml"]).kubeconfig).toBe("/etc/kube/prod.yaml");
+    expectTargetError(KUBE, [...KUBE_TARGET, "kubeconfig: kube/prod.yaml"], 6, 13, /kubeconfig: must be one absolute path/);
+    expectTargetError(KUBE, [...KUBE_TARGET, "kubeconfig: /a:/b"], 6, 13, /kubeconfig: must be one absolute path/);
+  });
+
+  it("refuses kubeconfig for other modes", () => {
+    expectTargetError(AWS, [...AWS_TARGET, "kubeconfig: /k"], 8, 1, /kubeconfig: only allowed for kubectl_context targets/);
+  });
 });
 
 describe("target.yaml: aws_profile", () => {
