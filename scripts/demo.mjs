@@ -8,10 +8,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { prepareAwsDemo, runAwsDemo } from "./demo-aws.mjs";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const root = mkdtempSync(path.join(os.tmpdir(), "torii-demo-"));
 cpSync(path.join(repo, "examples/demo"), root, { recursive: true });
+const stsStub = await prepareAwsDemo(repo, root, { PATH: process.env.PATH ?? "", HOME: os.homedir(), TORII_CONFIG_DIR: root });
 
 const transport = new StdioClientTransport({
   command: process.execPath,
@@ -41,6 +43,7 @@ async function call(title, name, args) {
   say(`   → ${decision.result?.toUpperCase()} (${decision.source})${decision.rule ? ` by rule "${decision.rule}"` : ""}`);
   say(`     ${decision.reason}`);
   if (decision.grants) say(`     the operator could allow it with: ${decision.grants.exact.command}`);
+  if (outcome.error) say(`     error: ${outcome.error}`);
   if (outcome.execution) say(`     exit ${outcome.execution.exit_code}, stdout: ${JSON.stringify(outcome.execution.stdout.trim())}`);
   say("");
 }
@@ -63,6 +66,7 @@ say(`   ${(activation.stdout || activation.stderr).trim().split("\n").join("\n  
 
 await call("The same call while the lease lives: allowed, with the operator's target", "node_staged", { args: ["--version"], target: "staging" });
 await call("An accepted call runs, argv only, no shell", "node", { args: ["--version"] });
+await runAwsDemo(call, say, stsStub);
 
 await client.close();
 const audit = readFileSync(path.join(root, "audit.jsonl"), "utf8").trim().split("\n");
