@@ -1,7 +1,8 @@
 /**
  * The built binary is a bundle (scripts/bundle.mjs): dist/cli.js and the
  * chunks it imports load no module from node_modules, the operator commands
- * stay behind a dynamic import (the server never loads them), and source maps
+ * stay behind a dynamic import (the server never loads them), so does the AWS
+ * SDK (loaded only for an aws_profile account check), and source maps
  * sit beside every file for readable stack traces.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -52,6 +53,15 @@ describe("dist/cli.js is a bundle", () => {
     const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier))!;
     const serverFiles = staticClosure(path.resolve(dist, serve));
     expect(serverFiles).not.toContain(path.resolve(dist, program!));
+  });
+
+  test("the AWS SDK sits in a lazy chunk: the server reaches it only through the STS probe's dynamic import", () => {
+    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier))!;
+    const serverFiles = staticClosure(path.resolve(dist, serve));
+    for (const file of serverFiles) expect(readFileSync(file, "utf8"), file).not.toContain("GetCallerIdentityCommand");
+    const probe = serverFiles.flatMap((file) => importsOf(file).dynamic).find((specifier) => /sts-probe/.test(specifier));
+    expect(probe).toMatch(/^\.\/sts-probe-[\w-]+\.js$/);
+    expect(readFileSync(path.join(dist, "chunks", path.basename(probe!)), "utf8")).toContain("GetCallerIdentityCommand");
   });
 
   test("every built chunk has its source map", () => {
