@@ -58,7 +58,8 @@ function providerEnvFile(provider: ProviderEntry): string {
   return providerEnvFilePath(provider.dir, provider.config.environment?.file);
 }
 
-function readLayers(request: AuthRequest, identity: ProviderEntry): CredentialLayers {
+/** The `.env` layers of a call (also read by `torii auth login` to validate as the call will). */
+export function readLayers(request: Pick<AuthRequest, "provider" | "target">, identity: ProviderEntry): CredentialLayers {
   const files = [
     ...(identity === request.provider ? [] : [providerEnvFile(identity)]),
     providerEnvFile(request.provider),
