@@ -25,6 +25,14 @@ auth:
   validate: {command: check-token, args: []}
 `;
 
+const KUBE = `version: "1"
+name: kube
+tool: kube
+command: recorder
+targeting:
+  mode: kubectl_context
+`;
+
 const PLAIN = `version: "1"
 name: plain
 tool: plain
@@ -47,6 +55,9 @@ beforeEach(() => {
   root = makeConfigTree({
     "providers/vault/provider.yaml": VAULT,
     "providers/vault/rules.yaml": 'version: "1"\n',
+    "providers/kube/provider.yaml": KUBE,
+    "providers/kube/rules.yaml": 'version: "1"\n',
+    "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: vault, scope: team}\n',
     "providers/plain/provider.yaml": PLAIN,
     "providers/plain/rules.yaml": 'version: "1"\n',
   });
@@ -120,7 +131,7 @@ describe("torii auth login", () => {
     expect(validateRuns()).toEqual([{ token: GOOD, addr: "https://vault.example:8200", note: "first line\nsecond line" }]);
     expect(statSync(sessionFile()).mode & 0o777).toBe(0o600);
     expect(readFileSync(sessionFile(), "utf8")).toContain(GOOD);
-    const [row] = await statusRows();
+    const row = (await statusRows()).find((candidate) => candidate.tool === "vault");
     expect(row).toMatchObject({ tool: "vault", state: "valid", login: "torii auth login vault" });
     expect(Date.parse(row?.checked_at ?? "")).toBeGreaterThan(Date.now() - 60_000);
   });
@@ -182,18 +193,34 @@ describe("torii auth login", () => {
   });
 });
 
+describe("a target whose identity provider collects credentials", () => {
+  test("login stores the identity provider's session in the target's scope, and status lists the target", async () => {
+    const login = await runCli(["auth", "login", "kube", "prod", "--from-env", "VAULT_TOKEN", "VAULT_ADDR"], { ...env, VAULT_TOKEN: GOOD, VAULT_ADDR: "x" });
+    expect(login.status, login.stderr).toBe(0);
+    expect(readFileSync(path.join(root, "providers/vault/identities/team/session.yaml"), "utf8")).toContain(GOOD);
+    const rows = await statusRows();
+    expect(rows.map((row) => [row.tool, row.state, row.login])).toEqual([
+      ["kube", "valid", "torii auth login kube prod"],
+      ["vault", "missing", "torii auth login vault"],
+    ]);
+    const noTarget = await runCli(["auth", "login", "kube"], env);
+    expect(noTarget.status).toBe(3);
+    expect(noTarget.stderr).toContain("kube needs a target");
+  });
+});
+
 describe("torii auth status and logout", () => {
   test("missing, then valid with the time it was checked, then missing after logout (never a value)", async () => {
-    expect((await statusRows())[0]).toMatchObject({ state: "missing", checked_at: null });
+    expect((await statusRows()).find((row) => row.tool === "vault")).toMatchObject({ state: "missing", checked_at: null });
     expect((await runCli(["auth", "login", "vault", "--from-env", "VAULT_TOKEN", "VAULT_ADDR"], { ...env, VAULT_TOKEN: GOOD, VAULT_ADDR: "x" })).status).toBe(
       0,
     );
-    expect((await statusRows())[0]?.state).toBe("valid");
+    expect((await statusRows()).find((row) => row.tool === "vault")?.state).toBe("valid");
     const human = await runCli(["auth", "status", "vault"], env);
     expect(human.stdout).toMatch(/^vault: valid, checked \d{4}-/u);
     const logout = await runCli(["auth", "logout", "vault", "--json"], env);
     expect(JSON.parse(logout.stdout)).toMatchObject({ action: "session-removed", scope: "vault" });
-    expect((await statusRows())[0]?.state).toBe("missing");
+    expect((await statusRows()).find((row) => row.tool === "vault")?.state).toBe("missing");
     expect(JSON.parse((await runCli(["auth", "logout", "vault", "--json"], env)).stdout)).toMatchObject({ action: "no-session" });
     const audit = readFileSync(path.join(root, "audit.jsonl"), "utf8");
     expect(audit).toContain('"event":"session-refreshed"');

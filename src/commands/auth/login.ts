@@ -54,8 +54,16 @@ function isCancellation(error: unknown): boolean {
   return error instanceof Error && (error.name === "ExitPromptError" || error.name === "AbortPromptError");
 }
 
-/** Validates `values` as a call would, then stores them; throws (keeping the old session) when they do not validate. */
-async function validateAndStore(selection: SessionSelection, values: Readonly<Record<string, string>>, deps: LifecycleDeps): Promise<"validated" | "stored"> {
+/**
+ * Validates `values` as a call would, then stores them; throws OperatorError
+ * (keeping the old session) when they do not validate. For any front end that
+ * collects the same fields (the approval page may offer this form too).
+ */
+export async function storeValidatedSession(
+  selection: SessionSelection,
+  values: Readonly<Record<string, string>>,
+  deps: LifecycleDeps,
+): Promise<"validated" | "stored"> {
   const { scope } = selection;
   const layers = [...readLayers(selection, scope.identity), sessionLayer(scope.identity, values)];
   const redactor = redactorFor(layers);
@@ -100,7 +108,7 @@ export async function runAuthLogin(tool: string, target: string | undefined, opt
   }
   const lacking = missingRequiredField(identity, values);
   if (lacking !== undefined) throw new OperatorError(`the required field ${lacking} is empty; the stored session is unchanged`);
-  const outcome = await validateAndStore(selection, values, lifecycleDeps(root));
+  const outcome = await storeValidatedSession(selection, values, lifecycleDeps(root));
   await operatorAudit(root).record({ event: "session-refreshed", scope: selection.auditScope, detail: outcome });
   const what = outcome === "validated" ? "validated and stored" : "stored (the provider declares no validate command)";
   emit(
