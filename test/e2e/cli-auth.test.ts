@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { runCli, type CliResult } from "../support/run-cli.js";
 
@@ -23,14 +23,6 @@ auth:
     - {name: VAULT_ADDR, label: Vault address}
     - {name: VAULT_NOTE, label: Note, required: false, multiline: true}
   validate: {command: check-token, args: []}
-`;
-
-const KUBE = `version: "1"
-name: kube
-tool: kube
-command: recorder
-targeting:
-  mode: kubectl_context
 `;
 
 const PLAIN = `version: "1"
@@ -55,7 +47,7 @@ beforeEach(() => {
   root = makeConfigTree({
     "providers/vault/provider.yaml": VAULT,
     "providers/vault/rules.yaml": 'version: "1"\n',
-    "providers/kube/provider.yaml": KUBE,
+    "providers/kube/provider.yaml": kubeContextProvider("recorder"),
     "providers/kube/rules.yaml": 'version: "1"\n',
     "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: vault, scope: team}\n',
     "providers/plain/provider.yaml": PLAIN,
