@@ -167,9 +167,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
         scope,
         layers,
         now: () => new Date(),
-        validate: async (candidate) => {
+        validate: async (validate, candidate) => {
           await request.audit.flush();
-          const validate = identity.config.auth?.validate ?? { command: "", args: [] };
           const subject = { provider: request.provider, target: request.target, identity };
           return launchLifecycleCommand(validate.command, validate.args, subject, candidate, deps, {
             signal: request.signal,

@@ -56,7 +56,12 @@ export interface SessionContext {
   readonly layers: CredentialLayers;
   readonly now: () => Date;
   /** Runs the identity provider's validate command with these layers. */
-  readonly validate: (layers: CredentialLayers) => Promise<LaunchResult>;
+  readonly validate: (command: ValidateCommand, layers: CredentialLayers) => Promise<LaunchResult>;
+}
+
+export interface ValidateCommand {
+  readonly command: string;
+  readonly args: readonly string[];
 }
 
 export type SessionOutcome = { readonly ok: true; readonly layers: CredentialLayers } | { readonly ok: false; readonly reason: string };
@@ -86,7 +91,7 @@ export async function useStoredSession(context: SessionContext): Promise<Session
     context.audit.record({ event: "session-ok", detail: "cached" });
     return { ok: true, layers };
   }
-  const run = await context.validate(layers);
+  const run = await context.validate(validate, layers);
   const valid = run.exitCode === 0;
   await store.recordCheck(session.saved_at, { checked_at: context.now().toISOString(), result: valid ? "valid" : "invalid" });
   if (!valid) return deny(`the stored credentials of ${identity.name} no longer validate`, run.timedOut ? "timed out" : `exit ${String(run.exitCode)}`);
