@@ -140,10 +140,12 @@ async function checkIdentity(request: AuthRequest, identity: ProviderEntry, laye
   return undefined;
 }
 
-/** Whether anything of the lifecycle runs (and so needs the scope's lock). */
-function hasLifecycle(identity: ProviderEntry): boolean {
+/** Whether any lifecycle step runs (and so needs the scope's lock): a stored session, a validate command or an identity probe. */
+function hasLifecycle(identity: ProviderEntry, target: TargetEntry | undefined): boolean {
   const auth = identity.config.auth;
-  return auth !== undefined && (auth.strategy !== "inherited" || auth.validate !== undefined || auth.identity !== undefined);
+  if (auth === undefined) return false;
+  const probes = auth.identity !== undefined && target?.config.identity.expect !== undefined;
+  return auth.strategy !== "inherited" || auth.validate !== undefined || probes;
 }
 
 /** Reads credentials and checks the session and identity. Called only after an allow. */
@@ -187,7 +189,9 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
     return checkIdentity(request, identity, layers, deps);
   };
   try {
-    const failed = hasLifecycle(identity) ? await runInAuthScope(deps.authScopes, scope, deps.settings.timeoutSeconds * 1000, lifecycle) : await lifecycle();
+    const failed = hasLifecycle(identity, request.target)
+      ? await runInAuthScope(deps.authScopes, scope, deps.settings.timeoutSeconds * 1000, lifecycle)
+      : await lifecycle();
     if (failed !== undefined) return failed;
   } catch (error) {
     return operational(redactor.redact(`the auth lifecycle of ${identity.name} failed: ${(error as Error).message}`));
