@@ -74,6 +74,8 @@ export const BROKER_AUDIT_EVENTS = [
   "grant-revoked",
   /** `torii grant clear` removed every grant of a provider or target. */
   "grants-cleared",
+  /** `torii auth logout` deleted a scope's stored credentials (environment strategy). */
+  "session-removed",
   // The log's own anchor (head.ts, anchor.ts); scope `audit`.
   /** A writer found no audit.head beside a log with lines in it, and anchored the log from here. */
   "audit-anchored",

@@ -6,21 +6,29 @@
  *    delegate auth to another provider), the provider's, the target's;
  * 2. the session: `inherited` runs `auth.validate` when declared (a failure
  *    means the human must log in natively; Torii never logs in for them);
+ *    `environment` layers the values stored by `torii auth login` on top and
+ *    validates them (environment-session.ts);
  * 3. the identity probe: when the target pins `identity.expect` and the
  *    identity provider declares `auth.identity`, its command must print JSON
  *    whose `field` equals the expected value, with the same environment and
  *    injected options the real call will use; for an `aws_profile` target the
  *    check is GetCallerIdentity through the AWS SDK (identity/aws-identity.ts).
  *
- * Values read here never reach the audit log, an error message or the agent.
+ * Steps 2 and 3 run under the scope's lock, across processes (auth-scope.ts).
+ * Values read here never reach the audit log, an error message or the agent:
+ * the call's redactor (call-secrets.ts) masks them in all three.
  */
 import { readDotenvIfExists } from "../config/dotenv.js";
 import { envFilePath, providerEnvFilePath } from "../config/paths.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
+import type { Redactor } from "../runtime/redaction.js";
+import { authScopeOf, runInAuthScope, type AuthScope } from "./auth-scope.js";
 import type { CallAudit } from "./call-audit.js";
-import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
-import { targetInjection, targetPinnedEnv } from "./target-injection.js";
+import { redactorFor } from "./call-secrets.js";
+import type { ChildPlanDeps, CredentialLayers } from "./child-plan.js";
+import { useStoredSession } from "./environment-session.js";
+import { launchLifecycleCommand } from "./lifecycle-command.js";
 import type { launch } from "../runtime/launcher.js";
 import type { ScopeMutex } from "./scope-mutex.js";
 import { checkAwsIdentity, type AwsIdentityDeps } from "./identity/aws-identity.js";
@@ -45,25 +53,15 @@ export type AuthFailure =
   | { readonly kind: "deny"; readonly source: "session-invalid" | "identity-mismatch"; readonly reason: string }
   | { readonly kind: "error"; readonly message: string };
 
-export type AuthResult = { readonly ok: true; readonly env: CredentialLayers } | { readonly ok: false; readonly failure: AuthFailure };
-
-/** Output cap for validate and identity commands: they print a line or a small JSON document. */
-const LIFECYCLE_OUTPUT_BYTES = 64 * 1024;
-
-function identityProviderOf(request: AuthRequest, registry: Registry): ProviderEntry {
-  const name = request.target?.config.identity.provider;
-  if (name === undefined || name === request.provider.name) return request.provider;
-  const entry = registry.providersByName.get(name);
-  // The registry validated this at load; a missing entry means the tree changed under us.
-  if (entry === undefined) throw new Error(`identity provider ${name} is not installed`);
-  return entry;
-}
+export type AuthResult =
+  { readonly ok: true; readonly env: CredentialLayers; readonly redactor: Redactor } | { readonly ok: false; readonly failure: AuthFailure };
 
 function providerEnvFile(provider: ProviderEntry): string {
   return providerEnvFilePath(provider.dir, provider.config.environment?.file);
 }
 
-function readLayers(request: AuthRequest, identity: ProviderEntry): CredentialLayers {
+/** The `.env` layers of a call (also read by `torii auth login` to validate as the call will). */
+export function readLayers(request: Pick<AuthRequest, "provider" | "target">, identity: ProviderEntry): CredentialLayers {
   const files = [
     ...(identity === request.provider ? [] : [providerEnvFile(identity)]),
     providerEnvFile(request.provider),
@@ -90,20 +88,8 @@ async function runLifecycleCommand(
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
   // No process starts before the records that allowed it are on disk.
   await request.audit.flush();
-  // The target's options belong to the called CLI; another identity provider's commands get none, only its pinned variables (KUBECONFIG).
-  const injection =
-    identity === request.provider ? targetInjection(request.provider, request.target) : { args: [], env: targetPinnedEnv(request.provider, request.target) };
-  const plan = planChild(command, [...args, ...injection.args], identity, layers, injection.env, deps);
-  const result = await deps.launch({
-    executable: plan.executable,
-    args: plan.args,
-    env: plan.env,
-    cwd: deps.cwd,
-    maxOutputBytes: LIFECYCLE_OUTPUT_BYTES,
-    timeoutMs: deps.settings.timeoutSeconds * 1000,
-    signal: request.signal,
-    windowsVerbatimArguments: plan.windowsVerbatimArguments,
-  });
+  const subject = { provider: request.provider, target: request.target, identity };
+  const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor: redactorFor(layers) });
   return { exitCode: result.exitCode, stdout: result.stdout, timedOut: result.timedOut };
 }
 
@@ -131,11 +117,11 @@ async function checkIdentity(
   identity: ProviderEntry,
   layers: CredentialLayers,
   deps: AuthDeps,
-  scope: string,
+  scope: AuthScope,
 ): Promise<AuthResult | undefined> {
   const { target } = request;
   if (target !== undefined && identity.config.targeting?.mode === "aws_profile") {
-    const outcome = await checkAwsIdentity({ provider: identity, target, layers, scope, audit: request.audit, signal: request.signal }, deps);
+    const outcome = await checkAwsIdentity({ provider: identity, target, layers, scope: scope.key, audit: request.audit, signal: request.signal }, deps);
     if (outcome.ok) return undefined;
     return outcome.kind === "deny" ? failure(outcome.source, outcome.reason) : operational(outcome.message);
   }
@@ -168,27 +154,61 @@ async function checkIdentity(
   return undefined;
 }
 
+/** Whether any lifecycle step runs (and so needs the scope's lock): a stored session, a validate command or an identity probe. */
+function hasLifecycle(identity: ProviderEntry, target: TargetEntry | undefined): boolean {
+  const auth = identity.config.auth;
+  const expects = target?.config.identity.expect !== undefined;
+  const probes = expects && (auth?.identity !== undefined || identity.config.targeting?.mode === "aws_profile");
+  return probes || (auth !== undefined && (auth.strategy !== "inherited" || auth.validate !== undefined));
+}
+
 /** Reads credentials and checks the session and identity. Called only after an allow. */
 export async function authenticate(request: AuthRequest, deps: AuthDeps): Promise<AuthResult> {
-  let identity: ProviderEntry;
+  let scope: AuthScope;
   let layers: CredentialLayers;
   try {
-    identity = identityProviderOf(request, deps.registry);
-    layers = readLayers(request, identity);
+    scope = authScopeOf(request.provider, request.target, deps.registry);
+    layers = readLayers(request, scope.identity);
   } catch (error) {
     // ConfigError messages name the file and line, never a value.
     return operational((error as Error).message);
   }
-  // The scope is the identity provider's credential scope: the target's `identity.scope`, or the provider itself.
-  const scope = `${identity.name}\0${request.target?.config.identity.scope ?? identity.tool}`;
-  try {
-    const failed = await deps.authScopes.run(scope, async () => {
+  const identity = scope.identity;
+  let redactor = redactorFor(layers);
+  request.audit.redactWith(redactor);
+  const lifecycle = async (): Promise<AuthResult | undefined> => {
+    if (identity.config.auth?.strategy === "environment") {
+      const session = await useStoredSession({
+        ...request,
+        scope,
+        layers,
+        now: () => new Date(),
+        validate: async (validate, candidate) => {
+          await request.audit.flush();
+          const subject = { provider: request.provider, target: request.target, identity };
+          return launchLifecycleCommand(validate.command, validate.args, subject, candidate, deps, {
+            signal: request.signal,
+            redactor: redactorFor(candidate),
+          });
+        },
+      });
+      if (!session.ok) return failure("session-invalid", session.reason);
+      layers = session.layers;
+      redactor = redactorFor(layers);
+      request.audit.redactWith(redactor);
+    } else {
       const session = await checkSession(request, identity, layers, deps);
-      return session ?? (await checkIdentity(request, identity, layers, deps, scope));
-    });
+      if (session !== undefined) return session;
+    }
+    return checkIdentity(request, identity, layers, deps, scope);
+  };
+  try {
+    const failed = hasLifecycle(identity, request.target)
+      ? await runInAuthScope(deps.authScopes, scope, deps.settings.timeoutSeconds * 1000, lifecycle)
+      : await lifecycle();
     if (failed !== undefined) return failed;
   } catch (error) {
-    return operational(`the auth lifecycle of ${identity.name} failed: ${(error as Error).message}`);
+    return operational(redactor.redact(`the auth lifecycle of ${identity.name} failed: ${(error as Error).message}`));
   }
-  return { ok: true, env: layers };
+  return { ok: true, env: layers, redactor };
 }

@@ -11,8 +11,12 @@
  * written by the final flush after the call: one append for a denied call,
  * two for an allowed one. An audit write never changes a
  * decision: a failure is reported on stderr by the log itself.
+ *
+ * Once the call's credentials are read, its redactor masks them in every
+ * record written from then on (including buffered ones and the argv head).
  */
 import type { AuditEvent, AuditInput } from "../audit/audit-log.js";
+import { NO_REDACTION, type Redactor } from "../runtime/redaction.js";
 
 /** The fields a pipeline step may add; the identifying fields are bound once per call. */
 export interface CallAuditEntry {
@@ -35,6 +39,8 @@ export interface CallAudit {
    * writer keeps the leading ones (argv-head.ts). Never called for a refused argv.
    */
   setPositionals(positionals: readonly string[]): void;
+  /** The call's redactor, applied to every text field of the records written after this. */
+  redactWith(redactor: Redactor): void;
   /**
    * Writes the buffered records in one append; resolves once they are written
    * and fsynced (or their failure was reported), without waiting for the head.
@@ -51,6 +57,7 @@ export interface AuditSink {
 export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string }): CallAudit {
   let policyHash: string | undefined;
   let positionals: readonly string[] | undefined;
+  let redactor = NO_REDACTION;
   let buffered: (CallAuditEntry & { policy_hash?: string })[] = [];
   let chain: Promise<unknown> = Promise.resolve();
   let durable: Promise<void> = Promise.resolve();
@@ -64,10 +71,13 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
     setPositionals(tokens) {
       positionals = [...tokens];
     },
+    redactWith(next) {
+      redactor = next;
+    },
     flush() {
       if (buffered.length === 0) return durable;
-      const head = positionals === undefined ? {} : { argv_head: positionals };
-      const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...entry }));
+      const head = positionals === undefined ? {} : { argv_head: positionals.map((token) => redactor.redact(token)) };
+      const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...redactEntry(entry, redactor) }));
       buffered = [];
       let onDurable = (): void => undefined;
       durable = new Promise<void>((resolve) => (onDurable = resolve));
@@ -80,4 +90,11 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
     },
     settled: () => chain.then(() => undefined),
   };
+}
+
+/** The entry with its free-text fields redacted. */
+function redactEntry<E extends CallAuditEntry>(entry: E, redactor: Redactor): E {
+  if (!redactor.active) return entry;
+  const texts = (["source", "rule", "detail"] as const).filter((key) => typeof entry[key] === "string");
+  return { ...entry, ...Object.fromEntries(texts.map((key) => [key, redactor.redact(entry[key] ?? "")])) };
 }

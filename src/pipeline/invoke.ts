@@ -159,5 +159,8 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   const afterAuth = await stepLease(call, deps, "after-auth");
   if (!afterAuth.ok) return afterAuth.outcome;
 
-  return runProgram({ call, decision: allowed.value, canonicalTokens: flattenCanonical(canonical.value), credentials: auth.env }, deps);
+  return runProgram(
+    { call, decision: allowed.value, canonicalTokens: flattenCanonical(canonical.value), credentials: auth.env, redactor: auth.redactor },
+    deps,
+  );
 }

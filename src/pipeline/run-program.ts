@@ -5,6 +5,7 @@
  * and the timeout, and record what happened.
  */
 import type { launch, LaunchResult } from "../runtime/launcher.js";
+import type { Redactor } from "../runtime/redaction.js";
 import type { Settings } from "../config/settings.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
@@ -23,6 +24,8 @@ export interface ProgramRequest {
   readonly decision: CallDecision;
   readonly canonicalTokens: readonly string[];
   readonly credentials: CredentialLayers;
+  /** Masks the injected credentials in the output and in error messages. */
+  readonly redactor: Redactor;
 }
 
 export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Promise<CallOutcome> {
@@ -55,6 +58,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
           timeoutMs: timeoutSeconds * 1000,
           signal: call.signal,
           windowsVerbatimArguments: plan.windowsVerbatimArguments,
+          redactor: request.redactor,
         }),
       });
     const gated =
@@ -69,7 +73,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
     result = await gated.value.running;
   } catch (error) {
     call.audit.record({ event: "launch-failed", detail: (error as Error).name });
-    return { ...callScope(call), decision, error: `could not start ${config.command}: ${(error as Error).message}` };
+    return { ...callScope(call), decision, error: request.redactor.redact(`could not start ${config.command}: ${(error as Error).message}`) };
   }
   call.audit.record({
     event: "ran",

@@ -2,8 +2,8 @@
  * One lock per auth scope (invariant 7): calls that share an identity
  * provider's credential scope run their auth lifecycle one at a time, so a
  * session check or refresh never races another on the same credentials;
- * different scopes proceed in parallel. In-process only: the scope's files are
- * protected across processes by the state layer's file locks.
+ * different scopes proceed in parallel. In-process only: auth-scope.ts puts
+ * the state layer's file lock behind it, so the scope holds across processes.
  */
 export class ScopeMutex {
   private readonly tails = new Map<string, Promise<void>>();

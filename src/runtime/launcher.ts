@@ -13,6 +13,8 @@
  *   timeout, a cancellation or the cap signals the whole tree: SIGTERM, then
  *   SIGKILL after `killGraceMs`. When the child exits, whatever is left of its
  *   group is killed at once: no process outlives its call.
+ * - Injected secrets are redacted from the returned output (`request.redactor`),
+ *   after capture, so a value split across chunks is masked too.
  * - The result settles on `exit` plus a short drain; a descendant that escaped
  *   the group and still holds a pipe open cannot hang the call.
  *
@@ -25,6 +27,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
 import { TextDecoder } from "node:util";
+import { redactOutput } from "./redact-output.js";
+import { NO_REDACTION, type Redactor } from "./redaction.js";
 
 export interface LaunchRequest {
   /** Absolute path of the file to run (see resolveExecutable). */
@@ -44,6 +48,8 @@ export interface LaunchRequest {
   readonly platform?: NodeJS.Platform | undefined;
   /** Windows: pass `args` as a ready command line (only for a planned batch launch). */
   readonly windowsVerbatimArguments?: boolean | undefined;
+  /** The call's redactor: the injected secrets are masked in the returned output (redact-output.ts). */
+  readonly redactor?: Redactor | undefined;
 }
 
 export interface LaunchResult {
@@ -273,12 +279,16 @@ class ChildRun {
     if (this.settled || (this.exit === undefined && !abandon)) return;
     const status = this.exit ?? { code: null, signal: null };
     this.cleanUp();
+    const output = redactOutput({ stdout: this.output.text("stdout"), stderr: this.output.text("stderr") }, this.request.redactor ?? NO_REDACTION, {
+      cut: this.output.truncated || this.timedOut || this.canceled,
+      maxBytes: this.request.maxOutputBytes,
+    });
     this.settle.resolve({
       exitCode: status.code,
       signal: status.signal,
-      stdout: this.output.text("stdout"),
-      stderr: this.output.text("stderr"),
-      truncated: this.output.truncated,
+      stdout: output.stdout,
+      stderr: output.stderr,
+      truncated: this.output.truncated || output.trimmed,
       timedOut: this.timedOut,
       canceled: this.canceled,
       durationMs: Math.round(performance.now() - this.started),

@@ -78,7 +78,8 @@ describe("a file that becomes untrusted while the server runs", () => {
     chmodSync(envFile, 0o600);
     const fixed = outcomeOf(await session.call("rec", { args: ["run"] }));
     const seen = JSON.parse(fixed.execution?.stdout ?? "{}") as { env: Record<string, string> };
-    expect(seen.env.TORII_CANARY).toBe(CANARY);
+    // The child had exactly the canary: the redactor replaced it in the output returned here.
+    expect(seen.env.TORII_CANARY).toBe("[redacted:TORII_CANARY]");
   });
 
   test("a world-writable rules.yaml denies the call as a policy error with the fix", async () => {

@@ -6,9 +6,13 @@
  * target-aware providers' `.env` files are directories, so reading one fails the
  * call with an error instead of the expected deny. The `awsguard` provider's
  * account check goes to a local STS stub, which must see no request from a
- * denied call. Positive controls prove the sentinels fire when a call is allowed.
+ * denied call. The `environment`-strategy
+ * providers guard the session store: `sessguard`'s session file is a directory
+ * (reading it denies `session-invalid` instead of the expected deny), and
+ * `sessfresh` has no `identities/` directory, which the scope lock would create.
+ * Positive controls prove the sentinels fire when a call is allowed.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
@@ -34,6 +38,14 @@ argv:
     - {name: --server, short: -s, value: required}
     - {name: --raw, value: required}
 ${extra}`;
+}
+
+/** An environment-strategy sentinel: its session must not be read, nor its scope locked, on a denied path. */
+function sessionProvider(name: string): string {
+  return sentinelProvider(name, "targeting:\n  locked_options: [--server]\n").replace(
+    "  strategy: inherited\n",
+    "  strategy: environment\n  fields:\n    - {name: TOKEN, label: Token, secret: true}\n",
+  );
 }
 
 const RULES = 'version: "1"\ndeny: [delete]\naccept: [get pods]\n';
@@ -81,6 +93,10 @@ beforeAll(async () => {
     "providers/plainidp/rules.yaml": 'version: "1"\n',
     "providers/envguard/provider.yaml": sentinelProvider("envguard", "targeting:\n  locked_options: [--server]\n"),
     "providers/envguard/rules.yaml": RULES,
+    "providers/sessguard/provider.yaml": sessionProvider("sessguard"),
+    "providers/sessguard/rules.yaml": RULES,
+    "providers/sessfresh/provider.yaml": sessionProvider("sessfresh"),
+    "providers/sessfresh/rules.yaml": RULES,
     "providers/control/provider.yaml": sentinelProvider("control"),
     "providers/control/rules.yaml": RULES,
     "providers/awsguard/provider.yaml": AWS_GUARD,
@@ -94,6 +110,8 @@ beforeAll(async () => {
   mkdirSync(path.join(root, "providers/kube/.env"));
   mkdirSync(path.join(root, "providers/kube/targets/prod/.env"));
   mkdirSync(path.join(root, "providers/plainidp/.env"));
+  // A session store that fails if anything reads it.
+  mkdirSync(path.join(root, "providers/sessguard/identities/sessguard/session.yaml"), { recursive: true });
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: home });
 });
 
@@ -174,6 +192,22 @@ describe("denied paths stop before .env, lifecycle and spawn", () => {
     expectNothingTouched();
   });
 
+  test("denied_calls_never_read_the_session_store_or_take_the_scope_lock", async () => {
+    for (const tool of ["sessguard", "sessfresh"]) {
+      for (const [args, source] of [
+        [["delete", "pod", "x"], "explicit-deny"],
+        [["get", "pods", "--raw=/x"], "forbidden-arg"],
+        [["get", "pods", "-shttps://evil"], "locked-option"],
+        [["logs", "x"], "headless"],
+      ] as const) {
+        const outcome = outcomeOf(await session.call(tool, { args: [...args] }));
+        expect(outcome.decision, `${tool} ${args.join(" ")}`).toMatchObject({ result: "deny", source });
+      }
+    }
+    expect(existsSync(path.join(root, "providers/sessfresh/identities")), "the scope lock was taken").toBe(false);
+    expectNothingTouched();
+  });
+
   test("explicit_deny_reports_the_selected_target_without_a_lease_question", async () => {
     const outcome = outcomeOf(await session.call("kube", { args: ["delete", "pod", "x"], target: "prod" }));
     expect(outcome).toMatchObject({ target: "prod", decision: { source: "explicit-deny" } });
@@ -188,6 +222,16 @@ describe("positive control: the sentinels do fire on an allowed call", () => {
     expect(result.isError).toBe(true);
     expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });
     expect(outcome.error).toMatch(/\.env/u);
+    expect(bin.ran("must-not-run")).toBe(false);
+  });
+
+  test("an allowed call reads the session store (here: fails on it) and takes the scope lock", async () => {
+    const guarded = outcomeOf(await session.call("sessguard", { args: ["get", "pods"] }));
+    expect(guarded.decision).toMatchObject({ result: "deny", source: "session-invalid" });
+    expect(guarded.decision.reason).toContain("cannot be used (unsafe-path)");
+    const fresh = outcomeOf(await session.call("sessfresh", { args: ["get", "pods"] }));
+    expect(fresh.decision.reason).toContain("`torii auth login sessfresh`");
+    expect(existsSync(path.join(root, "providers/sessfresh/identities/sessfresh"))).toBe(true);
     expect(bin.ran("must-not-run")).toBe(false);
   });
 

@@ -82,7 +82,8 @@ describe("audit", () => {
     const session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
     try {
       const allowed = outcomeOf(await session.call("rec", { args: ["status", "second-token", "third-token-private"] }));
-      expect(allowed.execution?.stdout).toContain("env-secret-value-123");
+      // The child had the value (its output is redacted on the way back to the agent).
+      expect(allowed.execution?.stdout).toContain('"API_TOKEN":"[redacted:API_TOKEN]"');
       await session.call("rec", { args: ["push", "origin"] });
       await session.call("rec", { args: ["--token=pasted-credential-xyz", "status"] });
       await session.call("rec", { args: ["fetch"] });

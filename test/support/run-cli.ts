@@ -44,11 +44,21 @@ export function runCliProcess(args: readonly string[], env: Record<string, strin
 
 let queue: Promise<unknown> = Promise.resolve();
 
+/** What an in-process run reads and lets a test watch (prompts). */
+export interface CliIo {
+  /** Stands in for process.stdin during the run (set `isTTY` on it to look like a terminal). */
+  readonly stdin?: NodeJS.ReadableStream;
+  /** Sees each stderr write as it happens (to answer prompts). */
+  readonly onStderr?: (text: string) => void;
+}
+
 /** Captures everything written to `stream` while `run` is pending. */
-function capture(stream: NodeJS.WriteStream, sink: string[]): () => void {
+function capture(stream: NodeJS.WriteStream, sink: string[], onWrite?: (text: string) => void): () => void {
   const original = stream.write.bind(stream);
   stream.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-    sink.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    sink.push(text);
+    onWrite?.(text);
     const callback = rest.find((item): item is () => void => typeof item === "function");
     callback?.();
     return true;
@@ -75,27 +85,39 @@ function swapEnvironment(next: Record<string, string>): () => void {
   };
 }
 
-async function runInProcess(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+/** Replaces process.stdin (a lazy getter on process) for the run; returns the restorer. */
+function swapStdin(stdin: NodeJS.ReadableStream | undefined): () => void {
+  if (stdin === undefined) return () => undefined;
+  const descriptor = Object.getOwnPropertyDescriptor(process, "stdin");
+  Object.defineProperty(process, "stdin", { value: stdin, configurable: true, enumerable: true });
+  return () => {
+    if (descriptor !== undefined) Object.defineProperty(process, "stdin", descriptor);
+  };
+}
+
+async function runInProcess(args: readonly string[], env: Record<string, string>, io: CliIo): Promise<CliResult> {
   const savedExitCode = process.exitCode;
   const stdout: string[] = [];
   const stderr: string[] = [];
   const restoreEnv = swapEnvironment(runEnvironment(env));
+  const restoreStdin = swapStdin(io.stdin);
   const restoreStdout = capture(process.stdout, stdout);
-  const restoreStderr = capture(process.stderr, stderr);
+  const restoreStderr = capture(process.stderr, stderr, io.onStderr);
   try {
     const status = await runOperatorCommand(VERSION, args);
     return { status, stdout: stdout.join(""), stderr: stderr.join("") };
   } finally {
     restoreStderr();
     restoreStdout();
+    restoreStdin();
     restoreEnv();
     process.exitCode = savedExitCode;
   }
 }
 
 /** Runs one operator command in this process, as the binary would, one run at a time. */
-export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const run = queue.then(() => runInProcess(args, env));
+export function runCli(args: readonly string[], env: Record<string, string> = {}, io: CliIo = {}): Promise<CliResult> {
+  const run = queue.then(() => runInProcess(args, env, io));
   queue = run.catch(() => undefined);
   return run;
 }

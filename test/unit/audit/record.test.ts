@@ -45,6 +45,7 @@ describe("audit events", () => {
       "grant-added",
       "grant-revoked",
       "grants-cleared",
+      "session-removed",
       "audit-anchored",
       "audit-head-mismatch",
     ]);

@@ -29,6 +29,7 @@ function recordingAudit(): CallAudit & { events: string[] } {
     record: (entry: CallAuditEntry) => events.push(entry.event),
     setPolicyHash: () => undefined,
     setPositionals: () => undefined,
+    redactWith: () => undefined,
     flush: () => Promise.resolve(),
     settled: () => Promise.resolve(),
   };

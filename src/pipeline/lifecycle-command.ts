@@ -1,0 +1,56 @@
+/**
+ * Runs one auth lifecycle command (a provider's `validate` or identity probe)
+ * with the environment the real call will use (child-plan.ts): for the
+ * server's calls and for `torii auth login`, which validates candidate values
+ * exactly as a call would. The values reach only this child, never Torii's own
+ * environment.
+ */
+import type { ProviderEntry, TargetEntry } from "../config/registry.js";
+import type { Settings } from "../config/settings.js";
+import type { launch, LaunchResult } from "../runtime/launcher.js";
+import type { Redactor } from "../runtime/redaction.js";
+import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
+import { targetInjection, targetPinnedEnv } from "./target-injection.js";
+
+export interface LifecycleDeps extends ChildPlanDeps {
+  readonly settings: Settings;
+  readonly launch: typeof launch;
+}
+
+/** Whose command runs, for which call. */
+export interface LifecycleSubject {
+  readonly provider: ProviderEntry;
+  readonly target: TargetEntry | undefined;
+  readonly identity: ProviderEntry;
+}
+
+/** Output cap for validate and identity commands: they print a line or a small JSON document. */
+const LIFECYCLE_OUTPUT_BYTES = 64 * 1024;
+
+/** Starts `command args` as the identity provider's lifecycle step and waits for it. */
+export async function launchLifecycleCommand(
+  command: string,
+  args: readonly string[],
+  subject: LifecycleSubject,
+  layers: CredentialLayers,
+  deps: LifecycleDeps,
+  options: { readonly signal?: AbortSignal | undefined; readonly redactor?: Redactor | undefined },
+): Promise<LaunchResult> {
+  // The target's options belong to the called CLI; another identity provider's commands get none, only its pinned variables (KUBECONFIG).
+  const injection =
+    subject.identity === subject.provider
+      ? targetInjection(subject.provider, subject.target)
+      : { args: [], env: targetPinnedEnv(subject.provider, subject.target) };
+  const plan = planChild(command, [...args, ...injection.args], subject.identity, layers, injection.env, deps);
+  return deps.launch({
+    executable: plan.executable,
+    args: plan.args,
+    env: plan.env,
+    cwd: deps.cwd,
+    maxOutputBytes: LIFECYCLE_OUTPUT_BYTES,
+    timeoutMs: deps.settings.timeoutSeconds * 1000,
+    signal: options.signal,
+    windowsVerbatimArguments: plan.windowsVerbatimArguments,
+    redactor: options.redactor,
+  });
+}

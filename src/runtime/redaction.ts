@@ -1,0 +1,128 @@
+/**
+ * Redaction of the secrets Torii injects into a child: every value taken from
+ * a credential source (`.env` files, stored `environment` fields) is replaced
+ * by `[redacted:NAME]` wherever it shows up in text Torii hands on — the
+ * child's output, error messages and audit records. One redactor per call,
+ * used for all three, so they cannot disagree.
+ *
+ * Each value is searched in the spellings a CLI commonly prints it in
+ * (secret-forms.ts): as is, JSON-escaped, base64 (standard and URL-safe, at
+ * the three byte alignments it can have inside a longer encoded blob) and
+ * URL-encoded. Values under MIN_REDACTED_LENGTH characters are left alone:
+ * masking `true` or `eu-west-1`'s shorter cousins everywhere would wreck the
+ * output and protect nothing an attacker could not guess (docs/security-model.md).
+ *
+ * Pure: no I/O, no imports from the rest of Torii.
+ */
+import { secretForms } from "./secret-forms.js";
+
+/** Shortest value that is redacted, in UTF-16 code units. */
+export const MIN_REDACTED_LENGTH = 8;
+
+/** A value Torii injected, and the variable it was injected as (the marker names it). */
+export interface SecretValue {
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface Redactor {
+  /** True when there is at least one value to look for. */
+  readonly active: boolean;
+  /**
+   * Replaces every spelling of every secret by its marker. With `cut`, the
+   * text was cut short (output cap, timeout): a tail that is the start of a
+   * secret's spelling is masked too, since it is a leaked prefix.
+   */
+  redact(text: string, options?: { readonly cut?: boolean }): string;
+}
+
+interface Form {
+  readonly text: string;
+  readonly marker: string;
+}
+
+interface Span {
+  start: number;
+  end: number;
+  marker: string;
+}
+
+/** The marker that stands for the value of `name`. */
+export function redactionMarker(name: string): string {
+  return `[redacted:${name}]`;
+}
+
+/** A redactor that changes nothing (calls that inject no credential). */
+export const NO_REDACTION: Redactor = { active: false, redact: (text) => text };
+
+/** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH are ignored. */
+export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
+  const byText = new Map<string, Form>();
+  for (const secret of secrets) {
+    if (secret.value.length < MIN_REDACTED_LENGTH) continue;
+    for (const text of secretForms(secret.value)) {
+      // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
+      if (text.length >= MIN_REDACTED_LENGTH && !byText.has(text)) byText.set(text, { text, marker: redactionMarker(secret.name) });
+    }
+  }
+  if (byText.size === 0) return NO_REDACTION;
+  // Longest first, so that where two spellings start at one place the longer one names the span.
+  const forms = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
+  return {
+    active: true,
+    redact: (text, options = {}) => (text === "" ? text : replaceSpans(text, findSpans(text, forms, options.cut === true))),
+  };
+}
+
+function findSpans(text: string, forms: readonly Form[], cut: boolean): Span[] {
+  const spans: Span[] = [];
+  for (const form of forms) {
+    // Overlapping occurrences too (a value of repeated characters): the union is masked.
+    for (let at = text.indexOf(form.text); at !== -1; at = text.indexOf(form.text, at + 1)) {
+      spans.push({ start: at, end: at + form.text.length, marker: form.marker });
+    }
+  }
+  if (cut) {
+    const tail = leakedPrefix(text, forms);
+    if (tail !== undefined) spans.push(tail);
+  }
+  return spans;
+}
+
+/** The longest tail of `text` that is a proper prefix of some spelling: what a cut left of a secret. */
+function leakedPrefix(text: string, forms: readonly Form[]): Span | undefined {
+  const longest = Math.min(text.length, (forms[0]?.text.length ?? 1) - 1);
+  for (let length = longest; length >= 1; length -= 1) {
+    const tail = text.slice(text.length - length);
+    const form = forms.find((candidate) => candidate.text.length > length && candidate.text.startsWith(tail));
+    if (form !== undefined) return { start: text.length - length, end: text.length, marker: form.marker };
+  }
+  return undefined;
+}
+
+/** Replaces the union of the spans; overlapping spans become one marker (the earliest one's). */
+function replaceSpans(text: string, spans: Span[]): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const parts: string[] = [];
+  let written = 0;
+  let current: Span | undefined;
+  for (const span of spans) {
+    if (current !== undefined && span.start < current.end) {
+      current.end = Math.max(current.end, span.end);
+      continue;
+    }
+    if (current !== undefined) {
+      parts.push(current.marker);
+      written = current.end;
+    }
+    parts.push(text.slice(written, span.start));
+    current = { ...span };
+  }
+  if (current !== undefined) {
+    parts.push(current.marker);
+    written = current.end;
+  }
+  parts.push(text.slice(written));
+  return parts.join("");
+}

@@ -1,0 +1,85 @@
+import { fc, test as propertyTest } from "@fast-check/vitest";
+import { describe, expect, test } from "vitest";
+import { redactOutput, trimToBytes } from "../../../src/runtime/redact-output.js";
+import { createRedactor, MIN_REDACTED_LENGTH, NO_REDACTION } from "../../../src/runtime/redaction.js";
+
+const CANARY = "c4n4ry-S3cr3t/with+odd=chars é";
+const redactor = createRedactor([{ name: "API_TOKEN", value: CANARY }]);
+const MARK = "[redacted:API_TOKEN]";
+
+describe("createRedactor", () => {
+  test("masks the value as is, JSON-escaped and URL-encoded", () => {
+    for (const spelling of [
+      CANARY,
+      JSON.stringify(CANARY).slice(1, -1),
+      JSON.stringify(CANARY).slice(1, -1).replace("é", "\\u00e9"),
+      encodeURIComponent(CANARY),
+      encodeURIComponent(CANARY).replace(/%[0-9A-F]{2}/gu, (escape) => escape.toLowerCase()),
+    ]) {
+      const out = redactor.redact(`before ${spelling} after`);
+      expect(out, spelling).toBe(`before ${MARK} after`);
+    }
+  });
+
+  test("masks the base64 spelling at every alignment inside a longer blob, in both alphabets", () => {
+    for (const lead of ["", "x", "xy", "xyz"]) {
+      for (const trail of ["", "!", "!!"]) {
+        const blob = Buffer.from(`${lead}${CANARY}${trail}`, "utf8");
+        for (const encoded of [blob.toString("base64"), blob.toString("base64url")]) {
+          const out = redactor.redact(`data: ${encoded}\n`);
+          expect(out, `${lead}|${trail}`).toContain(MARK);
+          // What is left of the blob decodes to no more than a few bytes of the value.
+          expect(out.replace(MARK, "").length, `${lead}|${trail}`).toBeLessThan(`data: ${encoded}\n`.length - 20);
+        }
+      }
+    }
+  });
+
+  test("leaves values under the minimum alone, and says nothing when there is nothing to do", () => {
+    const short = createRedactor([{ name: "SHORT", value: "x".repeat(MIN_REDACTED_LENGTH - 1) }]);
+    expect(short.active).toBe(false);
+    expect(short.redact("xxxxxxx")).toBe("xxxxxxx");
+    expect(NO_REDACTION.redact(CANARY)).toBe(CANARY);
+    expect(createRedactor([{ name: "EIGHT", value: "12345678" }]).redact("a12345678b")).toBe("a[redacted:EIGHT]b");
+  });
+
+  test("overlapping and repeated occurrences leave nothing of either value", () => {
+    const two = createRedactor([
+      { name: "A", value: "aaaaaaaaaa" },
+      { name: "B", value: "aaaabbbbbbbb" },
+    ]);
+    const out = two.redact("xaaaaaaaaaaaaaabbbbbbbby aaaaaaaaaaaaaaaaaaaaaa");
+    expect(out).not.toMatch(/a{3}|b{3}/u);
+  });
+
+  test("a cut text hides the start of a secret at its end, an uncut one does not", () => {
+    expect(redactor.redact(`value: ${CANARY.slice(0, 12)}`, { cut: true })).toBe(`value: ${MARK}`);
+    expect(redactor.redact(`value: ${CANARY.slice(0, 12)}`)).toBe(`value: ${CANARY.slice(0, 12)}`);
+  });
+
+  propertyTest.prop([fc.string({ minLength: 8, maxLength: 40 }), fc.string(), fc.string()])("no spelling of a value survives", (value, before, after) => {
+    const one = createRedactor([{ name: "V", value }]);
+    const text = `${before}${value}${after}|${JSON.stringify(value)}|${Buffer.from(before + value).toString("base64")}`;
+    const out = one.redact(text);
+    expect(out.includes(value)).toBe(false);
+    expect(out.includes(JSON.stringify(value).slice(1, -1))).toBe(false);
+  });
+});
+
+describe("redactOutput", () => {
+  test("keeps the redacted output within the cap without ending in half a marker", () => {
+    const long = createRedactor([{ name: "A_VERY_LONG_VARIABLE_NAME_FOR_A_SHORT_VALUE", value: "s3cr3t-9" }]);
+    const stdout = "s3cr3t-9 ".repeat(10);
+    const out = redactOutput({ stdout, stderr: "" }, long, { cut: false, maxBytes: stdout.length });
+    expect(Buffer.byteLength(out.stdout)).toBeLessThanOrEqual(stdout.length);
+    expect(out.trimmed).toBe(true);
+    expect(out.stdout).not.toContain("s3cr3t");
+    expect(out.stdout.endsWith("] ") || out.stdout.endsWith("]")).toBe(true);
+  });
+
+  test("trimToBytes never splits a character or a marker", () => {
+    expect(trimToBytes("ab[redacted:X]cd", 8)).toBe("ab");
+    expect(trimToBytes("aé", 2)).toBe("a");
+    expect(trimToBytes("abc", 10)).toBe("abc");
+  });
+});
