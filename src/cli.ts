@@ -12,12 +12,15 @@ function packageVersion(): string {
   return manifest.version;
 }
 
-/** Serves MCP until the client goes away; a start-up failure is reported on stderr (stdout is JSON-RPC's). */
+/**
+ * Serves MCP until the client goes away. A configuration that fails to load is
+ * served as a server that only explains it (exit code 1 afterwards); what still
+ * escapes is reported on stderr (stdout is JSON-RPC's).
+ */
 async function serve(): Promise<number> {
   try {
     const { serveStdio } = await import("./mcp/serve.js");
-    await serveStdio(packageVersion());
-    return 0;
+    return await serveStdio(packageVersion());
   } catch (error) {
     process.stderr.write(`torii: the MCP server could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
