@@ -34,6 +34,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 } else if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
   // Exit explicitly once shut down: a client that vanished must not leave the server behind.
   process.exit(await serve());
+} else if (args[0] === "guard" && !args.includes("--help") && !args.includes("-h")) {
+  // The shell guard runs before every shell command an agent runs: it skips commander and the operator program.
+  const { runGuardFromArgv } = await import("./commands/guard/guard.js");
+  process.exitCode = await runGuardFromArgv(args.slice(1));
 } else {
   const { runOperatorCommand } = await import("./commands/program.js");
   process.exitCode = await runOperatorCommand(packageVersion(), args);
