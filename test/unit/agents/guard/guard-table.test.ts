@@ -143,6 +143,14 @@ const ALLOWED: readonly string[] = [
   "sudo -l",
   "env",
   "docker run --rm bitnami/kubectl:latest version",
+  "awk '{print $1}' pods.txt",
+  "grep -E 'kubectl|aws' notes.md",
+  'echo "a; kubectl get pods" && ls',
+  "cat > notes.md <<'EOF'\nkubectl get pods\nEOF",
+  "ls 2>&1 | head -n 5",
+  "echo $HOME/bin/kubectl",
+  "test -x /usr/local/bin/kubectl && echo installed",
+  "arr=(kubectl aws); echo ${arr[0]}",
 ];
 
 describe("the guard table", () => {
