@@ -59,10 +59,22 @@ export function unwrap(program: string, args: readonly ShellWord[], input: Comma
   if (SHELLS.has(program)) return unwrapShell(args, input);
   if (program === "eval") return script(args.map((word) => word.text).join(" "), input);
   if (program === "find") return unwrapFind(args);
+  if (program === "su" || program === "runuser") return unwrapSu(args, input);
   const wrapper = PREFIX_WRAPPERS[program];
   if (wrapper === undefined) return undefined;
-  if (program === "command" && args.some((word) => /^-[a-zA-Z]*[vV]/u.test(word.text))) return undefined; // a lookup, not a run
   let at = skipOptions(args, wrapper.options);
+  const options = args.slice(0, at).map((word) => word.text);
+  if (program === "command" && options.some((option) => /^-[a-zA-Z]*[vV]/u.test(option))) return undefined; // a lookup, not a run
+  // sudo -s/-i hands the command to the user's shell as one string.
+  const viaShell = program === "sudo" && options.some((option) => /^-[a-zA-Z]*[si]|^--(shell|login)$/u.test(option));
+  if (viaShell && at < args.length)
+    return script(
+      args
+        .slice(at)
+        .map((word) => word.text)
+        .join(" "),
+      input,
+    );
   if (program === "env") {
     const split = splitStringOf(args.slice(0, at));
     if (split !== undefined) return script([split, ...args.slice(at).map((word) => word.text)].join(" "), input);
@@ -123,6 +135,17 @@ function unwrapShell(args: readonly ShellWord[], input: CommandInput): Unwrapped
 function optionTakesValue(word: string): boolean {
   if (word.startsWith("--")) return SHELL_OPTIONS_WITH_VALUE.long.includes(word);
   return word.length === 2 && SHELL_OPTIONS_WITH_VALUE.short.includes(word[1] ?? "");
+}
+
+/** `su [options] [user] -c 'command'` (and runuser): the command string runs through the user's shell. */
+function unwrapSu(args: readonly ShellWord[], input: CommandInput): Unwrapped | undefined {
+  for (let at = 0; at < args.length; at += 1) {
+    const word = args[at]?.text ?? "";
+    if (word === "-c" || word === "--command") return script(args[at + 1]?.text ?? "", input);
+    if (word.startsWith("--command=")) return script(word.slice("--command=".length), input);
+    if (/^-[^-]*c./u.test(word)) return script(word.slice(word.indexOf("c") + 1), input);
+  }
+  return undefined;
 }
 
 /** `find … -exec cmd {} ;` (and -execdir, -ok, -okdir): each command it would run. */
