@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createApprover } from "../approval/create-approver.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import { resolveConfigRoot } from "../config/paths.js";
@@ -20,7 +21,6 @@ import { loadRegistry } from "../config/registry.js";
 import { loadSettings } from "../config/settings.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
-import { headlessApprover } from "../pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../pipeline/invoke.js";
 import { PolicyCache } from "../pipeline/policy-cache.js";
 import { Semaphore } from "../runtime/concurrency.js";
@@ -49,6 +49,7 @@ export async function serveStdio(version: string): Promise<void> {
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
   const slots = new Semaphore(settings.maxConcurrentCalls);
   const policies = new PolicyCache();
+  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
 
   const deps: InvokeDeps = {
     registry,
@@ -58,7 +59,7 @@ export async function serveStdio(version: string): Promise<void> {
     grants: new FileGrantGate((event, scope, file) => {
       void audit.append({ call_id: randomUUID(), scope, event, detail: file });
     }),
-    approver: headlessApprover,
+    approver: approvals.approver,
     launch,
     authScopes: new ScopeMutex(),
     serverEnv: process.env,
@@ -98,6 +99,7 @@ export async function serveStdio(version: string): Promise<void> {
     closing ??= (async () => {
       log(`shutting down (${why})`);
       await created.cleanup();
+      await approvals.close();
       await Promise.allSettled([...pendingAudit]);
       await server.close().catch(() => undefined);
     })();
