@@ -56,7 +56,7 @@ export default tseslint.config(
   },
   ...layering,
   {
-    files: ["test/**/*.ts", "bench/**/*.ts", "vitest.config.ts", "eslint.config.js"],
+    files: ["test/**/*.ts", "bench/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "eslint.config.js"],
     rules: {
       "@typescript-eslint/explicit-module-boundary-types": "off",
       "@typescript-eslint/no-non-null-assertion": "off",

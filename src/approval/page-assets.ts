@@ -106,11 +106,17 @@ export const PAGE_JS = `"use strict";
   document.querySelector('button[data-choice="deny"]').addEventListener("click", function () { submit("deny"); });
   window.addEventListener("blur", function () { holds.forEach(function (reset) { reset(); }); });
   document.addEventListener("visibilitychange", function () {
-    if (document.hidden) { holds.forEach(function (reset) { reset(); }); armedAt = performance.now() + ARM_MS; }
+    if (document.hidden) {
+      holds.forEach(function (reset) { reset(); });
+      armedAt = performance.now() + ARM_MS;
+      document.body.removeAttribute("data-armed");
+      setTimeout(function () { document.body.setAttribute("data-armed", "yes"); }, ARM_MS);
+    }
   });
   var minutes = document.getElementById("minutes");
   minutes.addEventListener("input", function () { document.getElementById("minutes-shown").textContent = minutes.value; });
   document.body.setAttribute("data-ready", "yes");
+  setTimeout(function () { if (performance.now() >= armedAt) document.body.setAttribute("data-armed", "yes"); }, ARM_MS);
 })();
 `;
 

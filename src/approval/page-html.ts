@@ -17,6 +17,21 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
+/** `\u{…}` for a character outside printable ASCII, so it cannot pass unseen. */
+function codeEscape(code: number): string {
+  return `\\u{${code.toString(16)}}`;
+}
+
+/** Text (a command line, an option label) with every character outside printable ASCII and space written as `\u{…}`, then escaped for HTML. */
+export function visibleText(text: string): string {
+  let plain = "";
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    plain += code >= 0x20 && code < 0x7f ? ch : codeEscape(code);
+  }
+  return escapeHtml(plain);
+}
+
 /** One token, with everything outside printable ASCII made visible. */
 export function visibleToken(token: string): string {
   if (token === "") return '<span class="odd">(empty token)</span>';
@@ -25,7 +40,7 @@ export function visibleToken(token: string): string {
     const code = ch.codePointAt(0) ?? 0;
     if (code > 0x20 && code < 0x7f) html += escapeHtml(ch);
     else if (code === 0x20) html += '<span class="odd" title="space">␠</span>';
-    else html += `<span class="odd" title="U+${code.toString(16).toUpperCase().padStart(4, "0")}">\\u{${code.toString(16)}}</span>`;
+    else html += `<span class="odd" title="U+${code.toString(16).toUpperCase().padStart(4, "0")}">${codeEscape(code)}</span>`;
   }
   const length = Array.from(token).length;
   return length > LONG_TOKEN ? `${html} <span class="note">(${length} characters)</span>` : html;
@@ -54,7 +69,7 @@ export function renderPage(model: PageModel, base: string, csrf: string): string
       const count = index + 1;
       const selected = count === grants.prefix.token_count ? " selected" : "";
       const preview = model.tokens.slice(0, count).join(" ");
-      return `<option value="${count}"${selected}>${count}: ${escapeHtml(preview.length > 60 ? `${preview.slice(0, 57)}…` : preview)}</option>`;
+      return `<option value="${count}"${selected}>${count}: ${visibleText(preview.length > 60 ? `${preview.slice(0, 57)}...` : preview)}</option>`;
     })
     .join("");
   const nearest =
@@ -89,8 +104,8 @@ export function renderPage(model: PageModel, base: string, csrf: string): string
 <section aria-labelledby="h-agent"><h2 id="h-agent">The agent's description: its own words, unverified</h2>${description}</section>
 <section aria-labelledby="h-why"><h2 id="h-why">Why nothing decided</h2><p>${escapeHtml(model.reason)}</p>${nearest}</section>
 <section aria-labelledby="h-grant"><h2 id="h-grant">Narrowest grants</h2>
-<p>Exact: <code>${escapeHtml(grants.exact.command)}</code></p>
-<p>Prefix: <code>${escapeHtml(grants.prefix.command)}</code></p></section>
+<p>Exact: <code>${visibleText(grants.exact.command)}</code></p>
+<p>Prefix: <code>${visibleText(grants.prefix.command)}</code></p></section>
 <section aria-labelledby="h-answer" class="answer"><h2 id="h-answer">Your answer</h2>
 <p class="hint" id="hold-hint">Allowing choices are press-and-hold: keep the button (or Space/Enter on it) pressed for one second. They wake a moment after the page appears.</p>
 <div class="row"><button type="button" class="deny" data-choice="deny">Deny</button>
