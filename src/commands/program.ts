@@ -14,6 +14,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAuditCommand } from "./audit/audit-command.js";
 import { registerGrantCommand } from "./grant/grant-command.js";
+import { registerProviderCommand } from "./provider/provider-command.js";
 import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
 import { registerTargetCommand } from "./target/target.js";
 
@@ -78,6 +79,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerAuditCommand(program, setExit);
   registerTargetCommand(program, setExit);
   registerGrantCommand(program, passthrough, setExit);
+  registerProviderCommand(program, setExit);
 
   return program;
 }
