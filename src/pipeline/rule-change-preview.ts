@@ -19,6 +19,8 @@ import type { LayeredRuleSpecs } from "../policy/types.js";
 export interface RulesReplacement {
   readonly file: string;
   readonly text: string;
+  /** The name messages give the new text (a draft being edited); `file` by default. */
+  readonly source?: string;
 }
 
 /** The simulation for the calls of one scope (`tool` or `tool/target`). */
@@ -61,7 +63,7 @@ export function policiesWith(
     ...(texts.target ? { target: parse(texts.target.file, texts.target.text) } : {}),
   };
   const ownFile = targetAlias === undefined ? undefined : entry.targets.get(targetAlias)?.rulesPath;
-  const replaced = parse(replacement.file, replacement.text);
+  const replaced = parse(replacement.source ?? replacement.file, replacement.text);
   const after: LayeredRuleSpecs =
     replacement.file === entry.rulesPath ? { ...before, shared: replaced } : replacement.file === ownFile ? { ...before, target: replaced } : before;
   return { before: compilePolicy(entry.policyContext, before), after: compilePolicy(entry.policyContext, after) };
