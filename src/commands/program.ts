@@ -15,6 +15,7 @@ import { Command, CommanderError } from "commander";
 import { registerApprovalsCommand } from "./approvals/approvals-command.js";
 import { registerAuditCommand } from "./audit/audit-command.js";
 import { registerGrantCommand } from "./grant/grant-command.js";
+import { registerProviderCommand } from "./provider/provider-command.js";
 import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
 import { registerTargetCommand } from "./target/target.js";
 
@@ -54,7 +55,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
       setExit(runConfigDir());
     });
 
-  const policy = program.command("policy").description("inspect the operator's rules");
+  const policy = program.command("policy").description("inspect and edit the operator's rules");
   policy
     .command("show")
     .description("print the shared, target and effective rules of a provider")
@@ -64,6 +65,18 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
     .action(async (tool: string, target: string | undefined, options: { json?: boolean }) => {
       const { runPolicyShow } = await import("./policy/policy-show.js");
       setExit(runPolicyShow(tool, target, options));
+    });
+  policy
+    .command("edit")
+    .description("edit a rules file in $VISUAL/$EDITOR; validate, show the change and its simulation, then replace it")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias (its own rules.yaml)")
+    .option("--create", "start a target's own rules.yaml (it replaces the provider's accepts for that target)")
+    .option("--dry-run", "validate and show the change, replace nothing")
+    .option("--json", "machine-readable output")
+    .action(async (tool: string, target: string | undefined, options: { create?: boolean; dryRun?: boolean; json?: boolean }) => {
+      const { runPolicyEdit } = await import("./policy/policy-edit.js");
+      setExit(await runPolicyEdit(tool, target, options));
     });
   policy
     .command("check")
@@ -80,6 +93,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerTargetCommand(program, setExit);
   registerGrantCommand(program, passthrough, setExit);
   registerApprovalsCommand(program, setExit);
+  registerProviderCommand(program, setExit);
 
   return program;
 }
