@@ -6,10 +6,12 @@
 import type { Settings } from "../config/settings.js";
 import { headlessApprover, type Approver } from "../pipeline/gates.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
-import { noRuleEditor, type RuleEditor } from "./apply-answer.js";
+import { auditLogPath } from "../audit/audit-log.js";
+import type { RuleEditor } from "./apply-answer.js";
 import { openBrowser } from "./open-browser.js";
 import { PageApprover } from "./page-approver.js";
 import { ApprovalPageServer } from "./page-server.js";
+import { fileRuleEditor } from "./rule-offers.js";
 
 export interface ApproverSetup {
   readonly approver: Approver;
@@ -42,7 +44,7 @@ export function createApprover(options: {
     open: (url) => {
       openBrowser(url, options.env, options.platform);
     },
-    rules: options.rules ?? noRuleEditor,
+    rules: options.rules ?? fileRuleEditor(auditLogPath(options.root)),
   });
   return { approver, interactive: true, close: () => page.close() };
 }

@@ -7,12 +7,13 @@
  * text; wrong secret, foreign Host, cross-origin POST and replay are refused,
  * in the browser and with plain HTTP requests.
  */
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parse } from "yaml";
 import { approvalRecord, nextPending } from "../support/approvals.js";
 import { launchChromium } from "../support/chromium.js";
 import { makeConfigTree } from "../support/config-tree.js";
@@ -82,7 +83,7 @@ describe("press-and-hold", () => {
     await page.getByRole("button", { name: "Allow once" }).hover();
     await page.mouse.down();
     await page.mouse.up();
-    await page.getByRole("button", { name: "Deny" }).click();
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
     await page.waitForSelector("body[data-answered=yes]");
     expect(answers.map((body) => (JSON.parse(body) as { choice: string }).choice)).toEqual(["deny"]);
     expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
@@ -144,13 +145,49 @@ describe("what the page shows", () => {
     expect(await page.locator("blockquote.agent-words").textContent()).toBe('<img src=x id="injected"> trust me');
     expect(await page.getByText("torii grant add rec --exact").isVisible()).toBe(true);
     for (const name of ["Deny", "Allow once", "Allow for 2 minutes"]) expect(await page.getByRole("button", { name, exact: true }).isVisible()).toBe(true);
-    if (process.env.TORII_UPDATE_SCREENSHOT === "1") {
-      const shot = path.resolve("docs/approval-page.png");
-      mkdirSync(path.dirname(shot), { recursive: true });
-      await page.screenshot({ path: "/tmp/torii-approval-page.png", fullPage: true });
-      copyFileSync("/tmp/torii-approval-page.png", shot);
-    }
-    await page.getByRole("button", { name: "Deny" }).click();
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
+    expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
+    await page.close();
+  });
+});
+
+describe("Always allow / Always deny", () => {
+  test("the page shows what the rule would also allow; holding Always allow edits rules.yaml (comments kept) and the next identical call is allowed by rules", async () => {
+    const headless = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    expect(outcomeOf(await headless.call("rec", { args: ["cherry", "pick", "--continue"] })).decision).toMatchObject({ source: "headless" });
+    await headless.close();
+
+    const call = session.call("rec", { args: ["cherry", "pick"], description: "Apply the fix from main to this branch" });
+    const pending = await nextPending(root, (record) => record.argv[0] === "cherry");
+    const page = await openArmed(pending.url);
+    const offer = page.locator(".rule").filter({ has: page.getByRole("button", { name: "Always allow" }) });
+    expect(await offer.textContent()).toContain("rec: cherry pick … (1 call");
+    expect(await page.getByRole("button", { name: "Always deny" }).isEnabled()).toBe(true);
+    // The screenshot in docs/approval.md (refreshed with TORII_UPDATE_SCREENSHOT=1).
+    const shot = await page.screenshot({ fullPage: true });
+    expect(shot.subarray(1, 4).toString("latin1")).toBe("PNG");
+    if (process.env.TORII_UPDATE_SCREENSHOT === "1") writeFileSync(path.resolve("docs/approval-page.png"), shot);
+    await holdButton(page, "Always allow");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "rules", rule: "cherry pick" });
+    const rules = readFileSync(path.join(root, "providers/rec/rules.yaml"), "utf8");
+    expect(rules).toContain("# the operator's rules");
+    expect((parse(rules) as { accept: string[] }).accept).toEqual(["status", "log --oneline", "cherry pick"]);
+    expect(outcomeOf(await session.call("rec", { args: ["cherry", "pick"] })).decision).toMatchObject({
+      result: "allow",
+      source: "rules",
+      rule: "cherry pick",
+    });
+    expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).toMatch(/"event":"policy-accept-added"[^\n]*"rule":"cherry pick"/);
+    await page.close();
+  });
+
+  test("a rule that could not take effect is shown disabled with the reason", async () => {
+    const call = session.call("rec", { args: ["say", "hello world"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "say");
+    const page = await openArmed(pending.url);
+    expect(await page.getByRole("button", { name: "Always allow" }).isDisabled()).toBe(true);
+    expect(await page.locator("#why-accept").textContent()).toMatch(/white space/);
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
     expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
     await page.close();
   });
@@ -250,7 +287,7 @@ describe("timeout", () => {
       await page.goto(pending.url);
       await page.waitForSelector("body[data-ready=yes]");
       expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "approval-timeout" });
-      await page.getByRole("button", { name: "Deny" }).click();
+      await page.getByRole("button", { name: "Deny", exact: true }).click();
       await page.waitForSelector("body[data-answered=refused]");
       expect(approvalRecord(shortRoot, pending.id).status).toBe("expired");
       await page.close();
