@@ -47,6 +47,19 @@ export class PageApprover implements Approver {
   }
 
   async ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    try {
+      return await this.askOperator(request);
+    } catch (error) {
+      // No page or pending file means nobody can be asked: fail closed, as headless.
+      return {
+        result: "deny",
+        source: "headless",
+        reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)}), so the call is denied`,
+      };
+    }
+  }
+
+  private async askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const id = randomBytes(8).toString("hex");
     const secret = randomBytes(32).toString("base64url");
     const csrf = randomBytes(24).toString("base64url");
