@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The browser suite has its own config (vitest.browser.config.ts, `npm run test:browser`).
+    exclude: ["test/browser/**", "node_modules/**"],
     pool: "forks",
     // Vitest's default leaves a core idle (cores - 1: one worker on a 2-core machine), but most
     // suites wait on child processes rather than compute: use every core.

@@ -2,7 +2,7 @@
 // bundled example configuration (examples/demo, copied to a temporary config
 // root so the run leaves nothing behind). Prints each call and its decision.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, watch } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,5 +69,52 @@ await call("An accepted call runs, argv only, no shell", "node", { args: ["--ver
 await runAwsDemo(call, say, stsStub);
 
 await client.close();
+
+// ── Approval: a second server that may ask the operator (no browser is opened in the demo).
+// A call no rule decides now waits; the operator answers from another terminal.
+const asking = new Client({ name: "torii-demo-approval", version: "1.0.0" });
+await asking.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(repo, "dist/cli.js")],
+    env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), TORII_CONFIG_DIR: root, TORII_OPEN_BROWSER: "0" },
+    stderr: "pipe",
+  }),
+);
+const torii = (args) =>
+  spawnSync(process.execPath, [path.join(repo, "dist/cli.js"), ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), TORII_CONFIG_DIR: root },
+    encoding: "utf8",
+    shell: false,
+  });
+
+/** Resolves with the first pending approval, watching the approvals directory (no polling sleeps). */
+function firstPending() {
+  const dir = path.join(root, "approvals");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return new Promise((resolve) => {
+    const check = () => {
+      const [pending] = JSON.parse(torii(["approvals", "list", "--json"]).stdout).approvals;
+      if (pending === undefined) return;
+      watcher.close();
+      resolve(pending);
+    };
+    const watcher = watch(dir, check);
+    check();
+  });
+}
+
+say("── No rule decides, and a human may be asked: the call waits for the operator");
+say(`   node ${JSON.stringify({ args: ["-v"] })}`);
+const waiting = asking.callTool({ name: "node", arguments: { args: ["-v"], description: "which node is this?" } });
+const pending = await firstPending();
+say(`   pending approval ${pending.id}: ${pending.tool} ${JSON.stringify(pending.argv)}, until ${pending.expires_at}`);
+say(`── The operator runs, from a second terminal: torii approvals approve ${pending.id} --once`);
+say(`   ${torii(["approvals", "approve", pending.id, "--once"]).stdout.trim()}`);
+const answered = (await waiting).structuredContent ?? {};
+say(`   → ${answered.decision?.result?.toUpperCase()} (${answered.decision?.source}) ${answered.decision?.reason}`);
+say(`     exit ${answered.execution?.exit_code}, stdout: ${JSON.stringify(answered.execution?.stdout.trim())}\n`);
+await asking.close();
+
 const audit = readFileSync(path.join(root, "audit.jsonl"), "utf8").trim().split("\n");
 say(`Audit log: ${audit.length} records in ${path.join(root, "audit.jsonl")} (verify with: TORII_CONFIG_DIR=${root} node dist/cli.js audit verify)`);

@@ -59,6 +59,12 @@ export const BROKER_AUDIT_EVENTS = [
   "denied-policy-error",
   /** A human answer was needed but no approval channel exists (headless). */
   "denied-headless",
+  /** The operator answered Deny (or Always deny) on the approval page or with `torii approvals deny`. */
+  "human-deny",
+  /** Nobody answered the pending approval within approval.timeout_seconds. */
+  "approval-timeout",
+  /** The agent cancelled the call while its approval was pending; the approval was withdrawn. */
+  "approval-withdrawn",
   /** The target has no valid lease and none could be asked for. */
   "denied-target-inactive",
   /** The program could not be started (not found, refused batch wrapper, spawn error). */

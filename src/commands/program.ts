@@ -12,10 +12,12 @@
  * without loading this file at all.
  */
 import { Command, CommanderError } from "commander";
+import { registerApprovalsCommand } from "./approvals/approvals-command.js";
 import { registerAuditCommand } from "./audit/audit-command.js";
 import { registerAuthCommand } from "./auth/auth-command.js";
 import { registerGrantCommand } from "./grant/grant-command.js";
 import { registerGuardCommand } from "./guard/guard-command.js";
+import { registerProviderCommand } from "./provider/provider-command.js";
 import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
 import { registerTargetCommand } from "./target/target.js";
 
@@ -55,7 +57,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
       setExit(runConfigDir());
     });
 
-  const policy = program.command("policy").description("inspect the operator's rules");
+  const policy = program.command("policy").description("inspect and edit the operator's rules");
   policy
     .command("show")
     .description("print the shared, target and effective rules of a provider")
@@ -65,6 +67,18 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
     .action(async (tool: string, target: string | undefined, options: { json?: boolean }) => {
       const { runPolicyShow } = await import("./policy/policy-show.js");
       setExit(runPolicyShow(tool, target, options));
+    });
+  policy
+    .command("edit")
+    .description("edit a rules file in $VISUAL/$EDITOR; validate, show the change and its simulation, then replace it")
+    .argument("<tool>", "provider tool name")
+    .argument("[target]", "target alias (its own rules.yaml)")
+    .option("--create", "start a target's own rules.yaml (it replaces the provider's accepts for that target)")
+    .option("--dry-run", "validate and show the change, replace nothing")
+    .option("--json", "machine-readable output")
+    .action(async (tool: string, target: string | undefined, options: { create?: boolean; dryRun?: boolean; json?: boolean }) => {
+      const { runPolicyEdit } = await import("./policy/policy-edit.js");
+      setExit(await runPolicyEdit(tool, target, options));
     });
   policy
     .command("check")
@@ -82,6 +96,8 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerGrantCommand(program, passthrough, setExit);
   registerAuthCommand(program, setExit);
   registerGuardCommand(program, setExit);
+  registerApprovalsCommand(program, setExit);
+  registerProviderCommand(program, setExit);
 
   return program;
 }

@@ -23,6 +23,10 @@ export interface Settings {
   readonly maxConcurrentCalls: number;
   /** Longest JSON-RPC line the stdio server reads, in bytes; a longer one is answered with an error and skipped. */
   readonly maxMessageBytes: number;
+  /** Whether a call no rule or grant decides is put to the operator (`page`) or denied at once (`off`). */
+  readonly approvalMode: "page" | "off";
+  /** How long a pending approval waits for the operator, in seconds; then the call is denied (`approval-timeout`). */
+  readonly approvalTimeoutSeconds: number;
 }
 
 /** The settings in force when `settings.yaml` is absent or leaves a field out. */
@@ -33,6 +37,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   timeoutSeconds: 120,
   maxConcurrentCalls: 8,
   maxMessageBytes: 1_048_576,
+  approvalMode: "page",
+  approvalTimeoutSeconds: 120,
 });
 
 const GIB = 1024 * 1024 * 1024;
@@ -47,6 +53,12 @@ export const settingsFileSchema = z.strictObject({
   timeout_seconds: intInRange(1, 86_400).default(DEFAULT_SETTINGS.timeoutSeconds),
   max_concurrent_calls: intInRange(1, 256).default(DEFAULT_SETTINGS.maxConcurrentCalls),
   max_message_bytes: intInRange(1024, 64 * MIB).default(DEFAULT_SETTINGS.maxMessageBytes),
+  approval: z
+    .strictObject({
+      mode: z.enum(["page", "off"]).default(DEFAULT_SETTINGS.approvalMode),
+      timeout_seconds: intInRange(1, 86_400).default(DEFAULT_SETTINGS.approvalTimeoutSeconds),
+    })
+    .default({ mode: DEFAULT_SETTINGS.approvalMode, timeout_seconds: DEFAULT_SETTINGS.approvalTimeoutSeconds }),
 });
 
 /**
@@ -69,5 +81,7 @@ export function loadSettings(root: string, trust: ConfigTrust = configTrust(root
     timeoutSeconds: value.timeout_seconds,
     maxConcurrentCalls: value.max_concurrent_calls,
     maxMessageBytes: value.max_message_bytes,
+    approvalMode: value.approval.mode,
+    approvalTimeoutSeconds: value.approval.timeout_seconds,
   };
 }

@@ -14,12 +14,12 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createApprover } from "../approval/create-approver.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import { exposedProviders } from "../config/exposure.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
-import { headlessApprover } from "../pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../pipeline/invoke.js";
 import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore } from "../runtime/concurrency.js";
@@ -30,12 +30,19 @@ import { serveConfigurationError } from "./serve-config-error.js";
 import { logToStderr, serveUntilClosed } from "./serve-lifecycle.js";
 import { createServer, type CreatedServer } from "./server.js";
 
+/** A built server and what its shutdown must wait for. */
+interface Served {
+  readonly created: CreatedServer;
+  readonly pendingAudit: Set<Promise<void>>;
+  readonly closeApprovals: () => Promise<void>;
+}
+
 /** Serves until the client goes away; returns the process exit code (1 when only a start-up failure was served). */
 export async function serveStdio(version: string): Promise<number> {
   const loadAgain = (): ConfigurationLoad => loadServerConfiguration({ env: process.env, platform: process.platform, homedir: os.homedir() });
   const load = loadAgain();
   if (!load.ok) return serveConfigurationError(version, load.failure, loadAgain);
-  let served: { created: CreatedServer; pendingAudit: Set<Promise<void>> };
+  let served: Served;
   try {
     served = buildServer(version, load.configuration);
   } catch (error) {
@@ -44,7 +51,10 @@ export async function serveStdio(version: string): Promise<number> {
   const { configuration } = load;
   await serveUntilClosed(served.created, {
     maxMessageBytes: configuration.settings.maxMessageBytes,
-    beforeClose: () => Promise.allSettled([...served.pendingAudit]),
+    beforeClose: async () => {
+      await served.closeApprovals();
+      await Promise.allSettled([...served.pendingAudit]);
+    },
     started: () => {
       logToStderr(`serving ${configuration.registry.providers.size} provider(s) from ${configuration.root}`);
     },
@@ -52,12 +62,10 @@ export async function serveStdio(version: string): Promise<number> {
   return 0;
 }
 
-function buildServer(
-  version: string,
-  { root, registry, settings, policies }: ServerConfiguration,
-): { created: CreatedServer; pendingAudit: Set<Promise<void>> } {
+function buildServer(version: string, { root, registry, settings, policies }: ServerConfiguration): Served {
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
   const slots = new Semaphore(settings.maxConcurrentCalls);
+  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
 
   const deps: InvokeDeps = {
     registry,
@@ -67,7 +75,7 @@ function buildServer(
     grants: new FileGrantGate((event, scope, file) => {
       void audit.append({ call_id: randomUUID(), scope, event, detail: file });
     }),
-    approver: headlessApprover,
+    approver: approvals.approver,
     launch,
     authScopes: new ScopeMutex(),
     serverEnv: process.env,
@@ -99,5 +107,5 @@ function buildServer(
     ),
     policyTool(registry, policies),
   ];
-  return { created: createServer(tools, version), pendingAudit };
+  return { created: createServer(tools, version), pendingAudit, closeApprovals: () => approvals.close() };
 }

@@ -22,6 +22,8 @@ export type CallDecisionSource =
   | "argv-rejected"
   | "policy-error"
   | "headless"
+  | "approval-timeout"
+  | "approval-withdrawn"
   | "target-inactive"
   | "target-access-lost"
   | "session-invalid"

@@ -5,6 +5,7 @@
  * changing the order of the steps.
  */
 import type { ProviderEntry, TargetEntry } from "../config/registry.js";
+import type { GrantSuggestions } from "../policy/grant-suggestion.js";
 
 /** Where in the pipeline a lease is checked (audit and error wording). */
 export type LeaseCheckpoint = "policy" | "before-env" | "after-auth" | "at-launch";
@@ -41,12 +42,36 @@ export interface ApprovalRequest {
   readonly canonicalTokens: readonly string[];
   /** The agent's stated reason, sanitised; shown to the human, never used to decide. */
   readonly description: string | undefined;
+  /** Why policy decided nothing (the unresolved decision's reason). */
+  readonly reason: string;
+  /** The narrowest grants that would allow the call (policy/grant-suggestion.ts, the one source). */
+  readonly grants: GrantSuggestions;
   readonly signal: AbortSignal;
 }
 
+/** A rule the operator added while answering (Always allow / Always deny), for the audit log. */
+export interface AddedRule {
+  readonly effect: "accept" | "deny";
+  readonly rule: string;
+}
+
 export type ApprovalAnswer =
-  | { readonly result: "allow"; readonly source: "human-once" | "human-grant" }
-  | { readonly result: "deny"; readonly source: "human-deny" | "headless"; readonly reason: string };
+  | {
+      readonly result: "allow";
+      readonly source: "human-once" | "human-grant" | "rules";
+      /** Who answered through which channel (`page`, `cli by alice`); never a secret. */
+      readonly answeredBy: string;
+      /** The grant written for "Allow for N minutes" (its evidence and minutes). */
+      readonly grant?: string;
+      readonly addedRule?: AddedRule;
+    }
+  | {
+      readonly result: "deny";
+      readonly source: "human-deny" | "headless" | "approval-timeout" | "approval-withdrawn";
+      readonly reason: string;
+      readonly answeredBy?: string;
+      readonly addedRule?: AddedRule;
+    };
 
 export interface Approver {
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;

@@ -6,7 +6,7 @@
  *   load rules (shared + target) → malformed file: deny (fail closed)
  *   explicit deny                → deny, no lease question
  *   lease for the target         → inactive: deny (target-inactive)
- *   accept rule | grant | human  → none: deny (headless)
+ *   accept rule | grant | human  → none: ask the operator (approval page, torii approvals), or deny when headless
  *   recheck lease ("before-env")
  *   load .env, session, identity → only now, after the allow
  *   recheck lease ("after-auth")
@@ -112,19 +112,39 @@ async function stepAllow(call: ProviderCall, deps: InvokeDeps, decision: PolicyD
     call.audit.record({ event: "allowed-by-grant", source: "grant", detail: grant.evidence });
     return { ok: true, value: { result: "allow", source: "grant", reason: `allowed by ${grant.evidence}` } };
   }
+  const grants = suggestGrants(call.provider.tool, call.target?.name, canonical);
   const answer = await deps.approver.ask({
     provider: call.provider,
     target: call.target,
     canonicalTokens: tokens,
     description: call.description,
+    reason: decision.reason,
+    grants,
     signal: call.signal,
   });
+  if (answer.addedRule !== undefined) {
+    const { effect, rule } = answer.addedRule;
+    call.audit.record({ event: effect === "accept" ? "policy-accept-added" : "policy-deny-added", rule, detail: answer.answeredBy ?? "" });
+  }
   if (answer.result === "allow") {
-    call.audit.record({ event: answer.source === "human-once" ? "override-once" : "override-timed", source: answer.source });
+    if (answer.source === "rules") {
+      call.audit.record({ event: "allowed-by-rules", source: "rules", rule: answer.addedRule?.rule ?? "" });
+      return {
+        ok: true,
+        value: {
+          result: "allow",
+          source: "rules",
+          ...(answer.addedRule ? { rule: answer.addedRule.rule } : {}),
+          reason: "allowed by a rule the operator just added",
+        },
+      };
+    }
+    const detail = answer.grant === undefined ? answer.answeredBy : `${answer.answeredBy}; ${answer.grant}`;
+    call.audit.record({ event: answer.source === "human-once" ? "override-once" : "override-timed", source: answer.source, detail });
     return { ok: true, value: { result: "allow", source: answer.source, reason: "allowed by the operator" } };
   }
-  call.audit.record({ event: answer.source === "headless" ? "denied-headless" : "denied-interface", source: answer.source });
-  const grants = suggestGrants(call.provider.tool, call.target?.name, canonical);
+  const event = answer.source === "headless" ? "denied-headless" : answer.source;
+  call.audit.record({ event, source: answer.source, ...(answer.answeredBy === undefined ? {} : { detail: answer.answeredBy }) });
   return { ok: false, outcome: denied(call, { source: answer.source, reason: answer.reason, grants }) };
 }
 

@@ -67,3 +67,27 @@ export function effectivePolicyOf(policy: CompiledPolicy, target?: string): Effe
     errors: policy.errors.map((error) => ({ rule: error.ref.text, origin: error.ref.origin, message: error.message })),
   };
 }
+
+/**
+ * The rules that come nearest to deciding `tokens` (the canonical argv): those
+ * whose leading words agree with the argv's leading tokens, most shared words
+ * first, at most `limit`. What the approval page shows under "why nothing
+ * decided"; a rule that shares no leading word is not near.
+ */
+export function nearestRules(effective: EffectivePolicy, tokens: readonly string[], limit = 3): { readonly list: "deny" | "accept"; readonly rule: string }[] {
+  const shared = (rule: string): number => {
+    const words = rule.trim().split(/\s+/);
+    let count = 0;
+    while (count < words.length && count < tokens.length && words[count] === tokens[count]) count += 1;
+    return count;
+  };
+  const scored = [
+    ...effective.deny.map((rule) => ({ list: "deny" as const, rule, score: shared(rule) })),
+    ...effective.accept.map((rule) => ({ list: "accept" as const, rule, score: shared(rule) })),
+  ];
+  return scored
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule))
+    .slice(0, limit)
+    .map(({ list, rule }) => ({ list, rule }));
+}

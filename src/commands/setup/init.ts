@@ -22,6 +22,11 @@ timeout_seconds: ${DEFAULT_SETTINGS.timeoutSeconds}
 max_concurrent_calls: ${DEFAULT_SETTINGS.maxConcurrentCalls}
 # Longest JSON-RPC message the server reads from its client, in bytes (1024..67108864).
 max_message_bytes: ${DEFAULT_SETTINGS.maxMessageBytes}
+# A call no rule or grant decides: ask the operator (page: the local approval page and
+# torii approvals) or deny at once (off); unanswered after timeout_seconds, it is denied.
+approval:
+  mode: ${DEFAULT_SETTINGS.approvalMode}
+  timeout_seconds: ${DEFAULT_SETTINGS.approvalTimeoutSeconds}
 `;
 
 /** Writes `file` only when it does not exist yet; returns whether it did. */

@@ -18,6 +18,8 @@ describe("loadSettings", () => {
       timeoutSeconds: 120,
       maxConcurrentCalls: 8,
       maxMessageBytes: 1_048_576,
+      approvalMode: "page",
+      approvalTimeoutSeconds: 120,
     });
     expect(loadSettings(tempDir())).toEqual(DEFAULT_SETTINGS);
   });
@@ -28,7 +30,16 @@ describe("loadSettings", () => {
 
   it("applies the fields that are set and defaults the rest", () => {
     const { root } = rootWithSettings(
-      yaml('version: "1"', "max_output_bytes: 1024", "default_grant_minutes: 5", "timeout_seconds: 30", "max_concurrent_calls: 2", "max_message_bytes: 4096"),
+      yaml(
+        'version: "1"',
+        "max_output_bytes: 1024",
+        "default_grant_minutes: 5",
+        "timeout_seconds: 30",
+        "max_concurrent_calls: 2",
+        "max_message_bytes: 4096",
+        "approval:",
+        "  timeout_seconds: 9",
+      ),
     );
     expect(loadSettings(root)).toEqual({
       maxOutputBytes: 1024,
@@ -37,7 +48,18 @@ describe("loadSettings", () => {
       timeoutSeconds: 30,
       maxConcurrentCalls: 2,
       maxMessageBytes: 4096,
+      approvalMode: "page",
+      approvalTimeoutSeconds: 9,
     });
+  });
+
+  it("reads approval.mode off and refuses an unknown approval mode at its line", () => {
+    expect(loadSettings(rootWithSettings(yaml('version: "1"', "approval:", '  mode: "off"')).root)).toMatchObject({
+      approvalMode: "off",
+      approvalTimeoutSeconds: 120,
+    });
+    const { root, file } = rootWithSettings(yaml('version: "1"', "approval:", "  mode: ask"));
+    expectConfigErrorAt(() => loadSettings(root), file, 3, 9, /page|off/);
   });
 
   it("refuses an unknown field at its line and column", () => {

@@ -1,0 +1,81 @@
+/**
+ * Turns the operator's recorded answer into the pipeline's ApprovalAnswer,
+ * carrying out what it asks for: a grant through the grant store (the same
+ * file the grant gate reads), a rule through the rule editor. An answer that
+ * does not fit the call (a prefix longer than the argv, a mode it does not
+ * know) or that cannot be carried out allows nothing.
+ */
+import type { Settings } from "../config/settings.js";
+import type { AddedRule, ApprovalAnswer, ApprovalRequest } from "../pipeline/gates.js";
+import type { ApprovalAnswerRecord } from "../state/approval-store.js";
+import { grantEvidence } from "../state/fingerprints.js";
+import { GrantStore, grantsFileOf } from "../state/grant-store.js";
+import type { RuleOffer } from "./page-model.js";
+
+/** Adds Always allow / Always deny rules; the page offers only what `offers` returns. */
+export interface RuleEditor {
+  /** The rules the page offers for this call (with what each would change, or why it is disabled). */
+  offers(request: ApprovalRequest): readonly RuleOffer[];
+  /** Adds the offered rule of `effect` to its rules.yaml. @throws when it is not offered or cannot be written. */
+  add(request: ApprovalRequest, effect: "accept" | "deny"): Promise<AddedRule>;
+}
+
+/** No rule editing: the page offers no permanent choice. */
+export const noRuleEditor: RuleEditor = {
+  offers: () => [],
+  add: () => Promise.reject(new Error("no rule can be added from an approval here")),
+};
+
+/** Who answered through which channel, as the audit log records it (never a secret). */
+export function answeredBy(answer: Pick<ApprovalAnswerRecord, "channel" | "by">): string {
+  return answer.channel === "cli" ? `cli by ${answer.by}` : "page";
+}
+
+function refused(reason: string, by: string): ApprovalAnswer {
+  return { result: "deny", source: "human-deny", reason, answeredBy: by };
+}
+
+/** Carries out `answer` for `request` and says what the pipeline should do. */
+export async function applyAnswer(
+  answer: ApprovalAnswerRecord,
+  request: ApprovalRequest,
+  deps: { readonly settings: Settings; readonly rules: RuleEditor },
+): Promise<ApprovalAnswer> {
+  const by = answeredBy(answer);
+  const tokens = request.canonicalTokens;
+  switch (answer.choice) {
+    case "once":
+      return { result: "allow", source: "human-once", answeredBy: by };
+    case "deny":
+      return refused("the operator denied this call", by);
+    case "grant": {
+      const count = answer.token_count ?? tokens.length;
+      const mode = answer.mode ?? "exact";
+      if ((mode === "exact" && count !== tokens.length) || count < 1 || count > tokens.length) {
+        return refused("the operator's grant does not fit this call, so nothing was granted", by);
+      }
+      const minutes = answer.minutes ?? deps.settings.defaultGrantMinutes;
+      try {
+        const entry = await new GrantStore(grantsFileOf(request.provider, request.target)).add(mode, tokens.slice(0, count), minutes);
+        return { result: "allow", source: "human-grant", answeredBy: by, grant: `${grantEvidence(entry.matcher)} for ${minutes} min` };
+      } catch (error) {
+        return refused(`the operator's grant could not be written (${error instanceof Error ? error.message : String(error)})`, by);
+      }
+    }
+    case "rule-accept":
+    case "rule-deny": {
+      const effect = answer.choice === "rule-accept" ? "accept" : "deny";
+      let addedRule: AddedRule;
+      try {
+        addedRule = await deps.rules.add(request, effect);
+      } catch (error) {
+        return refused(`the operator's rule could not be added (${error instanceof Error ? error.message : String(error)})`, by);
+      }
+      return effect === "accept"
+        ? { result: "allow", source: "rules", answeredBy: by, addedRule }
+        : { result: "deny", source: "human-deny", reason: "the operator denied this call and added a deny rule", answeredBy: by, addedRule };
+    }
+    default:
+      return refused(`the answer ${answer.choice} does not apply to a call`, by);
+  }
+}

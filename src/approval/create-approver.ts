@@ -1,0 +1,50 @@
+/**
+ * Chooses the server's Approver: headless (every question answered no) when
+ * `TORII_NO_GUI=1` or `approval.mode: off` in settings.yaml, otherwise the
+ * page approver with its local page server, which `close` stops at shutdown.
+ */
+import type { Settings } from "../config/settings.js";
+import { headlessApprover, type Approver } from "../pipeline/gates.js";
+import type { PolicyCache } from "../pipeline/policy-cache.js";
+import { auditLogPath } from "../audit/audit-log.js";
+import type { RuleEditor } from "./apply-answer.js";
+import { openBrowser } from "./open-browser.js";
+import { PageApprover } from "./page-approver.js";
+import { ApprovalPageServer } from "./page-server.js";
+import { fileRuleEditor } from "./rule-offers.js";
+
+export interface ApproverSetup {
+  readonly approver: Approver;
+  /** Whether a human may be asked (false: headless). */
+  readonly interactive: boolean;
+  close(): Promise<void>;
+}
+
+/** Whether this server may ask a human at all. */
+export function approvalsEnabled(env: Readonly<Record<string, string | undefined>>, settings: Settings): boolean {
+  return env.TORII_NO_GUI !== "1" && settings.approvalMode !== "off";
+}
+
+/** The Approver for this server's environment and settings. */
+export function createApprover(options: {
+  readonly root: string;
+  readonly settings: Settings;
+  readonly policies: PolicyCache;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  readonly rules?: RuleEditor;
+}): ApproverSetup {
+  if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };
+  const page = new ApprovalPageServer();
+  const approver = new PageApprover({
+    root: options.root,
+    settings: options.settings,
+    policies: options.policies,
+    page,
+    open: (url) => {
+      openBrowser(url, options.env, options.platform);
+    },
+    rules: options.rules ?? fileRuleEditor(auditLogPath(options.root)),
+  });
+  return { approver, interactive: true, close: () => page.close() };
+}

@@ -1,0 +1,173 @@
+/**
+ * The Approver that asks a human: for a call no rule or grant decides, it
+ * writes a pending approval (state/approval-store.ts), serves its page on
+ * 127.0.0.1, opens the operator's browser, and waits on events for an answer
+ * from the page or from `torii approvals` in any terminal, until
+ * `approval.timeout_seconds` (then deny, `approval-timeout`) or the agent's
+ * cancellation (then the approval is withdrawn). Every change of the pending
+ * file is a compare-and-swap, so exactly one of answer, timeout and withdrawal
+ * wins. The agent sees only the outcome; the page's URL and secret stay in
+ * the operator's files and browser.
+ */
+import { randomBytes } from "node:crypto";
+import type { Settings } from "../config/settings.js";
+import type { ApprovalAnswer, ApprovalRequest, Approver } from "../pipeline/gates.js";
+import type { PolicyCache } from "../pipeline/policy-cache.js";
+import { effectivePolicyOf, nearestRules } from "../policy/explain.js";
+import { ApprovalStore, type ApprovalChange, type ApprovalRecord } from "../state/approval-store.js";
+import { applyAnswer, type RuleEditor } from "./apply-answer.js";
+import { leaseText } from "./lease-text.js";
+import type { PageAnswer, PageModel } from "./page-model.js";
+import { renderPage } from "./page-html.js";
+import type { ApprovalPageServer } from "./page-server.js";
+import { waitForAnswer } from "./wait-for-answer.js";
+
+export interface PageApproverDeps {
+  readonly root: string;
+  readonly settings: Settings;
+  readonly policies: PolicyCache;
+  readonly page: ApprovalPageServer;
+  /** Opens the page in the operator's browser (open-browser.ts), or does nothing. */
+  readonly open: (url: string) => void;
+  readonly rules: RuleEditor;
+  readonly clock?: () => Date;
+}
+
+/** What an HTTP refusal of the page says for each refusal of the store. */
+const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410 } as const;
+
+export class PageApprover implements Approver {
+  private readonly store: ApprovalStore;
+  private readonly clock: () => Date;
+  private readonly nudges = new Map<string, Set<() => void>>();
+
+  constructor(private readonly deps: PageApproverDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+    this.store = new ApprovalStore(deps.root, { clock: this.clock });
+  }
+
+  async ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    try {
+      return await this.askOperator(request);
+    } catch (error) {
+      // No page or pending file means nobody can be asked: fail closed, as headless.
+      return {
+        result: "deny",
+        source: "headless",
+        reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)}), so the call is denied`,
+      };
+    }
+  }
+
+  private async askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const id = randomBytes(8).toString("hex");
+    const secret = randomBytes(32).toString("base64url");
+    const csrf = randomBytes(24).toString("base64url");
+    const created = this.clock();
+    const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
+    const model = this.modelOf(id, request, expiresAt);
+    const url = await this.deps.page.add({
+      id,
+      secret,
+      csrf,
+      render: (base) => renderPage(model, base, csrf),
+      answer: (answer) => this.answerFromPage(id, answer),
+    });
+    try {
+      this.store.prune();
+      await this.store.create({
+        id,
+        kind: "call",
+        tool: request.provider.tool,
+        ...(request.target === undefined ? {} : { target: request.target.name }),
+        argv: [...request.canonicalTokens],
+        ...(request.description === undefined ? {} : { description: request.description }),
+        url,
+        created_at: created.toISOString(),
+        expires_at: expiresAt,
+      });
+      if (!request.signal.aborted) this.deps.open(url);
+      return await this.awaitAnswer(id, request, Date.parse(expiresAt) - this.clock().getTime());
+    } finally {
+      this.deps.page.remove(id);
+    }
+  }
+
+  private async awaitAnswer(id: string, request: ApprovalRequest, timeoutMs: number): Promise<ApprovalAnswer> {
+    const end = await waitForAnswer<ApprovalRecord>({
+      dir: this.store.dir,
+      timeoutMs,
+      signal: request.signal,
+      check: () => {
+        const record = this.store.read(id);
+        return record !== undefined && "version" in record && record.status !== "pending" ? record : undefined;
+      },
+      onNudge: (nudge) => {
+        const set = this.nudges.get(id) ?? new Set();
+        set.add(nudge);
+        this.nudges.set(id, set);
+        return () => this.nudges.delete(id);
+      },
+    });
+    if (end.kind === "changed") return this.outcomeOf(end.value, request);
+    const finished = await this.store.finish(id, end.kind === "timeout" ? "expired" : "withdrawn").catch((): undefined => undefined);
+    if (end.kind === "aborted") {
+      return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled while its approval was pending; the approval was withdrawn" };
+    }
+    // The answer may have landed between the deadline and the compare-and-swap: it wins then.
+    if (finished?.ok === false && finished.refusal === "not-pending") {
+      const record = this.store.read(id);
+      if (record !== undefined && "version" in record) return this.outcomeOf(record, request);
+    }
+    return {
+      result: "deny",
+      source: "approval-timeout",
+      reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s, so the call is denied`,
+    };
+  }
+
+  private outcomeOf(record: ApprovalRecord, request: ApprovalRequest): Promise<ApprovalAnswer> {
+    if (record.status !== "answered" || record.answer === undefined) {
+      return Promise.resolve({ result: "deny", source: "approval-timeout", reason: `the approval ended unanswered (${record.status})` });
+    }
+    return applyAnswer(record.answer, request, { settings: this.deps.settings, rules: this.deps.rules });
+  }
+
+  private async answerFromPage(id: string, answer: PageAnswer): Promise<{ status: number; message: string }> {
+    const chosen =
+      answer.choice === "grant"
+        ? { choice: answer.choice, mode: answer.mode, token_count: answer.token_count, minutes: answer.minutes }
+        : { choice: answer.choice };
+    const change: ApprovalChange = await this.store.answer(id, { ...chosen, channel: "page", by: "the approval page" });
+    if (!change.ok) return { status: REFUSAL_STATUS[change.refusal], message: `refused: ${change.detail}` };
+    for (const nudge of this.nudges.get(id) ?? []) nudge();
+    return {
+      status: 200,
+      message: answer.choice === "deny" || answer.choice === "rule-deny" ? "Denied. You can close this page." : "Allowed. You can close this page.",
+    };
+  }
+
+  private modelOf(id: string, request: ApprovalRequest, expiresAt: string): PageModel {
+    let near: PageModel["nearestRules"] = [];
+    try {
+      const { policy } = this.deps.policies.load(request.provider, request.target?.name);
+      near = nearestRules(effectivePolicyOf(policy, request.target?.name), request.canonicalTokens);
+    } catch {
+      near = []; // the pipeline loaded these rules a moment ago; a file edited since shows no nearest rules
+    }
+    return {
+      id,
+      tool: request.provider.tool,
+      ...(request.target === undefined ? {} : { target: request.target.name }),
+      lease: leaseText(request.provider, request.target, this.clock()),
+      tokens: request.canonicalTokens,
+      ...(request.description === undefined ? {} : { description: request.description }),
+      reason: request.reason,
+      nearestRules: near,
+      grants: request.grants,
+      defaultMinutes: this.deps.settings.defaultGrantMinutes,
+      expiresAt,
+      rules: this.deps.rules.offers(request),
+    };
+  }
+}

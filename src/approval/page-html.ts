@@ -1,0 +1,126 @@
+/**
+ * The approval page's HTML, rendered on the server from the page model. Every
+ * value is escaped; nothing the agent sent is ever markup. Tokens are shown one
+ * per line, with any character outside printable ASCII written as a visible
+ * `\u{…}` escape, an empty token labelled, and a long one's length stated, so
+ * a homoglyph, a control character or trailing space cannot pass unseen.
+ * The page carries no inline script or style (the CSP forbids both): its
+ * script and style sheet are served beside it.
+ */
+import type { PageModel, RuleOffer } from "./page-model.js";
+
+/** A token longer than this is marked with its length. */
+const LONG_TOKEN = 80;
+
+/** Escapes text for HTML content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** `\u{…}` for a character outside printable ASCII, so it cannot pass unseen. */
+function codeEscape(code: number): string {
+  return `\\u{${code.toString(16)}}`;
+}
+
+/** Text (a command line, an option label) with every character outside printable ASCII and space written as `\u{…}`, then escaped for HTML. */
+export function visibleText(text: string): string {
+  let plain = "";
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    plain += code >= 0x20 && code < 0x7f ? ch : codeEscape(code);
+  }
+  return escapeHtml(plain);
+}
+
+/** One token, with everything outside printable ASCII made visible. */
+export function visibleToken(token: string): string {
+  if (token === "") return '<span class="odd">(empty token)</span>';
+  let html = "";
+  for (const ch of token) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code > 0x20 && code < 0x7f) html += escapeHtml(ch);
+    else if (code === 0x20) html += '<span class="odd" title="space">␠</span>';
+    else html += `<span class="odd" title="U+${code.toString(16).toUpperCase().padStart(4, "0")}">${codeEscape(code)}</span>`;
+  }
+  const length = Array.from(token).length;
+  return length > LONG_TOKEN ? `${html} <span class="note">(${length} characters)</span>` : html;
+}
+
+function ruleOffer(offer: RuleOffer): string {
+  const name = offer.effect === "accept" ? "Always allow" : "Always deny";
+  const also =
+    offer.alsoAffects.length === 0
+      ? "<p>Among the recent audited calls, it would change no other decision.</p>"
+      : `<p>Among the recent audited calls, it would also ${offer.effect === "accept" ? "allow" : "deny"}:</p><ul>${offer.alsoAffects
+          .map((line) => `<li><code>${escapeHtml(line)}</code></li>`)
+          .join("")}</ul>`;
+  const disabled = offer.disabledReason === undefined ? "" : ` disabled aria-describedby="why-${offer.effect}"`;
+  const why = offer.disabledReason === undefined ? "" : `<p class="disabled-why" id="why-${offer.effect}">Not offered: ${escapeHtml(offer.disabledReason)}</p>`;
+  return `<div class="rule"><p>Add <code>${escapeHtml(offer.rule)}</code> to the ${offer.effect} list of <code>${escapeHtml(offer.file)}</code>.</p>${also}${why}
+<button type="button" class="hold${offer.effect === "deny" ? " danger" : ""}" data-choice="rule-${offer.effect}"${disabled}>${name}</button></div>`;
+}
+
+/** The whole page for one pending approval. `base` is its path (`/a/<id>/<secret>`), `csrf` its per-page token. */
+export function renderPage(model: PageModel, base: string, csrf: string): string {
+  const { grants } = model;
+  const tokens = model.tokens.map((token, index) => `<li><span class="index">${index + 1}</span><code>${visibleToken(token)}</code></li>`).join("");
+  const boundary = model.tokens
+    .map((_, index) => {
+      const count = index + 1;
+      const selected = count === grants.prefix.token_count ? " selected" : "";
+      const preview = model.tokens.slice(0, count).join(" ");
+      return `<option value="${count}"${selected}>${count}: ${visibleText(preview.length > 60 ? `${preview.slice(0, 57)}...` : preview)}</option>`;
+    })
+    .join("");
+  const nearest =
+    model.nearestRules.length === 0
+      ? "<p>No rule starts like this call.</p>"
+      : `<p>Nearest rules:</p><ul>${model.nearestRules.map((near) => `<li>${near.list}: <code>${escapeHtml(near.rule)}</code></li>`).join("")}</ul>`;
+  const description =
+    model.description === undefined || model.description === ""
+      ? "<p>The agent gave no description.</p>"
+      : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
+  const title = `Torii: approve ${model.tool}${model.target === undefined ? "" : ` on ${model.target}`}?`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="torii-csrf" content="${escapeHtml(csrf)}">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${base}/page.css">
+<script src="${base}/page.js" defer></script>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(title)}</h1>
+<p class="expires">No rule or grant decides this call. Unanswered by <time>${escapeHtml(model.expiresAt)}</time>, it is denied.</p>
+<section aria-labelledby="h-call"><h2 id="h-call">The call</h2>
+<dl><dt>Tool</dt><dd><code>${escapeHtml(model.tool)}</code></dd>
+<dt>Target</dt><dd>${model.target === undefined ? "none (this provider has no targets)" : `<code>${escapeHtml(model.target)}</code>`}</dd>
+<dt>Lease</dt><dd>${escapeHtml(model.lease)}</dd></dl>
+<h3>Canonical argv, ${model.tokens.length} token${model.tokens.length === 1 ? "" : "s"} (what would run, after the target's injected options)</h3>
+<ol class="argv">${tokens}</ol></section>
+<section aria-labelledby="h-agent"><h2 id="h-agent">The agent's description: its own words, unverified</h2>${description}</section>
+<section aria-labelledby="h-why"><h2 id="h-why">Why nothing decided</h2><p>${escapeHtml(model.reason)}</p>${nearest}</section>
+<section aria-labelledby="h-grant"><h2 id="h-grant">Narrowest grants</h2>
+<p>Exact: <code>${visibleText(grants.exact.command)}</code></p>
+<p>Prefix: <code>${visibleText(grants.prefix.command)}</code></p></section>
+<section aria-labelledby="h-answer" class="answer"><h2 id="h-answer">Your answer</h2>
+<p class="hint" id="hold-hint">Allowing choices are press-and-hold: keep the button (or Space/Enter on it) pressed for one second. They wake a moment after the page appears.</p>
+<div class="row"><button type="button" class="deny" data-choice="deny">Deny</button>
+<button type="button" class="hold" data-choice="once" aria-describedby="hold-hint">Allow once</button></div>
+<fieldset><legend>Allow for a while (a grant)</legend>
+<label><input type="radio" name="mode" value="exact" checked> exactly this argv</label>
+<label><input type="radio" name="mode" value="prefix"> every argv starting with the first
+<select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>
+<label>for <input type="number" id="minutes" min="1" max="1440" value="${model.defaultMinutes}" aria-label="minutes"> minutes</label>
+<button type="button" class="hold" data-choice="grant" data-token-total="${model.tokens.length}" aria-describedby="hold-hint">Allow for <span id="minutes-shown">${model.defaultMinutes}</span> minutes</button></fieldset>
+${model.rules.length === 0 ? "" : `<fieldset><legend>Permanently (a rule)</legend>${model.rules.map(ruleOffer).join("")}</fieldset>`}
+<p id="status" role="status" aria-live="polite"></p>
+</section>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,62 @@
+/**
+ * What the approval page shows and what an answer from it may say. The model
+ * is built once per approval by the approver (page-approver.ts) from the
+ * pipeline's request; the page renders it (page-html.ts) and the page server
+ * validates answers against it (page-server.ts).
+ */
+import { z } from "zod";
+import type { GrantSuggestions } from "../policy/grant-suggestion.js";
+
+/** A permanent rule the page offers (Always allow / Always deny). */
+export interface RuleOffer {
+  readonly effect: "accept" | "deny";
+  /** The rule's text as it would be written. */
+  readonly rule: string;
+  /** The rules.yaml it would be added to. */
+  readonly file: string;
+  /** Why the rule would not take effect (a deny or the floor wins); the choice is then shown disabled. */
+  readonly disabledReason?: string;
+  /** Recent audited calls whose decision the rule would change, as display lines. */
+  readonly alsoAffects: readonly string[];
+}
+
+export interface PageModel {
+  readonly id: string;
+  readonly tool: string;
+  readonly target?: string;
+  /** The target's lease as the operator should read it ("active until …"), or why there is none. */
+  readonly lease: string;
+  /** The canonical argv, token by token. */
+  readonly tokens: readonly string[];
+  /** The agent's own words: shown labelled as unverified, never used to decide. */
+  readonly description?: string;
+  /** Why policy decided nothing. */
+  readonly reason: string;
+  readonly nearestRules: readonly { readonly list: "deny" | "accept"; readonly rule: string }[];
+  readonly grants: GrantSuggestions;
+  readonly defaultMinutes: number;
+  readonly expiresAt: string;
+  readonly rules: readonly RuleOffer[];
+}
+
+/** The longest grant or lease a page may give, in minutes (one day). */
+export const MAX_PAGE_MINUTES = 1440;
+
+const csrf = z.string().min(1).max(128);
+const minutes = z.int().min(1).max(MAX_PAGE_MINUTES);
+
+/** The body of a POST to `…/answer`. */
+export const pageAnswerSchema = z.discriminatedUnion("choice", [
+  z.strictObject({ choice: z.literal("deny"), csrf }),
+  z.strictObject({ choice: z.literal("once"), csrf }),
+  z.strictObject({ choice: z.literal("grant"), csrf, mode: z.enum(["exact", "prefix"]), token_count: z.int().min(1), minutes }),
+  z.strictObject({ choice: z.literal("rule-accept"), csrf }),
+  z.strictObject({ choice: z.literal("rule-deny"), csrf }),
+]);
+
+export type PageAnswer = z.infer<typeof pageAnswerSchema>;
+
+/** Choices that allow the call or change policy: they need the press-and-hold, and the server refuses them too soon after the page was served. */
+export function needsHold(choice: PageAnswer["choice"]): boolean {
+  return choice !== "deny";
+}

@@ -1,0 +1,40 @@
+/**
+ * The checks every request to the approval page passes, as pure functions:
+ * the Host header (DNS rebinding: a foreign name that resolves to 127.0.0.1
+ * must not reach the page), the Origin of a state-changing request (CSRF), and
+ * constant-time comparison of secrets. The headers every response carries
+ * forbid framing, caching, referrers, inline and external content.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/** Whether `host` names this server exactly: `127.0.0.1:<port>` or `localhost:<port>`. */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+/** Whether a state-changing request comes from the page itself: its Origin is the (already checked) Host over http. */
+export function sameOrigin(origin: string | undefined, host: string): boolean {
+  return origin === `http://${host}`;
+}
+
+/** Compares two secrets in time independent of where they differ (digests first, so lengths may differ). */
+export function secretsEqual(given: string, expected: string): boolean {
+  const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The Content-Security-Policy of every response: own script, style and fetches only; no frames, forms, plugins or base. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'none'; " +
+  "form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Headers on every response, refusals included. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "X-Frame-Options": "DENY",
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+});

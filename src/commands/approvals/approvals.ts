@@ -1,0 +1,107 @@
+/**
+ * `torii approvals list|approve|deny`: the terminal's side of the approval
+ * page. Answers go through the same store and compare-and-swap as the page's
+ * (state/approval-store.ts), so whichever answers first wins and an answered
+ * or expired approval cannot be answered again. The waiting server carries the
+ * answer out (a grant is written by the server, into the call's grants file)
+ * and records it in the audit log as answered through the CLI by this user.
+ */
+import os from "node:os";
+import { ApprovalStore, APPROVAL_ID, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
+import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { emit, MAX_MINUTES, parseWholeNumber, type JsonOption } from "../shared/operator-output.js";
+
+/** Exit code when the approval cannot be answered (unknown, already answered, expired, invalid file). */
+export const EXIT_NOT_PENDING = 1;
+
+export interface ApproveOptions extends JsonOption {
+  readonly once?: boolean;
+  readonly for?: string;
+  readonly exact?: boolean;
+  readonly prefix?: string;
+}
+
+function store(): ApprovalStore {
+  return new ApprovalStore(configRoot());
+}
+
+function checkedId(id: string): string {
+  if (!APPROVAL_ID.test(id)) throw new OperatorError(`not an approval id (16 hex digits, as torii approvals list prints): ${JSON.stringify(id)}`);
+  return id;
+}
+
+function user(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return "unknown";
+  }
+}
+
+function listJson(record: ApprovalRecord) {
+  return {
+    id: record.id,
+    kind: record.kind,
+    tool: record.tool,
+    target: record.target ?? null,
+    argv: record.argv,
+    description: record.description ?? null,
+    url: record.url,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+  };
+}
+
+export function runApprovalsList(options: JsonOption): number {
+  const { pending, invalid } = store().list();
+  const lines =
+    pending.length === 0
+      ? ["no pending approvals"]
+      : pending.flatMap((record) => [
+          `${record.id}  ${record.tool}${record.target === undefined ? "" : ` ${record.target}`}  until ${record.expires_at}`,
+          `  argv: ${JSON.stringify(record.argv)}`,
+          ...(record.description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(record.description)}`]),
+          `  page: ${record.url}`,
+        ]);
+  const problems = invalid.map((error) => `unreadable approval file (answers nothing): ${error.message}`);
+  emit(options, { approvals: pending.map(listJson), invalid: invalid.map((error) => error.file) }, [...lines, ...problems]);
+  return 0;
+}
+
+/** The answer `approve` records for these options. */
+function approveAnswer(options: ApproveOptions, argvLength: number): Omit<ApprovalAnswerRecord, "at" | "channel" | "by"> {
+  const granting = options.for !== undefined || options.exact === true || options.prefix !== undefined;
+  if (!granting) return { choice: "once" };
+  if (options.once === true) throw new OperatorError("--once allows this call only: leave out --for, --exact and --prefix, or leave out --once");
+  if (options.for === undefined) throw new OperatorError("--exact and --prefix need --for M (how many minutes the grant lasts)");
+  if (options.exact === true && options.prefix !== undefined) throw new OperatorError("give one of --exact and --prefix N, not both");
+  const minutes = parseWholeNumber(options.for, "--for", 1, MAX_MINUTES);
+  if (options.prefix === undefined) return { choice: "grant", mode: "exact", token_count: argvLength, minutes };
+  return { choice: "grant", mode: "prefix", token_count: parseWholeNumber(options.prefix, "--prefix", 1, argvLength), minutes };
+}
+
+async function answer(id: string, options: JsonOption, make: (record: ApprovalRecord) => Omit<ApprovalAnswerRecord, "at" | "channel" | "by">): Promise<number> {
+  const approvals = store();
+  const current = approvals.read(checkedId(id));
+  if (current === undefined) throw new OperatorError(`no approval ${id} (torii approvals list shows the pending ones)`, EXIT_NOT_PENDING);
+  if (!("version" in current)) throw new OperatorError(`approval ${id} cannot be answered: ${current.message}`, EXIT_NOT_PENDING);
+  const chosen = make(current);
+  const change = await approvals.answer(id, { ...chosen, channel: "cli", by: user() });
+  if (!change.ok) throw new OperatorError(`approval ${id} cannot be answered: ${change.detail}`, EXIT_NOT_PENDING);
+  const what =
+    chosen.choice === "deny"
+      ? "denied"
+      : chosen.choice === "grant"
+        ? `allowed, with a ${chosen.mode ?? "exact"} grant of ${chosen.token_count ?? 0} token(s) for ${chosen.minutes ?? 0} min`
+        : "allowed once";
+  emit(options, { id, answer: chosen }, [`approval ${id}: ${what}; the waiting server carries it out`]);
+  return 0;
+}
+
+export function runApprovalsApprove(id: string, options: ApproveOptions): Promise<number> {
+  return answer(id, options, (record) => approveAnswer(options, record.argv.length));
+}
+
+export function runApprovalsDeny(id: string, options: JsonOption): Promise<number> {
+  return answer(id, options, () => ({ choice: "deny" }));
+}

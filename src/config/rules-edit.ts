@@ -1,0 +1,135 @@
+/**
+ * Adds or removes one rule in a `rules.yaml` the operator also edits by hand.
+ *
+ * The file is changed through the `yaml` Document API, so every comment, blank
+ * line and quoting the operator wrote survives; only the one list item changes.
+ * The new text is re-parsed with the same parser the server uses before it
+ * replaces the file, and the replacement is atomic (state/atomic-write.ts): a
+ * reader sees the old file or the new one. A file that does not parse is
+ * refused with its file:line:col and left untouched. A file changed by someone
+ * else between the read and the rename is refused too (nothing is lost).
+ */
+import { readFileSync } from "node:fs";
+import { isScalar, isSeq, parseDocument, YAMLSeq } from "yaml";
+import type { Document } from "yaml";
+import type { RuleList, RuleListSpec } from "../policy/types.js";
+import { writeFileAtomic } from "../state/atomic-write.js";
+import { ConfigError } from "./errors.js";
+import { readConfigTextIfExists } from "./read-file.js";
+import { parseRulesFile } from "./rules-file.js";
+
+/** One change to one list of a rules file. */
+export interface RuleEdit {
+  readonly action: "add" | "remove";
+  readonly list: RuleList;
+  /** The rule text exactly as it is (or will be) written: literal tokens or `/pattern/flags`. */
+  readonly rule: string;
+}
+
+/** What an edit did. */
+export interface RuleEditResult {
+  readonly file: string;
+  /** False when the rule was already there (add) or not there (remove): the file was not written. */
+  readonly changed: boolean;
+  /** The file's lists before and after (equal when unchanged). */
+  readonly before: RuleListSpec;
+  readonly after: RuleListSpec;
+  /** The file's new text (the old text when unchanged). */
+  readonly text: string;
+}
+
+/** The text of a new, empty rules file. */
+export const EMPTY_RULES_TEXT = 'version: "1"\ndeny: []\naccept: []\n';
+
+/**
+ * Applies `edit` to `text` (the contents of `file`), keeping comments and layout.
+ * Pure: nothing is read or written.
+ *
+ * @throws ConfigError with file:line:col when `text` does not parse as a rules
+ *   file, or when the edited text would not (a blank or multi-line rule).
+ */
+export function applyRuleEdit(file: string, text: string, edit: RuleEdit): { text: string; changed: boolean } {
+  parseRulesFile(file, text);
+  const doc = parseDocument(text, { uniqueKeys: true, strict: true });
+  const seq = listNode(doc, edit.list);
+  const index = seq.items.findIndex((item) => isScalar(item) && item.value === edit.rule);
+  if (edit.action === "add") {
+    if (index !== -1) return { text, changed: false };
+    // An empty `accept: []` becomes a block list: one rule per line, as the operator writes them.
+    if (seq.items.length === 0) seq.flow = false;
+    seq.add(doc.createNode(edit.rule));
+  } else {
+    if (index === -1) return { text, changed: false };
+    const removed = seq.items[index];
+    const next = seq.items[index + 1];
+    // A heading comment above the removed rule belongs to the rules after it.
+    if (isScalar(removed) && removed.commentBefore && isScalar(next)) {
+      next.commentBefore = next.commentBefore ? `${removed.commentBefore}\n${next.commentBefore}` : removed.commentBefore;
+    }
+    seq.delete(index);
+  }
+  const edited = doc.toString();
+  parseRulesFile(file, edited);
+  return { text: edited, changed: true };
+}
+
+function listNode(doc: Document, list: RuleList): YAMLSeq {
+  const node = doc.get(list, true);
+  if (isSeq(node)) return node;
+  // parseRulesFile has accepted the file, so a missing list is simply absent (it defaults to empty).
+  const seq = new YAMLSeq();
+  doc.set(list, seq);
+  return seq;
+}
+
+/** Options for `editRulesFile`. */
+export interface EditRulesFileOptions {
+  /**
+   * Create the file (from EMPTY_RULES_TEXT) when it does not exist. A target's
+   * own rules.yaml replaces the provider's accept list for that target, so the
+   * caller decides, with the simulation in front of the operator.
+   */
+  readonly create?: boolean;
+}
+
+/**
+ * Reads `file`, applies `edit`, validates the result and replaces the file atomically.
+ *
+ * @throws ConfigError with file:line:col when the file does not parse (it is left
+ *   untouched), when it is missing and `create` is not set, or when it changed
+ *   while being edited.
+ */
+export async function editRulesFile(file: string, edit: RuleEdit, options: EditRulesFileOptions = {}): Promise<RuleEditResult> {
+  const existing = readConfigTextIfExists(file);
+  if (existing === undefined && options.create !== true) throw new ConfigError(file, "file not found");
+  const original = existing ?? EMPTY_RULES_TEXT;
+  const { text, changed } = applyRuleEdit(file, original, edit);
+  const before = parseRulesFile(file, original);
+  if (!changed && existing !== undefined) return { file, changed: false, before, after: before, text };
+  await replaceRulesText(file, text, existing);
+  return { file, changed: true, before, after: parseRulesFile(file, text), text };
+}
+
+/**
+ * Replaces `file` with `text` after validating it as a rules file, atomically,
+ * unless the file no longer holds `expected` (undefined: it did not exist).
+ *
+ * @throws ConfigError when `text` does not parse (file:line:col; nothing is
+ *   written) or the file changed since it was read.
+ */
+export async function replaceRulesText(file: string, text: string, expected: string | undefined): Promise<void> {
+  parseRulesFile(file, text);
+  await writeFileAtomic(file, Buffer.from(text, "utf8"), {
+    beforeCommit: () => {
+      if (currentText(file) !== expected) throw new ConfigError(file, "changed while it was being edited; nothing was written, try again");
+    },
+  });
+}
+
+function currentText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}

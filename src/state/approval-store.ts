@@ -1,0 +1,201 @@
+/**
+ * Pending approvals: `<root>/approvals/<id>.yaml`, one file per question the
+ * server is waiting on, so that `torii approvals` in any terminal of the
+ * machine can list and answer it, and the waiting server sees the answer.
+ *
+ * ```yaml
+ * version: "1"
+ * id: 3f1c0a9b2e4d6f70
+ * kind: call                      # call | lease
+ * tool: kubectl
+ * target: prod                    # absent for a provider without targets
+ * argv: [get, pods]               # the canonical tokens
+ * url: http://127.0.0.1:40123/a/<id>/<secret>
+ * created_at: …  expires_at: …
+ * status: pending                 # pending | answered | expired | withdrawn
+ * answer: {choice: once, channel: cli, by: alice, at: …}
+ * ```
+ *
+ * Every change is a compare-and-swap under the file's lock: only a `pending`,
+ * unexpired approval can be answered, expired or withdrawn, so an answered or
+ * expired approval can never be answered again. The file is written atomically
+ * (0600, directory 0700); a torn or invalid file answers nothing and stays on
+ * disk. The url holds the page's secret: it is kept here, readable only by the
+ * operator, and never written to the audit log.
+ */
+import { readdirSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import type { StateError } from "./errors.js";
+import { expiresAtSchema } from "./expiry.js";
+import { StateFile, type StateFileOptions } from "./state-file.js";
+
+/** `<root>/approvals`. */
+export function approvalsDir(root: string): string {
+  return path.join(root, "approvals");
+}
+
+/** An approval id: 16 lowercase hex digits (also a safe file name). */
+export const APPROVAL_ID = /^[0-9a-f]{16}$/;
+
+const channelSchema = z.enum(["page", "cli"]);
+const answerSchema = z.strictObject({
+  /** once | grant (exact or prefix, minutes) | deny | rule-accept | rule-deny | lease-replace | lease-add (minutes). */
+  choice: z.enum(["once", "grant", "deny", "rule-accept", "rule-deny", "lease-replace", "lease-add"]),
+  mode: z.enum(["exact", "prefix"]).optional(),
+  token_count: z.int().min(1).optional(),
+  minutes: z.int().min(1).max(1440).optional(),
+  channel: channelSchema,
+  by: z.string().max(256),
+  at: expiresAtSchema,
+});
+
+const recordSchema = z.strictObject({
+  version: z.literal("1"),
+  id: z.string().regex(APPROVAL_ID),
+  kind: z.enum(["call", "lease"]),
+  tool: z.string().min(1).max(256),
+  target: z.string().min(1).max(256).optional(),
+  argv: z.array(z.string()),
+  description: z.string().max(4096).optional(),
+  url: z.string().max(2048),
+  created_at: expiresAtSchema,
+  expires_at: expiresAtSchema,
+  status: z.enum(["pending", "answered", "expired", "withdrawn"]),
+  answer: answerSchema.optional(),
+});
+
+export type ApprovalRecord = z.infer<typeof recordSchema>;
+export type ApprovalAnswerRecord = z.infer<typeof answerSchema>;
+export type ApprovalChannel = z.infer<typeof channelSchema>;
+
+/** Why a change was refused. */
+export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired";
+
+export type ApprovalChange =
+  { readonly ok: true; readonly record: ApprovalRecord } | { readonly ok: false; readonly refusal: ApprovalChangeRefusal; readonly detail: string };
+
+export interface ApprovalStoreOptions extends StateFileOptions {
+  readonly clock?: () => Date;
+}
+
+/** Answered, expired or withdrawn approvals are kept this long (for `replay` refusals and inspection), then pruned. */
+const KEEP_FINISHED_MS = 60 * 60_000;
+
+export class ApprovalStore {
+  readonly dir: string;
+  private readonly clock: () => Date;
+
+  constructor(
+    root: string,
+    private readonly options: ApprovalStoreOptions = {},
+  ) {
+    this.dir = approvalsDir(root);
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** The file of approval `id`. @throws RangeError for an id that is not 16 hex digits. */
+  fileOf(id: string): string {
+    if (!APPROVAL_ID.test(id)) throw new RangeError(`not an approval id (16 hex digits): ${JSON.stringify(id)}`);
+    return path.join(this.dir, `${id}.yaml`);
+  }
+
+  private stateOf(id: string): StateFile<ApprovalRecord> {
+    return new StateFile<ApprovalRecord>(
+      this.fileOf(id),
+      {
+        version: "1",
+        schema: recordSchema,
+        findDuplicate: () => undefined,
+        header: "# A pending Torii approval. Answer it with `torii approvals approve|deny`, not by hand.\n",
+      },
+      this.options,
+    );
+  }
+
+  /** Writes a new pending approval (exclusive: an id is never reused). */
+  async create(record: Omit<ApprovalRecord, "version" | "status" | "answer">): Promise<ApprovalRecord> {
+    const full: ApprovalRecord = { version: "1", ...record, status: "pending" };
+    const state = this.stateOf(record.id);
+    await state.locked(async (write) => {
+      if (state.read().kind !== "missing") throw new Error(`approval ${record.id} already exists`);
+      await write(full);
+    });
+    return full;
+  }
+
+  /** The approval as on disk; `undefined` when there is none, a StateError when the file is torn or invalid. */
+  read(id: string): ApprovalRecord | StateError | undefined {
+    const read = this.stateOf(id).read();
+    if (read.kind === "missing") return undefined;
+    return read.kind === "ok" ? read.state : read.error;
+  }
+
+  /** Pending approvals that have not expired, oldest first; `invalid` lists the files that could not be read. */
+  list(): { readonly pending: readonly ApprovalRecord[]; readonly invalid: readonly StateError[] } {
+    const now = this.clock().getTime();
+    const pending: ApprovalRecord[] = [];
+    const invalid: StateError[] = [];
+    for (const id of this.ids()) {
+      const record = this.read(id);
+      if (record === undefined) continue;
+      if (!("version" in record)) invalid.push(record);
+      else if (record.status === "pending" && Date.parse(record.expires_at) > now) pending.push(record);
+    }
+    return { pending: pending.sort((a, b) => a.created_at.localeCompare(b.created_at)), invalid };
+  }
+
+  /** Answers a pending, unexpired approval (compare-and-swap under the lock). */
+  answer(id: string, answer: Omit<ApprovalAnswerRecord, "at">): Promise<ApprovalChange> {
+    return this.change(id, (record) => ({ ...record, status: "answered", answer: { ...answer, at: this.clock().toISOString() } }));
+  }
+
+  /** Ends a pending approval unanswered: `expired` (timeout) or `withdrawn` (the agent cancelled). */
+  finish(id: string, status: "expired" | "withdrawn"): Promise<ApprovalChange> {
+    return this.change(id, (record) => ({ ...record, status }), status === "expired");
+  }
+
+  /** Removes finished or long-expired approval files (best effort; invalid files stay for the operator). */
+  prune(): void {
+    const cutoff = this.clock().getTime() - KEEP_FINISHED_MS;
+    for (const id of this.ids()) {
+      const record = this.read(id);
+      if (record === undefined || !("version" in record) || Date.parse(record.expires_at) > cutoff) continue;
+      try {
+        unlinkSync(this.fileOf(id));
+      } catch {
+        // Best effort: a finished approval answers nothing even when it stays.
+      }
+    }
+  }
+
+  private change(id: string, next: (record: ApprovalRecord) => ApprovalRecord, ignoreExpiry = false): Promise<ApprovalChange> {
+    const state = this.stateOf(id);
+    return state.locked(async (write): Promise<ApprovalChange> => {
+      const read = state.read();
+      if (read.kind === "missing") return { ok: false, refusal: "unknown", detail: `no approval ${id}` };
+      if (read.kind === "error") return { ok: false, refusal: "invalid", detail: read.error.message };
+      const record = read.state;
+      if (record.status !== "pending") return { ok: false, refusal: "not-pending", detail: `approval ${id} is already ${record.status}` };
+      if (!ignoreExpiry && Date.parse(record.expires_at) <= this.clock().getTime()) {
+        return { ok: false, refusal: "expired", detail: `approval ${id} expired at ${record.expires_at}` };
+      }
+      const updated = next(record);
+      await write(updated);
+      return { ok: true, record: updated };
+    });
+  }
+
+  private ids(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    return names.flatMap((name) => {
+      const id = name.endsWith(".yaml") ? name.slice(0, -".yaml".length) : "";
+      return APPROVAL_ID.test(id) ? [id] : [];
+    });
+  }
+}

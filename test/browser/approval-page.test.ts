@@ -1,0 +1,298 @@
+/**
+ * The approval page in real Chromium (Debian's, driven by playwright-core),
+ * against the built server over the SDK's real client: a click on an allowing
+ * button does nothing, a hold (pointer or keyboard) allows and the waiting
+ * call completes, Deny is a click, a grant from the page allows the next call,
+ * an unanswered page times out; the page shows tokens and the agent's words as
+ * text; wrong secret, foreign Host, cross-origin POST and replay are refused,
+ * in the browser and with plain HTTP requests.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parse } from "yaml";
+import { approvalRecord, nextPending } from "../support/approvals.js";
+import { launchChromium } from "../support/chromium.js";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
+import { rawRequest } from "../support/http-request.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+
+let bin: FakeBin;
+let root: string;
+let session: McpSession;
+let browser: BrowserContext;
+
+const INTERACTIVE = { TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0" };
+
+function treeWith(settings: string): string {
+  return makeConfigTree({
+    "settings.yaml": settings,
+    "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+    "providers/rec/rules.yaml": '# the operator\'s rules\nversion: "1"\ndeny: [push]\naccept: [status, log --oneline]\n',
+  });
+}
+
+function parts(url: string): { port: number; base: string } {
+  const parsed = new URL(url);
+  return { port: Number(parsed.port), base: parsed.pathname };
+}
+
+/** Opens the page of a pending approval and waits until its buttons are armed. */
+async function openArmed(url: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.waitForSelector("body[data-armed=yes]");
+  return page;
+}
+
+/** Holds the pointer down on `name` until the page reports its answer. */
+async function holdButton(page: Page, name: string | RegExp): Promise<void> {
+  await page.getByRole("button", { name, exact: typeof name === "string" }).hover();
+  await page.mouse.down();
+  await page.waitForSelector("body[data-answered]");
+  await page.mouse.up();
+}
+
+beforeAll(async () => {
+  bin = makeFakeBin();
+  root = treeWith('version: "1"\napproval:\n  timeout_seconds: 60\n');
+  session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, ...INTERACTIVE });
+  browser = await launchChromium({ resolverRules: "MAP rebound.test 127.0.0.1" });
+});
+
+afterAll(async () => {
+  await browser.close();
+  await session.close();
+});
+
+describe("press-and-hold", () => {
+  test("a click, or a hold released early, on an allowing button sends nothing; Deny is one click", async () => {
+    const call = session.call("rec", { args: ["reflog"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "reflog");
+    const page = await openArmed(pending.url);
+    const answers: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/answer")) answers.push(request.postData() ?? "");
+    });
+    await page.getByRole("button", { name: "Allow once" }).click();
+    await page.getByRole("button", { name: /^Allow for \d+ minutes$/ }).click();
+    await page.getByRole("button", { name: "Allow once" }).hover();
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
+    await page.waitForSelector("body[data-answered=yes]");
+    expect(answers.map((body) => (JSON.parse(body) as { choice: string }).choice)).toEqual(["deny"]);
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
+    expect(approvalRecord(root, pending.id).answer).toMatchObject({ choice: "deny", channel: "page" });
+    await page.close();
+  });
+
+  test("holding Allow once allows, and the waiting MCP call completes", async () => {
+    const call = session.call("rec", { args: ["show", "HEAD"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "show");
+    const page = await openArmed(pending.url);
+    await holdButton(page, "Allow once");
+    expect(await page.locator("#status").textContent()).toMatch(/^Allowed/);
+    const outcome = outcomeOf(await call);
+    expect(outcome.decision).toMatchObject({ result: "allow", source: "human-once" });
+    expect(JSON.parse(outcome.execution?.stdout ?? "{}")).toMatchObject({ argv: ["show", "HEAD"] });
+    expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).toMatch(/"event":"override-once"[^\n]*"detail":"page"/);
+    await page.close();
+  });
+
+  test("the keyboard works: holding Space on the focused button allows", async () => {
+    const call = session.call("rec", { args: ["describe"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "describe");
+    const page = await openArmed(pending.url);
+    await page.getByRole("button", { name: "Allow once" }).focus();
+    await page.keyboard.down(" ");
+    await page.waitForSelector("body[data-answered]");
+    await page.keyboard.up(" ");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
+    await page.close();
+  });
+
+  test("Allow for N minutes with a prefix boundary the human picks writes a grant that allows the next call", async () => {
+    const call = session.call("rec", { args: ["tag", "-l", "v1*"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "tag");
+    const page = await openArmed(pending.url);
+    await page.getByLabel("every argv starting with the first").check();
+    await page.getByLabel("prefix boundary (tokens)").selectOption("1");
+    await page.getByLabel("minutes").fill("3");
+    await holdButton(page, "Allow for 3 minutes");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-grant" });
+    expect(approvalRecord(root, pending.id).answer).toMatchObject({ choice: "grant", mode: "prefix", token_count: 1, minutes: 3 });
+    expect(outcomeOf(await session.call("rec", { args: ["tag", "--list"] })).decision).toMatchObject({ result: "allow", source: "grant" });
+    await page.close();
+  });
+});
+
+describe("what the page shows", () => {
+  test("tokens one by one as text (markup inert, odd characters visible), the agent's words labelled unverified", async () => {
+    const call = session.call("rec", { args: ["<b>bold</b>", "zero\u200bwidth", "x".repeat(120)], description: '<img src=x id="injected"> trust me' });
+    const pending = await nextPending(root, (record) => record.argv[0] === "<b>bold</b>");
+    const page = await openArmed(pending.url);
+    const tokens = await page.locator("ol.argv li code").allTextContents();
+    expect(tokens[0]).toBe("<b>bold</b>");
+    expect(tokens[1]).toBe("zero\\u{200b}width");
+    expect(tokens[2]).toContain("(120 characters)");
+    expect(await page.locator("b, #injected").count()).toBe(0);
+    expect(await page.getByRole("heading", { name: /own words, unverified/ }).isVisible()).toBe(true);
+    expect(await page.locator("blockquote.agent-words").textContent()).toBe('<img src=x id="injected"> trust me');
+    expect(await page.getByText("torii grant add rec --exact").isVisible()).toBe(true);
+    for (const name of ["Deny", "Allow once", "Allow for 2 minutes"]) expect(await page.getByRole("button", { name, exact: true }).isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
+    expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
+    await page.close();
+  });
+});
+
+describe("Always allow / Always deny", () => {
+  test("the page shows what the rule would also allow; holding Always allow edits rules.yaml (comments kept) and the next identical call is allowed by rules", async () => {
+    const headless = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    expect(outcomeOf(await headless.call("rec", { args: ["cherry", "pick", "--continue"] })).decision).toMatchObject({ source: "headless" });
+    await headless.close();
+
+    const call = session.call("rec", { args: ["cherry", "pick"], description: "Apply the fix from main to this branch" });
+    const pending = await nextPending(root, (record) => record.argv[0] === "cherry");
+    const page = await openArmed(pending.url);
+    const offer = page.locator(".rule").filter({ has: page.getByRole("button", { name: "Always allow" }) });
+    expect(await offer.textContent()).toContain("rec: cherry pick … (1 call");
+    expect(await page.getByRole("button", { name: "Always deny" }).isEnabled()).toBe(true);
+    // The screenshot in docs/approval.md (refreshed with TORII_UPDATE_SCREENSHOT=1).
+    const shot = await page.screenshot({ fullPage: true });
+    expect(shot.subarray(1, 4).toString("latin1")).toBe("PNG");
+    if (process.env.TORII_UPDATE_SCREENSHOT === "1") writeFileSync(path.resolve("docs/approval-page.png"), shot);
+    await holdButton(page, "Always allow");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "rules", rule: "cherry pick" });
+    const rules = readFileSync(path.join(root, "providers/rec/rules.yaml"), "utf8");
+    expect(rules).toContain("# the operator's rules");
+    expect((parse(rules) as { accept: string[] }).accept).toEqual(["status", "log --oneline", "cherry pick"]);
+    expect(outcomeOf(await session.call("rec", { args: ["cherry", "pick"] })).decision).toMatchObject({
+      result: "allow",
+      source: "rules",
+      rule: "cherry pick",
+    });
+    expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).toMatch(/"event":"policy-accept-added"[^\n]*"rule":"cherry pick"/);
+    await page.close();
+  });
+
+  test("a rule that could not take effect is shown disabled with the reason", async () => {
+    const call = session.call("rec", { args: ["say", "hello world"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "say");
+    const page = await openArmed(pending.url);
+    expect(await page.getByRole("button", { name: "Always allow" }).isDisabled()).toBe(true);
+    expect(await page.locator("#why-accept").textContent()).toMatch(/white space/);
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
+    expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
+    await page.close();
+  });
+});
+
+describe("security of the page", () => {
+  test("wrong secret, foreign Host, cross-origin or token-less POST, an allow before the page was shown, and replay are refused (plain HTTP)", async () => {
+    const call = session.call("rec", { args: ["blame"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "blame");
+    const { port, base } = parts(pending.url);
+    const host = `127.0.0.1:${port}`;
+    const origin = `http://${host}`;
+    const post = (body: object, headers: Record<string, string> = {}) =>
+      rawRequest({
+        port,
+        path: `${base}/answer`,
+        method: "POST",
+        headers: { host, origin, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+
+    expect((await rawRequest({ port, path: `${base.slice(0, -4)}AAAA`, headers: { host } })).status).toBe(404);
+    expect((await rawRequest({ port, path: base, headers: { host: `rebound.test:${port}` } })).status).toBe(421);
+    // An allowing answer to a page that was never shown cannot be a hold.
+    expect((await post({ choice: "once", csrf: "x" })).status).toBe(403);
+    const shown = await rawRequest({ port, path: base, headers: { host: `localhost:${port}` } });
+    expect(shown.status).toBe(200);
+    expect(shown.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(shown.headers["x-frame-options"]).toBe("DENY");
+    expect(shown.headers["cache-control"]).toBe("no-store");
+    expect(shown.body).not.toMatch(/<script>|style=/);
+    const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
+    expect((await post({ choice: "deny", csrf }, { origin: "http://evil.example" })).status).toBe(403);
+    expect((await post({ choice: "deny", csrf }, { origin: "null" })).status).toBe(403);
+    expect((await post({ choice: "deny", csrf: "forged" })).status).toBe(403);
+    expect((await post({ choice: "deny", csrf }, { "content-type": "text/plain" })).status).toBe(415);
+    expect(approvalRecord(root, pending.id).status).toBe("pending");
+    expect((await post({ choice: "deny", csrf })).status).toBe(200);
+    expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
+    expect((await post({ choice: "deny", csrf })).status).toBe(404);
+  });
+
+  test("in Chromium: a foreign Host (DNS rebinding) gets no page, a cross-origin page's POST changes nothing, a replayed answer is refused", async () => {
+    const call = session.call("rec", { args: ["shortlog"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "shortlog");
+    const { port, base } = parts(pending.url);
+    const page = await browser.newPage();
+    const rebound = await page.goto(`http://rebound.test:${port}${base}`);
+    expect(rebound?.status()).toBe(421);
+
+    const evil: Server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<!doctype html><title>evil</title>");
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    try {
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const sent = page.waitForRequest((request) => request.url().endsWith("/answer"));
+      // A no-cors POST is what a foreign page can send without a preflight; the browser hides (or blocks) the answer.
+      await page.evaluate(async (target) => {
+        await fetch(target, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body: '{"choice":"once","csrf":"x"}' }).catch(
+          () => undefined,
+        );
+      }, `http://127.0.0.1:${port}${base}/answer`);
+      // The evaluate awaited the fetch: the server has had the POST (the browser then hides its answer).
+      expect((await sent).method()).toBe("POST");
+    } finally {
+      evil.close();
+    }
+    expect(approvalRecord(root, pending.id).status).toBe("pending");
+
+    await page.goto(pending.url);
+    await page.waitForSelector("body[data-armed=yes]");
+    const csrf = await page.locator('meta[name="torii-csrf"]').getAttribute("content");
+    await holdButton(page, "Allow once");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
+    const replay = await page.evaluate(
+      async ([target, token]) =>
+        (await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "once", csrf: token }) }))
+          .status,
+      [`${base}/answer`, csrf ?? ""] as const,
+    );
+    expect(replay).toBe(404);
+    await page.close();
+  });
+});
+
+describe("timeout", () => {
+  test("an unanswered page times out: the call is denied approval-timeout and the page's answer is refused afterwards", async () => {
+    // Long enough for the page to load before the deadline, short enough for a test.
+    const shortRoot = treeWith('version: "1"\napproval:\n  timeout_seconds: 5\n');
+    const short = await startSession(shortRoot, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, ...INTERACTIVE });
+    try {
+      const call = short.call("rec", { args: ["gc"] });
+      const pending = await nextPending(shortRoot);
+      const page = await browser.newPage();
+      await page.goto(pending.url);
+      await page.waitForSelector("body[data-ready=yes]");
+      expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "approval-timeout" });
+      await page.getByRole("button", { name: "Deny", exact: true }).click();
+      await page.waitForSelector("body[data-answered=refused]");
+      expect(approvalRecord(shortRoot, pending.id).status).toBe("expired");
+      await page.close();
+    } finally {
+      await short.close();
+    }
+  });
+});

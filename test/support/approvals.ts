@@ -1,0 +1,35 @@
+/**
+ * Waiting for the server's pending approvals in tests, on file-system events
+ * (the approvals directory is created 0700 up front so it can be watched).
+ */
+import { mkdirSync, watch } from "node:fs";
+import { ApprovalStore, approvalsDir, type ApprovalRecord } from "../../src/state/approval-store.js";
+
+/** Resolves with the first pending approval `accept` takes (any by default), watching the approvals directory. */
+export function nextPending(root: string, accept: (record: ApprovalRecord) => boolean = () => true, timeoutMs = 15_000): Promise<ApprovalRecord> {
+  const dir = approvalsDir(root);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const store = new ApprovalStore(root);
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      const found = store.list().pending.find(accept);
+      if (found === undefined) return;
+      clearTimeout(timer);
+      watcher.close();
+      resolve(found);
+    };
+    const watcher = watch(dir, check);
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`no pending approval appeared in ${dir} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    check();
+  });
+}
+
+/** The record of approval `id` as on disk (throws when missing or unreadable). */
+export function approvalRecord(root: string, id: string): ApprovalRecord {
+  const record = new ApprovalStore(root).read(id);
+  if (record === undefined || !("version" in record)) throw new Error(`approval ${id} is missing or unreadable`);
+  return record;
+}

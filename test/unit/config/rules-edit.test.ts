@@ -1,0 +1,101 @@
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../../src/config/errors.js";
+import { applyRuleEdit, editRulesFile } from "../../../src/config/rules-edit.js";
+import { parseRulesFile } from "../../../src/config/rules-file.js";
+import { tempDir, yaml } from "./temp-tree.js";
+
+const HAND_WRITTEN = yaml(
+  "# top comment",
+  'version: "1"   # format',
+  "deny:",
+  "  # --- prints credentials ---",
+  "  - config view --raw   # the raw kubeconfig",
+  "  - '/^get secrets?/i'",
+  "accept: []   # nothing yet",
+);
+
+describe("applyRuleEdit", () => {
+  it("adds an accept rule to an empty flow list as a block item and keeps every comment", () => {
+    const { text, changed } = applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "get pods" });
+    expect(changed).toBe(true);
+    expect(text).toContain("# top comment");
+    expect(text).toContain("# the raw kubeconfig");
+    expect(text).toContain("# --- prints credentials ---");
+    expect(text).toContain("'/^get secrets?/i'");
+    expect(parseRulesFile("r.yaml", text).accept.map((rule) => rule.text)).toEqual(["get pods"]);
+    expect(text).toMatch(/accept:.*\n\s+- get pods\n/u);
+  });
+
+  it("removes a rule and hands its heading comment to the next rule", () => {
+    const { text } = applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "remove", list: "deny", rule: "config view --raw" });
+    expect(parseRulesFile("r.yaml", text).deny.map((rule) => rule.text)).toEqual(["/^get secrets?/i"]);
+    expect(text).not.toContain("the raw kubeconfig");
+    expect(text).toMatch(/# --- prints credentials ---\n\s+- '\/\^get secrets\?\/i'/u);
+  });
+
+  it("quotes a rule whose text YAML would otherwise read differently", () => {
+    const rule = "get thing: x #not-a-comment";
+    const { text } = applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "deny", rule });
+    expect(parseRulesFile("r.yaml", text).deny.at(-1)?.text).toBe(rule);
+  });
+
+  it("leaves the text alone for a rule already there or a rule to remove that is not there", () => {
+    expect(applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "deny", rule: "config view --raw" })).toEqual({ text: HAND_WRITTEN, changed: false });
+    expect(applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "remove", list: "accept", rule: "get" })).toEqual({ text: HAND_WRITTEN, changed: false });
+  });
+
+  it("creates a list the file leaves out", () => {
+    const { text } = applyRuleEdit("r.yaml", yaml('version: "1"', "deny: [a]"), { action: "add", list: "accept", rule: "get pods" });
+    expect(parseRulesFile("r.yaml", text)).toMatchObject({ deny: [{ text: "a" }], accept: [{ text: "get pods" }] });
+  });
+
+  it("refuses a blank or multi-line rule with the position of the problem", () => {
+    expect(() => applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "get\npods" })).toThrow(ConfigError);
+    expect(() => applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "  " })).toThrow(
+      /r\.yaml:\d+:\d+: accept\[0\]: must not be blank/u,
+    );
+  });
+});
+
+describe("editRulesFile", () => {
+  it("replaces the file atomically with the edited text", async () => {
+    const file = path.join(tempDir(), "rules.yaml");
+    writeFileSync(file, HAND_WRITTEN);
+    const result = await editRulesFile(file, { action: "add", list: "accept", rule: "get pods" });
+    expect(result.changed).toBe(true);
+    expect(result.before.accept).toEqual([]);
+    expect(result.after.accept.map((rule) => rule.text)).toEqual(["get pods"]);
+    expect(readFileSync(file, "utf8")).toBe(result.text);
+    expect(readFileSync(file, "utf8")).toContain("# top comment");
+  });
+
+  it("refuses a file that does not parse with file:line:col and leaves it untouched", async () => {
+    const file = path.join(tempDir(), "rules.yaml");
+    const broken = yaml('version: "1"', "deny:", "  - a", " - b", "accept: []");
+    writeFileSync(file, broken);
+    const before = statSync(file).mtimeMs;
+    await expect(editRulesFile(file, { action: "add", list: "accept", rule: "get" })).rejects.toThrow(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/gu, "\\$&")}:4:\\d+: YAML syntax`, "u"),
+    );
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  it("refuses a missing file unless asked to create it", async () => {
+    const file = path.join(tempDir(), "rules.yaml");
+    await expect(editRulesFile(file, { action: "add", list: "deny", rule: "delete" })).rejects.toThrow(/file not found/u);
+    const result = await editRulesFile(file, { action: "add", list: "deny", rule: "delete" }, { create: true });
+    expect(result.after.deny.map((rule) => rule.text)).toEqual(["delete"]);
+    expect(parseRulesFile(file, readFileSync(file, "utf8")).deny.map((rule) => rule.text)).toEqual(["delete"]);
+  });
+
+  it("does not write when nothing changes", async () => {
+    const file = path.join(tempDir(), "rules.yaml");
+    writeFileSync(file, HAND_WRITTEN);
+    const result = await editRulesFile(file, { action: "remove", list: "accept", rule: "get" });
+    expect(result.changed).toBe(false);
+    expect(readFileSync(file, "utf8")).toBe(HAND_WRITTEN);
+  });
+});

@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+
+// The browser suite (`npm run test:browser`): the approval page in real Chromium
+// (Debian's /usr/bin/chromium through playwright-core). Kept apart from `npm test`
+// so the main suite does not need a browser; .ci/run runs both.
+export default defineConfig({
+  test: {
+    include: ["test/browser/**/*.test.ts"],
+    pool: "forks",
+    maxWorkers: 1,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    globalSetup: ["test/global-setup.ts"],
+  },
+});
