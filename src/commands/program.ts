@@ -93,6 +93,15 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerGrantCommand(program, passthrough, setExit);
   registerProviderCommand(program, setExit);
 
+  program
+    .command("doctor")
+    .description("check what an MCP client will see; each problem with its fix (exit 1 when one would stop a call)")
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
+      const { runDoctor } = await import("./doctor/doctor.js");
+      setExit(runDoctor(options));
+    });
+
   return program;
 }
 
