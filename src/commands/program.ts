@@ -47,6 +47,16 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
     });
 
   program
+    .command("setup")
+    .description("interactive wizard: providers, targets, rules, client registration (needs a terminal)")
+    .option("--registration", "print the MCP client registration lines and stop (no terminal needed)")
+    .option("--kube-identity", "create the kube-identity provider kubectl targets use, and stop (no terminal needed)")
+    .action(async (options: { registration?: boolean; kubeIdentity?: boolean }) => {
+      const { runSetup } = await import("./setup/setup.js");
+      setExit(await runSetup(options));
+    });
+
+  program
     .command("config-dir")
     .description("print the configuration root")
     .action(async () => {
