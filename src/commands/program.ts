@@ -41,9 +41,10 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   program
     .command("init")
     .description("create the configuration root and settings.yaml (never overwrites)")
-    .action(async () => {
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
       const { runInit } = await import("./setup/init.js");
-      setExit(runInit());
+      setExit(runInit(options));
     });
 
   program
@@ -59,9 +60,10 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   program
     .command("config-dir")
     .description("print the configuration root")
-    .action(async () => {
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
       const { runConfigDir } = await import("./setup/config-dir.js");
-      setExit(runConfigDir());
+      setExit(runConfigDir(options));
     });
 
   const policy = program.command("policy").description("inspect and edit the operator's rules");

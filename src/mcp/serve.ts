@@ -40,10 +40,7 @@ export async function serveStdio(version: string): Promise<void> {
   const registry = loadRegistry(root);
   if (registry.providers.size === 0) {
     const bundled = fileURLToPath(new URL("../../providers/", import.meta.url));
-    throw new Error(
-      `no providers installed under ${root}: copy a bundled provider directory from ${bundled} (kubectl, aws, az, gcloud) into ${path.join(root, "providers")} ` +
-        "(torii init creates the configuration root)",
-    );
+    throw new Error(`no providers installed under ${root}: run torii setup, or torii provider install <name> (bundled: ${bundled}, kubectl, aws, az, gcloud)`);
   }
   const settings = loadSettings(root);
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
