@@ -44,17 +44,29 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   program
     .command("init")
     .description("create the configuration root and settings.yaml (never overwrites)")
-    .action(async () => {
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
       const { runInit } = await import("./setup/init.js");
-      setExit(runInit());
+      setExit(runInit(options));
+    });
+
+  program
+    .command("setup")
+    .description("interactive wizard: providers, targets, rules, client registration (needs a terminal)")
+    .option("--registration", "print the MCP client registration lines and stop (no terminal needed)")
+    .option("--kube-identity", "create the kube-identity provider kubectl targets use, and stop (no terminal needed)")
+    .action(async (options: { registration?: boolean; kubeIdentity?: boolean }) => {
+      const { runSetup } = await import("./setup/setup.js");
+      setExit(await runSetup(options));
     });
 
   program
     .command("config-dir")
     .description("print the configuration root")
-    .action(async () => {
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
       const { runConfigDir } = await import("./setup/config-dir.js");
-      setExit(runConfigDir());
+      setExit(runConfigDir(options));
     });
 
   const policy = program.command("policy").description("inspect and edit the operator's rules");
@@ -98,6 +110,15 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerGuardCommand(program, setExit);
   registerApprovalsCommand(program, setExit);
   registerProviderCommand(program, setExit);
+
+  program
+    .command("doctor")
+    .description("check what an MCP client will see; each problem with its fix (exit 1 when one would stop a call)")
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
+      const { runDoctor } = await import("./doctor/doctor.js");
+      setExit(runDoctor(options));
+    });
 
   return program;
 }

@@ -12,7 +12,6 @@
  * Nothing here reads a `.env` file or runs anything: the pipeline order holds.
  */
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { combineConfigErrors, ConfigError } from "../config/errors.js";
 import { resolveConfigRoot } from "../config/paths.js";
 import { loadRegistry, type Registry } from "../config/registry.js";
@@ -92,11 +91,9 @@ export function renderStartupFailure(failure: StartupFailure): string {
 }
 
 function noProviders(root: string): ConfigError {
-  const bundled = fileURLToPath(new URL("../../providers/", import.meta.url));
   return new ConfigError(
     path.join(root, "providers"),
-    `no providers installed under ${root}: copy a bundled provider directory from ${bundled} (kubectl, aws, az, gcloud) into ${path.join(root, "providers")} ` +
-      "(torii init creates the configuration root)",
+    `no providers installed under ${root}: run torii setup, or torii provider install <name> (bundled: kubectl, aws, az, gcloud)`,
   );
 }
 

@@ -23,8 +23,9 @@ export function registerAuditCommand(program: Command, setExit: (code: number) =
   audit
     .command("verify")
     .description("check the audit log's hash chain (exit 0 intact, 1 problems found, 3 missing or unreadable)")
-    .action(async () => {
+    .option("--json", "machine-readable output")
+    .action(async (options: { json?: boolean }) => {
       const { runAuditVerify } = await import("./audit.js");
-      setExit(runAuditVerify());
+      setExit(runAuditVerify(options));
     });
 }

@@ -33,10 +33,10 @@ export function runAuditTail(options: AuditTailOptions): number {
   return 0;
 }
 
-export function runAuditVerify(): number {
+export function runAuditVerify(options: { json?: boolean } = {}): number {
   const file = auditLogPath(configRoot());
   const result = readLog(file, () => verifyAuditLogSync(file));
-  process.stdout.write(verificationText(file, result));
+  process.stdout.write(options.json === true ? `${JSON.stringify({ file, ...result }, null, 2)}\n` : verificationText(file, result));
   return result.ok ? 0 : EXIT_AUDIT_PROBLEMS;
 }
 

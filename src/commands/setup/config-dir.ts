@@ -1,7 +1,9 @@
 /** `torii config-dir`: prints the configuration root in force. */
 import { configRoot } from "../shared/operator-context.js";
+import { emit, type JsonOption } from "../shared/operator-output.js";
 
-export function runConfigDir(): number {
-  process.stdout.write(`${configRoot()}\n`);
+export function runConfigDir(options: JsonOption = {}): number {
+  const root = configRoot();
+  emit(options, { root }, [root]);
   return 0;
 }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { DEFAULT_SETTINGS } from "../../config/settings.js";
 import { settingsPath } from "../../config/paths.js";
 import { configRoot } from "../shared/operator-context.js";
+import { emit, type JsonOption } from "../shared/operator-output.js";
 
 const SETTINGS_TEMPLATE = `# Torii server settings. Every field is optional; these are the defaults.
 version: "1"
@@ -40,12 +41,11 @@ function createIfMissing(file: string, content: string): boolean {
   }
 }
 
-export function runInit(): number {
+export function runInit(options: JsonOption = {}): number {
   const root = configRoot();
   mkdirSync(root, { recursive: true, mode: 0o700 });
-  process.stdout.write(`configuration root: ${root}\n`);
   const settings = settingsPath(root);
   const created = createIfMissing(settings, SETTINGS_TEMPLATE);
-  process.stdout.write(created ? `created ${settings}\n` : `kept existing ${settings}\n`);
+  emit(options, { root, settings, created }, [`configuration root: ${root}`, created ? `created ${settings}` : `kept existing ${settings}`]);
   return 0;
 }

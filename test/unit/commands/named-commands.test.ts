@@ -1,7 +1,8 @@
 /**
  * Every message, help text and provider file that tells the operator to run
  * `torii <command> …` names a command that exists in the operator's program
- * (src/commands/program.ts), down to the subcommand.
+ * (src/commands/program.ts), down to the subcommand; so does every mention in
+ * README.md and docs/.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -23,7 +24,14 @@ function filesUnder(dir: string, suffix: string): string[] {
 }
 
 function mentions(): { file: string; words: string[] }[] {
-  const files = [...filesUnder(path.join(repo, "src"), ".ts"), ...filesUnder(path.join(repo, "providers"), ".yaml"), path.join(repo, "rules.example.yaml")];
+  const files = [
+    ...filesUnder(path.join(repo, "src"), ".ts"),
+    ...filesUnder(path.join(repo, "providers"), ".yaml"),
+    path.join(repo, "rules.example.yaml"),
+    // The operator's documentation names commands too: the README's quick start and docs/.
+    path.join(repo, "README.md"),
+    ...filesUnder(path.join(repo, "docs"), ".md"),
+  ];
   const found: { file: string; words: string[] }[] = [];
   for (const file of files) {
     for (const match of readFileSync(file, "utf8").matchAll(/\btorii ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/gu)) {

@@ -1,0 +1,86 @@
+/**
+ * `torii doctor [--json]`: what an MCP client will see, checked from here.
+ *
+ * The configuration is loaded by the same functions the server calls at
+ * start-up (loadRegistry, loadSettings: the trust rule included), so a
+ * ConfigError prints exactly the message the server would give, with
+ * file:line:col. Then per provider: rules, CLI and version, targets, leases,
+ * grants; then the audit chain (audit/verify.ts) and client registrations
+ * (registrations.ts, a hook point). Exit 1 when any finding is a `fail` (it
+ * would stop a call), else 0.
+ */
+import { existsSync } from "node:fs";
+import { auditLogPath } from "../../audit/audit-log.js";
+import { verifyAuditLogSync } from "../../audit/verify.js";
+import { ConfigError } from "../../config/errors.js";
+import { loadRegistry, type Registry } from "../../config/registry.js";
+import { loadSettings } from "../../config/settings.js";
+import { configRoot } from "../shared/operator-context.js";
+import { emit, type JsonOption } from "../shared/operator-output.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
+import { providerChecks } from "./provider-checks.js";
+import { clientRegistrationChecks } from "./registrations.js";
+import { targetChecks } from "./target-checks.js";
+
+/** Exit code of doctor when a finding would stop a call. */
+export const EXIT_DOCTOR_FAIL = 1;
+
+/** Every finding for the configuration root `root`. */
+export function doctorChecks(root: string): DoctorCheck[] {
+  if (!existsSync(root))
+    return [check("config", "fail", `the configuration root ${root} does not exist`, "torii setup (or torii init, then torii provider install <name>)")];
+  let registry: Registry;
+  try {
+    registry = loadRegistry(root);
+    loadSettings(root);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return [
+      check(
+        "config",
+        "fail",
+        `the server will not start:\n${error.message}`,
+        "fix each file:line:col above (the message says how), then run torii doctor again",
+      ),
+    ];
+  }
+  const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`)];
+  if (registry.providers.size === 0) {
+    findings.push(
+      check("providers", "fail", "no provider is installed: the server will not start", "torii provider install kubectl --preset readonly (or torii setup)"),
+    );
+  }
+  for (const provider of registry.providers.values()) findings.push(...providerChecks(provider), ...targetChecks(provider));
+  findings.push(auditCheck(root), ...clientRegistrationChecks());
+  return findings;
+}
+
+function auditCheck(root: string): DoctorCheck {
+  const file = auditLogPath(root);
+  if (!existsSync(file)) return check("audit", "ok", "no audit log yet (no call has been made)");
+  try {
+    const result = verifyAuditLogSync(file);
+    if (result.ok) return check("audit", "ok", `${file}: ${result.records} record(s), chain intact`);
+    const first = result.problems[0];
+    const where = first === undefined ? "" : `; first: ${first.line === undefined ? "" : `line ${first.line}: `}${first.reason}`;
+    return check("audit", "warn", `${file}: ${result.problems.length} problem(s)${where}`, "torii audit verify shows every problem; keep the log as evidence");
+  } catch (error) {
+    return check("audit", "warn", `${file} cannot be read: ${(error as Error).message}`, "check the file's owner and mode");
+  }
+}
+
+const MARK = { ok: "ok  ", warn: "warn", fail: "FAIL" } as const;
+
+/** `torii doctor`. */
+export function runDoctor(options: JsonOption): number {
+  const root = configRoot();
+  const findings = doctorChecks(root);
+  const failed = findings.filter((finding) => finding.status === "fail").length;
+  const lines = findings.flatMap((finding) => [
+    `${MARK[finding.status]} ${finding.subject}: ${finding.message}`,
+    ...(finding.fix === undefined ? [] : [`     fix: ${finding.fix}`]),
+  ]);
+  lines.push(failed === 0 ? "no problem that would stop a call" : `${failed} problem(s) would stop calls`);
+  emit(options, { root, ok: failed === 0, checks: findings }, lines);
+  return failed === 0 ? 0 : EXIT_DOCTOR_FAIL;
+}

@@ -1,0 +1,89 @@
+/**
+ * Doctor's checks of one provider: its rules load and compile (through the
+ * server's own loader), it has accept rules, its CLI is on PATH as the server
+ * resolves it, the CLI's version against the version its option table was
+ * generated from, and its grants files are valid.
+ */
+import { readFileSync } from "node:fs";
+import type { ProviderEntry } from "../../config/registry.js";
+import { PolicyCache } from "../../pipeline/policy-cache.js";
+import { grantsFileOf, GrantStore } from "../../state/grant-store.js";
+import { cliVersionText, findOnPath } from "../shared/cli-on-path.js";
+import { firstVersion, generatedFromVersion } from "../provider/catalogue.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
+
+/** Findings for `provider` (its targets are target-checks.ts's). */
+export function providerChecks(provider: ProviderEntry): DoctorCheck[] {
+  return [...ruleChecks(provider), ...cliChecks(provider), ...grantChecks(provider)];
+}
+
+function ruleChecks(provider: ProviderEntry): DoctorCheck[] {
+  const subject = `rules ${provider.tool}`;
+  const scopes = [undefined, ...[...provider.targets.values()].filter((target) => target.hasOwnRules).map((target) => target.name)];
+  const findings: DoctorCheck[] = [];
+  for (const alias of scopes) {
+    const where = alias === undefined ? provider.tool : `${provider.tool} ${alias}`;
+    try {
+      const { policy } = new PolicyCache().load(provider, alias);
+      const first = policy.errors[0];
+      if (first !== undefined) {
+        findings.push(
+          check(
+            subject,
+            "fail",
+            `${first.ref.origin}: ${first.ref.list} rule ${JSON.stringify(first.ref.text)} ${first.message}; every call is denied`,
+            `torii policy edit ${where}`,
+          ),
+        );
+      } else if (policy.accept.all.length === 0) {
+        findings.push(check(subject, "warn", `${where}: no accept rule, so every call needs a grant or the operator's approval`, `torii policy edit ${where}`));
+      } else findings.push(check(subject, "ok", `${where}: ${policy.deny.all.length} deny, ${policy.accept.all.length} accept rule(s)`));
+    } catch (error) {
+      findings.push(check(subject, "fail", `${(error as Error).message}; every call is denied`, `torii policy edit ${where}`));
+    }
+  }
+  return findings;
+}
+
+function cliChecks(provider: ProviderEntry): DoctorCheck[] {
+  const subject = `cli ${provider.tool}`;
+  const command = provider.config.command;
+  const executable = findOnPath(command);
+  if (executable === undefined) {
+    return [
+      check(
+        subject,
+        "fail",
+        `${command} is not on PATH, so no call can run`,
+        `install ${command}, or start the client with a PATH that holds it (GUI clients often see a shorter PATH than your shell)`,
+      ),
+    ];
+  }
+  const expected = generatedFromVersion(readFileSync(provider.file, "utf8"));
+  const actualText = cliVersionText(command, executable);
+  const actual = actualText === undefined ? undefined : firstVersion(actualText);
+  if (expected === undefined || actual === undefined) return [check(subject, "ok", `${executable}${actual === undefined ? "" : ` (${actual})`}`)];
+  const majorMinor = (version: string): string => version.split(".").slice(0, 2).join(".");
+  if (majorMinor(expected) !== majorMinor(actual)) {
+    return [
+      check(
+        subject,
+        "warn",
+        `${executable} is version ${actual}; the option table was generated from ${expected}: options added since are refused as unknown, options removed since are still accepted by the table`,
+        `torii provider upgrade ${provider.name} (when the bundled table is newer), or regenerate the table (providers/README.md)`,
+      ),
+    ];
+  }
+  return [check(subject, "ok", `${executable} (${actual}, table from ${expected})`)];
+}
+
+function grantChecks(provider: ProviderEntry): DoctorCheck[] {
+  const scopes = [undefined, ...provider.targets.values()];
+  return scopes.flatMap((target) => {
+    const read = new GrantStore(grantsFileOf(provider, target)).list();
+    const where = target === undefined ? provider.tool : `${provider.tool} ${target.name}`;
+    return read.ok
+      ? []
+      : [check(`grants ${where}`, "warn", `${read.error.file}: ${read.error.detail}; its grants allow nothing`, `torii grant clear ${where}`)];
+  });
+}

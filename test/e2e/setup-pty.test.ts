@@ -1,0 +1,135 @@
+/**
+ * `torii setup` end to end through a real pseudo-terminal: the built binary
+ * runs under Python's pty.spawn (argv, no shell), and the test answers each
+ * prompt only after it has appeared (no fixed sleeps). From an empty root it
+ * installs kubectl with the readonly preset, makes a target of a kube context
+ * read by the real kubectl, activates it, adds a deny rule with its preview,
+ * and prints the registration lines; a rerun shows what exists.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLI_PATH, runCli } from "../support/run-cli.js";
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "gu");
+const DOWN = "\x1b[B";
+
+/** A terminal session: `expect(text)` waits for text to appear after the last match; `send` types. */
+function ptySession(args: readonly string[], env: Record<string, string>) {
+  const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", process.execPath, CLI_PATH, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? "/nonexistent", TERM: "xterm", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  let consumed = 0;
+  let waiter: (() => void) | undefined;
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString("utf8").replace(ANSI, "");
+    waiter?.();
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return {
+    output: () => output,
+    exited,
+    async expect(text: string): Promise<void> {
+      for (;;) {
+        const at = output.indexOf(text, consumed);
+        if (at !== -1) {
+          consumed = at + text.length;
+          return;
+        }
+        if (child.exitCode !== null) throw new Error(`exited before ${JSON.stringify(text)} appeared:\n${output}`);
+        const arrived = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            resolve(false);
+          }, 20_000);
+          waiter = () => {
+            clearTimeout(timer);
+            resolve(true);
+          };
+        });
+        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 20 s of silence; output so far:\n${output.slice(-1500)}`);
+      }
+    },
+    send(keys: string): void {
+      child.stdin.write(keys);
+    },
+  };
+}
+
+describe("torii setup in a pseudo-terminal", () => {
+  it("takes an empty root to an installed, targeted, activated kubectl with a rule added, and reruns idempotently", async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "torii-setup-home-"));
+    const root = path.join(home, "torii");
+    const kubeconfig = path.join(home, "kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: dev-ctx\n  context: {cluster: c, user: u}\n",
+      { mode: 0o600 },
+    );
+    const env = {
+      HOME: home,
+      TORII_CONFIG_DIR: root,
+      KUBECONFIG: kubeconfig,
+      TORII_PROVIDER_CATALOG: path.join(path.dirname(path.dirname(CLI_PATH)), "providers"),
+    };
+
+    const run = ptySession(["setup"], env);
+    await run.expect("⏎ submit");
+    const choices = run.output().slice(run.output().lastIndexOf("Install which providers?"));
+    const kubectlIndex = ["aws", "az", "gcloud", "kubectl"].filter((name) => new RegExp(`\\b${name}\\b`, "u").test(choices)).indexOf("kubectl");
+    run.send(`${DOWN.repeat(kubectlIndex)} \r`);
+    await run.expect("Rules to start kubectl with:");
+    run.send("\r");
+    await run.expect("Make targets of which contexts?");
+    run.send(" \r");
+    await run.expect("Activate a target now");
+    run.send(`${DOWN}\r`);
+    await run.expect("Review or change rules of:");
+    run.send(`${DOWN}\r`);
+    await run.expect("Change the rules of kubectl?");
+    run.send(`${DOWN}${DOWN}\r`);
+    await run.expect("New deny rule");
+    run.send("delete\r");
+    await run.expect("+ deny delete");
+    await run.expect("Write ");
+    run.send("\r");
+    await run.expect("written:");
+    await run.expect("Change the rules of kubectl?");
+    run.send("\r");
+    await run.expect("Another provider's rules?");
+    run.send("\r");
+    await run.expect("claude mcp add torii");
+    expect(await run.exited).toBe(0);
+
+    const rules = readFileSync(path.join(root, "providers/kubectl/rules.yaml"), "utf8");
+    expect(rules).toContain("# --- prints credentials ---");
+    expect(rules).toMatch(/\n {2}- delete\n/u);
+    const allowed = await runCli(["policy", "check", "kubectl", "dev-ctx", "--", "get", "pods"], env);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ decision: "accept" });
+    const status = await runCli(["target", "status", "kubectl", "--json"], env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ leases: [{ target: "dev-ctx", current: true }] });
+
+    const again = ptySession(["setup"], env);
+    await again.expect("kubectl  installed");
+    await again.expect("Install which providers?");
+    again.send("\r");
+    await again.expect("dev-ctx (a target already)");
+    await again.expect("Activate a target now");
+    again.send("\r");
+    await again.expect("Review or change rules of:");
+    again.send("\r");
+    expect(await again.exited).toBe(0);
+  }, 60_000);
+
+  it("refuses a stdin that is not a terminal and names the commands to use instead", async () => {
+    const result = await runCli(["setup"], { TORII_CONFIG_DIR: mkdtempSync(path.join(os.tmpdir(), "torii-setup-")) });
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain("stdin is not a terminal");
+    expect(result.stderr).toContain("torii provider install <name> --preset readonly");
+  });
+});

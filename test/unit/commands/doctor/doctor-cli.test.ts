@@ -1,0 +1,68 @@
+/** `torii doctor`: the server's own load errors, missing CLIs, missing contexts, and a clean bill. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
+import { runCli } from "../../../support/run-cli.js";
+
+const IDP = {
+  "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: "true"\nargv: {parser: plain}\n',
+  "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n',
+};
+
+function kubeconfig(...contexts: string[]): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-"));
+  const file = path.join(dir, "config");
+  writeFileSync(file, `apiVersion: v1\nkind: Config\ncontexts:\n${contexts.map((name) => `  - name: ${name}\n    context: {cluster: c, user: u}\n`).join("")}`);
+  return file;
+}
+
+describe("torii doctor", () => {
+  it("prints the server's ConfigError with file:line:col and exits 1", async () => {
+    const root = makeConfigTree({
+      "providers/kube/provider.yaml": kubeContextProvider("kubectl").replace("tool: kube", "tool: kube\ntoool: x"),
+      "providers/kube/rules.yaml": 'version: "1"\n',
+    });
+    const result = await runCli(["doctor", "--json"], { TORII_CONFIG_DIR: root });
+    expect(result.status).toBe(1);
+    const report = JSON.parse(result.stdout) as { ok: boolean; checks: { subject: string; status: string; message: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.checks[0]?.message).toContain(`${path.join(root, "providers/kube/provider.yaml")}:4:1: unknown field "toool"`);
+  });
+
+  it("fails a provider whose CLI is not on PATH and a target whose context is not in the kubeconfig", async () => {
+    const root = makeConfigTree({
+      ...IDP,
+      "providers/kube/provider.yaml": kubeContextProvider("no-such-cli-here"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("other") });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("FAIL cli kube: no-such-cli-here is not on PATH");
+    expect(result.stdout).toContain('FAIL target kube/dev: context "dev-ctx" is not in');
+    expect(result.stdout).toContain("warn leases kube: no target is active");
+  });
+
+  it("passes (exit 0) when nothing would stop a call, reporting warnings with their fixes", async () => {
+    const root = makeConfigTree({
+      ...IDP,
+      "providers/kube/provider.yaml": kubeContextProvider("node"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: []\n',
+      "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("dev-ctx") });
+    expect(result.stdout).toContain("ok   target kube/dev: context dev-ctx exists");
+    expect(result.stdout).toContain("warn rules kube: kube: no accept rule");
+    expect(result.stdout).toContain("fix: torii policy edit kube");
+    expect(result.status).toBe(0);
+  });
+
+  it("fails a root with no provider", async () => {
+    const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("torii provider install kubectl --preset readonly");
+  });
+});
