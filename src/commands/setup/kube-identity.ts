@@ -4,9 +4,9 @@
  * A `kubectl_context` target must name an identity provider that is not
  * target-aware, and every bundled provider is. kubectl's credentials come from
  * the kubeconfig (auth strategy `inherited`, nothing to validate), so the
- * provider only gives those targets an auth scope. It is still an MCP tool, so
- * it is made harmless: its command is `true` and its rules deny every argv
- * (`/.*\/` is a deny, which no grant or approval gets past).
+ * provider only gives those targets an auth scope. `expose: false` keeps it out
+ * of the agent's tool list; as a second wall its command is `true` and its
+ * rules deny every argv (`/.*\/` is a deny, which no grant or approval gets past).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -18,11 +18,13 @@ export const KUBE_IDENTITY = "kube-identity";
 
 const PROVIDER_YAML = `# Created by torii setup: the identity provider of the kubectl targets. Their
 # credentials come from the kubeconfig; this provider only gives them an auth
-# scope. It runs \`true\` and its rules deny every call: it is not for agents.
+# scope. It is no MCP tool (expose: false), runs \`true\` and its rules deny
+# every call: it is not for agents.
 version: "1"
 name: ${KUBE_IDENTITY}
 tool: ${KUBE_IDENTITY}
 description: "Identity scope of the kubectl targets. Not for agents: every call is denied."
+expose: false
 command: "true"
 auth:
   strategy: inherited
