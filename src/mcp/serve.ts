@@ -79,7 +79,7 @@ export async function serveStdio(version: string): Promise<void> {
             return await invoke(call, deps);
           } finally {
             release();
-            void call.audit.flush();
+            void call.audit.flush({ durable: true });
             const flushed = call.audit.settled();
             pendingAudit.add(flushed);
             void flushed.finally(() => pendingAudit.delete(flushed));

@@ -86,7 +86,7 @@ async function runLifecycleCommand(
   layers: CredentialLayers,
   deps: AuthDeps,
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
-  // No process starts before the records that allowed it are on disk.
+  // No process starts before the records that allowed it are in the file.
   await request.audit.flush();
   // The target's options belong to the called CLI; another identity provider's commands get none.
   const injection = identity === request.provider ? targetInjection(request.provider, request.target) : { args: [], env: {} };
