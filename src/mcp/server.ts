@@ -17,6 +17,7 @@ import {
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_INSTRUCTIONS } from "./instructions.js";
+import { noElicitationValidator } from "./no-elicitation-validator.js";
 import { checkToolSet, type ToolDefinition } from "./tool-definition.js";
 
 export interface CreatedServer {
@@ -33,7 +34,14 @@ export function createServer(tools: readonly ToolDefinition[], version: string):
   const inFlight = new Set<Promise<unknown>>();
 
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- see the import
-  const server = new Server({ name: "torii", version }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server(
+    { name: "torii", version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: noElicitationValidator,
+    },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
     tools: checked.map((tool) => ({
