@@ -5,9 +5,11 @@
  * (a crash leaves at most a stray temp file, never read as a head); then, under
  * the log's lock and without waiting on anything, it is renamed into place,
  * unless another writer has already anchored as far or further (its fsync
- * covered these bytes too, so the newer head is the right one). The directory
- * is not fsynced: if a crash loses the rename, the older head anchors a prefix
- * of the log, which readers accept.
+ * covered these bytes too, so the newer head is the right one). Without the
+ * lock, two writers could put the older of their heads in place last, and
+ * `verify` would warn about a lagging head. The directory is not fsynced: if a
+ * crash loses the rename, the older head anchors a prefix of the log, which
+ * readers accept.
  */
 import { closeSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";

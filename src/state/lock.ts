@@ -21,7 +21,6 @@
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
 import { fsync, lstatSync, mkdirSync, rmdirSync } from "node:fs";
-import { rmdir } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
@@ -132,9 +131,9 @@ export function withFileLockIfFree<T>(file: string, body: () => T): { held: true
  * Runs the synchronous `body` holding the lock: at once when it is free (the
  * atomic `mkdir` of `withFileLockIfFree`), otherwise once `withFileLock` has
  * waited for it. The body never waits on anything, so the lock's fresh mtime
- * needs no refresh. The lock directory is removed off the event loop (a
- * metadata change can wait for the file system's journal), and the promise
- * settles once it is gone.
+ * needs no refresh, and the lock directory is removed synchronously right
+ * after it (removing it on the thread pool measured slower: the next holder,
+ * often this process, waited for the round trip).
  */
 export async function withSyncFileLock<T>(file: string, timing: LockTiming, body: () => T): Promise<T> {
   const lockPath = `${file}.lock`;
@@ -147,9 +146,7 @@ export async function withSyncFileLock<T>(file: string, timing: LockTiming, body
   try {
     return body();
   } finally {
-    await rmdir(lockPath).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    });
+    removeLockDirectory(lockPath);
   }
 }
 
