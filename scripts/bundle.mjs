@@ -31,6 +31,24 @@ const englishOnlyZodLocales = {
     }));
   },
 };
+/**
+ * The SDK's Server imports Ajv as its default JSON Schema validator, used only
+ * for form elicitation answers; Torii passes its own (src/mcp/no-elicitation-validator.ts),
+ * so the default is never constructed. Its module is replaced by one that
+ * throws if it ever were, which leaves Ajv (60-odd modules) out of the bundle.
+ */
+const withoutAjv = {
+  name: "without-ajv",
+  setup(on) {
+    on.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) =>
+      /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server$/.test(args.resolveDir) ? { path: "ajv-provider", namespace: "without-ajv" } : undefined,
+    );
+    on.onLoad({ filter: /.*/, namespace: "without-ajv" }, () => ({
+      contents:
+        'export class AjvJsonSchemaValidator { constructor() { throw new Error("torii: the bundle has no Ajv; pass a jsonSchemaValidator to the Server"); } }',
+    }));
+  },
+};
 rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
 await build({
   absWorkingDir: repo,
@@ -45,7 +63,7 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [englishOnlyZodLocales],
+  plugins: [englishOnlyZodLocales, withoutAjv],
   // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
 });

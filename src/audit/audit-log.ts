@@ -4,11 +4,11 @@
  * (head.ts).
  *
  * Several processes append at once (each MCP server, the operator CLI), so one
- * append is: take the cross-process lock (`withFileLock`, `<file>.lock`), read
- * the head and the file's tail (the last record; a torn fragment left by a
- * crash is cut off), write the batch's lines with O_APPEND in one write, fsync,
- * replace the head atomically, release. An append takes a batch, so a call's
- * records cost one lock and one fsync. Appends from one process are queued
+ * append is: take the cross-process lock (`<file>.lock`), read the head and the
+ * file's tail (the last record; a torn fragment left by a crash is cut off),
+ * write the batch's lines with O_APPEND in one write, release; fsync; then
+ * move the head forward (head-advance.ts). An append takes a batch, so a call's
+ * records cost one write and one fsync. Appends from one process are queued
  * first, so they never contend for the lock with each other.
  *
  * Appends are best-effort by design: `append` never throws and never rejects.
@@ -16,15 +16,14 @@
  * the caller decides what it means; the broker's decisions never depend on it.
  */
 import { randomUUID } from "node:crypto";
-import { constants } from "node:fs";
-import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomic } from "../state/atomic-write.js";
 import { LockCompromisedError } from "../state/errors.js";
-import { withFileLock, type LockTiming } from "../state/lock.js";
+import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { visitLinesFromEnd } from "./file-tail.js";
-import { auditHeadPath, readAuditHeadSync, serialiseAuditHead, type AuditHeadReading } from "./head.js";
+import { advanceAuditHead } from "./head-advance.js";
+import { AUDIT_HEAD_VERSION, auditHeadPath, parseAuditHead, type AuditHeadReading } from "./head.js";
 import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditRecord, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
@@ -46,12 +45,19 @@ export const AUDIT_LOCK_TIMING: LockTiming = Object.freeze({ stale: 10_000, upda
 export type AuditAppendResult = { readonly ok: true; readonly hash: string } | { readonly ok: false; readonly error: Error };
 
 export interface AppendOptions {
+  /** Called once the records are in the file (written to the kernel), before any fsync. */
+  readonly onWritten?: () => void;
   /**
    * Called once the records are written and fsynced, before the head is
-   * replaced: a caller that only needs the records on disk (the pipeline,
-   * before it starts a process) need not wait for the head.
+   * replaced (never with `deferSync`).
    */
   readonly onDurable?: () => void;
+  /**
+   * Write only: no fsync, no head. The records survive a crash of this
+   * process, not a power cut, until the next append that syncs (any writer's:
+   * an fsync covers the whole file) makes them durable and anchors them.
+   */
+  readonly deferSync?: boolean;
 }
 
 export interface AuditLogOptions {
@@ -69,6 +75,8 @@ export class AuditLog {
   private readonly report: (message: string) => void;
   /** Set after a successful append: the directory exists, so later appends skip the mkdir. */
   private directoryReady = false;
+  /** Where this writer's last append left the log, so the next one need not read it back (writeBatch). */
+  private lastWrite: LastWrite | undefined;
 
   constructor(
     readonly file: string,
@@ -115,54 +123,70 @@ export class AuditLog {
     );
   }
 
+  /**
+   * The append in three steps, so that the lock is never held across a wait:
+   * under the lock, synchronously, check the tail and the head and write the
+   * lines (a few system calls, no thread-pool round trip); fsync outside it;
+   * then move the head forward under the lock again (head-advance.ts). An fsync
+   * flushes the whole file, so a head is only ever written for bytes that are
+   * on disk, whichever writer wrote them.
+   */
   private async appendNow(inputs: readonly AuditInput[], options: AppendOptions): Promise<string> {
     if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
     const batch = inputs.map(auditFields);
-    if (!this.directoryReady) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    if (!this.directoryReady) mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    // Closed here, also when a lock lost after the body (the fallback path) rejects the hold.
+    const log = { fd: -1 };
+    let written: WrittenBatch;
     try {
-      return await withFileLock(this.file, AUDIT_LOCK_TIMING, async (held) => {
-        const head = readAuditHeadSync(this.file);
-        const handle = await openAuditFile(this.file);
-        let written: WrittenBatch;
-        try {
-          written = await this.writeBatch(handle, head, batch);
-        } finally {
-          await handle.close();
-        }
-        this.directoryReady = true;
-        options.onDurable?.();
-        const next = serialiseAuditHead({ v: 1, lines: written.lines, bytes: written.bytes, last_hash: written.digest });
-        try {
-          // No directory fsync: after a crash an older head anchors a prefix of the log, which readers accept.
-          await writeFileAtomic(auditHeadPath(this.file), next, {
-            syncDirectory: false,
-            beforeCommit: () => {
-              held.assertHeld();
-            },
-          });
-        } catch (error) {
-          throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
-        }
-        return written.hash;
+      written = await withSyncFileLock(this.file, AUDIT_LOCK_TIMING, () => {
+        log.fd = openAuditFile(this.file);
+        const batchWritten = this.writeBatch(log.fd, batch);
+        // The lines are in the file: a caller waiting for that need not wait for the lock's release.
+        options.onWritten?.();
+        return batchWritten;
       });
+      this.directoryReady = true;
+      if (options.deferSync === true) return written.hash;
+      await syncDescriptor(log.fd);
     } catch (error) {
-      // Reported after the body, so the line is already in the file.
+      this.lastWrite = undefined;
+      // A lost lock is reported after the body, so the lines are already in the file.
       if (error instanceof LockCompromisedError) {
         throw new Error(`the record was written, but the lock was lost (${error.reason}); the chain may fork`, { cause: error });
       }
       throw error;
+    } finally {
+      if (log.fd !== -1) closeSync(log.fd);
     }
+    options.onDurable?.();
+    const next = { v: AUDIT_HEAD_VERSION, lines: written.lines, bytes: written.bytes, last_hash: written.digest } as const;
+    try {
+      const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING);
+      if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
+    } catch (error) {
+      throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
+    }
+    return written.hash;
   }
 
-  /** Under the lock: checks the tail and the head, writes the batch (after a marker, if any), fsyncs. */
-  private async writeBatch(handle: FileHandle, head: AuditHeadReading, batch: readonly AuditFields[]): Promise<WrittenBatch> {
-    const stats = await handle.stat();
+  /**
+   * Under the lock: checks the tail and the head, writes the batch (after a
+   * marker, if any) to the page cache. When the log and its head are exactly
+   * as this writer's last append left them (same file, size, mtime and head
+   * bytes), the tail and the anchor were checked then and are not read again.
+   */
+  private writeBatch(fd: number, batch: readonly AuditFields[]): WrittenBatch {
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw new Error("is not a regular file");
-    const tail = chainTail(handle, stats.size, head);
+    const headText = readHeadText(this.file);
+    const last = this.lastWrite;
+    const unchanged = last !== undefined && last.ino === stats.ino && last.size === stats.size && last.mtimeMs === stats.mtimeMs && last.headText === headText;
+    const tail = unchanged ? { prev: last.prev, needsNewline: false } : chainTail(fd, stats.size, parseHeadText(headText));
     // A torn fragment at the end is a crashed append's: cut it, so that only the last line can ever be torn.
-    if (tail.tornFrom !== undefined) await handle.truncate(tail.tornFrom);
+    if (tail.tornFrom !== undefined) ftruncateSync(fd, tail.tornFrom);
     const size = tail.tornFrom ?? stats.size;
-    const anchor = checkAnchor(handle.fd, size, head, tail.prev);
+    const anchor = unchanged ? { lines: last.lines } : checkAnchor(fd, size, parseHeadText(headText), tail.prev);
     const records = anchor.marker === undefined ? batch : [markerFields(anchor.marker), ...batch];
     let prev = tail.prev;
     let hash = "";
@@ -173,12 +197,37 @@ export class AuditLog {
       return line;
     });
     const bytes = Buffer.from(`${tail.needsNewline ? "\n" : ""}${lines.join("\n")}\n`, "utf8");
-    const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
+    const bytesWritten = writeSync(fd, bytes, 0, bytes.length, null);
     if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
-    await handle.sync();
     const terminated = anchor.lines + lines.length + (tail.needsNewline ? 1 : 0);
+    const after = fstatSync(fd);
+    this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, headText, prev, lines: terminated };
     return { lines: terminated, bytes: size + bytes.length, digest: prev, hash };
   }
+}
+
+interface LastWrite {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** The head file's text as this writer last saw or wrote it; undefined when there was none. */
+  readonly headText: string | undefined;
+  readonly prev: string;
+  readonly lines: number;
+}
+
+/** The head's text, or undefined when there is none. */
+function readHeadText(logFile: string): string | undefined {
+  try {
+    return readFileSync(auditHeadPath(logFile), "latin1");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function parseHeadText(text: string | undefined): AuditHeadReading {
+  return text === undefined ? { state: "missing" } : parseAuditHead(Buffer.from(text, "latin1"));
 }
 
 /** Where an append left the log: what the next head holds, and the last record's own hash. */
@@ -196,13 +245,13 @@ function markerFields(marker: AnchorMarker): AuditFields {
 }
 
 /** Opens the log for reading and appending; creates it (0600) exclusively when missing, never through a symlink. */
-async function openAuditFile(file: string): Promise<FileHandle> {
+function openAuditFile(file: string): number {
   try {
-    return await open(file, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+    return openSync(file, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
-  return open(file, OPEN_FLAGS);
+  return openSync(file, OPEN_FLAGS);
 }
 
 /**
@@ -213,12 +262,12 @@ async function openAuditFile(file: string): Promise<FileHandle> {
  * their own. When the head anchors exactly this log, its last line is the one
  * the head names (same digest), so it is not parsed again.
  */
-function chainTail(handle: FileHandle, size: number, head: AuditHeadReading): { prev: string; needsNewline: boolean; tornFrom?: number } {
+function chainTail(fd: number, size: number, head: AuditHeadReading): { prev: string; needsNewline: boolean; tornFrom?: number } {
   let prev = ANCHORED_GENESIS_HASH;
   let needsNewline = false;
   let tornFrom: number | undefined;
   const anchored = head.state === "present" && head.head.bytes === size ? head.head.last_hash : undefined;
-  visitLinesFromEnd(handle.fd, size, (line, terminated) => {
+  visitLinesFromEnd(fd, size, (line, terminated) => {
     if (anchored !== undefined && terminated && sha256Hex(line) === anchored) {
       prev = anchored;
       return true;

@@ -70,7 +70,8 @@ export function readAuditHeadSync(logFile: string): AuditHeadReading {
   }
 }
 
-function parseAuditHead(bytes: Uint8Array): AuditHeadReading {
+/** What a head's bytes say; anything but a valid head is `unreadable` (never quoted). */
+export function parseAuditHead(bytes: Uint8Array): AuditHeadReading {
   try {
     const parsed = headSchema.safeParse(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)));
     if (parsed.success) return { state: "present", head: parsed.data };

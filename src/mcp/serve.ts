@@ -97,7 +97,7 @@ function buildServer(version: string, { root, registry, settings, policies }: Se
             return await invoke(call, deps);
           } finally {
             release();
-            void call.audit.flush();
+            void call.audit.flush({ durable: true });
             const flushed = call.audit.settled();
             pendingAudit.add(flushed);
             void flushed.finally(() => pendingAudit.delete(flushed));

@@ -18,6 +18,7 @@ import {
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_INSTRUCTIONS } from "./instructions.js";
+import { noElicitationValidator } from "./no-elicitation-validator.js";
 import { checkToolSet, type ToolDefinition } from "./tool-definition.js";
 
 export interface CreatedServer {
@@ -47,6 +48,7 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     {
       capabilities: { tools: { listChanged: false }, ...(options.logging === true ? { logging: {} } : {}) },
       instructions: options.instructions ?? SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: noElicitationValidator,
     },
   );
 

@@ -86,7 +86,7 @@ async function runLifecycleCommand(
   layers: CredentialLayers,
   deps: AuthDeps,
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
-  // No process starts before the records that allowed it are on disk.
+  // No process starts before the records that allowed it are in the file.
   await request.audit.flush();
   const subject = { provider: request.provider, target: request.target, identity };
   const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor: redactorFor(layers) });

@@ -4,12 +4,14 @@
  * value; none at all for an argv the grammar refused) and the hash of the
  * policy files in force.
  *
- * Records are buffered and written by `flush`, each flush one append (one
- * lock, one fsync). The pipeline flushes just before it starts a process (a
- * lifecycle command, the program), so no process starts before the records
- * that allowed it are on disk; the rest (a denied call's records, `ran`) is
- * written by the final flush after the call: one append for a denied call,
- * two for an allowed one. An audit write never changes a
+ * Records are buffered and written by `flush`, each flush one append. The
+ * pipeline flushes just before it starts a process (a lifecycle command, the
+ * program), so no process starts before the records that allowed it are in
+ * the file; that append is not fsynced (a crash of Torii cannot lose it, a
+ * power cut can, docs/audit.md). The rest (a denied call's records, `ran`) is
+ * written by the final, durable flush after the call, whose one fsync covers
+ * the call's earlier records too: one append for a denied call, two for an
+ * allowed one, one fsync for either. An audit write never changes a
  * decision: a failure is reported on stderr by the log itself.
  *
  * Once the call's credentials are read, its redactor masks them in every
@@ -42,16 +44,17 @@ export interface CallAudit {
   /** The call's redactor, applied to every text field of the records written after this. */
   redactWith(redactor: Redactor): void;
   /**
-   * Writes the buffered records in one append; resolves once they are written
-   * and fsynced (or their failure was reported), without waiting for the head.
+   * Writes the buffered records in one append; resolves once they are in the
+   * file (or their failure was reported). With `durable`, the append also
+   * fsyncs (covering the call's earlier appends) and moves the head forward.
    */
-  flush(): Promise<void>;
+  flush(options?: { readonly durable?: boolean }): Promise<void>;
   /** Resolves when every append of this call has finished, head included. */
   settled(): Promise<void>;
 }
 
 export interface AuditSink {
-  appendBatch(records: readonly AuditInput[], options: { onDurable: () => void }): Promise<unknown>;
+  appendBatch(records: readonly AuditInput[], options: { onWritten: () => void; deferSync: boolean }): Promise<unknown>;
 }
 
 export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string }): CallAudit {
@@ -60,7 +63,7 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
   let redactor = NO_REDACTION;
   let buffered: (CallAuditEntry & { policy_hash?: string })[] = [];
   let chain: Promise<unknown> = Promise.resolve();
-  let durable: Promise<void> = Promise.resolve();
+  let written: Promise<void> = Promise.resolve();
   return {
     record(entry) {
       buffered.push(policyHash === undefined ? entry : { ...entry, policy_hash: policyHash });
@@ -74,19 +77,20 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
     redactWith(next) {
       redactor = next;
     },
-    flush() {
-      if (buffered.length === 0) return durable;
+    flush(options = {}) {
+      if (buffered.length === 0) return written;
       const head = positionals === undefined ? {} : { argv_head: positionals.map((token) => redactor.redact(token)) };
       const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...redactEntry(entry, redactor) }));
       buffered = [];
-      let onDurable = (): void => undefined;
-      durable = new Promise<void>((resolve) => (onDurable = resolve));
-      // Serialised per call so the chain keeps the pipeline's order; a failure resolves `durable` too.
+      let onWritten = (): void => undefined;
+      written = new Promise<void>((resolve) => (onWritten = resolve));
+      const deferSync = options.durable !== true;
+      // Serialised per call so the chain keeps the pipeline's order; a failure resolves `written` too.
       chain = chain
-        .then(() => sink.appendBatch(batch, { onDurable }))
+        .then(() => sink.appendBatch(batch, { onWritten, deferSync }))
         .catch(() => undefined)
-        .finally(onDurable);
-      return durable;
+        .finally(onWritten);
+      return written;
     },
     settled: () => chain.then(() => undefined),
   };

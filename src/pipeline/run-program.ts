@@ -33,7 +33,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
   const config = call.provider.config;
   const injection = targetInjection(call.provider, call.target);
   let result: LaunchResult;
-  // No process starts before the records that allowed it are on disk.
+  // No process starts before the records that allowed it are in the file.
   await call.audit.flush();
   try {
     const plan = planChild(

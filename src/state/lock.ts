@@ -20,7 +20,7 @@
  * Every process that locks a given file must use the same `stale` and `update`
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
-import { lstatSync, mkdirSync, rmdirSync } from "node:fs";
+import { fsync, lstatSync, mkdirSync, rmdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
@@ -125,6 +125,39 @@ export function withFileLockIfFree<T>(file: string, body: () => T): { held: true
   } finally {
     removeLockDirectory(lockPath);
   }
+}
+
+/**
+ * Runs the synchronous `body` holding the lock: at once when it is free (the
+ * atomic `mkdir` of `withFileLockIfFree`), otherwise once `withFileLock` has
+ * waited for it. The body never waits on anything, so the lock's fresh mtime
+ * needs no refresh, and the lock directory is removed synchronously right
+ * after it (removing it on the thread pool measured slower: the next holder,
+ * often this process, waited for the round trip).
+ */
+export async function withSyncFileLock<T>(file: string, timing: LockTiming, body: () => T): Promise<T> {
+  const lockPath = `${file}.lock`;
+  try {
+    mkdirSync(lockPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return withFileLock(file, timing, () => Promise.resolve(body()));
+  }
+  try {
+    return body();
+  } finally {
+    removeLockDirectory(lockPath);
+  }
+}
+
+/** fsync(2) on the thread pool: the one file-system call of a locked update worth not blocking the event loop for. */
+export function syncDescriptor(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fsync(fd, (error) => {
+      if (error === null) resolve();
+      else reject(error);
+    });
+  });
 }
 
 async function acquire(file: string, lockPath: string, options: LockOptions, timing: LockTiming): Promise<() => Promise<void>> {

@@ -64,6 +64,15 @@ describe("dist/cli.js is a bundle", () => {
     expect(readFileSync(path.join(dist, "chunks", path.basename(probe!)), "utf8")).toContain("GetCallerIdentityCommand");
   });
 
+  test("the server's chunks leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
+    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier))!;
+    const serverText = staticClosure(path.resolve(dist, serve))
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    expect(serverText).toContain("@modelcontextprotocol/sdk/dist/esm/server/index.js");
+    expect(serverText).not.toMatch(/node_modules\/ajv\//);
+  });
+
   test("every built chunk has its source map", () => {
     const chunks = readdirSync(path.join(dist, "chunks")).filter((name) => name.endsWith(".js"));
     expect(chunks.length).toBeGreaterThanOrEqual(3);

@@ -67,6 +67,41 @@ describe("the head an append leaves", () => {
   });
 });
 
+describe("appends that defer their fsync, and a writer that remembers where it left the log", () => {
+  it("a deferred append is in the file at once, and the next synced append anchors it too", async () => {
+    const { file } = await logWith(1);
+    const log = quiet(file);
+    let writtenLines = 0;
+    const deferred = await log.appendBatch([input(2)], { deferSync: true, onWritten: () => (writtenLines = events(file).length) });
+    expect(deferred.ok).toBe(true);
+    expect(writtenLines).toBe(2);
+    expect((JSON.parse(readFileSync(auditHeadPath(file), "utf8")) as { lines: number }).lines).toBe(1);
+    // A head that lags is a crash's: readers accept it with a warning.
+    expect((await verifyAuditLog(file)).ok).toBe(true);
+    expect((await log.append(input(3))).ok).toBe(true);
+    const lines = readFileSync(file, "utf8").split("\n").slice(0, -1);
+    expect(JSON.parse(readFileSync(auditHeadPath(file), "utf8"))).toMatchObject({ lines: 3, bytes: byteLength(lines), last_hash: sha256Hex(lines[2] ?? "") });
+    expect(await verifyAuditLog(file)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("the same writer notices a cut made behind its back, and a same-size edit, instead of chaining to what it remembers", async () => {
+    const { file, lines } = await logWith(4);
+    const log = quiet(file);
+    expect((await log.append(input(5))).ok).toBe(true);
+    truncateSync(file, byteLength(lines.slice(0, 3)));
+    expect((await log.append(input(6))).ok).toBe(true);
+    expect(events(file).slice(3)).toEqual(["audit-head-mismatch", "ran"]);
+
+    const { file: other } = await logWith(2);
+    const writer = quiet(other);
+    expect((await writer.append(input(3))).ok).toBe(true);
+    const text = readFileSync(other, "utf8");
+    writeFileSync(other, text.replace('"call-3"', '"call-9"'));
+    expect((await writer.append(input(4))).ok).toBe(true);
+    expect(events(other).slice(3)).toEqual(["audit-head-mismatch", "ran"]);
+  });
+});
+
 describe("verify against the head", () => {
   it("records cut off the end: fails, saying truncated", async () => {
     const { file, lines } = await logWith(6);

@@ -121,25 +121,28 @@ describe("lease checkpoints", () => {
 describe("the call's audit: as few appends as its guarantees allow", () => {
   function batchingAudit() {
     const batches: AuditInput[][] = [];
+    const synced: boolean[] = [];
     const sink = {
-      appendBatch: (records: readonly AuditInput[], { onDurable }: { onDurable: () => void }) => {
+      appendBatch: (records: readonly AuditInput[], { onWritten, deferSync }: { onWritten: () => void; deferSync: boolean }) => {
         batches.push([...records]);
-        onDurable();
+        synced.push(!deferSync);
+        onWritten();
         return Promise.resolve();
       },
     };
     const audit = createCallAudit(sink, { callId: "c1", scope: "kube/prod" });
     const events = () => batches.map((batch) => batch.map((record) => record.event));
-    return { audit, batches, events };
+    return { audit, batches, events, synced };
   }
 
-  test("an allowed call: the allow is one append on disk before the program starts, `ran` one more after", async () => {
-    const { audit, batches, events } = batchingAudit();
+  test("an allowed call: the allow is one append in the file before the program starts, `ran` one more after, one fsync", async () => {
+    const { audit, batches, events, synced } = batchingAudit();
     let atLaunch: string[][] = [];
     await callWith("none" as LeaseCheckpoint, { audit, args: ["get", "pods", "--namespace=SECRET-NS"], onLaunch: () => (atLaunch = events()) });
     expect(atLaunch).toEqual([["invoke", "allowed-by-rules", "session-unchecked"]]);
-    await audit.flush();
+    await audit.flush({ durable: true });
     expect(events()).toEqual([["invoke", "allowed-by-rules", "session-unchecked"], ["ran"]]);
+    expect(synced).toEqual([false, true]);
     // Every record, as written, carries the command words, not the option or its value.
     expect(batches.flat().map((record) => auditFields(record).argv_head)).toEqual(Array(4).fill(["get", "pods"]));
   });

@@ -1,0 +1,70 @@
+/**
+ * Moving `audit.head` forward after an append whose records are on disk.
+ *
+ * The new head is staged in a temp file beside it and fsynced without the lock
+ * (a crash leaves at most a stray temp file, never read as a head); then, under
+ * the log's lock and without waiting on anything, it is renamed into place,
+ * unless another writer has already anchored as far or further (its fsync
+ * covered these bytes too, so the newer head is the right one). Without the
+ * lock, two writers could put the older of their heads in place last, and
+ * `verify` would warn about a lagging head. The directory is not fsynced: if a
+ * crash loses the rename, the older head anchors a prefix of the log, which
+ * readers accept.
+ */
+import { closeSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { exclusiveCreateFlags, tempFilePrefix } from "../state/atomic-write.js";
+import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
+import { auditHeadPath, readAuditHeadSync, serialiseAuditHead, type AuditHead } from "./head.js";
+
+/**
+ * Replaces the head of `logFile` with `next` unless the current head already
+ * anchors at least `next.bytes`. Returns the bytes it put in place, if it did.
+ */
+export async function advanceAuditHead(logFile: string, next: AuditHead, timing: LockTiming): Promise<Uint8Array | undefined> {
+  const headFile = auditHeadPath(logFile);
+  const temp = path.join(path.dirname(headFile), `${tempFilePrefix(headFile)}${process.pid}-${randomBytes(6).toString("hex")}`);
+  const bytes = serialiseAuditHead(next);
+  let staged = false;
+  try {
+    await stage(temp, bytes);
+    staged = true;
+    return await withSyncFileLock(logFile, timing, () => {
+      const current = readAuditHeadSync(logFile);
+      if (current.state === "present" && current.head.bytes >= next.bytes) return undefined;
+      renameSync(temp, headFile);
+      staged = false;
+      return bytes;
+    });
+  } finally {
+    if (staged) removeQuietly(temp);
+  }
+}
+
+/** Creates `temp` exclusively (0600, never through a link), writes `bytes`, fsyncs, closes; removes it on failure. */
+async function stage(temp: string, bytes: Uint8Array): Promise<void> {
+  const fd = openSync(temp, exclusiveCreateFlags(process.platform), 0o600);
+  try {
+    let offset = 0;
+    while (offset < bytes.length) {
+      const written = writeSync(fd, bytes, offset, bytes.length - offset);
+      if (written <= 0) throw new Error(`short write (${offset} of ${bytes.length} bytes)`);
+      offset += written;
+    }
+    await syncDescriptor(fd);
+  } catch (error) {
+    closeSync(fd);
+    removeQuietly(temp);
+    throw error;
+  }
+  closeSync(fd);
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone, or the directory went away: nothing left to clean.
+  }
+}
