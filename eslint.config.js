@@ -14,7 +14,7 @@ const outOf = (levels, why) => ({ regex: `^(\\.\\./){${levels}}`, message: why }
 const FRONT_DOORS = ["mcp", "commands", "cli\\.js"];
 const BELOW_FRONT_DOORS = into(
   FRONT_DOORS,
-  "the layers below the front doors (pipeline, config, state, audit, policy, runtime) never import mcp/, commands/ or cli.ts",
+  "the layers below the front doors (pipeline, config, state, audit, agents, policy, runtime) never import mcp/, commands/ or cli.ts",
 );
 const SELF_CONTAINED = "policy/ and runtime/ import nothing else from src/ (they are pure or only wrap Node)";
 
@@ -23,7 +23,7 @@ const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports"
 
 /** The layering rules of src/, exported so a test can prove they report a violating import. */
 export const layering = [
-  layer(["src/pipeline/**/*.ts", "src/config/**/*.ts", "src/state/**/*.ts", "src/audit/**/*.ts"], BELOW_FRONT_DOORS),
+  layer(["src/pipeline/**/*.ts", "src/config/**/*.ts", "src/state/**/*.ts", "src/audit/**/*.ts", "src/agents/**/*.ts"], BELOW_FRONT_DOORS),
   layer(["src/policy/*.ts", "src/runtime/*.ts"], BELOW_FRONT_DOORS, outOf(1, SELF_CONTAINED)),
   layer(["src/policy/*/**/*.ts", "src/runtime/*/**/*.ts"], BELOW_FRONT_DOORS, outOf(2, SELF_CONTAINED)),
   layer(["src/mcp/**/*.ts"], into(["commands", "cli\\.js"], "mcp/ is a front door: it never imports the other front door (commands/) or cli.ts")),

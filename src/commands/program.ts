@@ -12,6 +12,7 @@
  * without loading this file at all.
  */
 import { Command, CommanderError } from "commander";
+import { registerAgentCommand } from "./agent/agent-command.js";
 import { registerAuditCommand } from "./audit/audit-command.js";
 import { registerGrantCommand } from "./grant/grant-command.js";
 import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
@@ -78,6 +79,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerAuditCommand(program, setExit);
   registerTargetCommand(program, setExit);
   registerGrantCommand(program, passthrough, setExit);
+  registerAgentCommand(program, setExit);
 
   return program;
 }
