@@ -3,9 +3,10 @@
  * members Torii changes are rewritten, so comments, key order, formatting and
  * every other server stay as the operator (or the client) left them.
  */
-import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
+import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { ConfigError } from "../config/errors.js";
 import type { JsonEdit } from "./adapter.js";
+import { valueAt } from "./document-value.js";
 
 /** 1-based line and column of `offset` in `text`. */
 function positionOf(text: string, offset: number): { line: number; column: number } {
@@ -38,20 +39,47 @@ export function parseJsonDocument(file: string, text: string): Record<string, un
   return value as Record<string, unknown>;
 }
 
-/** The indentation the file already uses (two spaces for a new file). */
-function formattingOf(text: string): FormattingOptions {
-  const indented = /^([ \t]+)\S/m.exec(text)?.[1];
-  if (indented?.startsWith("\t") === true) return { insertSpaces: false, tabSize: 1, eol: text.includes("\r\n") ? "\r\n" : "\n" };
-  return { insertSpaces: true, tabSize: indented?.length ?? 2, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+/** How the file indents and ends its lines (two spaces and LF for a new file). */
+interface Layout {
+  readonly unit: string;
+  readonly eol: string;
+}
+
+function layoutOf(text: string): Layout {
+  return { unit: /^([ \t]+)\S/mu.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
+}
+
+/** `value` as indented JSON whose closing lines sit at `depth` levels. */
+function pretty(value: unknown, depth: number, layout: Layout): string {
+  return JSON.stringify(value, null, layout.unit)
+    .split("\n")
+    .join(layout.eol + layout.unit.repeat(depth));
+}
+
+/**
+ * Sets one member. jsonc-parser finds where (and keeps everything else); its
+ * own formatter would also reflow the neighbouring member, so the inserted
+ * text is indented here instead, at the depth it lands at.
+ */
+function setMember(text: string, path: readonly (string | number)[], value: unknown, layout: Layout): string {
+  const edits = modify(text, [...path], value, {});
+  const [edit] = edits;
+  if (value === undefined || edit === undefined || edits.length !== 1) return applyEdits(text, edits);
+  const root: unknown = parse(text, [], { allowTrailingComma: true });
+  let existing = 0;
+  while (existing < path.length && valueAt(root, path.slice(0, existing + 1)) !== undefined) existing += 1;
+  if (edit.length > 0) return applyEdits(text, [{ ...edit, content: pretty(value, path.length, layout) }]);
+  const nested = path.slice(existing + 1).reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+  const comma = edit.content.startsWith(",") ? "," : "";
+  const indent = layout.unit.repeat(existing + 1);
+  const closing = comma === "" ? layout.eol + layout.unit.repeat(existing) : "";
+  const content = `${comma}${layout.eol}${indent}${JSON.stringify(path[existing])}: ${pretty(nested, existing + 1, layout)}${closing}`;
+  return applyEdits(text, [{ ...edit, content }]);
 }
 
 /** Applies `edits` to `text` (parsed first: a file that does not parse is refused), keeping everything else. */
 export function editJsonDocument(file: string, text: string, edits: readonly JsonEdit[]): string {
   parseJsonDocument(file, text);
-  let result = text.trim() === "" ? "{}\n" : text;
-  const formattingOptions = formattingOf(text);
-  for (const edit of edits) {
-    result = applyEdits(result, modify(result, [...edit.path], edit.value, { formattingOptions }));
-  }
-  return result;
+  const layout = layoutOf(text);
+  return edits.reduce((result, edit) => setMember(result, edit.path, edit.value, layout), text.trim() === "" ? `{}${layout.eol}` : text);
 }
