@@ -12,12 +12,15 @@ function packageVersion(): string {
   return manifest.version;
 }
 
-/** Serves MCP until the client goes away; a start-up failure is reported on stderr (stdout is JSON-RPC's). */
+/**
+ * Serves MCP until the client goes away. A configuration that fails to load is
+ * served as a server that only explains it (exit code 1 afterwards); what still
+ * escapes is reported on stderr (stdout is JSON-RPC's).
+ */
 async function serve(): Promise<number> {
   try {
     const { serveStdio } = await import("./mcp/serve.js");
-    await serveStdio(packageVersion());
-    return 0;
+    return await serveStdio(packageVersion());
   } catch (error) {
     process.stderr.write(`torii: the MCP server could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
@@ -31,6 +34,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 } else if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
   // Exit explicitly once shut down: a client that vanished must not leave the server behind.
   process.exit(await serve());
+} else if (args[0] === "guard" && !args.includes("--help") && !args.includes("-h")) {
+  // The shell guard runs before every shell command an agent runs: it skips commander and the operator program.
+  const { runGuardFromArgv } = await import("./commands/guard/guard.js");
+  process.exitCode = await runGuardFromArgv(args.slice(1));
 } else {
   const { runOperatorCommand } = await import("./commands/program.js");
   process.exitCode = await runOperatorCommand(packageVersion(), args);

@@ -15,6 +15,7 @@ import { Command, CommanderError } from "commander";
 import { registerAgentCommand } from "./agent/agent-command.js";
 import { registerAuditCommand } from "./audit/audit-command.js";
 import { registerGrantCommand } from "./grant/grant-command.js";
+import { registerGuardCommand } from "./guard/guard-command.js";
 import { EXIT_USAGE, reportFailure } from "./shared/operator-context.js";
 import { registerTargetCommand } from "./target/target.js";
 
@@ -80,6 +81,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerTargetCommand(program, setExit);
   registerGrantCommand(program, passthrough, setExit);
   registerAgentCommand(program, setExit);
+  registerGuardCommand(program, setExit);
 
   return program;
 }

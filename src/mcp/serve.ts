@@ -1,13 +1,14 @@
 /**
  * `torii` (no arguments) and `torii mcp`: serve MCP on stdio.
  *
- * Start-up loads the whole configuration; a configuration that fails to load
- * starts nothing. Stdout carries JSON-RPC only; diagnostics go to stderr. The
- * transport is Torii's own (./stdio/transport.ts): it bounds each message by
- * `max_message_bytes` and answers invalid ones instead of dropping them. The
- * transport does not notice stdin closing, so the server watches stdin itself
- * and shuts down cleanly on end/close, SIGINT and SIGTERM: calls in flight are
- * aborted (their process groups killed), audit records flushed.
+ * Start-up loads the whole configuration (pipeline/server-configuration.ts).
+ * A configuration that fails to load starts nothing that runs commands: the
+ * server then only explains the failure (serve-config-error.ts). Stdout
+ * carries JSON-RPC only; diagnostics go to stderr. The transport is Torii's
+ * own (./stdio/transport.ts): it bounds each message by `max_message_bytes`
+ * and answers invalid ones instead of dropping them. Shutdown on stdin
+ * end/close and signals is serve-lifecycle.ts's: calls in flight are aborted
+ * (their process groups killed), audit records flushed.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
@@ -15,40 +16,47 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AuditLog } from "../audit/audit-log.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
-import { resolveConfigRoot } from "../config/paths.js";
-import { loadRegistry } from "../config/registry.js";
-import { loadSettings } from "../config/settings.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
 import { headlessApprover } from "../pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../pipeline/invoke.js";
-import { PolicyCache } from "../pipeline/policy-cache.js";
+import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore } from "../runtime/concurrency.js";
 import { launch } from "../runtime/launcher.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
-import { createServer } from "./server.js";
-import { BoundedStdioTransport } from "./stdio/transport.js";
+import { serveConfigurationError } from "./serve-config-error.js";
+import { logToStderr, serveUntilClosed } from "./serve-lifecycle.js";
+import { createServer, type CreatedServer } from "./server.js";
 
-/** Where stdio MCP servers may write: never stdout. */
-function log(message: string): void {
-  process.stderr.write(`torii: ${message}\n`);
+/** Serves until the client goes away; returns the process exit code (1 when only a start-up failure was served). */
+export async function serveStdio(version: string): Promise<number> {
+  const loadAgain = (): ConfigurationLoad => loadServerConfiguration({ env: process.env, platform: process.platform, homedir: os.homedir() });
+  const load = loadAgain();
+  if (!load.ok) return serveConfigurationError(version, load.failure, loadAgain);
+  let served: { created: CreatedServer; pendingAudit: Set<Promise<void>> };
+  try {
+    served = buildServer(version, load.configuration);
+  } catch (error) {
+    return serveConfigurationError(version, startupFailureOf(error, load.configuration.root), loadAgain);
+  }
+  const { configuration } = load;
+  await serveUntilClosed(served.created, {
+    maxMessageBytes: configuration.settings.maxMessageBytes,
+    beforeClose: () => Promise.allSettled([...served.pendingAudit]),
+    started: () => {
+      logToStderr(`serving ${configuration.registry.providers.size} provider(s) from ${configuration.root}`);
+    },
+  });
+  return 0;
 }
 
-export async function serveStdio(version: string): Promise<void> {
-  const root = resolveConfigRoot(process.env, process.platform, os.homedir());
-  const registry = loadRegistry(root);
-  if (registry.providers.size === 0) {
-    const bundled = fileURLToPath(new URL("../../providers/", import.meta.url));
-    throw new Error(
-      `no providers installed under ${root}: copy a bundled provider directory from ${bundled} (kubectl, aws, az, gcloud) into ${path.join(root, "providers")} ` +
-        "(torii init creates the configuration root)",
-    );
-  }
-  const settings = loadSettings(root);
+function buildServer(
+  version: string,
+  { root, registry, settings, policies }: ServerConfiguration,
+): { created: CreatedServer; pendingAudit: Set<Promise<void>> } {
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
   const slots = new Semaphore(settings.maxConcurrentCalls);
-  const policies = new PolicyCache();
 
   const deps: InvokeDeps = {
     registry,
@@ -89,33 +97,5 @@ export async function serveStdio(version: string): Promise<void> {
     ),
     policyTool(registry, policies),
   ];
-  const created = createServer(tools, version);
-  const { server } = created;
-  const transport = new BoundedStdioTransport({ maxMessageBytes: settings.maxMessageBytes, log });
-
-  let closing: Promise<void> | undefined;
-  const shutdown = (why: string): Promise<void> => {
-    closing ??= (async () => {
-      log(`shutting down (${why})`);
-      await created.cleanup();
-      await Promise.allSettled([...pendingAudit]);
-      await server.close().catch(() => undefined);
-    })();
-    return closing;
-  };
-
-  process.stdin.on("end", () => void shutdown("stdin ended"));
-  process.stdin.on("close", () => void shutdown("stdin closed"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  transport.onerror = (error) => {
-    log(`transport error: ${error.message}`);
-  };
-
-  await server.connect(transport);
-  log(`serving ${registry.providers.size} provider(s) from ${root}`);
-  await new Promise<void>((resolve) => {
-    server.onclose = resolve;
-  });
-  await shutdown("transport closed");
+  return { created: createServer(tools, version), pendingAudit };
 }

@@ -1,6 +1,7 @@
 /**
  * createServer(): the MCP server with Torii's tools (one per provider, plus
- * torii_policy). Tools-only capability; the tool set is fixed for the life of
+ * torii_policy), or with the one tool that explains a start-up failure (which
+ * also declares logging). Tools capability; the tool set is fixed for the life of
  * the process (a provider or target change needs a restart), so there are no
  * list_changed notifications a client could miss.
  */
@@ -26,14 +27,28 @@ export interface CreatedServer {
   cleanup(): Promise<void>;
 }
 
-export function createServer(tools: readonly ToolDefinition[], version: string): CreatedServer {
+/** What differs between the normal server and the one that only reports a start-up failure. */
+export interface ServerOptions {
+  /** The MCP `instructions`; Torii's usual guidance by default. */
+  readonly instructions?: string;
+  /** Declare the logging capability (the failure server reports through `notifications/message`). */
+  readonly logging?: boolean;
+}
+
+export function createServer(tools: readonly ToolDefinition[], version: string, options: ServerOptions = {}): CreatedServer {
   const checked = checkToolSet(tools);
   const byName = new Map(checked.map((tool) => [tool.name, tool]));
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
 
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- see the import
-  const server = new Server({ name: "torii", version }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server(
+    { name: "torii", version },
+    {
+      capabilities: { tools: { listChanged: false }, ...(options.logging === true ? { logging: {} } : {}) },
+      instructions: options.instructions ?? SERVER_INSTRUCTIONS,
+    },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
     tools: checked.map((tool) => ({

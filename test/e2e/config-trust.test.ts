@@ -1,7 +1,8 @@
 /**
  * Configuration others could have written is never trusted, through the real
  * server over stdio and the real operator CLI: a tree with a world-writable
- * `.env`, rules file or provider directory starts nothing, and a file that
+ * `.env`, rules file or provider directory starts nothing that runs commands
+ * (the server only explains the failure, see startup-failure.test.ts), and a file that
  * becomes untrusted while the server runs denies the calls that would read it,
  * with the path and the chmod that fixes it. The `.env` carries an LD_PRELOAD
  * and a canary variable: neither may reach a child.
@@ -44,7 +45,7 @@ describe("start-up", () => {
     const run = runCliProcess([], { TORII_CONFIG_DIR: root, TORII_NO_GUI: "1" });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("the MCP server could not start");
+    expect(run.stderr).toContain("Torii could not load its configuration");
     expect(run.stderr).toContain(`${subject}: is writable by group or others`);
     expect(run.stderr).toContain(`fix: chmod go-w ${subject}`);
     expect(run.stderr).not.toContain(CANARY);

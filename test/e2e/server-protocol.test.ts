@@ -179,6 +179,8 @@ describe("start-up", () => {
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", TORII_CONFIG_DIR: configRoot },
       stdio: ["pipe", "pipe", "pipe"],
     });
+    // No client: stdin ends at once, so even the server that only explains a failure exits.
+    child.stdin.end();
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -194,7 +196,7 @@ describe("start-up", () => {
     });
   }
 
-  test("a configuration that fails to load starts nothing and says where", async () => {
+  test("a configuration that fails to load starts nothing that runs commands, says where on stderr and exits 1", async () => {
     const broken = makeConfigTree({
       "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\nunknown_field: 1\n',
       "providers/rec/rules.yaml": 'version: "1"\n',

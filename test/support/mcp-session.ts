@@ -16,8 +16,15 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Starts the server; `options.cwd` is its working directory (the test runner's by default). */
-export async function startSession(configRoot: string, env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<McpSession> {
+/**
+ * Starts the server; `options.cwd` is its working directory (the test runner's by default);
+ * `options.onClient` sees the client before it connects (to register notification handlers).
+ */
+export async function startSession(
+  configRoot: string,
+  env: Record<string, string> = {},
+  options: { cwd?: string; onClient?: (client: Client) => void } = {},
+): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_PATH],
@@ -30,6 +37,7 @@ export async function startSession(configRoot: string, env: Record<string, strin
     stderr += chunk.toString("utf8");
   });
   const client = new Client({ name: "torii-e2e", version: "1.0.0" });
+  options.onClient?.(client);
   await client.connect(transport);
   return {
     client,

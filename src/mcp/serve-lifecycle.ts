@@ -1,0 +1,54 @@
+/**
+ * The life of a stdio server process, shared by the normal server and the one
+ * that reports a start-up failure: connect Torii's transport, and shut down
+ * cleanly on stdin end/close, SIGINT, SIGTERM or a closed transport (the SDK
+ * notices none of the first four). Calls in flight are aborted and whatever
+ * the caller still has to flush (audit records) is awaited before exit.
+ */
+import type { CreatedServer } from "./server.js";
+import { BoundedStdioTransport } from "./stdio/transport.js";
+
+/** Where stdio MCP servers may write: never stdout. */
+export function logToStderr(message: string): void {
+  process.stderr.write(`torii: ${message}\n`);
+}
+
+export interface LifecycleOptions {
+  readonly maxMessageBytes: number;
+  /** Awaited after in-flight calls were aborted, before the transport closes. */
+  readonly beforeClose?: () => Promise<unknown>;
+  /** Called once connected. */
+  readonly started?: () => void;
+}
+
+/** Serves `created` on stdio until the client goes away or a signal arrives; resolves once shut down. */
+export async function serveUntilClosed(created: CreatedServer, options: LifecycleOptions): Promise<void> {
+  const { server } = created;
+  const transport = new BoundedStdioTransport({ maxMessageBytes: options.maxMessageBytes, log: logToStderr });
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (why: string): Promise<void> => {
+    closing ??= (async () => {
+      logToStderr(`shutting down (${why})`);
+      await created.cleanup();
+      await options.beforeClose?.();
+      await server.close().catch(() => undefined);
+    })();
+    return closing;
+  };
+
+  process.stdin.on("end", () => void shutdown("stdin ended"));
+  process.stdin.on("close", () => void shutdown("stdin closed"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  transport.onerror = (error) => {
+    logToStderr(`transport error: ${error.message}`);
+  };
+
+  await server.connect(transport);
+  options.started?.();
+  await new Promise<void>((resolve) => {
+    server.onclose = resolve;
+  });
+  await shutdown("transport closed");
+}

@@ -1,0 +1,63 @@
+/**
+ * The start-up load the server and `torii doctor` share: a configuration loads
+ * only when every part does (rules files included, shared and per target), and
+ * a failure carries the ConfigError text and its first place.
+ */
+import { describe, expect, test } from "vitest";
+import path from "node:path";
+import { loadServerConfiguration, renderStartupFailure } from "../../../src/pipeline/server-configuration.js";
+import { tempDir, writeTree, yaml } from "../config/temp-tree.js";
+
+const PROVIDER = yaml('version: "1"', "name: rec", "tool: rec", "command: recorder", "targeting:", "  mode: credentials");
+const where = (root: string) => ({ env: { TORII_CONFIG_DIR: root }, platform: process.platform, homedir: "/nonexistent" });
+
+describe("loadServerConfiguration", () => {
+  test("a valid tree loads, with every policy already compiled", () => {
+    const root = tempDir();
+    writeTree(root, { "providers/rec/provider.yaml": PROVIDER, "providers/rec/rules.yaml": yaml('version: "1"', 'accept: ["get"]') });
+    const load = loadServerConfiguration(where(root));
+    expect(load.ok).toBe(true);
+    if (load.ok) expect([...load.configuration.registry.providers.keys()]).toEqual(["rec"]);
+  });
+
+  test("a target's own rules file that does not parse fails the start-up, with its place", () => {
+    const root = tempDir();
+    writeTree(root, {
+      "providers/rec/provider.yaml": PROVIDER,
+      "providers/rec/rules.yaml": yaml('version: "1"'),
+      "providers/rec/targets/dev/target.yaml": yaml('version: "1"', "name: dev", "identity: {provider: rec}"),
+      "providers/rec/targets/dev/rules.yaml": yaml('version: "1"', "acept: []"),
+    });
+    const load = loadServerConfiguration(where(root));
+    expect(load.ok).toBe(false);
+    if (load.ok) return;
+    const file = path.join(root, "providers/rec/targets/dev/rules.yaml");
+    expect(load.failure).toMatchObject({ root, file, line: 2, column: 1 });
+    expect(load.failure.message).toMatch(new RegExp(`^${file}:2:1: .*acept`, "u"));
+  });
+
+  test("a broken shared rule is reported once, though every target's policy includes it", () => {
+    const root = tempDir();
+    writeTree(root, {
+      "providers/rec/provider.yaml": PROVIDER,
+      "providers/rec/rules.yaml": yaml('version: "1"', "deny:", '  - "/(/"'),
+      "providers/rec/targets/dev/target.yaml": yaml('version: "1"', "name: dev", "identity: {provider: rec}"),
+      "providers/rec/targets/dev/rules.yaml": yaml('version: "1"'),
+    });
+    const load = loadServerConfiguration(where(root));
+    if (load.ok) throw new Error("expected a failure");
+    expect(load.failure.message.split("\n")).toHaveLength(1);
+    expect(load.failure).toMatchObject({ file: path.join(root, "providers/rec/rules.yaml"), line: 3, column: 5 });
+  });
+
+  test("no provider and a relative TORII_CONFIG_DIR are failures too; the rendering names the root and the restart", () => {
+    const empty = tempDir();
+    const none = loadServerConfiguration(where(empty));
+    if (none.ok) throw new Error("expected a failure");
+    expect(renderStartupFailure(none.failure)).toMatch(/configuration root [\s\S]*no providers installed[\s\S]*restart the Torii MCP server/u);
+    const relative = loadServerConfiguration({ env: { TORII_CONFIG_DIR: "relative/dir" }, platform: "linux", homedir: "/nonexistent" });
+    if (relative.ok) throw new Error("expected a failure");
+    expect(relative.failure.root).toBeUndefined();
+    expect(relative.failure.message).toContain("TORII_CONFIG_DIR: must be an absolute path");
+  });
+});
