@@ -29,14 +29,15 @@ export interface JsonEdit {
 /**
  * An optional capability of an adapter: registering a pre-tool hook (the
  * shell guard, `torii agent install <client> --guard`). Implemented per client
- * by the guard's code; `torii agent` applies the edits with the same JSON
- * writer (parse check, backup, atomic write) as the server entry.
+ * by the guard's code (src/agents/guard/hook-config.ts builds the fragments);
+ * `torii agent` applies the edits to the JSON hook file with the same writer
+ * as the server entry (`applyConfigEdits`: parse check, backup, atomic write).
  */
 export interface HookInstaller {
-  /** The file the client reads its hooks from for `scope` (it may differ from the MCP file). */
+  /** The JSON file the client reads its hooks from for `scope` (it may differ from the MCP file). */
   hookFile(scope: ConfigScope, place: Place): string;
-  /** Edits that register `command` (argv) as the client's pre-tool hook; `current` is the parsed file (or undefined). */
-  installEdits(current: unknown, command: readonly string[]): readonly JsonEdit[];
+  /** Edits that register `torii guard`, started as `launch` says, as the client's pre-tool hook; `current` is the parsed file. */
+  installEdits(current: unknown, launch: ToriiLaunch): readonly JsonEdit[];
   /** Edits that remove only Torii's hook from `current`. */
   uninstallEdits(current: unknown): readonly JsonEdit[];
 }

@@ -14,8 +14,11 @@ export interface DocumentFormat {
   edit(file: string, text: string, edits: readonly JsonEdit[]): string;
 }
 
+/** JSON and JSONC (comments and trailing commas kept). Hook files are JSON too. */
+export const JSON_FORMAT: DocumentFormat = { parse: parseJsonDocument, edit: editJsonDocument };
+
 const FORMATS: Readonly<Record<ClientAdapter["format"], DocumentFormat>> = {
-  json: { parse: parseJsonDocument, edit: editJsonDocument },
+  json: JSON_FORMAT,
   toml: { parse: parseTomlDocument, edit: editTomlDocument },
 };
 

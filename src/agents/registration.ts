@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
 import { readConfigText, replaceConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
-import { formatOf } from "./format.js";
+import { formatOf, type DocumentFormat } from "./format.js";
 
 /** What `status` finds for a client. */
 export type RegistrationState = "registered" | "missing" | "outdated";
@@ -49,31 +49,43 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
   return reasons.length === 0 ? { state: "registered", reasons } : { state: "outdated", reasons };
 }
 
-/** Reads and parses a client's file; returns its raw text too. */
-async function load(client: ClientAdapter, file: string): Promise<{ current: Awaited<ReturnType<typeof readConfigText>>; parsed: Record<string, unknown> }> {
-  const current = await readConfigText(file);
-  return { current, parsed: formatOf(client).parse(file, current.text ?? "") };
-}
-
 /** The status of Torii's entry in `file`. @throws ConfigError when the file does not parse. */
 export async function inspectRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationStatus> {
-  return statusOf(client, (await load(client, file)).parsed, launch);
+  return statusOf(client, formatOf(client).parse(file, (await readConfigText(file)).text ?? ""), launch);
 }
 
-async function applyEdits(client: ClientAdapter, file: string, edits: (parsed: Record<string, unknown>) => readonly JsonEdit[]): Promise<RegistrationChange> {
-  const { current, parsed } = await load(client, file);
+/**
+ * Applies the edits `edits` computes from the parsed file, keeping everything
+ * else, with a backup and an atomic write; writes nothing when every edit is
+ * already in place. Used for the server entry and for hook files.
+ *
+ * @throws ConfigError when the file does not parse (it is left untouched).
+ */
+export async function applyConfigEdits(
+  format: DocumentFormat,
+  file: string,
+  edits: (parsed: Record<string, unknown>) => readonly JsonEdit[],
+): Promise<RegistrationChange> {
+  const current = await readConfigText(file);
+  const parsed = format.parse(file, current.text ?? "");
   const needed = edits(parsed).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
   if (needed.length === 0) return { changed: false, backup: undefined };
-  const text = formatOf(client).edit(file, current.text ?? "", needed);
+  const text = format.edit(file, current.text ?? "", needed);
   return { changed: true, backup: await replaceConfigText(current, text) };
 }
 
 /** Writes (or rewrites) Torii's entry into `file`; a no-op when it is already up to date. */
 export function installRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationChange> {
-  return applyEdits(client, file, (parsed) => [{ path: client.entryPath, value: client.entry(launch) }, ...(client.ownedEdits?.(parsed, "install") ?? [])]);
+  return applyConfigEdits(formatOf(client), file, (parsed) => [
+    { path: client.entryPath, value: client.entry(launch) },
+    ...(client.ownedEdits?.(parsed, "install") ?? []),
+  ]);
 }
 
 /** Removes Torii's entry (and the settings Torii owns) from `file`; a no-op when there is none. */
 export function uninstallRegistration(client: ClientAdapter, file: string): Promise<RegistrationChange> {
-  return applyEdits(client, file, (parsed) => [{ path: client.entryPath, value: undefined }, ...(client.ownedEdits?.(parsed, "uninstall") ?? [])]);
+  return applyConfigEdits(formatOf(client), file, (parsed) => [
+    { path: client.entryPath, value: undefined },
+    ...(client.ownedEdits?.(parsed, "uninstall") ?? []),
+  ]);
 }
