@@ -55,7 +55,7 @@ export default tseslint.config(
   },
   ...layering,
   {
-    files: ["test/**/*.ts", "bench/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "eslint.config.js"],
+    files: ["test/**/*.ts", "bench/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "vitest.clients.config.ts", "eslint.config.js"],
     rules: {
       "@typescript-eslint/explicit-module-boundary-types": "off",
       "@typescript-eslint/no-non-null-assertion": "off",

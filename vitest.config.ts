@@ -1,11 +1,11 @@
 import os from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The browser suite has its own config (vitest.browser.config.ts, `npm run test:browser`).
-    exclude: ["test/browser/**", "node_modules/**"],
+    // The browser and real-client suites have their own configs (`npm run test:browser`, `npm run test:clients`).
+    exclude: [...configDefaults.exclude, "test/browser/**", "test/clients/**"],
     pool: "forks",
     // Vitest's default leaves a core idle (cores - 1: one worker on a 2-core machine), but most
     // suites wait on child processes rather than compute: use every core.

@@ -64,6 +64,8 @@ await build({
   legalComments: "linked",
   logLevel: "warning",
   plugins: [englishOnlyZodLocales, withoutAjv],
+  // jsonc-parser's `main` is a UMD build whose require() calls a bundler cannot follow; its ES build is the same code.
+  alias: { "jsonc-parser": "./node_modules/jsonc-parser/lib/esm/main.js" },
   // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
 });

@@ -12,6 +12,7 @@
  * without loading this file at all.
  */
 import { Command, CommanderError } from "commander";
+import { registerAgentCommand } from "./agent/agent-command.js";
 import { registerApprovalsCommand } from "./approvals/approvals-command.js";
 import { registerAuditCommand } from "./audit/audit-command.js";
 import { registerAuthCommand } from "./auth/auth-command.js";
@@ -107,6 +108,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
   registerTargetCommand(program, setExit);
   registerGrantCommand(program, passthrough, setExit);
   registerAuthCommand(program, setExit);
+  registerAgentCommand(program, setExit);
   registerGuardCommand(program, setExit);
   registerApprovalsCommand(program, setExit);
   registerProviderCommand(program, setExit);

@@ -1,0 +1,146 @@
+/**
+ * The nine clients `torii agent` knows, in one table: each client's file per
+ * scope and OS, its key, its entry shape and its approval behaviour. The
+ * command, `docs/agents.md`'s facts and the README's client list
+ * (scripts/agents/readme-clients.mjs, checked by a test) all come from here.
+ *
+ * Sources for each location and format: the clients' own documentation and
+ * source (see docs/agents.md); none of Torii's entries sets a client's
+ * "trust all" switch.
+ */
+import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
+import { SERVER_NAME } from "./adapter.js";
+import { absoluteEnv, desktopAppData, pathsOf, xdgConfigHome, type ConfigScope, type Place } from "./place.js";
+
+/** `command` + `args` + `env`: the shape most clients share (Claude Desktop's). */
+function stdioEntry(launch: ToriiLaunch): Record<string, unknown> {
+  return { command: launch.node, args: [launch.cli, "mcp"], env: { TORII_CONFIG_DIR: launch.configRoot } };
+}
+
+/** A file under the home directory for the user scope, under the project folder for the project scope. */
+function homeOrProject(userParts: readonly string[], projectParts: readonly string[]): (scope: ConfigScope, place: Place) => string {
+  return (scope, place) => (scope === "user" ? pathsOf(place).join(place.home, ...userParts) : pathsOf(place).join(place.cwd, ...projectParts));
+}
+
+/** opencode names an MCP tool `<server>_<tool>`; this rule makes it ask before each Torii tool runs. */
+const OPENCODE_PERMISSION_KEY = `${SERVER_NAME}_*`;
+
+function opencodeOwnedEdits(current: unknown, action: "install" | "uninstall"): readonly JsonEdit[] {
+  const permission = (current as { permission?: unknown } | undefined)?.permission;
+  // A string permission ("allow"/"ask") applies to every tool; Torii does not rewrite the operator's choice.
+  const isObject = typeof permission === "object" && permission !== null && !Array.isArray(permission);
+  if (action === "install") return permission === undefined || isObject ? [{ path: ["permission", OPENCODE_PERMISSION_KEY], value: "ask" }] : [];
+  return isObject && OPENCODE_PERMISSION_KEY in permission ? [{ path: ["permission", OPENCODE_PERMISSION_KEY], value: undefined }] : [];
+}
+
+const entryPath = ["mcpServers", SERVER_NAME];
+
+/** Every client `torii agent` supports, in the order the README lists them. */
+export const CLIENTS: readonly ClientAdapter[] = [
+  {
+    id: "claude-desktop",
+    title: "Claude Desktop",
+    format: "json",
+    scopes: ["user"],
+    configFile: (_scope, place) => pathsOf(place).join(desktopAppData(place), "Claude", "claude_desktop_config.json"),
+    entryPath,
+    entry: stdioEntry,
+    approval: "asks before each tool call (allow once / always, per tool); nothing to set. Restart the app after installing.",
+  },
+  {
+    id: "claude-code",
+    title: "Claude Code",
+    format: "json",
+    scopes: ["user", "project"],
+    configFile: (scope, place) =>
+      scope === "user"
+        ? pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? place.home, ".claude.json")
+        : pathsOf(place).join(place.cwd, ".mcp.json"),
+    entryPath,
+    entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
+    approval:
+      "asks before each MCP tool call unless `permissions.allow` in its settings lists `mcp__torii…`; Torii adds no allow rule. A project `.mcp.json` is approved once per project.",
+  },
+  {
+    id: "codex",
+    title: "Codex CLI",
+    format: "toml",
+    scopes: ["user", "project"],
+    configFile: (scope, place) =>
+      scope === "user"
+        ? pathsOf(place).join(absoluteEnv(place, "CODEX_HOME") ?? pathsOf(place).join(place.home, ".codex"), "config.toml")
+        : pathsOf(place).join(place.cwd, ".codex", "config.toml"),
+    entryPath: ["mcp_servers", SERVER_NAME],
+    entry: (launch) => ({ ...stdioEntry(launch), default_tools_approval_mode: "prompt", tool_timeout_sec: 300 }),
+    approval:
+      'has per-server approval modes; Torii sets `default_tools_approval_mode = "prompt"` so every Torii tool call is confirmed. A project `.codex/config.toml` is read only in a trusted project.',
+  },
+  {
+    id: "gemini-cli",
+    title: "Gemini CLI",
+    format: "json",
+    scopes: ["user", "project"],
+    configFile: homeOrProject([".gemini", "settings.json"], [".gemini", "settings.json"]),
+    entryPath,
+    entry: (launch) => ({ ...stdioEntry(launch), trust: false }),
+    approval: "confirms each MCP tool call unless the server has `trust: true`; Torii writes `trust: false`. Project settings apply only in a trusted folder.",
+  },
+  {
+    id: "cursor",
+    title: "Cursor",
+    format: "json",
+    scopes: ["user", "project"],
+    configFile: homeOrProject([".cursor", "mcp.json"], [".cursor", "mcp.json"]),
+    entryPath,
+    entry: stdioEntry,
+    approval: "asks before each tool call unless its auto-run mode is on (an app setting, not in mcp.json); Torii does not change it.",
+  },
+  {
+    id: "vscode",
+    title: "VS Code (Copilot Chat)",
+    format: "json",
+    scopes: ["user", "project"],
+    configFile: (scope, place) =>
+      scope === "user" ? pathsOf(place).join(desktopAppData(place), "Code", "User", "mcp.json") : pathsOf(place).join(place.cwd, ".vscode", "mcp.json"),
+    entryPath: ["servers", SERVER_NAME],
+    entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
+    approval: "confirms each tool call unless `chat.tools.autoApprove` (a settings.json switch Torii never sets) or a per-tool “always allow” was chosen.",
+  },
+  {
+    id: "copilot-cli",
+    title: "GitHub Copilot CLI",
+    format: "json",
+    scopes: ["user"],
+    configFile: (_scope, place) => pathsOf(place).join(absoluteEnv(place, "COPILOT_HOME") ?? pathsOf(place).join(place.home, ".copilot"), "mcp-config.json"),
+    entryPath,
+    entry: (launch) => ({ type: "local", ...stdioEntry(launch), tools: ["*"] }),
+    approval: "asks before each tool call unless started with `--allow-all-tools` or `--allow-tool`; `tools` only lists which tools are offered.",
+  },
+  {
+    id: "opencode",
+    title: "opencode",
+    format: "json",
+    scopes: ["user", "project"],
+    configFile: (scope, place) =>
+      scope === "user" ? pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.json") : pathsOf(place).join(place.cwd, "opencode.json"),
+    entryPath: ["mcp", SERVER_NAME],
+    entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
+    ownedEdits: opencodeOwnedEdits,
+    approval: `runs tools without asking by default; Torii adds \`"permission": { "${OPENCODE_PERMISSION_KEY}": "ask" }\` (left alone when \`permission\` is a single string).`,
+  },
+  {
+    id: "antigravity",
+    title: "Antigravity",
+    format: "json",
+    scopes: ["user"],
+    configFile: (_scope, place) => pathsOf(place).join(place.home, ".gemini", "antigravity", "mcp_config.json"),
+    entryPath,
+    entry: stdioEntry,
+    approval: "tool approval is an app setting (not in mcp_config.json); Torii does not change it.",
+  },
+];
+
+/** The adapter for `id`, or undefined. */
+export function clientById(id: string): ClientAdapter | undefined {
+  return CLIENTS.find((client) => client.id === id);
+}

@@ -1,0 +1,85 @@
+/**
+ * JSON and JSONC client files, edited in place with `jsonc-parser`: only the
+ * members Torii changes are rewritten, so comments, key order, formatting and
+ * every other server stay as the operator (or the client) left them.
+ */
+import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { ConfigError } from "../config/errors.js";
+import type { JsonEdit } from "./adapter.js";
+import { valueAt } from "./document-value.js";
+
+/** 1-based line and column of `offset` in `text`. */
+function positionOf(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf("\n") + 1;
+  return { line: before.split("\n").length, column: offset - lineStart + 1 };
+}
+
+/**
+ * Parses a client's JSON (comments and trailing commas allowed, as the clients
+ * themselves allow them); an empty file is an empty object.
+ *
+ * @throws ConfigError naming file:line:col when the text does not parse or is not an object.
+ */
+export function parseJsonDocument(file: string, text: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first !== undefined) {
+    throw new ConfigError(
+      file,
+      `not valid JSON (${printParseErrorCode(first.error)}); Torii does not rewrite a file it cannot parse`,
+      positionOf(text, first.offset),
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ConfigError(file, "the top level is not a JSON object; Torii does not rewrite it", { line: 1, column: 1 });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** How the file indents and ends its lines (two spaces and LF for a new file). */
+interface Layout {
+  readonly unit: string;
+  readonly eol: string;
+}
+
+function layoutOf(text: string): Layout {
+  return { unit: /^([ \t]+)\S/mu.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
+}
+
+/** `value` as indented JSON whose closing lines sit at `depth` levels. */
+function pretty(value: unknown, depth: number, layout: Layout): string {
+  return JSON.stringify(value, null, layout.unit)
+    .split("\n")
+    .join(layout.eol + layout.unit.repeat(depth));
+}
+
+/**
+ * Sets one member. jsonc-parser finds where (and keeps everything else); its
+ * own formatter would also reflow the neighbouring member, so the inserted
+ * text is indented here instead, at the depth it lands at.
+ */
+function setMember(text: string, path: readonly (string | number)[], value: unknown, layout: Layout): string {
+  const edits = modify(text, [...path], value, {});
+  const [edit] = edits;
+  if (value === undefined || edit === undefined || edits.length !== 1) return applyEdits(text, edits);
+  const root: unknown = parse(text, [], { allowTrailingComma: true });
+  let existing = 0;
+  while (existing < path.length && valueAt(root, path.slice(0, existing + 1)) !== undefined) existing += 1;
+  if (edit.length > 0) return applyEdits(text, [{ ...edit, content: pretty(value, path.length, layout) }]);
+  const nested = path.slice(existing + 1).reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+  const comma = edit.content.startsWith(",") ? "," : "";
+  const indent = layout.unit.repeat(existing + 1);
+  const closing = comma === "" ? layout.eol + layout.unit.repeat(existing) : "";
+  const content = `${comma}${layout.eol}${indent}${JSON.stringify(path[existing])}: ${pretty(nested, existing + 1, layout)}${closing}`;
+  return applyEdits(text, [{ ...edit, content }]);
+}
+
+/** Applies `edits` to `text` (parsed first: a file that does not parse is refused), keeping everything else. */
+export function editJsonDocument(file: string, text: string, edits: readonly JsonEdit[]): string {
+  parseJsonDocument(file, text);
+  const layout = layoutOf(text);
+  return edits.reduce((result, edit) => setMember(result, edit.path, edit.value, layout), text.trim() === "" ? `{}${layout.eol}` : text);
+}

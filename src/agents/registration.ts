@@ -1,0 +1,91 @@
+/**
+ * Registering Torii with one client: install (idempotent), uninstall (only
+ * Torii's entry and the settings Torii owns) and status (registered, missing,
+ * or outdated with the reasons). A file that does not parse is never
+ * rewritten: the ConfigError names file:line:col.
+ */
+import { existsSync } from "node:fs";
+import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
+import { readConfigText, replaceConfigText } from "./config-file.js";
+import { sameValue, valueAt } from "./document-value.js";
+import { formatOf, type DocumentFormat } from "./format.js";
+
+/** What `status` finds for a client. */
+export type RegistrationState = "registered" | "missing" | "outdated";
+
+export interface RegistrationStatus {
+  readonly state: RegistrationState;
+  /** Why an entry is outdated: the fields that differ, and paths that no longer exist. */
+  readonly reasons: readonly string[];
+}
+
+/** What `install` or `uninstall` did. */
+export interface RegistrationChange {
+  readonly changed: boolean;
+  /** The previous content's copy, when a file was replaced. */
+  readonly backup: string | undefined;
+}
+
+/** The paths an entry starts (command and arguments) that are absolute and missing on this machine. */
+function missingPaths(entry: unknown): string[] {
+  const record = (entry ?? {}) as { command?: unknown; args?: unknown };
+  const listed = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+  const words = [record.command, ...listed(record.command), ...listed(record.args)];
+  return words.filter((word): word is string => typeof word === "string" && /^([/\\]|[A-Za-z]:[/\\])/u.test(word) && !existsSync(word));
+}
+
+/** Compares the entry in a parsed file with the one `install` would write. */
+export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLaunch): RegistrationStatus {
+  const current = valueAt(parsed, client.entryPath);
+  if (current === undefined) return { state: "missing", reasons: [] };
+  const expected = client.entry(launch);
+  const differing = Object.keys({ ...expected, ...(current as object) }).filter((key) => !sameValue((current as Record<string, unknown>)[key], expected[key]));
+  const pending = (client.ownedEdits?.(parsed, "install") ?? []).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
+  const reasons = [
+    ...missingPaths(current).map((missing) => `${missing} does not exist (moved?)`),
+    ...differing.map((key) => `${key} differs from this Torii's`),
+    ...pending.map((edit) => `${edit.path.join(".")} is not set`),
+  ];
+  return reasons.length === 0 ? { state: "registered", reasons } : { state: "outdated", reasons };
+}
+
+/** The status of Torii's entry in `file`. @throws ConfigError when the file does not parse. */
+export async function inspectRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationStatus> {
+  return statusOf(client, formatOf(client).parse(file, (await readConfigText(file)).text ?? ""), launch);
+}
+
+/**
+ * Applies the edits `edits` computes from the parsed file, keeping everything
+ * else, with a backup and an atomic write; writes nothing when every edit is
+ * already in place. Used for the server entry and for hook files.
+ *
+ * @throws ConfigError when the file does not parse (it is left untouched).
+ */
+export async function applyConfigEdits(
+  format: DocumentFormat,
+  file: string,
+  edits: (parsed: Record<string, unknown>) => readonly JsonEdit[],
+): Promise<RegistrationChange> {
+  const current = await readConfigText(file);
+  const parsed = format.parse(file, current.text ?? "");
+  const needed = edits(parsed).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
+  if (needed.length === 0) return { changed: false, backup: undefined };
+  const text = format.edit(file, current.text ?? "", needed);
+  return { changed: true, backup: await replaceConfigText(current, text) };
+}
+
+/** Writes (or rewrites) Torii's entry into `file`; a no-op when it is already up to date. */
+export function installRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationChange> {
+  return applyConfigEdits(formatOf(client), file, (parsed) => [
+    { path: client.entryPath, value: client.entry(launch) },
+    ...(client.ownedEdits?.(parsed, "install") ?? []),
+  ]);
+}
+
+/** Removes Torii's entry (and the settings Torii owns) from `file`; a no-op when there is none. */
+export function uninstallRegistration(client: ClientAdapter, file: string): Promise<RegistrationChange> {
+  return applyConfigEdits(formatOf(client), file, (parsed) => [
+    { path: client.entryPath, value: undefined },
+    ...(client.ownedEdits?.(parsed, "uninstall") ?? []),
+  ]);
+}

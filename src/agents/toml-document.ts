@@ -1,0 +1,109 @@
+/**
+ * Codex's `config.toml`, edited by a targeted rewrite of Torii's own table.
+ *
+ * smol-toml parses (with line and column on errors) and renders TOML, but its
+ * `stringify` drops comments and reflows the whole file, so it is used only to
+ * render Torii's table: the `[mcp_servers.torii]` block (and its sub-tables
+ * such as `[mcp_servers.torii.env]`) is cut out of the text and the new block
+ * put in its place (or at the end). Every line outside that block stays
+ * byte-for-byte. The result is parsed again and compared with the original,
+ * minus Torii's entry: if anything else changed (Torii's entry was written in
+ * another form, e.g. inline or as dotted keys), nothing is written.
+ */
+import { parse, stringify, TomlError } from "smol-toml";
+import { ConfigError } from "../config/errors.js";
+import type { JsonEdit } from "./adapter.js";
+import { sameValue, valueAt, withoutValueAt } from "./document-value.js";
+
+/**
+ * Parses TOML.
+ *
+ * @throws ConfigError naming file:line:col when the text does not parse.
+ */
+export function parseTomlDocument(file: string, text: string): Record<string, unknown> {
+  try {
+    return parse(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /u, "") ?? "invalid TOML";
+      throw new ConfigError(file, `not valid TOML (${reason}); Torii does not rewrite a file it cannot parse`, { line: error.line, column: error.column });
+    }
+    throw error;
+  }
+}
+
+/** Whether `line` is a table header `[a.b…]` or `[[a.b…]]` whose key starts with `path`. */
+function headerUnder(line: string, path: readonly string[]): boolean {
+  const header = /^\s*\[\[?([^\]]*)\]\]?\s*(#.*)?$/u.exec(line)?.[1];
+  if (header === undefined) return false;
+  const keys = header.split(".").map((key) => key.trim().replace(/^"(.*)"$|^'(.*)'$/u, "$1$2"));
+  return path.every((key, index) => keys[index] === key);
+}
+
+const isHeader = (line: string): boolean => /^\s*\[/u.test(line);
+const isBlankOrComment = (line: string): boolean => /^\s*(#.*)?$/u.test(line);
+
+/** The text with the tables under `path` replaced by `block` (removed when `block` is empty). */
+function replaceTables(text: string, path: readonly string[], block: string): string {
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  let insertAt: number | undefined;
+  for (let index = 0; index < lines.length;) {
+    if (!headerUnder(lines[index] ?? "", path)) {
+      kept.push(lines[index] ?? "");
+      index += 1;
+      continue;
+    }
+    insertAt ??= kept.length;
+    let end = index + 1;
+    while (end < lines.length && !isHeader(lines[end] ?? "")) end += 1;
+    // Comments right above the next table belong to that table.
+    while (end < lines.length && end > index + 1 && isBlankOrComment(lines[end - 1] ?? "") && (lines[end - 1] ?? "").trim() !== "") end -= 1;
+    index = end;
+  }
+  const blockLines = block === "" ? [] : block.trimEnd().split("\n").concat([""]);
+  if (insertAt === undefined) {
+    const body = kept.join("\n").trimEnd();
+    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}\n\n`}${blockLines.join("\n")}`;
+  }
+  kept.splice(insertAt, 0, ...blockLines);
+  return kept.join("\n").replace(/\n{3,}/gu, "\n\n");
+}
+
+/** Renders the table `path` = `value` as TOML text. */
+function renderTable(path: readonly string[], value: unknown): string {
+  let wrapped: unknown = value;
+  for (const key of [...path].reverse()) wrapped = { [key]: wrapped };
+  return stringify(wrapped).trimStart();
+}
+
+/**
+ * Sets (or, for an undefined value, removes) whole tables such as
+ * `["mcp_servers", "torii"]`; nothing outside them changes.
+ *
+ * @throws ConfigError when the file does not parse, or the edit could not be made without touching anything else.
+ */
+export function editTomlDocument(file: string, text: string, edits: readonly JsonEdit[]): string {
+  const before = parseTomlDocument(file, text);
+  let result = text;
+  for (const edit of edits) {
+    const path = edit.path.map(String);
+    result = replaceTables(result, path, edit.value === undefined ? "" : renderTable(path, edit.value));
+  }
+  for (const edit of edits) {
+    const path = edit.path.map(String);
+    const notOwnTable = new ConfigError(
+      file,
+      `[${path.join(".")}] is not written as a table of its own (inline or dotted keys); edit it by hand, Torii changed nothing`,
+    );
+    let after: Record<string, unknown>;
+    try {
+      after = parseTomlDocument(file, result);
+    } catch {
+      throw notOwnTable;
+    }
+    const untouched = sameValue(withoutValueAt(before, path), withoutValueAt(after, path));
+    if (!untouched || !sameValue(valueAt(after, path), edit.value)) throw notOwnTable;
+  }
+  return result;
+}
