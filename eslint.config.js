@@ -23,7 +23,10 @@ const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports"
 
 /** The layering rules of src/, exported so a test can prove they report a violating import. */
 export const layering = [
-  layer(["src/pipeline/**/*.ts", "src/config/**/*.ts", "src/state/**/*.ts", "src/audit/**/*.ts", "src/agents/**/*.ts", "src/approval/**/*.ts"], BELOW_FRONT_DOORS),
+  layer(
+    ["src/pipeline/**/*.ts", "src/config/**/*.ts", "src/state/**/*.ts", "src/audit/**/*.ts", "src/agents/**/*.ts", "src/approval/**/*.ts"],
+    BELOW_FRONT_DOORS,
+  ),
   layer(["src/policy/*.ts", "src/runtime/*.ts"], BELOW_FRONT_DOORS, outOf(1, SELF_CONTAINED)),
   layer(["src/policy/*/**/*.ts", "src/runtime/*/**/*.ts"], BELOW_FRONT_DOORS, outOf(2, SELF_CONTAINED)),
   layer(["src/mcp/**/*.ts"], into(["commands", "cli\\.js"], "mcp/ is a front door: it never imports the other front door (commands/) or cli.ts")),
