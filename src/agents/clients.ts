@@ -10,6 +10,7 @@
  */
 import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
 import { SERVER_NAME } from "./adapter.js";
+import { guardHookInstaller } from "./guard/hook-installer.js";
 import { absoluteEnv, desktopAppData, pathsOf, xdgConfigHome, type ConfigScope, type Place } from "./place.js";
 
 /** `command` + `args` + `env`: the shape most clients share (Claude Desktop's). */
@@ -58,6 +59,11 @@ export const CLIENTS: readonly ClientAdapter[] = [
         : pathsOf(place).join(place.cwd, ".mcp.json"),
     entryPath,
     entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
+    installHook: guardHookInstaller("claude-code", (scope, place) =>
+      scope === "user"
+        ? pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? pathsOf(place).join(place.home, ".claude"), "settings.json")
+        : pathsOf(place).join(place.cwd, ".claude", "settings.json"),
+    ),
     approval:
       "asks before each MCP tool call unless `permissions.allow` in its settings lists `mcp__torii…`; Torii adds no allow rule. A project `.mcp.json` is approved once per project.",
   },
@@ -72,6 +78,11 @@ export const CLIENTS: readonly ClientAdapter[] = [
         : pathsOf(place).join(place.cwd, ".codex", "config.toml"),
     entryPath: ["mcp_servers", SERVER_NAME],
     entry: (launch) => ({ ...stdioEntry(launch), default_tools_approval_mode: "prompt", tool_timeout_sec: 300 }),
+    installHook: guardHookInstaller("codex", (scope, place) =>
+      scope === "user"
+        ? pathsOf(place).join(absoluteEnv(place, "CODEX_HOME") ?? pathsOf(place).join(place.home, ".codex"), "hooks.json")
+        : pathsOf(place).join(place.cwd, ".codex", "hooks.json"),
+    ),
     approval:
       'has per-server approval modes; Torii sets `default_tools_approval_mode = "prompt"` so every Torii tool call is confirmed. A project `.codex/config.toml` is read only in a trusted project.',
   },
@@ -83,6 +94,7 @@ export const CLIENTS: readonly ClientAdapter[] = [
     configFile: homeOrProject([".gemini", "settings.json"], [".gemini", "settings.json"]),
     entryPath,
     entry: (launch) => ({ ...stdioEntry(launch), trust: false }),
+    installHook: guardHookInstaller("gemini-cli", homeOrProject([".gemini", "settings.json"], [".gemini", "settings.json"])),
     approval: "confirms each MCP tool call unless the server has `trust: true`; Torii writes `trust: false`. Project settings apply only in a trusted folder.",
   },
   {
@@ -93,6 +105,7 @@ export const CLIENTS: readonly ClientAdapter[] = [
     configFile: homeOrProject([".cursor", "mcp.json"], [".cursor", "mcp.json"]),
     entryPath,
     entry: stdioEntry,
+    installHook: guardHookInstaller("cursor", homeOrProject([".cursor", "hooks.json"], [".cursor", "hooks.json"])),
     approval: "asks before each tool call unless its auto-run mode is on (an app setting, not in mcp.json); Torii does not change it.",
   },
   {

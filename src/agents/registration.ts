@@ -74,18 +74,22 @@ export async function applyConfigEdits(
   return { changed: true, backup: await replaceConfigText(current, text) };
 }
 
+/** The edits that write (or rewrite) Torii's entry, and the settings Torii owns, into the parsed file. */
+export function entryEdits(client: ClientAdapter, parsed: unknown, launch: ToriiLaunch): readonly JsonEdit[] {
+  return [{ path: client.entryPath, value: client.entry(launch) }, ...(client.ownedEdits?.(parsed, "install") ?? [])];
+}
+
+/** The edits that remove Torii's entry and the settings Torii owns from the parsed file. */
+export function entryRemovalEdits(client: ClientAdapter, parsed: unknown): readonly JsonEdit[] {
+  return [{ path: client.entryPath, value: undefined }, ...(client.ownedEdits?.(parsed, "uninstall") ?? [])];
+}
+
 /** Writes (or rewrites) Torii's entry into `file`; a no-op when it is already up to date. */
 export function installRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationChange> {
-  return applyConfigEdits(formatOf(client), file, (parsed) => [
-    { path: client.entryPath, value: client.entry(launch) },
-    ...(client.ownedEdits?.(parsed, "install") ?? []),
-  ]);
+  return applyConfigEdits(formatOf(client), file, (parsed) => entryEdits(client, parsed, launch));
 }
 
 /** Removes Torii's entry (and the settings Torii owns) from `file`; a no-op when there is none. */
 export function uninstallRegistration(client: ClientAdapter, file: string): Promise<RegistrationChange> {
-  return applyConfigEdits(formatOf(client), file, (parsed) => [
-    { path: client.entryPath, value: undefined },
-    ...(client.ownedEdits?.(parsed, "uninstall") ?? []),
-  ]);
+  return applyConfigEdits(formatOf(client), file, (parsed) => entryRemovalEdits(client, parsed));
 }

@@ -8,7 +8,8 @@ import path from "node:path";
 import type { ClientAdapter } from "../../agents/adapter.js";
 import { CLIENTS, clientById } from "../../agents/clients.js";
 import type { ConfigScope, Place } from "../../agents/place.js";
-import { inspectRegistration, installRegistration, uninstallRegistration } from "../../agents/registration.js";
+import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
+import { inspectRegistration } from "../../agents/registration.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { emit } from "../shared/operator-output.js";
@@ -19,6 +20,8 @@ export interface AgentOptions {
   readonly scope?: string;
   readonly config?: string;
   readonly json?: boolean;
+  /** Also install (or, for status, require) the shell guard's pre-tool hook. */
+  readonly guard?: boolean;
 }
 
 function currentPlace(): Place {
@@ -41,23 +44,59 @@ function targetFile(client: ClientAdapter, options: AgentOptions): { file: strin
   return { file: client.configFile(scope, currentPlace()), scope };
 }
 
+/** The clients whose pre-tool hook Torii can register. */
+function guardClients(): string {
+  return CLIENTS.filter((known) => known.installHook !== undefined)
+    .map((known) => known.id)
+    .join(", ");
+}
+
+/** The hook the command works on: `--guard`'s (refused for a client without a hook), or, for uninstall, any the client has. */
+function hookFor(client: ClientAdapter, scope: ConfigScope, wanted: boolean): HookSite | undefined {
+  const site = hookSiteOf(client, scope, currentPlace());
+  if (wanted && site === undefined) throw new OperatorError(`${client.title} has no pre-tool hook Torii can register; --guard works with: ${guardClients()}`);
+  return site;
+}
+
+/** The lines and JSON fields that report a change of the server entry and, when one was involved, of the hook. */
+function reportChange(file: string, change: ClientChange, said: { changed: string; unchanged: string; hook: string }): string[] {
+  const lines = [change.server.changed ? said.changed : said.unchanged];
+  if (change.hook !== undefined && change.hook.file !== file)
+    lines.push(`${change.hook.change.changed ? said.hook : "guard hook unchanged"} in ${change.hook.file}`);
+  else if (change.hook?.change.changed === true && !change.server.changed) lines.push(`${said.hook} in ${file}`);
+  for (const backup of new Set([change.server.backup, change.hook?.change.backup])) if (backup !== undefined) lines.push(`previous content kept in ${backup}`);
+  return lines;
+}
+
+function changeJson(client: ClientAdapter, scope: ConfigScope, file: string, change: ClientChange): Record<string, unknown> {
+  const hook = change.hook === undefined ? null : { file: change.hook.file, changed: change.hook.change.changed, backup: change.hook.change.backup ?? null };
+  return { client: client.id, scope, file, changed: change.server.changed, backup: change.server.backup ?? null, guard: hook };
+}
+
 export async function runAgentInstall(id: string, options: AgentOptions): Promise<number> {
   const client = clientOrFail(id);
   const { file, scope } = targetFile(client, options);
-  const change = await installRegistration(client, file, currentLaunch(configRoot()));
-  const said = change.changed ? `registered Torii with ${client.title} in ${file}` : `Torii is already registered with ${client.title} in ${file}`;
-  const lines = change.backup === undefined ? [said] : [said, `previous content kept in ${change.backup}`];
-  emit(options, { client: client.id, scope, file, changed: change.changed, backup: change.backup ?? null }, lines);
+  const hook = options.guard === true ? hookFor(client, scope, true) : undefined;
+  const change = await registerClient(client, file, currentLaunch(configRoot()), hook);
+  const lines = reportChange(file, change, {
+    changed: `registered Torii with ${client.title} in ${file}`,
+    unchanged: `Torii is already registered with ${client.title} in ${file}`,
+    hook: "installed the shell guard (torii guard) as its pre-tool hook",
+  });
+  emit(options, changeJson(client, scope, file, change), lines);
   return 0;
 }
 
 export async function runAgentUninstall(id: string, options: AgentOptions): Promise<number> {
   const client = clientOrFail(id);
   const { file, scope } = targetFile(client, options);
-  const change = await uninstallRegistration(client, file);
-  const said = change.changed ? `removed Torii from ${client.title} (${file})` : `Torii is not registered with ${client.title} in ${file}; nothing to remove`;
-  const lines = change.backup === undefined ? [said] : [said, `previous content kept in ${change.backup}`];
-  emit(options, { client: client.id, scope, file, changed: change.changed, backup: change.backup ?? null }, lines);
+  const change = await unregisterClient(client, file, hookFor(client, scope, options.guard === true));
+  const lines = reportChange(file, change, {
+    changed: `removed Torii from ${client.title} (${file})`,
+    unchanged: `Torii is not registered with ${client.title} in ${file}; nothing to remove`,
+    hook: "removed the shell guard's hook",
+  });
+  emit(options, changeJson(client, scope, file, change), lines);
   return 0;
 }
 
@@ -67,15 +106,29 @@ interface StatusRow {
   readonly file: string;
   readonly state: string;
   readonly reasons: readonly string[];
+  /** The shell guard's hook, for clients that have one: installed, outdated, missing or unreadable. */
+  readonly guard: string | null;
+}
+
+async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<string | null> {
+  const site = hookSiteOf(client, scope, currentPlace());
+  if (site === undefined) return null;
+  try {
+    return await guardStatusOf(site, currentLaunch(configRoot()));
+  } catch (error) {
+    if (error instanceof ConfigError) return "unreadable";
+    throw error;
+  }
 }
 
 async function statusRow(client: ClientAdapter, options: AgentOptions): Promise<StatusRow> {
   const { file, scope } = targetFile(client, options);
   try {
     const status = await inspectRegistration(client, file, currentLaunch(configRoot()));
-    return { client: client.id, scope, file, state: status.state, reasons: status.reasons };
+    return { client: client.id, scope, file, state: status.state, reasons: status.reasons, guard: await guardState(client, scope) };
   } catch (error) {
-    if (error instanceof ConfigError) return { client: client.id, scope, file, state: "unreadable", reasons: [error.message] };
+    if (error instanceof ConfigError)
+      return { client: client.id, scope, file, state: "unreadable", reasons: [error.message], guard: await guardState(client, scope) };
     throw error;
   }
 }
@@ -86,7 +139,12 @@ export async function runAgentStatus(id: string | undefined, options: AgentOptio
   const clients =
     id === undefined ? CLIENTS.filter((client) => options.scope === undefined || client.scopes.includes(options.scope as ConfigScope)) : [clientOrFail(id)];
   const rows = await Promise.all(clients.map((client) => statusRow(client, options)));
-  const lines = rows.flatMap((row) => [`${row.client.padEnd(15)} ${row.state.padEnd(11)} ${row.file}`, ...row.reasons.map((reason) => `  ${reason}`)]);
+  const lines = rows.flatMap((row) => [
+    `${row.client.padEnd(15)} ${row.state.padEnd(11)} ${row.file}${row.guard === null ? "" : ` (guard: ${row.guard})`}`,
+    ...row.reasons.map((reason) => `  ${reason}`),
+  ]);
   emit(options, { clients: rows }, lines);
-  return rows.every((row) => row.state === "registered") ? 0 : 1;
+  // With --guard, a client with a hook counts as registered only with the guard in place too.
+  const guarded = (row: StatusRow): boolean => options.guard !== true || row.guard === null || row.guard === "installed";
+  return rows.every((row) => row.state === "registered" && guarded(row)) ? 0 : 1;
 }
