@@ -33,6 +33,8 @@ export function demoConfigRoot(): string {
   return makeConfigTree({
     "providers/demo/provider.yaml": `version: "1"\nname: demo\ntool: demo\ndescription: a demo provider\ncommand: ${path.join(bin.dir, "greet")}\nargv:\n  parser: plain\n`,
     "providers/demo/rules.yaml": 'version: "1"\naccept:\n  - hello\n',
+    // No human answers in these runs: an unresolved call is denied at once instead of waiting for an approval.
+    "settings.yaml": 'version: "1"\napproval:\n  mode: "off"\n',
   });
 }
 
