@@ -16,8 +16,10 @@ import { unwrap } from "./wrappers.js";
 export interface GuardedCli {
   /** The provider's `command` as configured. */
   readonly command: string;
-  /** The MCP tool that runs it through the policy. */
+  /** The MCP tool that runs it through the policy (empty for Torii's own operator CLI). */
   readonly tool: string;
+  /** Torii's own operator CLI: the human's, with no MCP tool that stands in for it. */
+  readonly operatorOnly?: true;
 }
 
 export type GuardFinding =

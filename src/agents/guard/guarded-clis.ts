@@ -18,6 +18,19 @@ import { programKey, type GuardedCli } from "./command-analysis.js";
 /** The bundled providers' commands and tools (providers/<name>/provider.yaml). */
 export const BUNDLED_CLIS: readonly GuardedCli[] = ["kubectl", "aws", "az", "gcloud"].map((name) => ({ command: name, tool: name }));
 
+/**
+ * Torii's own operator CLI. An agent with a shell could otherwise answer its
+ * own approval (`torii approvals approve`), grant itself a command (`torii grant
+ * add`) or a lease (`torii target activate`), or rewrite the rules: those are
+ * the human's acts, so the guard blocks `torii` in every spelling too.
+ */
+export const OPERATOR_CLI: GuardedCli = { command: "torii", tool: "", operatorOnly: true };
+
+/** `clis` and Torii's own operator CLI: what the guard keeps an agent's shell from running. */
+export function withOperatorCli(clis: ReadonlyMap<string, GuardedCli>): ReadonlyMap<string, GuardedCli> {
+  return new Map([...clis, [programKey(OPERATOR_CLI.command), OPERATOR_CLI]]);
+}
+
 export interface GuardedClis {
   readonly clis: ReadonlyMap<string, GuardedCli>;
   /** Set when the configuration did not load and the bundled list stands in. */

@@ -5,7 +5,7 @@
  * guard cannot read.
  */
 import { findGuardedUse, type GuardFinding } from "./command-analysis.js";
-import type { GuardedClis } from "./guarded-clis.js";
+import { withOperatorCli, type GuardedClis } from "./guarded-clis.js";
 import { allowReply, blockReply, detectClient, questionOf, type GuardClient, type HookReply } from "./hook-protocols.js";
 
 /** Decides on `inputText` (the hook's stdin) for `client` (detected from the input when undefined). */
@@ -25,7 +25,7 @@ export function runGuard(client: GuardClient | undefined, inputText: string, gua
   const question = questionOf(speaker, record);
   if (question.kind === "none") return allowReply(speaker);
   if (question.kind === "invalid") return blockReply(speaker, `Torii guard: ${question.why}, so the command is blocked.`);
-  const finding = findGuardedUse(question.command, guarded.clis);
+  const finding = findGuardedUse(question.command, withOperatorCli(guarded.clis));
   if (finding === undefined) return allowReply(speaker);
   return blockReply(speaker, explain(finding, guarded));
 }
@@ -33,6 +33,12 @@ export function runGuard(client: GuardClient | undefined, inputText: string, gua
 /** The refusal as the agent reads it: what was found, and the MCP tool to use instead. */
 export function explain(finding: GuardFinding, guarded: GuardedClis): string {
   const note = guarded.problem === undefined ? "" : ` (${guarded.problem}.)`;
+  if (finding.kind === "guarded-cli" && finding.cli.operatorOnly === true) {
+    return (
+      `Torii guard: this command runs ${finding.program}, Torii's operator CLI. Approvals, grants, leases and rules are the human operator's to change, ` +
+      `never the agent's: ask the operator, and use the torii server's MCP tools (torii_policy shows what is allowed). Do not retry through another spelling, wrapper or script.${note}`
+    );
+  }
   if (finding.kind === "guarded-cli") {
     return (
       `Torii guard: this command runs ${finding.program} directly, and ${finding.cli.command} is brokered by Torii. ` +
