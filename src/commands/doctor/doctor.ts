@@ -1,10 +1,11 @@
 /**
  * `torii doctor [--json]`: what an MCP client will see, checked from here.
  *
- * The configuration is loaded by the same functions the server calls at
- * start-up (loadRegistry, loadSettings: the trust rule included), so a
- * ConfigError prints exactly the message the server would give, with
- * file:line:col. Then per provider: rules, CLI and version, targets, leases,
+ * The configuration is loaded by the function the server calls at start-up
+ * (pipeline/server-configuration.ts: the trust rule, schemas, settings and
+ * every rules file), and a failure is rendered by the same function the
+ * server's stderr, log and `torii_config_error` tool use, so the operator
+ * reads here exactly what the client would show, with file:line:col. Then per provider: rules, CLI and version, targets, leases,
  * grants; then the audit chain (audit/verify.ts) and client registrations
  * (registrations.ts, a hook point). Exit 1 when any finding is a `fail` (it
  * would stop a call), else 0.
@@ -12,9 +13,8 @@
 import { existsSync } from "node:fs";
 import { auditLogPath } from "../../audit/audit-log.js";
 import { verifyAuditLogSync } from "../../audit/verify.js";
-import { ConfigError } from "../../config/errors.js";
-import { loadRegistry, type Registry } from "../../config/registry.js";
-import { loadSettings } from "../../config/settings.js";
+import os from "node:os";
+import { loadServerConfiguration, renderStartupFailure } from "../../pipeline/server-configuration.js";
 import { configRoot } from "../shared/operator-context.js";
 import { emit, type JsonOption } from "../shared/operator-output.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
@@ -29,29 +29,26 @@ export const EXIT_DOCTOR_FAIL = 1;
 export function doctorChecks(root: string): DoctorCheck[] {
   if (!existsSync(root))
     return [check("config", "fail", `the configuration root ${root} does not exist`, "torii setup (or torii init, then torii provider install <name>)")];
-  let registry: Registry;
-  try {
-    registry = loadRegistry(root);
-    loadSettings(root);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+  const load = loadServerConfiguration({ env: { ...process.env, TORII_CONFIG_DIR: root }, platform: process.platform, homedir: os.homedir() });
+  if (!load.ok) {
+    // An empty root is the one failure with a single command as its fix.
+    const empty = /no providers installed/u.test(load.failure.message);
     return [
       check(
-        "config",
+        empty ? "providers" : "config",
         "fail",
-        `the server will not start:\n${error.message}`,
-        "fix each file:line:col above (the message says how), then run torii doctor again",
+        renderStartupFailure(load.failure),
+        empty
+          ? "torii provider install kubectl --preset readonly (or torii setup)"
+          : "fix each file:line:col above (the message says how), then run torii doctor again",
       ),
+      ...clientRegistrationChecks(root),
     ];
   }
+  const { registry } = load.configuration;
   const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`)];
-  if (registry.providers.size === 0) {
-    findings.push(
-      check("providers", "fail", "no provider is installed: the server will not start", "torii provider install kubectl --preset readonly (or torii setup)"),
-    );
-  }
   for (const provider of registry.providers.values()) findings.push(...providerChecks(provider), ...targetChecks(provider));
-  findings.push(auditCheck(root), ...clientRegistrationChecks());
+  findings.push(auditCheck(root), ...clientRegistrationChecks(root));
   return findings;
 }
 

@@ -1,14 +1,52 @@
 /**
- * HOOK POINT for client registrations (issue: agent registration, src/agents/).
- * Until that lands Torii cannot tell which MCP clients are registered, so
- * doctor reports it as unchecked, with the line `torii setup` prints. The
- * agent-registration work replaces the body of `clientRegistrationChecks` with
- * real checks (registered, pointing at this binary, config readable).
+ * Doctor's view of the MCP clients: for every client file that exists on this
+ * machine (each client's files per scope, as `torii agent` computes them), is
+ * Torii's entry there and does it start this Torii? The comparison is
+ * `torii agent status`'s own (agents/registration.ts `statusOf`), so the two
+ * commands cannot disagree. An entry whose paths no longer exist stops every
+ * call from that client (fail); one that differs otherwise (another checkout,
+ * another root) is a warning.
  */
-import type { DoctorCheck } from "./doctor-check.js";
-import { check } from "./doctor-check.js";
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { CLIENTS } from "../../agents/clients.js";
+import { formatOf } from "../../agents/format.js";
+import type { Place } from "../../agents/place.js";
+import { statusOf } from "../../agents/registration.js";
+import { currentLaunch } from "../../agents/torii-launch.js";
+import { ConfigError } from "../../config/errors.js";
+import { check, type DoctorCheck } from "./doctor-check.js";
 
-/** Findings about MCP client registrations (the implementation will take the configuration root). */
-export function clientRegistrationChecks(): DoctorCheck[] {
-  return [check("clients", "warn", "client registrations are not checked yet", "register Torii in your MCP client with the lines `torii setup` prints")];
+function currentPlace(): Place {
+  return { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() };
+}
+
+/** Findings about the registrations of Torii (serving `root`) in the MCP clients' files found here. */
+export function clientRegistrationChecks(root: string): DoctorCheck[] {
+  const place = currentPlace();
+  const launch = currentLaunch(root);
+  const findings: DoctorCheck[] = [];
+  for (const client of CLIENTS) {
+    for (const scope of client.scopes) {
+      const file = client.configFile(scope, place);
+      if (!existsSync(file)) continue;
+      const subject = `client ${client.id}`;
+      const reinstall = `torii agent install ${client.id}${scope === "project" ? " --scope project" : ""}`;
+      try {
+        const status = statusOf(client, formatOf(client).parse(file, readFileSync(file, "utf8")), launch);
+        if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${file}`));
+        else if (status.state === "outdated") {
+          const moved = status.reasons.some((reason) => reason.includes("does not exist"));
+          findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${file} is outdated: ${status.reasons.join("; ")}`, reinstall));
+        }
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        findings.push(check(subject, "warn", `${file} cannot be read: ${error.message}`, `fix the file, then ${reinstall}`));
+      }
+    }
+  }
+  if (findings.length === 0) {
+    findings.push(check("clients", "warn", "no MCP client file here registers Torii", "torii agent install <client> (torii agent status lists the clients)"));
+  }
+  return findings;
 }

@@ -1,5 +1,5 @@
 /** `torii doctor`: the server's own load errors, missing CLIs, missing contexts, and a clean bill. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,11 @@ const IDP = {
   "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: "true"\nargv: {parser: plain}\n',
   "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n',
 };
+
+/** A home with no client files, so the real machine's client registrations do not enter the findings. */
+function emptyHome(): string {
+  return mkdtempSync(path.join(os.tmpdir(), "torii-doctor-home-"));
+}
 
 function kubeconfig(...contexts: string[]): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-"));
@@ -52,8 +57,9 @@ describe("torii doctor", () => {
       "providers/kube/rules.yaml": 'version: "1"\naccept: []\n',
       "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
     });
-    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("dev-ctx") });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("dev-ctx"), HOME: emptyHome() });
     expect(result.stdout).toContain("ok   target kube/dev: context dev-ctx exists");
+    expect(result.stdout).toContain("warn clients: no MCP client file here registers Torii");
     expect(result.stdout).toContain("warn rules kube: kube: no accept rule");
     expect(result.stdout).toContain("fix: torii policy edit kube");
     expect(result.status).toBe(0);
@@ -64,5 +70,31 @@ describe("torii doctor", () => {
     const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root });
     expect(result.status).toBe(1);
     expect(result.stdout).toContain("torii provider install kubectl --preset readonly");
+  });
+
+  it("prints the same start-up failure text the server gives its client (a rules file that does not compile)", async () => {
+    const root = makeConfigTree({ ...IDP, "providers/idp/rules.yaml": 'version: "1"\naccept: ["/(/"]\n' });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: emptyHome() });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("Torii could not load its configuration");
+    expect(result.stdout).toContain(`${path.join(root, "providers/idp/rules.yaml")}:2:`);
+  });
+
+  it("checks the client registrations torii agent wrote: registered is ok, an entry whose paths moved fails", async () => {
+    const root = makeConfigTree(IDP);
+    const home = emptyHome();
+    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    expect((await runCli(["agent", "install", "claude-code"], env)).status).toBe(0);
+    const registered = await runCli(["doctor"], env);
+    expect(registered.stdout).toContain(`ok   client claude-code: registered in ${path.join(home, ".claude.json")}`);
+    expect(registered.status).toBe(0);
+
+    const file = path.join(home, ".claude.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace(process.execPath, "/moved/away/node"));
+    const moved = await runCli(["doctor"], env);
+    expect(moved.stdout).toContain("FAIL client claude-code: Torii's entry in");
+    expect(moved.stdout).toContain("/moved/away/node does not exist");
+    expect(moved.stdout).toContain("fix: torii agent install claude-code");
+    expect(moved.status).toBe(1);
   });
 });
