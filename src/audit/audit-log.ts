@@ -16,14 +16,14 @@
  * the caller decides what it means; the broker's decisions never depend on it.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
 import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { visitLinesFromEnd } from "./file-tail.js";
-import { advanceAuditHead } from "./head-advance.js";
-import { AUDIT_HEAD_VERSION, auditHeadPath, parseAuditHead, type AuditHeadReading } from "./head.js";
+import { advanceAuditHead, placeFirstAuditHeadSync } from "./head-advance.js";
+import { AUDIT_HEAD_VERSION, auditHeadPath, parseAuditHead, type AuditHead, type AuditHeadReading } from "./head.js";
 import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditRecord, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
@@ -144,9 +144,20 @@ export class AuditLog {
         const batchWritten = this.writeBatch(log.fd, batch);
         // The lines are in the file: a caller waiting for that need not wait for the lock's release.
         options.onWritten?.();
+        // A new log gets its head before the lock is released (once per log): otherwise the next
+        // writer would find anchored lines without a head and record a deleted head.
+        if (batchWritten.startedEmpty) {
+          fsyncSync(log.fd);
+          const placed = placeFirstAuditHeadSync(this.file, headOf(batchWritten));
+          if (this.lastWrite !== undefined) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
+        }
         return batchWritten;
       });
       this.directoryReady = true;
+      if (written.startedEmpty) {
+        options.onDurable?.();
+        return written.hash;
+      }
       if (options.deferSync === true) return written.hash;
       await syncDescriptor(log.fd);
     } catch (error) {
@@ -160,7 +171,7 @@ export class AuditLog {
       if (log.fd !== -1) closeSync(log.fd);
     }
     options.onDurable?.();
-    const next = { v: AUDIT_HEAD_VERSION, lines: written.lines, bytes: written.bytes, last_hash: written.digest } as const;
+    const next = headOf(written);
     try {
       const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING);
       if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
@@ -202,7 +213,7 @@ export class AuditLog {
     const terminated = anchor.lines + lines.length + (tail.needsNewline ? 1 : 0);
     const after = fstatSync(fd);
     this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, headText, prev, lines: terminated };
-    return { lines: terminated, bytes: size + bytes.length, digest: prev, hash };
+    return { lines: terminated, bytes: size + bytes.length, digest: prev, hash, startedEmpty: size === 0 };
   }
 }
 
@@ -237,6 +248,13 @@ interface WrittenBatch {
   /** SHA-256 of the last line: the head's `last_hash`, the next record's `prev`. */
   readonly digest: string;
   readonly hash: string;
+  /** The log was empty before this batch: its first head is placed under the same lock. */
+  readonly startedEmpty: boolean;
+}
+
+/** The head that anchors the log as `written` left it. */
+function headOf(written: WrittenBatch): AuditHead {
+  return { v: AUDIT_HEAD_VERSION, lines: written.lines, bytes: written.bytes, last_hash: written.digest };
 }
 
 /** The record a writer puts first in its batch when the head did not match (anchor.ts). */

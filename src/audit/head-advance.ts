@@ -11,7 +11,7 @@
  * crash loses the rename, the older head anchors a prefix of the log, which
  * readers accept.
  */
-import { closeSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { exclusiveCreateFlags, tempFilePrefix } from "../state/atomic-write.js";
@@ -42,16 +42,52 @@ export async function advanceAuditHead(logFile: string, next: AuditHead, timing:
   }
 }
 
+/**
+ * Puts the first head of a new log in place, synchronously: for the caller
+ * that holds the log's lock and has just fsynced the log's first lines. Until
+ * a log has a head, another writer would take it for a log whose head was
+ * deleted, so the first head is placed before the lock is released.
+ */
+export function placeFirstAuditHeadSync(logFile: string, head: AuditHead): Uint8Array {
+  const headFile = auditHeadPath(logFile);
+  const temp = path.join(path.dirname(headFile), `${tempFilePrefix(headFile)}${process.pid}-${randomBytes(6).toString("hex")}`);
+  const bytes = serialiseAuditHead(head);
+  const fd = openSync(temp, exclusiveCreateFlags(process.platform), 0o600);
+  try {
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, headFile);
+  } catch (error) {
+    closeQuietly(fd);
+    removeQuietly(temp);
+    throw error;
+  }
+  return bytes;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const written = writeSync(fd, bytes, offset, bytes.length - offset);
+    if (written <= 0) throw new Error(`short write (${offset} of ${bytes.length} bytes)`);
+    offset += written;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed after a successful write.
+  }
+}
+
 /** Creates `temp` exclusively (0600, never through a link), writes `bytes`, fsyncs, closes; removes it on failure. */
 async function stage(temp: string, bytes: Uint8Array): Promise<void> {
   const fd = openSync(temp, exclusiveCreateFlags(process.platform), 0o600);
   try {
-    let offset = 0;
-    while (offset < bytes.length) {
-      const written = writeSync(fd, bytes, offset, bytes.length - offset);
-      if (written <= 0) throw new Error(`short write (${offset} of ${bytes.length} bytes)`);
-      offset += written;
-    }
+    writeAll(fd, bytes);
     await syncDescriptor(fd);
   } catch (error) {
     closeSync(fd);

@@ -84,6 +84,18 @@ describe("appends that defer their fsync, and a writer that remembers where it l
     expect(await verifyAuditLog(file)).toMatchObject({ ok: true, problems: [] });
   });
 
+  it("a new log's first append, deferred or not, leaves a head behind it, so another writer finds no head missing", async () => {
+    for (const deferSync of [true, false]) {
+      const file = path.join(tempDir(), "audit.jsonl");
+      // The moment after the first writer's append returns is the moment a second process may append.
+      expect((await quiet(file).appendBatch([input(1)], { deferSync })).ok).toBe(true);
+      expect(JSON.parse(readFileSync(auditHeadPath(file), "utf8"))).toMatchObject({ lines: 1 });
+      expect((await quiet(file).append(input(2))).ok).toBe(true);
+      expect(events(file)).toEqual(["ran", "ran"]);
+      expect(await verifyAuditLog(file)).toMatchObject({ ok: true, problems: [] });
+    }
+  });
+
   it("the same writer notices a cut made behind its back, and a same-size edit, instead of chaining to what it remembers", async () => {
     const { file, lines } = await logWith(4);
     const log = quiet(file);
