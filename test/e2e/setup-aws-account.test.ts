@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vite
 import { loadRegistry, type ProviderEntry } from "../../src/config/registry.js";
 import { addAwsTarget } from "../../src/commands/setup/aws-account.js";
 import { makeConfigTree } from "../support/config-tree.js";
+import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub } from "../support/sts-stub.js";
 
 const AWS_PROVIDER = readFileSync(fileURLToPath(new URL("../../providers/aws/provider.yaml", import.meta.url)), "utf8");
@@ -46,13 +47,18 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A fresh configuration with the aws provider whose `.env` names the scratch AWS files; TORII_CONFIG_DIR points at it. */
-function freshAws(): { root: string; provider: ProviderEntry } {
-  const root = makeConfigTree({
+/** A fresh configuration with the aws provider whose `.env` names the scratch AWS files. */
+function awsTree(): string {
+  return makeConfigTree({
     "providers/aws/provider.yaml": AWS_PROVIDER,
     "providers/aws/rules.yaml": 'version: "1"\naccept: []\ndeny: []\n',
     "providers/aws/.env": `AWS_CONFIG_FILE=${path.join(awsDir, "config")}\nAWS_SHARED_CREDENTIALS_FILE=${path.join(awsDir, "credentials")}\n`,
   });
+}
+
+/** awsTree() with TORII_CONFIG_DIR pointing at it, for the in-process step. */
+function freshAws(): { root: string; provider: ProviderEntry } {
+  const root = awsTree();
   vi.stubEnv("TORII_CONFIG_DIR", root);
   vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   const provider = loadRegistry(root).providers.get("aws");
@@ -115,5 +121,35 @@ describe("torii setup: the account of an AWS profile comes from STS", () => {
     expect(result.said).toContain("ExpiredToken");
     expect(result.said).toContain("aws sso login --profile old");
     for (const secret of [...SECRETS, "AKIAOLDSTUB"]) expect(result.said).not.toContain(secret);
+  });
+});
+
+describe("torii target add aws --check-account", () => {
+  const add = (root: string, profile: string, account: string) =>
+    runCli(["target", "add", "aws", profile, "--profile", profile, "--account-id", account, "--check-account"], { TORII_CONFIG_DIR: root });
+
+  test("writes the target when STS names the --account-id", async () => {
+    const root = awsTree();
+    const result = await add(root, "dev", ACCOUNT);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(loadRegistry(root).providers.get("aws")?.targets.get("dev")?.config.identity.expect).toBe(ACCOUNT);
+  });
+
+  test("refuses another account than STS names and writes nothing", async () => {
+    const root = awsTree();
+    const result = await add(root, "dev", "444455556666");
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(`profile dev is AWS account ${ACCOUNT}, not --account-id 444455556666; nothing was written`);
+    expect(existsSync(targetFile(root, "dev"))).toBe(false);
+  });
+
+  test("refuses when STS refuses the credentials (403), naming the login step and no secret", async () => {
+    const root = awsTree();
+    const result = await add(root, "old", ACCOUNT);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("aws sso login --profile old");
+    expect(existsSync(targetFile(root, "old"))).toBe(false);
+    for (const secret of [...SECRETS, "AKIAOLDSTUB"]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
   });
 });
