@@ -34,7 +34,7 @@ export const NON_INTERACTIVE = [
   "torii provider install <name> --preset readonly",
   `torii setup --kube-identity                      (creates ${KUBE_IDENTITY}, the kubectl targets' identity provider)`,
   `torii target add kubectl <alias> --context <context> --provider ${KUBE_IDENTITY}`,
-  "torii target add aws <alias> --profile <profile> --account-id <12 digits>",
+  "torii target add aws <alias> --profile <profile> --account-id <12 digits> --check-account",
   "torii target activate <tool> <alias>",
   "torii policy edit <tool>",
   "torii setup --registration",
