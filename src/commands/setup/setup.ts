@@ -6,18 +6,20 @@
  *
  * 1. the configuration root and settings.yaml (torii init);
  * 2. bundled providers whose CLI is on PATH, each with a preset (torii provider install);
- * 3. targets from `kubectl config get-contexts` and the AWS profiles (torii target add),
+ * 3. targets from `kubectl config get-contexts` and the AWS profiles (torii target add; an
+ *    AWS profile's account is asked of STS and pinned once the operator confirms it),
  *    and a lease for one of them (torii target activate);
  * 4. rules: shown, then accept/deny rules added or removed with a simulation (torii policy edit);
  * 5. the client registration lines (torii setup --registration), and a torii doctor summary.
  */
-import { checkbox, confirm, input, select } from "@inquirer/prompts";
+import { checkbox, confirm, select } from "@inquirer/prompts";
 import { loadRegistry } from "../../config/registry.js";
 import { doctorChecks } from "../doctor/doctor.js";
 import { installProvider } from "../provider/provider.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { runTargetAdd } from "../target/target-add.js";
 import { runTargetActivate } from "../target/target-leases.js";
+import { addAwsTarget } from "./aws-account.js";
 import { runInit } from "./init.js";
 import { ensureKubeIdentity, KUBE_IDENTITY } from "./kube-identity.js";
 import { registrationLines } from "./registration-lines.js";
@@ -32,7 +34,7 @@ export const NON_INTERACTIVE = [
   "torii provider install <name> --preset readonly",
   `torii setup --kube-identity                      (creates ${KUBE_IDENTITY}, the kubectl targets' identity provider)`,
   `torii target add kubectl <alias> --context <context> --provider ${KUBE_IDENTITY}`,
-  "torii target add aws <alias> --profile <profile> --account-id <12 digits>",
+  "torii target add aws <alias> --profile <profile> --account-id <12 digits> --check-account",
   "torii target activate <tool> <alias>",
   "torii policy edit <tool>",
   "torii setup --registration",
@@ -137,13 +139,7 @@ async function targetStep(root: string): Promise<void> {
       profiles.length === 0
         ? []
         : await checkbox({ message: "Make targets of which profiles?", choices: profiles.map((profile) => ({ name: profile, value: profile })) });
-    for (const profile of chosen) {
-      const accountId = await input({
-        message: `AWS account id of profile ${profile} (12 digits):`,
-        validate: (text) => (/^[0-9]{12}$/u.test(text.trim()) ? true : "12 digits"),
-      });
-      await runTargetAdd("aws", aliasFor(profile), { profile, accountId: accountId.trim() });
-    }
+    for (const profile of chosen) await addAwsTarget(aws, profile, { say, confirm });
   }
   registry = loadRegistry(root);
   const targets = [...registry.providers.values()].flatMap((provider) =>

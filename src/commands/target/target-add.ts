@@ -8,7 +8,9 @@
  *   `~/.kube/config`) and `--provider` (the identity provider), optional
  *   `--scope`, `--expect`;
  * - `aws_profile`: `--profile`, `--account-id` (12 digits), optional `--region`,
- *   `--scope` (default: the profile); the identity provider is the provider itself;
+ *   `--scope` (default: the profile), and `--check-account`: STS must name that
+ *   account for the profile before anything is written (aws-account-check.ts);
+ *   the identity provider is the provider itself;
  * - `credentials`: optional `--provider` (default: the provider itself), `--scope`, `--expect`.
  *
  * The document is checked with the target schema before anything is written and
@@ -28,6 +30,7 @@ import { targetConfigPath, targetDir, targetsDir } from "../../config/paths.js";
 import { targetFileSchema, type TargetConfig } from "../../config/target-schema.js";
 import { parseYamlDocument } from "../../config/yaml-document.js";
 import { writeFileAtomic } from "../../state/atomic-write.js";
+import { stsAccountOfProfile } from "./aws-account-check.js";
 import { kubeconfigContexts, kubeconfigPath } from "./kubeconfig.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -43,6 +46,7 @@ export interface TargetAddOptions extends JsonOption {
   readonly profile?: string;
   readonly accountId?: string;
   readonly region?: string;
+  readonly checkAccount?: boolean;
 }
 
 /** What `target.yaml` will hold, before validation. */
@@ -62,7 +66,7 @@ const scopeName = safeNameSchema(128);
 /** The flags each mode accepts; any other mode-specific flag is refused rather than ignored. */
 const FLAGS_BY_MODE = {
   kubectl_context: ["context", "kubeconfig", "provider", "scope", "expect"],
-  aws_profile: ["profile", "accountId", "region", "scope"],
+  aws_profile: ["profile", "accountId", "region", "scope", "checkAccount"],
   credentials: ["provider", "scope", "expect"],
 } as const;
 
@@ -75,6 +79,7 @@ const FLAG_SPELLING: Record<keyof Omit<TargetAddOptions, "json">, string> = {
   profile: "--profile",
   accountId: "--account-id",
   region: "--region",
+  checkAccount: "--check-account",
 };
 
 export async function runTargetAdd(tool: string, name: string, options: TargetAddOptions): Promise<number> {
@@ -98,6 +103,7 @@ export async function runTargetAdd(tool: string, name: string, options: TargetAd
   const file = targetConfigPath(dir);
   const text = `# torii target ${name} of ${provider.name} (created by torii target add)\n${stringify(document)}`;
   const config = validateDocument(file, text, provider);
+  if (options.checkAccount === true) await checkAccount(provider, name, config);
   await writeTarget(root, provider, name, dir, file, text);
   await operatorAudit(root).record({ event: "target-added", scope: auditScope(tool, name), detail: mode });
 
@@ -169,6 +175,17 @@ function buildDocument(registry: Registry, provider: ProviderEntry, name: string
         identity: { provider: identityProvider, ...optional("scope", options.scope), ...optional("expect", options.expect) },
       };
     }
+  }
+}
+
+/** `--check-account`: STS must name the pinned account for the profile, or nothing is written. */
+async function checkAccount(provider: ProviderEntry, name: string, config: TargetConfig): Promise<void> {
+  const { profile, expect: pinned } = config.identity;
+  if (profile === undefined || pinned === undefined) return;
+  const answer = await stsAccountOfProfile(provider, { alias: name, profile, ...(config.region === undefined ? {} : { region: config.region }) });
+  if (!answer.ok) throw new OperatorError(`--check-account: ${answer.reason}; nothing was written`);
+  if (answer.account !== pinned) {
+    throw new OperatorError(`--check-account: profile ${profile} is AWS account ${answer.account}, not --account-id ${pinned}; nothing was written`);
   }
 }
 

@@ -1,0 +1,79 @@
+/**
+ * The account behind an AWS profile, asked of STS before `torii setup` pins it
+ * as a new target's `identity.expect` (and by `torii target add aws
+ * --check-account` before it writes one). The request goes through the server's own
+ * identity check code: the child environment and STS inputs from planAwsCall
+ * (aws-call-plan.ts), the request from probeCallerIdentity (sts-probe.ts). The
+ * not-yet-written target is described to planAwsCall as it will be written, so
+ * the probe reads the same provider `.env`, config files and endpoint that the
+ * server's check of the finished target will.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
+import { targetConfigPath, targetDir } from "../../config/paths.js";
+import { readLayers } from "../../pipeline/authenticate.js";
+import type { ChildPlanDeps } from "../../pipeline/child-plan.js";
+import { planAwsCall } from "../../pipeline/identity/aws-call-plan.js";
+
+/** The account STS names for a profile, or why there is none (no secret in it). */
+export type ProfileAccount = { readonly ok: true; readonly account: string } | { readonly ok: false; readonly reason: string };
+
+/** The target about to be created, as planAwsCall needs it (it has no `.env` of its own yet). */
+function pendingTarget(provider: ProviderEntry, alias: string, profile: string, region: string | undefined): TargetEntry {
+  const dir = targetDir(provider.dir, alias);
+  return {
+    name: alias,
+    dir,
+    file: targetConfigPath(dir),
+    config: { version: "1", name: alias, ...(region === undefined ? {} : { region }), identity: { provider: provider.name, profile, scope: alias } },
+    rulesPath: path.join(dir, "rules.yaml"),
+    hasOwnRules: false,
+    // Not written yet; planAwsCall does not read it.
+    fileIdentity: { ino: 0, birthtimeMs: 0 },
+  };
+}
+
+/**
+ * Asks STS GetCallerIdentity which account the credentials of `profile` belong
+ * to, as the call of target `alias` (pinned to `region`, if any) would.
+ */
+export async function stsAccountOfProfile(
+  provider: ProviderEntry,
+  target: { readonly alias: string; readonly profile: string; readonly region?: string },
+  deps?: Partial<ChildPlanDeps>,
+): Promise<ProfileAccount> {
+  const { profile } = target;
+  const pending = pendingTarget(provider, target.alias, profile, target.region);
+  let plan;
+  try {
+    plan = planAwsCall(provider, pending, readLayers({ provider, target: pending }, provider), {
+      serverEnv: process.env,
+      platform: process.platform,
+      selfDir: path.dirname(fileURLToPath(import.meta.url)),
+      cwd: process.cwd(),
+      ...deps,
+    });
+  } catch (error) {
+    return { ok: false, reason: `the account check of profile ${profile} could not be prepared: ${(error as Error).message}` };
+  }
+  // Loaded here, not at the top: the SDK is only paid for when a profile is checked.
+  const { probeCallerIdentity } = await import("../../pipeline/identity/sts-probe.js");
+  const result = await probeCallerIdentity(plan.sts, new AbortController().signal);
+  switch (result.kind) {
+    case "identity":
+      return { ok: true, account: result.account };
+    case "session-invalid":
+      return {
+        ok: false,
+        reason: `STS refused the credentials of AWS profile ${profile} (${result.code}): they are missing, expired or not valid; renew them (for an SSO profile: aws sso login --profile ${profile}), then try again`,
+      };
+    case "failed":
+      return {
+        ok: false,
+        reason: `the STS account check of AWS profile ${profile} could not complete (${result.code}); check the profile's region, endpoint and network, then try again`,
+      };
+    case "canceled":
+      return { ok: false, reason: `the STS account check of AWS profile ${profile} was canceled` };
+  }
+}
