@@ -11,11 +11,13 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Settings } from "../config/settings.js";
-import type { ApprovalAnswer, ApprovalRequest, Approver } from "../pipeline/gates.js";
+import type { ApprovalAnswer, ApprovalRequest, Approver, LeaseAnswer, LeaseRequest } from "../pipeline/gates.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, nearestRules } from "../policy/explain.js";
 import { ApprovalStore, type ApprovalChange, type ApprovalRecord } from "../state/approval-store.js";
 import { applyAnswer, type RuleEditor } from "./apply-answer.js";
+import { activeLeases, applyLeaseAnswer } from "./apply-lease-answer.js";
+import { renderLeasePage } from "./lease-page-html.js";
 import { leaseText } from "./lease-text.js";
 import type { PageAnswer, PageModel } from "./page-model.js";
 import { renderPage } from "./page-html.js";
@@ -59,6 +61,60 @@ export class PageApprover implements Approver {
     }
   }
 
+  async askLease(request: LeaseRequest): Promise<LeaseAnswer> {
+    const id = randomBytes(8).toString("hex");
+    const csrf = randomBytes(24).toString("base64url");
+    const created = this.clock();
+    const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
+    const lease = { minutes: this.deps.settings.defaultTargetMinutes, active: activeLeases(request, created) };
+    const model = {
+      tool: request.provider.tool,
+      target: request.target.name,
+      tokens: request.canonicalTokens,
+      minutes: lease.minutes,
+      expiresAt,
+      active: lease.active,
+    };
+    let url: string;
+    try {
+      url = await this.deps.page.add({
+        id,
+        secret: randomBytes(32).toString("base64url"),
+        csrf,
+        render: (base) => renderLeasePage({ ...model, ...(request.description === undefined ? {} : { description: request.description }) }, base, csrf),
+        answer: (answer) => this.answerFromPage(id, answer),
+      });
+    } catch (error) {
+      return { result: "deny", source: "human-deny", reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)})` };
+    }
+    try {
+      this.store.prune();
+      const record = await this.store.create({
+        id,
+        kind: "lease",
+        tool: request.provider.tool,
+        target: request.target.name,
+        argv: [...request.canonicalTokens],
+        ...(request.description === undefined ? {} : { description: request.description }),
+        url,
+        created_at: created.toISOString(),
+        expires_at: expiresAt,
+        lease,
+      });
+      if (!request.signal.aborted) this.deps.open(url);
+      const end = await this.awaitRecord(id, request.signal, Date.parse(expiresAt) - this.clock().getTime());
+      if (end === "aborted") return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled; the lease request was withdrawn" };
+      if (end === "timeout" || end.answer === undefined) {
+        return { result: "deny", source: "approval-timeout", reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s` };
+      }
+      return await applyLeaseAnswer(end.answer, request, record);
+    } catch (error) {
+      return { result: "deny", source: "human-deny", reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)})` };
+    } finally {
+      this.deps.page.remove(id);
+    }
+  }
+
   private async askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const id = randomBytes(8).toString("hex");
     const secret = randomBytes(32).toString("base64url");
@@ -94,10 +150,24 @@ export class PageApprover implements Approver {
   }
 
   private async awaitAnswer(id: string, request: ApprovalRequest, timeoutMs: number): Promise<ApprovalAnswer> {
+    const end = await this.awaitRecord(id, request.signal, timeoutMs);
+    if (end === "aborted") {
+      return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled while its approval was pending; the approval was withdrawn" };
+    }
+    if (end !== "timeout") return this.outcomeOf(end, request);
+    return {
+      result: "deny",
+      source: "approval-timeout",
+      reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s, so the call is denied`,
+    };
+  }
+
+  /** The answered record, or how the wait ended without one (the pending file is then expired or withdrawn). */
+  async awaitRecord(id: string, signal: AbortSignal, timeoutMs: number): Promise<ApprovalRecord | "timeout" | "aborted"> {
     const end = await waitForAnswer<ApprovalRecord>({
       dir: this.store.dir,
       timeoutMs,
-      signal: request.signal,
+      signal,
       check: () => {
         const record = this.store.read(id);
         return record !== undefined && "version" in record && record.status !== "pending" ? record : undefined;
@@ -109,21 +179,15 @@ export class PageApprover implements Approver {
         return () => this.nudges.delete(id);
       },
     });
-    if (end.kind === "changed") return this.outcomeOf(end.value, request);
+    if (end.kind === "changed") return end.value;
     const finished = await this.store.finish(id, end.kind === "timeout" ? "expired" : "withdrawn").catch((): undefined => undefined);
-    if (end.kind === "aborted") {
-      return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled while its approval was pending; the approval was withdrawn" };
-    }
+    if (end.kind === "aborted") return "aborted";
     // The answer may have landed between the deadline and the compare-and-swap: it wins then.
     if (finished?.ok === false && finished.refusal === "not-pending") {
       const record = this.store.read(id);
-      if (record !== undefined && "version" in record) return this.outcomeOf(record, request);
+      if (record !== undefined && "version" in record) return record;
     }
-    return {
-      result: "deny",
-      source: "approval-timeout",
-      reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s, so the call is denied`,
-    };
+    return "timeout";
   }
 
   private outcomeOf(record: ApprovalRecord, request: ApprovalRequest): Promise<ApprovalAnswer> {
@@ -137,7 +201,9 @@ export class PageApprover implements Approver {
     const chosen =
       answer.choice === "grant"
         ? { choice: answer.choice, mode: answer.mode, token_count: answer.token_count, minutes: answer.minutes }
-        : { choice: answer.choice };
+        : answer.choice === "lease-replace" || answer.choice === "lease-add"
+          ? { choice: answer.choice, minutes: answer.minutes }
+          : { choice: answer.choice };
     const change: ApprovalChange = await this.store.answer(id, { ...chosen, channel: "page", by: "the approval page" });
     if (!change.ok) return { status: REFUSAL_STATUS[change.refusal], message: `refused: ${change.detail}` };
     for (const nudge of this.nudges.get(id) ?? []) nudge();

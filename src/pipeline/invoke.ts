@@ -5,7 +5,7 @@
  *   canonicalise argv            → locked option / forbidden value / unparseable: deny
  *   load rules (shared + target) → malformed file: deny (fail closed)
  *   explicit deny                → deny, no lease question
- *   lease for the target         → inactive: deny (target-inactive)
+ *   lease for the target         → inactive: ask the operator for a lease (approval page, torii approvals), or deny (target-inactive) when headless
  *   accept rule | grant | human  → none: ask the operator (approval page, torii approvals), or deny when headless
  *   recheck lease ("before-env")
  *   load .env, session, identity → only now, after the allow
@@ -29,6 +29,7 @@ import type { PolicyDecision } from "../policy/types.js";
 import { authenticate, type AuthDeps } from "./authenticate.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import type { Approver, GrantGate, LeaseGate } from "./gates.js";
+import { askForLease } from "./lease-question.js";
 import { runProgram, type ProgramDeps } from "./run-program.js";
 import type { PolicyCache } from "./policy-cache.js";
 import { callScope, type ProviderCall } from "./provider-call.js";
@@ -94,6 +95,7 @@ async function stepLease(call: ProviderCall, deps: InvokeDeps, checkpoint: "poli
   const status = await deps.leases.check(call.provider, call.target, checkpoint);
   if (status.active) return { ok: true, value: undefined };
   const initial = checkpoint === "policy";
+  if (initial && deps.approver.askLease !== undefined) return askForLease(call, call.target, deps.approver.askLease.bind(deps.approver));
   call.audit.record({ event: initial ? "denied-target-inactive" : "target-access-lost", detail: checkpoint });
   const reason = initial
     ? `target ${call.target.name} is not active (${status.reason}): the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
