@@ -38,6 +38,9 @@ export interface PageApproverDeps {
 /** What an HTTP refusal of the page says for each refusal of the store. */
 const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410 } as const;
 
+/** What a pending approval holds besides its id, page url and times. */
+type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "url" | "created_at" | "expires_at">;
+
 export class PageApprover implements Approver {
   private readonly store: ApprovalStore;
   private readonly clock: () => Date;
@@ -62,104 +65,108 @@ export class PageApprover implements Approver {
   }
 
   async askLease(request: LeaseRequest): Promise<LeaseAnswer> {
-    const id = randomBytes(8).toString("hex");
-    const csrf = randomBytes(24).toString("base64url");
-    const created = this.clock();
-    const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
-    const lease = { minutes: this.deps.settings.defaultTargetMinutes, active: activeLeases(request, created) };
-    const model = {
-      tool: request.provider.tool,
-      target: request.target.name,
-      tokens: request.canonicalTokens,
-      minutes: lease.minutes,
-      expiresAt,
-      active: lease.active,
-    };
-    let url: string;
+    const lease = { minutes: this.deps.settings.defaultTargetMinutes, active: activeLeases(request, this.clock()) };
+    const { provider, target, canonicalTokens, description } = request;
+    const model = { tool: provider.tool, target: target.name, tokens: canonicalTokens, minutes: lease.minutes, active: lease.active };
     try {
-      url = await this.deps.page.add({
-        id,
-        secret: randomBytes(32).toString("base64url"),
-        csrf,
-        render: (base) => renderLeasePage({ ...model, ...(request.description === undefined ? {} : { description: request.description }) }, base, csrf),
-        answer: (answer) => this.answerFromPage(id, answer),
-      });
+      return await this.pose(
+        request.signal,
+        (_id, expiresAt) => ({
+          render: (base, csrf) => renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, base, csrf),
+          record: {
+            kind: "lease",
+            tool: provider.tool,
+            target: target.name,
+            argv: [...canonicalTokens],
+            lease,
+            ...(description === undefined ? {} : { description }),
+          },
+        }),
+        (end, record): Promise<LeaseAnswer> => {
+          if (end === "aborted")
+            return Promise.resolve({ result: "deny", source: "approval-withdrawn", reason: "the call was cancelled; the lease request was withdrawn" });
+          if (end === "timeout" || end.answer === undefined) {
+            return Promise.resolve({
+              result: "deny",
+              source: "approval-timeout",
+              reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s`,
+            });
+          }
+          return applyLeaseAnswer(end.answer, request, record);
+        },
+      );
     } catch (error) {
       return { result: "deny", source: "human-deny", reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)})` };
-    }
-    try {
-      this.store.prune();
-      const record = await this.store.create({
-        id,
-        kind: "lease",
-        tool: request.provider.tool,
-        target: request.target.name,
-        argv: [...request.canonicalTokens],
-        ...(request.description === undefined ? {} : { description: request.description }),
-        url,
-        created_at: created.toISOString(),
-        expires_at: expiresAt,
-        lease,
-      });
-      if (!request.signal.aborted) this.deps.open(url);
-      const end = await this.awaitRecord(id, request.signal, Date.parse(expiresAt) - this.clock().getTime());
-      if (end === "aborted") return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled; the lease request was withdrawn" };
-      if (end === "timeout" || end.answer === undefined) {
-        return { result: "deny", source: "approval-timeout", reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s` };
-      }
-      return await applyLeaseAnswer(end.answer, request, record);
-    } catch (error) {
-      return { result: "deny", source: "human-deny", reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)})` };
-    } finally {
-      this.deps.page.remove(id);
     }
   }
 
-  private async askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
+  private askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const { provider, target, canonicalTokens, description } = request;
+    return this.pose(
+      request.signal,
+      (id, expiresAt) => {
+        const model = this.modelOf(id, request, expiresAt);
+        return {
+          render: (base, csrf) => renderPage(model, base, csrf),
+          record: {
+            kind: "call",
+            tool: provider.tool,
+            ...(target === undefined ? {} : { target: target.name }),
+            argv: [...canonicalTokens],
+            ...(description === undefined ? {} : { description }),
+          },
+        };
+      },
+      (end) => this.outcomeOfEnd(end, request),
+    );
+  }
+
+  /**
+   * Serves the page, writes the pending file, opens the browser and waits for
+   * the answer; the page is removed whatever the end. `settle` turns the end
+   * into the caller's answer.
+   */
+  private async pose<T>(
+    signal: AbortSignal,
+    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string) => string; record: PendingFields },
+    settle: (end: ApprovalRecord | "timeout" | "aborted", record: ApprovalRecord) => Promise<T>,
+  ): Promise<T> {
     const id = randomBytes(8).toString("hex");
-    const secret = randomBytes(32).toString("base64url");
     const csrf = randomBytes(24).toString("base64url");
     const created = this.clock();
     const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
-    const model = this.modelOf(id, request, expiresAt);
+    const { render, record } = build(id, expiresAt);
     const url = await this.deps.page.add({
       id,
-      secret,
+      secret: randomBytes(32).toString("base64url"),
       csrf,
-      render: (base) => renderPage(model, base, csrf),
+      render: (base) => render(base, csrf),
       answer: (answer) => this.answerFromPage(id, answer),
     });
     try {
       this.store.prune();
-      await this.store.create({
-        id,
-        kind: "call",
-        tool: request.provider.tool,
-        ...(request.target === undefined ? {} : { target: request.target.name }),
-        argv: [...request.canonicalTokens],
-        ...(request.description === undefined ? {} : { description: request.description }),
-        url,
-        created_at: created.toISOString(),
-        expires_at: expiresAt,
-      });
-      if (!request.signal.aborted) this.deps.open(url);
-      return await this.awaitAnswer(id, request, Date.parse(expiresAt) - this.clock().getTime());
+      const createdRecord = await this.store.create({ id, ...record, url, created_at: created.toISOString(), expires_at: expiresAt });
+      if (!signal.aborted) this.deps.open(url);
+      return await settle(await this.awaitRecord(id, signal, Date.parse(expiresAt) - this.clock().getTime()), createdRecord);
     } finally {
       this.deps.page.remove(id);
     }
   }
 
-  private async awaitAnswer(id: string, request: ApprovalRequest, timeoutMs: number): Promise<ApprovalAnswer> {
-    const end = await this.awaitRecord(id, request.signal, timeoutMs);
+  private outcomeOfEnd(end: ApprovalRecord | "timeout" | "aborted", request: ApprovalRequest): Promise<ApprovalAnswer> {
     if (end === "aborted") {
-      return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled while its approval was pending; the approval was withdrawn" };
+      return Promise.resolve({
+        result: "deny",
+        source: "approval-withdrawn",
+        reason: "the call was cancelled while its approval was pending; the approval was withdrawn",
+      });
     }
     if (end !== "timeout") return this.outcomeOf(end, request);
-    return {
+    return Promise.resolve({
       result: "deny",
       source: "approval-timeout",
       reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s, so the call is denied`,
-    };
+    });
   }
 
   /** The answered record, or how the wait ended without one (the pending file is then expired or withdrawn). */
