@@ -94,3 +94,43 @@ describe("lease requests", () => {
     expect(liveTargets()).toEqual([]);
   });
 });
+
+describe("lease requests nobody answers", () => {
+  async function sessionWith(settings: string, env: Record<string, string> = {}): Promise<{ other: McpSession; otherRoot: string }> {
+    const otherRoot = makeConfigTree({
+      "settings.yaml": settings,
+      "providers/kube/provider.yaml": kubeContextProvider("recorder"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: idp}\n',
+      "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: recorder\n',
+      "providers/idp/rules.yaml": 'version: "1"\n',
+    });
+    const other = await startSession(otherRoot, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0", ...env });
+    return { other, otherRoot };
+  }
+
+  test("an unanswered lease request times out: denied approval-timeout, no lease", async () => {
+    const { other, otherRoot } = await sessionWith('version: "1"\napproval:\n  timeout_seconds: 1\n');
+    try {
+      const outcome = outcomeOf(await other.call("kube", { args: ["get", "pods"], target: "prod" }));
+      expect(outcome.decision).toMatchObject({ result: "deny", source: "approval-timeout" });
+      const read = new LeaseStore(path.join(otherRoot, "providers", "kube")).read();
+      expect(read.ok && read.state.authorizations).toEqual([]);
+      expect(readFileSync(path.join(otherRoot, "audit.jsonl"), "utf8")).toContain('"event":"target-access-denied"');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("headless (approval.mode: off) keeps today's target-inactive deny and asks nothing", async () => {
+    const { other, otherRoot } = await sessionWith('version: "1"\napproval:\n  mode: off\n');
+    try {
+      const outcome = outcomeOf(await other.call("kube", { args: ["get", "pods"], target: "prod" }));
+      expect(outcome.decision).toMatchObject({ result: "deny", source: "target-inactive" });
+      expect(outcome.decision.reason).toContain("torii target activate kube prod");
+      expect(new ApprovalStore(otherRoot).list().pending).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+});
