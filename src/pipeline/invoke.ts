@@ -90,12 +90,17 @@ function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalAr
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
 }
 
-async function stepLease(call: ProviderCall, deps: InvokeDeps, checkpoint: "policy" | "before-env" | "after-auth"): Promise<Step<undefined>> {
+async function stepLease(
+  call: ProviderCall,
+  deps: InvokeDeps,
+  checkpoint: "policy" | "before-env" | "after-auth",
+  canonicalTokens: readonly string[] = [],
+): Promise<Step<undefined>> {
   if (call.target === undefined) return { ok: true, value: undefined };
   const status = await deps.leases.check(call.provider, call.target, checkpoint);
   if (status.active) return { ok: true, value: undefined };
   const initial = checkpoint === "policy";
-  if (initial && deps.approver.askLease !== undefined) return askForLease(call, call.target, deps.approver.askLease.bind(deps.approver));
+  if (initial && deps.approver.askLease !== undefined) return askForLease(call, call.target, canonicalTokens, deps.approver.askLease.bind(deps.approver));
   call.audit.record({ event: initial ? "denied-target-inactive" : "target-access-lost", detail: checkpoint });
   const reason = initial
     ? `target ${call.target.name} is not active (${status.reason}): the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
@@ -160,7 +165,7 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   const policy = stepPolicy(call, deps, canonical.value);
   if (!policy.ok) return policy.outcome;
 
-  const lease = await stepLease(call, deps, "policy");
+  const lease = await stepLease(call, deps, "policy", flattenCanonical(canonical.value));
   if (!lease.ok) return lease.outcome;
 
   const allowed = await stepAllow(call, deps, policy.value, canonical.value);

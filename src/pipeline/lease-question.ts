@@ -14,13 +14,14 @@ import { callScope, type ProviderCall } from "./provider-call.js";
 export async function askForLease(
   call: ProviderCall,
   target: TargetEntry,
+  canonicalTokens: readonly string[],
   askLease: (request: LeaseRequest) => Promise<LeaseAnswer>,
 ): Promise<{ readonly ok: true; readonly value: undefined } | { readonly ok: false; readonly outcome: CallOutcome }> {
   call.audit.record({ event: "target-access-requested", detail: target.name });
   const answer = await askLease({
     provider: call.provider,
     target,
-    canonicalTokens: call.args,
+    canonicalTokens,
     description: call.description,
     signal: call.signal,
   });
