@@ -11,11 +11,13 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Settings } from "../config/settings.js";
-import type { ApprovalAnswer, ApprovalRequest, Approver } from "../pipeline/gates.js";
+import type { ApprovalAnswer, ApprovalRequest, Approver, LeaseAnswer, LeaseRequest } from "../pipeline/gates.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, nearestRules } from "../policy/explain.js";
 import { ApprovalStore, type ApprovalChange, type ApprovalRecord } from "../state/approval-store.js";
 import { applyAnswer, type RuleEditor } from "./apply-answer.js";
+import { activeLeases, applyLeaseAnswer } from "./apply-lease-answer.js";
+import { renderLeasePage } from "./lease-page-html.js";
 import { leaseText } from "./lease-text.js";
 import type { PageAnswer, PageModel } from "./page-model.js";
 import { renderPage } from "./page-html.js";
@@ -35,6 +37,9 @@ export interface PageApproverDeps {
 
 /** What an HTTP refusal of the page says for each refusal of the store. */
 const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410 } as const;
+
+/** What a pending approval holds besides its id, page url and times. */
+type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "url" | "created_at" | "expires_at">;
 
 export class PageApprover implements Approver {
   private readonly store: ApprovalStore;
@@ -59,45 +64,117 @@ export class PageApprover implements Approver {
     }
   }
 
-  private async askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
+  async askLease(request: LeaseRequest): Promise<LeaseAnswer> {
+    const lease = { minutes: this.deps.settings.defaultTargetMinutes, active: activeLeases(request, this.clock()) };
+    const { provider, target, canonicalTokens, description } = request;
+    const model = { tool: provider.tool, target: target.name, tokens: canonicalTokens, minutes: lease.minutes, active: lease.active };
+    try {
+      return await this.pose(
+        request.signal,
+        (_id, expiresAt) => ({
+          render: (base, csrf) => renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, base, csrf),
+          record: {
+            kind: "lease",
+            tool: provider.tool,
+            target: target.name,
+            argv: [...canonicalTokens],
+            lease,
+            ...(description === undefined ? {} : { description }),
+          },
+        }),
+        (end, record): Promise<LeaseAnswer> => {
+          if (end === "aborted")
+            return Promise.resolve({ result: "deny", source: "approval-withdrawn", reason: "the call was cancelled; the lease request was withdrawn" });
+          if (end === "timeout" || end.answer === undefined) {
+            return Promise.resolve({
+              result: "deny",
+              source: "approval-timeout",
+              reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s`,
+            });
+          }
+          return applyLeaseAnswer(end.answer, request, record);
+        },
+      );
+    } catch (error) {
+      return { result: "deny", source: "human-deny", reason: `the operator could not be asked (${error instanceof Error ? error.message : String(error)})` };
+    }
+  }
+
+  private askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const { provider, target, canonicalTokens, description } = request;
+    return this.pose(
+      request.signal,
+      (id, expiresAt) => {
+        const model = this.modelOf(id, request, expiresAt);
+        return {
+          render: (base, csrf) => renderPage(model, base, csrf),
+          record: {
+            kind: "call",
+            tool: provider.tool,
+            ...(target === undefined ? {} : { target: target.name }),
+            argv: [...canonicalTokens],
+            ...(description === undefined ? {} : { description }),
+          },
+        };
+      },
+      (end) => this.outcomeOfEnd(end, request),
+    );
+  }
+
+  /**
+   * Serves the page, writes the pending file, opens the browser and waits for
+   * the answer; the page is removed whatever the end. `settle` turns the end
+   * into the caller's answer.
+   */
+  private async pose<T>(
+    signal: AbortSignal,
+    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string) => string; record: PendingFields },
+    settle: (end: ApprovalRecord | "timeout" | "aborted", record: ApprovalRecord) => Promise<T>,
+  ): Promise<T> {
     const id = randomBytes(8).toString("hex");
-    const secret = randomBytes(32).toString("base64url");
     const csrf = randomBytes(24).toString("base64url");
     const created = this.clock();
     const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
-    const model = this.modelOf(id, request, expiresAt);
+    const { render, record } = build(id, expiresAt);
     const url = await this.deps.page.add({
       id,
-      secret,
+      secret: randomBytes(32).toString("base64url"),
       csrf,
-      render: (base) => renderPage(model, base, csrf),
+      render: (base) => render(base, csrf),
       answer: (answer) => this.answerFromPage(id, answer),
     });
     try {
       this.store.prune();
-      await this.store.create({
-        id,
-        kind: "call",
-        tool: request.provider.tool,
-        ...(request.target === undefined ? {} : { target: request.target.name }),
-        argv: [...request.canonicalTokens],
-        ...(request.description === undefined ? {} : { description: request.description }),
-        url,
-        created_at: created.toISOString(),
-        expires_at: expiresAt,
-      });
-      if (!request.signal.aborted) this.deps.open(url);
-      return await this.awaitAnswer(id, request, Date.parse(expiresAt) - this.clock().getTime());
+      const createdRecord = await this.store.create({ id, ...record, url, created_at: created.toISOString(), expires_at: expiresAt });
+      if (!signal.aborted) this.deps.open(url);
+      return await settle(await this.awaitRecord(id, signal, Date.parse(expiresAt) - this.clock().getTime()), createdRecord);
     } finally {
       this.deps.page.remove(id);
     }
   }
 
-  private async awaitAnswer(id: string, request: ApprovalRequest, timeoutMs: number): Promise<ApprovalAnswer> {
+  private outcomeOfEnd(end: ApprovalRecord | "timeout" | "aborted", request: ApprovalRequest): Promise<ApprovalAnswer> {
+    if (end === "aborted") {
+      return Promise.resolve({
+        result: "deny",
+        source: "approval-withdrawn",
+        reason: "the call was cancelled while its approval was pending; the approval was withdrawn",
+      });
+    }
+    if (end !== "timeout") return this.outcomeOf(end, request);
+    return Promise.resolve({
+      result: "deny",
+      source: "approval-timeout",
+      reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s, so the call is denied`,
+    });
+  }
+
+  /** The answered record, or how the wait ended without one (the pending file is then expired or withdrawn). */
+  async awaitRecord(id: string, signal: AbortSignal, timeoutMs: number): Promise<ApprovalRecord | "timeout" | "aborted"> {
     const end = await waitForAnswer<ApprovalRecord>({
       dir: this.store.dir,
       timeoutMs,
-      signal: request.signal,
+      signal,
       check: () => {
         const record = this.store.read(id);
         return record !== undefined && "version" in record && record.status !== "pending" ? record : undefined;
@@ -109,21 +186,15 @@ export class PageApprover implements Approver {
         return () => this.nudges.delete(id);
       },
     });
-    if (end.kind === "changed") return this.outcomeOf(end.value, request);
+    if (end.kind === "changed") return end.value;
     const finished = await this.store.finish(id, end.kind === "timeout" ? "expired" : "withdrawn").catch((): undefined => undefined);
-    if (end.kind === "aborted") {
-      return { result: "deny", source: "approval-withdrawn", reason: "the call was cancelled while its approval was pending; the approval was withdrawn" };
-    }
+    if (end.kind === "aborted") return "aborted";
     // The answer may have landed between the deadline and the compare-and-swap: it wins then.
     if (finished?.ok === false && finished.refusal === "not-pending") {
       const record = this.store.read(id);
-      if (record !== undefined && "version" in record) return this.outcomeOf(record, request);
+      if (record !== undefined && "version" in record) return record;
     }
-    return {
-      result: "deny",
-      source: "approval-timeout",
-      reason: `no operator answered within ${this.deps.settings.approvalTimeoutSeconds} s, so the call is denied`,
-    };
+    return "timeout";
   }
 
   private outcomeOf(record: ApprovalRecord, request: ApprovalRequest): Promise<ApprovalAnswer> {
@@ -137,7 +208,9 @@ export class PageApprover implements Approver {
     const chosen =
       answer.choice === "grant"
         ? { choice: answer.choice, mode: answer.mode, token_count: answer.token_count, minutes: answer.minutes }
-        : { choice: answer.choice };
+        : answer.choice === "lease-replace" || answer.choice === "lease-add"
+          ? { choice: answer.choice, minutes: answer.minutes }
+          : { choice: answer.choice };
     const change: ApprovalChange = await this.store.answer(id, { ...chosen, channel: "page", by: "the approval page" });
     if (!change.ok) return { status: REFUSAL_STATUS[change.refusal], message: `refused: ${change.detail}` };
     for (const nudge of this.nudges.get(id) ?? []) nudge();

@@ -38,6 +38,7 @@ export const PAGE_JS = `"use strict";
       body.token_count = mode === "exact" ? total : Number(document.getElementById("prefix-count").value);
       body.minutes = Number(document.getElementById("minutes").value);
     }
+    if (choice === "lease-replace" || choice === "lease-add") body.minutes = Number(document.getElementById("minutes").value);
     return body;
   }
 

@@ -60,6 +60,21 @@ function ruleOffer(offer: RuleOffer): string {
 <button type="button" class="hold${offer.effect === "deny" ? " danger" : ""}" data-choice="rule-${offer.effect}"${disabled}>${name}</button></div>`;
 }
 
+/** The document's start up to `</head>`: the CSRF token, the title, and the page's own style sheet and script. */
+export function pageHead(title: string, base: string, csrf: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="torii-csrf" content="${escapeHtml(csrf)}">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${base}/page.css">
+<script src="${base}/page.js" defer></script>
+</head>
+`;
+}
+
 /** The whole page for one pending approval. `base` is its path (`/a/<id>/<secret>`), `csrf` its per-page token. */
 export function renderPage(model: PageModel, base: string, csrf: string): string {
   const { grants } = model;
@@ -81,17 +96,7 @@ export function renderPage(model: PageModel, base: string, csrf: string): string
       ? "<p>The agent gave no description.</p>"
       : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
   const title = `Torii: approve ${model.tool}${model.target === undefined ? "" : ` on ${model.target}`}?`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="torii-csrf" content="${escapeHtml(csrf)}">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${base}/page.css">
-<script src="${base}/page.js" defer></script>
-</head>
-<body>
+  return `${pageHead(title, base, csrf)}<body>
 <main>
 <h1>${escapeHtml(title)}</h1>
 <p class="expires">No rule or grant decides this call. Unanswered by <time>${escapeHtml(model.expiresAt)}</time>, it is denied.</p>

@@ -52,6 +52,8 @@ export const pageAnswerSchema = z.discriminatedUnion("choice", [
   z.strictObject({ choice: z.literal("grant"), csrf, mode: z.enum(["exact", "prefix"]), token_count: z.int().min(1), minutes }),
   z.strictObject({ choice: z.literal("rule-accept"), csrf }),
   z.strictObject({ choice: z.literal("rule-deny"), csrf }),
+  z.strictObject({ choice: z.literal("lease-replace"), csrf, minutes }),
+  z.strictObject({ choice: z.literal("lease-add"), csrf, minutes }),
 ]);
 
 export type PageAnswer = z.infer<typeof pageAnswerSchema>;

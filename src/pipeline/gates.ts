@@ -73,8 +73,36 @@ export type ApprovalAnswer =
       readonly addedRule?: AddedRule;
     };
 
+/** A call to a target with no live lease, put to the operator as a lease question. */
+export interface LeaseRequest {
+  readonly provider: ProviderEntry;
+  readonly target: TargetEntry;
+  readonly canonicalTokens: readonly string[];
+  readonly description: string | undefined;
+  readonly signal: AbortSignal;
+}
+
+/** The operator's answer to a lease question; an allow has already activated the lease. */
+export type LeaseAnswer =
+  | {
+      readonly result: "allow";
+      readonly mode: "replace" | "add";
+      readonly minutes: number;
+      /** The targets whose live leases a "replace" ended. */
+      readonly replaced: readonly string[];
+      readonly answeredBy: string;
+    }
+  | {
+      readonly result: "deny";
+      readonly source: "human-deny" | "approval-timeout" | "approval-withdrawn";
+      readonly reason: string;
+      readonly answeredBy?: string;
+    };
+
 export interface Approver {
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /** Asks the operator for a lease; absent when nobody can be asked (headless: the call is denied target-inactive). */
+  askLease?(request: LeaseRequest): Promise<LeaseAnswer>;
 }
 
 /** Headless: every question to a human is answered no. */

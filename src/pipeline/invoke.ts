@@ -5,7 +5,7 @@
  *   canonicalise argv            → locked option / forbidden value / unparseable: deny
  *   load rules (shared + target) → malformed file: deny (fail closed)
  *   explicit deny                → deny, no lease question
- *   lease for the target         → inactive: deny (target-inactive)
+ *   lease for the target         → inactive: ask the operator for a lease (approval page, torii approvals), or deny (target-inactive) when headless
  *   accept rule | grant | human  → none: ask the operator (approval page, torii approvals), or deny when headless
  *   recheck lease ("before-env")
  *   load .env, session, identity → only now, after the allow
@@ -29,6 +29,7 @@ import type { PolicyDecision } from "../policy/types.js";
 import { authenticate, type AuthDeps } from "./authenticate.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import type { Approver, GrantGate, LeaseGate } from "./gates.js";
+import { askForLease } from "./lease-question.js";
 import { runProgram, type ProgramDeps } from "./run-program.js";
 import type { PolicyCache } from "./policy-cache.js";
 import { callScope, type ProviderCall } from "./provider-call.js";
@@ -89,11 +90,17 @@ function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalAr
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
 }
 
-async function stepLease(call: ProviderCall, deps: InvokeDeps, checkpoint: "policy" | "before-env" | "after-auth"): Promise<Step<undefined>> {
+async function stepLease(
+  call: ProviderCall,
+  deps: InvokeDeps,
+  checkpoint: "policy" | "before-env" | "after-auth",
+  canonicalTokens: readonly string[] = [],
+): Promise<Step<undefined>> {
   if (call.target === undefined) return { ok: true, value: undefined };
   const status = await deps.leases.check(call.provider, call.target, checkpoint);
   if (status.active) return { ok: true, value: undefined };
   const initial = checkpoint === "policy";
+  if (initial && deps.approver.askLease !== undefined) return askForLease(call, call.target, canonicalTokens, deps.approver.askLease.bind(deps.approver));
   call.audit.record({ event: initial ? "denied-target-inactive" : "target-access-lost", detail: checkpoint });
   const reason = initial
     ? `target ${call.target.name} is not active (${status.reason}): the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
@@ -158,7 +165,7 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   const policy = stepPolicy(call, deps, canonical.value);
   if (!policy.ok) return policy.outcome;
 
-  const lease = await stepLease(call, deps, "policy");
+  const lease = await stepLease(call, deps, "policy", flattenCanonical(canonical.value));
   if (!lease.ok) return lease.outcome;
 
   const allowed = await stepAllow(call, deps, policy.value, canonical.value);

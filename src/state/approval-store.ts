@@ -14,6 +14,7 @@
  * created_at: …  expires_at: …
  * status: pending                 # pending | answered | expired | withdrawn
  * answer: {choice: once, channel: cli, by: alice, at: …}
+ * lease: {minutes: 15, active: [{target: dev, expires_at: …}]}   # kind lease only
  * ```
  *
  * Every change is a compare-and-swap under the file's lock: only a `pending`,
@@ -63,6 +64,13 @@ const recordSchema = z.strictObject({
   expires_at: expiresAtSchema,
   status: z.enum(["pending", "answered", "expired", "withdrawn"]),
   answer: answerSchema.optional(),
+  /** A lease request (kind lease): the minutes offered and the provider's leases live when it was asked. */
+  lease: z
+    .strictObject({
+      minutes: z.int().min(1).max(1440),
+      active: z.array(z.strictObject({ target: z.string().min(1).max(256), expires_at: expiresAtSchema })),
+    })
+    .optional(),
 });
 
 export type ApprovalRecord = z.infer<typeof recordSchema>;

@@ -23,13 +23,16 @@ export function registerApprovalsCommand(program: Command, setExit: (code: numbe
     });
   approvals
     .command("approve")
-    .description("allow a pending call: once (default), or grant it for M minutes, exactly or by its first N tokens")
+    .description(
+      "allow a pending call: once (default), or grant it for M minutes, exactly or by its first N tokens; for a lease request, activate the target (replacing the others unless --add)",
+    )
     .argument("<id>", "the approval id (torii approvals list)")
-    .usage("<id> [--once | --for M [--exact | --prefix N]] [--json]")
+    .usage("<id> [--once | --for M [--exact | --prefix N] | [--for M] [--add]] [--json]")
     .option("--once", "allow this call only (the default)")
     .option("--for <minutes>", `grant the argv for 1..${MAX_MINUTES} minutes (exact unless --prefix)`)
     .option("--exact", "with --for: grant exactly this canonical argv")
     .option("--prefix <n>", "with --for: grant every argv starting with its first N canonical tokens")
+    .option("--add", "lease request: keep the other active targets (default: replace them)")
     .option("--json", "machine-readable output")
     .action(async (id: string, options: ApproveOptions) => {
       const { runApprovalsApprove } = await approvalRunners();
@@ -37,7 +40,7 @@ export function registerApprovalsCommand(program: Command, setExit: (code: numbe
     });
   approvals
     .command("deny")
-    .description("deny a pending call")
+    .description("deny a pending call or lease request")
     .argument("<id>", "the approval id (torii approvals list)")
     .option("--json", "machine-readable output")
     .action(async (id: string, options: JsonOption) => {

@@ -19,6 +19,7 @@ export interface ApproveOptions extends JsonOption {
   readonly for?: string;
   readonly exact?: boolean;
   readonly prefix?: string;
+  readonly add?: boolean;
 }
 
 function store(): ApprovalStore {
@@ -49,6 +50,7 @@ function listJson(record: ApprovalRecord) {
     url: record.url,
     created_at: record.created_at,
     expires_at: record.expires_at,
+    lease: record.lease ?? null,
   };
 }
 
@@ -58,7 +60,12 @@ export function runApprovalsList(options: JsonOption): number {
     pending.length === 0
       ? ["no pending approvals"]
       : pending.flatMap((record) => [
-          `${record.id}  ${record.tool}${record.target === undefined ? "" : ` ${record.target}`}  until ${record.expires_at}`,
+          `${record.id}  ${record.kind === "lease" ? "lease " : ""}${record.tool}${record.target === undefined ? "" : ` ${record.target}`}  until ${record.expires_at}`,
+          ...(record.lease === undefined
+            ? []
+            : [
+                `  lease for ${record.lease.minutes} min; active now: ${record.lease.active.map((lease) => `${lease.target} until ${lease.expires_at}`).join(", ") || "none"}`,
+              ]),
           `  argv: ${JSON.stringify(record.argv)}`,
           ...(record.description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(record.description)}`]),
           `  page: ${record.url}`,
@@ -68,8 +75,18 @@ export function runApprovalsList(options: JsonOption): number {
   return 0;
 }
 
+/** The answer `approve` records for a lease request: Replace (default) or Add, for --for M minutes or the offered default. */
+function approveLease(options: ApproveOptions): Omit<ApprovalAnswerRecord, "at" | "channel" | "by"> {
+  if (options.once === true || options.exact === true || options.prefix !== undefined) {
+    throw new OperatorError("this approval asks for a lease: answer it with --for M and --add (or neither), not --once, --exact or --prefix");
+  }
+  const minutes = options.for === undefined ? {} : { minutes: parseWholeNumber(options.for, "--for", 1, MAX_MINUTES) };
+  return { choice: options.add === true ? "lease-add" : "lease-replace", ...minutes };
+}
+
 /** The answer `approve` records for these options. */
 function approveAnswer(options: ApproveOptions, argvLength: number): Omit<ApprovalAnswerRecord, "at" | "channel" | "by"> {
+  if (options.add === true) throw new OperatorError("--add answers a lease request only; this approval asks about a call");
   const granting = options.for !== undefined || options.exact === true || options.prefix !== undefined;
   if (!granting) return { choice: "once" };
   if (options.once === true) throw new OperatorError("--once allows this call only: leave out --for, --exact and --prefix, or leave out --once");
@@ -93,13 +110,15 @@ async function answer(id: string, options: JsonOption, make: (record: ApprovalRe
       ? "denied"
       : chosen.choice === "grant"
         ? `allowed, with a ${chosen.mode ?? "exact"} grant of ${chosen.token_count ?? 0} token(s) for ${chosen.minutes ?? 0} min`
-        : "allowed once";
+        : chosen.choice === "lease-replace" || chosen.choice === "lease-add"
+          ? `lease granted (${chosen.choice === "lease-add" ? "added to the active targets" : "replacing the active targets"}); the rules still decide the call`
+          : "allowed once";
   emit(options, { id, answer: chosen }, [`approval ${id}: ${what}; the waiting server carries it out`]);
   return 0;
 }
 
 export function runApprovalsApprove(id: string, options: ApproveOptions): Promise<number> {
-  return answer(id, options, (record) => approveAnswer(options, record.argv.length));
+  return answer(id, options, (record) => (record.kind === "lease" ? approveLease(options) : approveAnswer(options, record.argv.length)));
 }
 
 export function runApprovalsDeny(id: string, options: JsonOption): Promise<number> {
