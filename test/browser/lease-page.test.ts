@@ -6,13 +6,11 @@
  * activates the lease (the other one ends) and the call completes under its
  * accept rule.
  */
-import path from "node:path";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LeaseStore, liveAuthorizations } from "../../src/state/lease-store.js";
 import { nextPending } from "../support/approvals.js";
 import { launchChromium } from "../support/chromium.js";
-import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
+import { leaseRequestTree, liveKubeTargets } from "../support/lease-requests.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
@@ -24,15 +22,7 @@ let browser: BrowserContext;
 
 beforeAll(async () => {
   bin = makeFakeBin();
-  root = makeConfigTree({
-    "settings.yaml": 'version: "1"\napproval:\n  timeout_seconds: 60\n',
-    "providers/kube/provider.yaml": kubeContextProvider("recorder"),
-    "providers/kube/rules.yaml": 'version: "1"\ndeny: [delete]\naccept: [get]\n',
-    "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: idp}\n',
-    "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
-    "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: recorder\n',
-    "providers/idp/rules.yaml": 'version: "1"\n',
-  });
+  root = leaseRequestTree('version: "1"\napproval:\n  timeout_seconds: 60\n');
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0" });
   browser = await launchChromium({});
 });
@@ -72,7 +62,6 @@ describe("lease page", () => {
 
     const outcome = outcomeOf(await call);
     expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });
-    const read = new LeaseStore(path.join(root, "providers", "kube")).read();
-    expect(read.ok && liveAuthorizations(read.state, new Date()).map((lease) => lease.target)).toEqual(["prod"]);
+    expect(liveKubeTargets(root)).toEqual(["prod"]);
   });
 });

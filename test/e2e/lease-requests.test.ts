@@ -8,11 +8,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LeaseStore, liveAuthorizations } from "../../src/state/lease-store.js";
+import { LeaseStore } from "../../src/state/lease-store.js";
 import { ApprovalStore } from "../../src/state/approval-store.js";
 import { nextPending } from "../support/approvals.js";
-import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
+import { leaseRequestTree, liveKubeTargets } from "../support/lease-requests.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 
@@ -21,23 +21,11 @@ let root: string;
 let session: McpSession;
 const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root });
 
-function liveTargets(): string[] {
-  const read = new LeaseStore(path.join(root, "providers", "kube")).read();
-  if (!read.ok) throw read.error;
-  return liveAuthorizations(read.state, new Date()).map((lease) => lease.target);
-}
+const liveTargets = (): string[] => liveKubeTargets(root);
 
 beforeAll(async () => {
   bin = makeFakeBin();
-  root = makeConfigTree({
-    "settings.yaml": 'version: "1"\napproval:\n  timeout_seconds: 60\ndefault_target_minutes: 7\n',
-    "providers/kube/provider.yaml": kubeContextProvider("recorder"),
-    "providers/kube/rules.yaml": 'version: "1"\ndeny: [delete]\naccept: [get]\n',
-    "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: idp}\n',
-    "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
-    "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: recorder\n',
-    "providers/idp/rules.yaml": 'version: "1"\n',
-  });
+  root = leaseRequestTree('version: "1"\napproval:\n  timeout_seconds: 60\ndefault_target_minutes: 7\n');
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0" });
 });
 
@@ -97,14 +85,7 @@ describe("lease requests", () => {
 
 describe("lease requests nobody answers", () => {
   async function sessionWith(settings: string, env: Record<string, string> = {}): Promise<{ other: McpSession; otherRoot: string }> {
-    const otherRoot = makeConfigTree({
-      "settings.yaml": settings,
-      "providers/kube/provider.yaml": kubeContextProvider("recorder"),
-      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
-      "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: idp}\n',
-      "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: recorder\n',
-      "providers/idp/rules.yaml": 'version: "1"\n',
-    });
+    const otherRoot = leaseRequestTree(settings);
     const other = await startSession(otherRoot, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0", ...env });
     return { other, otherRoot };
   }
