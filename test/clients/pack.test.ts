@@ -40,6 +40,8 @@ describe("the published package (npm pack → global install → torii agent ins
     const inHome = { home, env: { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}` } };
 
     expect((await run(torii, ["--version"], inHome)).stdout.trim()).toBe(VERSION);
+    // The package's own name is the same command (what `npx torii-mcp` runs).
+    expect((await run(path.join(prefix, "bin", "torii-mcp"), ["--version"], inHome)).stdout.trim()).toBe(VERSION);
     expect((await run(torii, ["init"], inHome)).status).toBe(0);
     const root = path.join(home, ".config", "torii");
     // `torii provider install` belongs to another change; until it exists, copy the bundled provider as the README says.
