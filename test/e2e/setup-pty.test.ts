@@ -6,60 +6,12 @@
  * read by the real kubectl, activates it, adds a deny rule with its preview,
  * and prints the registration lines; a rerun shows what exists.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { ANSI_COLOUR, DOWN, ptySession } from "../support/pty-session.js";
 import { CLI_PATH, runCli } from "../support/run-cli.js";
-
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "gu");
-const DOWN = "\x1b[B";
-
-/** A terminal session: `expect(text)` waits for text to appear after the last match; `send` types. */
-function ptySession(args: readonly string[], env: Record<string, string>) {
-  const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", process.execPath, CLI_PATH, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? "/nonexistent", TERM: "xterm", ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let output = "";
-  let consumed = 0;
-  let waiter: (() => void) | undefined;
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString("utf8").replace(ANSI, "");
-    waiter?.();
-  };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  return {
-    output: () => output,
-    exited,
-    async expect(text: string): Promise<void> {
-      for (;;) {
-        const at = output.indexOf(text, consumed);
-        if (at !== -1) {
-          consumed = at + text.length;
-          return;
-        }
-        if (child.exitCode !== null) throw new Error(`exited before ${JSON.stringify(text)} appeared:\n${output}`);
-        const arrived = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => {
-            resolve(false);
-          }, 20_000);
-          waiter = () => {
-            clearTimeout(timer);
-            resolve(true);
-          };
-        });
-        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 20 s of silence; output so far:\n${output.slice(-1500)}`);
-      }
-    },
-    send(keys: string): void {
-      child.stdin.write(keys);
-    },
-  };
-}
 
 describe("torii setup in a pseudo-terminal", () => {
   it("takes an empty root to an installed, targeted, activated kubectl with a rule added, and reruns idempotently", async () => {
@@ -131,5 +83,21 @@ describe("torii setup in a pseudo-terminal", () => {
     expect(result.status).toBe(3);
     expect(result.stderr).toContain("stdin is not a terminal");
     expect(result.stderr).toContain("torii provider install <name> --preset readonly");
+  });
+
+  it("colours its prompts on a terminal, and prints no colour escape at all under NO_COLOR=1", async () => {
+    const promptOnce = async (extra: Record<string, string>): Promise<string> => {
+      const home = mkdtempSync(path.join(os.tmpdir(), "torii-setup-colour-"));
+      const run = ptySession(["setup"], { HOME: home, TORII_CONFIG_DIR: path.join(home, "torii"), ...extra });
+      await run.expect("Install which providers?");
+      await run.expect("⏎ submit");
+      run.send("\x03");
+      expect(await run.exited).toBe(130);
+      return run.raw();
+    };
+    expect(await promptOnce({})).toMatch(ANSI_COLOUR);
+    const plain = await promptOnce({ NO_COLOR: "1" });
+    expect(plain).toContain("Install which providers?");
+    expect(plain).not.toMatch(ANSI_COLOUR);
   });
 });

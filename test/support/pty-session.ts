@@ -1,0 +1,89 @@
+/**
+ * A command in a real pseudo-terminal, for tests of interactive commands: the
+ * program runs under Python's pty.spawn (argv, no shell), and the test answers
+ * each prompt only after it has appeared (no fixed sleeps). The output is kept
+ * twice: with the terminal escapes stripped (to match text) and raw (to check
+ * the escapes themselves, e.g. colour under NO_COLOR).
+ */
+import { spawn } from "node:child_process";
+import { CLI_PATH } from "./run-cli.js";
+
+const ESCAPE = String.fromCharCode(27);
+/** Every CSI escape sequence (colour, cursor movement, erasing). */
+export const ANSI_ESCAPE = new RegExp(`${ESCAPE}\\[[0-9;?]*[A-Za-z]`, "gu");
+/** Select Graphic Rendition sequences only: colour and bold, not cursor movement. */
+export const ANSI_COLOUR = new RegExp(`${ESCAPE}\\[[0-9;]*m`, "u");
+/** The arrow-down key. */
+export const DOWN = `${ESCAPE}[B`;
+
+export interface PtySession {
+  /** Everything printed so far, escapes stripped. */
+  output(): string;
+  /** Everything printed so far, as the terminal received it. */
+  raw(): string;
+  readonly exited: Promise<number | null>;
+  /** Waits for `text` to appear after the last match (20 s of silence fails). */
+  expect(text: string): Promise<void>;
+  /** Types `keys`. */
+  send(keys: string): void;
+}
+
+/** Runs `argv` (program first) in a pseudo-terminal with a minimal environment plus `env`, in `cwd`. */
+export function ptyCommand(argv: readonly string[], env: Record<string, string>, cwd?: string): PtySession {
+  const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...argv], {
+    env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? "/nonexistent", TERM: "xterm", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+    ...(cwd === undefined ? {} : { cwd }),
+  });
+  let raw = "";
+  let output = "";
+  let consumed = 0;
+  let waiter: (() => void) | undefined;
+  const onData = (chunk: Buffer): void => {
+    const text = chunk.toString("utf8");
+    raw += text;
+    output += text.replace(ANSI_ESCAPE, "");
+    waiter?.();
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (status) => {
+      resolve(status);
+      waiter?.();
+    }),
+  );
+  return {
+    output: () => output,
+    raw: () => raw,
+    exited,
+    async expect(text: string): Promise<void> {
+      for (;;) {
+        const at = output.indexOf(text, consumed);
+        if (at !== -1) {
+          consumed = at + text.length;
+          return;
+        }
+        if (child.exitCode !== null) throw new Error(`exited before ${JSON.stringify(text)} appeared:\n${output}`);
+        const arrived = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            resolve(false);
+          }, 20_000);
+          waiter = () => {
+            clearTimeout(timer);
+            resolve(true);
+          };
+        });
+        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 20 s of silence; output so far:\n${output.slice(-1500)}`);
+      }
+    },
+    send(keys: string): void {
+      child.stdin.write(keys);
+    },
+  };
+}
+
+/** The built `torii` with `args` in a pseudo-terminal. */
+export function ptySession(args: readonly string[], env: Record<string, string>): PtySession {
+  return ptyCommand([process.execPath, CLI_PATH, ...args], env);
+}
