@@ -3,14 +3,16 @@
  * a target with no live lease waits for the operator, who answers with
  * `torii approvals approve|deny` from another terminal. Granting the lease
  * does not allow the command: the rules, a grant or a second approval still
- * decide it. An explicitly denied call never asks.
+ * decide it. An explicitly denied call never asks; the agent's cancellation
+ * withdraws a waiting request.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { LeaseStore } from "../../src/state/lease-store.js";
 import { ApprovalStore } from "../../src/state/approval-store.js";
-import { nextPending } from "../support/approvals.js";
+import { approvalRecord, nextPending } from "../support/approvals.js";
+import { rawRequest } from "../support/http-request.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { leaseRequestTree, liveKubeTargets } from "../support/lease-requests.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
@@ -79,6 +81,42 @@ describe("lease requests", () => {
     const outcome = outcomeOf(await call);
     expect(outcome.decision).toMatchObject({ result: "deny", source: "human-deny" });
     expect(outcome.execution).toBeUndefined();
+    expect(liveTargets()).toEqual([]);
+  });
+  test("the agent's cancellation withdraws a waiting lease request: gone from the list, refused by the page and the CLI, audited, no lease", async () => {
+    expect((await cli("target", "clear", "kube")).status).toBe(0);
+    const controller = new AbortController();
+    const call = session.call("kube", { args: ["get", "pods"], target: "prod" }, { signal: controller.signal });
+    const pending = await nextPending(root, (record) => record.kind === "lease");
+    const page = new URL(pending.url);
+    const host = page.host;
+    const shown = await rawRequest({ port: Number(page.port), path: page.pathname, headers: { host } });
+    expect(shown.status).toBe(200);
+    const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
+    const listedIds = async (): Promise<string[]> =>
+      (JSON.parse((await cli("approvals", "list", "--json")).stdout) as { approvals: { id: string }[] }).approvals.map((item) => item.id);
+    expect(await listedIds()).toContain(pending.id);
+
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => approvalRecord(root, pending.id).status, { timeout: 10_000 }).toBe("withdrawn");
+
+    const withdrawals = (): unknown[] =>
+      readFileSync(path.join(root, "audit.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"source":"approval-withdrawn"'))
+        .map((line) => JSON.parse(line) as unknown);
+    await expect.poll(withdrawals, { timeout: 10_000 }).toEqual([expect.objectContaining({ event: "target-access-denied", scope: "kube/prod" })]);
+    expect(await listedIds()).not.toContain(pending.id);
+    const answer = await rawRequest({
+      port: Number(page.port),
+      path: `${page.pathname}/answer`,
+      method: "POST",
+      headers: { host, origin: `http://${host}`, "content-type": "application/json" },
+      body: JSON.stringify({ choice: "lease-replace", csrf, minutes: 5 }),
+    });
+    expect(answer.status).toBe(404);
+    expect((await cli("approvals", "approve", pending.id)).status).toBe(1);
     expect(liveTargets()).toEqual([]);
   });
 });
