@@ -2,7 +2,9 @@
  * Doctor's checks of one provider: its rules load and compile (through the
  * server's own loader), it has accept rules, its CLI is on PATH as the server
  * resolves it, the CLI's version against the version its option table was
- * generated from, and its grants files are valid.
+ * generated from, and its grants files are valid. An identity-only provider
+ * (`expose: false`) is no tool: the agent never calls it, so it needs neither
+ * accept rules nor its `command` on PATH.
  */
 import { readFileSync } from "node:fs";
 import type { ProviderEntry } from "../../config/registry.js";
@@ -35,7 +37,7 @@ function ruleChecks(provider: ProviderEntry): DoctorCheck[] {
             `torii policy edit ${where}`,
           ),
         );
-      } else if (policy.accept.all.length === 0) {
+      } else if (policy.accept.all.length === 0 && provider.config.expose) {
         findings.push(check(subject, "warn", `${where}: no accept rule, so every call needs a grant or the operator's approval`, `torii policy edit ${where}`));
       } else findings.push(check(subject, "ok", `${where}: ${policy.deny.all.length} deny, ${policy.accept.all.length} accept rule(s)`));
     } catch (error) {
@@ -48,6 +50,7 @@ function ruleChecks(provider: ProviderEntry): DoctorCheck[] {
 function cliChecks(provider: ProviderEntry): DoctorCheck[] {
   const subject = `cli ${provider.tool}`;
   const command = provider.config.command;
+  if (!provider.config.expose) return [check(subject, "ok", `identity-only (expose: false): no MCP tool, so ${command} is never run for the agent`)];
   const executable = findOnPath(command);
   if (executable === undefined) {
     return [

@@ -1,8 +1,8 @@
 /**
- * The lines that register this Torii with MCP clients. Agent registration
- * (writing the clients' files) is another command's work; until it exists,
- * setup prints what to run or paste, with absolute paths (GUI clients do not
- * see the shell's PATH) and the configuration root when it is not the default.
+ * The lines that register this Torii with MCP clients: `torii agent install`
+ * writes a client's own file; for a client it does not know, setup prints
+ * what to run or paste, with absolute paths (GUI clients do not see the
+ * shell's PATH) and the configuration root when it is not the default.
  */
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +18,8 @@ export function registrationLines(root: string): string[] {
   const server = { command: node, args: [cli], ...(env === undefined ? {} : { env }) };
   const envFlag = env === undefined ? "" : ` -e TORII_CONFIG_DIR=${JSON.stringify(root)}`;
   return [
-    "Register Torii with your MCP client:",
+    "Register Torii with your MCP client: torii agent install <client> writes the client's own file (torii agent status lists the clients);",
+    "or by hand:",
     `  Claude Code:     claude mcp add torii${envFlag} -- ${JSON.stringify(node)} ${JSON.stringify(cli)}`,
     "  Claude Desktop, Cursor, Windsurf, VS Code (mcpServers in the client's JSON config):",
     `    ${JSON.stringify({ mcpServers: { torii: server } })}`,

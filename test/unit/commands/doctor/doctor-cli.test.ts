@@ -65,6 +65,20 @@ describe("torii doctor", () => {
     expect(result.status).toBe(0);
   });
 
+  it("does not fail an identity-only provider (expose: false) for a command it never runs, nor warn that it has no accept rule", async () => {
+    const root = makeConfigTree({
+      "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\nexpose: false\ncommand: no-such-identity-cli\nargv: {parser: plain}\n',
+      "providers/idp/rules.yaml": 'version: "1"\ndeny: ["/.*/"]\n',
+      "providers/kube/provider.yaml": kubeContextProvider("node"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("dev-ctx"), HOME: emptyHome() });
+    expect(result.stdout).toContain("ok   cli idp: identity-only (expose: false): no MCP tool, so no-such-identity-cli is never run for the agent");
+    expect(result.stdout).not.toContain("rules idp: idp: no accept rule");
+    expect(result.status).toBe(0);
+  });
+
   it("fails a root with no provider", async () => {
     const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
     const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root });
