@@ -3,13 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { clientBin, run, scratchHome } from "./support/real-clients.js";
+import { clientBin, NPM_ENV, run, scratchHome } from "./support/real-clients.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string }).version;
-
-/** npm itself runs with this process's whole environment (registry settings, CA certificates). */
-const NPM_ENV = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 
 interface PackReport {
   readonly filename: string;

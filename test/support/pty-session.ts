@@ -5,7 +5,7 @@
  * twice: with the terminal escapes stripped (to match text) and raw (to check
  * the escapes themselves, e.g. colour under NO_COLOR).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { CLI_PATH } from "./run-cli.js";
 
 const ESCAPE = String.fromCharCode(27);
@@ -28,9 +28,20 @@ export interface PtySession {
   send(keys: string): void;
 }
 
+let python: string | undefined;
+
+/** The real python3 (not a version manager's shim, which needs the full PATH the command under test may not have). */
+function realPython(): string {
+  if (python !== undefined) return python;
+  const found = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8", shell: false });
+  if (found.status !== 0) throw new Error(`python3 runs the pseudo-terminal and did not start: ${found.stderr}`);
+  python = found.stdout.trim();
+  return python;
+}
+
 /** Runs `argv` (program first) in a pseudo-terminal with a minimal environment plus `env`, in `cwd`. */
 export function ptyCommand(argv: readonly string[], env: Record<string, string>, cwd?: string): PtySession {
-  const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...argv], {
+  const child = spawn(realPython(), ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...argv], {
     env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? "/nonexistent", TERM: "xterm", ...env },
     stdio: ["pipe", "pipe", "pipe"],
     ...(cwd === undefined ? {} : { cwd }),

@@ -14,6 +14,9 @@ import { CLI_PATH } from "../../support/run-cli.js";
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 
+/** npm itself runs with this process's whole environment (registry settings, CA certificates, its cache). */
+export const NPM_ENV = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+
 /** A client's binary in the prefix scripts/clients/install-clients.mjs installed into. */
 export function clientBin(name: "claude" | "codex" | "gemini" | "mcp-inspector-cli"): string {
   return path.join(process.env.TORII_CLIENTS_DIR ?? path.join(REPO, ".cache", "real-clients"), "node_modules", ".bin", name);
