@@ -1,8 +1,10 @@
 /**
  * Conventions across every operator command (docs/cli.md "Conventions"):
- * `--help` works at every level and exits 0, and every command that prints a
- * result offers `--json`.
+ * `--help` works at every level and exits 0, every command that prints a
+ * result offers `--json`, and every command is documented in docs/cli.md
+ * (where the exit codes are).
  */
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../../src/commands/program.js";
@@ -21,11 +23,26 @@ function find(program: Command, words: readonly string[]): Command {
 
 const program = buildProgram("0.0.0", undefined, () => undefined);
 const commands = leaves(program);
+const CLI_DOC = readFileSync(new URL("../../../docs/cli.md", import.meta.url), "utf8");
 
 describe("operator CLI conventions", () => {
   it.each(commands.map((words) => [words.join(" ")]))("%s offers --json", (name) => {
     if (NO_JSON_FLAG.has(name)) return;
     expect(find(program, name.split(" ")).options.map((option) => option.long)).toContain("--json");
+  });
+
+  it.each(commands.map((words) => [words.join(" ")]))("torii %s is documented in docs/cli.md", (name) => {
+    const words = name.split(" ");
+    const last = words.at(-1) ?? "";
+    // `torii agent install\|uninstall …` documents both in one row.
+    const spelled = new RegExp(
+      `\`torii ${words
+        .slice(0, -1)
+        .map((word) => `${word} `)
+        .join("")}([a-z-]+\\\\\\|)*${last}\\b`,
+      "u",
+    );
+    expect(CLI_DOC).toMatch(spelled);
   });
 
   it("every level answers --help with exit 0", async () => {
