@@ -56,7 +56,8 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
     .description("interactive wizard: providers, targets, rules, client registration (needs a terminal)")
     .option("--registration", "print the MCP client registration lines and stop (no terminal needed)")
     .option("--kube-identity", "create the kube-identity provider kubectl targets use, and stop (no terminal needed)")
-    .action(async (options: { registration?: boolean; kubeIdentity?: boolean }) => {
+    .option("--json", "machine-readable output (with --registration or --kube-identity)")
+    .action(async (options: { registration?: boolean; kubeIdentity?: boolean; json?: boolean }) => {
       const { runSetup } = await import("./setup/setup.js");
       setExit(await runSetup(options));
     });

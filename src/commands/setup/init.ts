@@ -41,11 +41,17 @@ function createIfMissing(file: string, content: string): boolean {
   }
 }
 
-export function runInit(options: JsonOption = {}): number {
+/** Creates the root and settings.yaml when missing, silently; says what it did. */
+export function ensureRoot(): { root: string; settings: string; created: boolean } {
   const root = configRoot();
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const settings = settingsPath(root);
-  const created = createIfMissing(settings, SETTINGS_TEMPLATE);
+  return { root, settings, created: createIfMissing(settings, SETTINGS_TEMPLATE) };
+}
+
+/** `torii init [--json]`. */
+export function runInit(options: JsonOption = {}): number {
+  const { root, settings, created } = ensureRoot();
   emit(options, { root, settings, created }, [`configuration root: ${root}`, created ? `created ${settings}` : `kept existing ${settings}`]);
   return 0;
 }

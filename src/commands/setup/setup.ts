@@ -20,9 +20,10 @@ import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { runTargetAdd } from "../target/target-add.js";
 import { runTargetActivate } from "../target/target-leases.js";
 import { addAwsTarget } from "./aws-account.js";
-import { runInit } from "./init.js";
+import { ensureRoot, runInit } from "./init.js";
 import { ensureKubeIdentity, KUBE_IDENTITY } from "./kube-identity.js";
-import { registrationLines } from "./registration-lines.js";
+import { registrationEntry, registrationLines } from "./registration-lines.js";
+import { emit } from "../shared/operator-output.js";
 import { aliasFor, detectProviders, kubeContexts } from "./setup-detect.js";
 import { editRulesInteractively } from "./setup-rules.js";
 import { awsProfileNames } from "../doctor/target-checks.js";
@@ -44,21 +45,46 @@ export const NON_INTERACTIVE = [
 export interface SetupOptions {
   readonly registration?: boolean;
   readonly kubeIdentity?: boolean;
+  readonly json?: boolean;
 }
 
 const say = (...lines: string[]): void => {
   process.stdout.write(`${lines.join("\n")}\n`);
 };
 
-/** `torii setup [--registration | --kube-identity]`. */
+/** `torii setup [--registration | --kube-identity] [--json]`. */
 export async function runSetup(options: SetupOptions): Promise<number> {
   const root = configRoot();
-  if (options.registration === true) return (say(...registrationLines(root)), 0);
-  if (options.kubeIdentity === true) {
-    runInit();
-    say((await ensureKubeIdentity(root)) ? `created the ${KUBE_IDENTITY} provider` : `${KUBE_IDENTITY} already exists`);
+  if (options.registration === true) {
+    const server = registrationEntry(root);
+    emit(
+      options,
+      {
+        config_root: root,
+        server,
+        claude_code: [
+          "claude",
+          "mcp",
+          "add",
+          "torii",
+          ...(server.env === undefined ? [] : ["-e", `TORII_CONFIG_DIR=${root}`]),
+          "--",
+          server.command,
+          ...server.args,
+        ],
+      },
+      registrationLines(root),
+    );
     return 0;
   }
+  if (options.kubeIdentity === true) {
+    if (options.json === true) ensureRoot();
+    else runInit();
+    const created = await ensureKubeIdentity(root);
+    emit(options, { provider: KUBE_IDENTITY, created }, [created ? `created the ${KUBE_IDENTITY} provider` : `${KUBE_IDENTITY} already exists`]);
+    return 0;
+  }
+  if (options.json === true) throw new OperatorError("--json goes with --registration or --kube-identity; the wizard itself converses");
   if (!process.stdin.isTTY) {
     throw new OperatorError(
       `setup is interactive and stdin is not a terminal; the same steps without prompts:\n${NON_INTERACTIVE.map((line) => `  ${line}`).join("\n")}`,

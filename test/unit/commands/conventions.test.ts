@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../../src/commands/program.js";
 import { runCli } from "../../support/run-cli.js";
 
-/** Commands whose output is JSON already, that only converse, or whose output is a client's hook protocol (`guard`). */
-const NO_JSON_FLAG = new Set(["policy check", "setup", "guard"]);
+/** Commands whose output is JSON already, or a client's hook protocol (`guard`). */
+const NO_JSON_FLAG = new Set(["policy check", "guard"]);
 
 function leaves(command: Command, prefix: string[] = []): string[][] {
   return command.commands.flatMap((sub) => (sub.commands.length === 0 ? [[...prefix, sub.name()]] : leaves(sub, [...prefix, sub.name()])));
