@@ -96,6 +96,10 @@ describe("torii approvals", () => {
     await expect.poll(() => approvalRecord(root, pending.id).status, { timeout: 10_000 }).toBe("withdrawn");
     const late = await cli("approvals", "approve", pending.id);
     expect(late.status).toBe(1);
+    expect((JSON.parse((await cli("approvals", "list", "--json")).stdout) as { approvals: { id: string }[] }).approvals).toEqual([]);
+    await expect
+      .poll(() => readFileSync(path.join(root, "audit.jsonl"), "utf8"), { timeout: 10_000 })
+      .toMatch(/"event":"approval-withdrawn","source":"approval-withdrawn"[^\n]*"argv_head":\["stash"\]/u);
   });
 
   test("a real `torii approvals` process answers, and its list is plain JSON on stdout", async () => {
