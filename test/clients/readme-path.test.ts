@@ -37,7 +37,7 @@ afterAll(async () => {
   if (clone !== undefined) rmSync(clone, { recursive: true, force: true });
 });
 
-/** Answers the wizard as a newcomer would: kubectl with its readonly preset, a target of the one context, its lease, no rule changes. */
+/** Answers the wizard as a newcomer would: kubectl with its readonly preset, a target of the one context, its lease, no rule changes, no client yet. */
 async function answerSetup(argv: ReadmeCommand, clone: string, sandbox: OperatorSandbox): Promise<void> {
   const wizard = ptyCommand([process.execPath, ...argv.slice(1)], sandbox.env, clone);
   await wizard.expect("Install which providers?"); // kubectl is the only bundled CLI on this PATH
@@ -51,6 +51,8 @@ async function answerSetup(argv: ReadmeCommand, clone: string, sandbox: Operator
   await wizard.expect("Activate a target now");
   wizard.send(`${DOWN}\r`);
   await wizard.expect("Review or change rules of:");
+  wizard.send("\r");
+  await wizard.expect("Register Torii with which clients?"); // none here: the README's next command registers Claude Code
   wizard.send("\r");
   await wizard.expect("torii doctor: no problem that would stop a call");
   expect(await wizard.exited, wizard.output()).toBe(0);

@@ -4,17 +4,19 @@
  * prompt only after it has appeared (no fixed sleeps). From an empty root it
  * installs kubectl with the readonly preset, makes a target of a kube context
  * read by the real kubectl, activates it, adds a deny rule with its preview,
- * and prints the registration lines; a rerun shows what exists.
+ * registers Torii with Claude Code and prints the registration lines; a rerun
+ * shows what exists.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { CLIENTS } from "../../src/agents/clients.js";
 import { ANSI_COLOUR, DOWN, ptySession } from "../support/pty-session.js";
 import { CLI_PATH, runCli } from "../support/run-cli.js";
 
 describe("torii setup in a pseudo-terminal", () => {
-  it("takes an empty root to an installed, targeted, activated kubectl with a rule added, and reruns idempotently", async () => {
+  it("takes an empty root to an installed, targeted, activated kubectl with a rule added and Claude Code registered, and reruns idempotently", async () => {
     const home = mkdtempSync(path.join(os.tmpdir(), "torii-setup-home-"));
     const root = path.join(home, "torii");
     const kubeconfig = path.join(home, "kubeconfig");
@@ -55,8 +57,14 @@ describe("torii setup in a pseudo-terminal", () => {
     run.send("\r");
     await run.expect("Another provider's rules?");
     run.send("\r");
+    await run.expect("Register Torii with which clients?");
+    run.send(`${DOWN.repeat(CLIENTS.findIndex((client) => client.id === "claude-code"))} \r`);
+    await run.expect(`registered Torii with Claude Code in ${path.join(home, ".claude.json")}`);
     await run.expect("claude mcp add torii");
     expect(await run.exited).toBe(0);
+    expect((JSON.parse(readFileSync(path.join(home, ".claude.json"), "utf8")) as { mcpServers: { torii: { env: unknown } } }).mcpServers.torii.env).toEqual({
+      TORII_CONFIG_DIR: root,
+    });
 
     const rules = readFileSync(path.join(root, "providers/kubectl/rules.yaml"), "utf8");
     expect(rules).toContain("# --- prints credentials ---");
@@ -74,6 +82,9 @@ describe("torii setup in a pseudo-terminal", () => {
     await again.expect("Activate a target now");
     again.send("\r");
     await again.expect("Review or change rules of:");
+    again.send("\r");
+    await again.expect("claude-code     registered");
+    await again.expect("Register Torii with which clients?");
     again.send("\r");
     expect(await again.exited).toBe(0);
   }, 60_000);

@@ -10,7 +10,8 @@
  *    AWS profile's account is asked of STS and pinned once the operator confirms it),
  *    and a lease for one of them (torii target activate);
  * 4. rules: shown, then accept/deny rules added or removed with a simulation (torii policy edit);
- * 5. the client registration lines (torii setup --registration), and a torii doctor summary.
+ * 5. the MCP clients, registering Torii with the chosen ones (torii agent install <client>);
+ * 6. the registration lines for any other client (torii setup --registration), and a torii doctor summary.
  */
 import { checkbox, confirm, select } from "@inquirer/prompts";
 import { loadRegistry } from "../../config/registry.js";
@@ -23,6 +24,7 @@ import { addAwsTarget } from "./aws-account.js";
 import { ensureRoot, runInit } from "./init.js";
 import { ensureKubeIdentity, KUBE_IDENTITY } from "./kube-identity.js";
 import { registrationEntry, registrationLines } from "./registration-lines.js";
+import { agentStep } from "./setup-agents.js";
 import { emit } from "../shared/operator-output.js";
 import { aliasFor, detectProviders, kubeContexts } from "./setup-detect.js";
 import { editRulesInteractively } from "./setup-rules.js";
@@ -38,6 +40,7 @@ export const NON_INTERACTIVE = [
   "torii target add aws <alias> --profile <profile> --account-id <12 digits> --check-account",
   "torii target activate <tool> <alias>",
   "torii policy edit <tool>",
+  "torii agent install <client>",
   "torii setup --registration",
   "torii doctor",
 ];
@@ -107,6 +110,7 @@ async function wizard(root: string): Promise<void> {
   await providerStep(root);
   await targetStep(root);
   await rulesStep(root);
+  await agentStep(root, say);
   say("", ...registrationLines(root));
   const failed = doctorChecks(root).filter((finding) => finding.status === "fail");
   say(

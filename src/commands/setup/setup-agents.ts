@@ -1,0 +1,38 @@
+/**
+ * Setup's registration step: each MCP client Torii knows, with whether this
+ * Torii is registered in its usual file (as `torii agent status` reads it),
+ * and the chosen ones registered exactly as `torii agent install <client>`
+ * does (the client's other servers and comments kept, a backup beside it).
+ */
+import os from "node:os";
+import { checkbox } from "@inquirer/prompts";
+import { CLIENTS } from "../../agents/clients.js";
+import { inspectRegistration } from "../../agents/registration.js";
+import { currentLaunch } from "../../agents/torii-launch.js";
+import { ConfigError } from "../../config/errors.js";
+import { runAgentInstall } from "../agent/agent.js";
+
+/** Whether this Torii is registered in `client`'s default-scope file: registered, missing, outdated or unreadable. */
+async function stateOf(client: (typeof CLIENTS)[number], root: string): Promise<string> {
+  const file = client.configFile(client.scopes[0] ?? "user", { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() });
+  try {
+    return (await inspectRegistration(client, file, currentLaunch(root))).state;
+  } catch (error) {
+    if (error instanceof ConfigError) return "unreadable";
+    throw error;
+  }
+}
+
+/** Shows the clients and registers Torii with the ones the operator picks. */
+export async function agentStep(root: string, say: (...lines: string[]) => void): Promise<void> {
+  const rows = await Promise.all(CLIENTS.map(async (client) => ({ client, state: await stateOf(client, root) })));
+  say("", "MCP clients (torii agent status):", ...rows.map(({ client, state }) => `  ${client.id.padEnd(15)} ${state}`));
+  // An unreadable file is left alone, as torii agent install would refuse it.
+  const open = rows.filter(({ state }) => state === "missing" || state === "outdated");
+  if (open.length === 0) return;
+  const chosen = await checkbox({
+    message: "Register Torii with which clients?",
+    choices: open.map(({ client, state }) => ({ name: `${client.title} (${client.id}${state === "outdated" ? ", outdated" : ""})`, value: client.id })),
+  });
+  for (const id of chosen) await runAgentInstall(id, {});
+}
