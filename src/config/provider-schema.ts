@@ -7,7 +7,7 @@
  * and `toPolicySettings`.
  */
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CommandScope, FetchedValueSpec, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
 import type { ProviderPolicySettings } from "../policy/types.js";
 import {

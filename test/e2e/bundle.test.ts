@@ -102,6 +102,14 @@ describe("dist/cli.js is a bundle", () => {
     }
   });
 
+  test("zod is tree-shaken (src imports it as a namespace): the server leaves out what it never calls, such as fromJSONSchema", () => {
+    const serverText = serverFiles()
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    expect(serverText).toContain("// node_modules/zod/v4/core/schemas.js");
+    expect(serverText).not.toContain("// node_modules/zod/v4/classic/from-json-schema.js");
+  });
+
   test("the server is a build of its own: its start-up loads a few files of dist/server/, none shared with the operator commands", () => {
     const files = startupFiles();
     for (const file of files) expect(path.dirname(file), file).toBe(path.join(dist, "server"));
