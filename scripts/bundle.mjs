@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // Bundles the `torii` binary after `tsc` has built dist/: src/cli.ts and what it
 // imports (the MCP SDK, zod, yaml, …) become dist/cli.js plus one chunk per
-// lazily imported side (the server, the operator commands) under dist/chunks/.
-// Node then loads a handful of files instead of several hundred modules, which
-// is most of the start-up time. Not minified, with source maps: stack traces
+// lazily imported operator command under dist/chunks/; the MCP server is a build
+// of its own, dist/server/serve.js, whose start-up code sits in one shared chunk
+// and whose call path (and the AWS SDK) in lazy ones. Node then loads a handful
+// of files instead of several hundred modules, which is most of the start-up
+// time; built apart from the operator commands, the server's start-up is not
+// cut into the many small chunks esbuild shares between them (each costs a
+// module resolution and load). Not minified, with source maps: stack traces
 // stay readable (node --enable-source-maps maps them back to src/). The other
 // files tsc wrote to dist/ stay for the tests and benchmarks that import them.
 import { rmSync } from "node:fs";
@@ -49,12 +53,17 @@ const withoutAjv = {
     }));
   },
 };
-rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
-await build({
+/** `src/cli.ts` imports the server as "./mcp/serve.js": in the CLI's build, that is the server build's entry. */
+const serverBuiltApart = {
+  name: "server-built-apart",
+  setup(on) {
+    on.onResolve({ filter: /^\.\/mcp\/serve\.js$/ }, (args) =>
+      args.importer === path.join(repo, "src", "cli.ts") ? { path: "./server/serve.js", external: true } : undefined,
+    );
+  },
+};
+const common = {
   absWorkingDir: repo,
-  entryPoints: { cli: "src/cli.ts" },
-  outdir: "dist",
-  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
   splitting: true,
   format: "esm",
@@ -63,9 +72,23 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [englishOnlyZodLocales, withoutAjv],
   // jsonc-parser's `main` is a UMD build whose require() calls a bundler cannot follow; its ES build is the same code.
   alias: { "jsonc-parser": "./node_modules/jsonc-parser/lib/esm/main.js" },
   // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
+};
+for (const folder of ["chunks", "server"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: { cli: "src/cli.ts" },
+  outdir: "dist",
+  chunkNames: "chunks/[name]-[hash]",
+  plugins: [englishOnlyZodLocales, withoutAjv, serverBuiltApart],
+});
+await build({
+  ...common,
+  entryPoints: { serve: "src/mcp/serve.ts" },
+  outdir: "dist/server",
+  chunkNames: "[name]-[hash]",
+  plugins: [englishOnlyZodLocales, withoutAjv],
 });

@@ -4,7 +4,7 @@
  * pipeline's request; the page renders it (page-html.ts) and the page server
  * validates answers against it (page-server.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { GrantSuggestions } from "../policy/grant-suggestion.js";
 
 /** A permanent rule the page offers (Always allow / Always deny). */

@@ -13,7 +13,7 @@
 import { readFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 export const AUDIT_HEAD_VERSION = 1;
 

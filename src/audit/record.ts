@@ -17,7 +17,7 @@
  * field for output, credentials or `.env` values.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { auditArgvHead } from "./argv-head.js";
 import { AUDIT_EVENTS, AUDIT_EVENT_SHAPE, type AuditEvent } from "./events.js";
 

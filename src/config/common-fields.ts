@@ -2,7 +2,7 @@
  * zod schemas for field kinds that several configuration files share.
  */
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `version: "1"`. The number `1` is accepted too: Torii's reader took an

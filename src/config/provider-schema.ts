@@ -7,7 +7,7 @@
  * and `toPolicySettings`.
  */
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CommandScope, FetchedValueSpec, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
 import type { ProviderPolicySettings } from "../policy/types.js";
 import {
@@ -99,44 +99,64 @@ const argvSchema = z
       const first = seenPaths.get(key);
       if (first === undefined) seenPaths.set(key, index);
       else ctx.addIssue({ code: "custom", path: ["commands", index, "path"], message: `command path "${key}" is already declared at commands[${first}]` });
-      const local = checkOptionTable(scope.options, ["commands", index, "options"], ctx);
-      for (const [spelling, where] of local) {
+      const base = ["commands", index, "options"];
+      for (const [spelling, declared] of checkOptionTable(scope.options, base, ctx)) {
         if (globals.has(spelling)) {
-          ctx.addIssue({ code: "custom", path: where, message: `${spelling} is a global option; a command scope must not redeclare it` });
+          ctx.addIssue({ code: "custom", path: pathOf(base, declared), message: `${spelling} is a global option; a command scope must not redeclare it` });
         }
       }
     });
     if (argv.parser === "pflag") {
-      const rows = [
-        ...argv.options.map((row, index) => ({ row, path: ["options", index, "name"] })),
-        ...argv.commands.flatMap((scope, scopeIndex) => scope.options.map((row, index) => ({ row, path: ["commands", scopeIndex, "options", index, "name"] }))),
-      ];
-      for (const { row, path: where } of rows) {
-        if (row.name.includes("_")) {
-          // pflag CLIs such as kubectl normalise "_" to "-", so "--a_b" and "--a-b" are one option.
-          ctx.addIssue({ code: "custom", path: where, message: `pflag reads "_" as "-"; write ${row.name} with "-"` });
-        }
-      }
+      checkPflagNames(argv.options, ["options"], ctx);
+      argv.commands.forEach((scope, index) => {
+        checkPflagNames(scope.options, ["commands", index, "options"], ctx);
+      });
     }
   });
 
+// The option tables are checked at every start-up and kubectl's holds over a
+// thousand rows, mostly before V8 has optimised anything: the loops below
+// allocate next to nothing per row, and an issue's path is built only for a problem.
+
+/**
+ * Where a spelling was declared in its table: the row's index times two, plus
+ * one for the row's `short` (`pathOf` turns it back into a path).
+ */
+type Declared = number;
+
+function pathOf(base: readonly (string | number)[], declared: Declared): (string | number)[] {
+  return [...base, Math.floor(declared / 2), declared % 2 === 0 ? "name" : "short"];
+}
+
 /**
  * Reports duplicate long names and shorts inside one table and returns every
- * spelling it declares with the path of its declaration.
+ * spelling it declares with where it was declared.
  */
-function checkOptionTable(rows: readonly OptionRow[], base: readonly (string | number)[], ctx: z.RefinementCtx): Map<string, (string | number)[]> {
-  const declared = new Map<string, (string | number)[]>();
-  rows.forEach((row, index) => {
-    const spellings: [string, string][] = [[row.name, "name"]];
-    if (row.short !== undefined) spellings.push([row.short, "short"]);
-    for (const [spelling, field] of spellings) {
-      const where = [...base, index, field];
-      const first = declared.get(spelling);
-      if (first === undefined) declared.set(spelling, where);
-      else ctx.addIssue({ code: "custom", path: where, message: `duplicate option ${spelling} (already declared at ${formatPath(first)})` });
+function checkOptionTable(rows: readonly OptionRow[], base: readonly (string | number)[], ctx: z.RefinementCtx): Map<string, Declared> {
+  const declared = new Map<string, Declared>();
+  const declare = (spelling: string, where: Declared): void => {
+    const first = declared.get(spelling);
+    if (first === undefined) declared.set(spelling, where);
+    else {
+      ctx.addIssue({
+        code: "custom",
+        path: pathOf(base, where),
+        message: `duplicate option ${spelling} (already declared at ${formatPath(pathOf(base, first))})`,
+      });
     }
+  };
+  rows.forEach((row, index) => {
+    declare(row.name, 2 * index);
+    if (row.short !== undefined) declare(row.short, 2 * index + 1);
   });
   return declared;
+}
+
+/** pflag CLIs such as kubectl normalise "_" to "-", so "--a_b" and "--a-b" are one option: a table spells it with "-". */
+function checkPflagNames(rows: readonly OptionRow[], base: readonly (string | number)[], ctx: z.RefinementCtx): void {
+  rows.forEach(({ name }, index) => {
+    if (name.includes("_")) ctx.addIssue({ code: "custom", path: [...base, index, "name"], message: `pflag reads "_" as "-"; write ${name} with "-"` });
+  });
 }
 
 function formatPath(segments: readonly (string | number)[]): string {

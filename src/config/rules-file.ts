@@ -3,7 +3,7 @@
  * one target. Read afresh on every call, so each rule carries the place it was
  * written for decisions and `torii_policy` to cite.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { RuleListSpec, RuleSpec } from "../policy/types.js";
 import { singleLineSchema, versionSchema } from "./common-fields.js";
 import { parseYamlDocument } from "./yaml-document.js";

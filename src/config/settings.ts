@@ -2,7 +2,7 @@
  * `<root>/settings.yaml`: server-wide limits and defaults. The file is
  * optional; every field has a default.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { intInRange, versionSchema } from "./common-fields.js";
 import { settingsPath } from "./paths.js";
 import { readTrustedConfigText } from "./read-file.js";

@@ -8,7 +8,7 @@
  * need another provider's file (the identity provider) are the registry's.
  */
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { isFullyQualifiedPath, safeNameSchema, singleLineSchema, versionSchema } from "./common-fields.js";
 import type { TargetMode } from "./provider-schema.js";
 import { parseYamlDocument, readYamlDocument } from "./yaml-document.js";

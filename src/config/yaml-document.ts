@@ -5,7 +5,7 @@
  */
 import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Document, Node, YAMLError } from "yaml";
-import type { z } from "zod";
+import type * as z from "zod";
 import { combineConfigErrors, ConfigError } from "./errors.js";
 import type { FilePosition } from "./errors.js";
 import { readConfigText } from "./read-file.js";

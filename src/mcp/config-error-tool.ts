@@ -9,7 +9,7 @@
  * restart is the one place a configuration is accepted).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { renderStartupFailure, type ConfigurationLoad, type StartupFailure } from "../pipeline/server-configuration.js";
 import { parseEnvelope } from "./provider-tool.js";
 import { structuredResult } from "./result.js";

@@ -6,7 +6,7 @@
  * or leases, and it works for inactive targets.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../config/errors.js";
 import { exposedProviders } from "../config/exposure.js";
 import type { Registry } from "../config/registry.js";

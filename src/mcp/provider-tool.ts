@@ -5,7 +5,7 @@
  * The envelope is validated here, strictly, before the pipeline starts.
  */
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import type { ProviderEntry } from "../config/registry.js";
 import type { CallOutcome } from "../pipeline/call-types.js";
 import type { ProviderCall } from "../pipeline/invoke.js";

@@ -1,7 +1,9 @@
 /**
  * `torii` (no arguments) and `torii mcp`: serve MCP on stdio.
  *
- * Start-up loads the whole configuration (pipeline/server-configuration.ts).
+ * Start-up loads the whole configuration (pipeline/server-configuration.ts)
+ * and builds the tool list; the call side (call-path.ts: pipeline, launcher,
+ * audit writer, approval page) is imported with the first tool call.
  * A configuration that fails to load starts nothing that runs commands: the
  * server then only explains the failure (serve-config-error.ts). Stdout
  * carries JSON-RPC only; diagnostics go to stderr. The transport is Torii's
@@ -12,18 +14,10 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createApprover } from "../approval/create-approver.js";
-import { AuditLog } from "../audit/audit-log.js";
-import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import { exposedProviders } from "../config/exposure.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
-import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
-import { invoke, type InvokeDeps } from "../pipeline/invoke.js";
 import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
-import { Semaphore } from "../runtime/concurrency.js";
-import { launch } from "../runtime/launcher.js";
+import type { CallPath } from "./call-path.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
@@ -62,27 +56,12 @@ export async function serveStdio(version: string): Promise<number> {
   return 0;
 }
 
-function buildServer(version: string, { root, registry, settings, policies }: ServerConfiguration): Served {
-  const audit = new AuditLog(path.join(root, "audit.jsonl"));
-  const slots = new Semaphore(settings.maxConcurrentCalls);
-  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
-
-  const deps: InvokeDeps = {
-    registry,
-    settings,
-    policies,
-    leases: new FileLeaseGate(),
-    grants: new FileGrantGate((event, scope, file) => {
-      void audit.append({ call_id: randomUUID(), scope, event, detail: file });
-    }),
-    approver: approvals.approver,
-    launch,
-    authScopes: new ScopeMutex(),
-    serverEnv: process.env,
-    platform: process.platform,
-    selfDir: path.dirname(fileURLToPath(import.meta.url)),
-    cwd: process.cwd(),
-  };
+function buildServer(version: string, configuration: ServerConfiguration): Served {
+  const { registry, policies } = configuration;
+  // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
+  let callPath: Promise<CallPath> | undefined;
+  const loadCallPath = (): Promise<CallPath> => (callPath ??= import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration)));
+  const auditSink = { appendBatch: async (...batch: Parameters<CallPath["audit"]["appendBatch"]>) => (await loadCallPath()).audit.appendBatch(...batch) };
 
   const pendingAudit = new Set<Promise<void>>();
   const tools = [
@@ -90,13 +69,11 @@ function buildServer(version: string, { root, registry, settings, policies }: Se
     ...exposedProviders(registry).map((provider) =>
       providerTool(provider, {
         newCallId: () => randomUUID(),
-        auditFor: (callId, scope) => createCallAudit(audit, { callId, scope }),
+        auditFor: (callId, scope) => createCallAudit(auditSink, { callId, scope }),
         async run(call) {
-          const release = await slots.acquire(call.signal);
           try {
-            return await invoke(call, deps);
+            return await (await loadCallPath()).run(call);
           } finally {
-            release();
             void call.audit.flush({ durable: true });
             const flushed = call.audit.settled();
             pendingAudit.add(flushed);
@@ -107,5 +84,8 @@ function buildServer(version: string, { root, registry, settings, policies }: Se
     ),
     policyTool(registry, policies),
   ];
-  return { created: createServer(tools, version), pendingAudit, closeApprovals: () => approvals.close() };
+  const closeApprovals = async (): Promise<void> => {
+    if (callPath !== undefined) await (await callPath).close();
+  };
+  return { created: createServer(tools, version), pendingAudit, closeApprovals };
 }

@@ -6,7 +6,7 @@
  * but a wrong hint misleads the human reviewing the call).
  */
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 
 /** `read-only`: inspects policy, runs nothing. `runs-commands`: spawns a real CLI against the outside world. */
 export type ToolKind = "read-only" | "runs-commands";

@@ -26,7 +26,7 @@
  */
 import { readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { StateError } from "./errors.js";
 import { expiresAtSchema } from "./expiry.js";
 import { StateFile, type StateFileOptions } from "./state-file.js";

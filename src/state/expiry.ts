@@ -2,7 +2,7 @@
  * Expiry of leases and grants: durations, the stored instant, and when an
  * entry counts as live. Pure: the caller passes `now` (each store's injected clock).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const MIN_DURATION_MINUTES = 1;
 export const MAX_DURATION_MINUTES = 1440;

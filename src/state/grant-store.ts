@@ -18,7 +18,7 @@
  * can report it; only `clear()` replaces it, after copying it aside.
  */
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { StateError } from "./errors.js";
 import { checkDuration, expiresAtSchema, expiryAfter, isLive } from "./expiry.js";
 import { grantEvidence, grantFingerprint, type GrantMatcher, type GrantMode } from "./fingerprints.js";

@@ -19,7 +19,7 @@
  */
 import path from "node:path";
 import { parse } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { safeNameSchema } from "../config/common-fields.js";
 import { StaleRevisionError, StateError } from "./errors.js";
 import { checkDuration, expiresAtSchema, expiryAfter, isLive } from "./expiry.js";

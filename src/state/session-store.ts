@@ -20,7 +20,7 @@
  */
 import { unlinkSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { envVarNameSchema } from "../config/common-fields.js";
 import { expiresAtSchema } from "./expiry.js";
 import type { StateError } from "./errors.js";

@@ -12,7 +12,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { parseDocument, stringify } from "yaml";
-import type { z } from "zod";
+import type * as z from "zod";
 import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
 import { StateError } from "./errors.js";
 import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, type FileLockOptions, type LockTiming } from "./lock.js";

@@ -21,10 +21,23 @@ describe("the published package (npm pack → global install → torii agent ins
     expect(packed.status, packed.stderr).toBe(0);
     const [report] = JSON.parse(packed.stdout) as PackReport[];
     const files = (report?.files ?? []).map((file) => file.path);
-    for (const needed of ["LICENSE", "README.md", "package.json", "dist/cli.js", "rules.example.yaml", "docs/agents.md", "providers/kubectl/provider.yaml"]) {
+    for (const needed of [
+      "LICENSE",
+      "README.md",
+      "package.json",
+      "dist/cli.js",
+      "dist/server/serve.js",
+      "rules.example.yaml",
+      "docs/agents.md",
+      "providers/kubectl/provider.yaml",
+    ]) {
       expect(files).toContain(needed);
     }
-    expect(files.filter((file) => file.startsWith("dist/") && !file.startsWith("dist/chunks/") && !file.startsWith("dist/cli.js"))).toEqual([]);
+    expect(
+      files.filter(
+        (file) => file.startsWith("dist/") && !file.startsWith("dist/chunks/") && !file.startsWith("dist/server/") && !file.startsWith("dist/cli.js"),
+      ),
+    ).toEqual([]);
 
     const prefix = path.join(scratch, "prefix");
     const installed = await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", path.join(scratch, report?.filename ?? "")], {

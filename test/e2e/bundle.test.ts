@@ -2,7 +2,8 @@
  * The built binary is a bundle (scripts/bundle.mjs): dist/cli.js and the
  * chunks it imports load no module from node_modules, the operator commands
  * stay behind a dynamic import (the server never loads them), so does the AWS
- * SDK (loaded only for an aws_profile account check), and source maps
+ * SDK (loaded only for an aws_profile account check), the server's call path
+ * (loaded with the first tool call, not before tools/list), and source maps
  * sit beside every file for readable stack traces.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -35,13 +36,24 @@ function staticClosure(entry: string): string[] {
   return [...seen];
 }
 
+/** The chunk `from` reaches through a dynamic import whose name matches `name`. */
+function lazyChunk(from: string, name: RegExp): string {
+  const specifier = importsOf(from).dynamic.find((candidate) => name.test(candidate));
+  expect(specifier, `${from} imports no ${String(name)} chunk`).toBeDefined();
+  return path.resolve(path.dirname(from), specifier!);
+}
+
 describe("dist/cli.js is a bundle", () => {
   const entry = path.join(dist, "cli.js");
+  /** What the server loads before answering tools/list. */
+  const startupFiles = (): string[] => staticClosure(lazyChunk(entry, /serve/));
+  /** Everything the server may load: its start-up files and the call path it loads with the first call. */
+  const serverFiles = (): string[] => [...new Set([...startupFiles(), ...staticClosure(lazyChunk(lazyChunk(entry, /serve/), /call-path/))])];
 
   test("neither the entry nor the server's chunks import a package: only node: built-ins and chunks", () => {
     const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier));
-    expect(serve).toMatch(/^\.\/chunks\/serve-[\w-]+\.js$/);
-    const files = [...staticClosure(entry), ...staticClosure(path.resolve(dist, serve!))];
+    expect(serve).toBe("./server/serve.js");
+    const files = [...staticClosure(entry), ...serverFiles()];
     for (const file of files) {
       for (const specifier of importsOf(file).static) expect(specifier, `${file} imports ${specifier}`).toMatch(/^(node:|\.\.?\/)/);
     }
@@ -50,32 +62,67 @@ describe("dist/cli.js is a bundle", () => {
   test("the operator commands are reached only through a dynamic import, never from the server's chunks", () => {
     const program = importsOf(path.join(dist, "cli.js")).dynamic.find((specifier) => /program/.test(specifier));
     expect(program).toMatch(/^\.\/chunks\/program-[\w-]+\.js$/);
-    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier))!;
-    const serverFiles = staticClosure(path.resolve(dist, serve));
-    expect(serverFiles).not.toContain(path.resolve(dist, program!));
+    expect(serverFiles()).not.toContain(path.resolve(dist, program!));
   });
 
   test("the AWS SDK sits in a lazy chunk: the server reaches it only through the STS probe's dynamic import", () => {
-    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier))!;
-    const serverFiles = staticClosure(path.resolve(dist, serve));
-    for (const file of serverFiles) expect(readFileSync(file, "utf8"), file).not.toContain("GetCallerIdentityCommand");
-    const probe = serverFiles.flatMap((file) => importsOf(file).dynamic).find((specifier) => /sts-probe/.test(specifier));
-    expect(probe).toMatch(/^\.\/sts-probe-[\w-]+\.js$/);
-    expect(readFileSync(path.join(dist, "chunks", path.basename(probe!)), "utf8")).toContain("GetCallerIdentityCommand");
+    const files = serverFiles();
+    for (const file of files) expect(readFileSync(file, "utf8"), file).not.toContain("GetCallerIdentityCommand");
+    const importer = files.find((file) => importsOf(file).dynamic.some((specifier) => /sts-probe/.test(specifier)));
+    expect(importer).toBeDefined();
+    const probe = lazyChunk(importer!, /sts-probe/);
+    expect(path.basename(probe)).toMatch(/^sts-probe-[\w-]+\.js$/);
+    expect(readFileSync(probe, "utf8")).toContain("GetCallerIdentityCommand");
   });
 
   test("the server's chunks leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
-    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier))!;
-    const serverText = staticClosure(path.resolve(dist, serve))
+    const serverText = serverFiles()
       .map((file) => readFileSync(file, "utf8"))
       .join("\n");
     expect(serverText).toContain("@modelcontextprotocol/sdk/dist/esm/server/index.js");
     expect(serverText).not.toMatch(/node_modules\/ajv\//);
   });
 
+  test("the call path (pipeline, launcher, audit writer, approval page server) is loaded with the first call, not before tools/list", () => {
+    const startupText = startupFiles()
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    const callPathText = serverFiles()
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    for (const module of [
+      "src/pipeline/invoke.ts",
+      "src/runtime/launcher.ts",
+      "src/audit/audit-log.ts",
+      "src/approval/page-server.ts",
+      "src/state/lease-store.ts",
+    ]) {
+      expect(startupText, module).not.toContain(`// ${module}`);
+      expect(callPathText, module).toContain(`// ${module}`);
+    }
+  });
+
+  test("zod is tree-shaken (src imports it as a namespace): the server leaves out what it never calls, such as fromJSONSchema", () => {
+    const serverText = serverFiles()
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    expect(serverText).toContain("// node_modules/zod/v4/core/schemas.js");
+    expect(serverText).not.toContain("// node_modules/zod/v4/classic/from-json-schema.js");
+  });
+
+  test("the server is a build of its own: its start-up loads a few files of dist/server/, none shared with the operator commands", () => {
+    const files = startupFiles();
+    for (const file of files) expect(path.dirname(file), file).toBe(path.join(dist, "server"));
+    expect(files.length).toBeLessThanOrEqual(4);
+  });
+
   test("every built chunk has its source map", () => {
-    const chunks = readdirSync(path.join(dist, "chunks")).filter((name) => name.endsWith(".js"));
+    const built = (folder: string): string[] =>
+      readdirSync(path.join(dist, folder))
+        .filter((name) => name.endsWith(".js"))
+        .map((name) => `${folder}/${name}`);
+    const chunks = [...built("chunks"), ...built("server")];
     expect(chunks.length).toBeGreaterThanOrEqual(3);
-    for (const name of ["cli.js", ...chunks.map((chunk) => `chunks/${chunk}`)]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
+    for (const name of ["cli.js", ...chunks]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
   });
 });

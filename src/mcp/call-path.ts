@@ -1,0 +1,66 @@
+/**
+ * What a provider tool call needs beyond the tool list: the audit writer, the
+ * approver (and its page server), the lease and grant gates, the pipeline and
+ * the launcher. serve.ts imports this module on the first call, not at
+ * start-up: initialize and tools/list need none of it, so the server answers
+ * them sooner and an idle server holds less (docs/architecture.md, "Start-up").
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createApprover } from "../approval/create-approver.js";
+import { AuditLog } from "../audit/audit-log.js";
+import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
+import { invoke, type InvokeDeps, type ProviderCall } from "../pipeline/invoke.js";
+import type { CallOutcome } from "../pipeline/call-types.js";
+import { ScopeMutex } from "../pipeline/scope-mutex.js";
+import type { ServerConfiguration } from "../pipeline/server-configuration.js";
+import { Semaphore } from "../runtime/concurrency.js";
+import { launch } from "../runtime/launcher.js";
+
+/** The call side of a running server. */
+export interface CallPath {
+  /** The server's audit log (every call's records go through it). */
+  readonly audit: AuditLog;
+  /** Runs the pipeline for a validated call, within `max_concurrent_calls`. */
+  run(call: ProviderCall): Promise<CallOutcome>;
+  /** Stops the approval page server, if one was started. */
+  close(): Promise<void>;
+}
+
+/** Builds the call side for a loaded configuration. */
+export function createCallPath({ root, registry, settings, policies }: ServerConfiguration): CallPath {
+  const audit = new AuditLog(path.join(root, "audit.jsonl"));
+  const slots = new Semaphore(settings.maxConcurrentCalls);
+  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
+
+  const deps: InvokeDeps = {
+    registry,
+    settings,
+    policies,
+    leases: new FileLeaseGate(),
+    grants: new FileGrantGate((event, scope, file) => {
+      void audit.append({ call_id: randomUUID(), scope, event, detail: file });
+    }),
+    approver: approvals.approver,
+    launch,
+    authScopes: new ScopeMutex(),
+    serverEnv: process.env,
+    platform: process.platform,
+    selfDir: path.dirname(fileURLToPath(import.meta.url)),
+    cwd: process.cwd(),
+  };
+
+  return {
+    audit,
+    async run(call) {
+      const release = await slots.acquire(call.signal);
+      try {
+        return await invoke(call, deps);
+      } finally {
+        release();
+      }
+    },
+    close: () => approvals.close(),
+  };
+}
