@@ -39,7 +39,7 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      // One program from tsconfig.json: for a whole-tree lint it took ~30% less CPU than projectService here.
+      // One program from tsconfig.json: a whole-tree lint took ~15% less CPU than with projectService (paired runs).
       parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },
     },
     rules: {
