@@ -39,7 +39,8 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // One program from tsconfig.json: a whole-tree lint took ~15% less CPU than with projectService (paired runs).
+      parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
@@ -79,6 +80,11 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
+  // Tests are linted without type information: type-aware rules over test/ cost a second,
+  // larger type-check (lint took ~70 s of CPU instead of ~45 s); `npm run typecheck`
+  // still checks test/. What is lost there: the floating-promise, misused-promise and
+  // no-unsafe-* rules (vitest itself reports an un-awaited `expect(…).rejects`).
+  { files: ["test/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "vitest.clients.config.ts"], ...tseslint.configs.disableTypeChecked },
   // Plain JavaScript run by Node (scripts, benchmarks, this file): no type information, Node's globals.
   {
     files: ["**/*.mjs", "eslint.config.js"],

@@ -25,7 +25,9 @@ let root: string;
 beforeAll(() => {
   root = mkdtempSync(path.join(os.tmpdir(), "torii-bundled-"));
   for (const name of PROVIDERS) {
-    cpSync(path.join(repo, "providers", name, "provider.yaml"), path.join(root, "providers", name, "provider.yaml"));
+    // As `torii provider install` lays them out: the generated JSON beside the YAML is what loads (the
+    // YAML-only fallback, parsing the whole option table, is test/unit/config/provider-json.test.ts's).
+    for (const file of ["provider.yaml", "provider.generated.json"]) cpSync(path.join(repo, "providers", name, file), path.join(root, "providers", name, file));
     cpSync(path.join(repo, "providers", name, "presets", "readonly.yaml"), path.join(root, "providers", name, "rules.yaml"));
   }
 });

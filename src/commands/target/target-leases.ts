@@ -17,7 +17,7 @@ import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
 import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "../shared/selection.js";
 import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
-import { describeConfig } from "./target-add.js";
+import { describeConfig } from "./target-lines.js";
 
 /** How one configured target stands with the lease file. */
 interface TargetLease {
