@@ -8,8 +8,8 @@
 //    appends, then as one. Wall and CPU time of this process, medians of the
 //    paired differences.
 // 2. A real server over stdio (allowed and denied calls of /bin/true), with a
-//    preload that counts its audit appends (lock directories taken) and
-//    fsyncs. With BENCH_BASE_CLI=<base checkout>/dist/cli.js the base server
+//    preload that counts its audit appends (writes to the log), audit lock
+//    cycles (appends and head moves) and fsyncs. With BENCH_BASE_CLI=<base checkout>/dist/cli.js the base server
 //    runs too, its calls interleaved with this one's, and each server's CPU
 //    time per call (/proc/<pid>/stat) is compared.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -91,18 +91,31 @@ async function writerAlone() {
   }
 }
 
-/** Counts, inside the server, the audit lock directories it creates and the fsyncs it makes. */
+/**
+ * Counts, inside the server, its writes to the audit log (appends), the audit
+ * lock directories it creates (each lock cycle: appends and head moves) and its
+ * fsyncs. The server calls the synchronous fs functions and `fs.fsync` through
+ * named ESM imports, so the preload patches the module object and then
+ * `syncBuiltinESMExports()` makes the named imports see the patched functions.
+ */
 const PRELOAD = `
 import fs from "node:fs";
-const counts = { appends: 0, fsyncs: 0 };
-const mkdir = fs.mkdir;
-fs.mkdir = function (target, ...rest) { if (String(target).endsWith("audit.jsonl.lock")) counts.appends += 1; return mkdir.call(this, target, ...rest); };
-const handle = await fs.promises.open(process.execPath, "r");
-const proto = Object.getPrototypeOf(handle);
-await handle.close();
-const sync = proto.sync;
-proto.sync = function () { counts.fsyncs += 1; return sync.call(this); };
-process.on("exit", () => fs.writeSync(2, "BENCH-COUNTS " + JSON.stringify(counts) + "\\n"));
+import { syncBuiltinESMExports } from "node:module";
+const counts = { appends: 0, locks: 0, fsyncs: 0 };
+const logFds = new Set();
+const { openSync, closeSync, writeSync, mkdirSync, fsync, fsyncSync } = fs;
+fs.openSync = function (target, ...rest) {
+  const fd = openSync.call(this, target, ...rest);
+  if (String(target).endsWith("audit.jsonl")) logFds.add(fd);
+  return fd;
+};
+fs.closeSync = function (fd) { logFds.delete(fd); return closeSync.call(this, fd); };
+fs.writeSync = function (fd, ...rest) { if (logFds.has(fd)) counts.appends += 1; return writeSync.call(this, fd, ...rest); };
+fs.mkdirSync = function (target, ...rest) { if (String(target).endsWith("audit.jsonl.lock")) counts.locks += 1; return mkdirSync.call(this, target, ...rest); };
+fs.fsync = function (...args) { counts.fsyncs += 1; return fsync.apply(this, args); };
+fs.fsyncSync = function (...args) { counts.fsyncs += 1; return fsyncSync.apply(this, args); };
+syncBuiltinESMExports();
+process.on("exit", () => writeSync(2, "BENCH-COUNTS " + JSON.stringify(counts) + "\\n"));
 `;
 
 function serverRoot() {
@@ -140,7 +153,7 @@ async function startServer(cli, preload) {
       // The server prints its counts as it exits.
       const deadline = Date.now() + 10_000;
       while (!/BENCH-COUNTS /.test(stderr) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      return JSON.parse(/BENCH-COUNTS (.*)/.exec(stderr)?.[1] ?? '{"appends":NaN,"fsyncs":NaN}');
+      return JSON.parse(/BENCH-COUNTS (.*)/.exec(stderr)?.[1] ?? '{"appends":NaN,"locks":NaN,"fsyncs":NaN}');
     },
   };
 }
@@ -161,7 +174,7 @@ async function servers() {
       const counts = await server.close();
       const calls = RUNS + 20;
       console.log(
-        `  ${name.padEnd(6)} ${(counts.appends / calls).toFixed(2)} appends/call, ${(counts.fsyncs / calls).toFixed(2)} fsyncs/call, ` +
+        `  ${name.padEnd(6)} ${(counts.appends / calls).toFixed(2)} appends/call, ${(counts.locks / calls).toFixed(2)} lock cycles/call, ${(counts.fsyncs / calls).toFixed(2)} fsyncs/call, ` +
           `round trip median ${median(walls[name]).toFixed(2)} ms, server CPU ${cpu.toFixed(2)} ms/call`,
       );
     }

@@ -262,11 +262,21 @@ function markerFields(marker: AnchorMarker): AuditFields {
   return auditFields({ call_id: randomUUID(), scope: "audit", event: marker.event, detail: marker.detail });
 }
 
-/** Opens the log for reading and appending; creates it (0600) exclusively when missing, never through a symlink. */
+/**
+ * Opens the log for reading and appending, never through a symlink; creates it
+ * (0600) exclusively when missing. The existing file is tried first: it is the
+ * common case, and a failed open costs a thrown system error (a stack trace).
+ */
 function openAuditFile(file: string): number {
+  try {
+    return openSync(file, OPEN_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
   try {
     return openSync(file, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
   } catch (error) {
+    // Created meanwhile by a writer that does not take the lock: open what is there.
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   return openSync(file, OPEN_FLAGS);

@@ -14,13 +14,13 @@
  * allows nothing and is reported once (per file and kind) in the audit log.
  */
 import { ConfigError } from "../config/errors.js";
-import { readTrustedConfigText } from "../config/read-file.js";
+import { readConfigTextIfExists, readTrustedConfigText } from "../config/read-file.js";
 import { fileIdentityOf, type FileIdentity, type ProviderEntry, type TargetEntry } from "../config/registry.js";
 import { parseTargetDocument } from "../config/target-schema.js";
 import { grantsFileOf, GrantStore } from "../state/grant-store.js";
 import { leaseBindingOf } from "../state/lease-status.js";
 import { isActiveIn, LeaseStore } from "../state/lease-store.js";
-import type { GrantGate, GrantMatch, LeaseGate, LeaseStatus } from "./gates.js";
+import type { GrantGate, GrantMatch, LeaseCheckpoint, LeaseGate, LeaseStatus } from "./gates.js";
 
 export class FileLeaseGate implements LeaseGate {
   private readonly stores = new Map<string, LeaseStore>();
@@ -28,6 +28,14 @@ export class FileLeaseGate implements LeaseGate {
   private readonly loaded = new Map<TargetEntry, string>();
   /** The last target.yaml bytes and identity found to yield the loaded binding. */
   private readonly verified = new Map<TargetEntry, { readonly text: string } & FileIdentity>();
+  /**
+   * Targets whose target.yaml passed the trust walk (trusted-path.ts) at the
+   * latest "policy" checkpoint. A call's first checkpoint always walks; its
+   * later ones reuse that walk (one walk per call), so a directory made
+   * writable by others or re-owned is refused at the next call's first
+   * checkpoint. A failed walk clears the entry: the next checkpoint walks again.
+   */
+  private readonly walked = new Set<TargetEntry>();
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
@@ -46,7 +54,7 @@ export class FileLeaseGate implements LeaseGate {
    * checkpoint; it is parsed again only when its bytes or identity differ from
    * the last ones verified, since the binding is a function of exactly those.
    */
-  private loadedBinding(provider: ProviderEntry, target: TargetEntry): { binding: string } | { reason: string } {
+  private loadedBinding(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): { binding: string } | { reason: string } {
     let loaded = this.loaded.get(target);
     if (loaded === undefined) {
       loaded = leaseBindingOf(provider.name, target);
@@ -54,7 +62,7 @@ export class FileLeaseGate implements LeaseGate {
     }
     try {
       // Read, then identify (the order the registry loads in): a file replaced in between yields a new binding.
-      const text = readTrustedConfigText(provider.trust, target.file);
+      const text = this.readTarget(provider, target, checkpoint);
       if (text === undefined) return { reason: "target.yaml is missing" };
       const identity = fileIdentityOf(target.file);
       const verified = this.verified.get(target);
@@ -70,8 +78,17 @@ export class FileLeaseGate implements LeaseGate {
     return { binding: loaded };
   }
 
-  check(provider: ProviderEntry, target: TargetEntry): Promise<LeaseStatus> {
-    const binding = this.loadedBinding(provider, target);
+  /** target.yaml's text: walked for trust at a call's first checkpoint (or when no walk has passed), read directly at the later ones. */
+  private readTarget(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): string | undefined {
+    if (checkpoint !== "policy" && this.walked.has(target)) return readConfigTextIfExists(target.file);
+    this.walked.delete(target);
+    const text = readTrustedConfigText(provider.trust, target.file);
+    if (text !== undefined) this.walked.add(target);
+    return text;
+  }
+
+  check(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): Promise<LeaseStatus> {
+    const binding = this.loadedBinding(provider, target, checkpoint);
     if (!("binding" in binding)) return Promise.resolve({ active: false, reason: binding.reason });
     const read = this.store(provider).read();
     if (!read.ok)
@@ -81,7 +98,7 @@ export class FileLeaseGate implements LeaseGate {
   }
 
   async startWhileActive<T>(provider: ProviderEntry, target: TargetEntry, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }> {
-    const binding = this.loadedBinding(provider, target);
+    const binding = this.loadedBinding(provider, target, "at-launch");
     if (!("binding" in binding)) return { active: false };
     // start() spawns before it returns (LeaseGate): the lock needs to cover only that call, not the run.
     const started = await this.store(provider).startNowWhileActive(target.name, binding.binding, start);

@@ -5,7 +5,7 @@
  * that keep a file's size, inode and mtime, and a clear that lands while a
  * writer holds the lock.
  */
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, test, vi } from "vitest";
 import * as yaml from "yaml";
@@ -71,6 +71,25 @@ describe("FileLeaseGate checkpoints", () => {
     expect(status).toMatchObject({ active: false, reason: expect.stringContaining("target.yaml changed") as unknown });
     expect(await gate.startWhileActive(provider, target, () => Promise.resolve("started"))).toEqual({ active: false });
   });
+
+  test.skipIf(process.platform === "win32")(
+    "the trust walk runs once per call: a directory made group-writable mid-call is refused at the next call's first checkpoint",
+    async () => {
+      const gate: LeaseGate = new FileLeaseGate();
+      expect(await gate.check(provider, target, "policy")).toEqual({ active: true });
+      const targetDir = path.dirname(target.file);
+      chmodSync(targetDir, 0o770);
+      // The same call's later checkpoints reuse its walk (the lease binding is still checked).
+      expect(await gate.check(provider, target, "before-env")).toEqual({ active: true });
+      const refused = { active: false, reason: expect.stringContaining(targetDir) as unknown };
+      expect(await gate.check(provider, target, "policy")).toEqual(refused);
+      // After a failed walk no checkpoint skips it.
+      expect(await gate.check(provider, target, "after-auth")).toEqual(refused);
+      expect(await gate.startWhileActive(provider, target, () => Promise.resolve("started"))).toEqual({ active: false });
+      chmodSync(targetDir, 0o700);
+      expect(await gate.check(provider, target, "policy")).toEqual({ active: true });
+    },
+  );
 
   test("a lease file rewritten in place with the same size and mtime is read again", async () => {
     const gate: LeaseGate = new FileLeaseGate();
