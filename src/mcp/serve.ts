@@ -17,7 +17,7 @@ import os from "node:os";
 import { exposedProviders } from "../config/exposure.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
-import type { CallPath } from "./call-path.js";
+import { lazyCallPath } from "./lazy-call-path.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
@@ -59,9 +59,7 @@ export async function serveStdio(version: string): Promise<number> {
 function buildServer(version: string, configuration: ServerConfiguration): Served {
   const { registry, policies } = configuration;
   // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
-  let callPath: Promise<CallPath> | undefined;
-  const loadCallPath = (): Promise<CallPath> => (callPath ??= import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration)));
-  const auditSink = { appendBatch: async (...batch: Parameters<CallPath["audit"]["appendBatch"]>) => (await loadCallPath()).audit.appendBatch(...batch) };
+  const callPath = lazyCallPath(() => import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration)), logToStderr);
 
   const pendingAudit = new Set<Promise<void>>();
   const tools = [
@@ -69,10 +67,10 @@ function buildServer(version: string, configuration: ServerConfiguration): Serve
     ...exposedProviders(registry).map((provider) =>
       providerTool(provider, {
         newCallId: () => randomUUID(),
-        auditFor: (callId, scope) => createCallAudit(auditSink, { callId, scope }),
+        auditFor: (callId, scope) => createCallAudit(callPath.auditSink, { callId, scope }),
         async run(call) {
           try {
-            return await (await loadCallPath()).run(call);
+            return await (await callPath.get()).run(call);
           } finally {
             void call.audit.flush({ durable: true });
             const flushed = call.audit.settled();
@@ -84,8 +82,5 @@ function buildServer(version: string, configuration: ServerConfiguration): Serve
     ),
     policyTool(registry, policies),
   ];
-  const closeApprovals = async (): Promise<void> => {
-    if (callPath !== undefined) await (await callPath).close();
-  };
-  return { created: createServer(tools, version), pendingAudit, closeApprovals };
+  return { created: createServer(tools, version), pendingAudit, closeApprovals: () => callPath.close() };
 }
