@@ -22,6 +22,9 @@ import { leaseBindingOf } from "../state/lease-status.js";
 import { isActiveIn, LeaseStore } from "../state/lease-store.js";
 import type { GrantGate, GrantMatch, LeaseCheckpoint, LeaseGate, LeaseStatus } from "./gates.js";
 
+/** The checkpoints that follow the previous one within milliseconds (authentication, then the spawn): they reuse its trust walk. */
+const REUSES_WALK: ReadonlySet<LeaseCheckpoint> = new Set(["after-auth", "at-launch"]);
+
 export class FileLeaseGate implements LeaseGate {
   private readonly stores = new Map<string, LeaseStore>();
   /** The binding of each target as loaded: fixed for the life of the server. */
@@ -30,10 +33,12 @@ export class FileLeaseGate implements LeaseGate {
   private readonly verified = new Map<TargetEntry, { readonly text: string } & FileIdentity>();
   /**
    * Targets whose target.yaml passed the trust walk (trusted-path.ts) at the
-   * latest "policy" checkpoint. A call's first checkpoint always walks; its
-   * later ones reuse that walk (one walk per call), so a directory made
-   * writable by others or re-owned is refused at the next call's first
-   * checkpoint. A failed walk clears the entry: the next checkpoint walks again.
+   * latest walking checkpoint. A call walks at "policy" and again at
+   * "before-env" (which follows the wait for a human, minutes perhaps); the
+   * checkpoints that follow within milliseconds ("after-auth", "at-launch")
+   * reuse that walk. A failed walk clears the entry: the next checkpoint walks
+   * again. The set belongs to the server's gate, so a walk by a concurrent call
+   * can stand in for this call's latest one: a failure anywhere only makes it stricter.
    */
   private readonly walked = new Set<TargetEntry>();
 
@@ -78,9 +83,9 @@ export class FileLeaseGate implements LeaseGate {
     return { binding: loaded };
   }
 
-  /** target.yaml's text: walked for trust at a call's first checkpoint (or when no walk has passed), read directly at the later ones. */
+  /** target.yaml's text: walked for trust at "policy" and "before-env" (or when no walk has passed), read directly just before launch. */
   private readTarget(provider: ProviderEntry, target: TargetEntry, checkpoint: LeaseCheckpoint): string | undefined {
-    if (checkpoint !== "policy" && this.walked.has(target)) return readConfigTextIfExists(target.file);
+    if (REUSES_WALK.has(checkpoint) && this.walked.has(target)) return readConfigTextIfExists(target.file);
     this.walked.delete(target);
     const text = readTrustedConfigText(provider.trust, target.file);
     if (text !== undefined) this.walked.add(target);

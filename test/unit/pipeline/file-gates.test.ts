@@ -73,15 +73,21 @@ describe("FileLeaseGate checkpoints", () => {
   });
 
   test.skipIf(process.platform === "win32")(
-    "the trust walk runs once per call: a directory made group-writable mid-call is refused at the next call's first checkpoint",
+    "the trust walk runs at policy and before-env (after any wait for a human); only the checkpoints just before launch reuse it",
     async () => {
       const gate: LeaseGate = new FileLeaseGate();
-      expect(await gate.check(provider, target, "policy")).toEqual({ active: true });
       const targetDir = path.dirname(target.file);
-      chmodSync(targetDir, 0o770);
-      // The same call's later checkpoints reuse its walk (the lease binding is still checked).
-      expect(await gate.check(provider, target, "before-env")).toEqual({ active: true });
       const refused = { active: false, reason: expect.stringContaining(targetDir) as unknown };
+      expect(await gate.check(provider, target, "policy")).toEqual({ active: true });
+      // Loosened while the call waited for a human: before-env walks again and refuses.
+      chmodSync(targetDir, 0o770);
+      expect(await gate.check(provider, target, "before-env")).toEqual(refused);
+      chmodSync(targetDir, 0o700);
+      expect(await gate.check(provider, target, "before-env")).toEqual({ active: true });
+      // Loosened between authentication and launch: those two checkpoints reuse the before-env walk
+      // (the lease binding is still checked), and the next call's first checkpoint refuses.
+      chmodSync(targetDir, 0o770);
+      expect(await gate.check(provider, target, "after-auth")).toEqual({ active: true });
       expect(await gate.check(provider, target, "policy")).toEqual(refused);
       // After a failed walk no checkpoint skips it.
       expect(await gate.check(provider, target, "after-auth")).toEqual(refused);
