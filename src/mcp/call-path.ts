@@ -7,7 +7,6 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createApprover } from "../approval/create-approver.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
@@ -28,8 +27,16 @@ export interface CallPath {
   close(): Promise<void>;
 }
 
+/** What the server fixed at start-up, before this module was loaded. */
+export interface StartupPlace {
+  /** The server's working directory at start-up (never searched for a program). */
+  readonly cwd: string;
+  /** The folder of the server's own code (never searched for a program either). */
+  readonly selfDir: string;
+}
+
 /** Builds the call side for a loaded configuration. */
-export function createCallPath({ root, registry, settings, policies }: ServerConfiguration): CallPath {
+export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
   const audit = new AuditLog(path.join(root, "audit.jsonl"));
   const slots = new Semaphore(settings.maxConcurrentCalls);
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
@@ -47,8 +54,8 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
     authScopes: new ScopeMutex(),
     serverEnv: process.env,
     platform: process.platform,
-    selfDir: path.dirname(fileURLToPath(import.meta.url)),
-    cwd: process.cwd(),
+    selfDir,
+    cwd,
   };
 
   return {

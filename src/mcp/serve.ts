@@ -14,6 +14,8 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { exposedProviders } from "../config/exposure.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
@@ -59,7 +61,9 @@ export async function serveStdio(version: string): Promise<number> {
 function buildServer(version: string, configuration: ServerConfiguration): Served {
   const { registry, policies } = configuration;
   // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
-  const callPath = lazyCallPath(() => import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration)), logToStderr);
+  // Fixed now, as before the call side was lazy: a working directory removed later cannot make the first call's load fail.
+  const place = { cwd: process.cwd(), selfDir: path.dirname(fileURLToPath(import.meta.url)) };
+  const callPath = lazyCallPath(() => import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place)), logToStderr);
 
   const pendingAudit = new Set<Promise<void>>();
   const tools = [
