@@ -1,21 +1,41 @@
+import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
+/**
+ * Test files that replace a module with vi.mock: without isolation the module
+ * cache is shared by a worker's files, so such a mock would reach (or miss) other
+ * files depending on the order they ran in. These run isolated.
+ */
+const mockingFiles = readdirSync("test", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts"))
+  .map((file) => `test/${file}`)
+  .filter((file) => /\bvi\.mock\(/u.test(readFileSync(file, "utf8")));
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The browser and real-client suites have their own configs (`npm run test:browser`, `npm run test:clients`).
-    exclude: [...configDefaults.exclude, "test/browser/**", "test/clients/**"],
     pool: "forks",
     // Vitest's default leaves a core idle (cores - 1: one worker on a 2-core machine), but most
     // suites wait on child processes rather than compute: use every core.
     maxWorkers: Math.max(2, os.availableParallelism()),
-    // A worker runs its files one after another in one process instead of a fresh
-    // process per file: importing vitest and the sources again for each of ~150 files
-    // was about half of the suite's CPU. Files restore what they change (env stubs,
-    // mocks, cwd); vi.mock stays per file.
-    isolate: false,
     testTimeout: 20_000,
     globalSetup: ["test/global-setup.ts"],
+    projects: [
+      {
+        extends: true,
+        // A worker runs its files one after another in one process instead of a fresh
+        // process per file: importing vitest and the sources again for each of ~150 files
+        // was about half of the suite's CPU. Files restore what they change (env, cwd,
+        // spies) and tie clean-up to the test (onTestFinished), not to a module-level hook.
+        // The browser and real-client suites have their own configs (`npm run test:browser`, `npm run test:clients`).
+        test: {
+          name: "shared",
+          isolate: false,
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/browser/**", "test/clients/**", ...mockingFiles],
+        },
+      },
+      { extends: true, test: { name: "isolated", isolate: true, include: mockingFiles.length > 0 ? mockingFiles : ["no-file"] } },
+    ],
   },
 });

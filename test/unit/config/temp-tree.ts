@@ -5,19 +5,17 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { ConfigError } from "../../../src/config/errors.js";
 
-const created: string[] = [];
-
-afterEach(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh temporary directory, removed after the test. */
+/**
+ * A fresh temporary directory, removed after the test. The removal is tied to
+ * the running test (not a module-level afterEach, which a worker that runs its
+ * files in one process, isolate: false, would register for the first importer only).
+ */
 export function tempDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "torii-config-"));
-  created.push(dir);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
