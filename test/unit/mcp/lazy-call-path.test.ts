@@ -31,61 +31,55 @@ function recordingCallPath(): { callPath: CallPath; appended: (readonly AuditInp
   return { callPath, appended, closed };
 }
 
+/** A loader that counts its runs and settles with `outcome`. */
+function countingLoader(outcome: () => Promise<CallPath>): { load: () => Promise<CallPath>; loads: () => number } {
+  let loads = 0;
+  return {
+    load: () => {
+      loads += 1;
+      return outcome();
+    },
+    loads: () => loads,
+  };
+}
+
 const record: AuditInput = { call_id: "c1", scope: "kube", event: "invoke" };
 const options = { onWritten: () => undefined, deferSync: false };
 
 describe("lazyCallPath", () => {
   test("loads once, on first use, for concurrent first calls and the audit sink alike", async () => {
     const { callPath, appended } = recordingCallPath();
-    let loads = 0;
-    const lazy = lazyCallPath(
-      () => {
-        loads += 1;
-        return Promise.resolve(callPath);
-      },
-      () => undefined,
-    );
-    expect(loads).toBe(0);
+    const loader = countingLoader(() => Promise.resolve(callPath));
+    const lazy = lazyCallPath(loader.load, () => undefined);
+    expect(loader.loads()).toBe(0);
     const [first, second] = await Promise.all([lazy.get(), lazy.get()]);
     expect(await lazy.auditSink.appendBatch([record], options)).toEqual({ ok: true, hash: "h" });
     expect(first).toBe(callPath);
     expect(second).toBe(callPath);
-    expect(loads).toBe(1);
+    expect(loader.loads()).toBe(1);
     expect(appended).toEqual([[record]]);
   });
 
   test("a failed load is reported once, every use fails, and the audit sink answers with the failure instead of dropping it", async () => {
     const reports: string[] = [];
-    let loads = 0;
-    const lazy = lazyCallPath(
-      () => {
-        loads += 1;
-        return Promise.reject(new Error("Cannot find module call-path-X.js"));
-      },
-      (message) => reports.push(message),
-    );
+    const loader = countingLoader(() => Promise.reject(new Error("Cannot find module call-path-X.js")));
+    const lazy = lazyCallPath(loader.load, (message) => reports.push(message));
     await expect(lazy.get()).rejects.toThrow("Cannot find module");
     await expect(lazy.get()).rejects.toThrow("Cannot find module");
     const appended = (await lazy.auditSink.appendBatch([record], options)) as AuditAppendResult;
     expect(appended.ok).toBe(false);
     expect(appended.ok ? "" : appended.error.message).toContain("Cannot find module");
-    expect(loads).toBe(1);
+    expect(loader.loads()).toBe(1);
     expect(reports).toEqual(["the call path could not be loaded, so no call can run: Cannot find module call-path-X.js"]);
     await expect(lazy.close()).resolves.toBeUndefined();
   });
 
   test("close closes the call side only if it was loaded", async () => {
     const { callPath, closed } = recordingCallPath();
-    let loads = 0;
-    const lazy = lazyCallPath(
-      () => {
-        loads += 1;
-        return Promise.resolve(callPath);
-      },
-      () => undefined,
-    );
+    const loader = countingLoader(() => Promise.resolve(callPath));
+    const lazy = lazyCallPath(loader.load, () => undefined);
     await lazy.close();
-    expect(loads).toBe(0);
+    expect(loader.loads()).toBe(0);
     expect(closed).toEqual([]);
     await lazy.get();
     await lazy.close();
