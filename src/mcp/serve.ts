@@ -14,11 +14,10 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { exposedProviders } from "../config/exposure.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
+import { toriiCodeDirectory } from "../runtime/own-code.js";
 import { lazyCallPath } from "./lazy-call-path.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
@@ -62,7 +61,7 @@ function buildServer(version: string, configuration: ServerConfiguration): Serve
   const { registry, policies } = configuration;
   // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
   // Fixed now, as before the call side was lazy: a working directory removed later cannot make the first call's load fail.
-  const place = { cwd: process.cwd(), selfDir: path.dirname(fileURLToPath(import.meta.url)) };
+  const place = { cwd: process.cwd(), selfDir: toriiCodeDirectory() };
   const callPath = lazyCallPath(() => import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place)), logToStderr);
 
   const pendingAudit = new Set<Promise<void>>();

@@ -18,16 +18,17 @@ export interface McpSession {
 
 /**
  * Starts the server; `options.cwd` is its working directory (the test runner's by default);
- * `options.onClient` sees the client before it connects (to register notification handlers).
+ * `options.onClient` sees the client before it connects (to register notification handlers);
+ * `options.entry` is the script node runs (dist/cli.js by default; a test may pass a link to it).
  */
 export async function startSession(
   configRoot: string,
   env: Record<string, string> = {},
-  options: { cwd?: string; onClient?: (client: Client) => void } = {},
+  options: { cwd?: string; onClient?: (client: Client) => void; entry?: string } = {},
 ): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI_PATH],
+    args: [options.entry ?? CLI_PATH],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", TORII_NO_GUI: "1", TORII_CONFIG_DIR: configRoot, ...env },
     stderr: "pipe",

@@ -11,8 +11,6 @@
  * succeeds is the session file replaced, in one atomic write. A failed
  * validation, a cancelled prompt or any error leaves the old session as it was.
  */
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadSettings } from "../../config/settings.js";
 import { runInAuthScope, sessionStoreOf } from "../../pipeline/auth-scope.js";
 import { readLayers } from "../../pipeline/authenticate.js";
@@ -21,6 +19,7 @@ import { missingRequiredField, sessionLayer } from "../../pipeline/environment-s
 import { launchLifecycleCommand, type LifecycleDeps } from "../../pipeline/lifecycle-command.js";
 import { ScopeMutex } from "../../pipeline/scope-mutex.js";
 import { launch } from "../../runtime/launcher.js";
+import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, type JsonOption } from "../shared/operator-output.js";
@@ -45,7 +44,7 @@ function lifecycleDeps(root: string): LifecycleDeps {
     launch,
     serverEnv: process.env,
     platform: process.platform,
-    selfDir: path.dirname(fileURLToPath(import.meta.url)),
+    selfDir: toriiCodeDirectory(),
     cwd: process.cwd(),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { resolveExecutable } from "../../runtime/resolve-executable.js";
 
 /** The absolute path the server would launch for `command`, or undefined when PATH has none. */
@@ -14,7 +15,7 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env
       pathEnv: env.PATH,
       pathExt: env.PATHEXT,
       platform: process.platform,
-      selfDir: path.dirname(process.argv[1] ?? process.cwd()),
+      selfDir: toriiCodeDirectory(),
       cwd: process.cwd(),
     }).path;
   } catch {

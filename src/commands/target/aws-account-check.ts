@@ -9,12 +9,12 @@
  * server's check of the finished target will.
  */
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { targetConfigPath, targetDir } from "../../config/paths.js";
 import { readLayers } from "../../pipeline/authenticate.js";
 import type { ChildPlanDeps } from "../../pipeline/child-plan.js";
 import { planAwsCall } from "../../pipeline/identity/aws-call-plan.js";
+import { toriiCodeDirectory } from "../../runtime/own-code.js";
 
 /** The account STS names for a profile, or why there is none (no secret in it). */
 export type ProfileAccount = { readonly ok: true; readonly account: string } | { readonly ok: false; readonly reason: string };
@@ -50,7 +50,7 @@ export async function stsAccountOfProfile(
     plan = planAwsCall(provider, pending, readLayers({ provider, target: pending }, provider), {
       serverEnv: process.env,
       platform: process.platform,
-      selfDir: path.dirname(fileURLToPath(import.meta.url)),
+      selfDir: toriiCodeDirectory(),
       cwd: process.cwd(),
       ...deps,
     });
