@@ -6,7 +6,9 @@
  *   load rules (shared + target) → malformed file: deny (fail closed)
  *   explicit deny                → deny, no lease question
  *   lease for the target         → inactive: ask the operator for a lease (approval page, torii approvals), or deny (target-inactive) when headless
+ *   (after that wait: the rules decide again)
  *   accept rule | grant | human  → none: ask the operator (approval page, torii approvals), or deny when headless
+ *   (after that wait: the rules decide again; an explicit deny still wins)
  *   recheck lease ("before-env")
  *   load .env, session, identity → only now, after the allow
  *   recheck lease ("after-auth")
@@ -46,6 +48,15 @@ export interface InvokeDeps extends AuthDeps, ProgramDeps {
 }
 
 type Step<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly outcome: CallOutcome };
+
+/**
+ * What a step that may ask the operator returns: whether it waited for a human.
+ * A human answers in seconds or hours (approval.timeout_seconds), and the rules
+ * may change meanwhile: a decision taken before such a wait is taken again.
+ */
+interface AfterQuestion {
+  readonly askedHuman: boolean;
+}
 
 function denied(call: ProviderCall, decision: Omit<CallDecision, "result">): CallOutcome {
   return { ...callScope(call), decision: { result: "deny", ...decision } };
@@ -95,12 +106,16 @@ async function stepLease(
   deps: InvokeDeps,
   checkpoint: "policy" | "before-env" | "after-auth",
   canonicalTokens: readonly string[] = [],
-): Promise<Step<undefined>> {
-  if (call.target === undefined) return { ok: true, value: undefined };
+): Promise<Step<AfterQuestion>> {
+  const noQuestion = { ok: true, value: { askedHuman: false } } as const;
+  if (call.target === undefined) return noQuestion;
   const status = await deps.leases.check(call.provider, call.target, checkpoint);
-  if (status.active) return { ok: true, value: undefined };
+  if (status.active) return noQuestion;
   const initial = checkpoint === "policy";
-  if (initial && deps.approver.askLease !== undefined) return askForLease(call, call.target, canonicalTokens, deps.approver.askLease.bind(deps.approver));
+  if (initial && deps.approver.askLease !== undefined) {
+    const answer = await askForLease(call, call.target, canonicalTokens, deps.approver.askLease.bind(deps.approver));
+    return answer.ok ? { ok: true, value: { askedHuman: true } } : answer;
+  }
   call.audit.record({ event: initial ? "denied-target-inactive" : "target-access-lost", detail: checkpoint });
   const reason = initial
     ? `target ${call.target.name} is not active (${status.reason}): the operator must grant a lease (torii target activate ${call.provider.tool} ${call.target.name}); do not retry with another target`
@@ -108,16 +123,21 @@ async function stepLease(
   return { ok: false, outcome: denied(call, { source: initial ? "target-inactive" : "target-access-lost", reason }) };
 }
 
-async function stepAllow(call: ProviderCall, deps: InvokeDeps, decision: PolicyDecision, canonical: CanonicalArgv): Promise<Step<CallDecision>> {
+async function stepAllow(
+  call: ProviderCall,
+  deps: InvokeDeps,
+  decision: PolicyDecision,
+  canonical: CanonicalArgv,
+): Promise<Step<AfterQuestion & { readonly decision: CallDecision }>> {
   if (decision.result === "accept") {
     call.audit.record({ event: "allowed-by-rules", source: "rules", rule: "rule" in decision ? decision.rule.text : "" });
-    return { ok: true, value: { result: "allow", ...fromPolicy(decision) } };
+    return { ok: true, value: { askedHuman: false, decision: { result: "allow", ...fromPolicy(decision) } } };
   }
   const tokens = flattenCanonical(canonical);
   const grant = await deps.grants.find(call.provider, call.target, tokens);
   if (grant !== undefined) {
     call.audit.record({ event: "allowed-by-grant", source: "grant", detail: grant.evidence });
-    return { ok: true, value: { result: "allow", source: "grant", reason: `allowed by ${grant.evidence}` } };
+    return { ok: true, value: { askedHuman: false, decision: { result: "allow", source: "grant", reason: `allowed by ${grant.evidence}` } } };
   }
   const grants = suggestGrants(call.provider.tool, call.target?.name, canonical);
   const answer = await deps.approver.ask({
@@ -136,19 +156,17 @@ async function stepAllow(call: ProviderCall, deps: InvokeDeps, decision: PolicyD
   if (answer.result === "allow") {
     if (answer.source === "rules") {
       call.audit.record({ event: "allowed-by-rules", source: "rules", rule: answer.addedRule?.rule ?? "" });
-      return {
-        ok: true,
-        value: {
-          result: "allow",
-          source: "rules",
-          ...(answer.addedRule ? { rule: answer.addedRule.rule } : {}),
-          reason: "allowed by a rule the operator just added",
-        },
+      const byNewRule: CallDecision = {
+        result: "allow",
+        source: "rules",
+        ...(answer.addedRule ? { rule: answer.addedRule.rule } : {}),
+        reason: "allowed by a rule the operator just added",
       };
+      return { ok: true, value: { askedHuman: true, decision: byNewRule } };
     }
     const detail = answer.grant === undefined ? answer.answeredBy : `${answer.answeredBy}; ${answer.grant}`;
     call.audit.record({ event: answer.source === "human-once" ? "override-once" : "override-timed", source: answer.source, detail });
-    return { ok: true, value: { result: "allow", source: answer.source, reason: "allowed by the operator" } };
+    return { ok: true, value: { askedHuman: true, decision: { result: "allow", source: answer.source, reason: "allowed by the operator" } } };
   }
   const event = answer.source === "headless" ? "denied-headless" : answer.source;
   call.audit.record({ event, source: answer.source, ...(answer.answeredBy === undefined ? {} : { detail: answer.answeredBy }) });
@@ -168,8 +186,18 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   const lease = await stepLease(call, deps, "policy", flattenCanonical(canonical.value));
   if (!lease.ok) return lease.outcome;
 
-  const allowed = await stepAllow(call, deps, policy.value, canonical.value);
+  // The lease question waited for a human: what the rules say now decides, not what they said before.
+  const decision = lease.value.askedHuman ? stepPolicy(call, deps, canonical.value) : policy;
+  if (!decision.ok) return decision.outcome;
+
+  const allowed = await stepAllow(call, deps, decision.value, canonical.value);
   if (!allowed.ok) return allowed.outcome;
+
+  // So did an approval: an explicit deny added (or a rules file broken) while the operator answered still wins.
+  if (allowed.value.askedHuman) {
+    const again = stepPolicy(call, deps, canonical.value);
+    if (!again.ok) return again.outcome;
+  }
 
   const beforeEnv = await stepLease(call, deps, "before-env");
   if (!beforeEnv.ok) return beforeEnv.outcome;
@@ -180,14 +208,14 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
     const { failure } = auth;
     return failure.kind === "deny"
       ? denied(call, { source: failure.source, reason: failure.reason })
-      : { ...callScope(call), decision: allowed.value, error: failure.message };
+      : { ...callScope(call), decision: allowed.value.decision, error: failure.message };
   }
 
   const afterAuth = await stepLease(call, deps, "after-auth");
   if (!afterAuth.ok) return afterAuth.outcome;
 
   return runProgram(
-    { call, decision: allowed.value, canonicalTokens: flattenCanonical(canonical.value), credentials: auth.env, redactor: auth.redactor },
+    { call, decision: allowed.value.decision, canonicalTokens: flattenCanonical(canonical.value), credentials: auth.env, redactor: auth.redactor },
     deps,
   );
 }
