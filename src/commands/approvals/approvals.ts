@@ -7,6 +7,7 @@
  * and records it in the audit log as answered through the CLI by this user.
  */
 import os from "node:os";
+import { sanitiseDescription, visibleAscii, visibleJson } from "../../runtime/display-text.js";
 import { ApprovalStore, APPROVAL_ID, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, MAX_MINUTES, parseWholeNumber, type JsonOption } from "../shared/operator-output.js";
@@ -54,22 +55,29 @@ function listJson(record: ApprovalRecord) {
   };
 }
 
+/**
+ * One pending approval for the terminal. The argv, and anything else from the
+ * file, is printed with every character outside printable ASCII as `\u{…}` (as
+ * on the approval page), the description sanitised as in the tool's field.
+ */
+function listText(record: ApprovalRecord): string[] {
+  const description = sanitiseDescription(record.description);
+  return [
+    `${record.id}  ${record.kind === "lease" ? "lease " : ""}${visibleAscii(record.tool)}${record.target === undefined ? "" : ` ${visibleAscii(record.target)}`}  until ${record.expires_at}`,
+    ...(record.lease === undefined
+      ? []
+      : [
+          `  lease for ${record.lease.minutes} min; active now: ${record.lease.active.map((lease) => `${visibleAscii(lease.target)} until ${lease.expires_at}`).join(", ") || "none"}`,
+        ]),
+    `  argv: ${visibleJson(record.argv)}`,
+    ...(description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(description)}`]),
+    `  page: ${visibleAscii(record.url)}`,
+  ];
+}
+
 export function runApprovalsList(options: JsonOption): number {
   const { pending, invalid } = store().list();
-  const lines =
-    pending.length === 0
-      ? ["no pending approvals"]
-      : pending.flatMap((record) => [
-          `${record.id}  ${record.kind === "lease" ? "lease " : ""}${record.tool}${record.target === undefined ? "" : ` ${record.target}`}  until ${record.expires_at}`,
-          ...(record.lease === undefined
-            ? []
-            : [
-                `  lease for ${record.lease.minutes} min; active now: ${record.lease.active.map((lease) => `${lease.target} until ${lease.expires_at}`).join(", ") || "none"}`,
-              ]),
-          `  argv: ${JSON.stringify(record.argv)}`,
-          ...(record.description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(record.description)}`]),
-          `  page: ${record.url}`,
-        ]);
+  const lines = pending.length === 0 ? ["no pending approvals"] : pending.flatMap(listText);
   const problems = invalid.map((error) => `unreadable approval file (answers nothing): ${error.message}`);
   emit(options, { approvals: pending.map(listJson), invalid: invalid.map((error) => error.file) }, [...lines, ...problems]);
   return 0;

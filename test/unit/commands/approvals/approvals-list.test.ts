@@ -1,0 +1,51 @@
+/**
+ * `torii approvals list` prints an agent's argv and description to the
+ * operator's terminal: bidi overrides and isolates and C1 controls (whose CSI
+ * drives a terminal) must never reach it raw, in the text or the --json form.
+ */
+import { describe, expect, test } from "vitest";
+import { ApprovalStore } from "../../../../src/state/approval-store.js";
+import { makeConfigTree } from "../../../support/config-tree.js";
+import { runCli } from "../../../support/run-cli.js";
+
+const HOSTILE = ["get", "pods\u202eexe.txt", "a\u2066b", "x\u009b31my", "caf\u00e9"];
+const RAW = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+async function treeWithPending(): Promise<{ root: string; id: string }> {
+  const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
+  const id = "0123456789abcdef";
+  const now = Date.now();
+  await new ApprovalStore(root).create({
+    id,
+    kind: "call",
+    tool: "rec",
+    argv: HOSTILE,
+    description: "delete \u202eevil\u009b[2J now",
+    url: "http://127.0.0.1:1/a/0123456789abcdef/secret",
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + 60_000).toISOString(),
+  });
+  return { root, id };
+}
+
+describe("torii approvals list shows agent text inert", () => {
+  test("the argv is printed exactly, with every character outside printable ASCII as \\u{…}; the description is sanitised", async () => {
+    const { root, id } = await treeWithPending();
+    const listed = await runCli(["approvals", "list"], { TORII_CONFIG_DIR: root });
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toMatch(RAW);
+    expect(listed.stdout).toContain('argv: ["get","pods\\u{202e}exe.txt","a\\u{2066}b","x\\u{9b}31my","caf\\u{e9}"]');
+    expect(listed.stdout).toContain('the agent says (unverified): "delete evil [2J now"');
+  });
+
+  test("--json keeps the same values (JSON.parse gives the argv back) with the dangerous characters escaped", async () => {
+    const { root } = await treeWithPending();
+    const listed = await runCli(["approvals", "list", "--json"], { TORII_CONFIG_DIR: root });
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).not.toMatch(RAW);
+    expect(listed.stdout).toContain("pods\\u202eexe.txt");
+    const parsed = JSON.parse(listed.stdout) as { approvals: { argv: string[] }[] };
+    expect(parsed.approvals[0]?.argv).toEqual(HOSTILE);
+  });
+});
