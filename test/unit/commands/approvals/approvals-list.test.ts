@@ -3,6 +3,7 @@
  * operator's terminal: bidi overrides and isolates and C1 controls (whose CSI
  * drives a terminal) must never reach it raw, in the text or the --json form.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { ApprovalStore } from "../../../../src/state/approval-store.js";
 import { makeConfigTree } from "../../../support/config-tree.js";
@@ -47,5 +48,38 @@ describe("torii approvals list shows agent text inert", () => {
     expect(listed.stdout).toContain("pods\\u202eexe.txt");
     const parsed = JSON.parse(listed.stdout) as { approvals: { argv: string[] }[] };
     expect(parsed.approvals[0]?.argv).toEqual(HOSTILE);
+  });
+});
+
+describe("an approval whose server is gone", () => {
+  /** Makes the file name a server whose pid is now another process's (this one, with another start time). */
+  function orphan(root: string, id: string): void {
+    const file = new ApprovalStore(root).fileOf(id);
+    const text = readFileSync(file, "utf8");
+    const started = /started: "?([0-9]+)"?/.exec(text)?.[1];
+    if (started === undefined) throw new Error(`no start time in ${text}`);
+    writeFileSync(file, text.replace(/started: "?[0-9]+"?/, `started: "${started}0"`));
+  }
+
+  test.runIf(process.platform === "linux")("list marks it; approve and deny refuse it with exit 1 and leave it unanswered", async () => {
+    const { root, id } = await treeWithPending();
+    const env = { TORII_CONFIG_DIR: root };
+    const live = await runCli(["approvals", "list", "--json"], env);
+    expect((JSON.parse(live.stdout) as { approvals: { orphaned: boolean }[] }).approvals[0]?.orphaned).toBe(false);
+    orphan(root, id);
+    const listed = await runCli(["approvals", "list"], env);
+    expect(listed.stdout).toMatch(/^ {2}ORPHANED: the server that asked \(pid [0-9]+\) is no longer running; this request cannot be answered$/m);
+    const json = await runCli(["approvals", "list", "--json"], env);
+    expect((JSON.parse(json.stdout) as { approvals: { orphaned: boolean }[] }).approvals[0]?.orphaned).toBe(true);
+    for (const args of [
+      ["approve", id, "--once"],
+      ["deny", id],
+    ]) {
+      const answered = await runCli(["approvals", ...args], env);
+      expect(answered.status).toBe(1);
+      expect(answered.stderr).toMatch(/is no longer running, so no call waits for this answer/);
+      expect(answered.stdout).not.toMatch(/carries it out/);
+    }
+    expect(new ApprovalStore(root).read(id)).toMatchObject({ status: "pending" });
   });
 });
