@@ -36,7 +36,7 @@ export interface PageApproverDeps {
 }
 
 /** What an HTTP refusal of the page says for each refusal of the store. */
-const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410 } as const;
+const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410 } as const;
 
 /** What a pending approval holds besides its id, page url and times. */
 type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "url" | "created_at" | "expires_at">;

@@ -7,6 +7,7 @@
  * The page carries no inline script or style (the CSP forbids both): its
  * script and style sheet are served beside it.
  */
+import { codeEscape, visibleAscii } from "../runtime/display-text.js";
 import type { PageModel, RuleOffer } from "./page-model.js";
 
 /** A token longer than this is marked with its length. */
@@ -17,19 +18,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** `\u{…}` for a character outside printable ASCII, so it cannot pass unseen. */
-function codeEscape(code: number): string {
-  return `\\u{${code.toString(16)}}`;
-}
-
 /** Text (a command line, an option label) with every character outside printable ASCII and space written as `\u{…}`, then escaped for HTML. */
 export function visibleText(text: string): string {
-  let plain = "";
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    plain += code >= 0x20 && code < 0x7f ? ch : codeEscape(code);
-  }
-  return escapeHtml(plain);
+  return escapeHtml(visibleAscii(text));
 }
 
 /** One token, with everything outside printable ASCII made visible. */

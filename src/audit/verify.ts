@@ -14,6 +14,7 @@ import { openSync, closeSync, fstatSync, readFileSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { visitLinesFromEnd } from "./file-tail.js";
 import { readAuditHead, readAuditHeadSync, type AuditHeadReading } from "./head.js";
+import { auditFileProblems } from "./log-files.js";
 import { ANCHORED_GENESIS_HASH, checkAuditLine, GENESIS_HASH, sanitiseAuditText, sha256Hex, type AuditRecord } from "./record.js";
 
 export interface AuditProblem {
@@ -42,12 +43,21 @@ export interface AuditVerification {
 /** One line of `tailAuditLog`: a record (and whether its own hash holds), or a line that is no record. */
 export type AuditTailEntry = { readonly record: AuditRecord; readonly intact: boolean } | { readonly unreadable: string };
 
+/** The failed verification of a log or head that is not a regular file (log-files.ts): nothing is read through a link. */
+function notRegularFiles(file: string): AuditVerification | undefined {
+  const problems = auditFileProblems(file);
+  return problems.length === 0 ? undefined : { ok: false, records: 0, problems, lastHash: undefined };
+}
+
 /**
- * Verifies the chain of the log at `file` and checks it against its head.
+ * Verifies the chain of the log at `file` and checks it against its head. A
+ * log or head that is a symbolic link or not a regular file fails unread.
  *
  * @throws the file-system error when the file is missing or unreadable.
  */
 export async function verifyAuditLog(file: string): Promise<AuditVerification> {
+  const refused = notRegularFiles(file);
+  if (refused !== undefined) return refused;
   // The head first: an append landing between the two reads then makes the log longer than its head, which is fine.
   const head = await readAuditHead(file);
   return verifyAuditBytes(await readFile(file), head);
@@ -55,6 +65,8 @@ export async function verifyAuditLog(file: string): Promise<AuditVerification> {
 
 /** verifyAuditLog for synchronous callers (the operator CLI). */
 export function verifyAuditLogSync(file: string): AuditVerification {
+  const refused = notRegularFiles(file);
+  if (refused !== undefined) return refused;
   const head = readAuditHeadSync(file);
   return verifyAuditBytes(readFileSync(file), head);
 }

@@ -13,7 +13,8 @@
  *   escape is an error) and may span lines;
  * - after a closing quote only blanks and a `#` comment may follow;
  * - `${VAR}` is never expanded; CRLF line ends and a leading UTF-8 BOM are accepted;
- *   a NUL or a carriage return that does not end a line is an error.
+ *   a NUL, a carriage return that does not end a line or a byte that is not
+ *   UTF-8 is an error.
  *
  * Every problem is a ConfigError naming the file, line and column. Values are
  * secrets, so no message ever quotes the file's text: only positions, and the
@@ -109,9 +110,17 @@ function splitLines(text: string): string[] {
   return body.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
 }
 
-/** NUL cannot reach a child's environment and a lone CR is invisible in an editor: both are refused up front. */
+/**
+ * NUL cannot reach a child's environment and a lone CR is invisible in an
+ * editor: both are refused up front. So is U+FFFD, which is what the UTF-8
+ * decoding makes of an invalid byte: passed on, it would hand the child a
+ * different secret than the file holds (a literal U+FFFD is refused too; no
+ * credential needs one).
+ */
 function checkCharacters(cursor: Cursor): void {
   cursor.lines.forEach((line, index) => {
+    const invalid = line.indexOf("\uFFFD");
+    if (invalid !== -1) fail(cursor, index + 1, invalid + 1, "not valid UTF-8 (a byte no UTF-8 character starts with, or U+FFFD); save the file as UTF-8");
     const nul = line.indexOf("\0");
     if (nul !== -1) fail(cursor, index + 1, nul + 1, "NUL character");
     const cr = line.indexOf("\r");

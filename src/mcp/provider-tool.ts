@@ -12,7 +12,7 @@ import type { ProviderCall } from "../pipeline/invoke.js";
 import type { CallAudit } from "../pipeline/call-audit.js";
 import { callResult } from "./result.js";
 import { providerCallOutputSchema } from "./output-schemas.js";
-import { sanitiseDescription } from "./text-sanitiser.js";
+import { sanitiseDescription } from "../runtime/display-text.js";
 import { annotationsFor, inputJsonSchema, type CallContext, type ToolDefinition } from "./tool-definition.js";
 
 /** Bounds on the argv an agent may send (the OS limit is larger; these keep memory and regex time small). */

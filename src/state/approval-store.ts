@@ -15,6 +15,7 @@
  * status: pending                 # pending | answered | expired | withdrawn
  * answer: {choice: once, channel: cli, by: alice, at: …}
  * lease: {minutes: 15, active: [{target: dev, expires_at: …}]}   # kind lease only
+ * server: {pid: 4242, started: "123456"}   # the asking server (process-identity.ts)
  * ```
  *
  * Every change is a compare-and-swap under the file's lock: only a `pending`,
@@ -29,6 +30,7 @@ import path from "node:path";
 import * as z from "zod";
 import type { StateError } from "./errors.js";
 import { expiresAtSchema } from "./expiry.js";
+import { currentProcessIdentity, processState } from "./process-identity.js";
 import { StateFile, type StateFileOptions } from "./state-file.js";
 
 /** `<root>/approvals`. */
@@ -71,14 +73,38 @@ const recordSchema = z.strictObject({
       active: z.array(z.strictObject({ target: z.string().min(1).max(256), expires_at: expiresAtSchema })),
     })
     .optional(),
+  /** The server that asks and waits: an answer is carried out only while it runs. Absent in files from before it was recorded. */
+  server: z
+    .strictObject({
+      pid: z.int().min(1),
+      started: z
+        .string()
+        .regex(/^[0-9]{1,20}$/)
+        .optional(),
+    })
+    .optional(),
 });
 
 export type ApprovalRecord = z.infer<typeof recordSchema>;
 export type ApprovalAnswerRecord = z.infer<typeof answerSchema>;
 export type ApprovalChannel = z.infer<typeof channelSchema>;
 
+/**
+ * True when the server that wrote a pending approval is gone (killed before it
+ * could withdraw it): nobody waits for its answer. False when it runs or the
+ * file names no server.
+ */
+export function approvalOrphaned(record: ApprovalRecord): boolean {
+  return record.server !== undefined && processState(record.server) === "gone";
+}
+
+/** Why an orphaned approval cannot be answered. */
+export function orphanedDetail(record: ApprovalRecord): string {
+  return `the server that asked (pid ${record.server?.pid ?? 0}) is no longer running, so no call waits for this answer`;
+}
+
 /** Why a change was refused. */
-export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired";
+export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned";
 
 export type ApprovalChange =
   { readonly ok: true; readonly record: ApprovalRecord } | { readonly ok: false; readonly refusal: ApprovalChangeRefusal; readonly detail: string };
@@ -121,9 +147,9 @@ export class ApprovalStore {
     );
   }
 
-  /** Writes a new pending approval (exclusive: an id is never reused). */
-  async create(record: Omit<ApprovalRecord, "version" | "status" | "answer">): Promise<ApprovalRecord> {
-    const full: ApprovalRecord = { version: "1", ...record, status: "pending" };
+  /** Writes a new pending approval (exclusive: an id is never reused), naming this process as the server that waits. */
+  async create(record: Omit<ApprovalRecord, "version" | "status" | "answer" | "server">): Promise<ApprovalRecord> {
+    const full: ApprovalRecord = { version: "1", ...record, status: "pending", server: currentProcessIdentity() };
     const state = this.stateOf(record.id);
     await state.locked(async (write) => {
       if (state.read().kind !== "missing") throw new Error(`approval ${record.id} already exists`);
@@ -153,9 +179,9 @@ export class ApprovalStore {
     return { pending: pending.sort((a, b) => a.created_at.localeCompare(b.created_at)), invalid };
   }
 
-  /** Answers a pending, unexpired approval (compare-and-swap under the lock). */
+  /** Answers a pending, unexpired approval whose server still runs (compare-and-swap under the lock). */
   answer(id: string, answer: Omit<ApprovalAnswerRecord, "at">): Promise<ApprovalChange> {
-    return this.change(id, (record) => ({ ...record, status: "answered", answer: { ...answer, at: this.clock().toISOString() } }));
+    return this.change(id, (record) => ({ ...record, status: "answered", answer: { ...answer, at: this.clock().toISOString() } }), false, true);
   }
 
   /** Ends a pending approval unanswered: `expired` (timeout) or `withdrawn` (the agent cancelled). */
@@ -177,7 +203,7 @@ export class ApprovalStore {
     }
   }
 
-  private change(id: string, next: (record: ApprovalRecord) => ApprovalRecord, ignoreExpiry = false): Promise<ApprovalChange> {
+  private change(id: string, next: (record: ApprovalRecord) => ApprovalRecord, ignoreExpiry = false, needServer = false): Promise<ApprovalChange> {
     const state = this.stateOf(id);
     return state.locked(async (write): Promise<ApprovalChange> => {
       const read = state.read();
@@ -188,6 +214,7 @@ export class ApprovalStore {
       if (!ignoreExpiry && Date.parse(record.expires_at) <= this.clock().getTime()) {
         return { ok: false, refusal: "expired", detail: `approval ${id} expired at ${record.expires_at}` };
       }
+      if (needServer && approvalOrphaned(record)) return { ok: false, refusal: "orphaned", detail: orphanedDetail(record) };
       const updated = next(record);
       await write(updated);
       return { ok: true, record: updated };

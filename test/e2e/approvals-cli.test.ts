@@ -68,6 +68,33 @@ describe("torii approvals", () => {
     expect(replay.stderr).toMatch(/already answered/);
   });
 
+  test.runIf(process.platform !== "win32")(
+    "a server killed with SIGKILL leaves its approval orphaned: list marks it, approve refuses it (exit 1)",
+    async () => {
+      const doomedRoot = treeWith('version: "1"\napproval:\n  timeout_seconds: 60\n');
+      const doomed = await startSession(doomedRoot, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, ...INTERACTIVE });
+      const call = doomed.call("rec", { args: ["log"] }).catch((error: unknown) => error);
+      const pending = await nextPending(doomedRoot);
+      const pid = doomed.pid();
+      if (pid === null) throw new Error("the server has no pid");
+      const exited = new Promise<void>((resolve) => {
+        doomed.client.onclose = () => {
+          resolve();
+        };
+      });
+      process.kill(pid, "SIGKILL");
+      await exited;
+      await call;
+      const env = { TORII_CONFIG_DIR: doomedRoot };
+      const listed = await runCli(["approvals", "list"], env);
+      expect(listed.stdout).toContain(`ORPHANED: the server that asked (pid ${pid}) is no longer running`);
+      const approved = await runCli(["approvals", "approve", pending.id, "--once"], env);
+      expect(approved.status).toBe(1);
+      expect(approved.stderr).toMatch(/no longer running, so no call waits for this answer/);
+      expect(approvalRecord(doomedRoot, pending.id).status).toBe("pending");
+    },
+  );
+
   test("deny: the call is denied with source human-deny and the program never runs", async () => {
     const call = session.call("rec", { args: ["reset", "--hard"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "reset");

@@ -12,6 +12,8 @@ import { CLI_PATH } from "./run-cli.js";
 export interface McpSession {
   readonly client: Client;
   readonly stderr: () => string;
+  /** The server process's pid (null once it has exited). */
+  readonly pid: () => number | null;
   call(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal; timeout?: number }): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export async function startSession(
   return {
     client,
     stderr: () => stderr,
+    pid: () => transport.pid,
     async call(name, args, options = {}) {
       return (await client.callTool({ name, arguments: args }, undefined, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),

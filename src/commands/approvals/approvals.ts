@@ -7,11 +7,12 @@
  * and records it in the audit log as answered through the CLI by this user.
  */
 import os from "node:os";
-import { ApprovalStore, APPROVAL_ID, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
+import { sanitiseDescription, visibleAscii, visibleJson } from "../../runtime/display-text.js";
+import { approvalOrphaned, ApprovalStore, APPROVAL_ID, orphanedDetail, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, MAX_MINUTES, parseWholeNumber, type JsonOption } from "../shared/operator-output.js";
 
-/** Exit code when the approval cannot be answered (unknown, already answered, expired, invalid file). */
+/** Exit code when the approval cannot be answered (unknown, already answered, expired, orphaned, invalid file). */
 export const EXIT_NOT_PENDING = 1;
 
 export interface ApproveOptions extends JsonOption {
@@ -39,7 +40,7 @@ function user(): string {
   }
 }
 
-function listJson(record: ApprovalRecord) {
+function listJson(record: ApprovalRecord, orphaned: boolean) {
   return {
     id: record.id,
     kind: record.kind,
@@ -51,27 +52,40 @@ function listJson(record: ApprovalRecord) {
     created_at: record.created_at,
     expires_at: record.expires_at,
     lease: record.lease ?? null,
+    orphaned,
   };
+}
+
+/**
+ * One pending approval for the terminal. The argv, and anything else from the
+ * file, is printed with every character outside printable ASCII as `\u{…}` (as
+ * on the approval page), the description sanitised as in the tool's field.
+ */
+function listText(record: ApprovalRecord, orphaned: boolean): string[] {
+  const description = sanitiseDescription(record.description);
+  return [
+    `${record.id}  ${record.kind === "lease" ? "lease " : ""}${visibleAscii(record.tool)}${record.target === undefined ? "" : ` ${visibleAscii(record.target)}`}  until ${record.expires_at}`,
+    ...(orphaned ? [`  ORPHANED: the server that asked (pid ${record.server?.pid ?? 0}) is no longer running; this request cannot be answered`] : []),
+    ...(record.lease === undefined
+      ? []
+      : [
+          `  lease for ${record.lease.minutes} min; active now: ${record.lease.active.map((lease) => `${visibleAscii(lease.target)} until ${lease.expires_at}`).join(", ") || "none"}`,
+        ]),
+    `  argv: ${visibleJson(record.argv)}`,
+    ...(description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(description)}`]),
+    `  page: ${visibleAscii(record.url)}`,
+  ];
 }
 
 export function runApprovalsList(options: JsonOption): number {
   const { pending, invalid } = store().list();
-  const lines =
-    pending.length === 0
-      ? ["no pending approvals"]
-      : pending.flatMap((record) => [
-          `${record.id}  ${record.kind === "lease" ? "lease " : ""}${record.tool}${record.target === undefined ? "" : ` ${record.target}`}  until ${record.expires_at}`,
-          ...(record.lease === undefined
-            ? []
-            : [
-                `  lease for ${record.lease.minutes} min; active now: ${record.lease.active.map((lease) => `${lease.target} until ${lease.expires_at}`).join(", ") || "none"}`,
-              ]),
-          `  argv: ${JSON.stringify(record.argv)}`,
-          ...(record.description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(record.description)}`]),
-          `  page: ${record.url}`,
-        ]);
+  const listed = pending.map((record) => ({ record, orphaned: approvalOrphaned(record) }));
+  const lines = listed.length === 0 ? ["no pending approvals"] : listed.flatMap(({ record, orphaned }) => listText(record, orphaned));
   const problems = invalid.map((error) => `unreadable approval file (answers nothing): ${error.message}`);
-  emit(options, { approvals: pending.map(listJson), invalid: invalid.map((error) => error.file) }, [...lines, ...problems]);
+  emit(options, { approvals: listed.map(({ record, orphaned }) => listJson(record, orphaned)), invalid: invalid.map((error) => error.file) }, [
+    ...lines,
+    ...problems,
+  ]);
   return 0;
 }
 
@@ -102,6 +116,8 @@ async function answer(id: string, options: JsonOption, make: (record: ApprovalRe
   const current = approvals.read(checkedId(id));
   if (current === undefined) throw new OperatorError(`no approval ${id} (torii approvals list shows the pending ones)`, EXIT_NOT_PENDING);
   if (!("version" in current)) throw new OperatorError(`approval ${id} cannot be answered: ${current.message}`, EXIT_NOT_PENDING);
+  // Checked before the lock too: a server killed while it held the lock leaves it stale for seconds.
+  if (approvalOrphaned(current)) throw new OperatorError(`approval ${id} cannot be answered: ${orphanedDetail(current)}`, EXIT_NOT_PENDING);
   const chosen = make(current);
   const change = await approvals.answer(id, { ...chosen, channel: "cli", by: user() });
   if (!change.ok) throw new OperatorError(`approval ${id} cannot be answered: ${change.detail}`, EXIT_NOT_PENDING);

@@ -12,6 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import { auditLogPath } from "../../audit/audit-log.js";
+import { auditFileProblems, auditLogPresent } from "../../audit/log-files.js";
 import { verifyAuditLogSync } from "../../audit/verify.js";
 import os from "node:os";
 import { loadServerConfiguration, renderStartupFailure } from "../../pipeline/server-configuration.js";
@@ -54,8 +55,17 @@ export function doctorChecks(root: string): DoctorCheck[] {
 
 function auditCheck(root: string): DoctorCheck {
   const file = auditLogPath(root);
-  if (!existsSync(file)) return check("audit", "ok", "no audit log yet (no call has been made)");
   try {
+    const notRegular = auditFileProblems(file);
+    if (notRegular.length > 0) {
+      return check(
+        "audit",
+        "fail",
+        `${file}: ${notRegular.map((problem) => problem.reason).join("; ")}`,
+        "replace each link with the regular file it points to (or move it aside), then run torii audit verify",
+      );
+    }
+    if (!auditLogPresent(file)) return check("audit", "ok", "no audit log yet (no call has been made)");
     const result = verifyAuditLogSync(file);
     if (result.ok) return check("audit", "ok", `${file}: ${result.records} record(s), chain intact`);
     const first = result.problems[0];

@@ -3,6 +3,7 @@
  * when something expires, and printing a report either for a human or as one
  * JSON object for scripts.
  */
+import { terminalSafeJson } from "../../runtime/display-text.js";
 import { OperatorError } from "./operator-context.js";
 
 /** The longest lease or grant, in minutes (one day), as in Torii. */
@@ -13,9 +14,13 @@ export interface JsonOption {
   readonly json?: boolean;
 }
 
-/** Prints `value` as JSON with `--json`, otherwise the human-readable lines. */
+/**
+ * Prints `value` as JSON with `--json`, otherwise the human-readable lines.
+ * The JSON escapes what a terminal would act on (C1 controls, bidi marks), as
+ * values may carry an agent's text.
+ */
 export function emit(options: JsonOption, value: object, lines: readonly string[]): void {
-  process.stdout.write(options.json === true ? `${JSON.stringify(value, null, 2)}\n` : `${lines.join("\n")}\n`);
+  process.stdout.write(options.json === true ? `${terminalSafeJson(JSON.stringify(value, null, 2))}\n` : `${lines.join("\n")}\n`);
 }
 
 /** Reads a whole decimal number from `min` to `max` typed for `flag`. */

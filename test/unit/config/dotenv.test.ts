@@ -233,6 +233,16 @@ describe("readDotenvIfExists", () => {
     expect(locations(catchConfigError(() => readDotenvIfExists(configTrust(dir), bad)))).toEqual([`${bad}:2:1`]);
   });
 
+  it("refuses a byte that is not UTF-8 at its line and column, without echoing the value", () => {
+    const dir = tempDir();
+    const file = path.join(dir, ".env");
+    writeFileSync(file, Buffer.concat([Buffer.from("A=1\nTOKEN=SECRET"), Buffer.from([0xff]), Buffer.from("VALUE123\n")]));
+    const error = catchConfigError(() => readDotenvIfExists(configTrust(dir), file));
+    expect(locations(error)).toEqual([`${file}:2:13`]);
+    expect(error.detail).toMatch(/not valid UTF-8/);
+    for (const secret of ["SECRET", "VALUE123"]) expect(error.message).not.toContain(secret);
+  });
+
   it("refuses a directory instead of treating it as absent", () => {
     const root = tempDir();
     const dir = path.join(root, ".env");

@@ -1,5 +1,5 @@
 /** `torii audit tail` and `torii audit verify` through the built CLI (`npm run build` first). */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath } from "../../../../src/audit/audit-log.js";
@@ -34,6 +34,35 @@ function audit(root: string, ...args: string[]) {
 }
 
 describe("torii audit verify", () => {
+  it.skipIf(process.platform === "win32")("exits 1, reading nothing through it, for a log or head that is a symbolic link (dangling or not)", async () => {
+    const { root, file } = await rootWithRecords(3);
+    const elsewhere = path.join(tempDir(), "moved.jsonl");
+    renameSync(file, elsewhere);
+    symlinkSync(elsewhere, file);
+    const linked = await audit(root, "verify");
+    expect(linked.status).toBe(1);
+    expect(linked.stdout).toMatch(/^audit\.jsonl is a symbolic link \(replace it with the file it points to\); the server cannot append to it/m);
+    expect(linked.stdout).not.toContain("chain intact");
+    rmSync(elsewhere);
+    const dangling = await audit(root, "verify", "--json");
+    expect(dangling.status).toBe(1);
+    expect(JSON.parse(dangling.stdout)).toMatchObject({
+      ok: false,
+      problems: [{ reason: expect.stringMatching(/^audit\.jsonl is a symbolic link/) as unknown }],
+    });
+  });
+
+  it.skipIf(process.platform === "win32")("exits 1 when audit.head is a symbolic link", async () => {
+    const { root, file } = await rootWithRecords(2);
+    const head = auditHeadPath(file);
+    const elsewhere = path.join(tempDir(), "moved.head");
+    renameSync(head, elsewhere);
+    symlinkSync(elsewhere, head);
+    const result = await audit(root, "verify");
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^audit\.head is a symbolic link/m);
+  });
+
   it("exits 0 and prints the record count and last hash for an intact chain", async () => {
     const { root, file, lines } = await rootWithRecords(5);
     const result = await audit(root, "verify");
@@ -93,15 +122,15 @@ describe("torii audit verify", () => {
     expect(result.stdout).toMatch(/3 record\(s\), chain intact/);
   });
 
-  it("exits 3 when there is no log, or it cannot be read", async () => {
+  it("exits 3 when there is no log; a directory in its place is no regular file (exit 1)", async () => {
     const root = tempDir();
     const missing = await audit(root, "verify");
     expect(missing.status).toBe(3);
     expect(missing.stderr).toBe(`torii: no audit log at ${auditLogPath(root)}\n`);
     mkdirSync(auditLogPath(root));
     const directory = await audit(root, "verify");
-    expect(directory.status).toBe(3);
-    expect(directory.stderr).toMatch(/cannot read the audit log/);
+    expect(directory.status).toBe(1);
+    expect(directory.stdout).toMatch(/^audit\.jsonl is not a regular file \(move it aside\)/m);
   });
 });
 

@@ -1,5 +1,5 @@
 /** `torii doctor`: the server's own load errors, missing CLIs, missing contexts, and a clean bill. */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -63,6 +63,22 @@ describe("torii doctor", () => {
     expect(result.stdout).toContain("warn rules kube: kube: no accept rule");
     expect(result.stdout).toContain("fix: torii policy edit kube");
     expect(result.status).toBe(0);
+  });
+
+  it.skipIf(process.platform === "win32")("fails an audit log that is a symbolic link, dangling or not, instead of verifying through it", async () => {
+    const root = makeConfigTree({ ...IDP, "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n' });
+    const elsewhere = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-audit-elsewhere-")), "audit.jsonl");
+    writeFileSync(elsewhere, "");
+    symlinkSync(elsewhere, path.join(root, "audit.jsonl"));
+    const env = { TORII_CONFIG_DIR: root, HOME: emptyHome() };
+    const linked = await runCli(["doctor"], env);
+    expect(linked.stdout).toMatch(/^FAIL audit: .*audit\.jsonl is a symbolic link/m);
+    expect(linked.stdout).toContain("fix: replace each link with the regular file it points to");
+    expect(linked.status).toBe(1);
+    rmSync(elsewhere);
+    const dangling = await runCli(["doctor"], env);
+    expect(dangling.stdout).toMatch(/^FAIL audit: .*audit\.jsonl is a symbolic link/m);
+    expect(dangling.stdout).not.toContain("no audit log yet");
   });
 
   it("does not fail an identity-only provider (expose: false) for a command it never runs, nor warn that it has no accept rule", async () => {
