@@ -31,13 +31,15 @@ describe("aws: a parameter carrier matches every deny rule naming an option of i
   const deny = ["ec2 run-instances --user-data"];
   const json = '{"UserData":"eA==","ImageId":"ami-1"}';
 
-  it.each([
-    ["--cli-input-json", json],
-    ["--cli-input-js", json],
-    ["--cli-i", json],
-    [`--cli-input-json=${json}`],
-    ["--cli-input-yaml", "UserData: eA==\nImageId: ami-1"],
-  ])("ec2 run-instances %s is denied by the --user-data rule", (...carrier) => {
+  it.each(
+    [
+      ["--cli-input-json", json],
+      ["--cli-input-js", json],
+      ["--cli-i", json],
+      [`--cli-input-json=${json}`],
+      ["--cli-input-yaml", "UserData: eA==\nImageId: ami-1"],
+    ].map((carrier) => [carrier[0], carrier] as const),
+  )("ec2 run-instances %s is denied by the --user-data rule", (_, carrier) => {
     const decision = decide(aws, deny, ["ec2"], ["ec2", "run-instances", ...carrier]);
     expect(decision).toMatchObject({ result: "deny", source: "explicit-deny", rule: { text: "ec2 run-instances --user-data" } });
   });
@@ -60,19 +62,21 @@ describe("aws: a parameter carrier matches every deny rule naming an option of i
 });
 
 describe("kubectl: a literal rule about a resource type covers every spelling of it", () => {
-  it.each([
-    ["get", "secrets"],
-    ["get", "secret"],
-    ["get", "SECRETS"],
-    ["get", "Secret"],
-    ["get", "secrets.v1."],
-    ["get", "pods,secrets"],
-    ["get", "po,SECRET"],
-    ["get", "secret/x"],
-    ["get", "pod/a", "Secret/x"],
-    ["get", "-n", "prod", "secret", "x", "-o", "yaml"],
-    ["get", "--", "secret"],
-  ])("deny [get secrets] denies %s", (...argv) => {
+  it.each(
+    [
+      ["get", "secrets"],
+      ["get", "secret"],
+      ["get", "SECRETS"],
+      ["get", "Secret"],
+      ["get", "secrets.v1."],
+      ["get", "pods,secrets"],
+      ["get", "po,SECRET"],
+      ["get", "secret/x"],
+      ["get", "pod/a", "Secret/x"],
+      ["get", "-n", "prod", "secret", "x", "-o", "yaml"],
+      ["get", "--", "secret"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("deny [get secrets] denies kubectl %s", (_, argv) => {
     const decision = decide(kubectl, ["get secrets"], ["get"], argv);
     expect(decision).toMatchObject({ result: "deny", source: "explicit-deny", rule: { text: "get secrets" } });
   });
