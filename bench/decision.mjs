@@ -20,7 +20,13 @@ const context = {
   tool: "aws",
   grammar: { parser: "argparse", forbiddenValuePrefixes: ["file://", "fileb://"], options: AWS_GLOBALS, commands: [] },
   lockedOptions: ["--profile", "--region", "--endpoint-url", "--no-sign-request", "--ca-bundle", "--no-verify-ssl"],
-  settings: { minimumAcceptTokens: 2, forbiddenArgs: ["--debug"], ignoreArgs: { leading: [], flags: ["--output"] } },
+  settings: {
+    minimumAcceptTokens: 2,
+    forbiddenArgs: ["--debug"],
+    ignoreArgs: { leading: [], flags: ["--output"] },
+    // As the bundled aws provider declares them (a call with one is read as carrying every option).
+    parameterCarriers: ["--cli-input-json", "--cli-input-yaml"],
+  },
 };
 
 const SERVICES = 300;

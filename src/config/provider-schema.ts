@@ -76,6 +76,12 @@ const fetchedValuesSchema = z.strictObject({
     .default([]),
 });
 
+/** `policy.resource_types`: the CLI's resource types, read in one spelling by rules (src/policy/resource-types.ts). */
+const resourceTypesSchema = z.strictObject({
+  verbs: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })),
+  types: z.record(commandWordSchema, z.array(commandWordSchema)),
+});
+
 const argvSchema = z
   .strictObject({
     parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
@@ -250,6 +256,8 @@ export const providerFileSchema = z
             flags: z.array(z.string().min(1, { error: "an ignored flag must not be empty" })).default([]),
           })
           .prefault({}),
+        parameter_carriers: z.array(optionNameSchema).optional(),
+        resource_types: resourceTypesSchema.optional(),
         /** Legacy Torii field: accepted so old trees load, and ignored. */
         grant_rule: z.unknown().optional(),
       })
@@ -332,5 +340,8 @@ export function toPolicySettings(provider: ProviderConfig): ProviderPolicySettin
       leading: [...(policy?.ignore_args.leading ?? [])],
       flags: [...(policy?.ignore_args.flags ?? [])],
     },
+    ...(policy?.parameter_carriers === undefined ? {} : { parameterCarriers: [...policy.parameter_carriers] }),
+    // The same object on every call while the provider is cached: its compiled table is cached by identity.
+    ...(policy?.resource_types === undefined ? {} : { resourceTypes: policy.resource_types }),
   };
 }

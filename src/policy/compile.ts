@@ -12,6 +12,7 @@ import { canonicalise } from "./grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "./grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
 import { compileRegexRule, isRegexRule, type RuleMatcher } from "./regex-rule.js";
+import { compileResourceTypes, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
 import type { LayeredRuleSpecs, ProviderPolicyContext, RuleLayer, RuleList, RuleRef, RuleSpec } from "./types.js";
 
 export interface LiteralRule {
@@ -60,6 +61,10 @@ export interface CompiledPolicy {
   /** `ignore_args.leading` and `ignore_args.flags` in canonical spelling. */
   readonly ignoreLeading: ReadonlySet<string>;
   readonly ignoreFlags: ReadonlySet<string>;
+  /** Options whose value sets other parameters (`--cli-input-json`). */
+  readonly parameterCarriers: readonly string[];
+  /** The provider's resource types, when it declares them (kubectl). */
+  readonly resourceTypes: CompiledResourceTypes | undefined;
 }
 
 // Compiling kubectl's option table takes longer than evaluating a call; rules
@@ -127,26 +132,41 @@ function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: 
   return { kind: "literal", ref, canonical, tokenCount };
 }
 
-function buildIndex(rules: readonly CompiledRule[]): RuleIndex {
+/**
+ * A literal rule once per resource type it names, in the plural spelling
+ * (`get secret,configmap` → `get secrets`, `get configmaps`): each variant
+ * matches alone, under the rule's own reference.
+ */
+function resourceVariants(rule: LiteralRule, types: CompiledResourceTypes | undefined): LiteralRule[] {
+  const views = types === undefined ? undefined : resourceViews(rule.canonical.positionals, types, rule.ref.list === "deny");
+  if (views === undefined) return [rule];
+  return views.map((positionals) => ({ ...rule, canonical: { ...rule.canonical, positionals } }));
+}
+
+function buildIndex(rules: readonly CompiledRule[], types: CompiledResourceTypes | undefined): RuleIndex {
   const byFirstToken = new Map<string, LiteralRule[]>();
   const optionOnly: LiteralRule[] = [];
   const regex: RegexRule[] = [];
-  for (const rule of rules) {
-    if (rule.kind === "regex") {
-      regex.push(rule);
+  for (const compiled of rules) {
+    if (compiled.kind === "regex") {
+      regex.push(compiled);
       continue;
     }
-    const first = rule.canonical.positionals[0];
-    // A rule that starts with an option (an argparse command's own option) can match any command path.
-    if (first === undefined || (first.startsWith("-") && first !== "-")) {
-      optionOnly.push(rule);
-      continue;
-    }
-    const bucket = byFirstToken.get(first);
-    if (bucket === undefined) byFirstToken.set(first, [rule]);
-    else bucket.push(rule);
+    for (const rule of resourceVariants(compiled, types)) indexLiteral(rule, byFirstToken, optionOnly);
   }
   return { all: rules, byFirstToken, optionOnly, regex };
+}
+
+function indexLiteral(rule: LiteralRule, byFirstToken: Map<string, LiteralRule[]>, optionOnly: LiteralRule[]): void {
+  const first = rule.canonical.positionals[0];
+  // A rule that starts with an option (an argparse command's own option) can match any command path.
+  if (first === undefined || (first.startsWith("-") && first !== "-")) {
+    optionOnly.push(rule);
+    return;
+  }
+  const bucket = byFirstToken.get(first);
+  if (bucket === undefined) byFirstToken.set(first, [rule]);
+  else bucket.push(rule);
 }
 
 function isRuleError(value: CompiledRule | RuleError): value is RuleError {
@@ -177,15 +197,18 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
   const accept = acceptCandidates.filter((rule) => rule.kind === "regex" || rule.tokenCount >= minimum);
   const ignoredAccept = acceptCandidates.filter((rule) => !accept.includes(rule)).map((rule) => rule.ref);
 
+  const resourceTypes = context.settings.resourceTypes === undefined ? undefined : compileResourceTypes(context.settings.resourceTypes);
   return {
     context,
     grammar,
-    deny: buildIndex(deny),
-    accept: buildIndex(accept),
+    deny: buildIndex(deny, resourceTypes),
+    accept: buildIndex(accept, resourceTypes),
     ignoredAccept,
     errors,
     forbiddenArgs: context.settings.forbiddenArgs.flatMap((arg) => forbiddenOptionNames(grammar, arg)),
     ignoreLeading: new Set(context.settings.ignoreArgs.leading),
     ignoreFlags: new Set(context.settings.ignoreArgs.flags.map((flag) => canonicalOptionName(grammar, flag))),
+    parameterCarriers: context.settings.parameterCarriers ?? [],
+    resourceTypes,
   };
 }

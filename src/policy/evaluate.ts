@@ -12,6 +12,8 @@
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
+import { carriesParameters } from "./parameter-carriers.js";
+import { acceptPerResource, denyPerResource } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
 
 /** The canonical argv after `ignore_args`, as rules see it. */
@@ -119,6 +121,8 @@ export interface LiteralMatchMode {
   readonly bodyOptionsAnywhere: boolean;
   /** Deny rules: an abbreviation of a body option counts as the option. */
   readonly abbreviations: boolean;
+  /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
+  readonly carried?: boolean;
 }
 
 const PREFIX_ONLY: LiteralMatchMode = { bodyOptionsAnywhere: false, abbreviations: false };
@@ -128,6 +132,7 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
   const pathLength = rule.findIndex(isOptionLike);
   if (pathLength === -1) return isPrefix(rule, argv);
   const path = rule.slice(0, pathLength);
+  if (mode.carried === true) return isPrefix(path, argv);
   return isPrefix(path, argv) && bodyOptionsIncluded(rule.slice(pathLength), argv.slice(pathLength), mode.abbreviations);
 }
 
@@ -181,6 +186,13 @@ function describeRule(rule: RuleRef): string {
 function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string | undefined {
   // The command's own options in an argparse body may be abbreviated: count an abbreviation as the option.
   const body = policy.grammar.parser === "argparse" ? new Set(canonical.positionals) : new Set<string>();
+  // A carrier may set any of the command's own options: a forbidden one that is not a global option counts as present.
+  if (policy.grammar.parser === "argparse" && carriesParameters(canonical.positionals, policy.parameterCarriers)) {
+    const carried = policy.forbiddenArgs.find(
+      (forbidden) => forbidden.startsWith("--") && !policy.grammar.global.byLong.has(forbidden.split("=")[0] as string),
+    );
+    if (carried !== undefined) return carried;
+  }
   for (const token of flattenCanonical(canonical)) {
     for (const forbidden of policy.forbiddenArgs) {
       if (token === forbidden || token.startsWith(`${forbidden}=`)) return forbidden;
@@ -206,15 +218,19 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   const view = normaliseForEvaluation(policy, canonical);
   const argparse = policy.grammar.parser === "argparse";
-  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse };
+  const carried = argparse && carriesParameters(view.positionals, policy.parameterCarriers);
+  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried };
+  const denyIn = (candidate: EvaluationView): RuleRef | undefined =>
+    findMatch(policy.deny, candidate, denyMode) ?? denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode));
   // Many CLIs pass the tokens after `--` to the command as plain arguments
   // (`kubectl get -- secrets` is `kubectl get secrets`), so deny rules are also
   // matched with the tail read as positionals: a `--` never hides a denied call.
-  const denied = findMatch(policy.deny, view, denyMode) ?? (view.hasTail ? findMatch(policy.deny, tailAsPositionals(view), denyMode) : undefined);
+  const denied = denyIn(view) ?? (view.hasTail ? denyIn(tailAsPositionals(view)) : undefined);
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const accepted = findMatch(policy.accept, view, { bodyOptionsAnywhere: argparse, abbreviations: false });
+  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
+  const accepted = acceptPerResource(view, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode));
   if (accepted !== undefined) {
     return { result: "accept", source: "rules", rule: accepted, reason: `accepted by ${describeRule(accepted)}` };
   }

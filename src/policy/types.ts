@@ -40,6 +40,18 @@ export interface ProviderPolicySettings {
     /** Options dropped anywhere (with their `=value`) before rules are evaluated. */
     readonly flags: readonly string[];
   };
+  /** Options whose value sets other parameters of the operation (`--cli-input-json`); see parameter-carriers.ts. */
+  readonly parameterCarriers?: readonly string[];
+  /** The CLI's resource types, read in one spelling by rules and calls; see resource-types.ts. */
+  readonly resourceTypes?: ResourceTypeSpec;
+}
+
+/** `provider.yaml` `policy.resource_types`: built-in resource types and the commands that take them. */
+export interface ResourceTypeSpec {
+  /** Command paths whose first operand is a resource type list (`[get]`, `[rollout, status]`). */
+  readonly verbs: readonly (readonly string[])[];
+  /** Plural name → its other spellings (singular, kind, short names). */
+  readonly types: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Everything the pure policy engine needs to know about one provider. */

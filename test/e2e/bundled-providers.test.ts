@@ -5,7 +5,7 @@
  * check` refuses the override spellings of threats.md §1.3 (and others of the
  * same classes) under the real option tables.
  */
-import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -116,5 +116,41 @@ describe("torii policy check refuses override spellings on the bundled providers
     const explanation = JSON.parse(result.stdout) as { decision: string; source: string };
     expect(explanation.decision).toBe("deny");
     expect(["locked-option", "forbidden-value", "forbidden-arg", "argv-rejected", "explicit-deny"]).toContain(explanation.source);
+  });
+});
+
+describe("torii policy check: an operator's literal deny covers what the CLI reads as the same request", () => {
+  let operatorRoot: string;
+  const RULES: Record<string, string> = {
+    aws: 'version: "1"\ndeny: ["ec2 run-instances --user-data"]\naccept: [ec2]\n',
+    kubectl: 'version: "1"\ndeny: ["get secrets"]\naccept: [get]\n',
+  };
+
+  beforeAll(() => {
+    operatorRoot = mkdtempSync(path.join(os.tmpdir(), "torii-spelling-"));
+    for (const [name, rules] of Object.entries(RULES)) {
+      for (const file of ["provider.yaml", "provider.generated.json"])
+        cpSync(path.join(repo, "providers", name, file), path.join(operatorRoot, "providers", name, file));
+      // The operator's own literal rules, not the preset's regex.
+      writeFileSync(path.join(operatorRoot, "providers", name, "rules.yaml"), rules);
+    }
+  });
+
+  const userData = '{"UserData":"eA==","ImageId":"ami-1"}';
+  test.each([
+    ["aws", ["ec2", "run-instances", "--cli-input-json", userData]],
+    ["aws", ["ec2", "run-instances", "--cli-input-js", userData]],
+    ["kubectl", ["get", "secret"]],
+    ["kubectl", ["get", "SECRETS"]],
+    ["kubectl", ["get", "pods,secrets"]],
+    ["kubectl", ["get", "secret/x", "-o", "yaml"]],
+  ])("%s %j is denied by the operator's rule", async (tool, argv) => {
+    const result = await runCli(["policy", "check", tool, "--", ...argv], { TORII_CONFIG_DIR: operatorRoot });
+    expect(result.status, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      decision: "deny",
+      source: "explicit-deny",
+      rule: { text: tool === "aws" ? "ec2 run-instances --user-data" : "get secrets" },
+    });
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * Deny and accept read per resource type (resource-types.ts): a call naming
+ * several types is denied when a deny rule matches any of them, and accepted
+ * only when an accept rule matches every one.
+ */
+import type { EvaluationView } from "./evaluate.js";
+import { resourceViews, type CompiledResourceTypes } from "./resource-types.js";
+import type { RuleRef } from "./types.js";
+
+/** The deciding rule of one list for one view, or undefined. */
+export type ViewMatcher = (view: EvaluationView) => RuleRef | undefined;
+
+function withPositionals(view: EvaluationView, positionals: readonly string[]): EvaluationView {
+  const joined = [...positionals, ...view.options, ...(view.hasTail ? ["--", ...view.tail] : [])].join(" ");
+  return { positionals, options: view.options, hasTail: view.hasTail, tail: view.tail, joined };
+}
+
+/** The first deny rule that matches one of the call's resource types (types without their `.group`). */
+export function denyPerResource(view: EvaluationView, types: CompiledResourceTypes | undefined, match: ViewMatcher): RuleRef | undefined {
+  const views = types === undefined ? undefined : resourceViews(view.positionals, types, true);
+  if (views === undefined) return undefined;
+  for (const positionals of views) {
+    const rule = match(withPositionals(view, positionals));
+    if (rule !== undefined) return rule;
+  }
+  return undefined;
+}
+
+/**
+ * The accept rule of a call: for a call that names resource types, one must
+ * match each type (the first type's is reported); otherwise the call as written.
+ */
+export function acceptPerResource(view: EvaluationView, types: CompiledResourceTypes | undefined, match: ViewMatcher): RuleRef | undefined {
+  const views = types === undefined ? undefined : resourceViews(view.positionals, types, false);
+  if (views === undefined) return match(view);
+  let first: RuleRef | undefined;
+  for (const positionals of views) {
+    const rule = match(withPositionals(view, positionals));
+    if (rule === undefined) return undefined;
+    first ??= rule;
+  }
+  return first;
+}

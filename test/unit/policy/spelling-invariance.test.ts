@@ -1,0 +1,108 @@
+/**
+ * Spellings a real CLI reads as the same request decide alike, through the
+ * bundled providers' own grammar and settings (providers/aws, providers/kubectl):
+ * AWS parameter carriers (`--cli-input-json`) and kubectl resource type spellings.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { effectiveLockedOptions } from "../../../src/config/locked-floor.js";
+import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
+import { compilePolicy } from "../../../src/policy/compile.js";
+import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import type { ProviderPolicyContext } from "../../../src/policy/types.js";
+import { ruleList } from "../../support/policy-helpers.js";
+
+function bundled(name: string): ProviderPolicyContext {
+  const file = fileURLToPath(new URL(`../../../providers/${name}/provider.yaml`, import.meta.url));
+  const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
+  return { tool: name, grammar: toGrammarSpec(config), lockedOptions: effectiveLockedOptions(config), settings: toPolicySettings(config) };
+}
+
+const aws = bundled("aws");
+const kubectl = bundled("kubectl");
+
+function decide(ctx: ProviderPolicyContext, deny: string[], accept: string[], argv: readonly string[]) {
+  return evaluatePolicy(compilePolicy(ctx, { shared: ruleList(deny, accept) }), argv).decision;
+}
+
+describe("aws: a parameter carrier matches every deny rule naming an option of its operation", () => {
+  const deny = ["ec2 run-instances --user-data"];
+  const json = '{"UserData":"eA==","ImageId":"ami-1"}';
+
+  it.each(
+    [
+      ["--cli-input-json", json],
+      ["--cli-input-js", json],
+      ["--cli-i", json],
+      [`--cli-input-json=${json}`],
+      ["--cli-input-yaml", "UserData: eA==\nImageId: ami-1"],
+    ].map((carrier) => [carrier[0], carrier] as const),
+  )("ec2 run-instances %s is denied by the --user-data rule", (_, carrier) => {
+    const decision = decide(aws, deny, ["ec2"], ["ec2", "run-instances", ...carrier]);
+    expect(decision).toMatchObject({ result: "deny", source: "explicit-deny", rule: { text: "ec2 run-instances --user-data" } });
+  });
+
+  it("a deny rule naming an option value is matched too, and a rule of another operation is not", () => {
+    expect(decide(aws, ["ec2 run-instances --instance-type p4d.24xlarge"], ["ec2"], ["ec2", "run-instances", "--cli-input-json", json]).result).toBe("deny");
+    expect(decide(aws, ["ec2 create-image --no-reboot"], ["ec2"], ["ec2", "run-instances", "--cli-input-json", json]).result).toBe("accept");
+  });
+
+  it("without a carrier the call is read as written", () => {
+    expect(decide(aws, deny, ["ec2"], ["ec2", "run-instances", "--image-id", "ami-1"]).result).toBe("accept");
+    expect(decide(aws, deny, ["ec2"], ["ec2", "run-instances", "--count", "1"]).result).toBe("accept");
+  });
+
+  it("a forbidden argument of the operation counts as carried; a global one (--debug) does not", () => {
+    const ctx = { ...aws, settings: { ...aws.settings, forbiddenArgs: ["--debug", "--user-data"] } };
+    expect(decide(ctx, [], ["ec2"], ["ec2", "run-instances", "--cli-input-js", json])).toMatchObject({ result: "deny", forbidden: "--user-data" });
+    expect(decide(aws, [], ["ec2"], ["ec2", "run-instances", "--cli-input-json", json]).result).toBe("accept");
+  });
+});
+
+describe("kubectl: a literal rule about a resource type covers every spelling of it", () => {
+  it.each(
+    [
+      ["get", "secrets"],
+      ["get", "secret"],
+      ["get", "SECRETS"],
+      ["get", "Secret"],
+      ["get", "secrets.v1."],
+      ["get", "pods,secrets"],
+      ["get", "po,SECRET"],
+      ["get", "secret/x"],
+      ["get", "pod/a", "Secret/x"],
+      ["get", "-n", "prod", "secret", "x", "-o", "yaml"],
+      ["get", "--", "secret"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("deny [get secrets] denies kubectl %s", (_, argv) => {
+    const decision = decide(kubectl, ["get secrets"], ["get"], argv);
+    expect(decision).toMatchObject({ result: "deny", source: "explicit-deny", rule: { text: "get secrets" } });
+  });
+
+  it("an operator's rule in any spelling is read in the plural; names are kept as written", () => {
+    expect(decide(kubectl, ["get SECRET"], ["get"], ["get", "secrets"]).result).toBe("deny");
+    expect(decide(kubectl, ["get secret/db"], ["get"], ["get", "secrets", "db"]).result).toBe("deny");
+    expect(decide(kubectl, ["get secret/db"], ["get"], ["get", "secrets", "DB"]).result).toBe("accept");
+    expect(decide(kubectl, ["delete deploy,sts"], ["delete"], ["delete", "statefulset", "web"]).result).toBe("deny");
+  });
+
+  it("a call naming several types is accepted only when every type is", () => {
+    expect(decide(kubectl, [], ["get pods"], ["get", "po"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["get pods"], ["get", "pods,secrets"]).result).toBe("unresolved");
+    expect(decide(kubectl, [], ["get pods", "get cm"], ["get", "pod,configmaps"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["get pods"], ["get", "pod/a", "secret/b"]).result).toBe("unresolved");
+  });
+
+  it("a group suffix widens a deny but not an accept", () => {
+    expect(decide(kubectl, ["get pods"], ["get"], ["get", "pods.metrics.k8s.io"]).result).toBe("deny");
+    expect(decide(kubectl, [], ["get pods"], ["get", "pods.metrics.k8s.io"]).result).toBe("unresolved");
+  });
+
+  it("commands that take no resource type and unknown types are read as written", () => {
+    expect(decide(kubectl, ["logs secret"], ["logs"], ["logs", "secrets"]).result).toBe("accept");
+    expect(decide(kubectl, ["get widgets"], ["get"], ["get", "Widgets"]).result).toBe("deny");
+    expect(decide(kubectl, ["get widgets"], ["get"], ["get", "widget"]).result).toBe("accept");
+  });
+});
