@@ -128,6 +128,52 @@ interface LoadedProvider {
  *   An untrusted root or `providers/` directory is reported alone.
  */
 export function loadRegistry(root: string, trust: ConfigTrust = configTrust(root)): Registry {
+  const { errors, collect } = errorCollector();
+  // The walk to providers/ checks the root and every directory above it first.
+  checkTrustedPath(trust, providersDir(root), "directory");
+  const loaded: LoadedProvider[] = [];
+  for (const dirName of collect(() => listSubdirectories(providersDir(root))) ?? []) {
+    const provider = collect(() => loadProvider(trust, root, dirName, collect));
+    if (provider !== undefined) loaded.push(provider);
+  }
+  errors.push(...crossProviderErrors(loaded, loaded));
+  return registryOf(root, loaded, errors);
+}
+
+/**
+ * The part of the registry an operator command about one provider needs: the
+ * provider in `providers/<tool>/`, and the identity providers its targets name,
+ * loaded and checked exactly as `loadRegistry` loads and checks them (the same
+ * trust walk, schemas, target loading and identity-provider checks), so its
+ * targets and their lease bindings are the ones the server loads. The other
+ * providers are not read: a problem in one of them, or another provider that
+ * declares the same tool, is reported by the commands that load the whole
+ * registry (and by the server), not here.
+ *
+ * @returns undefined when `providers/<tool>/` does not exist or its provider's
+ *   `tool` is another: load the whole registry to find the provider then.
+ * @throws ConfigError as `loadRegistry` does, for the files it read.
+ */
+export function loadProviderSubset(root: string, tool: string, trust: ConfigTrust = configTrust(root)): Registry | undefined {
+  const { errors, collect } = errorCollector();
+  checkTrustedPath(trust, providersDir(root), "directory");
+  // Only a name the listing holds: the operator's word never becomes a path of its own.
+  const installed = listSubdirectories(providersDir(root));
+  if (!installed.includes(tool)) return undefined;
+  const owner = loadProvider(trust, root, tool, collect);
+  if (owner.entry.tool !== tool) return undefined;
+  const identityNames = new Set(owner.targets.map((target) => target.entry.config.identity.provider));
+  const loaded = [owner];
+  for (const name of [...identityNames].filter((name) => name !== owner.entry.name && installed.includes(name)).sort()) {
+    const provider = collect(() => loadProvider(trust, root, name, collect));
+    if (provider !== undefined) loaded.push(provider);
+  }
+  errors.push(...crossProviderErrors(loaded, [owner]));
+  return registryOf(root, loaded, errors);
+}
+
+/** Collects the ConfigErrors of several loads, so one report names every problem. */
+function errorCollector(): { errors: ConfigError[]; collect: <T>(load: () => T) => T | undefined } {
   const errors: ConfigError[] = [];
   const collect = <T>(load: () => T): T | undefined => {
     try {
@@ -138,16 +184,11 @@ export function loadRegistry(root: string, trust: ConfigTrust = configTrust(root
       return undefined;
     }
   };
+  return { errors, collect };
+}
 
-  // The walk to providers/ checks the root and every directory above it first.
-  checkTrustedPath(trust, providersDir(root), "directory");
-  const loaded: LoadedProvider[] = [];
-  for (const dirName of collect(() => listSubdirectories(providersDir(root))) ?? []) {
-    const provider = collect(() => loadProvider(trust, root, dirName, collect));
-    if (provider !== undefined) loaded.push(provider);
-  }
-  errors.push(...crossProviderErrors(loaded));
-
+/** The registry of `loaded`, or the combined error when anything failed to load. */
+function registryOf(root: string, loaded: readonly LoadedProvider[], errors: readonly ConfigError[]): Registry {
   const combined = combineConfigErrors(errors);
   if (combined !== undefined) throw combined;
   return {
@@ -261,8 +302,8 @@ function checkLayerFiles(trust: ConfigTrust, dir: string, envFile: string): void
   checkTrustedPath(trust, envFile, "any");
 }
 
-/** The checks that need more than one file. */
-function crossProviderErrors(loaded: readonly LoadedProvider[]): ConfigError[] {
+/** The checks that need more than one file: tool names unique among `loaded`, and the identity providers of the targets of `owners`. */
+function crossProviderErrors(loaded: readonly LoadedProvider[], owners: readonly LoadedProvider[]): ConfigError[] {
   const errors: ConfigError[] = [];
   const byTool = new Map<string, LoadedProvider>();
   for (const provider of loaded) {
@@ -276,7 +317,7 @@ function crossProviderErrors(loaded: readonly LoadedProvider[]): ConfigError[] {
     }
   }
   const byName = new Map(loaded.map((provider) => [provider.entry.name, provider.entry]));
-  for (const provider of loaded) {
+  for (const provider of owners) {
     for (const target of provider.targets) {
       errors.push(...identityProviderErrors(provider.entry, target, byName));
     }

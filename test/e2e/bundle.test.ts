@@ -13,11 +13,14 @@ import { describe, expect, test } from "vitest";
 
 const dist = fileURLToPath(new URL("../../dist", import.meta.url));
 
-/** The specifiers of `import … from "x"` and `import("x")` in a built file. */
+/**
+ * The specifiers of `import … from "x"`, `import "x"` and `import("x")` in a
+ * built file, minified (`import{a}from"./x";import"./y"` on one line) or not.
+ */
 function importsOf(file: string): { static: string[]; dynamic: string[] } {
   const text = readFileSync(file, "utf8");
   return {
-    static: [...text.matchAll(/^\s*(?:import|export)\s[^;]*?\bfrom\s*"([^"]+)"/gm)].map((match) => match[1]!),
+    static: [...text.matchAll(/(?:^|[;}])\s*(?:import|export)\b(?:[^;"()]*?\bfrom)?\s*"([^"]+)"/gm)].map((match) => match[1]!),
     dynamic: [...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((match) => match[1]!),
   };
 }

@@ -380,6 +380,23 @@ describe("torii target activate", () => {
     expectUsageError(await torii(tree, "target", "activate", "kube", "staging"), 'kube has no target "staging" (targets: dev, prod)');
     expect(existsSync(tree.leaseFile)).toBe(false);
   });
+
+  test("reads only the provider and its targets' identity providers: an unrelated broken provider.yaml stops list, not activate", async () => {
+    const tree = makeTree({ "providers/vault/provider.yaml": 'version: "1"\nname: vault\ntool: [unclosed\n' });
+    const list = await runCli(["target", "list", "kube"], tree.env);
+    expect(list.status).toBe(3);
+    expect(list.stderr).toContain(path.join(tree.root, "providers", "vault", "provider.yaml"));
+    const out = jsonOutput(await torii(tree, "target", "activate", "kube", "dev", "--json"));
+    expect(out).toMatchObject({ action: "target-activated", target: "dev", active: ["dev"] });
+  });
+
+  test("still refuses a target whose identity provider is broken, naming the file", async () => {
+    const tree = makeTree({ "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: [unclosed\n' });
+    const result = await runCli(["target", "activate", "kube", "dev"], tree.env);
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain(path.join(tree.root, "providers", "idp", "provider.yaml"));
+    expect(existsSync(tree.leaseFile)).toBe(false);
+  });
 });
 
 describe("torii target clear", () => {

@@ -2,12 +2,22 @@
  * Finding a provider and one of its targets by the names an operator types,
  * with errors that list what does exist.
  */
-import { loadRegistry, type ProviderEntry, type Registry, type TargetEntry } from "../../config/registry.js";
+import { loadProviderSubset, loadRegistry, type ProviderEntry, type Registry, type TargetEntry } from "../../config/registry.js";
 import { configRoot, OperatorError } from "./operator-context.js";
 
 /** The registry under the configuration root in force (a ConfigError reports every problem, exit 3). */
 export function loadOperatorRegistry(): Registry {
   return loadRegistry(configRoot());
+}
+
+/**
+ * What a command about provider `tool` alone needs: that provider and the
+ * identity providers of its targets (registry.ts, `loadProviderSubset`), or the
+ * whole registry when the provider's directory is not named after its tool.
+ */
+export function loadOperatorProvider(tool: string): Registry {
+  const root = configRoot();
+  return loadProviderSubset(root, tool) ?? loadRegistry(root);
 }
 
 /** The provider whose MCP tool name is `tool`. */

@@ -15,7 +15,7 @@ import { LeaseStore, liveAuthorizations, type LeaseAuthorization, type LeaseRead
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
-import { findTarget, findTargetAwareProvider, loadOperatorRegistry } from "../shared/selection.js";
+import { findTarget, findTargetAwareProvider, loadOperatorProvider, loadOperatorRegistry } from "../shared/selection.js";
 import { changeState, EXIT_STATE_PROBLEM, stateProblem, stateProblemText } from "../shared/state-errors.js";
 import { describeConfig } from "./target-lines.js";
 
@@ -141,7 +141,8 @@ export interface TargetActivateOptions extends JsonOption {
 
 export async function runTargetActivate(tool: string, alias: string, options: TargetActivateOptions): Promise<number> {
   const root = configRoot();
-  const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
+  // The hot command: only the provider and its identity providers are read (the lease binding is computed as the server does).
+  const provider = findTargetAwareProvider(loadOperatorProvider(tool), tool);
   const target = findTarget(provider, alias);
   const minutes = parseMinutes(options.for, loadSettings(root).defaultTargetMinutes);
   const mode = options.add === true ? "add" : "replace";
