@@ -16,15 +16,17 @@
  * the caller decides what it means; the broker's decisions never depend on it.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { fstatSync, fsyncSync, ftruncateSync, mkdirSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
 import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { visitLinesFromEnd } from "./file-tail.js";
 import { advanceAuditHead, placeFirstAuditHeadSync } from "./head-advance.js";
-import { AUDIT_HEAD_VERSION, auditHeadPath, parseAuditHead, type AuditHead, type AuditHeadReading } from "./head.js";
-import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditRecord, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
+import { AuditHeadView } from "./head-view.js";
+import { AUDIT_HEAD_VERSION, type AuditHead, type AuditHeadReading } from "./head.js";
+import { AuditLogHandle } from "./log-handle.js";
+import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditLine, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
 export type { AuditInput, AuditRecord } from "./record.js";
@@ -68,8 +70,6 @@ export interface AuditLogOptions {
 /** Appends in flight per resolved path, so one process never contends with itself. */
 const queues = new Map<string, Promise<unknown>>();
 
-const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | (process.platform === "win32" ? 0 : constants.O_NOFOLLOW);
-
 export class AuditLog {
   private readonly clock: () => Date;
   private readonly report: (message: string) => void;
@@ -77,6 +77,10 @@ export class AuditLog {
   private directoryReady = false;
   /** Where this writer's last append left the log, so the next one need not read it back (writeBatch). */
   private lastWrite: LastWrite | undefined;
+  /** The log's descriptor, kept open across appends while the path names the same file (log-handle.ts). */
+  private readonly handle: AuditLogHandle;
+  /** The head as this writer last read or placed it (head-view.ts). */
+  private readonly head: AuditHeadView;
 
   constructor(
     readonly file: string,
@@ -85,6 +89,8 @@ export class AuditLog {
   ) {
     this.clock = clock;
     this.report = options.report ?? ((message) => process.stderr.write(message));
+    this.handle = new AuditLogHandle(file);
+    this.head = new AuditHeadView(file);
   }
 
   /**
@@ -116,6 +122,8 @@ export class AuditLog {
       (hash): AuditAppendResult => ({ ok: true, hash }),
       (error: unknown): AuditAppendResult => {
         this.directoryReady = false;
+        this.handle.close();
+        this.head.forget();
         const failure = error instanceof Error ? error : new Error(String(error));
         this.report(`torii: audit: could not append to ${this.file}: ${failure.message}\n`);
         return { ok: false, error: failure };
@@ -135,13 +143,14 @@ export class AuditLog {
     if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
     const batch = inputs.map(auditFields);
     if (!this.directoryReady) mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    // Closed here, also when a lock lost after the body (the fallback path) rejects the hold.
+    // Kept open for the next append; closed by appendBatch when an append fails.
     const log = { fd: -1 };
     let written: WrittenBatch;
     try {
       written = await withSyncFileLock(this.file, AUDIT_LOCK_TIMING, () => {
-        log.fd = openAuditFile(this.file);
-        const batchWritten = this.writeBatch(log.fd, batch);
+        const opened = this.handle.open();
+        log.fd = opened.fd;
+        const batchWritten = this.writeBatch(opened.fd, opened.stats, batch);
         // The lines are in the file: a caller waiting for that need not wait for the lock's release.
         options.onWritten?.();
         // A new log gets its head before the lock is released (once per log): otherwise the next
@@ -149,6 +158,7 @@ export class AuditLog {
         if (batchWritten.startedEmpty) {
           fsyncSync(log.fd);
           const placed = placeFirstAuditHeadSync(this.file, headOf(batchWritten));
+          this.head.placed(placed);
           if (this.lastWrite !== undefined) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
         }
         return batchWritten;
@@ -167,13 +177,11 @@ export class AuditLog {
         throw new Error(`the record was written, but the lock was lost (${error.reason}); the chain may fork`, { cause: error });
       }
       throw error;
-    } finally {
-      if (log.fd !== -1) closeSync(log.fd);
     }
     options.onDurable?.();
     const next = headOf(written);
     try {
-      const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING);
+      const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING, this.head);
       if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
     } catch (error) {
       throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
@@ -187,32 +195,36 @@ export class AuditLog {
    * as this writer's last append left them (same file, size, mtime and head
    * bytes), the tail and the anchor were checked then and are not read again.
    */
-  private writeBatch(fd: number, batch: readonly AuditFields[]): WrittenBatch {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new Error("is not a regular file");
-    const headText = readHeadText(this.file);
+  private writeBatch(fd: number, stats: Stats, batch: readonly AuditFields[]): WrittenBatch {
+    const headText = this.head.text();
     const last = this.lastWrite;
-    const unchanged = last !== undefined && last.ino === stats.ino && last.size === stats.size && last.mtimeMs === stats.mtimeMs && last.headText === headText;
-    const tail = unchanged ? { prev: last.prev, needsNewline: false } : chainTail(fd, stats.size, parseHeadText(headText));
+    const unchanged =
+      last !== undefined &&
+      last.ino === stats.ino &&
+      last.size === stats.size &&
+      last.mtimeMs === stats.mtimeMs &&
+      last.ctimeMs === stats.ctimeMs &&
+      last.headText === headText;
+    const tail = unchanged ? { prev: last.prev, needsNewline: false } : chainTail(fd, stats.size, this.head.reading());
     // A torn fragment at the end is a crashed append's: cut it, so that only the last line can ever be torn.
     if (tail.tornFrom !== undefined) ftruncateSync(fd, tail.tornFrom);
     const size = tail.tornFrom ?? stats.size;
-    const anchor = unchanged ? { lines: last.lines } : checkAnchor(fd, size, parseHeadText(headText), tail.prev);
+    const anchor = unchanged ? { lines: last.lines } : checkAnchor(fd, size, this.head.reading(), tail.prev);
     const records = anchor.marker === undefined ? batch : [markerFields(anchor.marker), ...batch];
     let prev = tail.prev;
     let hash = "";
     const lines = records.map((fields) => {
-      const { record, line } = sealAuditRecord(fields, this.clock(), prev);
-      prev = sha256Hex(line);
-      hash = record.hash;
-      return line;
+      const sealed = sealAuditLine(fields, this.clock(), prev);
+      prev = sha256Hex(sealed.line);
+      hash = sealed.hash;
+      return sealed.line;
     });
     const bytes = Buffer.from(`${tail.needsNewline ? "\n" : ""}${lines.join("\n")}\n`, "utf8");
     const bytesWritten = writeSync(fd, bytes, 0, bytes.length, null);
     if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
     const terminated = anchor.lines + lines.length + (tail.needsNewline ? 1 : 0);
     const after = fstatSync(fd);
-    this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, headText, prev, lines: terminated };
+    this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, headText, prev, lines: terminated };
     return { lines: terminated, bytes: size + bytes.length, digest: prev, hash, startedEmpty: size === 0 };
   }
 }
@@ -221,24 +233,11 @@ interface LastWrite {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
+  readonly ctimeMs: number;
   /** The head file's text as this writer last saw or wrote it; undefined when there was none. */
   readonly headText: string | undefined;
   readonly prev: string;
   readonly lines: number;
-}
-
-/** The head's text, or undefined when there is none. */
-function readHeadText(logFile: string): string | undefined {
-  try {
-    return readFileSync(auditHeadPath(logFile), "latin1");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-function parseHeadText(text: string | undefined): AuditHeadReading {
-  return text === undefined ? { state: "missing" } : parseAuditHead(Buffer.from(text, "latin1"));
 }
 
 /** Where an append left the log: what the next head holds, and the last record's own hash. */
@@ -260,26 +259,6 @@ function headOf(written: WrittenBatch): AuditHead {
 /** The record a writer puts first in its batch when the head did not match (anchor.ts). */
 function markerFields(marker: AnchorMarker): AuditFields {
   return auditFields({ call_id: randomUUID(), scope: "audit", event: marker.event, detail: marker.detail });
-}
-
-/**
- * Opens the log for reading and appending, never through a symlink; creates it
- * (0600) exclusively when missing. The existing file is tried first: it is the
- * common case, and a failed open costs a thrown system error (a stack trace).
- */
-function openAuditFile(file: string): number {
-  try {
-    return openSync(file, OPEN_FLAGS);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  try {
-    return openSync(file, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
-  } catch (error) {
-    // Created meanwhile by a writer that does not take the lock: open what is there.
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  return openSync(file, OPEN_FLAGS);
 }
 
 /**

@@ -16,14 +16,16 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { exclusiveCreateFlags, tempFilePrefix } from "../state/atomic-write.js";
 import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
-import { auditHeadPath, readAuditHeadSync, serialiseAuditHead, type AuditHead } from "./head.js";
+import { auditHeadPath, serialiseAuditHead, type AuditHead } from "./head.js";
+import type { AuditHeadView } from "./head-view.js";
 
 /**
- * Replaces the head of `logFile` with `next` unless the current head already
- * anchors at least `next.bytes`. Returns the bytes it put in place, if it did.
+ * Replaces the head of `logFile` with `next` unless the current head (as
+ * `view` finds it) already anchors at least `next.bytes`. Returns the bytes it
+ * put in place, if it did.
  */
-export async function advanceAuditHead(logFile: string, next: AuditHead, timing: LockTiming): Promise<Uint8Array | undefined> {
-  const headFile = auditHeadPath(logFile);
+export async function advanceAuditHead(logFile: string, next: AuditHead, timing: LockTiming, view: AuditHeadView): Promise<Uint8Array | undefined> {
+  const headFile = view.headFile;
   const temp = stagingPath(headFile);
   const bytes = serialiseAuditHead(next);
   let staged = false;
@@ -31,10 +33,12 @@ export async function advanceAuditHead(logFile: string, next: AuditHead, timing:
     await stage(temp, bytes);
     staged = true;
     return await withSyncFileLock(logFile, timing, () => {
-      const current = readAuditHeadSync(logFile);
+      view.text();
+      const current = view.reading();
       if (current.state === "present" && current.head.bytes >= next.bytes) return undefined;
       renameSync(temp, headFile);
       staged = false;
+      view.placed(bytes);
       return bytes;
     });
   } finally {
