@@ -21,14 +21,16 @@ import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
 import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
-import { visitLinesFromEnd } from "./file-tail.js";
-import { advanceAuditHead, placeFirstAuditHeadSync } from "./head-advance.js";
+import { chainTail } from "./chain-tail.js";
+import { DeferredHead } from "./deferred-head.js";
+import { advanceAuditHead, advanceAuditHeadNow, placeFirstAuditHeadSync } from "./head-advance.js";
 import { AuditHeadView } from "./head-view.js";
-import { AUDIT_HEAD_VERSION, type AuditHead, type AuditHeadReading } from "./head.js";
+import { AUDIT_HEAD_VERSION, type AuditHead } from "./head.js";
 import { AuditLogHandle } from "./log-handle.js";
-import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditLine, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
+import { auditFields, sealAuditLine, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
+export { SERVER_HEAD_DELAY_MS } from "./deferred-head.js";
 export type { AuditInput, AuditRecord } from "./record.js";
 
 /** The audit log's path below the configuration root. */
@@ -65,6 +67,14 @@ export interface AppendOptions {
 export interface AuditLogOptions {
   /** Where failures are reported; stderr by default (stdout belongs to JSON-RPC). */
   readonly report?: (message: string) => void;
+  /**
+   * When set, a synced append does not wait to move the head: the newest
+   * head is put in place once this many milliseconds have passed since the
+   * first one waiting, or at exit (deferred-head.ts). For a long-lived writer
+   * that appends in bursts (the MCP server); the head then lags by at most
+   * this long. Unset: every synced append moves the head before it resolves.
+   */
+  readonly headDelayMs?: number;
 }
 
 /** Appends in flight per resolved path, so one process never contends with itself. */
@@ -81,6 +91,8 @@ export class AuditLog {
   private readonly handle: AuditLogHandle;
   /** The head as this writer last read or placed it (head-view.ts). */
   private readonly head: AuditHeadView;
+  /** Heads waiting to be put in place, when they are deferred (AuditLogOptions.headDelayMs). */
+  private readonly deferredHead: DeferredHead | undefined;
 
   constructor(
     readonly file: string,
@@ -91,6 +103,19 @@ export class AuditLog {
     this.report = options.report ?? ((message) => process.stderr.write(message));
     this.handle = new AuditLogHandle(file);
     this.head = new AuditHeadView(file);
+    const delay = options.headDelayMs;
+    this.deferredHead =
+      delay === undefined
+        ? undefined
+        : new DeferredHead(
+            delay,
+            () => {
+              void this.settleHead();
+            },
+            (head) => {
+              advanceAuditHeadNow(head, this.head);
+            },
+          );
   }
 
   /**
@@ -108,17 +133,7 @@ export class AuditLog {
    * Never rejects; an empty batch is a failure.
    */
   appendBatch(inputs: readonly AuditInput[], options: AppendOptions = {}): Promise<AuditAppendResult> {
-    const key = path.resolve(this.file);
-    const run = (queues.get(key) ?? Promise.resolve()).then(() => this.appendNow(inputs, options));
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(key, settled);
-    void settled.then(() => {
-      if (queues.get(key) === settled) queues.delete(key);
-    });
-    return run.then(
+    return this.enqueue(() => this.appendNow(inputs, options)).then(
       (hash): AuditAppendResult => ({ ok: true, hash }),
       (error: unknown): AuditAppendResult => {
         this.directoryReady = false;
@@ -129,6 +144,47 @@ export class AuditLog {
         return { ok: false, error: failure };
       },
     );
+  }
+
+  /**
+   * Puts a head that is waiting (AuditLogOptions.headDelayMs) in place now,
+   * after the appends already queued. Never rejects; a failure is reported.
+   */
+  settleHead(): Promise<void> {
+    return this.enqueue(() => this.placeDeferredHead());
+  }
+
+  /** Runs `task` after this process's earlier appends to the same file (and their head moves). */
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const key = path.resolve(this.file);
+    const run = (queues.get(key) ?? Promise.resolve()).then(task);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(key, settled);
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
+    return run;
+  }
+
+  /** Puts the newest deferred head in place (queued like an append); a failure is reported, the head stays behind. */
+  private async placeDeferredHead(): Promise<void> {
+    const next = this.deferredHead?.take();
+    if (next === undefined) return;
+    try {
+      await this.moveHead(next);
+    } catch (error) {
+      this.head.forget();
+      this.report(`torii: audit: could not update the head of ${this.file}: ${(error as Error).message}\n`);
+    }
+  }
+
+  /** Moves the head forward to `next`; the writer remembers the bytes it placed. */
+  private async moveHead(next: AuditHead): Promise<void> {
+    const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING, this.head);
+    if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
   }
 
   /**
@@ -180,9 +236,12 @@ export class AuditLog {
     }
     options.onDurable?.();
     const next = headOf(written);
+    if (this.deferredHead !== undefined) {
+      this.deferredHead.defer(next);
+      return written.hash;
+    }
     try {
-      const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING, this.head);
-      if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
+      await this.moveHead(next);
     } catch (error) {
       throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
     }
@@ -259,34 +318,4 @@ function headOf(written: WrittenBatch): AuditHead {
 /** The record a writer puts first in its batch when the head did not match (anchor.ts). */
 function markerFields(marker: AnchorMarker): AuditFields {
   return auditFields({ call_id: randomUUID(), scope: "audit", event: marker.event, detail: marker.detail });
-}
-
-/**
- * Finds what the next record chains to: the digest of the last line that is a
- * valid record (a log without one starts a new, anchored chain). An unterminated last line that is not JSON is a torn append:
- * `tornFrom` is where it starts. Any other unterminated last line (a complete
- * record, or a damaged one) is kept, and the new records start on a line of
- * their own. When the head anchors exactly this log, its last line is the one
- * the head names (same digest), so it is not parsed again.
- */
-function chainTail(fd: number, size: number, head: AuditHeadReading): { prev: string; needsNewline: boolean; tornFrom?: number } {
-  let prev = ANCHORED_GENESIS_HASH;
-  let needsNewline = false;
-  let tornFrom: number | undefined;
-  const anchored = head.state === "present" && head.head.bytes === size ? head.head.last_hash : undefined;
-  visitLinesFromEnd(fd, size, (line, terminated) => {
-    if (anchored !== undefined && terminated && sha256Hex(line) === anchored) {
-      prev = anchored;
-      return true;
-    }
-    const checked = checkAuditLine(line);
-    if (!terminated) {
-      if (checked.kind === "unreadable") tornFrom = size - line.length;
-      else needsNewline = true;
-    }
-    if (checked.kind !== "record") return false;
-    prev = checked.digest;
-    return true;
-  });
-  return tornFrom === undefined ? { prev, needsNewline } : { prev, needsNewline, tornFrom };
 }

@@ -26,7 +26,7 @@ export class AuditHeadView {
   readonly headFile: string;
   private known: KnownHead | undefined;
 
-  constructor(logFile: string) {
+  constructor(readonly logFile: string) {
     this.headFile = auditHeadPath(logFile);
   }
 
