@@ -7,9 +7,13 @@
  * append is: take the cross-process lock (`<file>.lock`), read the head and the
  * file's tail (the last record; a torn fragment left by a crash is cut off),
  * write the batch's lines with O_APPEND in one write, release; fsync; then
- * move the head forward (head-advance.ts). An append takes a batch, so a call's
- * records cost one write and one fsync. Appends from one process are queued
- * first, so they never contend for the lock with each other.
+ * move the head forward (head-advance.ts; the server defers that to once a
+ * second, deferred-head.ts). An append takes a batch, so a call's records
+ * cost one write and one fsync. Appends from one process are queued first, so
+ * they never contend for the lock with each other. The log stays open and the
+ * head is remembered between appends (log-handle.ts, head-view.ts): after a
+ * fork every page an append touches costs a fault, so each append does as few
+ * system calls and allocations as the checks allow.
  *
  * Appends are best-effort by design: `append` never throws and never rejects.
  * A failure is written to stderr (one line, no record content) and returned, and
