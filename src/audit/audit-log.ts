@@ -7,26 +7,34 @@
  * append is: take the cross-process lock (`<file>.lock`), read the head and the
  * file's tail (the last record; a torn fragment left by a crash is cut off),
  * write the batch's lines with O_APPEND in one write, release; fsync; then
- * move the head forward (head-advance.ts). An append takes a batch, so a call's
- * records cost one write and one fsync. Appends from one process are queued
- * first, so they never contend for the lock with each other.
+ * move the head forward (head-advance.ts; the server defers that to once a
+ * second, deferred-head.ts). An append takes a batch, so a call's records
+ * cost one write and one fsync. Appends from one process are queued first, so
+ * they never contend for the lock with each other. The log stays open and the
+ * head is remembered between appends (log-handle.ts, head-view.ts): after a
+ * fork every page an append touches costs a fault, so each append does as few
+ * system calls and allocations as the checks allow.
  *
  * Appends are best-effort by design: `append` never throws and never rejects.
  * A failure is written to stderr (one line, no record content) and returned, and
  * the caller decides what it means; the broker's decisions never depend on it.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { fstatSync, fsyncSync, ftruncateSync, mkdirSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
 import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
-import { visitLinesFromEnd } from "./file-tail.js";
-import { advanceAuditHead, placeFirstAuditHeadSync } from "./head-advance.js";
-import { AUDIT_HEAD_VERSION, auditHeadPath, parseAuditHead, type AuditHead, type AuditHeadReading } from "./head.js";
-import { ANCHORED_GENESIS_HASH, auditFields, checkAuditLine, sealAuditRecord, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
+import { chainTail } from "./chain-tail.js";
+import { DeferredHead } from "./deferred-head.js";
+import { advanceAuditHead, advanceAuditHeadNow, placeFirstAuditHeadSync } from "./head-advance.js";
+import { AuditHeadView } from "./head-view.js";
+import { AUDIT_HEAD_VERSION, type AuditHead } from "./head.js";
+import { AuditLogHandle } from "./log-handle.js";
+import { auditFields, sealAuditLine, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
+export { SERVER_HEAD_DELAY_MS } from "./deferred-head.js";
 export type { AuditInput, AuditRecord } from "./record.js";
 
 /** The audit log's path below the configuration root. */
@@ -63,12 +71,18 @@ export interface AppendOptions {
 export interface AuditLogOptions {
   /** Where failures are reported; stderr by default (stdout belongs to JSON-RPC). */
   readonly report?: (message: string) => void;
+  /**
+   * When set, a synced append does not wait to move the head: the newest
+   * head is put in place once this many milliseconds have passed since the
+   * first one waiting, or at exit (deferred-head.ts). For a long-lived writer
+   * that appends in bursts (the MCP server); the head then lags by at most
+   * this long. Unset: every synced append moves the head before it resolves.
+   */
+  readonly headDelayMs?: number;
 }
 
 /** Appends in flight per resolved path, so one process never contends with itself. */
 const queues = new Map<string, Promise<unknown>>();
-
-const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | (process.platform === "win32" ? 0 : constants.O_NOFOLLOW);
 
 export class AuditLog {
   private readonly clock: () => Date;
@@ -77,6 +91,12 @@ export class AuditLog {
   private directoryReady = false;
   /** Where this writer's last append left the log, so the next one need not read it back (writeBatch). */
   private lastWrite: LastWrite | undefined;
+  /** The log's descriptor, kept open across appends while the path names the same file (log-handle.ts). */
+  private readonly handle: AuditLogHandle;
+  /** The head as this writer last read or placed it (head-view.ts). */
+  private readonly head: AuditHeadView;
+  /** Heads waiting to be put in place, when they are deferred (AuditLogOptions.headDelayMs). */
+  private readonly deferredHead: DeferredHead | undefined;
 
   constructor(
     readonly file: string,
@@ -85,6 +105,21 @@ export class AuditLog {
   ) {
     this.clock = clock;
     this.report = options.report ?? ((message) => process.stderr.write(message));
+    this.handle = new AuditLogHandle(file);
+    this.head = new AuditHeadView(file);
+    const delay = options.headDelayMs;
+    this.deferredHead =
+      delay === undefined
+        ? undefined
+        : new DeferredHead(
+            delay,
+            () => {
+              void this.settleHead();
+            },
+            (head) => {
+              advanceAuditHeadNow(head, this.head);
+            },
+          );
   }
 
   /**
@@ -102,8 +137,31 @@ export class AuditLog {
    * Never rejects; an empty batch is a failure.
    */
   appendBatch(inputs: readonly AuditInput[], options: AppendOptions = {}): Promise<AuditAppendResult> {
+    return this.enqueue(() => this.appendNow(inputs, options)).then(
+      (hash): AuditAppendResult => ({ ok: true, hash }),
+      (error: unknown): AuditAppendResult => {
+        this.directoryReady = false;
+        this.handle.close();
+        this.head.forget();
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.report(`torii: audit: could not append to ${this.file}: ${failure.message}\n`);
+        return { ok: false, error: failure };
+      },
+    );
+  }
+
+  /**
+   * Puts a head that is waiting (AuditLogOptions.headDelayMs) in place now,
+   * after the appends already queued. Never rejects; a failure is reported.
+   */
+  settleHead(): Promise<void> {
+    return this.enqueue(() => this.placeDeferredHead());
+  }
+
+  /** Runs `task` after this process's earlier appends to the same file (and their head moves). */
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
     const key = path.resolve(this.file);
-    const run = (queues.get(key) ?? Promise.resolve()).then(() => this.appendNow(inputs, options));
+    const run = (queues.get(key) ?? Promise.resolve()).then(task);
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -112,15 +170,25 @@ export class AuditLog {
     void settled.then(() => {
       if (queues.get(key) === settled) queues.delete(key);
     });
-    return run.then(
-      (hash): AuditAppendResult => ({ ok: true, hash }),
-      (error: unknown): AuditAppendResult => {
-        this.directoryReady = false;
-        const failure = error instanceof Error ? error : new Error(String(error));
-        this.report(`torii: audit: could not append to ${this.file}: ${failure.message}\n`);
-        return { ok: false, error: failure };
-      },
-    );
+    return run;
+  }
+
+  /** Puts the newest deferred head in place (queued like an append); a failure is reported, the head stays behind. */
+  private async placeDeferredHead(): Promise<void> {
+    const next = this.deferredHead?.take();
+    if (next === undefined) return;
+    try {
+      await this.moveHead(next);
+    } catch (error) {
+      this.head.forget();
+      this.report(`torii: audit: could not update the head of ${this.file}: ${(error as Error).message}\n`);
+    }
+  }
+
+  /** Moves the head forward to `next`; the writer remembers the bytes it placed. */
+  private async moveHead(next: AuditHead): Promise<void> {
+    const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING, this.head);
+    if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
   }
 
   /**
@@ -135,13 +203,14 @@ export class AuditLog {
     if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
     const batch = inputs.map(auditFields);
     if (!this.directoryReady) mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    // Closed here, also when a lock lost after the body (the fallback path) rejects the hold.
+    // Kept open for the next append; closed by appendBatch when an append fails.
     const log = { fd: -1 };
     let written: WrittenBatch;
     try {
       written = await withSyncFileLock(this.file, AUDIT_LOCK_TIMING, () => {
-        log.fd = openAuditFile(this.file);
-        const batchWritten = this.writeBatch(log.fd, batch);
+        const opened = this.handle.open();
+        log.fd = opened.fd;
+        const batchWritten = this.writeBatch(opened.fd, opened.stats, batch);
         // The lines are in the file: a caller waiting for that need not wait for the lock's release.
         options.onWritten?.();
         // A new log gets its head before the lock is released (once per log): otherwise the next
@@ -149,6 +218,7 @@ export class AuditLog {
         if (batchWritten.startedEmpty) {
           fsyncSync(log.fd);
           const placed = placeFirstAuditHeadSync(this.file, headOf(batchWritten));
+          this.head.placed(placed);
           if (this.lastWrite !== undefined) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
         }
         return batchWritten;
@@ -167,14 +237,15 @@ export class AuditLog {
         throw new Error(`the record was written, but the lock was lost (${error.reason}); the chain may fork`, { cause: error });
       }
       throw error;
-    } finally {
-      if (log.fd !== -1) closeSync(log.fd);
     }
     options.onDurable?.();
     const next = headOf(written);
+    if (this.deferredHead !== undefined) {
+      this.deferredHead.defer(next);
+      return written.hash;
+    }
     try {
-      const placed = await advanceAuditHead(this.file, next, AUDIT_LOCK_TIMING);
-      if (placed !== undefined && this.lastWrite?.size === next.bytes) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
+      await this.moveHead(next);
     } catch (error) {
       throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
     }
@@ -187,32 +258,36 @@ export class AuditLog {
    * as this writer's last append left them (same file, size, mtime and head
    * bytes), the tail and the anchor were checked then and are not read again.
    */
-  private writeBatch(fd: number, batch: readonly AuditFields[]): WrittenBatch {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new Error("is not a regular file");
-    const headText = readHeadText(this.file);
+  private writeBatch(fd: number, stats: Stats, batch: readonly AuditFields[]): WrittenBatch {
+    const headText = this.head.text();
     const last = this.lastWrite;
-    const unchanged = last !== undefined && last.ino === stats.ino && last.size === stats.size && last.mtimeMs === stats.mtimeMs && last.headText === headText;
-    const tail = unchanged ? { prev: last.prev, needsNewline: false } : chainTail(fd, stats.size, parseHeadText(headText));
+    const unchanged =
+      last !== undefined &&
+      last.ino === stats.ino &&
+      last.size === stats.size &&
+      last.mtimeMs === stats.mtimeMs &&
+      last.ctimeMs === stats.ctimeMs &&
+      last.headText === headText;
+    const tail = unchanged ? { prev: last.prev, needsNewline: false } : chainTail(fd, stats.size, this.head.reading());
     // A torn fragment at the end is a crashed append's: cut it, so that only the last line can ever be torn.
     if (tail.tornFrom !== undefined) ftruncateSync(fd, tail.tornFrom);
     const size = tail.tornFrom ?? stats.size;
-    const anchor = unchanged ? { lines: last.lines } : checkAnchor(fd, size, parseHeadText(headText), tail.prev);
+    const anchor = unchanged ? { lines: last.lines } : checkAnchor(fd, size, this.head.reading(), tail.prev);
     const records = anchor.marker === undefined ? batch : [markerFields(anchor.marker), ...batch];
     let prev = tail.prev;
     let hash = "";
     const lines = records.map((fields) => {
-      const { record, line } = sealAuditRecord(fields, this.clock(), prev);
-      prev = sha256Hex(line);
-      hash = record.hash;
-      return line;
+      const sealed = sealAuditLine(fields, this.clock(), prev);
+      prev = sha256Hex(sealed.line);
+      hash = sealed.hash;
+      return sealed.line;
     });
     const bytes = Buffer.from(`${tail.needsNewline ? "\n" : ""}${lines.join("\n")}\n`, "utf8");
     const bytesWritten = writeSync(fd, bytes, 0, bytes.length, null);
     if (bytesWritten !== bytes.length) throw new Error(`short write (${bytesWritten} of ${bytes.length} bytes)`);
     const terminated = anchor.lines + lines.length + (tail.needsNewline ? 1 : 0);
     const after = fstatSync(fd);
-    this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, headText, prev, lines: terminated };
+    this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, headText, prev, lines: terminated };
     return { lines: terminated, bytes: size + bytes.length, digest: prev, hash, startedEmpty: size === 0 };
   }
 }
@@ -221,24 +296,11 @@ interface LastWrite {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
+  readonly ctimeMs: number;
   /** The head file's text as this writer last saw or wrote it; undefined when there was none. */
   readonly headText: string | undefined;
   readonly prev: string;
   readonly lines: number;
-}
-
-/** The head's text, or undefined when there is none. */
-function readHeadText(logFile: string): string | undefined {
-  try {
-    return readFileSync(auditHeadPath(logFile), "latin1");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-function parseHeadText(text: string | undefined): AuditHeadReading {
-  return text === undefined ? { state: "missing" } : parseAuditHead(Buffer.from(text, "latin1"));
 }
 
 /** Where an append left the log: what the next head holds, and the last record's own hash. */
@@ -260,54 +322,4 @@ function headOf(written: WrittenBatch): AuditHead {
 /** The record a writer puts first in its batch when the head did not match (anchor.ts). */
 function markerFields(marker: AnchorMarker): AuditFields {
   return auditFields({ call_id: randomUUID(), scope: "audit", event: marker.event, detail: marker.detail });
-}
-
-/**
- * Opens the log for reading and appending, never through a symlink; creates it
- * (0600) exclusively when missing. The existing file is tried first: it is the
- * common case, and a failed open costs a thrown system error (a stack trace).
- */
-function openAuditFile(file: string): number {
-  try {
-    return openSync(file, OPEN_FLAGS);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  try {
-    return openSync(file, OPEN_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
-  } catch (error) {
-    // Created meanwhile by a writer that does not take the lock: open what is there.
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  return openSync(file, OPEN_FLAGS);
-}
-
-/**
- * Finds what the next record chains to: the digest of the last line that is a
- * valid record (a log without one starts a new, anchored chain). An unterminated last line that is not JSON is a torn append:
- * `tornFrom` is where it starts. Any other unterminated last line (a complete
- * record, or a damaged one) is kept, and the new records start on a line of
- * their own. When the head anchors exactly this log, its last line is the one
- * the head names (same digest), so it is not parsed again.
- */
-function chainTail(fd: number, size: number, head: AuditHeadReading): { prev: string; needsNewline: boolean; tornFrom?: number } {
-  let prev = ANCHORED_GENESIS_HASH;
-  let needsNewline = false;
-  let tornFrom: number | undefined;
-  const anchored = head.state === "present" && head.head.bytes === size ? head.head.last_hash : undefined;
-  visitLinesFromEnd(fd, size, (line, terminated) => {
-    if (anchored !== undefined && terminated && sha256Hex(line) === anchored) {
-      prev = anchored;
-      return true;
-    }
-    const checked = checkAuditLine(line);
-    if (!terminated) {
-      if (checked.kind === "unreadable") tornFrom = size - line.length;
-      else needsNewline = true;
-    }
-    if (checked.kind !== "record") return false;
-    prev = checked.digest;
-    return true;
-  });
-  return tornFrom === undefined ? { prev, needsNewline } : { prev, needsNewline, tornFrom };
 }

@@ -15,15 +15,17 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { exclusiveCreateFlags, tempFilePrefix } from "../state/atomic-write.js";
-import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
-import { auditHeadPath, readAuditHeadSync, serialiseAuditHead, type AuditHead } from "./head.js";
+import { syncDescriptor, withFileLockIfFree, withSyncFileLock, type LockTiming } from "../state/lock.js";
+import { auditHeadPath, serialiseAuditHead, type AuditHead } from "./head.js";
+import type { AuditHeadView } from "./head-view.js";
 
 /**
- * Replaces the head of `logFile` with `next` unless the current head already
- * anchors at least `next.bytes`. Returns the bytes it put in place, if it did.
+ * Replaces the head of `logFile` with `next` unless the current head (as
+ * `view` finds it) already anchors at least `next.bytes`. Returns the bytes it
+ * put in place, if it did.
  */
-export async function advanceAuditHead(logFile: string, next: AuditHead, timing: LockTiming): Promise<Uint8Array | undefined> {
-  const headFile = auditHeadPath(logFile);
+export async function advanceAuditHead(logFile: string, next: AuditHead, timing: LockTiming, view: AuditHeadView): Promise<Uint8Array | undefined> {
+  const headFile = view.headFile;
   const temp = stagingPath(headFile);
   const bytes = serialiseAuditHead(next);
   let staged = false;
@@ -31,15 +33,49 @@ export async function advanceAuditHead(logFile: string, next: AuditHead, timing:
     await stage(temp, bytes);
     staged = true;
     return await withSyncFileLock(logFile, timing, () => {
-      const current = readAuditHeadSync(logFile);
-      if (current.state === "present" && current.head.bytes >= next.bytes) return undefined;
-      renameSync(temp, headFile);
-      staged = false;
-      return bytes;
+      const placed = putInPlace(temp, bytes, next, view);
+      staged = !placed;
+      return placed ? bytes : undefined;
     });
   } finally {
     if (staged) removeQuietly(temp);
   }
+}
+
+/**
+ * advanceAuditHead for a process that is exiting: synchronous, and only if
+ * the lock is free now (otherwise the head stays behind, anchoring a prefix
+ * of the log, which readers accept). Throws nothing.
+ */
+export function advanceAuditHeadNow(next: AuditHead, view: AuditHeadView): void {
+  const temp = stagingPath(view.headFile);
+  let staged = false;
+  try {
+    const fd = openSync(temp, exclusiveCreateFlags(process.platform), 0o600);
+    staged = true;
+    try {
+      writeAll(fd, serialiseAuditHead(next));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    const locked = withFileLockIfFree(view.logFile, () => putInPlace(temp, serialiseAuditHead(next), next, view));
+    staged = !(locked.held && locked.value);
+  } catch {
+    // Best-effort at exit, like every audit write: the head anchors a prefix.
+  } finally {
+    if (staged) removeQuietly(temp);
+  }
+}
+
+/** Under the lock: renames the staged head into place unless the current head anchors as far. Returns whether it did. */
+function putInPlace(temp: string, bytes: Uint8Array, next: AuditHead, view: AuditHeadView): boolean {
+  view.text();
+  const current = view.reading();
+  if (current.state === "present" && current.head.bytes >= next.bytes) return false;
+  renameSync(temp, view.headFile);
+  view.placed(bytes);
+  return true;
 }
 
 /**

@@ -126,6 +126,8 @@ const UNSAFE_CHARACTERS = new RegExp(
 /** Replaces characters that could forge lines or reorder text on a terminal, and cuts to `max` code points. */
 export function sanitiseAuditText(value: string, max: number): string {
   const safe = value.replace(UNSAFE_CHARACTERS, "_");
+  // A string of at most `max` UTF-16 units has at most `max` code points: no need to split it.
+  if (safe.length <= max) return safe;
   const points = Array.from(safe);
   return points.length <= max ? safe : points.slice(0, max).join("");
 }
@@ -187,8 +189,20 @@ export function auditFields(input: AuditInput): AuditFields {
 /** Times and chains `fields` into a record and its line (without the newline). */
 export function sealAuditRecord(fields: AuditFields, time: Date, prev: string): { record: AuditRecord; line: string } {
   const unsigned = { v: AUDIT_FORMAT_VERSION, time: time.toISOString(), ...fields, prev } as const;
-  const record: AuditRecord = { ...unsigned, hash: sha256Hex(canonicalJson(unsigned)) };
-  return { record, line: canonicalJson(record) };
+  const { line, hash } = sealAuditLine(fields, time, prev);
+  return { record: { ...unsigned, hash }, line };
+}
+
+/**
+ * The sealed line alone, for the writer: `hash` is the last field, so the
+ * line is the unsigned JSON with `,"hash":"…"}` in place of its closing brace
+ * (byte for byte what canonicalJson of the whole record gives), built with one
+ * serialisation instead of two.
+ */
+export function sealAuditLine(fields: AuditFields, time: Date, prev: string): { line: string; hash: string } {
+  const unsigned = canonicalJson({ v: AUDIT_FORMAT_VERSION, time: time.toISOString(), ...fields, prev });
+  const hash = sha256Hex(unsigned);
+  return { line: `${unsigned.slice(0, -1)},"hash":"${hash}"}`, hash };
 }
 
 /** Compact JSON with the fields in AUDIT_FIELD_ORDER; absent fields are left out. */

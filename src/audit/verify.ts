@@ -169,7 +169,7 @@ function checkHead(lines: readonly Line[], size: number, reading: AuditHeadReadi
     {
       line: head.lines + 1,
       warning: true,
-      reason: `${after} line(s) after the end audit.head anchors: an append interrupted before the head was replaced, or a writer that keeps no head`,
+      reason: `${after} line(s) after the end audit.head anchors: an append interrupted before the head was replaced, a server that has not moved its head yet (it does so within a second), or a writer that keeps no head`,
     },
   ];
 }

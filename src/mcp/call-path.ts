@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createApprover } from "../approval/create-approver.js";
-import { AuditLog } from "../audit/audit-log.js";
+import { AuditLog, SERVER_HEAD_DELAY_MS } from "../audit/audit-log.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
 import { invoke, type InvokeDeps, type ProviderCall } from "../pipeline/invoke.js";
 import type { CallOutcome } from "../pipeline/call-types.js";
@@ -37,7 +37,7 @@ export interface StartupPlace {
 
 /** Builds the call side for a loaded configuration. */
 export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
-  const audit = new AuditLog(path.join(root, "audit.jsonl"));
+  const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
   const slots = new Semaphore(settings.maxConcurrentCalls);
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
 

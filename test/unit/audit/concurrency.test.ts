@@ -15,7 +15,7 @@ const BUILT_LOG = pathToFileURL(path.resolve(import.meta.dirname, "../../../dist
 const WRITER = `
 const { AuditLog } = await import(process.env.AUDIT_MODULE);
 const [file, name, count, startAt] = process.argv.slice(1);
-const log = new AuditLog(file);
+const log = new AuditLog(file, undefined, process.env.HEAD_DELAY ? { headDelayMs: Number(process.env.HEAD_DELAY) } : {});
 while (Date.now() < Number(startAt)) await new Promise((resolve) => setTimeout(resolve, 1));
 let failed = 0;
 for (let i = 0; i < Number(count); i += 1) {
@@ -26,10 +26,10 @@ process.stderr.write("failed=" + failed + "\\n");
 process.exitCode = failed === 0 ? 0 : 1;
 `;
 
-function runWriter(file: string, name: string, count: number, startAt: number): Promise<{ code: number | null; stderr: string }> {
+function runWriter(file: string, name: string, count: number, startAt: number, headDelay = ""): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--input-type=module", "-e", WRITER, file, name, String(count), String(startAt)], {
-      env: { PATH: process.env.PATH ?? "", AUDIT_MODULE: BUILT_LOG },
+      env: { PATH: process.env.PATH ?? "", AUDIT_MODULE: BUILT_LOG, HEAD_DELAY: headDelay },
       stdio: ["ignore", "ignore", "pipe"],
       shell: false,
     });
@@ -59,5 +59,18 @@ describe("AuditLog across processes", () => {
     const switches = ids.filter((id, i) => i > 0 && id[0] !== ids[i - 1]?.[0]).length;
     expect(switches).toBeGreaterThan(1);
     expect(entries.every((entry) => "record" in entry && entry.record.argv_head?.length === 2)).toBe(true);
+  }, 60_000);
+
+  it("two servers' writers (heads deferred) appending at once: one valid chain, anchored without a mismatch", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const startAt = Date.now() + 400;
+    const results = await Promise.all([runWriter(file, "a", 100, startAt, "20"), runWriter(file, "b", 100, startAt, "20")]);
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+    const verified = await verifyAuditLog(file);
+    expect(verified).toMatchObject({ ok: true, records: 200 });
+    // At most a head that lags (both exited at once and one found the lock taken): a warning, never a marker.
+    expect(verified.problems.filter((problem) => !problem.warning)).toEqual([]);
+    const events = (await tailAuditLog(file, 200)).map((entry) => ("record" in entry ? entry.record.event : "?"));
+    expect(events.every((event) => event === "ran")).toBe(true);
   }, 60_000);
 });
