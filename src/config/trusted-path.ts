@@ -43,10 +43,18 @@ const MAX_LINKS = 40;
  * @throws ConfigError naming the offending path and the command that fixes it.
  */
 export function checkTrustedPath(trust: ConfigTrust, target: string, kind: TrustedKind): boolean {
-  if (!isInside(path.resolve(target), trust.root)) throw new ConfigError(target, `is outside the configuration root ${trust.root}`);
-  const relative = path.relative(trust.root, path.resolve(target));
+  const resolved = path.resolve(target);
+  if (!isInside(resolved, trust.root)) throw new ConfigError(target, `is outside the configuration root ${trust.root}`);
+  const relative = path.relative(trust.root, resolved);
   const fsRoot = path.parse(trust.root).root;
-  const realRoot = walk(trust, { start: fsRoot, rest: path.relative(fsRoot, trust.root), target: trust.root, kind: relative === "" ? kind : "directory" });
+  // Below the root, the second walk's closing realpath resolves the whole path again, the root included.
+  const realRoot = walk(trust, {
+    start: fsRoot,
+    rest: path.relative(fsRoot, trust.root),
+    target: trust.root,
+    kind: relative === "" ? kind : "directory",
+    confirmedLater: relative !== "",
+  });
   if (realRoot === undefined) return false;
   if (relative === "") return true;
   return walk(trust, { start: realRoot, rest: relative, target, kind, bound: realRoot }) !== undefined;
@@ -62,6 +70,8 @@ interface WalkRequest {
   readonly kind: TrustedKind;
   /** Below the configuration root: every step must stay inside it, and sticky directories do not count as safe. */
   readonly bound?: string;
+  /** A later walk compares its end with the kernel's resolution of a longer path through this one: skip that comparison here. */
+  readonly confirmedLater?: boolean;
 }
 
 /**
@@ -80,7 +90,7 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
   while (queue.length > 0) {
     const name = queue.shift() ?? "";
     if (name === ".") continue;
-    current = name === ".." ? path.dirname(current) : path.join(current, name);
+    current = name === ".." ? path.dirname(current) : childOf(current, name);
     if (bound !== undefined && !isInside(current, bound)) throw escape(request.target, current, bound);
     if (name === "..") continue;
     const stats = lstatOf(current, request.target);
@@ -110,7 +120,8 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
     checkEntry(trust, current, stats, last ? request.kind : "directory", ruleFor(last));
   }
   // The walk and the kernel must agree on where the path leads; they differ only if it changed meanwhile.
-  if (!samePath(realpathOf(request.target), current)) throw new ConfigError(request.target, "changed while it was being checked; load again");
+  if (request.confirmedLater !== true && !samePath(realpathOf(request.target), current))
+    throw new ConfigError(request.target, "changed while it was being checked; load again");
   return current;
 }
 
@@ -127,16 +138,23 @@ function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | undefine
 
 function lstatOf(subject: string, target: string): Stats | undefined {
   try {
-    return lstatSync(subject);
+    // An absent entry is an answer, not an error: building an exception for it costs more than the lstat.
+    return lstatSync(subject, { throwIfNoEntry: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new ConfigError(target, `cannot inspect ${subject}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
+/**
+ * The kernel's answer in one call on POSIX: `realpathSync` would lstat every
+ * component again in JavaScript, doubling the walk's system calls. Windows
+ * keeps the JavaScript resolution, whose spelling the walk's paths share.
+ */
+const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSync.native;
+
 function realpathOf(target: string): string {
   try {
-    return realpathSync(target);
+    return kernelRealpath(target);
   } catch (error) {
     throw new ConfigError(target, `cannot be resolved: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -158,7 +176,18 @@ function components(value: string): string[] {
   return value.split(/[\\/]+/u).filter((part) => part !== "");
 }
 
+/** `path.join` for a normalised directory and one plain component (no separator, not `.` or `..`), without re-normalising. */
+function childOf(directory: string, name: string): string {
+  return directory.endsWith(path.sep) ? directory + name : directory + path.sep + name;
+}
+
+/**
+ * Whether `candidate` is `bound` or below it; both are normalised absolute
+ * paths. POSIX compares the strings (the walk asks at every step); Windows
+ * keeps `path.relative`, which ignores case as its file names do.
+ */
 function isInside(candidate: string, bound: string): boolean {
+  if (process.platform !== "win32") return candidate === bound || candidate.startsWith(bound.endsWith("/") ? bound : `${bound}/`);
   const relative = path.relative(bound, candidate);
   return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
 }

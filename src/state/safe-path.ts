@@ -27,10 +27,10 @@ export function currentPathPolicy(platform: NodeJS.Platform = process.platform):
 /** `lstat`, or undefined when nothing is there. */
 export function lstatIfExists(target: string, file: string): Stats | undefined {
   try {
-    return lstatSync(target);
+    // Absence is the common answer (no lock held): no exception is built for it.
+    return lstatSync(target, { throwIfNoEntry: false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
     // ENOTDIR: a path component is a file, so nothing can be there either; still suspicious, refuse.
     throw new StateError(file, code === "ENOTDIR" ? "unsafe-path" : "io", `cannot inspect ${target}: ${String(code ?? error)}`, {
       cause: error,

@@ -91,10 +91,11 @@ export class StateFile<S> {
     try {
       if (!checkStateDirectory(this.file, this.policy)) return { kind: "missing" };
       checkLockPath(this.file, this.lockPath);
-      const fd = this.openChecked();
-      if (fd === undefined) return { kind: "missing" };
+      const opened = this.openChecked();
+      if (opened === undefined) return { kind: "missing" };
+      const { fd, size } = opened;
       try {
-        if (fstatSync(fd).size > MAX_STATE_FILE_BYTES) {
+        if (size > MAX_STATE_FILE_BYTES) {
           const error = new StateError(this.file, "invalid", `the file is larger than ${MAX_STATE_FILE_BYTES} bytes`);
           return { kind: "error", error, recoverable: true };
         }
@@ -179,7 +180,7 @@ export class StateFile<S> {
    */
   async preserveInvalid(now: Date): Promise<string> {
     const stamp = now.toISOString().replace(/[-:]/g, "");
-    const fd = this.openChecked();
+    const fd = this.openChecked()?.fd;
     if (fd === undefined) throw new StateError(this.file, "io", "the invalid file vanished while the lock was held");
     try {
       for (let attempt = 0; ; attempt += 1) {
@@ -215,10 +216,10 @@ export class StateFile<S> {
     return this.fs === undefined ? { platform: this.platform } : { fs: this.fs, platform: this.platform };
   }
 
-  /** Opens the state file without following a symlink and checks what was opened; undefined when missing. */
-  private openChecked(): number | undefined {
-    // O_NOFOLLOW closes the race on POSIX; Windows has no such flag, so the lstat is the check there.
-    if (lstatIfExists(this.file, this.file)?.isSymbolicLink() === true) {
+  /** Opens the state file without following a symlink and checks what was opened (its size with it); undefined when missing. */
+  private openChecked(): { readonly fd: number; readonly size: number } | undefined {
+    // O_NOFOLLOW refuses a symlink on POSIX (ELOOP, below); Windows has no such flag, so an lstat is the check there.
+    if (this.platform === "win32" && lstatIfExists(this.file, this.file)?.isSymbolicLink() === true) {
       throw new StateError(this.file, "unsafe-path", "the state file is a symbolic link");
     }
     const flags = constants.O_RDONLY | (this.platform === "win32" ? 0 : constants.O_NOFOLLOW);
@@ -232,12 +233,13 @@ export class StateFile<S> {
       throw error;
     }
     try {
-      checkStateFileStats(this.file, fstatSync(fd), this.policy);
+      const stats = fstatSync(fd);
+      checkStateFileStats(this.file, stats, this.policy);
+      return { fd, size: stats.size };
     } catch (error) {
       closeSync(fd);
       throw error;
     }
-    return fd;
   }
 
   /** Temp files exist only while a lock holder writes; under the lock, any left are a crashed writer's. */
