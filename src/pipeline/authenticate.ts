@@ -24,7 +24,7 @@ import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js
 import type { Settings } from "../config/settings.js";
 import type { Redactor } from "../runtime/redaction.js";
 import { authScopeOf, runInAuthScope, type AuthScope } from "./auth-scope.js";
-import type { CallAudit } from "./call-audit.js";
+import { recordBeforeStart, type CallAudit } from "./call-audit.js";
 import { redactorFor } from "./call-secrets.js";
 import type { ChildPlanDeps, CredentialLayers } from "./child-plan.js";
 import { useStoredSession } from "./environment-session.js";
@@ -86,8 +86,8 @@ async function runLifecycleCommand(
   layers: CredentialLayers,
   deps: AuthDeps,
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
-  // No process starts before the records that allowed it are in the file.
-  await request.audit.flush();
+  // No process starts before the records that allowed it are in the file; without them, none starts.
+  await recordBeforeStart(request.audit);
   const subject = { provider: request.provider, target: request.target, identity };
   const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor: redactorFor(layers) });
   return { exitCode: result.exitCode, stdout: result.stdout, timedOut: result.timedOut };
@@ -184,7 +184,7 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
         layers,
         now: () => new Date(),
         validate: async (validate, candidate) => {
-          await request.audit.flush();
+          await recordBeforeStart(request.audit);
           const subject = { provider: request.provider, target: request.target, identity };
           return launchLifecycleCommand(validate.command, validate.args, subject, candidate, deps, {
             signal: request.signal,

@@ -11,8 +11,10 @@
  * power cut can, docs/audit.md). The rest (a denied call's records, `ran`) is
  * written by the final, durable flush after the call, whose one fsync covers
  * the call's earlier records too: one append for a denied call, two for an
- * allowed one, one fsync for either. An audit write never changes a
- * decision: a failure is reported on stderr by the log itself.
+ * allowed one, one fsync for either. A failure is reported on stderr by the
+ * log itself. No record, no run: when the records that allow a process could
+ * not be written, the process does not start (`recordBeforeStart`); a denied
+ * call stays denied whatever its records' fate.
  *
  * Once the call's credentials are read, its redactor masks them in every
  * record written from then on (including buffered ones and the argv head).
@@ -45,16 +47,26 @@ export interface CallAudit {
   redactWith(redactor: Redactor): void;
   /**
    * Writes the buffered records in one append; resolves once they are in the
-   * file (or their failure was reported). With `durable`, the append also
-   * fsyncs (covering the call's earlier appends) and moves the head forward.
+   * file (true) or their failure was reported (false). With `durable`, the
+   * append also fsyncs (covering the call's earlier appends) and moves the
+   * head forward.
    */
-  flush(options?: { readonly durable?: boolean }): Promise<void>;
+  flush(options?: { readonly durable?: boolean }): Promise<boolean>;
   /** Resolves when every append of this call has finished, head included. */
   settled(): Promise<void>;
 }
 
 export interface AuditSink {
-  appendBatch(records: readonly AuditInput[], options: { onWritten: () => void; deferSync: boolean }): Promise<unknown>;
+  /** Calls `onWritten` once the records are in the file; resolves `{ok: false}` when they could not be written (never rejects). */
+  appendBatch(records: readonly AuditInput[], options: { onWritten: () => void; deferSync: boolean }): Promise<{ readonly ok: boolean }>;
+}
+
+/** What a call says when the records that would allow a process are not in the audit log. */
+export const NOT_RECORDED = "the audit log could not be written, so nothing was started (the server's stderr says why)";
+
+/** Writes the records that allow a process; throws when they are not in the file: no record, no run. */
+export async function recordBeforeStart(audit: CallAudit): Promise<void> {
+  if (!(await audit.flush())) throw new Error(NOT_RECORDED);
 }
 
 export function createCallAudit(sink: AuditSink, base: { callId: string; scope: string }): CallAudit {
@@ -63,7 +75,7 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
   let redactor = NO_REDACTION;
   let buffered: (CallAuditEntry & { policy_hash?: string })[] = [];
   let chain: Promise<unknown> = Promise.resolve();
-  let written: Promise<void> = Promise.resolve();
+  let written: Promise<boolean> = Promise.resolve(true);
   return {
     record(entry) {
       buffered.push(policyHash === undefined ? entry : { ...entry, policy_hash: policyHash });
@@ -82,14 +94,28 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
       const head = positionals === undefined ? {} : { argv_head: positionals.map((token) => redactor.redact(token)) };
       const batch: AuditInput[] = buffered.map((entry) => ({ call_id: base.callId, scope: base.scope, ...head, ...redactEntry(entry, redactor) }));
       buffered = [];
-      let onWritten = (): void => undefined;
-      written = new Promise<void>((resolve) => (onWritten = resolve));
+      let inFile: (written: boolean) => void = () => undefined;
+      written = new Promise<boolean>((resolve) => (inFile = resolve));
       const deferSync = options.durable !== true;
-      // Serialised per call so the chain keeps the pipeline's order; a failure resolves `written` too.
+      // Serialised per call so the chain keeps the pipeline's order. Lines already in the file
+      // stay reported written if a later step of the append (its fsync) fails.
       chain = chain
-        .then(() => sink.appendBatch(batch, { onWritten, deferSync }))
-        .catch(() => undefined)
-        .finally(onWritten);
+        .then(() =>
+          sink.appendBatch(batch, {
+            onWritten: () => {
+              inFile(true);
+            },
+            deferSync,
+          }),
+        )
+        .then(
+          (result) => {
+            inFile(result.ok);
+          },
+          () => {
+            inFile(false);
+          },
+        );
       return written;
     },
     settled: () => chain.then(() => undefined),

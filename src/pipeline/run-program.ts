@@ -7,6 +7,7 @@
 import type { launch, LaunchResult } from "../runtime/launcher.js";
 import type { Redactor } from "../runtime/redaction.js";
 import type { Settings } from "../config/settings.js";
+import { NOT_RECORDED } from "./call-audit.js";
 import type { CallDecision, CallOutcome } from "./call-types.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
 import type { LeaseGate } from "./gates.js";
@@ -33,8 +34,8 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
   const config = call.provider.config;
   const injection = targetInjection(call.provider, call.target);
   let result: LaunchResult;
-  // No process starts before the records that allowed it are in the file.
-  await call.audit.flush();
+  // No process starts before the records that allowed it are in the file; without them, none starts.
+  if (!(await call.audit.flush())) return { ...callScope(call), decision, error: NOT_RECORDED };
   try {
     const plan = planChild(
       config.command,

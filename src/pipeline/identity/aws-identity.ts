@@ -16,7 +16,7 @@
  */
 import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { leaseBindingOf } from "../../state/lease-status.js";
-import type { CallAudit } from "../call-audit.js";
+import { recordBeforeStart, type CallAudit } from "../call-audit.js";
 import type { ChildPlanDeps, CredentialLayers } from "../child-plan.js";
 import { planAwsCall, type StsProbeInputs } from "./aws-call-plan.js";
 import { credentialSourceFingerprint } from "./credential-fingerprint.js";
@@ -75,8 +75,8 @@ export async function checkAwsIdentity(request: AwsIdentityRequest, deps: AwsIde
     audit.record({ event: "identity-ok", detail: "cached" });
     return { ok: true };
   }
-  // No request leaves the machine before the records that allowed it are on disk.
-  await audit.flush();
+  // No request leaves the machine before the records that allowed it are in the file (it throws without them).
+  await recordBeforeStart(audit);
   const result = await (deps.stsProbe ?? sdkProbe)(inputs, request.signal);
   switch (result.kind) {
     case "identity":

@@ -30,7 +30,7 @@ function recordingAudit(): CallAudit & { events: string[] } {
     setPolicyHash: () => undefined,
     setPositionals: () => undefined,
     redactWith: () => undefined,
-    flush: () => Promise.resolve(),
+    flush: () => Promise.resolve(true),
     settled: () => Promise.resolve(),
   };
 }
@@ -127,7 +127,7 @@ describe("the call's audit: as few appends as its guarantees allow", () => {
         batches.push([...records]);
         synced.push(!deferSync);
         onWritten();
-        return Promise.resolve();
+        return Promise.resolve({ ok: true });
       },
     };
     const audit = createCallAudit(sink, { callId: "c1", scope: "kube/prod" });
