@@ -110,7 +110,9 @@ function setMember(text: string, path: readonly (string | number)[], value: unkn
   const comma = edit.content.startsWith(",") ? "," : "";
   const indent = layout.unit.repeat(existing + 1);
   const closing = comma === "" ? layout.eol + layout.unit.repeat(existing) : "";
-  const content = `${comma}${layout.eol}${indent}${JSON.stringify(path[existing])}: ${pretty(nested, existing + 1, layout)}${closing}`;
+  // An element appended to an existing array (index -1) has no key.
+  const key = typeof path[existing] === "number" ? "" : `${JSON.stringify(path[existing])}: `;
+  const content = `${comma}${layout.eol}${indent}${key}${pretty(nested, existing + 1, layout)}${closing}`;
   return applyEdits(text, [{ ...edit, content }]);
 }
 

@@ -5,7 +5,7 @@
  * a JSON file with a repeated key (the client reads the last, an edit would
  * change the first) is refused with file:line.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -67,5 +67,26 @@ describe("a repeated key", () => {
     expect(result.stderr).toContain(`${file}:4:5: duplicate key "torii" (first on line 3)`);
     expect(readFileSync(file, "utf8")).toBe(text);
     expect(backupsOf(file)).toEqual([]);
+  });
+});
+
+describe("the operator's hook groups", () => {
+  test("install --guard appends Torii's group and uninstall removes it, the operator's groups byte for byte as written", async () => {
+    const { home, env } = scratch();
+    const settingsFile = path.join(home, ".claude", "settings.json");
+    mkdirSync(path.dirname(settingsFile), { recursive: true });
+    const mine = '{ "matcher": "Write",   "hooks": [ {"type":"command", "command": "/usr/local/bin/lint"} ] }';
+    const original = `{\n  "hooks": {\n    "PreToolUse": [\n      ${mine}\n    ]\n  }\n}\n`;
+    writeFileSync(settingsFile, original);
+    const installed = await runCli(["agent", "install", "claude-code", "--guard"], env);
+    expect(installed.status, installed.stderr).toBe(0);
+    const withGuard = readFileSync(settingsFile, "utf8");
+    expect(withGuard).toContain(`      ${mine},\n`);
+    const groups = (JSON.parse(withGuard) as { hooks: { PreToolUse: { matcher: string }[] } }).hooks.PreToolUse;
+    expect(groups.map((group) => group.matcher)).toEqual(["Write", "Bash"]);
+    expect((await runCli(["agent", "install", "claude-code", "--guard", "--json"], env)).stdout).toMatch(/"changed": false/u);
+    expect((await runCli(["agent", "uninstall", "claude-code"], env)).status).toBe(0);
+    expect(readFileSync(settingsFile, "utf8")).toContain(`      ${mine}`);
+    expect((JSON.parse(readFileSync(settingsFile, "utf8")) as { hooks: { PreToolUse: unknown[] } }).hooks.PreToolUse).toHaveLength(1);
   });
 });
