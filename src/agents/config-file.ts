@@ -1,52 +1,144 @@
 /**
- * Reading and replacing a client's configuration file: the previous bytes are
- * kept as `<file>.torii-backup` before the new content is renamed into place
- * (state/atomic-write.ts), the file's mode is kept, and a symbolic link (a
- * dotfiles repository, say) is written through rather than replaced.
+ * Reading and replacing a client's configuration file: the previous bytes,
+ * exactly as read, are kept as a backup before the new content is renamed
+ * into place (state/atomic-write.ts), the file's mode is kept, and a symbolic
+ * link (a dotfiles repository, say) is written through rather than replaced.
+ * A file that is not valid UTF-8 is refused (decoding would turn its bytes
+ * into U+FFFD and the rewrite would lose them). A backup is never
+ * overwritten: the first is `<file>.torii-backup`, later ones carry the time.
  */
-import { chmod, mkdir, readFile, realpath, stat } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../state/atomic-write.js";
+import { ConfigError } from "../config/errors.js";
+import { exclusiveCreateFlags, writeFileAtomic } from "../state/atomic-write.js";
 
-/** A configuration file as read: its resolved path and its text (undefined when it does not exist). */
+/** A configuration file as read: its resolved path, its text and bytes (undefined when it does not exist). */
 export interface ConfigText {
   /** The file written to: `file` itself, or the target of the link it is. */
   readonly target: string;
   readonly text: string | undefined;
+  /** The bytes `text` was decoded from: what the backup keeps. */
+  readonly bytes?: Uint8Array | undefined;
 }
 
-/** Reads `file` (following a link); a missing file has undefined text. */
-export async function readConfigText(file: string): Promise<ConfigText> {
+/** UTF-8 that throws on an invalid byte and keeps a BOM in the text (so a rewrite keeps it too). */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Whether `prefix` can start a valid UTF-8 text (a character cut at its end is fine). */
+function validPrefix(prefix: Uint8Array): boolean {
   try {
-    const target = await realpath(file);
-    return { target, text: await readFile(target, "utf8") };
+    new TextDecoder("utf-8", { fatal: true }).decode(prefix, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `prefix` is valid UTF-8 that ends at a character's end. */
+function completeText(prefix: Uint8Array): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(prefix);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The offset of the first byte that does not decode, found by halving (the decoder does not say where). */
+function firstInvalidOffset(bytes: Uint8Array): number {
+  let good = 0;
+  let bad = bytes.length;
+  while (bad - good > 4) {
+    const middle = Math.floor((good + bad) / 2);
+    if (validPrefix(bytes.subarray(0, middle))) good = middle;
+    else bad = middle;
+  }
+  for (let end = good + 1; end <= bad; end += 1) {
+    if (validPrefix(bytes.subarray(0, end))) continue;
+    // The byte that broke may continue a character begun earlier: report where that character starts.
+    let start = end - 1;
+    while (start > 0 && end - start < 4 && !completeText(bytes.subarray(0, start))) start -= 1;
+    return start;
+  }
+  // Every prefix is valid: the text ends inside a character.
+  return good;
+}
+
+/** `bytes` as text. @throws ConfigError naming the file, line, column and byte offset of the first invalid byte. */
+function decodeStrict(file: string, bytes: Uint8Array): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    const offset = firstInvalidOffset(bytes);
+    const before = bytes.subarray(0, offset);
+    const line = before.filter((byte) => byte === 0x0a).length + 1;
+    const column = offset - (before.lastIndexOf(0x0a) + 1) + 1;
+    throw new ConfigError(file, `not valid UTF-8 (byte offset ${offset}); Torii does not rewrite a file it cannot read exactly`, { line, column });
+  }
+}
+
+/** Reads `file` (following a link); a missing file has undefined text. @throws ConfigError when it is not valid UTF-8. */
+export async function readConfigText(file: string): Promise<ConfigText> {
+  let target: string;
+  let bytes: Uint8Array;
+  try {
+    target = await realpath(file);
+    bytes = await readFile(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { target: file, text: undefined };
     throw error;
   }
+  return { target, text: decodeStrict(target, bytes), bytes };
 }
 
-/** The backup `replaceConfigText` keeps of a file's previous content. */
+/** The first backup `replaceConfigText` keeps of a file's previous content. */
 export function backupPathOf(target: string): string {
   return `${target}.torii-backup`;
 }
 
 /**
+ * Writes `bytes` to a backup file that did not exist: `<target>.torii-backup`,
+ * or once that exists, `<target>.torii-backup-<time>` (with a counter when
+ * that too exists). Returns its path.
+ */
+async function writeNewBackup(target: string, bytes: Uint8Array): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[-:]/gu, "").replace(/\.\d+/u, "");
+  const candidates = [backupPathOf(target), ...Array.from({ length: 100 }, (_, n) => `${backupPathOf(target)}-${stamp}${n === 0 ? "" : `-${n}`}`)];
+  for (const candidate of candidates) {
+    let handle;
+    try {
+      handle = await open(candidate, exclusiveCreateFlags(process.platform), 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw error;
+    }
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return candidate;
+  }
+  throw new Error(`too many backups of ${target}; remove old ${path.basename(backupPathOf(target))}* files`);
+}
+
+/**
  * Atomically replaces `current.target` with `text`, after writing the old
- * content (when there was a file) to its backup; returns the backup's path.
+ * bytes (when there was a file) to a new backup; returns the backup's path.
  * Refuses when the file changed since it was read (the client may be writing it).
  * A new file's folder is created (0700 for the folders Torii creates).
  */
 export async function replaceConfigText(current: ConfigText, text: string): Promise<string | undefined> {
   await mkdir(path.dirname(current.target), { recursive: true, mode: 0o700 });
   const now = await readConfigText(current.target);
+  // Strict UTF-8 with the BOM kept decodes one way only, so equal text means equal bytes.
   if (now.text !== current.text) throw new Error(`${current.target} changed while Torii was editing it; nothing was written, run the command again`);
   let backup: string | undefined;
   let mode = 0o600;
   if (current.text !== undefined) {
     mode = (await stat(current.target)).mode & 0o777;
-    backup = backupPathOf(current.target);
-    await writeFileAtomic(backup, Buffer.from(current.text, "utf8"));
+    backup = await writeNewBackup(current.target, current.bytes ?? Buffer.from(current.text, "utf8"));
   }
   await writeFileAtomic(current.target, Buffer.from(text, "utf8"));
   if (mode !== 0o600) await chmod(current.target, mode);

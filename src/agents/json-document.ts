@@ -3,7 +3,7 @@
  * members Torii changes are rewritten, so comments, key order, formatting and
  * every other server stay as the operator (or the client) left them.
  */
-import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { applyEdits, modify, parse, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
 import { ConfigError } from "../config/errors.js";
 import type { JsonEdit } from "./adapter.js";
 import { valueAt } from "./document-value.js";
@@ -16,10 +16,46 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
 }
 
 /**
+ * The first key repeated within one object, anywhere in the document. A client
+ * (JSON.parse) takes the last of two equal keys while an edit would change the
+ * first, so Torii would report a registration the client never sees.
+ *
+ * @throws ConfigError at the repeated key, naming the line of the first.
+ */
+function refuseDuplicateKeys(file: string, text: string): void {
+  const open: Map<string, number>[] = [];
+  let duplicate: { key: string; line: number; column: number; firstLine: number } | undefined;
+  visit(
+    text,
+    {
+      onObjectBegin: () => {
+        open.push(new Map());
+      },
+      onObjectEnd: () => {
+        open.pop();
+      },
+      onObjectProperty: (key, _offset, _length, line, character) => {
+        const keys = open[open.length - 1];
+        const first = keys?.get(key);
+        if (first !== undefined) duplicate ??= { key, line: line + 1, column: character + 1, firstLine: first };
+        else keys?.set(key, line + 1);
+      },
+    },
+    { allowTrailingComma: true, disallowComments: false },
+  );
+  if (duplicate === undefined) return;
+  throw new ConfigError(
+    file,
+    `duplicate key ${JSON.stringify(duplicate.key)} (first on line ${duplicate.firstLine}); the client reads only the last one, so Torii does not rewrite this file: remove one`,
+    { line: duplicate.line, column: duplicate.column },
+  );
+}
+
+/**
  * Parses a client's JSON (comments and trailing commas allowed, as the clients
  * themselves allow them); an empty file is an empty object.
  *
- * @throws ConfigError naming file:line:col when the text does not parse or is not an object.
+ * @throws ConfigError naming file:line:col when the text does not parse, repeats a key in an object, or is not an object.
  */
 export function parseJsonDocument(file: string, text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
@@ -33,6 +69,7 @@ export function parseJsonDocument(file: string, text: string): Record<string, un
       positionOf(text, first.offset),
     );
   }
+  refuseDuplicateKeys(file, text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ConfigError(file, "the top level is not a JSON object; Torii does not rewrite it", { line: 1, column: 1 });
   }
@@ -73,7 +110,9 @@ function setMember(text: string, path: readonly (string | number)[], value: unkn
   const comma = edit.content.startsWith(",") ? "," : "";
   const indent = layout.unit.repeat(existing + 1);
   const closing = comma === "" ? layout.eol + layout.unit.repeat(existing) : "";
-  const content = `${comma}${layout.eol}${indent}${JSON.stringify(path[existing])}: ${pretty(nested, existing + 1, layout)}${closing}`;
+  // An element appended to an existing array (index -1) has no key.
+  const key = typeof path[existing] === "number" ? "" : `${JSON.stringify(path[existing])}: `;
+  const content = `${comma}${layout.eol}${indent}${key}${pretty(nested, existing + 1, layout)}${closing}`;
   return applyEdits(text, [{ ...edit, content }]);
 }
 

@@ -21,11 +21,28 @@ function arrayAt(root: unknown, path: readonly string[]): unknown[] {
   return Array.isArray(value) ? (value as unknown[]) : [];
 }
 
-/** `existing` with Torii's group replaced in place by `ours` (or appended when absent), duplicates of it dropped. */
-function mergedGroups(existing: readonly unknown[], ours: readonly unknown[]): unknown[] {
-  const at = existing.findIndex(isToriiGuardGroup);
-  if (at === -1) return [...existing, ...ours];
-  return existing.flatMap((group, index) => (index === at ? [...ours] : isToriiGuardGroup(group) ? [] : [group]));
+/** Removals of every Torii group of `event` after index `after`, highest index first (so earlier indices stay valid). */
+function removalsAfter(groups: readonly unknown[], event: string, after: number): JsonEdit[] {
+  return groups.flatMap((group, index) => (index > after && isToriiGuardGroup(group) ? [{ path: ["hooks", event, index], value: undefined }] : [])).reverse();
+}
+
+/**
+ * The edits that put `ours` into `hooks.<event>`, one element at a time so the
+ * operator's groups keep their bytes: Torii's group replaced in place (its
+ * duplicates removed) or appended (index -1). A missing array is written whole.
+ */
+function groupEdits(current: unknown, event: string, ours: readonly unknown[]): JsonEdit[] {
+  const existing = valueAt(current, ["hooks", event]);
+  if (!Array.isArray(existing)) return [{ path: ["hooks", event], value: ours }];
+  const groups = existing as unknown[];
+  const at = groups.findIndex(isToriiGuardGroup);
+  if (at === -1) return ours.map((group) => ({ path: ["hooks", event, -1], value: group }));
+  const [first, ...more] = ours;
+  return [
+    ...removalsAfter(groups, event, at),
+    { path: ["hooks", event, at], value: first },
+    ...more.map((group) => ({ path: ["hooks", event, -1], value: group })),
+  ];
 }
 
 /** The hook installer for `client`, whose hook file for a scope is `hookFile`. */
@@ -40,10 +57,7 @@ export function guardHookInstaller(client: GuardClient, hookFile: (scope: Config
         windows: process.platform === "win32",
       });
       const hooks = fragment.hooks as Record<string, unknown[]>;
-      const edits: JsonEdit[] = Object.entries(hooks).map(([event, ours]) => ({
-        path: ["hooks", event],
-        value: mergedGroups(arrayAt(current, ["hooks", event]), ours),
-      }));
+      const edits: JsonEdit[] = Object.entries(hooks).flatMap(([event, ours]) => groupEdits(current, event, ours));
       // A file format version the client needs (Cursor, Copilot CLI); an operator's own value is kept.
       if (fragment.version !== undefined && valueAt(current, ["version"]) === undefined) edits.push({ path: ["version"], value: fragment.version });
       return edits;
@@ -54,8 +68,8 @@ export function guardHookInstaller(client: GuardClient, hookFile: (scope: Config
       return Object.keys(hooks).flatMap((event) => {
         const groups = arrayAt(current, ["hooks", event]);
         if (!groups.some(isToriiGuardGroup)) return [];
-        const kept = groups.filter((group) => !isToriiGuardGroup(group));
-        return [{ path: ["hooks", event], value: kept.length === 0 ? undefined : kept }];
+        // Only Torii's groups: the event goes; otherwise each of them goes alone, the operator's keep their bytes.
+        return groups.every(isToriiGuardGroup) ? [{ path: ["hooks", event], value: undefined }] : removalsAfter(groups, event, -1);
       });
     },
   };
