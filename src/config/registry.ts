@@ -33,7 +33,7 @@ import {
 import { hasErrorCode, readTrustedConfigText } from "./read-file.js";
 import { loadTargetDocument } from "./target-schema.js";
 import type { TargetConfig } from "./target-schema.js";
-import { checkTrustedPath, configTrust, type ConfigTrust } from "./trusted-path.js";
+import { checkTrustedPath, configTrust, trustPass, type ConfigTrust } from "./trusted-path.js";
 import type { YamlDocument } from "./yaml-document.js";
 
 /** One target alias of a provider. */
@@ -212,7 +212,9 @@ export interface PolicyText {
  * @throws ConfigError when the shared file is missing or unreadable, or the alias is unknown.
  */
 export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { shared: PolicyText; target?: PolicyText } {
-  const sharedText = readTrustedConfigText(entry.trust, entry.rulesPath);
+  // Both files are checked in one pass: the directories they share are inspected once.
+  const trust = trustPass(entry.trust);
+  const sharedText = readTrustedConfigText(trust, entry.rulesPath);
   if (sharedText === undefined) throw new ConfigError(entry.rulesPath, "file not found");
   const shared = { file: entry.rulesPath, text: sharedText };
   if (targetAlias === undefined) return { shared };
@@ -220,7 +222,7 @@ export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { s
   if (target === undefined) {
     throw new ConfigError(targetsDir(entry.dir), `provider ${entry.tool} has no target ${JSON.stringify(targetAlias)}`);
   }
-  const text = readTrustedConfigText(entry.trust, target.rulesPath);
+  const text = readTrustedConfigText(trust, target.rulesPath);
   if (text === undefined && target.hasOwnRules) {
     // Falling back to the shared accepts would silently widen this target's policy.
     throw new ConfigError(target.rulesPath, "was removed after the configuration was loaded; restore it, or restart the server to use the shared rules");

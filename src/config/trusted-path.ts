@@ -23,6 +23,8 @@ import { currentTrustPolicy, describeTrustProblem, ownerAndModeProblem, type Tru
 export interface ConfigTrust {
   readonly root: string;
   readonly policy: TrustPolicy;
+  /** Directories already found trusted by this pass (trustPass); absent on a trust that outlives one. */
+  readonly passed?: Set<string>;
 }
 
 /** What a checked path must be: `any` only inspects owner, mode and links (a `.env` before the allow). */
@@ -31,6 +33,16 @@ export type TrustedKind = "file" | "directory" | "any";
 /** The trust of the configuration below `root` for this process (`platform` injected by tests). */
 export function configTrust(root: string, platform: NodeJS.Platform = process.platform): ConfigTrust {
   return { root: path.resolve(root), policy: currentTrustPolicy(platform) };
+}
+
+/**
+ * `trust` for checks made together in one synchronous stretch (a call's rules
+ * files, its `.env` layers): a directory one of them found trusted is not
+ * inspected again by the next. Never keep a pass across an await: an edit
+ * between two checkpoints must be seen by the second.
+ */
+export function trustPass(trust: ConfigTrust): ConfigTrust {
+  return { root: trust.root, policy: trust.policy, passed: new Set() };
 }
 
 /** Symbolic links one walk follows before giving up, as Linux's ELOOP limit. */
@@ -83,9 +95,13 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
   const { bound } = request;
   const queue = components(request.rest);
   const ruleFor = (last: boolean): WriteRule => (bound === undefined && !last ? "sticky-ok" : "strict");
+  // A directory passed through (not the final entry) that this pass already found trusted under the same rule.
+  const passedKey = (subject: string): string => `${ruleFor(false)}\0${subject}`;
   let current = request.start;
-  if (bound === undefined)
+  if (bound === undefined && !(queue.length > 0 && trust.passed?.has(passedKey(current)) === true)) {
     checkEntry(trust, current, lstatOf(current, request.target), queue.length === 0 ? request.kind : "directory", ruleFor(queue.length === 0));
+    if (queue.length > 0) trust.passed?.add(passedKey(current));
+  }
   let links = 0;
   while (queue.length > 0) {
     const name = queue.shift() ?? "";
@@ -93,6 +109,8 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
     current = name === ".." ? path.dirname(current) : childOf(current, name);
     if (bound !== undefined && !isInside(current, bound)) throw escape(request.target, current, bound);
     if (name === "..") continue;
+    const passedThrough = !queue.every((rest) => rest === ".");
+    if (passedThrough && trust.passed?.has(passedKey(current)) === true) continue;
     const stats = lstatOf(current, request.target);
     if (stats === undefined) return undefined;
     if (stats.isSymbolicLink()) {
@@ -118,6 +136,7 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
     }
     const last = queue.every((rest) => rest === ".");
     checkEntry(trust, current, stats, last ? request.kind : "directory", ruleFor(last));
+    if (!last) trust.passed?.add(passedKey(current));
   }
   // The walk and the kernel must agree on where the path leads; they differ only if it changed meanwhile.
   if (request.confirmedLater !== true && !samePath(realpathOf(request.target), current))

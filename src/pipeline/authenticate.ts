@@ -20,6 +20,7 @@
  */
 import { readDotenvIfExists } from "../config/dotenv.js";
 import { envFilePath, providerEnvFilePath } from "../config/paths.js";
+import { trustPass } from "../config/trusted-path.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import type { Redactor } from "../runtime/redaction.js";
@@ -67,7 +68,9 @@ export function readLayers(request: Pick<AuthRequest, "provider" | "target">, id
     providerEnvFile(request.provider),
     ...(request.target === undefined ? [] : [envFilePath(request.target.dir)]),
   ];
-  return files.map((file) => readDotenvIfExists(request.provider.trust, file) ?? new Map<string, string>());
+  // One trust pass for the layers: the directories their files share are inspected once.
+  const trust = trustPass(request.provider.trust);
+  return files.map((file) => readDotenvIfExists(trust, file) ?? new Map<string, string>());
 }
 
 function failure(source: "session-invalid" | "identity-mismatch", reason: string): AuthResult {

@@ -15,7 +15,7 @@ import { ownerAndModeProblem } from "../../../src/config/file-trust.js";
 import { shellQuote } from "../../../src/policy/shell-quote.js";
 import { loadRegistry, readPolicyTexts, type Registry } from "../../../src/config/registry.js";
 import { loadSettings } from "../../../src/config/settings.js";
-import { checkTrustedPath, configTrust } from "../../../src/config/trusted-path.js";
+import { checkTrustedPath, configTrust, trustPass } from "../../../src/config/trusted-path.js";
 import { catchConfigError, tempDir, writeTree } from "./temp-tree.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -207,6 +207,23 @@ describe.skipIf(process.platform === "win32")("files read per call are checked w
     chmodSync(path.join(root, "providers/kube"), 0o757);
     expect(catchConfigError(() => readPolicyTexts(provider)).file).toBe(path.join(root, "providers/kube"));
     expect(() => readDotenvIfExists(configTrust(root), path.join(root, "providers/kube/targets/prod/.env"))).toThrow(ConfigError);
+  });
+});
+
+describe.skipIf(process.platform === "win32")("a trust pass (checks made together)", () => {
+  it("inspects a shared directory once per pass, the final entry every time, and a new pass afresh", () => {
+    const root = trustedTree();
+    const shared = path.join(root, "providers/kube");
+    const [first, second] = [path.join(shared, "rules.yaml"), path.join(shared, "targets/prod/rules.yaml")];
+    const pass = trustPass(configTrust(root));
+    expect(checkTrustedPath(pass, first, "file")).toBe(true);
+    chmodSync(shared, 0o757);
+    // Within the pass the shared directory stands as found; the next pass (the next call) sees the change.
+    expect(checkTrustedPath(pass, second, "file")).toBe(true);
+    expect(catchConfigError(() => checkTrustedPath(trustPass(configTrust(root)), second, "file")).file).toBe(shared);
+    chmodSync(shared, 0o755);
+    chmodSync(second, 0o646);
+    expect(catchConfigError(() => checkTrustedPath(pass, second, "file")).file).toBe(second);
   });
 });
 
