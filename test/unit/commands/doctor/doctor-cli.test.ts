@@ -69,6 +69,20 @@ describe("torii doctor", () => {
     expect(result.status).toBe(0);
   });
 
+  it("reads a target's pinned kubeconfig, not ~/.kube/config, and fails a torn one naming the file", async () => {
+    const pinned = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-kube-")), "pinned");
+    writeFileSync(pinned, "contexts: [\n", { mode: 0o600 });
+    const root = makeConfigTree({
+      ...IDP,
+      "providers/kube/provider.yaml": kubeContextProvider("node"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kube/targets/dev/target.yaml": `version: "1"\nname: dev\ncontext: dev-ctx\nkubeconfig: ${pinned}\nidentity: {provider: idp}\n`,
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: homeWithKubeconfig("dev-ctx") });
+    expect(result.stdout).toContain(`FAIL target kube/dev: the kubeconfig ${pinned} is not valid YAML`);
+    expect(result.status).toBe(1);
+  });
+
   it("does not fail an identity-only provider (expose: false) for a command it never runs, nor warn that it has no accept rule", async () => {
     const root = makeConfigTree({
       "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\nexpose: false\ncommand: no-such-identity-cli\nargv: {parser: plain}\n',
