@@ -36,16 +36,21 @@ export function childKubeconfigOf(env: Readonly<Record<string, string>>, platfor
 }
 
 /**
- * Refuses a configured kubeconfig that is missing, unreadable, or writable by
- * someone else (the file or a directory above it).
+ * Refuses a configured kubeconfig that is writable by someone else (the file or
+ * a directory above it), unreadable, or, for the target's pin, missing. A
+ * missing entry a `.env` names is left to kubectl, which skips missing
+ * KUBECONFIG entries.
  *
  * @throws ConfigError naming the file and, for a trust problem, the command that fixes it.
  */
-export function checkConfiguredKubeconfigs(kubeconfig: ChildKubeconfig, policy: TrustPolicy): void {
+export function checkConfiguredKubeconfigs(kubeconfig: ChildKubeconfig, policy: TrustPolicy, pinned?: string): void {
   if (!kubeconfig.configured) return;
   for (const file of kubeconfig.files) {
     if (!path.isAbsolute(file)) throw new ConfigError(file, "is a relative kubeconfig path; KUBECONFIG and kubeconfig: must name absolute files");
-    if (!checkTrustedOutsideFile(policy, file)) throw new ConfigError(file, "does not exist (a kubeconfig the call is configured to read)");
+    if (!checkTrustedOutsideFile(policy, file)) {
+      if (file === pinned) throw new ConfigError(file, "does not exist (the kubeconfig the target pins)");
+      continue;
+    }
     try {
       accessSync(file, constants.R_OK);
     } catch (error) {
@@ -60,13 +65,22 @@ export function checkConfiguredKubeconfigs(kubeconfig: ChildKubeconfig, policy: 
 /**
  * The per-call check, after the `.env` layers are read and before any child
  * starts: the kubeconfig files the call's environment names must be trusted.
- * Most calls configure none and pay only a look at the layers' keys.
+ * Most calls configure none and pay only a look at the layers' keys. A path a
+ * `.env` set is a `.env` value: the error then names no path (doctor does).
  *
- * @throws ConfigError as checkConfiguredKubeconfigs.
+ * @throws ConfigError as checkConfiguredKubeconfigs for the target's pin; an
+ *   Error without the path for a KUBECONFIG a `.env` set.
  */
 export function checkCallKubeconfigs(provider: ProviderEntry, target: TargetEntry | undefined, layers: CredentialLayers, deps: ChildPlanDeps): void {
   const pinned = targetInjection(provider, target).env;
   const named = (name: string): boolean => name.toUpperCase() === "KUBECONFIG";
-  if (!Object.keys(pinned).some(named) && !layers.some((layer) => [...layer.keys()].some(named))) return;
-  checkConfiguredKubeconfigs(childKubeconfigOf(childEnvOf(provider, layers, pinned, deps), deps.platform), provider.trust.policy);
+  const pin = Object.entries(pinned).find(([name]) => named(name))?.[1];
+  if (pin === undefined && !layers.some((layer) => [...layer.keys()].some(named))) return;
+  const kubeconfig = childKubeconfigOf(childEnvOf(provider, layers, pinned, deps), deps.platform);
+  try {
+    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, pin);
+  } catch (error) {
+    if (pin !== undefined || !(error instanceof ConfigError)) throw error;
+    throw new Error("a kubeconfig that KUBECONFIG in a .env of this call names is refused by the trust rule; torii doctor names it and the fix");
+  }
 }

@@ -112,6 +112,9 @@ beforeAll(async () => {
     "providers/fk/provider.yaml": FK,
     "providers/fk/rules.yaml": 'version: "1"\naccept: [run]\n',
     "providers/fk/.env": `PATH=${envBin}\n`,
+    "providers/fkw/provider.yaml": FK.replace("name: fk\ntool: fk", "name: fkw\ntool: fkw"),
+    "providers/fkw/rules.yaml": 'version: "1"\naccept: [run]\n',
+    "providers/fkw/.env": `PATH=${envBin}\nKUBECONFIG=${writableKubeconfig}\n`,
     "providers/awsish/provider.yaml": AWSISH,
     "providers/awsish/rules.yaml": 'version: "1"\n',
     "providers/awsish/.env": `AWS_CONFIG_FILE=${awsEnvConfig}\n`,
@@ -174,6 +177,15 @@ describe("kubeconfig", () => {
     expect(outcome.execution).toBeUndefined();
     expect(outcome.error).toContain(`${writableDir}: is writable by group or others`);
     expect(writableApi.requests).toEqual([]);
+  });
+
+  test("so is one a provider's .env names: doctor fails it with the fix, the call runs nothing and its error names no .env value", async () => {
+    expect(finding("kubeconfig fkw")).toMatchObject({ status: "fail", fix: "run the fix named above" });
+    expect(finding("kubeconfig fkw")?.message).toContain(`${writableDir}: is writable by group or others`);
+    const outcome = outcomeOf(await session.call("fkw", { args: ["run"] }));
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toContain("refused by the trust rule; torii doctor names it and the fix");
+    expect(outcome.error).not.toContain(writableDir);
   });
 });
 

@@ -12,6 +12,8 @@ import { PolicyCache } from "../../pipeline/policy-cache.js";
 import { grantsFileOf, GrantStore } from "../../state/grant-store.js";
 import { cliVersionText } from "../shared/cli-on-path.js";
 import { operatorChildFiles } from "../shared/child-view.js";
+import type { ChildFiles } from "../../pipeline/child-files.js";
+import { checkConfiguredKubeconfigs } from "../../pipeline/child-kubeconfig.js";
 import { firstVersion, generatedFromVersion } from "../provider/catalogue.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
@@ -84,7 +86,20 @@ function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
       );
     } else findings.push(versionCheck(provider, where, entry.files.executable.path, entry.files.env));
   }
+  // A kubectl_context target's kubeconfig is target-checks.ts's; here, a KUBECONFIG another provider's .env sets.
+  if (provider.config.targeting?.mode !== "kubectl_context")
+    findings.push(...found.flatMap((entry) => ("files" in entry ? envKubeconfigCheck(provider, entry.files) : [])));
   return findings;
+}
+
+/** A KUBECONFIG a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/child-kubeconfig.ts). */
+function envKubeconfigCheck(provider: ProviderEntry, files: ChildFiles): DoctorCheck[] {
+  try {
+    checkConfiguredKubeconfigs(files.kubeconfig, provider.trust.policy);
+    return [];
+  } catch (error) {
+    return [check(`kubeconfig ${provider.tool}`, "fail", `${(error as Error).message}; every call is refused`, "run the fix named above")];
+  }
 }
 
 function versionCheck(provider: ProviderEntry, subject: string, executable: string, env: Readonly<Record<string, string>>): DoctorCheck {

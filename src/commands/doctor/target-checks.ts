@@ -100,7 +100,7 @@ function kubeContextCheck(provider: ProviderEntry, target: TargetEntry, kubeconf
   const readdFix = `torii target remove ${provider.tool} ${target.name}, then torii target add it again with --kubeconfig naming a file that has it`;
   let contexts: string[];
   try {
-    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy);
+    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, target.config.kubeconfig);
     contexts = kubeconfig.files.flatMap((file) => kubeconfigContexts(file));
   } catch (error) {
     const fix = error instanceof ConfigError && error.detail.includes("fix: ") ? "run the fix named above" : readdFix;

@@ -29,7 +29,7 @@ export function checkKubeContext(registry: Registry, provider: ProviderEntry, co
   let kubeconfig;
   try {
     kubeconfig = operatorChildFiles(provider, pendingTarget(provider, config), registry).kubeconfig;
-    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy);
+    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, config.kubeconfig);
   } catch (error) {
     if (error instanceof ConfigError) throw new OperatorError(`the target's kubeconfig cannot be used, nothing was written:\n${error.message}`);
     throw error;

@@ -64,13 +64,16 @@ describe("checkConfiguredKubeconfigs", () => {
     ).toContain(`${open}: is writable by group or others`);
   });
 
-  test("refuses a missing file and a relative path, naming them", () => {
+  test("refuses a missing pin and a relative path, naming them; leaves a missing .env entry to kubectl", () => {
     const missing = path.join(tempDir(), "absent");
     expect(
       refusal(() => {
-        checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy);
+        checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy, missing);
       }).message,
-    ).toBe(`${missing}: does not exist (a kubeconfig the call is configured to read)`);
+    ).toBe(`${missing}: does not exist (the kubeconfig the target pins)`);
+    expect(() => {
+      checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy);
+    }).not.toThrow();
     expect(
       refusal(() => {
         checkConfiguredKubeconfigs({ files: ["kc"], configured: true }, policy);
