@@ -210,3 +210,18 @@ function isInside(candidate: string, bound: string): boolean {
   const relative = path.relative(bound, candidate);
   return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
 }
+
+/**
+ * Checks a file outside the configuration root that the configuration points
+ * the child at (a kubeconfig, which can run exec plugins): every directory from
+ * the filesystem root down follows the rule above the root (a sticky `/tmp`
+ * passes), the file itself the strict rule, links followed.
+ *
+ * @returns false when the file does not exist; true when it may be trusted.
+ * @throws ConfigError naming the offending path and the command that fixes it.
+ */
+export function checkTrustedOutsideFile(policy: TrustPolicy, file: string): boolean {
+  const resolved = path.resolve(file);
+  const fsRoot = path.parse(resolved).root;
+  return walk({ root: fsRoot, policy }, { start: fsRoot, rest: path.relative(fsRoot, resolved), target: file, kind: "file" }) !== undefined;
+}

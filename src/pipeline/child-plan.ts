@@ -31,7 +31,7 @@ export interface ChildPlan {
 }
 
 /** A variable of a built environment; on Windows whatever its spelling (one spelling is kept). */
-function variable(env: Readonly<Record<string, string>>, name: string, platform: NodeJS.Platform): string | undefined {
+export function variable(env: Readonly<Record<string, string>>, name: string, platform: NodeJS.Platform): string | undefined {
   if (platform !== "win32") return env[name];
   const key = Object.keys(env).find((candidate) => candidate.toUpperCase() === name);
   return key === undefined ? undefined : env[key];
@@ -39,6 +39,24 @@ function variable(env: Readonly<Record<string, string>>, name: string, platform:
 
 /** A child that cannot be started safely (no such program, a refused batch wrapper). */
 export class ChildPlanError extends Error {}
+
+/** The environment a child of `provider` gets: the one computation behind planChild and the operator CLI's checks (child-files.ts). */
+export function childEnvOf(
+  provider: ProviderEntry,
+  layers: CredentialLayers,
+  pinned: Readonly<Record<string, string>>,
+  deps: ChildPlanDeps,
+): Record<string, string> {
+  return buildChildEnv({
+    serverEnv: deps.serverEnv,
+    platform: deps.platform,
+    cwd: deps.cwd,
+    selfDir: deps.selfDir,
+    layers,
+    removedEnv: provider.config.auth?.removed_env ?? [],
+    pinned,
+  });
+}
 
 export function planChild(
   command: string,
@@ -48,15 +66,7 @@ export function planChild(
   pinned: Readonly<Record<string, string>>,
   deps: ChildPlanDeps,
 ): ChildPlan {
-  const env = buildChildEnv({
-    serverEnv: deps.serverEnv,
-    platform: deps.platform,
-    cwd: deps.cwd,
-    selfDir: deps.selfDir,
-    layers,
-    removedEnv: provider.config.auth?.removed_env ?? [],
-    pinned,
-  });
+  const env = childEnvOf(provider, layers, pinned, deps);
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
   const pathExt = variable(env, "PATHEXT", deps.platform);

@@ -89,7 +89,8 @@ function makeTree(extra: Record<string, string> = {}): Tree {
     "providers/aws/rules.yaml": RULES,
     "providers/vault/provider.yaml": VAULT,
     "providers/vault/rules.yaml": RULES,
-    "kube/config": KUBECONFIG,
+    // The operator's default kubeconfig, in the HOME the server's kubectl would get.
+    "home/.kube/config": KUBECONFIG,
     ...extra,
   });
   const kubeDir = path.join(root, "providers", "kube");
@@ -97,7 +98,7 @@ function makeTree(extra: Record<string, string> = {}): Tree {
     root,
     kubeDir,
     leaseFile: path.join(kubeDir, ".target-authorizations.yaml"),
-    env: { TORII_CONFIG_DIR: root, KUBECONFIG: path.join(root, "kube", "config") },
+    env: { TORII_CONFIG_DIR: root, HOME: path.join(root, "home") },
   };
 }
 
@@ -151,7 +152,7 @@ describe("torii target add", () => {
     });
   });
 
-  test("kubectl_context: the context must exist in the kubeconfig ($KUBECONFIG)", async () => {
+  test("kubectl_context: the context must exist in the kubeconfig the server's kubectl reads (~/.kube/config)", async () => {
     const tree = makeTree();
     const missing = await torii(tree, "target", "add", "kube", "qa", "--context", "nope-ctx", "--provider", "idp");
     expectUsageError(missing, `has no context "nope-ctx" (it has: dev-ctx, prod-ctx)`);
@@ -159,11 +160,11 @@ describe("torii target add", () => {
 
     const noFile = await runCli(["target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"], {
       ...tree.env,
-      KUBECONFIG: path.join(tree.root, "absent"),
+      HOME: path.join(tree.root, "absent"),
     });
     expectUsageError(noFile, "cannot read the kubeconfig");
 
-    const broken = makeTree({ "kube/config": `contexts: [\nusers: {token: ${KUBE_SECRET}}\n` });
+    const broken = makeTree({ "home/.kube/config": `contexts: [\nusers: {token: ${KUBE_SECRET}}\n` });
     expectUsageError(await torii(broken, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"), "is not valid YAML");
   });
 

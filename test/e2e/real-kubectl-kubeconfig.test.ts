@@ -6,7 +6,7 @@
  * KUBECONFIG is never used, the agent cannot pass its own, and changing the
  * path ends the lease.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,7 +38,8 @@ let hostile: KubeApiStub;
 let root: string;
 let pinned: string;
 let session: McpSession;
-const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root, KUBECONFIG: path.join(path.dirname(pinned), "server-kubeconfig") });
+const cli = (...args: string[]) =>
+  runCli(args, { TORII_CONFIG_DIR: root, HOME: path.dirname(pinned), KUBECONFIG: path.join(path.dirname(pinned), "server-kubeconfig") });
 
 beforeAll(async () => {
   api = await startKubeApiStub(["web-1", "web-2"]);
@@ -48,6 +49,9 @@ beforeAll(async () => {
   writeFileSync(pinned, kubeconfig(api.url, "lab", "team"), { mode: 0o600 });
   // The server's (and the operator shell's) own KUBECONFIG: another server, no "lab" context.
   writeFileSync(path.join(dir, "server-kubeconfig"), kubeconfig(hostile.url, "other", "default"));
+  // The default kubeconfig of that HOME: no "lab" context either.
+  mkdirSync(path.join(dir, ".kube"));
+  writeFileSync(path.join(dir, ".kube", "config"), kubeconfig(hostile.url, "other", "default"));
   const bin = makeFakeBin({ "print-kubeconfig": "process.stdout.write(JSON.stringify({ kubeconfig: process.env.KUBECONFIG ?? null }));" });
   root = makeConfigTree({
     "providers/kubectl/provider.yaml": KUBECTL,

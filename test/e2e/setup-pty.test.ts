@@ -7,7 +7,7 @@
  * registers Torii with Claude Code and prints the registration lines; a rerun
  * shows what exists.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,7 +19,11 @@ describe("torii setup in a pseudo-terminal", () => {
   it("takes an empty root to an installed, targeted, activated kubectl with a rule added and Claude Code registered, and reruns idempotently", async () => {
     const home = mkdtempSync(path.join(os.tmpdir(), "torii-setup-home-"));
     const root = path.join(home, "torii");
-    const kubeconfig = path.join(home, "kubeconfig");
+    // The kubeconfig the server's kubectl reads (~/.kube/config); the shell's KUBECONFIG names a decoy it never reads.
+    mkdirSync(path.join(home, ".kube"));
+    const kubeconfig = path.join(home, ".kube", "config");
+    const decoy = path.join(home, "decoy-kubeconfig");
+    writeFileSync(decoy, "apiVersion: v1\nkind: Config\ncontexts:\n- name: decoy-ctx\n  context: {cluster: c, user: u}\n", { mode: 0o600 });
     writeFileSync(
       kubeconfig,
       "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: dev-ctx\n  context: {cluster: c, user: u}\n",
@@ -28,7 +32,7 @@ describe("torii setup in a pseudo-terminal", () => {
     const env = {
       HOME: home,
       TORII_CONFIG_DIR: root,
-      KUBECONFIG: kubeconfig,
+      KUBECONFIG: decoy,
       TORII_PROVIDER_CATALOG: path.join(path.dirname(path.dirname(CLI_PATH)), "providers"),
     };
 
@@ -39,7 +43,9 @@ describe("torii setup in a pseudo-terminal", () => {
     run.send(`${DOWN.repeat(kubectlIndex)} \r`);
     await run.expect("Rules to start kubectl with:");
     run.send("\r");
+    await run.expect(`kubectl contexts in ${kubeconfig}:`);
     await run.expect("Make targets of which contexts?");
+    expect(run.output()).not.toContain("decoy-ctx");
     run.send(" \r");
     await run.expect("Activate a target now");
     run.send(`${DOWN}\r`);

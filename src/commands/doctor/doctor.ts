@@ -48,7 +48,7 @@ export function doctorChecks(root: string): DoctorCheck[] {
   }
   const { registry } = load.configuration;
   const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`)];
-  for (const provider of registry.providers.values()) findings.push(...providerChecks(provider), ...targetChecks(provider));
+  for (const provider of registry.providers.values()) findings.push(...providerChecks(provider, registry), ...targetChecks(provider, registry));
   findings.push(auditCheck(root), ...clientRegistrationChecks(root));
   return findings;
 }

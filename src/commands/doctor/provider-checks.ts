@@ -1,22 +1,25 @@
 /**
  * Doctor's checks of one provider: its rules load and compile (through the
  * server's own loader), it has accept rules, its CLI is on PATH as the server
- * resolves it, the CLI's version against the version its option table was
+ * resolves it (through the child's PATH, .env included), the CLI's version against the version its option table was
  * generated from, and its grants files are valid. An identity-only provider
  * (`expose: false`) is no tool: the agent never calls it, so it needs neither
  * accept rules nor its `command` on PATH.
  */
 import { readFileSync } from "node:fs";
-import type { ProviderEntry } from "../../config/registry.js";
+import type { ProviderEntry, Registry } from "../../config/registry.js";
 import { PolicyCache } from "../../pipeline/policy-cache.js";
 import { grantsFileOf, GrantStore } from "../../state/grant-store.js";
-import { cliVersionText, findOnPath } from "../shared/cli-on-path.js";
+import { cliVersionText } from "../shared/cli-on-path.js";
+import { operatorChildFiles } from "../shared/child-view.js";
+import type { ChildFiles } from "../../pipeline/child-files.js";
+import { checkConfiguredKubeconfigs } from "../../pipeline/child-kubeconfig.js";
 import { firstVersion, generatedFromVersion } from "../provider/catalogue.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Findings for `provider` (its targets are target-checks.ts's). */
-export function providerChecks(provider: ProviderEntry): DoctorCheck[] {
-  return [...ruleChecks(provider), ...cliChecks(provider), ...grantChecks(provider)];
+export function providerChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
+  return [...ruleChecks(provider), ...cliChecks(provider, registry), ...grantChecks(provider)];
 }
 
 function ruleChecks(provider: ProviderEntry): DoctorCheck[] {
@@ -47,37 +50,74 @@ function ruleChecks(provider: ProviderEntry): DoctorCheck[] {
   return findings;
 }
 
-function cliChecks(provider: ProviderEntry): DoctorCheck[] {
+/**
+ * The program each call runs, found as the server finds it: through the child's
+ * PATH, which a provider's or target's `.env` may set. When the targets' calls
+ * do not all find the same program, each target is named with its own.
+ */
+function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
   const subject = `cli ${provider.tool}`;
   const command = provider.config.command;
   if (!provider.config.expose) return [check(subject, "ok", `identity-only (expose: false): no MCP tool, so ${command} is never run for the agent`)];
-  const executable = findOnPath(command);
-  if (executable === undefined) {
-    return [
-      check(
-        subject,
-        "fail",
-        `${command} is not on PATH, so no call can run`,
-        `install ${command}, or start the client with a PATH that holds it (GUI clients often see a shorter PATH than your shell)`,
-      ),
-    ];
+  const scopes = provider.targetAware && provider.targets.size > 0 ? [...provider.targets.values()] : [undefined];
+  const found = scopes.map((target) => {
+    try {
+      return { target, files: operatorChildFiles(provider, target, registry) };
+    } catch (error) {
+      return { target, problem: (error as Error).message };
+    }
+  });
+  const outcome = (entry: (typeof found)[number]): string =>
+    "files" in entry ? (entry.files.executable.ok ? entry.files.executable.path : entry.files.executable.reason) : entry.problem;
+  const alike = new Set(found.map(outcome)).size === 1;
+  const findings: DoctorCheck[] = [];
+  for (const entry of alike ? found.slice(0, 1) : found) {
+    const where = alike || entry.target === undefined ? subject : `${subject} (target ${entry.target.name})`;
+    if (!("files" in entry)) {
+      findings.push(check(where, "fail", `${entry.problem}; no call can run`, "fix the file named above, then run torii doctor again"));
+    } else if (!entry.files.executable.ok) {
+      findings.push(
+        check(
+          where,
+          "fail",
+          `${command} is not on PATH (the PATH its calls get: ${entry.files.executable.reason}), so no call can run`,
+          `install ${command}, or start the client with a PATH that holds it (GUI clients often see a shorter PATH than your shell), or set PATH in the provider's .env`,
+        ),
+      );
+    } else findings.push(versionCheck(provider, where, entry.files.executable.path, entry.files.env));
   }
+  // A kubectl_context target's kubeconfig is target-checks.ts's; here, a KUBECONFIG another provider's .env sets.
+  if (provider.config.targeting?.mode !== "kubectl_context")
+    findings.push(...found.flatMap((entry) => ("files" in entry ? envKubeconfigCheck(provider, entry.files) : [])));
+  return findings;
+}
+
+/** A KUBECONFIG a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/child-kubeconfig.ts). */
+function envKubeconfigCheck(provider: ProviderEntry, files: ChildFiles): DoctorCheck[] {
+  try {
+    checkConfiguredKubeconfigs(files.kubeconfig, provider.trust.policy);
+    return [];
+  } catch (error) {
+    return [check(`kubeconfig ${provider.tool}`, "fail", `${(error as Error).message}; every call is refused`, "run the fix named above")];
+  }
+}
+
+function versionCheck(provider: ProviderEntry, subject: string, executable: string, env: Readonly<Record<string, string>>): DoctorCheck {
+  const command = provider.config.command;
   const expected = generatedFromVersion(readFileSync(provider.file, "utf8"));
-  const actualText = cliVersionText(command, executable);
+  const actualText = cliVersionText(command, executable, env);
   const actual = actualText === undefined ? undefined : firstVersion(actualText);
-  if (expected === undefined || actual === undefined) return [check(subject, "ok", `${executable}${actual === undefined ? "" : ` (${actual})`}`)];
+  if (expected === undefined || actual === undefined) return check(subject, "ok", `${executable}${actual === undefined ? "" : ` (${actual})`}`);
   const majorMinor = (version: string): string => version.split(".").slice(0, 2).join(".");
   if (majorMinor(expected) !== majorMinor(actual)) {
-    return [
-      check(
-        subject,
-        "warn",
-        `${executable} is version ${actual}; the option table was generated from ${expected}: options added since are refused as unknown, options removed since are still accepted by the table`,
-        `torii provider upgrade ${provider.name} (when the bundled table is newer), or regenerate the table (providers/README.md)`,
-      ),
-    ];
+    return check(
+      subject,
+      "warn",
+      `${executable} is version ${actual}; the option table was generated from ${expected}: options added since are refused as unknown, options removed since are still accepted by the table`,
+      `torii provider upgrade ${provider.name} (when the bundled table is newer), or regenerate the table (providers/README.md)`,
+    );
   }
-  return [check(subject, "ok", `${executable} (${actual}, table from ${expected})`)];
+  return check(subject, "ok", `${executable} (${actual}, table from ${expected})`);
 }
 
 function grantChecks(provider: ProviderEntry): DoctorCheck[] {

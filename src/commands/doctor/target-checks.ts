@@ -1,31 +1,35 @@
 /**
  * Doctor's checks of one provider's targets: the kube context exists in the
- * kubeconfig kubectl will read, the AWS profile exists in the AWS config or
- * credentials file, and the lease file is valid (and which targets are active).
+ * kubeconfig the target's kubectl will read (and a configured one is trusted),
+ * the AWS profile exists in the AWS config or credentials file its calls read
+ * (both from pipeline/child-files.ts, never the shell's KUBECONFIG or
+ * AWS_CONFIG_FILE), and the lease file is valid (and which targets are active).
  * Only names are read from those files; nothing else in them is printed.
  */
 import { existsSync, readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import type { ProviderEntry } from "../../config/registry.js";
+import { ConfigError } from "../../config/errors.js";
+import type { ProviderEntry, Registry, TargetEntry } from "../../config/registry.js";
+import { checkConfiguredKubeconfigs, type ChildKubeconfig } from "../../pipeline/child-kubeconfig.js";
+import type { ChildFiles } from "../../pipeline/child-files.js";
+import { operatorChildFiles } from "../shared/child-view.js";
 import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
 import { LeaseStore } from "../../state/lease-store.js";
-import { kubeconfigContexts, kubeconfigPath } from "../target/kubeconfig.js";
+import { kubeconfigContexts } from "../target/kubeconfig.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
-/** The profile names of the AWS shared config and credentials files (`[profile x]`, `[x]`, `[default]`). */
-export function awsProfileNames(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): Set<string> {
+/** The profile names of the AWS shared config and credentials files (`[profile x]`, `[x]`, `[default]`) a child reads. */
+export function awsProfileNames(files: { readonly configFile: string; readonly credentialsFile: string }): Set<string> {
   const names = new Set<string>();
-  const files = [env.AWS_CONFIG_FILE ?? path.join(home, ".aws", "config"), env.AWS_SHARED_CREDENTIALS_FILE ?? path.join(home, ".aws", "credentials")];
-  for (const file of files) {
+  for (const file of [files.configFile, files.credentialsFile]) {
     if (!existsSync(file)) continue;
     for (const match of readFileSync(file, "utf8").matchAll(/^\s*\[\s*(?:profile\s+)?([^\]\s]+)\s*\]/gmu)) if (match[1] !== undefined) names.add(match[1]);
   }
   return names;
 }
 
-/** Findings for the targets and leases of `provider`. */
-export function targetChecks(provider: ProviderEntry, now: Date = new Date()): DoctorCheck[] {
+/** Findings for the targets and leases of `provider`, each read through the files its calls' child will read. */
+export function targetChecks(provider: ProviderEntry, registry: Registry, now: Date = new Date()): DoctorCheck[] {
   const mode = provider.config.targeting?.mode;
   if (mode === undefined) return [];
   const tool = provider.tool;
@@ -39,41 +43,25 @@ export function targetChecks(provider: ProviderEntry, now: Date = new Date()): D
     return [check(`provider ${tool}`, "fail", "has no targets: every call must name one, so none can run", `${example} (or torii setup)`)];
   }
   const findings: DoctorCheck[] = [];
-  let contexts: string[] | undefined;
-  let contextsProblem: string | undefined;
-  const kubeconfig = kubeconfigPath(process.env, os.homedir());
-  const profiles = mode === "aws_profile" ? awsProfileNames() : undefined;
   for (const target of provider.targets.values()) {
     const subject = `target ${tool}/${target.name}`;
-    if (mode === "kubectl_context" && target.config.context !== undefined) {
-      if (contexts === undefined && contextsProblem === undefined) {
-        try {
-          contexts = kubeconfigContexts(kubeconfig);
-        } catch (error) {
-          contextsProblem = (error as Error).message;
-        }
-      }
-      if (contextsProblem !== undefined) findings.push(check(subject, "fail", contextsProblem, "set KUBECONFIG to the kubeconfig the client should use"));
-      else if (!(contexts ?? []).includes(target.config.context)) {
-        findings.push(
-          check(
-            subject,
-            "fail",
-            `context ${JSON.stringify(target.config.context)} is not in ${kubeconfig}`,
-            `kubectl config get-contexts lists the ones there are; torii target remove ${tool} ${target.name} and add it again`,
-          ),
-        );
-      } else findings.push(check(subject, "ok", `context ${target.config.context} exists in ${kubeconfig}`));
+    let files: ChildFiles;
+    try {
+      files = operatorChildFiles(provider, target, registry);
+    } catch (error) {
+      findings.push(check(subject, "fail", `${(error as Error).message}; its calls fail`, "fix the file named above, then run torii doctor again"));
+      continue;
     }
+    if (mode === "kubectl_context" && target.config.context !== undefined) findings.push(kubeContextCheck(provider, target, files.kubeconfig, subject));
     const profile = target.config.identity.profile;
-    if (profiles !== undefined && profile !== undefined) {
+    if (mode === "aws_profile" && profile !== undefined) {
       findings.push(
-        profiles.has(profile)
-          ? check(subject, "ok", `AWS profile ${profile} exists`)
+        awsProfileNames(files.aws).has(profile)
+          ? check(subject, "ok", `AWS profile ${profile} exists in ${files.aws.configFile} or ${files.aws.credentialsFile}`)
           : check(
               subject,
               "fail",
-              `AWS profile ${JSON.stringify(profile)} is in neither the AWS config nor the credentials file`,
+              `AWS profile ${JSON.stringify(profile)} is in neither ${files.aws.configFile} nor ${files.aws.credentialsFile} (the files its calls read)`,
               `aws configure --profile ${profile} (or aws configure sso)`,
             ),
       );
@@ -103,4 +91,28 @@ function leaseChecks(provider: ProviderEntry, now: Date): DoctorCheck[] {
       ? check(`leases ${provider.tool}`, "warn", "no target is active: calls are refused until one is", `torii target activate ${provider.tool} <alias>`)
       : check(`leases ${provider.tool}`, "ok", `active: ${active.map((target) => target.name).join(", ")}`),
   ];
+}
+
+/** The target's context against the kubeconfig its calls read (pinned, from a `.env`, or the default), which must also be trusted. */
+function kubeContextCheck(provider: ProviderEntry, target: TargetEntry, kubeconfig: ChildKubeconfig, subject: string): DoctorCheck {
+  const files = kubeconfig.files.join(path.delimiter);
+  const context = target.config.context ?? "";
+  const readdFix = `torii target remove ${provider.tool} ${target.name}, then torii target add it again with --kubeconfig naming a file that has it`;
+  let contexts: string[];
+  try {
+    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, target.config.kubeconfig);
+    contexts = kubeconfig.files.flatMap((file) => kubeconfigContexts(file));
+  } catch (error) {
+    const fix = error instanceof ConfigError && error.detail.includes("fix: ") ? "run the fix named above" : readdFix;
+    return check(subject, "fail", `${(error as Error).message}; its calls fail`, fix);
+  }
+  if (!contexts.includes(context)) {
+    return check(
+      subject,
+      "fail",
+      `context ${JSON.stringify(context)} is not in ${files}`,
+      `kubectl config get-contexts --kubeconfig ${files} lists the ones there are; ${readdFix}`,
+    );
+  }
+  return check(subject, "ok", `context ${context} exists in ${files}`);
 }

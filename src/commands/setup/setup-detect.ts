@@ -1,16 +1,16 @@
 /**
  * What `torii setup` finds on this machine: the bundled providers whose CLI is
- * on PATH, the kube contexts of the kubeconfig (asked of kubectl itself, with
- * the kubeconfig named explicitly, no shell), and the AWS profiles.
+ * on PATH, the kube contexts of the kubeconfig the server's kubectl will read
+ * (asked of kubectl itself, run as the call's child, no shell), and the AWS profiles.
  */
 import { spawnSync } from "node:child_process";
-import os from "node:os";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { providersDir } from "../../config/paths.js";
 import { findOnPath } from "../shared/cli-on-path.js";
 import { listCatalogue } from "../provider/catalogue.js";
-import { kubeconfigPath } from "../target/kubeconfig.js";
+import type { ProviderEntry, Registry } from "../../config/registry.js";
+import { operatorChildFiles } from "../shared/child-view.js";
 
 /** A bundled provider, whether its CLI is on PATH and whether it is installed. */
 export interface DetectedProvider {
@@ -34,10 +34,22 @@ export function detectProviders(root: string): DetectedProvider[] {
   });
 }
 
-/** The kubeconfig and its context names from `kubectl config get-contexts -o name`; empty when kubectl fails. */
-export function kubeContexts(kubectl: string): { kubeconfig: string; contexts: string[] } {
-  const kubeconfig = kubeconfigPath(process.env, os.homedir());
-  const result = spawnSync(kubectl, ["config", "get-contexts", "-o", "name", "--kubeconfig", kubeconfig], { encoding: "utf8", timeout: 15_000, shell: false });
+/**
+ * The kubeconfig a new kubectl target without a pin will read, as the server's
+ * child sees it (pipeline/child-files.ts: a `.env` KUBECONFIG, else the child's
+ * `~/.kube/config`, never the shell's KUBECONFIG), and its context names from
+ * `kubectl config get-contexts -o name`, run as that child; empty when kubectl fails.
+ */
+export function kubeContexts(kubectl: ProviderEntry, registry: Registry): { kubeconfig: string; contexts: string[] } {
+  const files = operatorChildFiles(kubectl, undefined, registry);
+  const kubeconfig = files.kubeconfig.files.join(path.delimiter);
+  if (!files.executable.ok) return { kubeconfig, contexts: [] };
+  const result = spawnSync(files.executable.path, ["config", "get-contexts", "-o", "name"], {
+    encoding: "utf8",
+    timeout: 15_000,
+    shell: false,
+    env: files.env,
+  });
   const contexts =
     result.status === 0
       ? result.stdout

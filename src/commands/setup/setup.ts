@@ -29,6 +29,7 @@ import { emit } from "../shared/operator-output.js";
 import { aliasFor, detectProviders, kubeContexts } from "./setup-detect.js";
 import { editRulesInteractively } from "./setup-rules.js";
 import { awsProfileNames } from "../doctor/target-checks.js";
+import { operatorChildFiles } from "../shared/child-view.js";
 
 /** The non-interactive commands that do setup's steps. */
 export const NON_INTERACTIVE = [
@@ -148,7 +149,7 @@ async function targetStep(root: string): Promise<void> {
   let registry = loadRegistry(root);
   const kubectl = registry.providers.get("kubectl");
   if (kubectl !== undefined) {
-    const { kubeconfig, contexts } = kubeContexts(kubectl.config.command);
+    const { kubeconfig, contexts } = kubeContexts(kubectl, registry);
     const taken = new Set([...kubectl.targets.values()].map((target) => target.config.context));
     say("", `kubectl contexts in ${kubeconfig}:`, ...contexts.map((context) => `  ${context}${taken.has(context) ? " (a target already)" : ""}`));
     const free = contexts.filter((context) => !taken.has(context));
@@ -163,7 +164,7 @@ async function targetStep(root: string): Promise<void> {
   const aws = registry.providers.get("aws");
   if (aws !== undefined) {
     const taken = new Set([...aws.targets.values()].map((target) => target.config.identity.profile));
-    const profiles = [...awsProfileNames()].filter((profile) => !taken.has(profile));
+    const profiles = [...awsProfileNames(operatorChildFiles(aws, undefined, registry).aws)].filter((profile) => !taken.has(profile));
     say("", `AWS profiles without a target: ${profiles.join(", ") || "none"}`);
     const chosen =
       profiles.length === 0

@@ -31,11 +31,17 @@ const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
   gcloud: ["version"],
 };
 
-/** The first line of `<executable> <version args>` (stdout, then stderr) that holds a version; undefined for an unknown CLI, a failure or a 10 s timeout. */
-export function cliVersionText(command: string, executable: string): string | undefined {
+/** The first line of `<executable> <version args>` (stdout, then stderr; run with `env`, the call's own environment, when given) that holds a version; undefined for an unknown CLI, a failure or a 10 s timeout. */
+export function cliVersionText(command: string, executable: string, env?: Readonly<Record<string, string>>): string | undefined {
   const args = VERSION_ARGS[path.basename(command)];
   if (args === undefined) return undefined;
-  const result = spawnSync(executable, [...args], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"], shell: false });
+  const result = spawnSync(executable, [...args], {
+    encoding: "utf8",
+    timeout: 10_000,
+    stdio: ["ignore", "pipe", "pipe"],
+    shell: false,
+    ...(env === undefined ? {} : { env }),
+  });
   // aws-cli v1 printed its version on stderr in older releases.
   // Both are null when the program could not be started.
   const streams: unknown[] = [result.stdout, result.stderr];

@@ -8,31 +8,15 @@
  * the probe reads the same provider `.env`, config files and endpoint that the
  * server's check of the finished target will.
  */
-import path from "node:path";
-import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
-import { targetConfigPath, targetDir } from "../../config/paths.js";
+import type { ProviderEntry } from "../../config/registry.js";
 import { readLayers } from "../../pipeline/authenticate.js";
 import type { ChildPlanDeps } from "../../pipeline/child-plan.js";
 import { planAwsCall } from "../../pipeline/identity/aws-call-plan.js";
-import { toriiCodeDirectory } from "../../runtime/own-code.js";
+import { operatorChildDeps } from "../shared/child-view.js";
+import { pendingTarget } from "./pending-target.js";
 
 /** The account STS names for a profile, or why there is none (no secret in it). */
 export type ProfileAccount = { readonly ok: true; readonly account: string } | { readonly ok: false; readonly reason: string };
-
-/** The target about to be created, as planAwsCall needs it (it has no `.env` of its own yet). */
-function pendingTarget(provider: ProviderEntry, alias: string, profile: string, region: string | undefined): TargetEntry {
-  const dir = targetDir(provider.dir, alias);
-  return {
-    name: alias,
-    dir,
-    file: targetConfigPath(dir),
-    config: { version: "1", name: alias, ...(region === undefined ? {} : { region }), identity: { provider: provider.name, profile, scope: alias } },
-    rulesPath: path.join(dir, "rules.yaml"),
-    hasOwnRules: false,
-    // Not written yet; planAwsCall does not read it.
-    fileIdentity: { ino: 0, birthtimeMs: 0 },
-  };
-}
 
 /**
  * Asks STS GetCallerIdentity which account the credentials of `profile` belong
@@ -44,16 +28,16 @@ export async function stsAccountOfProfile(
   deps?: Partial<ChildPlanDeps>,
 ): Promise<ProfileAccount> {
   const { profile } = target;
-  const pending = pendingTarget(provider, target.alias, profile, target.region);
+  const { alias, region } = target;
+  const pending = pendingTarget(provider, {
+    version: "1",
+    name: alias,
+    ...(region === undefined ? {} : { region }),
+    identity: { provider: provider.name, profile, scope: alias },
+  });
   let plan;
   try {
-    plan = planAwsCall(provider, pending, readLayers({ provider, target: pending }, provider), {
-      serverEnv: process.env,
-      platform: process.platform,
-      selfDir: toriiCodeDirectory(),
-      cwd: process.cwd(),
-      ...deps,
-    });
+    plan = planAwsCall(provider, pending, readLayers({ provider, target: pending }, provider), { ...operatorChildDeps(), ...deps });
   } catch (error) {
     return { ok: false, reason: `the account check of profile ${profile} could not be prepared: ${(error as Error).message}` };
   }

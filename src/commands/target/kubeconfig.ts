@@ -5,15 +5,8 @@
  * errors are reported by position only, without the source excerpt).
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { parseDocument } from "yaml";
 import { OperatorError } from "../shared/operator-context.js";
-
-/** The kubeconfig kubectl would read first: `$KUBECONFIG`'s first entry, else `~/.kube/config`. */
-export function kubeconfigPath(env: Readonly<Record<string, string | undefined>>, home: string): string {
-  const first = (env.KUBECONFIG ?? "").split(path.delimiter).find((entry) => entry !== "");
-  return first ?? path.join(home, ".kube", "config");
-}
 
 /** The context names declared in `file`. */
 export function kubeconfigContexts(file: string): string[] {
@@ -22,7 +15,7 @@ export function kubeconfigContexts(file: string): string[] {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "unknown";
-    throw new OperatorError(`cannot read the kubeconfig ${file} (${code}); set KUBECONFIG or create ~/.kube/config`);
+    throw new OperatorError(`cannot read the kubeconfig ${file} (${code}); create it, or pin another one (torii target add --kubeconfig)`);
   }
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
   const problem = doc.errors[0];

@@ -3,9 +3,10 @@
  * `providers/<provider>/targets/<name>/target.yaml` from flags that depend on
  * the provider's `targeting.mode`:
  *
- * - `kubectl_context`: `--context` (must exist in the kubeconfig: `--kubeconfig`
- *   when given, an absolute path the target then pins, else `$KUBECONFIG` or
- *   `~/.kube/config`) and `--provider` (the identity provider), optional
+ * - `kubectl_context`: `--context` (must exist in the kubeconfig the server's
+ *   kubectl will read: `--kubeconfig` when given, an absolute path the target
+ *   then pins and that must pass the trust rule, else KUBECONFIG from a `.env`,
+ *   else `~/.kube/config`; never the shell's KUBECONFIG) and `--provider` (the identity provider), optional
  *   `--scope`, `--expect`;
  * - `aws_profile`: `--profile`, `--account-id` (12 digits), optional `--region`,
  *   `--scope` (default: the profile), and `--check-account`: STS must name that
@@ -20,7 +21,6 @@
  * server sees it only after a restart.
  */
 import { lstatSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
 import { safeNameSchema } from "../../config/common-fields.js";
@@ -31,7 +31,7 @@ import { targetFileSchema, type TargetConfig } from "../../config/target-schema.
 import { parseYamlDocument } from "../../config/yaml-document.js";
 import { writeFileAtomic } from "../../state/atomic-write.js";
 import { stsAccountOfProfile } from "./aws-account-check.js";
-import { kubeconfigContexts, kubeconfigPath } from "./kubeconfig.js";
+import { checkKubeContext } from "./kube-context-check.js";
 import { describeConfig } from "./target-lines.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -104,6 +104,7 @@ export async function runTargetAdd(tool: string, name: string, options: TargetAd
   const file = targetConfigPath(dir);
   const text = `# torii target ${name} of ${provider.name} (created by torii target add)\n${stringify(document)}`;
   const config = validateDocument(file, text, provider);
+  const note = mode === "kubectl_context" ? checkKubeContext(registry, provider, config) : undefined;
   if (options.checkAccount === true) await checkAccount(provider, name, config);
   await writeTarget(root, provider, name, dir, file, text);
   await operatorAudit(root).record({ event: "target-added", scope: auditScope(tool, name), detail: mode });
@@ -111,6 +112,7 @@ export async function runTargetAdd(tool: string, name: string, options: TargetAd
   const lines = [
     `added target ${name} to ${tool} (${mode}): ${file}`,
     ...describeConfig(config).map((line) => `  ${line}`),
+    ...(note === undefined ? [] : [note]),
     `the target starts inactive: torii target activate ${tool} ${name}`,
     "restart the MCP server (the torii process your agent runs) so that it offers the new target",
   ];
@@ -145,7 +147,6 @@ function buildDocument(registry: Registry, provider: ProviderEntry, name: string
       if (options.kubeconfig !== undefined && !path.isAbsolute(options.kubeconfig)) {
         throw new OperatorError(`--kubeconfig must be an absolute path, got ${JSON.stringify(options.kubeconfig)}`);
       }
-      checkKubeContext(context, options.kubeconfig);
       return {
         version: "1",
         name,
@@ -199,16 +200,6 @@ function checkIdentityProvider(registry: Registry, name: string, refuseTargetAwa
   }
   if (refuseTargetAware && entry.targetAware) {
     throw new OperatorError(`--provider: ${name} is target-aware (targeting.mode ${String(entry.config.targeting?.mode)}) and cannot be an identity provider`);
-  }
-}
-
-/** The context must exist in the kubeconfig the target will pin, else in the one kubectl reads by default. */
-function checkKubeContext(context: string, pinned: string | undefined): void {
-  const file = pinned ?? kubeconfigPath(process.env, os.homedir());
-  const contexts = kubeconfigContexts(file);
-  if (!contexts.includes(context)) {
-    const known = contexts.length === 0 ? "it has none" : `it has: ${[...contexts].sort().join(", ")}`;
-    throw new OperatorError(`--context: the kubeconfig ${file} has no context ${JSON.stringify(context)} (${known})`);
   }
 }
 

@@ -21,8 +21,14 @@ export function registerTargetCommand(program: Command, setExit: (code: number) 
     .description("create a target (its flags depend on the provider's targeting.mode; needs an MCP server restart)")
     .argument("<tool>", "provider tool name")
     .argument("<name>", "the new target's alias")
-    .option("--context <context>", "kubectl_context: the kubeconfig context (must exist in $KUBECONFIG or ~/.kube/config)")
-    .option("--kubeconfig <path>", "kubectl_context: an absolute kubeconfig path the target pins (KUBECONFIG for the call and its identity check)")
+    .option(
+      "--context <context>",
+      "kubectl_context: the kubeconfig context (must exist in the kubeconfig the server's kubectl reads: --kubeconfig, else ~/.kube/config; never the shell's $KUBECONFIG)",
+    )
+    .option(
+      "--kubeconfig <path>",
+      "kubectl_context: an absolute kubeconfig path the target pins (KUBECONFIG for the call and its identity check; it must pass the trust rule)",
+    )
     .option("--provider <name>", "kubectl_context (required), credentials: the identity provider's name")
     .option("--profile <profile>", "aws_profile: the AWS profile")
     .option("--account-id <id>", "aws_profile: the 12-digit AWS account id the profile must reach")

@@ -57,9 +57,18 @@ export interface AwsCallPlan {
   readonly sts: StsProbeInputs;
 }
 
+/** The AWS config and credentials files a child with environment `env` reads, as the CLI finds them. */
+export function awsFilesOf(env: Readonly<Record<string, string>>): { readonly configFile: string; readonly credentialsFile: string; readonly awsDir: string } {
+  const home = env.HOME ?? os.homedir();
+  return {
+    configFile: env.AWS_CONFIG_FILE ?? path.join(home, ".aws", "config"),
+    credentialsFile: env.AWS_SHARED_CREDENTIALS_FILE ?? path.join(home, ".aws", "credentials"),
+    awsDir: path.join(home, ".aws"),
+  };
+}
+
 /** The STS probe's inputs for a child environment `env` and the target's pinned profile and region. */
 export function stsInputsOf(env: Readonly<Record<string, string>>, profile: string, pinnedRegion: string | undefined): StsProbeInputs {
-  const home = env.HOME ?? os.homedir();
   const steering: Record<string, string> = {};
   for (const name of STS_STEERING_VARIABLES) {
     const value = env[name];
@@ -67,9 +76,7 @@ export function stsInputsOf(env: Readonly<Record<string, string>>, profile: stri
   }
   return {
     profile,
-    configFile: env.AWS_CONFIG_FILE ?? path.join(home, ".aws", "config"),
-    credentialsFile: env.AWS_SHARED_CREDENTIALS_FILE ?? path.join(home, ".aws", "credentials"),
-    awsDir: path.join(home, ".aws"),
+    ...awsFilesOf(env),
     pinnedRegion,
     env: steering,
   };

@@ -1,5 +1,5 @@
 /** `torii doctor`: the server's own load errors, missing CLIs, missing contexts, and a clean bill. */
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,11 +16,15 @@ function emptyHome(): string {
   return mkdtempSync(path.join(os.tmpdir(), "torii-doctor-home-"));
 }
 
-function kubeconfig(...contexts: string[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-"));
-  const file = path.join(dir, "config");
-  writeFileSync(file, `apiVersion: v1\nkind: Config\ncontexts:\n${contexts.map((name) => `  - name: ${name}\n    context: {cluster: c, user: u}\n`).join("")}`);
-  return file;
+/** A home whose `~/.kube/config` (the file the server's kubectl reads) has `contexts`. */
+function homeWithKubeconfig(...contexts: string[]): string {
+  const home = emptyHome();
+  mkdirSync(path.join(home, ".kube"));
+  writeFileSync(
+    path.join(home, ".kube", "config"),
+    `apiVersion: v1\nkind: Config\ncontexts:\n${contexts.map((name) => `  - name: ${name}\n    context: {cluster: c, user: u}\n`).join("")}`,
+  );
+  return home;
 }
 
 describe("torii doctor", () => {
@@ -43,7 +47,7 @@ describe("torii doctor", () => {
       "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
       "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
     });
-    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("other") });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: homeWithKubeconfig("other") });
     expect(result.status).toBe(1);
     expect(result.stdout).toContain("FAIL cli kube: no-such-cli-here is not on PATH");
     expect(result.stdout).toContain('FAIL target kube/dev: context "dev-ctx" is not in');
@@ -57,7 +61,7 @@ describe("torii doctor", () => {
       "providers/kube/rules.yaml": 'version: "1"\naccept: []\n',
       "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
     });
-    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("dev-ctx"), HOME: emptyHome() });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: homeWithKubeconfig("dev-ctx") });
     expect(result.stdout).toContain("ok   target kube/dev: context dev-ctx exists");
     expect(result.stdout).toContain("warn clients: no MCP client file here registers Torii");
     expect(result.stdout).toContain("warn rules kube: kube: no accept rule");
@@ -81,6 +85,20 @@ describe("torii doctor", () => {
     expect(dangling.stdout).not.toContain("no audit log yet");
   });
 
+  it("reads a target's pinned kubeconfig, not ~/.kube/config, and fails a torn one naming the file", async () => {
+    const pinned = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-kube-")), "pinned");
+    writeFileSync(pinned, "contexts: [\n", { mode: 0o600 });
+    const root = makeConfigTree({
+      ...IDP,
+      "providers/kube/provider.yaml": kubeContextProvider("node"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kube/targets/dev/target.yaml": `version: "1"\nname: dev\ncontext: dev-ctx\nkubeconfig: ${pinned}\nidentity: {provider: idp}\n`,
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: homeWithKubeconfig("dev-ctx") });
+    expect(result.stdout).toContain(`FAIL target kube/dev: the kubeconfig ${pinned} is not valid YAML`);
+    expect(result.status).toBe(1);
+  });
+
   it("does not fail an identity-only provider (expose: false) for a command it never runs, nor warn that it has no accept rule", async () => {
     const root = makeConfigTree({
       "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\nexpose: false\ncommand: no-such-identity-cli\nargv: {parser: plain}\n',
@@ -89,7 +107,7 @@ describe("torii doctor", () => {
       "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
       "providers/kube/targets/dev/target.yaml": 'version: "1"\nname: dev\ncontext: dev-ctx\nidentity: {provider: idp}\n',
     });
-    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, KUBECONFIG: kubeconfig("dev-ctx"), HOME: emptyHome() });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: homeWithKubeconfig("dev-ctx") });
     expect(result.stdout).toContain("ok   cli idp: identity-only (expose: false): no MCP tool, so no-such-identity-cli is never run for the agent");
     expect(result.stdout).not.toContain("rules idp: idp: no accept rule");
     expect(result.status).toBe(0);

@@ -1,0 +1,45 @@
+/**
+ * What the child of a call to a provider (on a target) will see, computed the
+ * way the server's launch computes it: the same credential layers (readLayers),
+ * the same pinned values (targetInjection), the same environment (childEnvOf)
+ * and the same executable lookup (planChild). The operator CLI (`torii target
+ * add`, `torii setup`, `torii doctor`) asks this function instead of reading
+ * its own shell's PATH, KUBECONFIG, AWS_CONFIG_FILE or HOME, which the server
+ * never passes on, so the CLI and the server cannot disagree about which
+ * program runs and which files it reads.
+ */
+import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
+import { authScopeOf } from "./auth-scope.js";
+import { readLayers } from "./authenticate.js";
+import { childEnvOf, planChild, type ChildPlanDeps } from "./child-plan.js";
+import { childKubeconfigOf, type ChildKubeconfig } from "./child-kubeconfig.js";
+import { awsFilesOf } from "./identity/aws-call-plan.js";
+import { targetInjection } from "./target-injection.js";
+
+export interface ChildFiles {
+  /** The child's environment (it holds `.env` values: never print it). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The absolute program the call runs, or why there is none. */
+  readonly executable: { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string };
+  readonly kubeconfig: ChildKubeconfig;
+  readonly aws: ReturnType<typeof awsFilesOf>;
+}
+
+/**
+ * The environment-derived locations of a call to `provider` on `target`
+ * (undefined for a call without one).
+ *
+ * @throws ConfigError when a `.env` layer is untrusted or malformed, as the call would fail.
+ */
+export function childFilesOf(provider: ProviderEntry, target: TargetEntry | undefined, registry: Registry, deps: ChildPlanDeps): ChildFiles {
+  const layers = readLayers({ provider, target }, authScopeOf(provider, target, registry).identity);
+  const pinned = targetInjection(provider, target).env;
+  const env = childEnvOf(provider, layers, pinned, deps);
+  let executable: ChildFiles["executable"];
+  try {
+    executable = { ok: true, path: planChild(provider.config.command, [], provider, layers, pinned, deps).executable };
+  } catch (error) {
+    executable = { ok: false, reason: (error as Error).message };
+  }
+  return { env, executable, kubeconfig: childKubeconfigOf(env, deps.platform), aws: awsFilesOf(env) };
+}

@@ -1,0 +1,89 @@
+/** The kubeconfig files a child reads, and the trust rule a configured one is held to (real files, real modes). */
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { currentTrustPolicy } from "../../../src/config/file-trust.js";
+import { checkConfiguredKubeconfigs, childKubeconfigOf } from "../../../src/pipeline/child-kubeconfig.js";
+import { catchConfigError as refusal, tempDir } from "../config/temp-tree.js";
+
+const policy = currentTrustPolicy();
+const posixOnly = process.platform === "win32" ? test.skip : test;
+
+function kubeconfigIn(dir: string, mode = 0o600): string {
+  const file = path.join(dir, "kc");
+  writeFileSync(file, "apiVersion: v1\nkind: Config\n");
+  chmodSync(file, mode);
+  return file;
+}
+
+describe("childKubeconfigOf", () => {
+  test("KUBECONFIG's entries in order, empty entries dropped, marked as configured", () => {
+    expect(childKubeconfigOf({ KUBECONFIG: "/a/kc::/b/kc", HOME: "/h" }, "linux")).toEqual({ files: ["/a/kc", "/b/kc"], configured: true });
+    expect(childKubeconfigOf({ KUBECONFIG: "C:\\a\\kc;C:\\b\\kc" }, "win32").files).toEqual(["C:\\a\\kc", "C:\\b\\kc"]);
+  });
+
+  test("without KUBECONFIG, the child's own HOME's .kube/config, not configured", () => {
+    expect(childKubeconfigOf({ HOME: "/h" }, "linux")).toEqual({ files: [path.join("/h", ".kube", "config")], configured: false });
+  });
+});
+
+describe("checkConfiguredKubeconfigs", () => {
+  posixOnly("accepts a private file in a private directory", () => {
+    const file = kubeconfigIn(tempDir());
+    expect(() => {
+      checkConfiguredKubeconfigs({ files: [file], configured: true }, policy);
+    }).not.toThrow();
+  });
+
+  posixOnly("refuses a file others can write, with the command that fixes it", () => {
+    const file = kubeconfigIn(tempDir(), 0o666);
+    const error = refusal(() => {
+      checkConfiguredKubeconfigs({ files: [file], configured: true }, policy);
+    });
+    expect(error.file).toBe(file);
+    expect(error.message).toContain("is writable by group or others (mode 666)");
+    expect(error.message).toContain(`fix: chmod go-w ${file}`);
+  });
+
+  posixOnly("refuses a file in a directory others can write, and a link that leads there", () => {
+    const open = path.join(tempDir(), "open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const file = kubeconfigIn(open);
+    expect(
+      refusal(() => {
+        checkConfiguredKubeconfigs({ files: [file], configured: true }, policy);
+      }).message,
+    ).toContain(`${open}: is writable by group or others (mode 777)`);
+    const link = path.join(tempDir(), "kc-link");
+    symlinkSync(file, link);
+    expect(
+      refusal(() => {
+        checkConfiguredKubeconfigs({ files: [link], configured: true }, policy);
+      }).message,
+    ).toContain(`${open}: is writable by group or others`);
+  });
+
+  test("refuses a missing pin and a relative path, naming them; leaves a missing .env entry to kubectl", () => {
+    const missing = path.join(tempDir(), "absent");
+    expect(
+      refusal(() => {
+        checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy, missing);
+      }).message,
+    ).toBe(`${missing}: does not exist (the kubeconfig the target pins)`);
+    expect(() => {
+      checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy);
+    }).not.toThrow();
+    expect(
+      refusal(() => {
+        checkConfiguredKubeconfigs({ files: ["kc"], configured: true }, policy);
+      }).message,
+    ).toContain("kc: is a relative kubeconfig path");
+  });
+
+  test("checks nothing for the default file (the operator's own ~/.kube/config)", () => {
+    expect(() => {
+      checkConfiguredKubeconfigs({ files: [path.join(tempDir(), "absent")], configured: false }, policy);
+    }).not.toThrow();
+  });
+});
