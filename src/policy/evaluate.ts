@@ -218,7 +218,8 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   const view = normaliseForEvaluation(policy, canonical);
   const argparse = policy.grammar.parser === "argparse";
-  const carried = argparse && carriesParameters(view.positionals, policy.parameterCarriers);
+  // Read before ignore_args: an ignored carrier still sets what it carries.
+  const carried = argparse && carriesParameters(canonical.positionals, policy.parameterCarriers);
   const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried };
   const denyIn = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ?? denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode));

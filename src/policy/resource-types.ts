@@ -56,12 +56,22 @@ function itemsOf(operand: string): { type: string; name: string | undefined }[] 
   });
 }
 
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((word, i) => b[i] === word);
+}
+
 /**
  * The positionals of a call (or a rule) once per resource type it names, each
- * in the plural spelling; undefined when its command takes no resource type or
- * names none. `dropGroup`: read `type.group` as `type` (deny rules).
+ * in the plural spelling; undefined when its command takes no resource type,
+ * names none, or is already one type in the plural (the common call: no second
+ * reading to match). `dropGroup`: read `type.group` as `type` (deny rules).
  */
 export function resourceViews(positionals: readonly string[], table: CompiledResourceTypes, dropGroup: boolean): string[][] | undefined {
+  const views = typeViews(positionals, table, dropGroup);
+  return views !== undefined && views.length === 1 && sameWords(views[0] as string[], positionals) ? undefined : views;
+}
+
+function typeViews(positionals: readonly string[], table: CompiledResourceTypes, dropGroup: boolean): string[][] | undefined {
   const verb = table.verbs.find((path) => path.length < positionals.length && path.every((word, i) => positionals[i] === word));
   if (verb === undefined) return undefined;
   const operands = positionals.slice(verb.length);

@@ -49,6 +49,11 @@ describe("aws: a parameter carrier matches every deny rule naming an option of i
     expect(decide(aws, ["ec2 create-image --no-reboot"], ["ec2"], ["ec2", "run-instances", "--cli-input-json", json]).result).toBe("accept");
   });
 
+  it("a carrier listed in ignore_args.flags still carries", () => {
+    const ctx = { ...aws, settings: { ...aws.settings, ignoreArgs: { leading: [], flags: ["--cli-input-json"] } } };
+    expect(decide(ctx, deny, ["ec2"], ["ec2", "run-instances", "--cli-input-json", json]).result).toBe("deny");
+  });
+
   it("without a carrier the call is read as written", () => {
     expect(decide(aws, deny, ["ec2"], ["ec2", "run-instances", "--image-id", "ami-1"]).result).toBe("accept");
     expect(decide(aws, deny, ["ec2"], ["ec2", "run-instances", "--count", "1"]).result).toBe("accept");
