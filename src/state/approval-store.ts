@@ -15,7 +15,7 @@
  * status: pending                 # pending | answered | expired | withdrawn
  * answer: {choice: once, channel: cli, by: alice, at: …}
  * lease: {minutes: 15, active: [{target: dev, expires_at: …}]}   # kind lease only
- * server: {pid: 4242, started: "123456"}   # the asking server (process-identity.ts)
+ * server: {pid: 4242, started: "123456", namespace: "pid:[4026531836]"}   # the asking server (process-identity.ts)
  * ```
  *
  * Every change is a compare-and-swap under the file's lock: only a `pending`,
@@ -81,6 +81,7 @@ const recordSchema = z.strictObject({
         .string()
         .regex(/^[0-9]{1,20}$/)
         .optional(),
+      namespace: z.string().max(64).optional(),
     })
     .optional(),
 });
