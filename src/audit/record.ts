@@ -186,13 +186,6 @@ export function auditFields(input: AuditInput): AuditFields {
   return fields;
 }
 
-/** Times and chains `fields` into a record and its line (without the newline). */
-export function sealAuditRecord(fields: AuditFields, time: Date, prev: string): { record: AuditRecord; line: string } {
-  const unsigned = { v: AUDIT_FORMAT_VERSION, time: time.toISOString(), ...fields, prev } as const;
-  const { line, hash } = sealAuditLine(fields, time, prev);
-  return { record: { ...unsigned, hash }, line };
-}
-
 /**
  * The sealed line alone, for the writer: `hash` is the last field, so the
  * line is the unsigned JSON with `,"hash":"…"}` in place of its closing brace

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkS
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath, type AuditAppendResult } from "../../../src/audit/audit-log.js";
-import { ANCHORED_GENESIS_HASH, auditFields, GENESIS_HASH, sealAuditRecord, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
+import { ANCHORED_GENESIS_HASH, auditFields, GENESIS_HASH, sealAuditLine, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
 import { auditHeadPath } from "../../../src/audit/head.js";
 import { tailAuditLog, verifyAuditBytes, verifyAuditLog } from "../../../src/audit/verify.js";
 import { tempDir } from "../config/temp-tree.js";
@@ -35,7 +35,7 @@ function preHeadLines(count: number): string[] {
   const lines: string[] = [];
   let prev = GENESIS_HASH;
   for (let i = 1; i <= count; i += 1) {
-    const { line } = sealAuditRecord(auditFields(input(i)), new Date(Date.UTC(2025, 0, 1, 0, 0, i)), prev);
+    const { line } = sealAuditLine(auditFields(input(i)), new Date(Date.UTC(2025, 0, 1, 0, 0, i)), prev);
     lines.push(line);
     prev = sha256Hex(line);
   }
@@ -163,7 +163,7 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
   it("an edited field with its hash recomputed: the next line", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 10);
     const record = JSON.parse(lines[4] ?? "") as AuditInput & { prev: string; time: string };
-    lines[4] = sealAuditRecord(auditFields({ ...record, exit_code: 1 }), new Date(record.time), record.prev).line;
+    lines[4] = sealAuditLine(auditFields({ ...record, exit_code: 1 }), new Date(record.time), record.prev).line;
     expect(problemLines(lines)).toEqual([6]);
   });
 
@@ -189,7 +189,7 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
 
   it("a forged record inserted with a valid hash and prev: the genuine record after it", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 10);
-    const forged = sealAuditRecord(auditFields(input(99, { event: "allowed-by-rules" })), new Date(), sha256Hex(lines[2] ?? "")).line;
+    const forged = sealAuditLine(auditFields(input(99, { event: "allowed-by-rules" })), new Date(), sha256Hex(lines[2] ?? "")).line;
     lines.splice(3, 0, forged);
     expect(problemLines(lines)).toEqual([5]);
   });

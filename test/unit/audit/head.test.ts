@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../src/audit/audit-log.js";
 import { auditHeadPath } from "../../../src/audit/head.js";
-import { auditFields, GENESIS_HASH, sealAuditRecord, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
+import { auditFields, GENESIS_HASH, sealAuditLine, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
 import { verifyAuditLog } from "../../../src/audit/verify.js";
 import { tempDir } from "../config/temp-tree.js";
 
@@ -126,7 +126,7 @@ describe("verify against the head", () => {
   it("the last record rewritten with a valid hash and prev: fails at that line", async () => {
     const { file, lines } = await logWith(3);
     const last = JSON.parse(lines[2] ?? "") as AuditInput & { prev: string; time: string };
-    lines[2] = sealAuditRecord(auditFields({ ...last, exit_code: 0, detail: "forged" }), new Date(last.time), last.prev).line;
+    lines[2] = sealAuditLine(auditFields({ ...last, exit_code: 0, detail: "forged" }), new Date(last.time), last.prev).line;
     writeFileSync(file, lines.map((line) => `${line}\n`).join(""));
     const result = await verifyAuditLog(file);
     expect(result.ok).toBe(false);
@@ -192,7 +192,7 @@ describe("what a writer does with a head that does not match", () => {
     const file = path.join(tempDir(), "audit.jsonl");
     let prev = GENESIS_HASH;
     const old = [1, 2].map((i) => {
-      const { line } = sealAuditRecord(auditFields(input(i)), new Date(Date.UTC(2025, 0, i)), prev);
+      const { line } = sealAuditLine(auditFields(input(i)), new Date(Date.UTC(2025, 0, i)), prev);
       prev = sha256Hex(line);
       return `${line}\n`;
     });

@@ -7,7 +7,7 @@ import {
   checkAuditLine,
   GENESIS_HASH,
   sanitiseAuditText,
-  sealAuditRecord,
+  sealAuditLine,
   sha256Hex,
   type AuditInput,
 } from "../../../src/audit/record.js";
@@ -16,7 +16,7 @@ const BASE: AuditInput = { call_id: "call-1", scope: "aws/prod", event: "ran" };
 const TIME = new Date("2026-01-02T03:04:05.678Z");
 
 function line(input: AuditInput, prev = GENESIS_HASH): string {
-  return sealAuditRecord(auditFields(input), TIME, prev).line;
+  return sealAuditLine(auditFields(input), TIME, prev).line;
 }
 
 describe("audit events", () => {
@@ -139,7 +139,7 @@ describe("auditFields: only the typed fields, sanitised and cut", () => {
   });
 });
 
-describe("sealAuditRecord and checkAuditLine", () => {
+describe("sealAuditLine and checkAuditLine", () => {
   const full: AuditInput = {
     ...BASE,
     rule: "s3 ls",

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath } from "../../../../src/audit/audit-log.js";
 import { auditHeadPath } from "../../../../src/audit/head.js";
-import { GENESIS_HASH, sealAuditRecord, sha256Hex } from "../../../../src/audit/record.js";
+import { GENESIS_HASH, sealAuditLine, sha256Hex } from "../../../../src/audit/record.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDir } from "../../config/temp-tree.js";
 
@@ -154,7 +154,7 @@ describe("torii audit tail", () => {
 
   it("sanitises what it prints, even from a forged record with a valid hash", async () => {
     const { root, file, lines } = await rootWithRecords(1);
-    const forged = sealAuditRecord(
+    const forged = sealAuditLine(
       { call_id: "x", scope: "aws", event: "ran", detail: "\u001b]0;pwned\u0007\u001b[2J" },
       new Date("2026-03-01T11:00:00.000Z"),
       sha256Hex(lines[0] ?? GENESIS_HASH),
