@@ -1,7 +1,7 @@
 // Per-call overhead, paired: each iteration makes a plain Torii call, a Torii
 // call to a leased kubectl_context-style target, spawns the same program
 // directly from Node, and calls a bare SDK server (bare-server.mjs) that
-// spawns it. The figures are medians of the run-by-run differences, so a few
+// spawns it, in a random order per iteration. The figures are medians of the run-by-run differences, so a few
 // ms are not lost in fork noise. Server CPU per call comes from /proc (the
 // server's own utime + stime, children excluded) over the measured loop; each
 // Torii figure has its own server process. With BENCH_BASELINE=<checkout>
@@ -46,10 +46,26 @@ async function timedCall({ session, name, arguments: args }) {
 }
 
 const order = Object.keys(servers).filter((key) => key !== "bare");
+const steps = [
+  ...order.map((key) => async (samples) => samples[key]?.push(await timedCall(servers[key]))),
+  async (samples) => samples.direct?.push(await direct()),
+  async (samples) => samples.bare?.push(await timedCall(servers.bare)),
+];
+
+/** A fresh random order (Fisher-Yates). */
+function shuffled(items) {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}
+
+// A fixed order favours some positions: the same build measured in two slots differed by
+// 2-4 ms of CPU per call. Each iteration runs its calls in a fresh random order.
 async function iteration(samples) {
-  for (const key of order) samples[key]?.push(await timedCall(servers[key]));
-  samples.direct?.push(await direct());
-  samples.bare?.push(await timedCall(servers.bare));
+  for (const step of shuffled(steps)) await step(samples);
 }
 
 for (let i = 0; i < 30; i += 1) await iteration({});
