@@ -206,7 +206,10 @@ describe("P4 monotonicity", () => {
   });
 });
 
-describe("P5 spelling invariance", () => {
+// The aws and az properties take seconds on a quiet machine (1,000 invocations through the
+// largest option tables) and several times that on a loaded one: their bound is fast-check's own
+// time limit above (an interruption fails), not the suite's 20 s per test.
+describe("P5 spelling invariance", { timeout: 90_000 }, () => {
   const policyArb = (name: GrammarName) => fc.record({ rules: layeredTextsArb(name), settings: settingsArb(name) });
 
   it("pflag: every spelling of an invocation has the invocation's canonical argv and decides like it", () => {
