@@ -57,6 +57,7 @@ let dir: string;
 let homeKubeconfig: string;
 let shellKubeconfig: string;
 let pinnedKubeconfig: string;
+let missingKubeconfig: string;
 let writableDir: string;
 let writableKubeconfig: string;
 let envBin: string;
@@ -85,6 +86,7 @@ beforeAll(async () => {
   // The shell's KUBECONFIG: the same context name on another cluster, and a context only it has.
   shellKubeconfig = path.join(dir, "kc-alt");
   writeFileSync(shellKubeconfig, kubeconfig(shellApi.url, "prod-ctx", "alt-only"), { mode: 0o600 });
+  missingKubeconfig = path.join(dir, "not-yet-kc");
   pinnedKubeconfig = path.join(dir, "pinned-kc");
   writeFileSync(pinnedKubeconfig, kubeconfig(homeApi.url, "lab"), { mode: 0o600 });
   // A kubeconfig anyone can rewrite (with an exec plugin, say), in a directory anyone can write to.
@@ -115,6 +117,9 @@ beforeAll(async () => {
     "providers/fkw/provider.yaml": FK.replace("name: fk\ntool: fk", "name: fkw\ntool: fkw"),
     "providers/fkw/rules.yaml": 'version: "1"\naccept: [run]\n',
     "providers/fkw/.env": `PATH=${envBin}\nKUBECONFIG=${writableKubeconfig}\n`,
+    "providers/fkm/provider.yaml": FK.replace("name: fk\ntool: fk", "name: fkm\ntool: fkm"),
+    "providers/fkm/rules.yaml": 'version: "1"\naccept: [run]\n',
+    "providers/fkm/.env": `PATH=${envBin}\nKUBECONFIG=${pinnedKubeconfig}:${missingKubeconfig}\n`,
     "providers/awsish/provider.yaml": AWSISH,
     "providers/awsish/rules.yaml": 'version: "1"\n',
     "providers/awsish/.env": `AWS_CONFIG_FILE=${awsEnvConfig}\n`,
@@ -186,6 +191,15 @@ describe("kubeconfig", () => {
     expect(outcome.execution).toBeUndefined();
     expect(outcome.error).toContain("refused by the trust rule; torii doctor names it and the fix");
     expect(outcome.error).not.toContain(writableDir);
+  });
+
+  test("a missing entry of a .env KUBECONFIG (which kubectl would skip, and anyone could create later) fails closed too", async () => {
+    expect(finding("kubeconfig fkm")).toMatchObject({ status: "fail" });
+    expect(finding("kubeconfig fkm")?.message).toContain(`${missingKubeconfig}: does not exist (KUBECONFIG in a .env names it)`);
+    const outcome = outcomeOf(await session.call("fkm", { args: ["run"] }));
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toContain("is missing or refused by the trust rule; torii doctor names it and the fix");
+    expect(outcome.error).not.toContain(missingKubeconfig);
   });
 });
 
