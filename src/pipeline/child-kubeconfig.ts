@@ -48,7 +48,12 @@ export function checkConfiguredKubeconfigs(kubeconfig: ChildKubeconfig, policy: 
   for (const file of kubeconfig.files) {
     if (!path.isAbsolute(file)) throw new ConfigError(file, "is a relative kubeconfig path; KUBECONFIG and kubeconfig: must name absolute files");
     if (!checkTrustedOutsideFile(policy, file)) {
-      throw new ConfigError(file, `does not exist (${file === pinned ? "the kubeconfig the target pins" : "KUBECONFIG in a .env names it"})`);
+      throw new ConfigError(
+        file,
+        file === pinned
+          ? "does not exist (the kubeconfig the target pins)"
+          : "does not exist (KUBECONFIG in a .env names it); fix: create it, or take it out of the KUBECONFIG of that .env",
+      );
     }
     try {
       accessSync(file, constants.R_OK);
