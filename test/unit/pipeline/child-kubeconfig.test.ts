@@ -76,7 +76,7 @@ describe("checkConfiguredKubeconfigs", () => {
       refusal(() => {
         checkConfiguredKubeconfigs({ files: [present, missing], configured: true }, policy);
       }).message,
-    ).toBe(`${missing}: does not exist (KUBECONFIG in a .env names it)`);
+    ).toBe(`${missing}: does not exist (KUBECONFIG in a .env names it); fix: create it, or take it out of the KUBECONFIG of that .env`);
     expect(
       refusal(() => {
         checkConfiguredKubeconfigs({ files: ["kc"], configured: true }, policy);
