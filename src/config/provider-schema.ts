@@ -22,6 +22,7 @@ import {
   versionSchema,
 } from "./common-fields.js";
 import { providerJsonFor } from "./provider-json.js";
+import { sessionVariableProblem } from "./session-variables.js";
 import { readConfigText } from "./read-file.js";
 import { documentFromData, parseYamlDocument } from "./yaml-document.js";
 import type { YamlDocument } from "./yaml-document.js";
@@ -205,6 +206,15 @@ const authSchema = z
       }
       declared.add(field.name);
     });
+    // The variables the session sets: the inject names, else the field names themselves.
+    const injected = auth.inject === undefined ? auth.fields.map((field, index) => [field.name, ["fields", index, "name"]] as const) : [];
+    for (const [variable, where] of [
+      ...injected,
+      ...Object.keys(auth.inject?.environment ?? {}).map((name) => [name, ["inject", "environment", name]] as const),
+    ]) {
+      const problem = sessionVariableProblem(variable);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: [...where], message: problem });
+    }
     for (const [variable, template] of Object.entries(auth.inject?.environment ?? {})) {
       const where = ["inject", "environment", variable];
       const reference = FIELD_REFERENCE.exec(template)?.[1];

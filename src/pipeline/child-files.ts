@@ -11,14 +11,25 @@
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import { authScopeOf } from "./auth-scope.js";
 import { readLayers } from "./authenticate.js";
-import { childEnvOf, planChild, type ChildPlanDeps } from "./child-plan.js";
+import { childEnvOf, planChild, variable, type ChildPlanDeps } from "./child-plan.js";
 import { childKubeconfigOf, type ChildKubeconfig } from "./child-kubeconfig.js";
 import { awsFilesOf } from "./identity/aws-call-plan.js";
 import { targetInjection } from "./target-injection.js";
 
+/**
+ * What locates a call's program and the files it reads. The operator CLI starts
+ * programs with these only (version probes, `kubectl config get-contexts`):
+ * credentials from a `.env` go to the validation and execution children alone.
+ */
+const LOCATING_VARIABLES: readonly string[] = ["PATH", "HOME", "USERPROFILE", "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"];
+
 export interface ChildFiles {
-  /** The child's environment (it holds `.env` values: never print it). */
-  readonly env: Readonly<Record<string, string>>;
+  /**
+   * The environment for a program the operator CLI starts on the call's behalf:
+   * the allowlisted server variables plus the call's own LOCATING_VARIABLES,
+   * never another `.env` or pinned value.
+   */
+  readonly probeEnv: Readonly<Record<string, string>>;
   /** The absolute program the call runs, or why there is none. */
   readonly executable: { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string };
   readonly kubeconfig: ChildKubeconfig;
@@ -41,5 +52,15 @@ export function childFilesOf(provider: ProviderEntry, target: TargetEntry | unde
   } catch (error) {
     executable = { ok: false, reason: (error as Error).message };
   }
-  return { env, executable, kubeconfig: childKubeconfigOf(env, deps.platform), aws: awsFilesOf(env) };
+  return { probeEnv: probeEnvOf(provider, env, deps), executable, kubeconfig: childKubeconfigOf(env, deps.platform), aws: awsFilesOf(env) };
+}
+
+/** The allowlisted server variables plus the call's own LOCATING_VARIABLES, built as a child environment is. */
+function probeEnvOf(provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): Record<string, string> {
+  const locating = new Map<string, string>();
+  for (const name of LOCATING_VARIABLES) {
+    const value = variable(env, name, deps.platform);
+    if (value !== undefined) locating.set(name, value);
+  }
+  return childEnvOf(provider, [locating], {}, deps);
 }

@@ -37,9 +37,9 @@ export function childKubeconfigOf(env: Readonly<Record<string, string>>, platfor
 
 /**
  * Refuses a configured kubeconfig that is writable by someone else (the file or
- * a directory above it), unreadable, or, for the target's pin, missing. A
- * missing entry a `.env` names is left to kubectl, which skips missing
- * KUBECONFIG entries.
+ * a directory above it), unreadable, or missing. A missing entry fails closed
+ * although kubectl would skip it: whoever can create it later (under a sticky
+ * `/tmp`, say) would have its exec plugin run as the operator.
  *
  * @throws ConfigError naming the file and, for a trust problem, the command that fixes it.
  */
@@ -48,8 +48,12 @@ export function checkConfiguredKubeconfigs(kubeconfig: ChildKubeconfig, policy: 
   for (const file of kubeconfig.files) {
     if (!path.isAbsolute(file)) throw new ConfigError(file, "is a relative kubeconfig path; KUBECONFIG and kubeconfig: must name absolute files");
     if (!checkTrustedOutsideFile(policy, file)) {
-      if (file === pinned) throw new ConfigError(file, "does not exist (the kubeconfig the target pins)");
-      continue;
+      throw new ConfigError(
+        file,
+        file === pinned
+          ? "does not exist (the kubeconfig the target pins)"
+          : "does not exist (KUBECONFIG in a .env names it); fix: create it, or take it out of the KUBECONFIG of that .env",
+      );
     }
     try {
       accessSync(file, constants.R_OK);
@@ -81,6 +85,6 @@ export function checkCallKubeconfigs(provider: ProviderEntry, target: TargetEntr
     checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, pin);
   } catch (error) {
     if (pin !== undefined || !(error instanceof ConfigError)) throw error;
-    throw new Error("a kubeconfig that KUBECONFIG in a .env of this call names is refused by the trust rule; torii doctor names it and the fix");
+    throw new Error("a kubeconfig that KUBECONFIG in a .env of this call names is missing or refused by the trust rule; torii doctor names it and the fix");
   }
 }

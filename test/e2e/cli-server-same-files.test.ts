@@ -57,6 +57,7 @@ let dir: string;
 let homeKubeconfig: string;
 let shellKubeconfig: string;
 let pinnedKubeconfig: string;
+let missingKubeconfig: string;
 let writableDir: string;
 let writableKubeconfig: string;
 let envBin: string;
@@ -67,6 +68,7 @@ let session: McpSession;
 let addedOnlyInShell: CliResult;
 let addedInBoth: CliResult;
 let addedWritable: CliResult;
+let addedMissing: CliResult;
 let doctor: Check[];
 
 /** In-process; doctor runs as a real process (the comparison with the server's process is the point). */
@@ -85,6 +87,7 @@ beforeAll(async () => {
   // The shell's KUBECONFIG: the same context name on another cluster, and a context only it has.
   shellKubeconfig = path.join(dir, "kc-alt");
   writeFileSync(shellKubeconfig, kubeconfig(shellApi.url, "prod-ctx", "alt-only"), { mode: 0o600 });
+  missingKubeconfig = path.join(dir, "not-yet-kc");
   pinnedKubeconfig = path.join(dir, "pinned-kc");
   writeFileSync(pinnedKubeconfig, kubeconfig(homeApi.url, "lab"), { mode: 0o600 });
   // A kubeconfig anyone can rewrite (with an exec plugin, say), in a directory anyone can write to.
@@ -107,6 +110,10 @@ beforeAll(async () => {
     "providers/kubectl/provider.yaml": KUBECTL,
     "providers/kubectl/rules.yaml": 'version: "1"\naccept: [get pods]\n',
     "providers/kubectl/targets/writable/target.yaml": `version: "1"\nname: writable\ncontext: lab\nkubeconfig: ${writableKubeconfig}\nidentity: {provider: kubeid}\n`,
+    "providers/kubem/provider.yaml": KUBECTL.replace("name: kubectl\ntool: kubectl", "name: kubem\ntool: kubem"),
+    "providers/kubem/rules.yaml": 'version: "1"\naccept: [get pods]\n',
+    "providers/kubem/.env": `KUBECONFIG=${pinnedKubeconfig}:${missingKubeconfig}\n`,
+    "providers/kubem/targets/lab/target.yaml": 'version: "1"\nname: lab\ncontext: lab\nidentity: {provider: kubeid}\n',
     "providers/kubeid/provider.yaml": KUBE_ID,
     "providers/kubeid/rules.yaml": 'version: "1"\n',
     "providers/fk/provider.yaml": FK,
@@ -115,6 +122,9 @@ beforeAll(async () => {
     "providers/fkw/provider.yaml": FK.replace("name: fk\ntool: fk", "name: fkw\ntool: fkw"),
     "providers/fkw/rules.yaml": 'version: "1"\naccept: [run]\n',
     "providers/fkw/.env": `PATH=${envBin}\nKUBECONFIG=${writableKubeconfig}\n`,
+    "providers/fkm/provider.yaml": FK.replace("name: fk\ntool: fk", "name: fkm\ntool: fkm"),
+    "providers/fkm/rules.yaml": 'version: "1"\naccept: [run]\n',
+    "providers/fkm/.env": `PATH=${envBin}\nKUBECONFIG=${pinnedKubeconfig}:${missingKubeconfig}\n`,
     "providers/awsish/provider.yaml": AWSISH,
     "providers/awsish/rules.yaml": 'version: "1"\n',
     "providers/awsish/.env": `AWS_CONFIG_FILE=${awsEnvConfig}\n`,
@@ -130,6 +140,7 @@ beforeAll(async () => {
   addedOnlyInShell = await cli("target", "add", "kubectl", "alt", "--context", "alt-only", "--provider", "kubeid");
   addedInBoth = await cli("target", "add", "kubectl", "staging", "--context", "prod-ctx", "--provider", "kubeid");
   addedWritable = await cli("target", "add", "kubectl", "ww", "--context", "lab", "--kubeconfig", writableKubeconfig, "--provider", "kubeid");
+  addedMissing = await cli("target", "add", "kubem", "lab2", "--context", "lab", "--provider", "kubeid");
   const addedLab = await cli("target", "add", "kubectl", "lab", "--context", "lab", "--kubeconfig", pinnedKubeconfig, "--provider", "kubeid");
   expect(addedLab.stderr).toBe("");
   doctor = (JSON.parse(runCliProcess(["doctor", "--json"], env).stdout) as { checks: Check[] }).checks;
@@ -186,6 +197,27 @@ describe("kubeconfig", () => {
     expect(outcome.execution).toBeUndefined();
     expect(outcome.error).toContain("refused by the trust rule; torii doctor names it and the fix");
     expect(outcome.error).not.toContain(writableDir);
+  });
+
+  test("a missing entry of a .env KUBECONFIG (which kubectl would skip, and anyone could create later) fails closed too", async () => {
+    expect(finding("kubeconfig fkm")).toMatchObject({ status: "fail" });
+    expect(finding("kubeconfig fkm")?.message).toContain(`${missingKubeconfig}: does not exist (KUBECONFIG in a .env names it)`);
+    const outcome = outcomeOf(await session.call("fkm", { args: ["run"] }));
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toContain("is missing or refused by the trust rule; torii doctor names it and the fix");
+    expect(outcome.error).not.toContain(missingKubeconfig);
+  });
+
+  test("for a kubectl target, target add and doctor refuse that missing entry in the call's own words, and the call runs nothing", async () => {
+    const words = `${missingKubeconfig}: does not exist (KUBECONFIG in a .env names it); fix: create it, or take it out of the KUBECONFIG of that .env`;
+    expect(addedMissing.status).not.toBe(0);
+    expect(addedMissing.stderr).toContain(words);
+    expect(finding("target kubem/lab")).toMatchObject({ status: "fail", fix: "run the fix named above" });
+    expect(finding("target kubem/lab")?.message).toContain(words);
+    expect((await cli("target", "activate", "kubem", "lab")).status).toBe(0);
+    const outcome = outcomeOf(await session.call("kubem", { args: ["get", "pods"], target: "lab" }));
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toContain("is missing or refused by the trust rule");
   });
 });
 

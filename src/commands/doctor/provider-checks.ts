@@ -84,7 +84,7 @@ function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
           `install ${command}, or start the client with a PATH that holds it (GUI clients often see a shorter PATH than your shell), or set PATH in the provider's .env`,
         ),
       );
-    } else findings.push(versionCheck(provider, where, entry.files.executable.path, entry.files.env));
+    } else findings.push(versionCheck(provider, where, entry.files.executable.path, entry.files.probeEnv));
   }
   // A kubectl_context target's kubeconfig is target-checks.ts's; here, a KUBECONFIG another provider's .env sets.
   if (provider.config.targeting?.mode !== "kubectl_context")

@@ -10,12 +10,12 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../config/errors.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../../config/registry.js";
-import { checkConfiguredKubeconfigs, type ChildKubeconfig } from "../../pipeline/child-kubeconfig.js";
+import type { ChildKubeconfig } from "../../pipeline/child-kubeconfig.js";
 import type { ChildFiles } from "../../pipeline/child-files.js";
 import { operatorChildFiles } from "../shared/child-view.js";
 import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
 import { LeaseStore } from "../../state/lease-store.js";
-import { kubeconfigContexts } from "../target/kubeconfig.js";
+import { checkedKubeconfigContexts } from "../target/kubeconfig.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** The profile names of the AWS shared config and credentials files (`[profile x]`, `[x]`, `[default]`) a child reads. */
@@ -100,8 +100,7 @@ function kubeContextCheck(provider: ProviderEntry, target: TargetEntry, kubeconf
   const readdFix = `torii target remove ${provider.tool} ${target.name}, then torii target add it again with --kubeconfig naming a file that has it`;
   let contexts: string[];
   try {
-    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, target.config.kubeconfig);
-    contexts = kubeconfig.files.flatMap((file) => kubeconfigContexts(file));
+    contexts = checkedKubeconfigContexts(kubeconfig, provider.trust.policy, target.config.kubeconfig);
   } catch (error) {
     const fix = error instanceof ConfigError && error.detail.includes("fix: ") ? "run the fix named above" : readdFix;
     return check(subject, "fail", `${(error as Error).message}; its calls fail`, fix);

@@ -23,9 +23,9 @@ import { PROVIDER_JSON } from "../../config/provider-json.js";
 import { providerConfigPath, providerDir, providersDir, rulesPath, targetsDir } from "../../config/paths.js";
 import { loadRegistry } from "../../config/registry.js";
 import { writeFileAtomic } from "../../state/atomic-write.js";
-import { findOnPath } from "../shared/cli-on-path.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, type JsonOption } from "../shared/operator-output.js";
+import { cliFinder } from "./provider-cli-found.js";
 import { catalogueDir, catalogueEntry, generatedFromVersion, listCatalogue, presetText, type CatalogueEntry } from "./catalogue.js";
 import { describeChange, diffProviderDefinitions } from "./provider-diff.js";
 import { operatorStateIn, PACKAGE_FILES } from "./provider-files.js";
@@ -38,6 +38,7 @@ const writeText = (file: string, text: string): Promise<void> => writeFileAtomic
 /** `torii provider list`. */
 export function runProviderList(options: JsonOption): number {
   const root = configRoot();
+  const cliFound = cliFinder(root);
   const providers = listCatalogue().map((entry) => {
     const installedYaml = path.join(providersDir(root), entry.name, "provider.yaml");
     const installed = existsSync(installedYaml);
@@ -49,12 +50,12 @@ export function runProviderList(options: JsonOption): number {
       current: installed ? readText(installedYaml) === bundledText : undefined,
       presets: entry.presets,
       generated_from: generatedFromVersion(bundledText) ?? null,
-      cli_on_path: findOnPath(command) !== undefined,
+      cli_on_path: cliFound(entry.name, command, installed),
     };
   });
   const lines = providers.map(
     (p) =>
-      `${p.name.padEnd(8)} ${p.installed ? (p.current === true ? "installed" : "installed, upgrade available") : "not installed"}; presets: ${p.presets.join(", ") || "none"}; table from ${p.generated_from ?? "unknown"}; CLI ${p.cli_on_path ? "on PATH" : "not on PATH"}`,
+      `${p.name.padEnd(8)} ${p.installed ? (p.current === true ? "installed" : "installed, upgrade available") : "not installed"}; presets: ${p.presets.join(", ") || "none"}; table from ${p.generated_from ?? "unknown"}; CLI ${p.cli_on_path === null ? "unknown (the configuration does not load: torii doctor)" : p.cli_on_path ? "on PATH" : "not on PATH"}`,
   );
   emit(options, { catalogue: catalogueDir(), providers }, lines);
   return 0;

@@ -38,7 +38,8 @@ export function detectProviders(root: string): DetectedProvider[] {
  * The kubeconfig a new kubectl target without a pin will read, as the server's
  * child sees it (pipeline/child-files.ts: a `.env` KUBECONFIG, else the child's
  * `~/.kube/config`, never the shell's KUBECONFIG), and its context names from
- * `kubectl config get-contexts -o name`, run as that child; empty when kubectl fails.
+ * `kubectl config get-contexts -o name`, run with what locates that child's files
+ * (never its `.env` credentials); empty when kubectl fails.
  */
 export function kubeContexts(kubectl: ProviderEntry, registry: Registry): { kubeconfig: string; contexts: string[] } {
   const files = operatorChildFiles(kubectl, undefined, registry);
@@ -48,7 +49,7 @@ export function kubeContexts(kubectl: ProviderEntry, registry: Registry): { kube
     encoding: "utf8",
     timeout: 15_000,
     shell: false,
-    env: files.env,
+    env: files.probeEnv,
   });
   const contexts =
     result.status === 0

@@ -31,7 +31,7 @@ const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
   gcloud: ["version"],
 };
 
-/** The first line of `<executable> <version args>` (stdout, then stderr; run with `env`, the call's own environment, when given) that holds a version; undefined for an unknown CLI, a failure or a 10 s timeout. */
+/** The first line of `<executable> <version args>` (stdout, then stderr; run with `env`, what locates the call's program and files (ChildFiles.probeEnv), when given) that holds a version; undefined for an unknown CLI, a failure or a 10 s timeout. */
 export function cliVersionText(command: string, executable: string, env?: Readonly<Record<string, string>>): string | undefined {
   const args = VERSION_ARGS[path.basename(command)];
   if (args === undefined) return undefined;

@@ -10,10 +10,10 @@ import path from "node:path";
 import { ConfigError } from "../../config/errors.js";
 import type { ProviderEntry, Registry } from "../../config/registry.js";
 import type { TargetConfig } from "../../config/target-schema.js";
-import { checkConfiguredKubeconfigs, childKubeconfigOf } from "../../pipeline/child-kubeconfig.js";
+import { childKubeconfigOf } from "../../pipeline/child-kubeconfig.js";
 import { operatorChildFiles, shellEnv } from "../shared/child-view.js";
 import { OperatorError } from "../shared/operator-context.js";
-import { kubeconfigContexts } from "./kubeconfig.js";
+import { checkedKubeconfigContexts, kubeconfigContexts } from "./kubeconfig.js";
 import { pendingTarget } from "./pending-target.js";
 
 /**
@@ -27,23 +27,19 @@ import { pendingTarget } from "./pending-target.js";
 export function checkKubeContext(registry: Registry, provider: ProviderEntry, config: TargetConfig): string | undefined {
   const context = config.context ?? "";
   let kubeconfig;
+  let contexts: string[] = [];
+  let unreadable: Error | undefined;
   try {
     kubeconfig = operatorChildFiles(provider, pendingTarget(provider, config), registry).kubeconfig;
-    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, config.kubeconfig);
+    contexts = checkedKubeconfigContexts(kubeconfig, provider.trust.policy, config.kubeconfig);
   } catch (error) {
     if (error instanceof ConfigError) throw new OperatorError(`the target's kubeconfig cannot be used, nothing was written:\n${error.message}`);
-    throw error;
+    if (kubeconfig === undefined) throw error;
+    unreadable = error as Error;
   }
   const files = kubeconfig.files.join(path.delimiter);
   const shell = childKubeconfigOf(shellEnv(), process.platform);
   const shellDiffers = shell.configured && shell.files.join(path.delimiter) !== files;
-  let contexts: string[] = [];
-  let unreadable: Error | undefined;
-  try {
-    contexts = kubeconfig.files.flatMap((file) => kubeconfigContexts(file));
-  } catch (error) {
-    unreadable = error as Error;
-  }
   if (!contexts.includes(context)) {
     const shellFile = shellDiffers ? shell.files.find((file) => readableContexts(file).includes(context)) : undefined;
     if (shellFile !== undefined) {

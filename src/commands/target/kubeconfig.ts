@@ -6,7 +6,22 @@
  */
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
+import type { TrustPolicy } from "../../config/file-trust.js";
+import { checkConfiguredKubeconfigs, type ChildKubeconfig } from "../../pipeline/child-kubeconfig.js";
 import { OperatorError } from "../shared/operator-context.js";
+
+/**
+ * The context names of every file a call's kubectl reads, after the trust rule
+ * the call itself applies (pipeline/child-kubeconfig.ts), so `torii target add`,
+ * `torii doctor` and the call refuse the same missing or untrusted entry with
+ * the same words.
+ *
+ * @throws ConfigError for a configured file the call refuses; OperatorError for one that cannot be read as a kubeconfig.
+ */
+export function checkedKubeconfigContexts(kubeconfig: ChildKubeconfig, policy: TrustPolicy, pinned: string | undefined): string[] {
+  checkConfiguredKubeconfigs(kubeconfig, policy, pinned);
+  return kubeconfig.files.flatMap((file) => kubeconfigContexts(file));
+}
 
 /** The context names declared in `file`. */
 export function kubeconfigContexts(file: string): string[] {

@@ -182,6 +182,28 @@ describe("provider.yaml: auth", () => {
     );
   });
 
+  it.each(["KUBECONFIG", "PATH", "Path", "LD_PRELOAD", "AWS_CONFIG_FILE"])(
+    "refuses %s as an inject name: a session may not choose the program or a file the CLI reads",
+    (name) => {
+      expectProviderError(
+        [...FIELD, "  inject:", "    environment:", `      ${name}: \${TOKEN}`],
+        13,
+        9 + name.length,
+        new RegExp(`auth\\.inject\\.environment\\.${name}: ${name} names a program or a file the CLI reads, which a stored session may not set`),
+      );
+    },
+  );
+
+  it("refuses KUBECONFIG as a field name when the fields are injected by their own names (no inject)", () => {
+    expectProviderError(
+      ["auth:", "  strategy: environment", "  fields:", "    - name: KUBECONFIG", "      label: Kubeconfig"],
+      8,
+      13,
+      /auth\.fields\[0\]\.name: KUBECONFIG names a program or a file the CLI reads/,
+    );
+    expect(load(...FIELD, "    - name: PATH", "      label: Path", "  inject:", "    environment:", "      API_TOKEN: ${PATH}").auth?.fields).toHaveLength(2);
+  });
+
   it.each(["Bearer ${TOKEN}", "$TOKEN", "${TOKEN}x", "literal"])("refuses the inject value %j, which is not exactly ${FIELD}", (value) => {
     expectProviderError([...FIELD, "  inject:", "    environment:", `      API_TOKEN: ${JSON.stringify(value)}`], 13, 18, /must be exactly "\$\{FIELD\}"/);
   });

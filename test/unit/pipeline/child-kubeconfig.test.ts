@@ -64,16 +64,19 @@ describe("checkConfiguredKubeconfigs", () => {
     ).toContain(`${open}: is writable by group or others`);
   });
 
-  test("refuses a missing pin and a relative path, naming them; leaves a missing .env entry to kubectl", () => {
+  test("refuses a missing pin, a missing .env entry (kubectl would skip it) and a relative path, naming them", () => {
     const missing = path.join(tempDir(), "absent");
     expect(
       refusal(() => {
         checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy, missing);
       }).message,
     ).toBe(`${missing}: does not exist (the kubeconfig the target pins)`);
-    expect(() => {
-      checkConfiguredKubeconfigs({ files: [missing], configured: true }, policy);
-    }).not.toThrow();
+    const present = kubeconfigIn(tempDir());
+    expect(
+      refusal(() => {
+        checkConfiguredKubeconfigs({ files: [present, missing], configured: true }, policy);
+      }).message,
+    ).toBe(`${missing}: does not exist (KUBECONFIG in a .env names it); fix: create it, or take it out of the KUBECONFIG of that .env`);
     expect(
       refusal(() => {
         checkConfiguredKubeconfigs({ files: ["kc"], configured: true }, policy);

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
+import { makeFakeBin } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
 
 const IDP = {
@@ -144,5 +145,25 @@ describe("torii doctor", () => {
     expect(moved.stdout).toContain("/moved/away/node does not exist");
     expect(moved.stdout).toContain("fix: torii agent install claude-code");
     expect(moved.status).toBe(1);
+  });
+
+  it("runs the version probe with what locates the program and its files, never a .env credential", async () => {
+    const seen = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-probe-")), "env.json");
+    const bin = makeFakeBin({
+      kubectl: `require("node:fs").writeFileSync(${JSON.stringify(seen)}, JSON.stringify(process.env)); process.stdout.write("Client Version: v1.31.0\\n");`,
+    });
+    const kubeconfig = path.join(emptyHome(), "kc");
+    writeFileSync(kubeconfig, "apiVersion: v1\nkind: Config\n", { mode: 0o600 });
+    const root = makeConfigTree({
+      "providers/kc/provider.yaml": 'version: "1"\nname: kc\ntool: kc\ncommand: kubectl\nargv: {parser: plain}\n',
+      "providers/kc/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kc/.env": `PATH=${bin.dir}\nKUBECONFIG=${kubeconfig}\nAPI_TOKEN=s3cret-from-dotenv\n`,
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: emptyHome() });
+    expect(result.stdout).toContain(`ok   cli kc: ${path.join(bin.dir, "kubectl")} (1.31.0)`);
+    const env = JSON.parse(readFileSync(seen, "utf8")) as Record<string, string>;
+    expect(env.PATH).toBe(bin.dir);
+    expect(env.KUBECONFIG).toBe(kubeconfig);
+    expect(JSON.stringify(env)).not.toContain("s3cret-from-dotenv");
   });
 });

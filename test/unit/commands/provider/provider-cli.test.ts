@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { makeFakeBin } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
 
 const BUNDLED = fileURLToPath(new URL("../../../../providers", import.meta.url));
@@ -23,6 +24,20 @@ describe("torii provider", () => {
     expect(listed.catalogue).toBe(BUNDLED);
     expect(listed.providers.map((p) => p.name)).toEqual(["aws", "az", "gcloud", "kubectl"]);
     expect(listed.providers.find((p) => p.name === "kubectl")).toMatchObject({ installed: false, presets: ["readonly"], generated_from: "1.32.4" });
+  });
+
+  it("an installed provider's CLI is looked up through its calls' PATH (its .env), not the shell's", async () => {
+    const root = freshRoot();
+    const shellPath = mkdtempSync(path.join(os.tmpdir(), "torii-empty-bin-"));
+    const env = { TORII_CONFIG_DIR: root, PATH: shellPath };
+    expect((await runCli(["provider", "install", "kubectl"], env)).status).toBe(0);
+    const listed = async (): Promise<{ name: string; cli_on_path: boolean | null }[]> =>
+      (JSON.parse((await runCli(["provider", "list", "--json"], env)).stdout) as { providers: { name: string; cli_on_path: boolean | null }[] }).providers;
+    expect((await listed()).find((p) => p.name === "kubectl")?.cli_on_path).toBe(false);
+    writeFileSync(path.join(root, "providers", "kubectl", ".env"), `PATH=${makeFakeBin({ kubectl: "" }).dir}\n`, { mode: 0o600 });
+    const after = await listed();
+    expect(after.find((p) => p.name === "kubectl")?.cli_on_path).toBe(true);
+    expect(after.find((p) => p.name === "aws")?.cli_on_path).toBe(false);
   });
 
   it("install creates the directory tree from nothing, with the preset's rules, and the configuration loads", async () => {
