@@ -81,6 +81,13 @@ const fetchedValuesSchema = z.strictObject({
 const resourceTypesSchema = z.strictObject({
   verbs: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })),
   types: z.record(commandWordSchema, z.array(commandWordSchema)),
+  trailing: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })).optional(),
+  named: z
+    .strictObject({
+      default: commandWordSchema,
+      verbs: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })),
+    })
+    .optional(),
 });
 
 const argvSchema = z

@@ -138,7 +138,7 @@ function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: 
  * matches alone, under the rule's own reference.
  */
 function resourceVariants(rule: LiteralRule, types: CompiledResourceTypes | undefined): LiteralRule[] {
-  const views = types === undefined ? undefined : resourceViews(rule.canonical.positionals, types, rule.ref.list === "deny");
+  const views = types === undefined ? undefined : resourceViews(rule.canonical.positionals, types, { dropGroup: rule.ref.list === "deny", rule: true });
   if (views === undefined) return [rule];
   return views.map((positionals) => ({ ...rule, canonical: { ...rule.canonical, positionals } }));
 }

@@ -1,10 +1,11 @@
 /**
  * Deny and accept read per resource type (resource-types.ts): a call naming
  * several types is denied when a deny rule matches any of them, and accepted
- * only when an accept rule matches every one.
+ * only when an accept rule matches every one. A call read more than
+ * MAX_RESOURCE_VIEWS ways throws: the engine turns it into a deny (fail closed).
  */
 import type { EvaluationView } from "./evaluate.js";
-import { resourceViews, type CompiledResourceTypes } from "./resource-types.js";
+import { MAX_RESOURCE_VIEWS, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
 import type { RuleRef } from "./types.js";
 
 /** The deciding rule of one list for one view, or undefined. */
@@ -17,7 +18,7 @@ function withPositionals(view: EvaluationView, positionals: readonly string[]): 
 
 /** The first deny rule that matches one of the call's resource types (types without their `.group`). */
 export function denyPerResource(view: EvaluationView, types: CompiledResourceTypes | undefined, match: ViewMatcher): RuleRef | undefined {
-  const views = types === undefined ? undefined : resourceViews(view.positionals, types, true);
+  const views = types === undefined ? undefined : resourceViews(view.positionals, types, { dropGroup: true, limit: MAX_RESOURCE_VIEWS });
   if (views === undefined) return undefined;
   for (const positionals of views) {
     const rule = match(withPositionals(view, positionals));
@@ -31,7 +32,7 @@ export function denyPerResource(view: EvaluationView, types: CompiledResourceTyp
  * match each type (the first type's is reported); otherwise the call as written.
  */
 export function acceptPerResource(view: EvaluationView, types: CompiledResourceTypes | undefined, match: ViewMatcher): RuleRef | undefined {
-  const views = types === undefined ? undefined : resourceViews(view.positionals, types, false);
+  const views = types === undefined ? undefined : resourceViews(view.positionals, types, { dropGroup: false, limit: MAX_RESOURCE_VIEWS });
   if (views === undefined) return match(view);
   let first: RuleRef | undefined;
   for (const positionals of views) {

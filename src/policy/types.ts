@@ -52,6 +52,10 @@ export interface ResourceTypeSpec {
   readonly verbs: readonly (readonly string[])[];
   /** Plural name → its other spellings (singular, kind, short names). */
   readonly types: Readonly<Record<string, readonly string[]>>;
+  /** Of `verbs`, the commands whose last operand is not a resource (`[set, serviceaccount]`: the account). */
+  readonly trailing?: readonly (readonly string[])[] | undefined;
+  /** Command paths whose first operand is `NAME` (of the `default` type) or `TYPE/NAME` (`[logs]`, `[exec]`). */
+  readonly named?: { readonly default: string; readonly verbs: readonly (readonly string[])[] } | undefined;
 }
 
 /** Everything the pure policy engine needs to know about one provider. */

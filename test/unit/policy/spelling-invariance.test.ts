@@ -106,8 +106,83 @@ describe("kubectl: a literal rule about a resource type covers every spelling of
   });
 
   it("commands that take no resource type and unknown types are read as written", () => {
-    expect(decide(kubectl, ["logs secret"], ["logs"], ["logs", "secrets"]).result).toBe("accept");
+    expect(decide(kubectl, ["cp secret"], ["cp"], ["cp", "secrets"]).result).toBe("accept");
     expect(decide(kubectl, ["get widgets"], ["get"], ["get", "Widgets"]).result).toBe("deny");
     expect(decide(kubectl, ["get widgets"], ["get"], ["get", "widget"]).result).toBe("accept");
+  });
+});
+
+describe("kubectl: commands that take POD or TYPE/NAME, and commands whose first operand is a type", () => {
+  it.each(
+    [
+      ["logs deployment/api", ["logs", "deploy/api"]],
+      ["logs deployment/api", ["logs", "Deployment/api", "-c", "app"]],
+      ["logs pods", ["logs", "api"]],
+      ["exec deployment/api", ["exec", "deploy/api", "--", "sh"]],
+      ["exec pod/api", ["exec", "api", "-c", "app", "--", "env"]],
+      ["attach pods/api", ["attach", "po/api"]],
+      ["port-forward services/db", ["port-forward", "svc/db", "5432:5432"]],
+      ["debug pod/api", ["debug", "api", "--image=busybox"]],
+      ["debug nodes", ["debug", "node/n1", "--image=busybox"]],
+      ["top pods", ["top", "pod"]],
+      ["top pods", ["top", "po", "api"]],
+      ["top node", ["top", "nodes", "n1"]],
+      ["taint nodes", ["taint", "node", "n1", "dedicated=gpu:NoSchedule"]],
+      ["taint node n1", ["taint", "no/n1", "dedicated-"]],
+      ["apply view-last-applied secrets", ["apply", "view-last-applied", "secret/db"]],
+      ["explain secrets", ["explain", "Secret"]],
+    ].map(([rule, argv]) => [rule as string, (argv as string[]).join(" "), argv as string[]] as const),
+  )("deny [%s] denies kubectl %s", (rule, _, argv) => {
+    expect(decide(kubectl, [rule], ["logs", "exec", "attach", "port-forward", "debug", "top", "taint", "apply", "explain"], argv)).toMatchObject({
+      result: "deny",
+      rule: { text: rule },
+    });
+  });
+
+  it("a named command reads another name, type or container as another request", () => {
+    expect(decide(kubectl, ["logs deployment/api"], ["logs"], ["logs", "deploy/web"]).result).toBe("accept");
+    expect(decide(kubectl, ["logs deployment/api"], ["logs"], ["logs", "api"]).result).toBe("accept");
+    expect(decide(kubectl, ["logs pods api"], ["logs"], ["logs", "pod/api", "sidecar"]).result).toBe("deny");
+    expect(decide(kubectl, [], ["logs pod/api"], ["logs", "api"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["logs pod/api"], ["logs", "deploy/api"]).result).toBe("unresolved");
+  });
+});
+
+describe("kubectl: each name of a call is read on its own, in any order", () => {
+  it.each([
+    [["delete", "secrets", "other", "prod-db"]],
+    [["delete", "secret", "prod-db", "other"]],
+    [["delete", "secret/other", "SECRET/prod-db"]],
+    [["delete", "configmaps,secrets", "other", "prod-db", "--wait=false"]],
+  ])("deny [delete secrets prod-db] denies kubectl %j", (argv) => {
+    expect(decide(kubectl, ["delete secrets prod-db"], ["delete"], argv)).toMatchObject({ result: "deny", rule: { text: "delete secrets prod-db" } });
+  });
+
+  it("a rule naming several names is one rule per name", () => {
+    expect(decide(kubectl, ["delete secrets a b"], ["delete"], ["delete", "secret", "b"]).result).toBe("deny");
+    expect(decide(kubectl, [], ["delete secrets a b"], ["delete", "secret", "b", "a"]).result).toBe("accept");
+  });
+
+  it("a call is accepted only when every name is", () => {
+    expect(decide(kubectl, [], ["delete secrets other"], ["delete", "secrets", "other", "prod-db"]).result).toBe("unresolved");
+    expect(decide(kubectl, [], ["delete secrets other", "delete secrets prod-db"], ["delete", "secrets", "prod-db", "other"]).result).toBe("accept");
+  });
+
+  it("changes (label, annotate, taint, set env/image) follow each name", () => {
+    expect(decide(kubectl, ["label pods web"], ["label"], ["label", "pods", "api", "web", "tier=front"]).result).toBe("deny");
+    expect(decide(kubectl, ["label pods web team=x"], ["label"], ["label", "po", "api", "web", "team=x"]).result).toBe("deny");
+    expect(decide(kubectl, ["label pods web team=x"], ["label"], ["label", "po", "api", "web", "team=y"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["set serviceaccount deployments web robot"], ["set", "serviceaccount", "deployment/web", "robot"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["set serviceaccount deployments web robot"], ["set", "serviceaccount", "deploy", "robot", "web"]).result).toBe("unresolved");
+    expect(decide(kubectl, ["set serviceaccount deployments web"], ["set"], ["set", "serviceaccount", "deploy", "api", "web", "robot"]).result).toBe("deny");
+    expect(decide(kubectl, ["set image deployments web"], ["set"], ["set", "image", "deploy/api", "deploy/web", "app=nginx:1.27"]).result).toBe("deny");
+  });
+
+  it("a call read more than 64 ways is denied (fail closed), 64 are read one by one", () => {
+    const names = (count: number): string[] => Array.from({ length: count }, (_, i) => `pod-${i}`);
+    expect(decide(kubectl, ["delete pods pod-63"], ["delete"], ["delete", "pods", ...names(64)])).toMatchObject({ result: "deny", source: "explicit-deny" });
+    expect(decide(kubectl, [], ["delete pods"], ["delete", "pods", ...names(64)]).result).toBe("accept");
+    expect(decide(kubectl, [], ["delete pods"], ["delete", "pods", ...names(65)])).toMatchObject({ result: "deny", source: "policy-error" });
+    expect(decide(kubectl, [], ["delete"], ["delete", "pods,secrets", ...names(33)]).reason).toContain("split the call");
   });
 });

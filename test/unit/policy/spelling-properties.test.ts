@@ -4,7 +4,8 @@
  *
  *   P5a kubectl resource types: singular, plural, kind, short name, case,
  *       `type/name` and `a,b` lists decide like the plural spelling, and a deny
- *       of any one listed type denies the call.
+ *       of any one listed type denies the call; a deny of any one (type, name)
+ *       denies it in any order and form; `logs`/`exec` read POD or TYPE/NAME alike.
  *   P5b aws parameter carriers: a call with `--cli-input-json` (any prefix,
  *       either form) is denied whenever some call it could encode is denied.
  */
@@ -40,7 +41,11 @@ describe("P5a kubectl resource type spellings", () => {
     deployments: ["deployment", "deploy", "Deployment"],
   };
   const PLURALS = Object.keys(TYPES);
-  const resourceTypes: ResourceTypeSpec = { verbs: [["get"], ["describe"], ["rollout", "status"]], types: TYPES };
+  const resourceTypes: ResourceTypeSpec = {
+    verbs: [["get"], ["describe"], ["rollout", "status"]],
+    types: TYPES,
+    named: { default: "pods", verbs: [["logs"], ["exec"]] },
+  };
   const ctx = context("kubectl", kubectlSpec, KUBECTL_LOCKED, { resourceTypes });
   const VERBS = [["get"], ["describe"], ["rollout", "status"]] as const;
   const NAMES = ["x", "db", "web"] as const;
@@ -122,6 +127,63 @@ describe("P5a kubectl resource type spellings", () => {
         expect(decide(ctx, [rule], [...accept, call.verb.join(" ")], write(call, spelled))).toMatchObject({ result: "deny", rule: { text: rule } });
       }),
       params(2),
+    );
+  });
+
+  it("a deny rule naming any one (type, name) of a call denies it, whatever the names' order and the form", () => {
+    const arb = fc
+      .record({
+        verb: fc.constantFrom(...VERBS),
+        types: fc.uniqueArray(fc.constantFrom(...PLURALS), { minLength: 1, maxLength: 3 }),
+        names: fc.shuffledSubarray([...NAMES, "api", "prod-db"], { minLength: 1, maxLength: 4 }),
+        slash: fc.boolean(),
+      })
+      .chain((call) =>
+        fc.record({
+          call: fc.constant(call),
+          spelled: fc.tuple(...call.types.map(spellingArb)),
+          at: fc.tuple(fc.nat({ max: call.types.length - 1 }), fc.nat({ max: call.names.length - 1 })),
+          ruleType: fc.constantFrom(...call.types).chain(spellingArb),
+        }),
+      );
+    fc.assert(
+      fc.property(arb, ({ call, spelled, at: [typeAt, nameAt], ruleType }) => {
+        const operands = call.slash ? spelled.flatMap((type) => call.names.map((name) => `${type}/${name}`)) : [spelled.join(","), ...call.names];
+        const denied = call.types[typeAt] as string;
+        const rule = [...call.verb, spellingFor(denied, ruleType), call.names[nameAt] as string].join(" ");
+        expect(decide(ctx, [rule], [call.verb.join(" ")], [...call.verb, ...operands])).toMatchObject({ result: "deny", rule: { text: rule } });
+      }),
+      params(4),
+    );
+  });
+
+  /** The rule's spelling of `plural`: `candidate` when it spells that type, else the plural itself. */
+  function spellingFor(plural: string, candidate: string): string {
+    const lower = candidate.toLowerCase();
+    return lower === plural || (TYPES[plural] ?? []).some((alias) => alias.toLowerCase() === lower) ? candidate : plural;
+  }
+
+  it("logs and exec decide alike on POD, pod/POD and any spelling of TYPE/NAME", () => {
+    const arb = fc
+      .record({
+        verb: fc.constantFrom("logs", "exec"),
+        plural: fc.constantFrom(...PLURALS),
+        name: fc.constantFrom(...NAMES),
+        rest: fc.constantFrom([], ["-c", "app"], ["--", "sh"]),
+        deny: fc.array(ruleArb, { maxLength: 2 }),
+        accept: fc.array(fc.oneof(ruleArb, fc.constantFrom("logs", "exec", "logs pods", "exec pod/x", "logs deploy/db")), { maxLength: 3 }),
+      })
+      .chain((call) => fc.record({ call: fc.constant(call), spelled: spellingArb(call.plural), rule: spellingArb(call.plural), plain: fc.boolean() }));
+    fc.assert(
+      fc.property(arb, ({ call, spelled, rule, plain }) => {
+        const operand = plain && call.plural === "pods" ? call.name : `${spelled}/${call.name}`;
+        const argv = [call.verb, operand, ...call.rest];
+        const canonical = [call.verb, `${call.plural}/${call.name}`, ...call.rest];
+        expect(summary(decide(ctx, call.deny, call.accept, argv))).toEqual(summary(decide(ctx, call.deny, call.accept, canonical)));
+        const denyRule = `${call.verb} ${rule}/${call.name}`;
+        expect(decide(ctx, [denyRule], [call.verb], argv)).toMatchObject({ result: "deny", rule: { text: denyRule } });
+      }),
+      params(5),
     );
   });
 });
