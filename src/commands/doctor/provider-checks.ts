@@ -106,7 +106,7 @@ export function envAwsFilesCheck(subject: string, provider: ProviderEntry, files
   }
 }
 
-/** A KUBECONFIG a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/child-kubeconfig.ts). */
+/** A KUBECONFIG a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/call-config-files.ts). */
 function envKubeconfigCheck(provider: ProviderEntry, files: ChildFiles): DoctorCheck[] {
   try {
     checkConfiguredKubeconfigs(files.kubeconfig, provider.trust.policy);
