@@ -28,7 +28,7 @@ import { authScopeOf, runInAuthScope, type AuthScope } from "./auth-scope.js";
 import { recordBeforeStart, type CallAudit } from "./call-audit.js";
 import { redactorFor } from "./call-secrets.js";
 import type { ChildPlanDeps, CredentialLayers } from "./child-plan.js";
-import { checkCallKubeconfigs } from "./child-kubeconfig.js";
+import { checkCallConfigFiles } from "./call-config-files.js";
 import { useStoredSession } from "./environment-session.js";
 import { launchLifecycleCommand } from "./lifecycle-command.js";
 import type { launch } from "../runtime/launcher.js";
@@ -173,7 +173,7 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   try {
     scope = authScopeOf(request.provider, request.target, deps.registry);
     layers = readLayers(request, scope.identity);
-    checkCallKubeconfigs(request.provider, request.target, layers, deps);
+    checkCallConfigFiles(request.provider, request.target, layers, deps);
   } catch (error) {
     // ConfigError messages name the file and line, never a value.
     return operational((error as Error).message);

@@ -4,7 +4,8 @@
  * that kubectl runs, so whoever can write one runs code as the operator: a
  * kubeconfig the configuration points the child at (the target's `kubeconfig:`
  * pin, or `KUBECONFIG` in an operator's `.env`) must pass the same owner and
- * mode rule as the `.env` files themselves, per call, before anything starts.
+ * mode rule as the `.env` files themselves, per call, before anything starts
+ * (pipeline/call-config-files.ts).
  * The default `~/.kube/config` is the operator's own file and is not checked.
  */
 import { accessSync, constants } from "node:fs";
@@ -13,9 +14,7 @@ import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { TrustPolicy } from "../config/file-trust.js";
 import { checkTrustedOutsideFile } from "../config/trusted-path.js";
-import type { ProviderEntry, TargetEntry } from "../config/registry.js";
-import { childEnvOf, variable, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
-import { targetInjection } from "./target-injection.js";
+import { variable } from "./child-plan.js";
 
 /** Where kubectl, run with `env`, finds its configuration. */
 export interface ChildKubeconfig {
@@ -44,47 +43,40 @@ export function childKubeconfigOf(env: Readonly<Record<string, string>>, platfor
  * @throws ConfigError naming the file and, for a trust problem, the command that fixes it.
  */
 export function checkConfiguredKubeconfigs(kubeconfig: ChildKubeconfig, policy: TrustPolicy, pinned?: string): void {
-  if (!kubeconfig.configured) return;
-  for (const file of kubeconfig.files) {
-    if (!path.isAbsolute(file)) throw new ConfigError(file, "is a relative kubeconfig path; KUBECONFIG and kubeconfig: must name absolute files");
+  if (kubeconfig.configured) checkConfiguredFiles(kubeconfig.files, policy, { variable: "KUBECONFIG", kind: "kubeconfig", pinned });
+}
+
+/** What names configured files, for the messages: the variable (or pin) and what the child reads them as. */
+export interface ConfiguredFileSource {
+  readonly variable: string;
+  readonly kind: string;
+  /** The file the target pins, if any (its refusal says so instead of naming a `.env`). */
+  readonly pinned?: string | undefined;
+}
+
+/**
+ * The trust rule for files a configuration points a child at that can make it
+ * run a program (a kubeconfig's exec plugin, an AWS `credential_process`):
+ * absolute, present, trusted as a `.env` is, and readable.
+ *
+ * @throws ConfigError naming the file and, for a trust problem, the command that fixes it.
+ */
+export function checkConfiguredFiles(files: readonly string[], policy: TrustPolicy, source: ConfiguredFileSource): void {
+  const { variable, kind, pinned } = source;
+  for (const file of files) {
+    if (!path.isAbsolute(file)) throw new ConfigError(file, `is a relative ${kind} path; ${variable} must name an absolute file`);
     if (!checkTrustedOutsideFile(policy, file)) {
       throw new ConfigError(
         file,
         file === pinned
-          ? "does not exist (the kubeconfig the target pins)"
-          : "does not exist (KUBECONFIG in a .env names it); fix: create it, or take it out of the KUBECONFIG of that .env",
+          ? `does not exist (the ${kind} the target pins)`
+          : `does not exist (${variable} in a .env names it); fix: create it, or take it out of the ${variable} of that .env`,
       );
     }
     try {
       accessSync(file, constants.R_OK);
     } catch (error) {
-      throw new ConfigError(
-        file,
-        `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}), and the call is configured to read it as a kubeconfig`,
-      );
+      throw new ConfigError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}), and the call is configured to read it as a ${kind}`);
     }
-  }
-}
-
-/**
- * The per-call check, after the `.env` layers are read and before any child
- * starts: the kubeconfig files the call's environment names must be trusted.
- * Most calls configure none and pay only a look at the layers' keys. A path a
- * `.env` set is a `.env` value: the error then names no path (doctor does).
- *
- * @throws ConfigError as checkConfiguredKubeconfigs for the target's pin; an
- *   Error without the path for a KUBECONFIG a `.env` set.
- */
-export function checkCallKubeconfigs(provider: ProviderEntry, target: TargetEntry | undefined, layers: CredentialLayers, deps: ChildPlanDeps): void {
-  const pinned = targetInjection(provider, target).env;
-  const named = (name: string): boolean => name.toUpperCase() === "KUBECONFIG";
-  const pin = Object.entries(pinned).find(([name]) => named(name))?.[1];
-  if (pin === undefined && !layers.some((layer) => [...layer.keys()].some(named))) return;
-  const kubeconfig = childKubeconfigOf(childEnvOf(provider, layers, pinned, deps), deps.platform);
-  try {
-    checkConfiguredKubeconfigs(kubeconfig, provider.trust.policy, pin);
-  } catch (error) {
-    if (pin !== undefined || !(error instanceof ConfigError)) throw error;
-    throw new Error("a kubeconfig that KUBECONFIG in a .env of this call names is missing or refused by the trust rule; torii doctor names it and the fix");
   }
 }

@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
-import { makeFakeBin } from "../support/fake-clis.js";
+import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli, runCliProcess, type CliResult } from "../support/run-cli.js";
@@ -62,6 +62,8 @@ let writableDir: string;
 let writableKubeconfig: string;
 let envBin: string;
 let awsEnvConfig: string;
+let writableAwsConfig: string;
+let awsBin: FakeBin;
 let root: string;
 let env: Record<string, string>;
 let session: McpSession;
@@ -95,12 +97,17 @@ beforeAll(async () => {
   mkdirSync(writableDir);
   writableKubeconfig = path.join(writableDir, "kc");
   writeFileSync(writableKubeconfig, kubeconfig(writableApi.url, "lab"));
+  writableAwsConfig = path.join(writableDir, "aws-config");
+  writeFileSync(writableAwsConfig, "[profile lab]\nregion = eu-west-1\n");
   chmodSync(writableDir, 0o777);
   chmodSync(writableKubeconfig, 0o666);
+  chmodSync(writableAwsConfig, 0o666);
 
   // fk3 twice: first on the shell's PATH, and in the directory the provider's .env puts on the child's PATH.
   const shellBin = makeFakeBin({ fk3: 'process.stdout.write("fk3 from the shell PATH")' });
   envBin = makeFakeBin({ fk3: 'process.stdout.write("fk3 from the .env PATH")' }).dir;
+  // An fk3 that leaves a marker when anything (identity probe or call) runs it.
+  awsBin = makeFakeBin({}, ["fk3"]);
   awsEnvConfig = path.join(dir, "aws-env-config");
   writeFileSync(awsEnvConfig, "[profile env-profile]\nregion = eu-west-1\n", { mode: 0o600 });
   const awsShellConfig = path.join(dir, "aws-shell-config");
@@ -129,6 +136,10 @@ beforeAll(async () => {
     "providers/awsish/rules.yaml": 'version: "1"\n',
     "providers/awsish/.env": `AWS_CONFIG_FILE=${awsEnvConfig}\n`,
     "providers/awsish/targets/env/target.yaml": 'version: "1"\nname: env\nidentity: {provider: awsish, profile: env-profile, expect: "123456789012"}\n',
+    "providers/awsw/provider.yaml": AWSISH.replace("name: awsish\ntool: awsish", "name: awsw\ntool: awsw"),
+    "providers/awsw/rules.yaml": 'version: "1"\naccept: [run]\n',
+    "providers/awsw/.env": `PATH=${awsBin.dir}\nAWS_CONFIG_FILE=${writableAwsConfig}\n`,
+    "providers/awsw/targets/ww/target.yaml": 'version: "1"\nname: ww\nidentity: {provider: awsw, profile: lab, expect: "123456789012"}\n',
   });
   env = {
     PATH: [shellBin.dir, "/usr/bin", "/bin", path.dirname(process.execPath)].join(path.delimiter),
@@ -230,5 +241,16 @@ describe("PATH and AWS files from a provider's .env", () => {
 
   test("doctor looks for the AWS profile in the AWS_CONFIG_FILE the provider's .env gives the call", () => {
     expect(finding("target awsish/env")).toMatchObject({ status: "ok", message: expect.stringContaining(awsEnvConfig) as unknown });
+  });
+
+  test("an AWS_CONFIG_FILE others can write (a credential_process runs as the operator): doctor fails it, the call runs nothing and names no path", async () => {
+    expect(finding("target awsw/ww")).toMatchObject({ status: "fail", fix: "run the fix named above" });
+    expect(finding("target awsw/ww")?.message).toContain(`${writableDir}: is writable by group or others`);
+    expect((await cli("target", "activate", "awsw", "ww")).status).toBe(0);
+    const outcome = outcomeOf(await session.call("awsw", { args: ["run"], target: "ww" }));
+    expect(outcome.execution).toBeUndefined();
+    expect(awsBin.ran("fk3")).toBe(false);
+    expect(outcome.error).toContain("refused by the trust rule; torii doctor names it and the fix");
+    expect(outcome.error).not.toContain(writableDir);
   });
 });

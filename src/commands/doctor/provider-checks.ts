@@ -14,6 +14,7 @@ import { cliVersionText } from "../shared/cli-on-path.js";
 import { operatorChildFiles } from "../shared/child-view.js";
 import type { ChildFiles } from "../../pipeline/child-files.js";
 import { checkConfiguredKubeconfigs } from "../../pipeline/child-kubeconfig.js";
+import { checkConfiguredAwsFiles } from "../../pipeline/child-aws-files.js";
 import { firstVersion, generatedFromVersion } from "../provider/catalogue.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
@@ -89,10 +90,23 @@ function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
   // A kubectl_context target's kubeconfig is target-checks.ts's; here, a KUBECONFIG another provider's .env sets.
   if (provider.config.targeting?.mode !== "kubectl_context")
     findings.push(...found.flatMap((entry) => ("files" in entry ? envKubeconfigCheck(provider, entry.files) : [])));
+  // Likewise an aws_profile target's AWS files; here, the ones another provider's .env names (an EKS exec plugin reads them).
+  if (provider.config.targeting?.mode !== "aws_profile")
+    findings.push(...found.flatMap((entry) => ("files" in entry ? envAwsFilesCheck(`aws files ${provider.tool}`, provider, entry.files) : [])));
   return findings;
 }
 
-/** A KUBECONFIG a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/child-kubeconfig.ts). */
+/** The AWS files a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/call-config-files.ts). */
+export function envAwsFilesCheck(subject: string, provider: ProviderEntry, files: ChildFiles): DoctorCheck[] {
+  try {
+    checkConfiguredAwsFiles(files.probeEnv, provider.trust.policy);
+    return [];
+  } catch (error) {
+    return [check(subject, "fail", `${(error as Error).message}; every call is refused`, "run the fix named above")];
+  }
+}
+
+/** A KUBECONFIG a `.env` gives the calls must pass the trust rule, as every call checks (pipeline/call-config-files.ts). */
 function envKubeconfigCheck(provider: ProviderEntry, files: ChildFiles): DoctorCheck[] {
   try {
     checkConfiguredKubeconfigs(files.kubeconfig, provider.trust.policy);

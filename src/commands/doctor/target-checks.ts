@@ -3,7 +3,7 @@
  * kubeconfig the target's kubectl will read (and a configured one is trusted),
  * the AWS profile exists in the AWS config or credentials file its calls read
  * (both from pipeline/child-files.ts, never the shell's KUBECONFIG or
- * AWS_CONFIG_FILE), and the lease file is valid (and which targets are active).
+ * AWS_CONFIG_FILE; a file a `.env` names must also be trusted), and the lease file is valid (and which targets are active).
  * Only names are read from those files; nothing else in them is printed.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -16,6 +16,7 @@ import { operatorChildFiles } from "../shared/child-view.js";
 import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
 import { LeaseStore } from "../../state/lease-store.js";
 import { checkedKubeconfigContexts } from "../target/kubeconfig.js";
+import { envAwsFilesCheck } from "./provider-checks.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** The profile names of the AWS shared config and credentials files (`[profile x]`, `[x]`, `[default]`) a child reads. */
@@ -54,7 +55,9 @@ export function targetChecks(provider: ProviderEntry, registry: Registry, now: D
     }
     if (mode === "kubectl_context" && target.config.context !== undefined) findings.push(kubeContextCheck(provider, target, files.kubeconfig, subject));
     const profile = target.config.identity.profile;
-    if (mode === "aws_profile" && profile !== undefined) {
+    const untrustedAws = mode === "aws_profile" ? envAwsFilesCheck(subject, provider, files) : [];
+    findings.push(...untrustedAws);
+    if (mode === "aws_profile" && profile !== undefined && untrustedAws.length === 0) {
       findings.push(
         awsProfileNames(files.aws).has(profile)
           ? check(subject, "ok", `AWS profile ${profile} exists in ${files.aws.configFile} or ${files.aws.credentialsFile}`)

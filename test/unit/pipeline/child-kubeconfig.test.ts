@@ -1,8 +1,13 @@
-/** The kubeconfig files a child reads, and the trust rule a configured one is held to (real files, real modes). */
+/**
+ * The kubeconfig files a child reads, and the trust rule a configured one is
+ * held to; the AWS files a `.env` names are held to the same rule (real files,
+ * real modes; the rule reads no content, so one sample file serves both).
+ */
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { currentTrustPolicy } from "../../../src/config/file-trust.js";
+import { checkConfiguredAwsFiles } from "../../../src/pipeline/child-aws-files.js";
 import { checkConfiguredKubeconfigs, childKubeconfigOf } from "../../../src/pipeline/child-kubeconfig.js";
 import { catchConfigError as refusal, tempDir } from "../config/temp-tree.js";
 
@@ -14,6 +19,13 @@ function kubeconfigIn(dir: string, mode = 0o600): string {
   writeFileSync(file, "apiVersion: v1\nkind: Config\n");
   chmodSync(file, mode);
   return file;
+}
+
+function worldWritableDir(): string {
+  const open = path.join(tempDir(), "open");
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  return open;
 }
 
 describe("childKubeconfigOf", () => {
@@ -46,9 +58,7 @@ describe("checkConfiguredKubeconfigs", () => {
   });
 
   posixOnly("refuses a file in a directory others can write, and a link that leads there", () => {
-    const open = path.join(tempDir(), "open");
-    mkdirSync(open);
-    chmodSync(open, 0o777);
+    const open = worldWritableDir();
     const file = kubeconfigIn(open);
     expect(
       refusal(() => {
@@ -87,6 +97,53 @@ describe("checkConfiguredKubeconfigs", () => {
   test("checks nothing for the default file (the operator's own ~/.kube/config)", () => {
     expect(() => {
       checkConfiguredKubeconfigs({ files: [path.join(tempDir(), "absent")], configured: false }, policy);
+    }).not.toThrow();
+  });
+});
+
+describe("checkConfiguredAwsFiles", () => {
+  posixOnly("accepts private files named by AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE", () => {
+    const file = kubeconfigIn(tempDir());
+    expect(() => {
+      checkConfiguredAwsFiles({ AWS_CONFIG_FILE: file, AWS_SHARED_CREDENTIALS_FILE: file }, policy);
+    }).not.toThrow();
+  });
+
+  posixOnly("refuses an AWS_CONFIG_FILE others can write, or in a directory others can write, with the fix", () => {
+    const writable = kubeconfigIn(tempDir(), 0o666);
+    const error = refusal(() => {
+      checkConfiguredAwsFiles({ AWS_CONFIG_FILE: writable }, policy);
+    });
+    expect(error.file).toBe(writable);
+    expect(error.message).toContain(`fix: chmod go-w ${writable}`);
+    const open = worldWritableDir();
+    const inOpen = kubeconfigIn(open);
+    expect(
+      refusal(() => {
+        checkConfiguredAwsFiles({ AWS_SHARED_CREDENTIALS_FILE: inOpen }, policy);
+      }).message,
+    ).toContain(`${open}: is writable by group or others (mode 777)`);
+  });
+
+  test("refuses a missing or relative file (the CLI would skip a missing one), naming the variable", () => {
+    const missing = path.join(tempDir(), "absent");
+    expect(
+      refusal(() => {
+        checkConfiguredAwsFiles({ AWS_SHARED_CREDENTIALS_FILE: missing }, policy);
+      }).message,
+    ).toBe(
+      `${missing}: does not exist (AWS_SHARED_CREDENTIALS_FILE in a .env names it); fix: create it, or take it out of the AWS_SHARED_CREDENTIALS_FILE of that .env`,
+    );
+    expect(
+      refusal(() => {
+        checkConfiguredAwsFiles({ AWS_CONFIG_FILE: "cfg" }, policy);
+      }).message,
+    ).toContain("cfg: is a relative shared AWS config path; AWS_CONFIG_FILE must name an absolute file");
+  });
+
+  test("checks nothing for the defaults under the child's HOME (the operator's own ~/.aws)", () => {
+    expect(() => {
+      checkConfiguredAwsFiles({ HOME: path.join(tempDir(), "absent-home") }, policy);
     }).not.toThrow();
   });
 });
