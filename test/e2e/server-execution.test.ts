@@ -41,10 +41,13 @@ require("node:fs").writeFileSync(${JSON.stringify(path.join(pidDir, "grandchild.
 process.stdout.write("started " + child.pid);`,
     failing: `process.stderr.write("boom\\n"); process.exit(7);`,
   });
+  const operatorKubeconfig = path.join(pidDir, "operator-kubeconfig");
+  writeFileSync(operatorKubeconfig, "apiVersion: v1\nkind: Config\n", { mode: 0o600 });
   root = makeConfigTree({
     "providers/rec/provider.yaml": provider("rec", "recorder", "args_prefix: [--from-prefix]\n"),
     "providers/rec/rules.yaml": ACCEPT_ALL,
-    "providers/rec/.env": "FROM_PROVIDER_ENV=1\nKUBECONFIG=/operator/chose/this\nDROP_ME=kept\n",
+    // The kubeconfig a .env names must exist and pass the trust rule (docs/environment.md).
+    "providers/rec/.env": `FROM_PROVIDER_ENV=1\nKUBECONFIG=${operatorKubeconfig}\nDROP_ME=kept\n`,
     "providers/flood/provider.yaml": provider("flood", "flood"),
     "providers/flood/rules.yaml": ACCEPT_ALL,
     "providers/sleeper/provider.yaml": provider("sleeper", "sleeper", "runtime:\n  timeout_seconds: 1\n"),
