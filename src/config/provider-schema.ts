@@ -88,6 +88,22 @@ const resourceTypesSchema = z.strictObject({
       verbs: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })),
     })
     .optional(),
+  command_aliases: z
+    .record(
+      z.string().regex(/^\S+( \S+)*$/, { error: "a parent command path is its words joined by one space" }),
+      z.record(commandWordSchema, z.array(commandWordSchema)),
+    )
+    .superRefine((parents, ctx) => {
+      // One name, one sub-command: an alias read two ways would decide by table order (fail closed: refuse the table).
+      for (const [parent, names] of Object.entries(parents)) {
+        const seen = new Set(Object.keys(names));
+        for (const alias of Object.values(names).flat()) {
+          if (seen.has(alias)) ctx.addIssue({ code: "custom", path: [parent], message: `"${parent} ${alias}" names more than one sub-command` });
+          seen.add(alias);
+        }
+      }
+    })
+    .optional(),
 });
 
 const argvSchema = z

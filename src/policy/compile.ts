@@ -12,7 +12,7 @@ import { canonicalise } from "./grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "./grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
 import { compileRegexRule, isRegexRule, type RuleMatcher } from "./regex-rule.js";
-import { compileResourceTypes, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
+import { canonicalCommand, compileResourceTypes, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
 import type { LayeredRuleSpecs, ProviderPolicyContext, RuleLayer, RuleList, RuleRef, RuleSpec } from "./types.js";
 
 export interface LiteralRule {
@@ -137,7 +137,10 @@ function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: 
  * (`get secret,configmap` → `get secrets`, `get configmaps`): each variant
  * matches alone, under the rule's own reference.
  */
-function resourceVariants(rule: LiteralRule, types: CompiledResourceTypes | undefined): LiteralRule[] {
+function resourceVariants(written: LiteralRule, types: CompiledResourceTypes | undefined): LiteralRule[] {
+  // A sub-command alias is read as the name the CLI lists first (`create deploy` → `create deployment`), as calls are.
+  const command = types === undefined ? undefined : canonicalCommand(written.canonical.positionals, types);
+  const rule = command === undefined ? written : { ...written, canonical: { ...written.canonical, positionals: command } };
   const views = types === undefined ? undefined : resourceViews(rule.canonical.positionals, types, { dropGroup: rule.ref.list === "deny", rule: true });
   if (views === undefined) return [rule];
   return views.map((positionals) => ({ ...rule, canonical: { ...rule.canonical, positionals } }));

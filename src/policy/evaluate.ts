@@ -13,7 +13,7 @@ import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./com
 import { canonicalise } from "./grammar/canonicalise.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { carriesParameters } from "./parameter-carriers.js";
-import { acceptPerResource, denyPerResource } from "./resource-decision.js";
+import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
 
 /** The canonical argv after `ignore_args`, as rules see it. */
@@ -221,8 +221,9 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   // Read before ignore_args: an ignored carrier still sets what it carries.
   const carried = argparse && carriesParameters(canonical.positionals, policy.parameterCarriers);
   const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried };
-  const denyIn = (candidate: EvaluationView): RuleRef | undefined =>
+  const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ?? denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode));
+  const denyIn = (candidate: EvaluationView): RuleRef | undefined => withCommandAliases(candidate, policy.resourceTypes, denyOne);
   // Many CLIs pass the tokens after `--` to the command as plain arguments
   // (`kubectl get -- secrets` is `kubectl get secrets`), so deny rules are also
   // matched with the tail read as positionals: a `--` never hides a denied call.
@@ -231,7 +232,9 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
   const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
-  const accepted = acceptPerResource(view, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode));
+  const accepted = withCommandAliases(view, policy.resourceTypes, (written) =>
+    acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode)),
+  );
   if (accepted !== undefined) {
     return { result: "accept", source: "rules", rule: accepted, reason: `accepted by ${describeRule(accepted)}` };
   }

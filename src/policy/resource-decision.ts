@@ -5,7 +5,7 @@
  * MAX_RESOURCE_VIEWS ways throws: the engine turns it into a deny (fail closed).
  */
 import type { EvaluationView } from "./evaluate.js";
-import { MAX_RESOURCE_VIEWS, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
+import { canonicalCommand, MAX_RESOURCE_VIEWS, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
 import type { RuleRef } from "./types.js";
 
 /** The deciding rule of one list for one view, or undefined. */
@@ -41,4 +41,16 @@ export function acceptPerResource(view: EvaluationView, types: CompiledResourceT
     first ??= rule;
   }
   return first;
+}
+
+/**
+ * A call that spells a sub-command by an alias is read with the name the CLI
+ * lists first, as literal rules are compiled (so it reports the rule its first
+ * name would), then as written (a regex rule may name the alias): a deny
+ * written with either alias matches; an accept matches only the command it
+ * names, in any spelling.
+ */
+export function withCommandAliases(view: EvaluationView, types: CompiledResourceTypes | undefined, match: ViewMatcher): RuleRef | undefined {
+  const command = types === undefined ? undefined : canonicalCommand(view.positionals, types);
+  return (command === undefined ? undefined : match(withPositionals(view, command))) ?? match(view);
 }

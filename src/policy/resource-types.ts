@@ -31,6 +31,8 @@ export interface CompiledResourceTypes {
   readonly namedDefault: string;
   /** Every lower-case spelling (plural, singular, kind, short name) → the plural. */
   readonly plural: ReadonlyMap<string, string>;
+  /** Parent command path (words joined by a space) → sub-command alias → the name the CLI lists first. */
+  readonly subcommands: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 const compiledCache = new WeakMap<ResourceTypeSpec, CompiledResourceTypes>();
@@ -53,6 +55,12 @@ export function compileResourceTypes(spec: ResourceTypeSpec): CompiledResourceTy
     named: longestFirst(spec.named?.verbs ?? []),
     namedDefault: spec.named?.default ?? "",
     plural,
+    subcommands: new Map(
+      Object.entries(spec.command_aliases ?? {}).map(([parent, names]) => [
+        parent,
+        new Map(Object.entries(names).flatMap(([canonical, aliases]) => aliases.map((alias): [string, string] => [alias, canonical]))),
+      ]),
+    ),
   };
   compiledCache.set(spec, compiled);
   return compiled;
@@ -148,4 +156,22 @@ function namedViews(positionals: readonly string[], table: CompiledResourceTypes
   const asType = rule ? canonicalType(first, table, dropGroup) : undefined;
   if (asType !== undefined && table.plural.has(asType.split(".")[0] as string)) return [[...verb, asType, ...rest]];
   return [[...verb, table.namedDefault, first, ...rest]];
+}
+
+/**
+ * The command path with every sub-command alias replaced by the name the CLI
+ * lists first (`create deploy x` → `create deployment x`, `set sa` → `set
+ * serviceaccount`), or undefined when no word is an alias. Rules and calls go
+ * through this one function; only the word right after a listed parent command
+ * path is read, never an operand of a leaf command.
+ */
+export function canonicalCommand(positionals: readonly string[], table: CompiledResourceTypes): string[] | undefined {
+  if (table.subcommands.size === 0) return undefined;
+  let changed: string[] | undefined;
+  for (let i = 1; i < positionals.length; i += 1) {
+    const words = changed ?? positionals;
+    const canonical = table.subcommands.get(words.slice(0, i).join(" "))?.get(words[i] as string);
+    if (canonical !== undefined) (changed ??= [...positionals])[i] = canonical;
+  }
+  return changed;
 }

@@ -56,6 +56,11 @@ export interface ResourceTypeSpec {
   readonly trailing?: readonly (readonly string[])[] | undefined;
   /** Command paths whose first operand is `NAME` (of the `default` type) or `TYPE/NAME` (`[logs]`, `[exec]`). */
   readonly named?: { readonly default: string; readonly verbs: readonly (readonly string[])[] } | undefined;
+  /**
+   * Sub-command aliases, per parent command path (words joined by a space):
+   * the name the CLI lists first → its other names (`create: {deployment: [deploy]}`).
+   */
+  readonly command_aliases?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> | undefined;
 }
 
 /** Everything the pure policy engine needs to know about one provider. */

@@ -186,3 +186,51 @@ describe("kubectl: each name of a call is read on its own, in any order", () => 
     expect(decide(kubectl, [], ["delete"], ["delete", "pods,secrets", ...names(33)]).reason).toContain("split the call");
   });
 });
+
+describe("kubectl: a sub-command alias is read as the name kubectl lists first", () => {
+  const yaml = readFileSync(fileURLToPath(new URL("../../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
+  // The generated command table notes each alias path kubectl reports (`- path: [create, deploy]  # alias of create deployment`).
+  const aliasPaths = [...yaml.matchAll(/- path: \[([^\]]+)\]\s+# alias of ([^\n]+)/gu)].map(([, path = "", canonical = ""]) => ({
+    alias: path.split(", "),
+    canonical: canonical.trim().split(" "),
+  }));
+
+  it("the generated table lists the aliases kubectl reports", () => {
+    expect(aliasPaths.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(aliasPaths.map(({ alias, canonical }) => [alias.join(" "), canonical.join(" "), alias, canonical] as const))(
+    "deny [%s] and deny [%s] each deny both spellings",
+    (aliasText, canonicalText, alias, canonical) => {
+      for (const [rule, argv] of [
+        [canonicalText, [...alias, "x"]],
+        [aliasText, [...canonical, "x"]],
+      ] as const) {
+        expect(decide(kubectl, [rule], [canonical[0] as string], argv)).toMatchObject({ result: "deny", rule: { text: rule } });
+      }
+    },
+  );
+
+  it("an accept covers the command it names in any spelling, and no other command", () => {
+    expect(decide(kubectl, [], ["create cm"], ["create", "configmap", "app"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["create configmap"], ["create", "cm", "app"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["create cm"], ["create", "deploy", "app"]).result).toBe("unresolved");
+    expect(decide(kubectl, [], ["create service clusterip"], ["create", "svc", "clusterip", "app"]).result).toBe("accept");
+    expect(decide(kubectl, [], ["create svc clusterip"], ["create", "service", "nodeport", "app"]).result).toBe("unresolved");
+    expect(decide(kubectl, [], ["set sa deployments web robot"], ["set", "serviceaccount", "deploy/web", "robot"]).result).toBe("accept");
+  });
+
+  it("operands keep their spelling: only the word after a parent command is a sub-command", () => {
+    expect(decide(kubectl, ["create deployment ns"], ["create"], ["create", "deploy", "ns"]).result).toBe("deny");
+    expect(decide(kubectl, ["create deployment ns"], ["create"], ["create", "deploy", "namespace"]).result).toBe("accept");
+    expect(decide(kubectl, ["set serviceaccount deployments web sa"], ["set"], ["set", "sa", "deploy/web", "serviceaccount"]).result).toBe("accept");
+  });
+
+  it("a table that gives one alias two sub-commands is refused", () => {
+    const file = parse(yaml) as { policy: { resource_types: { command_aliases: Record<string, Record<string, string[]>> } } };
+    file.policy.resource_types.command_aliases["create"] = { deployment: ["deploy"], daemonset: ["deploy"] };
+    expect(() => providerFileSchema.parse(file)).toThrow(/create deploy\\?" names more than one sub-command/);
+    file.policy.resource_types.command_aliases["create"] = { deployment: ["deploy"], deploy: ["d"] };
+    expect(() => providerFileSchema.parse(file)).toThrow(/create deploy\\?" names more than one sub-command/);
+  });
+});

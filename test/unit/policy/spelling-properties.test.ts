@@ -5,7 +5,9 @@
  *   P5a kubectl resource types: singular, plural, kind, short name, case,
  *       `type/name` and `a,b` lists decide like the plural spelling, and a deny
  *       of any one listed type denies the call; a deny of any one (type, name)
- *       denies it in any order and form; `logs`/`exec` read POD or TYPE/NAME alike.
+ *       denies it in any order and form; `logs`/`exec` read POD or TYPE/NAME alike;
+ *       a sub-command alias (`create deploy`, `set sa`) in a rule or a call
+ *       decides like the name kubectl lists first.
  *   P5b aws parameter carriers: a call with `--cli-input-json` (any prefix,
  *       either form) is denied whenever some call it could encode is denied.
  */
@@ -184,6 +186,74 @@ describe("P5a kubectl resource type spellings", () => {
         expect(decide(ctx, [denyRule], [call.verb], argv)).toMatchObject({ result: "deny", rule: { text: denyRule } });
       }),
       params(5),
+    );
+  });
+});
+
+describe("P5a kubectl sub-command aliases", () => {
+  /** Parent command → first name → its aliases, as kubectl lists them. */
+  const SUBCOMMANDS = {
+    create: { deployment: ["deploy"], configmap: ["cm"], service: ["svc"], secret: [] },
+    set: { serviceaccount: ["sa"], image: [] },
+  } as const;
+  const resourceTypes: ResourceTypeSpec = {
+    verbs: [
+      ["set", "serviceaccount"],
+      ["set", "image"],
+    ],
+    types: { deployments: ["deployment", "deploy"] },
+    trailing: [["set", "serviceaccount"]],
+    command_aliases: SUBCOMMANDS,
+  };
+  const ctx = context("kubectl", kubectlSpec, KUBECTL_LOCKED, { resourceTypes });
+  const commandArb = fc.constantFrom(...Object.entries(SUBCOMMANDS).flatMap(([parent, names]) => Object.keys(names).map((name) => [parent, name] as const)));
+  /** The first name of a sub-command or one of its aliases. */
+  const spell = ([parent, name]: readonly [string, string]): fc.Arbitrary<string> =>
+    fc.constantFrom(name, ...((SUBCOMMANDS as Record<string, Record<string, readonly string[]>>)[parent]?.[name] ?? []));
+  const operandsArb = fc.constantFrom(["web"], ["deploy/web", "robot"], ["ns"], ["cm", "--dry-run=client"]);
+  const ruleArb = fc.oneof(
+    fc.constantFrom("create", "set"),
+    fc
+      .tuple(
+        commandArb.chain((command) => fc.tuple(fc.constant(command[0]), spell(command))),
+        fc.option(operandsArb, { nil: undefined }),
+      )
+      .map(([[parent, word], operands]) => [parent, word, ...(operands ?? []).filter((operand) => !operand.startsWith("-"))].join(" ")),
+  );
+
+  it("a call and a rule decide alike whichever alias of a sub-command either spells", () => {
+    let decidedByRule = 0;
+    const arb = commandArb.chain((command) =>
+      fc.record({
+        command: fc.constant(command),
+        word: spell(command),
+        operands: operandsArb,
+        deny: fc.array(ruleArb, { maxLength: 3 }),
+        accept: fc.array(ruleArb, { maxLength: 4 }),
+      }),
+    );
+    fc.assert(
+      fc.property(arb, ({ command: [parent, name], word, operands, deny, accept }) => {
+        const written = summary(decide(ctx, deny, accept, [parent, word, ...operands]));
+        const first = summary(decide(ctx, deny, accept, [parent, name, ...operands]));
+        expect(written).toEqual(first);
+        if (first.rule !== null && word !== name) decidedByRule += 1;
+      }),
+      params(6),
+    );
+    expect(decidedByRule).toBeGreaterThan(RUNS / 8);
+  });
+
+  it("a deny rule spelling the call's sub-command by any alias denies it whatever the accepts", () => {
+    const arb = commandArb.chain((command) =>
+      fc.record({ command: fc.constant(command), word: spell(command), ruleWord: spell(command), accept: fc.array(ruleArb, { maxLength: 4 }) }),
+    );
+    fc.assert(
+      fc.property(arb, ({ command: [parent], word, ruleWord, accept }) => {
+        const rule = `${parent} ${ruleWord}`;
+        expect(decide(ctx, [rule], [...accept, parent], [parent, word, "web"])).toMatchObject({ result: "deny", rule: { text: rule } });
+      }),
+      params(7),
     );
   });
 });
