@@ -97,3 +97,11 @@ await build({
   chunkNames: "[name]-[hash]",
   plugins: [englishOnlyZodLocales, withoutAjv],
 });
+// The server's child host (src/runtime/child-host/child-host.ts): a file of its own with only the
+// launcher in it, shared with nothing, so the host process loads one small file.
+await build({
+  ...common,
+  splitting: false,
+  entryPoints: { "child-host": "src/runtime/child-host/child-host.ts" },
+  outdir: "dist/server",
+});

@@ -15,7 +15,7 @@ import type { CallOutcome } from "../pipeline/call-types.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import type { ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore } from "../runtime/concurrency.js";
-import { launch } from "../runtime/launcher.js";
+import { ChildHostClient, DEFAULT_HOST_IDLE_MS } from "../runtime/child-host/host-client.js";
 
 /** The call side of a running server. */
 export interface CallPath {
@@ -40,6 +40,8 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
   const slots = new Semaphore(settings.maxConcurrentCalls);
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
+  // The server never forks a call's process itself: its child host does (docs/architecture.md, "Process model").
+  const host = new ChildHostClient({ idleMs: hostIdleMs(process.env) });
 
   const deps: InvokeDeps = {
     registry,
@@ -50,7 +52,7 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
       void audit.append({ call_id: randomUUID(), scope, event, detail: file });
     }),
     approver: approvals.approver,
-    launch,
+    start: host.start,
     authScopes: new ScopeMutex(),
     serverEnv: process.env,
     platform: process.platform,
@@ -68,6 +70,15 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
         release();
       }
     },
-    close: () => approvals.close(),
+    close: () => {
+      host.close();
+      return approvals.close();
+    },
   };
+}
+
+/** TORII_CHILD_HOST_IDLE_MS: how long an idle child host is kept (tests shorten it); the default otherwise. */
+function hostIdleMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.TORII_CHILD_HOST_IDLE_MS);
+  return env.TORII_CHILD_HOST_IDLE_MS !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : DEFAULT_HOST_IDLE_MS;
 }

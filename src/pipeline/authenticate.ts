@@ -31,14 +31,14 @@ import type { ChildPlanDeps, CredentialLayers } from "./child-plan.js";
 import { checkCallConfigFiles } from "./call-config-files.js";
 import { useStoredSession } from "./environment-session.js";
 import { launchLifecycleCommand } from "./lifecycle-command.js";
-import type { launch } from "../runtime/launcher.js";
+import type { StartLaunch } from "../runtime/launcher.js";
 import type { ScopeMutex } from "./scope-mutex.js";
 import { checkAwsIdentity, type AwsIdentityDeps } from "./identity/aws-identity.js";
 
 export interface AuthDeps extends ChildPlanDeps, AwsIdentityDeps {
   readonly registry: Registry;
   readonly settings: Settings;
-  readonly launch: typeof launch;
+  readonly start: StartLaunch;
   /** Serialises the lifecycle of calls sharing an auth scope. */
   readonly authScopes: ScopeMutex;
 }

@@ -105,9 +105,8 @@ export class FileLeaseGate implements LeaseGate {
   async startWhileActive<T>(provider: ProviderEntry, target: TargetEntry, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }> {
     const binding = this.loadedBinding(provider, target, "at-launch");
     if (!("binding" in binding)) return { active: false };
-    // start() spawns before it returns (LeaseGate): the lock needs to cover only that call, not the run.
-    const started = await this.store(provider).startNowWhileActive(target.name, binding.binding, start);
-    return started.active ? { active: true, value: await started.value } : started;
+    // start() resolves once the process is spawned (LeaseGate): the lock covers that, not the run.
+    return this.store(provider).startNowWhileActive(target.name, binding.binding, start);
   }
 }
 

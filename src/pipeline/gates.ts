@@ -19,9 +19,9 @@ export interface LeaseGate {
   /**
    * Starts the process while holding the lease lock, if the lease is still
    * active: a revocation that lands before launch stops the call. `start`
-   * must spawn the process before it returns (launch() spawns synchronously),
-   * so the lock covers that call and is released before its promise settles;
-   * the promise resolves once the process has been spawned, not when it ends.
+   * resolves once the process has been spawned (StartLaunch: the child host
+   * answered), not when it ends; the lock is held until it settles and released
+   * right after, so a revocation either stops the start or finds the process running.
    */
   startWhileActive<T>(provider: ProviderEntry, target: TargetEntry, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }>;
 }

@@ -7,14 +7,15 @@
  */
 import type { ProviderEntry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
-import type { launch, LaunchResult } from "../runtime/launcher.js";
+import type { LaunchResult, StartLaunch } from "../runtime/launcher.js";
 import type { Redactor } from "../runtime/redaction.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
 import { targetInjection, targetPinnedEnv } from "./target-injection.js";
 
 export interface LifecycleDeps extends ChildPlanDeps {
   readonly settings: Settings;
-  readonly launch: typeof launch;
+  /** Starts the command: in-process for the operator CLI, through the child host for the server. */
+  readonly start: StartLaunch;
 }
 
 /** Whose command runs, for which call. */
@@ -42,7 +43,7 @@ export async function launchLifecycleCommand(
       ? targetInjection(subject.provider, subject.target)
       : { args: [], env: targetPinnedEnv(subject.provider, subject.target) };
   const plan = planChild(command, [...args, ...injection.args], subject.identity, layers, injection.env, deps);
-  return deps.launch({
+  const started = await deps.start({
     executable: plan.executable,
     args: plan.args,
     env: plan.env,
@@ -53,4 +54,5 @@ export async function launchLifecycleCommand(
     windowsVerbatimArguments: plan.windowsVerbatimArguments,
     redactor: options.redactor,
   });
+  return started.running;
 }

@@ -4,7 +4,8 @@
  * argv), start it while the lease still holds, stream its output under the cap
  * and the timeout, and record what happened.
  */
-import type { launch, LaunchResult } from "../runtime/launcher.js";
+import { ChildHostError } from "../runtime/child-host/protocol.js";
+import type { LaunchResult, StartedLaunch, StartLaunch } from "../runtime/launcher.js";
 import type { Redactor } from "../runtime/redaction.js";
 import type { Settings } from "../config/settings.js";
 import { NOT_RECORDED } from "./call-audit.js";
@@ -17,7 +18,8 @@ import { targetInjection } from "./target-injection.js";
 export interface ProgramDeps extends ChildPlanDeps {
   readonly settings: Settings;
   readonly leases: LeaseGate;
-  readonly launch: typeof launch;
+  /** Resolves once the process is spawned; the lease lock is held until then. */
+  readonly start: StartLaunch;
 }
 
 export interface ProgramRequest {
@@ -46,21 +48,19 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
       deps,
     );
     const timeoutSeconds = config.runtime?.timeout_seconds ?? deps.settings.timeoutSeconds;
-    // launch() spawns synchronously, so holding the lease while calling it covers the start of the
-    // process; the result is wrapped so that waiting for the lease does not wait for the run.
-    const start = (): Promise<{ running: Promise<LaunchResult> }> =>
-      Promise.resolve({
-        running: deps.launch({
-          executable: plan.executable,
-          args: plan.args,
-          env: plan.env,
-          cwd: deps.cwd,
-          maxOutputBytes: deps.settings.maxOutputBytes,
-          timeoutMs: timeoutSeconds * 1000,
-          signal: call.signal,
-          windowsVerbatimArguments: plan.windowsVerbatimArguments,
-          redactor: request.redactor,
-        }),
+    // start() resolves once the process is spawned (the child host answered), not when it ends: the
+    // lease lock is held until then, so a revocation either stops the start or finds the process running.
+    const start = (): Promise<StartedLaunch> =>
+      deps.start({
+        executable: plan.executable,
+        args: plan.args,
+        env: plan.env,
+        cwd: deps.cwd,
+        maxOutputBytes: deps.settings.maxOutputBytes,
+        timeoutMs: timeoutSeconds * 1000,
+        signal: call.signal,
+        windowsVerbatimArguments: plan.windowsVerbatimArguments,
+        redactor: request.redactor,
       });
     const gated =
       call.target === undefined ? { active: true as const, value: await start() } : await deps.leases.startWhileActive(call.provider, call.target, start);
@@ -74,7 +74,9 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
     result = await gated.value.running;
   } catch (error) {
     call.audit.record({ event: "launch-failed", detail: (error as Error).name });
-    return { ...callScope(call), decision, error: request.redactor.redact(`could not start ${config.command}: ${(error as Error).message}`) };
+    // A host that died says itself whether the process had started (and was killed) or not.
+    const message = error instanceof ChildHostError ? `${config.command}: ${error.message}` : `could not start ${config.command}: ${(error as Error).message}`;
+    return { ...callScope(call), decision, error: request.redactor.redact(message) };
   }
   call.audit.record({
     event: "ran",

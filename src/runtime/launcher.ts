@@ -74,11 +74,14 @@ export class LaunchError extends Error {
   /** The system error code (`ENOENT`, `EACCES`, …) or `ERR_LAUNCH_REQUEST` for an unusable request. */
   readonly code: string;
   readonly executable: string;
+  /** What went wrong, without the code (so the error can be rebuilt on the other side of the child host). */
+  readonly detail: string;
 
   constructor(executable: string, code: string, detail: string) {
     super(`cannot launch ${JSON.stringify(executable)}: ${detail} (${code})`);
     this.code = code;
     this.executable = executable;
+    this.detail = detail;
   }
 }
 
@@ -98,6 +101,22 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type StreamName = "stdout" | "stderr";
 
+/** A process that was started: its pid, and its run (which settles as launch() does). */
+export interface StartedLaunch {
+  /** undefined when the call was canceled before it started. */
+  readonly pid: number | undefined;
+  readonly running: Promise<LaunchResult>;
+}
+
+/**
+ * Starts a launch and resolves once the process has been spawned (or was
+ * canceled before it started), before it ends: a caller holding a lock while
+ * the process starts awaits this, not the run. Rejects with LaunchError when
+ * the process could not be started. Implemented in-process by startLaunch and
+ * through the child host by the MCP server (child-host/host-client.ts).
+ */
+export type StartLaunch = (request: LaunchRequest) => Promise<StartedLaunch>;
+
 /**
  * Runs `request.executable` with `request.args` and resolves with its exit
  * status and captured output. Rejects with LaunchError only when the process
@@ -105,18 +124,28 @@ export type StreamName = "stdout" | "stderr";
  * or a truncation are all results.
  */
 export function launch(request: LaunchRequest): Promise<LaunchResult> {
+  return beginLaunch(request).running;
+}
+
+/** launch() as a StartLaunch: this process spawns the child itself (the operator CLI, and the child host). */
+export function startLaunch(request: LaunchRequest): Promise<StartedLaunch> {
+  const started = beginLaunch(request);
+  // No pid: the start failed (the run rejects, and so does this) or was canceled before it began.
+  return started.pid === undefined ? started.running.then(() => started) : Promise.resolve(started);
+}
+
+/** Spawns synchronously (when the request is usable and not yet canceled); never throws. */
+export function beginLaunch(request: LaunchRequest): StartedLaunch {
   const platform = request.platform ?? process.platform;
   const problem = requestProblem(request, platform);
-  if (problem !== undefined) return Promise.reject(new LaunchError(request.executable, "ERR_LAUNCH_REQUEST", problem));
-  if (request.signal?.aborted === true) return Promise.resolve(canceledBeforeStart());
-  return new Promise<LaunchResult>((resolve, reject) => {
-    const started = startChild(request, platform);
-    if (!started.ok) {
-      reject(started.error);
-      return;
-    }
+  if (problem !== undefined) return { pid: undefined, running: Promise.reject(new LaunchError(request.executable, "ERR_LAUNCH_REQUEST", problem)) };
+  if (request.signal?.aborted === true) return { pid: undefined, running: Promise.resolve(canceledBeforeStart()) };
+  const started = startChild(request, platform);
+  if (!started.ok) return { pid: undefined, running: Promise.reject(started.error) };
+  const running = new Promise<LaunchResult>((resolve, reject) => {
     new ChildRun(request, platform, started.child, { resolve, reject }).watch(started.stdout, started.stderr);
   });
+  return { pid: started.child.pid, running };
 }
 
 type Started =
@@ -279,22 +308,34 @@ class ChildRun {
     if (this.settled || (this.exit === undefined && !abandon)) return;
     const status = this.exit ?? { code: null, signal: null };
     this.cleanUp();
-    const output = redactOutput({ stdout: this.output.text("stdout"), stderr: this.output.text("stderr") }, this.request.redactor ?? NO_REDACTION, {
-      cut: this.output.truncated || this.timedOut || this.canceled,
-      maxBytes: this.request.maxOutputBytes,
-    });
-    this.settle.resolve({
+    const raw: LaunchResult = {
       exitCode: status.code,
       signal: status.signal,
-      stdout: output.stdout,
-      stderr: output.stderr,
-      truncated: this.output.truncated || output.trimmed,
+      stdout: this.output.text("stdout"),
+      stderr: this.output.text("stderr"),
+      truncated: this.output.truncated,
       timedOut: this.timedOut,
       canceled: this.canceled,
       durationMs: Math.round(performance.now() - this.started),
       pid: this.child.pid,
-    });
+    };
+    this.settle.resolve(redactResult(raw, this.request.redactor ?? NO_REDACTION, this.request.maxOutputBytes));
   }
+}
+
+/**
+ * Masks the call's injected secrets in a finished run's output, under its
+ * byte cap (redact-output.ts). The launcher applies it when the run settles;
+ * a server whose child host ran the process (without the redactor, which does
+ * not cross the process boundary) applies it to the host's result, so both
+ * paths redact through this one function.
+ */
+export function redactResult(result: LaunchResult, redactor: Redactor, maxOutputBytes: number): LaunchResult {
+  const output = redactOutput({ stdout: result.stdout, stderr: result.stderr }, redactor, {
+    cut: result.truncated || result.timedOut || result.canceled,
+    maxBytes: maxOutputBytes,
+  });
+  return { ...result, stdout: output.stdout, stderr: output.stderr, truncated: result.truncated || output.trimmed };
 }
 
 /** The argv of the Windows tree kill, for the process `pid`. */
@@ -399,13 +440,33 @@ function signalGroup(child: ChildProcess, pid: number, signal: NodeJS.Signals): 
 }
 
 function killWindowsTree(child: ChildProcess, pid: number): void {
-  const systemRoot = process.env.SystemRoot;
-  const root = systemRoot !== undefined && /^[A-Za-z]:\\/u.test(systemRoot) ? systemRoot : "C:\\Windows";
-  const taskkill = path.win32.join(root, "System32", "taskkill.exe");
   // The tree first: once the child is gone, taskkill can no longer find its descendants.
-  execFile(taskkill, windowsTreeKillArgs(pid), { windowsHide: true, shell: false, timeout: 10_000 }, () => {
+  execFile(taskkillPath(), windowsTreeKillArgs(pid), { windowsHide: true, shell: false, timeout: 10_000 }, () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
+}
+
+function taskkillPath(): string {
+  const systemRoot = process.env.SystemRoot;
+  const root = systemRoot !== undefined && /^[A-Za-z]:\\/u.test(systemRoot) ? systemRoot : "C:\\Windows";
+  return path.win32.join(root, "System32", "taskkill.exe");
+}
+
+/**
+ * Force-kills the process group led by `pid` (Windows: its tree) when this
+ * process does not hold the child: the server, for the processes of a child
+ * host that died before reporting their end.
+ */
+export function killProcessTree(pid: number, platform: NodeJS.Platform = process.platform): void {
+  if (platform === "win32") {
+    execFile(taskkillPath(), windowsTreeKillArgs(pid), { windowsHide: true, shell: false, timeout: 10_000 }, () => undefined);
+    return;
+  }
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: the group is already gone.
+  }
 }
 
 function launchErrorFrom(executable: string, error: unknown): LaunchError {

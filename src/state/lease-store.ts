@@ -206,22 +206,22 @@ export class LeaseStore {
   }
 
   /**
-   * `startWhileActive` for a `start` that starts the process synchronously
-   * (before it returns; its return value, a promise of the run, is passed
-   * through unawaited). The lock covers exactly that call: taken at once with
-   * one `mkdir` when free (`lockedIfFree`), else waited for like every writer.
-   * A revocation that commits first makes the check under the lock fail; one
-   * that comes later finds the process started, as with `startWhileActive`.
+   * `startWhileActive` without the check before the lock: `start` resolves
+   * once the process has been spawned (the child host answered), and the lock
+   * is held until then, taken at once with one `mkdir` when free
+   * (`lockedIfFreeWhile`), else waited for like every writer. A revocation that
+   * commits first makes the check under the lock fail; one that comes later
+   * finds the process started, as with `startWhileActive`.
    *
    * @throws LockTimeoutError when the lock stays busy; whatever `start()` throws.
    */
-  async startNowWhileActive<T>(target: string, binding: string, start: () => T): Promise<{ active: true; value: T } | { active: false }> {
+  async startNowWhileActive<T>(target: string, binding: string, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }> {
     // No check before the lock: the caller's checkpoint just read the file, and the one that counts is under the lock.
-    const underLock = (): { active: true; value: T } | { active: false } =>
-      this.isActive(target, binding) ? { active: true, value: start() } : { active: false };
-    const now = this.state.lockedIfFree(underLock);
+    const underLock = async (): Promise<{ active: true; value: T } | { active: false }> =>
+      this.isActive(target, binding) ? { active: true, value: await start() } : { active: false };
+    const now = await this.state.lockedIfFreeWhile(underLock);
     if (now.held) return now.value;
-    return this.state.locked(() => Promise.resolve(underLock()), { reportLoss: false });
+    return this.state.locked(underLock, { reportLoss: false });
   }
 
   /** The current state for a write: refuses an invalid file and a stale expected revision. */

@@ -20,7 +20,7 @@
  * Every process that locks a given file must use the same `stale` and `update`
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
-import { fsync, lstatSync, mkdirSync, rmdirSync } from "node:fs";
+import { fsync, lstatSync, mkdirSync, rmdirSync, utimesSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
@@ -124,6 +124,47 @@ export function withFileLockIfFree<T>(file: string, body: () => T): { held: true
     return { held: true, value: body() };
   } finally {
     removeLockDirectory(lockPath);
+  }
+}
+
+/**
+ * `withFileLockIfFree` for an asynchronous `body` (a process start that waits
+ * for the child host's answer): taken with the same `mkdir` when free, and,
+ * since the hold now spans turns of the event loop, its mtime is refreshed
+ * every `timing.update` ms as proper-lockfile's holders do, so no other
+ * process ever judges it stale while `body` runs.
+ */
+export async function withFileLockIfFreeWhile<T>(
+  file: string,
+  timing: LockTiming,
+  body: () => Promise<T>,
+): Promise<{ held: true; value: T } | { held: false }> {
+  const lockPath = `${file}.lock`;
+  if (!takenIfFree(lockPath)) return { held: false };
+  const refresh = setInterval(() => {
+    try {
+      const now = new Date();
+      utimesSync(lockPath, now, now);
+    } catch {
+      // The directory is gone: nothing left to keep fresh.
+    }
+  }, timing.update);
+  try {
+    return { held: true, value: await body() };
+  } finally {
+    clearInterval(refresh);
+    removeLockDirectory(lockPath);
+  }
+}
+
+/** The atomic `mkdir` of the lock directory: false when another holder has it. */
+function takenIfFree(lockPath: string): boolean {
+  try {
+    mkdirSync(lockPath);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
   }
 }
 

@@ -15,7 +15,7 @@ import { parseDocument, stringify } from "yaml";
 import type * as z from "zod";
 import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
 import { StateError } from "./errors.js";
-import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, type FileLockOptions, type LockTiming } from "./lock.js";
+import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, withFileLockIfFreeWhile, type FileLockOptions, type LockTiming } from "./lock.js";
 import {
   checkLockPath,
   checkStateDirectory,
@@ -168,6 +168,17 @@ export class StateFile<S> {
     checkLockPath(this.file, this.lockPath);
     try {
       return withFileLockIfFree(this.file, body);
+    } catch (error) {
+      throw isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
+    }
+  }
+
+  /** `lockedIfFree` for an asynchronous read-only `body`, whose hold keeps the lock fresh (`withFileLockIfFreeWhile`). */
+  async lockedIfFreeWhile<T>(body: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
+    ensureStateDirectory(this.file, this.policy);
+    checkLockPath(this.file, this.lockPath);
+    try {
+      return await withFileLockIfFreeWhile(this.file, this.timing, body);
     } catch (error) {
       throw isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
     }

@@ -18,7 +18,7 @@ import { redactorFor } from "../../pipeline/call-secrets.js";
 import { missingRequiredField, sessionLayer } from "../../pipeline/environment-session.js";
 import { launchLifecycleCommand, type LifecycleDeps } from "../../pipeline/lifecycle-command.js";
 import { ScopeMutex } from "../../pipeline/scope-mutex.js";
-import { launch } from "../../runtime/launcher.js";
+import { startLaunch } from "../../runtime/launcher.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -41,7 +41,7 @@ const FAILURE_OUTPUT_CHARS = 2000;
 function lifecycleDeps(root: string): LifecycleDeps {
   return {
     settings: loadSettings(root),
-    launch,
+    start: startLaunch,
     serverEnv: process.env,
     platform: process.platform,
     selfDir: toriiCodeDirectory(),

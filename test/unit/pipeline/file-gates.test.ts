@@ -106,24 +106,27 @@ describe("FileLeaseGate checkpoints", () => {
     expect(await gate.check(provider, target, "after-auth")).toEqual({ active: false, reason: "no active lease" });
   });
 
-  test("the launch lock is held while start() runs and released before the run's promise settles", async () => {
+  test("the launch lock is held until start() resolves (the process spawned) and released right after", async () => {
     const gate: LeaseGate = new FileLeaseGate();
     const lockPath = `${store.file}.lock`;
     let heldDuringStart = false;
-    let finishRun!: (value: string) => void;
+    let spawned!: (value: string) => void;
     const launched = gate.startWhileActive(provider, target, () => {
       heldDuringStart = existsSync(lockPath);
       return new Promise<string>((resolve) => {
-        finishRun = resolve;
+        spawned = resolve;
       });
     });
     await vi.waitFor(() => {
-      expect(finishRun).toBeDefined();
+      expect(spawned).toBeDefined();
     });
     expect(heldDuringStart).toBe(true);
-    expect(existsSync(lockPath)).toBe(false);
-    finishRun("pid-1");
+    // The start is asynchronous (the child host answers later): until it resolves, a clear must wait.
+    for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(existsSync(lockPath)).toBe(true);
+    spawned("pid-1");
     expect(await launched).toEqual({ active: true, value: "pid-1" });
+    expect(existsSync(lockPath)).toBe(false);
   });
 
   test("while a writer holds the lock the launch waits, and a clear it commits stops the start", async () => {

@@ -13,7 +13,7 @@ import type { LeaseCheckpoint, LeaseGate } from "../../../src/pipeline/gates.js"
 import { headlessApprover, type GrantGate } from "../../../src/pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
 import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
-import type { launch } from "../../../src/runtime/launcher.js";
+import type { StartLaunch } from "../../../src/runtime/launcher.js";
 import { makeConfigTree } from "../../support/config-tree.js";
 
 const root = makeConfigTree({
@@ -53,7 +53,7 @@ function leasesRevokedAt(revokedAt: LeaseCheckpoint): LeaseGate & { seen: LeaseC
 /** No grant matches. */
 const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
 
-function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
+function depsWith(leases: LeaseGate, launchSpy: StartLaunch): InvokeDeps {
   return {
     registry: loadRegistry(root),
     settings: DEFAULT_SETTINGS,
@@ -61,7 +61,7 @@ function depsWith(leases: LeaseGate, launchSpy: typeof launch): InvokeDeps {
     leases,
     grants: noGrants,
     approver: headlessApprover,
-    launch: launchSpy,
+    start: launchSpy,
     authScopes: new ScopeMutex(),
     serverEnv: { PATH: process.env.PATH },
     platform: process.platform,
@@ -75,9 +75,20 @@ async function callWith<A extends CallAudit = ReturnType<typeof recordingAudit>>
   options: { audit?: A; args?: string[]; onLaunch?: () => void } = {},
 ) {
   const leases = leasesRevokedAt(revokedAt);
-  const launchSpy = vi.fn<typeof launch>(() => {
+  const launchSpy = vi.fn<StartLaunch>(() => {
     options.onLaunch?.();
-    return Promise.resolve({ exitCode: 0, signal: null, stdout: "", stderr: "", truncated: false, timedOut: false, canceled: false, durationMs: 1, pid: 1 });
+    const running = Promise.resolve({
+      exitCode: 0,
+      signal: null,
+      stdout: "",
+      stderr: "",
+      truncated: false,
+      timedOut: false,
+      canceled: false,
+      durationMs: 1,
+      pid: 1,
+    });
+    return Promise.resolve({ pid: 1, running });
   });
   const deps = depsWith(leases, launchSpy);
   const provider = deps.registry.providers.get("kube")!;

@@ -1,0 +1,60 @@
+/**
+ * The child host: a small Node process the MCP server starts and that starts
+ * the server's child processes for it, through the launcher (the one place a
+ * process is run: no shell, stdin closed, process group, cap, timeout, kill).
+ *
+ * Why: Node forks for every spawn, and after a fork every page the forking
+ * process writes takes a copy-on-write fault. Forked from this small process
+ * instead of the server, a call costs the server a few faults rather than
+ * hundreds, and the server's event loop never stops for a fork.
+ *
+ * It reads nothing but its IPC channel: no file, no environment (it is started
+ * with an empty one), no argument. When the channel closes (the server exited
+ * or dropped it: idle, or killed) every running launch is aborted (its process
+ * group terminated as on a cancellation) and the host exits once they settled.
+ */
+import { beginLaunch, LaunchError, type LaunchResult } from "../launcher.js";
+import { parseToHost, type FromHost, type HostLaunchRequest } from "./protocol.js";
+
+const running = new Map<number, AbortController>();
+let disconnected = false;
+
+function send(message: FromHost): void {
+  if (process.connected) process.send?.(message);
+}
+
+function start(id: number, request: HostLaunchRequest): void {
+  if (running.has(id)) return;
+  const abort = new AbortController();
+  running.set(id, abort);
+  const started = beginLaunch({ ...request, signal: abort.signal });
+  if (started.pid !== undefined) send({ type: "spawned", id, pid: started.pid });
+  started.running.then(
+    (result: LaunchResult) => {
+      settle(id, { type: "result", id, result });
+    },
+    (error: unknown) => {
+      const failed = error instanceof LaunchError ? error : new LaunchError(request.executable, "ERR_SPAWN", "the process could not be started");
+      settle(id, { type: "failed", id, code: failed.code, detail: failed.detail });
+    },
+  );
+}
+
+function settle(id: number, message: FromHost): void {
+  running.delete(id);
+  send(message);
+  if (disconnected && running.size === 0) process.exit(0);
+}
+
+process.on("message", (raw) => {
+  const message = parseToHost(raw);
+  if (message === undefined) return;
+  if (message.type === "launch") start(message.id, message.request);
+  else running.get(message.id)?.abort();
+});
+
+process.on("disconnect", () => {
+  disconnected = true;
+  if (running.size === 0) process.exit(0);
+  for (const abort of running.values()) abort.abort();
+});

@@ -1,0 +1,95 @@
+/**
+ * The server's side of the child host (child-host.ts): a StartLaunch that
+ * hands each launch to a host process instead of forking the server.
+ *
+ * The host is started at the first launch and dropped after `idleMs` with no
+ * unfinished launch (its channel is closed and it exits), so an idle server
+ * holds no second Node process; the next launch starts a new one. A host that
+ * dies takes its unfinished calls with it (they fail, their processes killed:
+ * host-process.ts) and the next launch starts a new one. While no launch is
+ * unfinished, neither the host nor its channel keeps the server's event loop
+ * alive, so the server still exits when its stdin ends.
+ */
+import { fileURLToPath } from "node:url";
+import { startLaunch, type LaunchRequest, type StartedLaunch } from "../launcher.js";
+import { HostProcess } from "./host-process.js";
+
+/** How long an idle host is kept for the next call: a host costs ~40 MiB, a restart ~50 ms of CPU. */
+export const DEFAULT_HOST_IDLE_MS = 30_000;
+
+export interface ChildHostOptions {
+  /** The host's entry file; by default child-host.js beside this module (also in the server's bundle). */
+  readonly hostFile?: string;
+  readonly idleMs?: number;
+  readonly platform?: NodeJS.Platform;
+}
+
+/** The file the server runs as its child host. */
+export function defaultHostFile(): string {
+  return fileURLToPath(new URL("./child-host.js", import.meta.url));
+}
+
+export class ChildHostClient {
+  private host: HostProcess | undefined;
+  private nextId = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly hostFile: string;
+  private readonly idleMs: number;
+  private readonly platform: NodeJS.Platform;
+
+  constructor(options: ChildHostOptions = {}) {
+    this.hostFile = options.hostFile ?? defaultHostFile();
+    this.idleMs = options.idleMs ?? DEFAULT_HOST_IDLE_MS;
+    this.platform = options.platform ?? process.platform;
+  }
+
+  /** The current host's pid, if one runs (for tests and the bench). */
+  get hostPid(): number | undefined {
+    return this.host?.pid;
+  }
+
+  /** A StartLaunch through the host; resolves once the host reports the process spawned. */
+  readonly start = (request: LaunchRequest): Promise<StartedLaunch> => {
+    // Canceled already: launch() would answer without spawning, and so does startLaunch here; no host is needed.
+    if (request.signal?.aborted === true) return startLaunch(request);
+    return this.currentHost().launch(this.nextId++, request);
+  };
+
+  /** Closes the channel to the host, which then aborts what it still runs and exits. */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    this.host?.disconnect();
+    this.host = undefined;
+  }
+
+  private currentHost(): HostProcess {
+    if (this.host?.alive === true) return this.host;
+    this.host = new HostProcess(
+      this.hostFile,
+      {
+        onBusyChange: (host) => {
+          this.onBusyChange(host);
+        },
+        onGone: (host) => {
+          if (this.host === host) this.host = undefined;
+        },
+      },
+      this.platform,
+    );
+    return this.host;
+  }
+
+  private onBusyChange(host: HostProcess): void {
+    const busy = host.busy > 0;
+    host.holdEventLoop(busy);
+    if (host !== this.host) return;
+    clearTimeout(this.idleTimer);
+    if (busy) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.host !== host || host.busy > 0) return;
+      this.host = undefined;
+      host.disconnect();
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+}

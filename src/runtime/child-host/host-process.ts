@@ -1,0 +1,177 @@
+/**
+ * One running child host, seen from the server: the Node process, its IPC
+ * channel, and the launches it has not finished. Each launch settles exactly
+ * once; whatever the host sends after that, or for an id it was never given,
+ * is ignored.
+ *
+ * Fail closed: a message that is not well formed, an exit or a start failure
+ * of the host ends every unfinished launch with ChildHostError, after the
+ * process groups the host reported as spawned were killed from here (the
+ * server knows their pids). No launch is ever sent again: a call runs once.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { killProcessTree, LaunchError, redactResult, type LaunchRequest, type LaunchResult, type StartedLaunch } from "../launcher.js";
+import { NO_REDACTION } from "../redaction.js";
+import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
+
+interface Pending {
+  readonly request: LaunchRequest;
+  pid: number | undefined;
+  started: boolean;
+  readonly start: { resolve: (started: StartedLaunch) => void; reject: (error: Error) => void };
+  readonly run: { resolve: (result: LaunchResult) => void; reject: (error: Error) => void };
+  readonly running: Promise<LaunchResult>;
+  readonly stopCancel: () => void;
+}
+
+export interface HostEvents {
+  /** The number of unfinished launches changed (the client refs, unrefs and times the host's idleness). */
+  readonly onBusyChange: (host: HostProcess) => void;
+  /** The host is gone (exited, failed to start, or was given up); it takes no more launches. */
+  readonly onGone: (host: HostProcess) => void;
+}
+
+/** The host's environment: nothing of the server's, only what Node needs to start on Windows. */
+export function hostEnvironment(serverEnv: NodeJS.ProcessEnv, platform: NodeJS.Platform): Record<string, string> {
+  const systemRoot = serverEnv.SystemRoot;
+  return platform === "win32" && systemRoot !== undefined ? { SystemRoot: systemRoot } : {};
+}
+
+export class HostProcess {
+  private readonly child: ChildProcess;
+  private readonly pending = new Map<number, Pending>();
+  private gone = false;
+
+  constructor(
+    hostFile: string,
+    private readonly events: HostEvents,
+    private readonly platform: NodeJS.Platform,
+  ) {
+    // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
+    this.child = spawn(process.execPath, [hostFile], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      env: hostEnvironment(process.env, platform),
+      shell: false,
+      windowsHide: true,
+    });
+    this.child.on("message", (message) => {
+      this.onMessage(message);
+    });
+    this.child.on("error", (error: NodeJS.ErrnoException) => {
+      this.abandon(`the child host could not be started (${error.code ?? error.name})`);
+    });
+    this.child.on("exit", (code, signal) => {
+      this.abandon(`the child host exited (${signal ?? `exit ${String(code)}`})`);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get busy(): number {
+    return this.pending.size;
+  }
+
+  get alive(): boolean {
+    return !this.gone;
+  }
+
+  /** Sends one launch; resolves when the host reports the process spawned (or canceled before it started). */
+  launch(id: number, request: LaunchRequest): Promise<StartedLaunch> {
+    if (this.gone || !this.child.connected) return Promise.reject(new ChildHostError("the child host is gone; the call was not run"));
+    return new Promise<StartedLaunch>((resolveStart, rejectStart) => {
+      let run!: Pending["run"];
+      const running = new Promise<LaunchResult>((resolve, reject) => {
+        run = { resolve, reject };
+      });
+      // The run may fail before anyone awaits it (the start rejects first); that rejection is reported through the start.
+      running.catch(() => undefined);
+      const onAbort = (): void => {
+        this.send({ type: "cancel", id });
+      };
+      request.signal?.addEventListener("abort", onAbort, { once: true });
+      const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, { request, pid: undefined, started: false, start: { resolve: resolveStart, reject: rejectStart }, run, running, stopCancel });
+      this.events.onBusyChange(this);
+      this.send({ type: "launch", id, request: hostRequest(request) });
+    });
+  }
+
+  /** Closes the channel: an idle host exits; one with launches aborts them first. */
+  disconnect(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
+
+  /** Keeps the server alive while launches are unfinished, and not otherwise (stdin's end still ends it). */
+  holdEventLoop(hold: boolean): void {
+    if (hold) {
+      this.child.ref();
+      this.child.channel?.ref();
+    } else {
+      this.child.unref();
+      this.child.channel?.unref();
+    }
+  }
+
+  private send(message: ToHost): void {
+    if (this.gone || !this.child.connected) return;
+    this.child.send(message, (error) => {
+      if (error !== null) this.abandon("the child host's channel failed");
+    });
+  }
+
+  private onMessage(raw: unknown): void {
+    const message = parseFromHost(raw);
+    if (message === undefined) {
+      this.abandon("the child host sent a malformed message");
+      return;
+    }
+    const pending = this.pending.get(message.id);
+    if (pending !== undefined) this.apply(message.id, pending, message);
+  }
+
+  private apply(id: number, pending: Pending, message: FromHost): void {
+    if (message.type === "spawned") {
+      if (pending.started) return;
+      pending.pid = message.pid;
+      pending.started = true;
+      pending.start.resolve({ pid: message.pid, running: pending.running });
+      return;
+    }
+    this.finish(id, pending);
+    if (message.type === "result") {
+      const { redactor, maxOutputBytes } = pending.request;
+      const result = redactResult(message.result, redactor ?? NO_REDACTION, maxOutputBytes);
+      if (!pending.started) pending.start.resolve({ pid: result.pid, running: pending.running });
+      pending.run.resolve(result);
+      return;
+    }
+    const error = new LaunchError(pending.request.executable, message.code, message.detail);
+    if (pending.started) pending.run.reject(error);
+    else pending.start.reject(error);
+  }
+
+  private finish(id: number, pending: Pending): void {
+    this.pending.delete(id);
+    pending.stopCancel();
+    this.events.onBusyChange(this);
+  }
+
+  /** Gives the host up: kills it and the processes it reported, and fails every unfinished launch. */
+  private abandon(reason: string): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.child.kill("SIGKILL");
+    for (const [id, pending] of this.pending) {
+      this.finish(id, pending);
+      if (pending.pid !== undefined) {
+        killProcessTree(pending.pid, this.platform);
+        pending.run.reject(new ChildHostError(`${reason} during the call; its process group was killed, nothing of it is left running`));
+      } else {
+        pending.start.reject(new ChildHostError(`${reason} before it reported the start of the process; the call was not run`));
+      }
+    }
+    this.events.onGone(this);
+  }
+}
