@@ -22,6 +22,8 @@ export interface ChildHostOptions {
   readonly hostFile?: string;
   readonly idleMs?: number;
   readonly platform?: NodeJS.Platform;
+  /** Called when a host is gone (it exited, idle or not, or was given up and killed), with its pid. */
+  readonly onHostGone?: (pid: number | undefined) => void;
 }
 
 /** The file the server runs as its child host. */
@@ -36,11 +38,13 @@ export class ChildHostClient {
   private readonly hostFile: string;
   private readonly idleMs: number;
   private readonly platform: NodeJS.Platform;
+  private readonly onHostGone: ((pid: number | undefined) => void) | undefined;
 
   constructor(options: ChildHostOptions = {}) {
     this.hostFile = options.hostFile ?? defaultHostFile();
     this.idleMs = options.idleMs ?? DEFAULT_HOST_IDLE_MS;
     this.platform = options.platform ?? process.platform;
+    this.onHostGone = options.onHostGone;
   }
 
   /** The current host's pid, if one runs (for tests and the bench). */
@@ -72,6 +76,7 @@ export class ChildHostClient {
         },
         onGone: (host) => {
           if (this.host === host) this.host = undefined;
+          this.onHostGone?.(host.pid);
         },
       },
       this.platform,

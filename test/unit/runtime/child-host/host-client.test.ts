@@ -1,0 +1,157 @@
+/**
+ * The server's side of the child host, against real host processes: the
+ * built host (dist/runtime/child-host/child-host.js) running real programs,
+ * and small fake hosts that misbehave on purpose. A message the client cannot
+ * use never crashes it: an unknown id or a second answer is ignored, a
+ * malformed message gives the host up and fails its calls closed.
+ */
+import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { ChildHostClient } from "../../../../src/runtime/child-host/host-client.js";
+import { ChildHostError } from "../../../../src/runtime/child-host/protocol.js";
+import { launch, type LaunchRequest } from "../../../../src/runtime/launcher.js";
+import { createRedactor } from "../../../../src/runtime/redaction.js";
+import { alive } from "../../../support/processes.js";
+
+const BUILT_HOST = path.resolve(import.meta.dirname, "../../../../dist/runtime/child-host/child-host.js");
+const SOURCE_HOST = path.resolve(import.meta.dirname, "../../../../src/runtime/child-host/child-host.ts");
+
+function builtHost(): string {
+  if (!existsSync(BUILT_HOST) || statSync(BUILT_HOST).mtimeMs < statSync(SOURCE_HOST).mtimeMs) {
+    throw new Error(`${BUILT_HOST} is missing or older than its source: run \`npm run build\` first`);
+  }
+  return BUILT_HOST;
+}
+
+function request(executable: string, args: readonly string[], extra: Partial<LaunchRequest> = {}): LaunchRequest {
+  return { executable, args, env: { PATH: "/usr/bin:/bin" }, maxOutputBytes: 64 * 1024, timeoutMs: 10_000, killGraceMs: 200, ...extra };
+}
+
+/** A client whose host is closed when the test ends; `gone` resolves with each host's pid as it goes. */
+function clientFor(hostFile: string, idleMs = 60_000) {
+  const gone: ((pid: number | undefined) => void)[] = [];
+  const client = new ChildHostClient({
+    hostFile,
+    idleMs,
+    onHostGone: (pid) => {
+      gone.shift()?.(pid);
+    },
+  });
+  onTestFinished(() => {
+    client.close();
+  });
+  const nextGone = (): Promise<number | undefined> => new Promise((resolve) => gone.push(resolve));
+  return { client, nextGone };
+}
+
+/** A fake host: on each launch, runs `reply(send, message)` (a Node script body). */
+function fakeHost(reply: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-fake-host-"));
+  const file = path.join(dir, "host.mjs");
+  writeFileSync(
+    file,
+    `const send = (m) => process.send(m);
+const ok = (id, stdout = "") => ({ type: "result", id, result: { exitCode: 0, signal: null, stdout, stderr: "", truncated: false, timedOut: false, canceled: false, durationMs: 1, pid: 4242 } });
+process.on("message", (message) => { if (message.type === "launch") { ${reply} } });
+process.on("disconnect", () => process.exit(0));\n`,
+  );
+  return file;
+}
+
+describe("the built host", () => {
+  test("runs the program and the server redacts the output exactly as an in-process launch does", async () => {
+    const { client } = clientFor(builtHost());
+    const secret = "s3cr3t-value-abcdef";
+    const redactor = createRedactor([{ name: "API_TOKEN", value: secret }]);
+    const run = request("/bin/echo", [`token=${secret}`, Buffer.from(secret).toString("base64")], { redactor });
+    const started = await client.start(run);
+    expect(started.pid).toBeGreaterThan(0);
+    const viaHost = await started.running;
+    const inProcess = await launch(run);
+    expect(viaHost.stdout).toBe(inProcess.stdout);
+    expect(viaHost.stdout).toContain("[redacted:API_TOKEN]");
+    expect(viaHost.stdout).not.toContain(secret);
+    expect(viaHost.exitCode).toBe(0);
+  });
+
+  test("a start that cannot spawn rejects with the launcher's LaunchError, rebuilt on the server's side", async () => {
+    const { client } = clientFor(builtHost());
+    await expect(client.start(request("/nonexistent/program", []))).rejects.toMatchObject({ name: "LaunchError", code: "ENOENT" });
+  });
+
+  test("a cancellation reaches the host, which kills the process group; the result says canceled", async () => {
+    const { client } = clientFor(builtHost());
+    const abort = new AbortController();
+    const started = await client.start(request("/bin/sleep", ["30"], { signal: abort.signal }));
+    expect(alive(started.pid!)).toBe(true);
+    abort.abort();
+    const result = await started.running;
+    expect(result.canceled).toBe(true);
+    expect(alive(started.pid!)).toBe(false);
+  });
+
+  test("an idle host exits after the idle period and the next start runs in a new one", async () => {
+    const { client, nextGone } = clientFor(builtHost(), 50);
+    const exited = nextGone();
+    await (
+      await client.start(request("/bin/true", []))
+    ).running;
+    const first = client.hostPid;
+    expect(first).toBeGreaterThan(0);
+    expect(await exited).toBe(first);
+    await (
+      await client.start(request("/bin/true", []))
+    ).running;
+    expect(client.hostPid).toBeGreaterThan(0);
+    expect(client.hostPid).not.toBe(first);
+  });
+
+  test("the host is started with an empty environment and no Node options of the server", async () => {
+    const host = fakeHost(`send(ok(message.id, JSON.stringify({ env: process.env, execArgv: process.execArgv, argv: process.argv.slice(1) })));`);
+    const { client } = clientFor(host);
+    const seen = JSON.parse((await (await client.start(request("/bin/true", []))).running).stdout) as { env: object; execArgv: string[]; argv: string[] };
+    expect(seen).toEqual({ env: {}, execArgv: [], argv: [host] });
+  });
+});
+
+describe("messages the client cannot use", () => {
+  test("an answer for an unknown id is ignored; the call still gets its own", async () => {
+    const { client } = clientFor(fakeHost(`send(ok(message.id + 1000, "stray")); send(ok(message.id, "mine"));`));
+    expect((await (await client.start(request("/bin/true", []))).running).stdout).toBe("mine");
+  });
+
+  test("a second result for a settled launch is ignored and later calls still work", async () => {
+    const { client } = clientFor(fakeHost(`send(ok(message.id, "first")); send(ok(message.id, "second"));`));
+    expect((await (await client.start(request("/bin/true", []))).running).stdout).toBe("first");
+    expect((await (await client.start(request("/bin/true", []))).running).stdout).toBe("first");
+  });
+
+  test("a malformed message gives the host up: the call fails with ChildHostError and the host is killed", async () => {
+    const { client, nextGone } = clientFor(fakeHost(`send({ type: "result", id: message.id, result: { exitCode: "zero" } });`));
+    const gone = nextGone();
+    const start = client.start(request("/bin/true", []));
+    await expect(start).rejects.toBeInstanceOf(ChildHostError);
+    await expect(start).rejects.toThrow(/malformed message before it reported the start of the process; the call was not run/);
+    const pid = await gone;
+    await expect.poll(() => alive(pid!)).toBe(false);
+  });
+
+  test("a host that dies after reporting a spawn fails the call and its process group is killed from the server", async () => {
+    // The fake host starts a real process in its own group, reports it, then dies without a result.
+    const host = fakeHost(
+      `import("node:child_process").then(({ spawn }) => { const child = spawn("/bin/sleep", ["30"], { detached: true, stdio: "ignore" }); send({ type: "spawned", id: message.id, pid: child.pid }); setImmediate(() => process.exit(3)); });`,
+    );
+    const { client } = clientFor(host);
+    const started = await client.start(request("/bin/sleep", ["30"]));
+    await expect(started.running).rejects.toThrow(/the child host exited \(exit 3\) during the call; its process group was killed/);
+    await expect.poll(() => alive(started.pid!)).toBe(false);
+  });
+
+  test("a host file that cannot run fails the call closed, and the next start tries a new host", async () => {
+    const { client } = clientFor(path.join(os.tmpdir(), "torii-no-such-host.js"));
+    await expect(client.start(request("/bin/true", []))).rejects.toBeInstanceOf(ChildHostError);
+    await expect(client.start(request("/bin/true", []))).rejects.toBeInstanceOf(ChildHostError);
+  });
+});
