@@ -4,10 +4,13 @@
 // spawns it, in a random order per iteration. The figures are medians of the run-by-run differences, so a few
 // ms are not lost in fork noise. Server CPU per call comes from /proc (the
 // server's own utime + stime, children excluded) over the measured loop; each
-// Torii figure has its own server process. With BENCH_BASELINE=<checkout>
+// Torii figure has its own server process. A build with a child host (the
+// server's child running dist/server/child-host.js, which forks the calls) has
+// its CPU read the same way and added: the server's figure is never printed
+// without the sum beside it. With BENCH_BASELINE=<checkout>
 // (built), the same calls go to that build's dist/cli.js too, in the same loop.
 import { spawn } from "node:child_process";
-import { BARE_SERVER, baselineCli, CLI, connect, cpuMsOf, since, targetConfig } from "./harness.mjs";
+import { BARE_SERVER, baselineCli, childrenRunning, CLI, connect, cpuMsOf, memoryOf, minorFaultsOf, since, targetConfig } from "./harness.mjs";
 import { median, ms, pairedMedian } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
@@ -68,11 +71,40 @@ async function iteration(samples) {
   for (const step of shuffled(steps)) await step(samples);
 }
 
-for (let i = 0; i < 30; i += 1) await iteration({});
-const cpuBefore = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, cpuMsOf(session.pid)]));
-const samples = Object.fromEntries([...Object.keys(servers), "direct"].map((key) => [key, []]));
+/** The server's child host, once a call has started it (undefined for a build or server without one). */
+function hostOf(serverPid) {
+  const hosts = childrenRunning(serverPid, "child-host.js");
+  if (hosts.length > 1) throw new Error(`server ${serverPid} has ${hosts.length} child hosts`);
+  return hosts[0];
+}
+
+/** CPU ms and minor faults of the server and of its host, as one snapshot. */
+function usage(serverPid, hostPid) {
+  return {
+    server: { cpu: cpuMsOf(serverPid), faults: minorFaultsOf(serverPid) },
+    host: hostPid === undefined ? { cpu: 0, faults: 0 } : { cpu: cpuMsOf(hostPid), faults: minorFaultsOf(hostPid) },
+  };
+}
+
+const emptySamples = () => Object.fromEntries([...Object.keys(servers), "direct"].map((key) => [key, []]));
+// Warm-up: the steps push with `samples[key]?.push(await …)`, which skips the call itself when there is no array.
+for (let i = 0; i < 30; i += 1) await iteration(emptySamples());
+const hosts = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, hostOf(session.pid)]));
+const before = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, usage(session.pid, hosts[key])]));
+const samples = emptySamples();
 for (let i = 0; i < RUNS; i += 1) await iteration(samples);
-const cpu = Object.fromEntries(Object.entries(servers).map(([key, { session }]) => [key, (cpuMsOf(session.pid) - cpuBefore[key]) / RUNS]));
+const per = (after, start) => ({ cpu: (after.cpu - start.cpu) / RUNS, faults: (after.faults - start.faults) / RUNS });
+const cost = Object.fromEntries(
+  Object.entries(servers).map(([key, { session }]) => {
+    // A host that exited or was replaced during the loop would leave its CPU out of the sum.
+    if (hostOf(session.pid) !== hosts[key])
+      throw new Error(`the child host of ${key} changed during the measured loop (${hosts[key]} -> ${hostOf(session.pid)})`);
+    const after = usage(session.pid, hosts[key]);
+    const server = per(after.server, before[key].server);
+    const host = per(after.host, before[key].host);
+    return [key, { server, host, sum: server.cpu + host.cpu, hostRssKiB: hosts[key] === undefined ? undefined : memoryOf(hosts[key]).rss }];
+  }),
+);
 for (const { session } of Object.values(servers)) await session.client.close();
 
 console.log(`calls of ${PROGRAM} ${ARGS.join(" ")}, ${RUNS} paired iterations (${[...order, "direct", "bare SDK server"].join(", ")})`);
@@ -81,7 +113,15 @@ console.log(
     .map(([key, values]) => `${key} ${ms(median(values))}`)
     .join(", ")}`,
 );
-console.log(`  bare server - direct spawn: ${ms(pairedMedian(samples.bare, samples.direct))}; server CPU per call (/proc utime+stime): bare ${ms(cpu.bare)}`);
+const bare = cost.bare.sum;
+console.log(
+  `  bare server - direct spawn: ${ms(pairedMedian(samples.bare, samples.direct))}; server CPU per call (/proc utime+stime): bare ${ms(bare)}, ${cost.bare.server.faults.toFixed(0)} faults per call`,
+);
+const signed = (value) => `${value < 0 ? "-" : "+"}${ms(Math.abs(value))}`;
+/** "server S + host H = T (+D over bare)", the way every Torii CPU figure is printed. */
+function cpuLine({ server, host, sum }) {
+  return `server ${ms(server.cpu)} + host ${ms(host.cpu)} = ${ms(sum)} (${signed(sum - bare)} over bare; server alone ${signed(server.cpu - bare)}), faults per call: server ${server.faults.toFixed(0)}, host ${host.faults.toFixed(0)}`;
+}
 for (const build of Object.keys(builds)) {
   const plain = samples[`${build} plain`];
   const target = samples[`${build} target`];
@@ -90,9 +130,8 @@ for (const build of Object.keys(builds)) {
   console.log(`    plain call  - bare server:  ${ms(pairedMedian(plain, samples.bare))}`);
   console.log(`    target call - direct spawn: ${ms(pairedMedian(target, samples.direct))}`);
   console.log(`    target call - plain call:   ${ms(pairedMedian(target, plain))} (target <= 3 ms)`);
-  const plainCpu = cpu[`${build} plain`];
-  const targetCpu = cpu[`${build} target`];
-  console.log(
-    `    server CPU per call (audit included): plain ${ms(plainCpu)} (+${ms(plainCpu - cpu.bare)} over bare), target ${ms(targetCpu)} (+${ms(targetCpu - cpu.bare)}; target <= +1 ms)`,
-  );
+  console.log(`    CPU per call (audit included; target <= +1 ms over bare): plain: ${cpuLine(cost[`${build} plain`])}`);
+  console.log(`      target: ${cpuLine(cost[`${build} target`])}`);
+  const rss = cost[`${build} plain`].hostRssKiB;
+  console.log(`    child host idle RSS: ${rss === undefined ? "no child host" : `${(rss / 1024).toFixed(1)} MiB`}`);
 }

@@ -3,7 +3,7 @@
 // the four bundled providers), a real MCP client session over stdio, and what
 // /proc says about a process (memory, CPU time).
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,6 +107,33 @@ export function memoryOf(pid) {
 const TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 
 /** User + system CPU time a process has used so far, in ms (Linux /proc/<pid>/stat utime + stime; children excluded). */
+/** Minor page faults of a process so far (/proc/<pid>/stat field 10), children excluded. */
+export function minorFaultsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
+}
+
+/** The pids of the children of `parent` whose command line has an argument ending in `suffix` (Linux /proc). */
+export function childrenRunning(parent, suffix) {
+  const found = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== parent) continue;
+      if (
+        readFileSync(`/proc/${entry}/cmdline`, "utf8")
+          .split("\0")
+          .some((arg) => arg.endsWith(suffix))
+      )
+        found.push(Number(entry));
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  return found;
+}
+
 export function cpuMsOf(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
