@@ -16,15 +16,15 @@ import { hex64, tempDir, TEST_LOCK_TIMING } from "./helpers.js";
 
 const B1 = hex64("b1");
 
-/** Activates `prod`, then holds the lease lock inside startWhileActive for `holdMs` (a hung spawn), printing as it goes. */
+/** Activates `prod`, then holds the lease lock inside startWhileActive (or `method`) for `holdMs` (a hung spawn), printing as it goes. */
 const HOLDER = `
 const { LeaseStore } = await import(process.env.STATE_DIST + "/lease-store.js");
-const [dir, binding, holdMs, timing] = process.argv.slice(1);
+const [dir, binding, holdMs, timing, method = "startWhileActive"] = process.argv.slice(1);
 const store = new LeaseStore(dir, { lockTiming: JSON.parse(timing) });
 await store.activate("prod", binding, 30, "replace");
 // proper-lockfile's refresh timer is unref'd; keep the process alive while holding.
 const keepAlive = setInterval(() => {}, 1000);
-const result = await store.startWhileActive("prod", binding, async () => {
+const result = await store[method]("prod", binding, async () => {
   process.stdout.write("locked " + Date.now() + "\\n");
   await new Promise((resolve) => setTimeout(resolve, Number(holdMs)));
   return "spawned";
@@ -60,22 +60,29 @@ describe("the state lock across processes", () => {
     expect(storeIn(dir, 0).isActive("prod", B1)).toBe(false);
   }, 20_000);
 
-  it("a slow live holder keeps its lock beyond the stale period and is not robbed", async () => {
-    const dir = tempDir();
-    const holdMs = TEST_LOCK_TIMING.stale + 1_500;
-    const holder = runChild(HOLDER, [dir, B1, String(holdMs), JSON.stringify(TEST_LOCK_TIMING)]);
-    await holder.line("locked ");
-    const waiting = storeIn(dir, holdMs + 3_000).clear();
-    const released = await holder.line("released ");
-    const clearedAt = Date.now();
-    const result = await waiting;
-    expect(await holder.exited).toMatchObject({ code: 0 });
-    const releasedAt = Number(released.split(" ")[1]);
-    expect(clearedAt).toBeGreaterThanOrEqual(releasedAt);
-    expect(released).toContain('{"active":true,"value":"spawned"}');
-    // The clear ran after the holder's start() and revoked the lease it had checked.
-    expect(result.cleared).toEqual(["prod"]);
-  }, 20_000);
+  // startNowWhileActive takes the lock with a bare mkdir (no proper-lockfile) and refreshes it itself while the start waits for the child host.
+  it.each(["startWhileActive", "startNowWhileActive"])(
+    "a slow live holder (%s) keeps its lock beyond the stale period and is not robbed",
+    async (method) => {
+      const dir = tempDir();
+      const holdMs = TEST_LOCK_TIMING.stale + 1_500;
+      const holder = runChild(HOLDER, [dir, B1, String(holdMs), JSON.stringify(TEST_LOCK_TIMING), method]);
+      await holder.line("locked ");
+      // When the clear committed, by the wall clock both processes share: a robbed lock lets it commit while the holder still holds.
+      const waiting = storeIn(dir, holdMs + 3_000)
+        .clear()
+        .then((cleared) => ({ cleared, at: Date.now() }));
+      const released = await holder.line("released ");
+      const { cleared: result, at: clearedAt } = await waiting;
+      expect(await holder.exited).toMatchObject({ code: 0 });
+      const releasedAt = Number(released.split(" ")[1]);
+      expect(clearedAt).toBeGreaterThanOrEqual(releasedAt);
+      expect(released).toContain('{"active":true,"value":"spawned"}');
+      // The clear ran after the holder's start() and revoked the lease it had checked.
+      expect(result.cleared).toEqual(["prod"]);
+    },
+    20_000,
+  );
 });
 
 /** Holds the lock with withFileLock while its clock runs an hour ahead (so the lock's mtime lies in the others' future). */

@@ -5,6 +5,7 @@
  * use never crashes it: an unknown id or a second answer is ignored, a
  * malformed message gives the host up and fails its calls closed.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -81,7 +82,7 @@ describe("the built host", () => {
     await expect(client.start(request("/nonexistent/program", []))).rejects.toMatchObject({ name: "LaunchError", code: "ENOENT" });
   });
 
-  test("a cancellation reaches the host, which kills the process group; the result says canceled", async () => {
+  test("a cancellation reaches the host, which ends the process; the result says canceled", async () => {
     const { client } = clientFor(builtHost());
     const abort = new AbortController();
     const started = await client.start(request("/bin/sleep", ["30"], { signal: abort.signal }));
@@ -113,6 +114,37 @@ describe("the built host", () => {
     const { client } = clientFor(host);
     const seen = JSON.parse((await (await client.start(request("/bin/true", []))).running).stdout) as { env: object; execArgv: string[]; argv: string[] };
     expect(seen).toEqual({ env: {}, execArgv: [], argv: [host] });
+  });
+});
+
+describe("messages the host cannot use", () => {
+  test("the host ignores a malformed message from its channel and still serves the next launch", async () => {
+    const host = spawn(process.execPath, [builtHost()], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: {} });
+    onTestFinished(() => {
+      host.kill("SIGKILL");
+    });
+    const answers: unknown[] = [];
+    const settled = new Promise<void>((resolve) => {
+      host.on("message", (message: { type: string }) => {
+        answers.push(message);
+        if (message.type !== "spawned") resolve();
+      });
+    });
+    for (const garbage of [
+      "launch",
+      null,
+      { type: "launch", id: 1, request: { executable: 5 } },
+      { type: "launch", id: -1, request: {} },
+      { type: "reboot", id: 2 },
+    ]) {
+      host.send(garbage);
+    }
+    host.send({ type: "launch", id: 7, request: { executable: "/bin/echo", args: ["still here"], env: {}, maxOutputBytes: 1024, timeoutMs: 10_000 } });
+    await settled;
+    expect(answers).toEqual([
+      { type: "spawned", id: 7, pid: expect.any(Number) as number },
+      { type: "result", id: 7, result: expect.objectContaining({ exitCode: 0, stdout: "still here\n" }) as object },
+    ]);
   });
 });
 
