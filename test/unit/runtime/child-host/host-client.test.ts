@@ -5,7 +5,7 @@
  * use never crashes it: an unknown id or a second answer is ignored, a
  * malformed message gives the host up and fails its calls closed.
  */
-import { spawn } from "node:child_process";
+import { spawn, type Serializable } from "node:child_process";
 import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -132,12 +132,12 @@ describe("messages the host cannot use", () => {
     });
     for (const garbage of [
       "launch",
-      null,
+      42,
       { type: "launch", id: 1, request: { executable: 5 } },
       { type: "launch", id: -1, request: {} },
       { type: "reboot", id: 2 },
     ]) {
-      host.send(garbage);
+      host.send(garbage as Serializable);
     }
     host.send({ type: "launch", id: 7, request: { executable: "/bin/echo", args: ["still here"], env: {}, maxOutputBytes: 1024, timeoutMs: 10_000 } });
     await settled;
