@@ -85,7 +85,7 @@ export class HostProcess {
       const running = new Promise<LaunchResult>((resolve, reject) => {
         run = { resolve, reject };
       });
-      // The run may fail before anyone awaits it (the start rejects first); that rejection is reported through the start.
+      // A failure of the run after the caller stopped waiting for it (its call already ended otherwise) is not an unhandled rejection.
       running.catch(() => undefined);
       const onAbort = (): void => {
         this.send({ type: "cancel", id });
