@@ -124,19 +124,26 @@ function namedViews(
   if (first.startsWith("-")) return undefined;
   const slash = first.indexOf("/");
   const type = slash === -1 ? undefined : canonicalType(first.slice(0, slash), table, dropGroup);
-  const open =
-    set === undefined
-      ? []
-      : set !== "names"
-        ? [openReading(verb, rest, table, set)]
-        : type !== undefined && type.split(".")[0] !== table.namedDefault
-          ? [openReading(verb, rest, table, "selected")]
-          : [];
+  const open = openReadings(verb, rest, type, table, set);
   if (type !== undefined) return [[...verb, type, first.slice(slash + 1), ...rest], ...open];
   // kubectl reads a plain operand as a pod's name; a rule's known type names the type (`logs pods`: every pod).
   const asType = rule ? canonicalType(first, table, dropGroup) : undefined;
   if (asType !== undefined && table.plural.has(asType.split(".")[0] as string)) return [[...verb, asType, ...rest]];
   return [[...verb, table.namedDefault, first, ...rest], ...open];
+}
+
+/** A named command's "any object" readings for a deny: its selector or manifest, or its controller `TYPE/NAME`. */
+function openReadings(
+  verb: readonly string[],
+  rest: readonly string[],
+  type: string | undefined,
+  table: CompiledResourceTypes,
+  set: ObjectSet | undefined,
+): string[][] {
+  if (set === undefined) return [];
+  if (set !== "names") return [openReading(verb, rest, table, set)];
+  const controller = type !== undefined && type.split(".")[0] !== table.namedDefault;
+  return controller ? [openReading(verb, rest, table, "selected")] : [];
 }
 
 /**
