@@ -2,6 +2,7 @@
 // 10, 1,000 and 10,000 rules and argv of 3 and 30 tokens. Run after `npm run build`.
 // Prints p50 and p99 per case in microseconds, plus the compile time of each rule set
 // (rules are re-read on every call, so compiling is on the call path too).
+import { readFileSync } from "node:fs";
 import { compilePolicy } from "../dist/policy/compile.js";
 import { evaluatePolicy } from "../dist/policy/evaluate.js";
 import { formatMicros, quantile } from "./stats.mjs";
@@ -90,4 +91,28 @@ for (const row of rows) {
 const at = (rules) => rows.filter((row) => row.rules === rules).map((row) => row.p50);
 console.log(
   `targets: p50 <= 20 µs at 1,000 rules (max measured ${formatMicros(Math.max(...at(1000)))}), <= 100 µs at 10,000 (max measured ${formatMicros(Math.max(...at(10000)))})`,
+);
+
+// The worst resource reading of one kubectl call (red-team F3): `get a,a,…(32,000) n ×1,000`,
+// ~65 kB, read as 32 million types × names. Counted before anything is built, it is refused
+// ("split the call") in about the time it takes to scan the argv. TORII_BENCH_DIST points at
+// another build's dist/ to compare (e.g. a build of the commit before the fix).
+const dist = process.env.TORII_BENCH_DIST ?? new URL("../dist/", import.meta.url).pathname;
+const { providerFileSchema, toGrammarSpec, toPolicySettings } = await import(`${dist}/config/provider-schema.js`);
+const { effectiveLockedOptions } = await import(`${dist}/config/locked-floor.js`);
+const { compilePolicy: compileWith } = await import(`${dist}/policy/compile.js`);
+const { evaluatePolicy: evaluateWith } = await import(`${dist}/policy/evaluate.js`);
+// The provider table beside that dist/ (its schema reads its own table).
+const kubectlFile = JSON.parse(readFileSync(`${dist}/../providers/kubectl/provider.generated.json`, "utf8")).document;
+const kubectlConfig = providerFileSchema.parse(kubectlFile);
+const kubectlPolicy = compileWith(
+  { tool: "kubectl", grammar: toGrammarSpec(kubectlConfig), lockedOptions: effectiveLockedOptions(kubectlConfig), settings: toPolicySettings(kubectlConfig) },
+  { shared: { deny: [{ text: "get secrets prod-db", origin: "bench:deny" }], accept: [{ text: "get", origin: "bench:accept" }] } },
+);
+const worstArgv = ["get", Array.from({ length: 32_000 }, () => "a").join(","), ...Array.from({ length: 1000 }, () => "n")];
+const cpuBefore = process.cpuUsage();
+const worst = evaluateWith(kubectlPolicy, worstArgv).decision;
+const cpuUsed = process.cpuUsage(cpuBefore);
+console.log(
+  `kubectl worst resource reading (32,000 types × 1,000 names): ${((cpuUsed.user + cpuUsed.system) / 1000).toFixed(1)} ms CPU, ${worst.result} (${worst.reason.includes("split the call") ? "split the call" : worst.source})`,
 );

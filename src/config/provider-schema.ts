@@ -88,6 +88,8 @@ const resourceTypesSchema = z.strictObject({
       verbs: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })),
     })
     .optional(),
+  selectors: z.array(optionNameSchema).optional(),
+  manifests: z.array(optionNameSchema).optional(),
   command_aliases: z
     .record(
       z.string().regex(/^\S+( \S+)*$/, { error: "a parent command path is its words joined by one space" }),

@@ -12,7 +12,8 @@ import { canonicalise } from "./grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "./grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
 import { compileRegexRule, isRegexRule, type RuleMatcher } from "./regex-rule.js";
-import { canonicalCommand, compileResourceTypes, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
+import { canonicalCommand, compileResourceTypes, type CompiledResourceTypes } from "./resource-types.js";
+import { resourceViews } from "./resource-views.js";
 import type { LayeredRuleSpecs, ProviderPolicyContext, RuleLayer, RuleList, RuleRef, RuleSpec } from "./types.js";
 
 export interface LiteralRule {

@@ -12,6 +12,7 @@
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
+import { denyWordMatches } from "./object-set.js";
 import { carriesParameters } from "./parameter-carriers.js";
 import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
@@ -48,7 +49,8 @@ function tailAsPositionals(view: EvaluationView): EvaluationView {
   return { positionals, options: view.options, hasTail: false, tail: [], joined: [...positionals, ...view.options].join(" ") };
 }
 
-function isPrefix(prefix: readonly string[], tokens: readonly string[]): boolean {
+function isPrefix(prefix: readonly string[], tokens: readonly string[], anyObject = false): boolean {
+  if (anyObject) return prefix.length <= tokens.length && prefix.every((token, i) => denyWordMatches(token, tokens[i] as string));
   return prefix.length <= tokens.length && prefix.every((token, i) => tokens[i] === token);
 }
 
@@ -123,12 +125,14 @@ export interface LiteralMatchMode {
   readonly abbreviations: boolean;
   /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
   readonly carried?: boolean;
+  /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
+  readonly anyObject?: boolean;
 }
 
 const PREFIX_ONLY: LiteralMatchMode = { bodyOptionsAnywhere: false, abbreviations: false };
 
 function positionalsMatch(rule: readonly string[], argv: readonly string[], mode: LiteralMatchMode): boolean {
-  if (!mode.bodyOptionsAnywhere) return isPrefix(rule, argv);
+  if (!mode.bodyOptionsAnywhere) return isPrefix(rule, argv, mode.anyObject);
   const pathLength = rule.findIndex(isOptionLike);
   if (pathLength === -1) return isPrefix(rule, argv);
   const path = rule.slice(0, pathLength);
@@ -220,9 +224,10 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   const argparse = policy.grammar.parser === "argparse";
   // Read before ignore_args: an ignored carrier still sets what it carries.
   const carried = argparse && carriesParameters(canonical.positionals, policy.parameterCarriers);
-  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried };
+  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true };
   const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
-    findMatch(policy.deny, candidate, denyMode) ?? denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode));
+    findMatch(policy.deny, candidate, denyMode) ??
+    denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode), canonical.options);
   const denyIn = (candidate: EvaluationView): RuleRef | undefined => withCommandAliases(candidate, policy.resourceTypes, denyOne);
   // Many CLIs pass the tokens after `--` to the command as plain arguments
   // (`kubectl get -- secrets` is `kubectl get secrets`), so deny rules are also

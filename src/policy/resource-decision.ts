@@ -5,7 +5,8 @@
  * MAX_RESOURCE_VIEWS ways throws: the engine turns it into a deny (fail closed).
  */
 import type { EvaluationView } from "./evaluate.js";
-import { canonicalCommand, MAX_RESOURCE_VIEWS, resourceViews, type CompiledResourceTypes } from "./resource-types.js";
+import { canonicalCommand, type CompiledResourceTypes } from "./resource-types.js";
+import { MAX_RESOURCE_VIEWS, resourceViews } from "./resource-views.js";
 import type { RuleRef } from "./types.js";
 
 /** The deciding rule of one list for one view, or undefined. */
@@ -16,9 +17,19 @@ function withPositionals(view: EvaluationView, positionals: readonly string[]): 
   return { positionals, options: view.options, hasTail: view.hasTail, tail: view.tail, joined };
 }
 
-/** The first deny rule that matches one of the call's resource types (types without their `.group`). */
-export function denyPerResource(view: EvaluationView, types: CompiledResourceTypes | undefined, match: ViewMatcher): RuleRef | undefined {
-  const views = types === undefined ? undefined : resourceViews(view.positionals, types, { dropGroup: true, limit: MAX_RESOURCE_VIEWS });
+/**
+ * The first deny rule that matches one of the call's resource types (types
+ * without their `.group`). `callOptions` (before `ignore_args`: an ignored
+ * selector still selects) read objects not given by name as any object.
+ */
+export function denyPerResource(
+  view: EvaluationView,
+  types: CompiledResourceTypes | undefined,
+  match: ViewMatcher,
+  callOptions: readonly string[],
+): RuleRef | undefined {
+  const views =
+    types === undefined ? undefined : resourceViews(view.positionals, types, { dropGroup: true, limit: MAX_RESOURCE_VIEWS, anyObjectFrom: callOptions });
   if (views === undefined) return undefined;
   for (const positionals of views) {
     const rule = match(withPositionals(view, positionals));

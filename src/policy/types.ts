@@ -56,6 +56,10 @@ export interface ResourceTypeSpec {
   readonly trailing?: readonly (readonly string[])[] | undefined;
   /** Command paths whose first operand is `NAME` (of the `default` type) or `TYPE/NAME` (`[logs]`, `[exec]`). */
   readonly named?: { readonly default: string; readonly verbs: readonly (readonly string[])[] } | undefined;
+  /** Options that choose the objects of the named types other than by name (`--selector`, `--all`): any name of each type. */
+  readonly selectors?: readonly string[] | undefined;
+  /** Options that name objects of any type (`--filename`, `--kustomize`, `--raw`): any type, any name. */
+  readonly manifests?: readonly string[] | undefined;
   /**
    * Sub-command aliases, per parent command path (words joined by a space):
    * the name the CLI lists first → its other names (`create: {deployment: [deploy]}`).

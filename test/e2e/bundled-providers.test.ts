@@ -154,3 +154,35 @@ describe("torii policy check: an operator's literal deny covers what the CLI rea
     });
   });
 });
+
+describe("torii policy check: a kubectl deny that names an object covers calls that reach it without its name", () => {
+  let operatorRoot: string;
+
+  beforeAll(() => {
+    operatorRoot = mkdtempSync(path.join(os.tmpdir(), "torii-objects-"));
+    for (const file of ["provider.yaml", "provider.generated.json"])
+      cpSync(path.join(repo, "providers", "kubectl", file), path.join(operatorRoot, "providers", "kubectl", file));
+    // Per-object denies under verb-wide accepts (red-team F7).
+    writeFileSync(
+      path.join(operatorRoot, "providers", "kubectl", "rules.yaml"),
+      'version: "1"\ndeny: ["delete secrets prod-db", "exec db-0"]\naccept: [delete, exec]\n',
+    );
+  });
+
+  test.each([
+    [["delete", "secrets", "--field-selector=metadata.name=prod-db"], "delete secrets prod-db"],
+    [["delete", "secrets", "-l", "app=db"], "delete secrets prod-db"],
+    [["delete", "secrets", "--all", "-A"], "delete secrets prod-db"],
+    [["delete", "-f", "secrets.yaml"], "delete secrets prod-db"],
+    [["exec", "sts/db", "--", "env"], "exec db-0"],
+  ])("kubectl %j is denied by %s", async (argv, rule) => {
+    const result = await runCli(["policy", "check", "kubectl", "--", ...argv], { TORII_CONFIG_DIR: operatorRoot });
+    expect(result.status, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ decision: "deny", source: "explicit-deny", rule: { text: rule } });
+  });
+
+  test("a call naming another object is accepted", async () => {
+    const result = await runCli(["policy", "check", "kubectl", "--", "delete", "secrets", "other"], { TORII_CONFIG_DIR: operatorRoot });
+    expect(JSON.parse(result.stdout)).toMatchObject({ decision: "accept" });
+  });
+});

@@ -436,3 +436,12 @@ export function bodyItems(invocation: Invocation): string[][] {
   }
   return items;
 }
+
+/**
+ * fast-check parameters for a policy property: a fixed seed, `runs` runs, and
+ * the whole run bounded (a failing property may shrink for long; an
+ * interruption counts as a failure).
+ */
+export function propertyParams(seed: number, runs: number): fc.Parameters<unknown> {
+  return { seed, numRuns: runs, plugins: [fc.interruptAfterTimeLimit(60_000, { failOnInterrupt: true })] };
+}

@@ -2,10 +2,15 @@
  * Small helpers for the policy unit tests: canonicalise-or-fail, reject-or-fail,
  * and rule lists with stable origins.
  */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { effectiveLockedOptions } from "../../src/config/locked-floor.js";
+import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../src/config/provider-schema.js";
 import { canonicalise, type CanonicaliseMode } from "../../src/policy/grammar/canonicalise.js";
 import type { CompiledGrammar } from "../../src/policy/grammar/option-table.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "../../src/policy/grammar/types.js";
-import type { RuleListSpec, RuleSpec } from "../../src/policy/types.js";
+import type { ProviderPolicyContext, RuleListSpec, RuleSpec } from "../../src/policy/types.js";
 
 /** The canonical argv, or an Error naming the rejection. */
 export function canonicalOf(grammar: CompiledGrammar, argv: readonly string[], mode: CanonicaliseMode = "agent"): CanonicalArgv {
@@ -33,4 +38,11 @@ export function specs(texts: readonly string[], prefix: string): RuleSpec[] {
 /** A rules.yaml with origins `<name>.deny:<n>` / `<name>.accept:<n>`. */
 export function ruleList(deny: readonly string[] = [], accept: readonly string[] = [], name = "shared"): RuleListSpec {
   return { deny: specs(deny, `${name}.deny`), accept: specs(accept, `${name}.accept`) };
+}
+
+/** The policy context of a bundled provider (providers/<name>/provider.yaml), as the server builds it. */
+export function bundledPolicyContext(name: string): ProviderPolicyContext {
+  const file = fileURLToPath(new URL(`../../providers/${name}/provider.yaml`, import.meta.url));
+  const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
+  return { tool: name, grammar: toGrammarSpec(config), lockedOptions: effectiveLockedOptions(config), settings: toPolicySettings(config) };
 }

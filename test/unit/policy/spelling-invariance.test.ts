@@ -7,21 +7,14 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { effectiveLockedOptions } from "../../../src/config/locked-floor.js";
-import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
+import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
-import { ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
-function bundled(name: string): ProviderPolicyContext {
-  const file = fileURLToPath(new URL(`../../../providers/${name}/provider.yaml`, import.meta.url));
-  const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
-  return { tool: name, grammar: toGrammarSpec(config), lockedOptions: effectiveLockedOptions(config), settings: toPolicySettings(config) };
-}
-
-const aws = bundled("aws");
-const kubectl = bundled("kubectl");
+const aws = bundledPolicyContext("aws");
+const kubectl = bundledPolicyContext("kubectl");
 
 function decide(ctx: ProviderPolicyContext, deny: string[], accept: string[], argv: readonly string[]) {
   return evaluatePolicy(compilePolicy(ctx, { shared: ruleList(deny, accept) }), argv).decision;
