@@ -14,7 +14,7 @@
  * about 160 ms of CPU per MB per value; this scan skips every character that
  * cannot start a spelling with one table look-up.)
  *
- * Pure: no I/O.
+ * Pure: no I/O (character tries are cached, bounded, since they do not depend on the value).
  */
 import { characterSpellings } from "./secret-forms.js";
 
