@@ -8,8 +8,9 @@
  * accepts for that target). Before the page offers it, the change is
  * simulated against the recent audited calls (pipeline/rule-change-preview.ts
  * and policy/rule-simulation.ts, shared with `torii policy edit`), and a rule
- * that would not take effect (a deny or the floor wins, the accept floor of
- * `minimum_accept_tokens`) is offered disabled with the reason. The edit
+ * that would not take effect (a deny or the floor wins, the rule does not
+ * compile: an exact rule too large for the regex engine) is offered disabled
+ * with the reason. The edit
  * itself goes through config/rules-edit.ts: comments and layout kept, atomic.
  */
 import { readRecentCalls, type RecentCall } from "../audit/recent-calls.js";
@@ -35,7 +36,7 @@ function literalRule(tokens: readonly string[]): { rule: string } | { reason: st
 }
 
 /** What each offered rule covers, in the page's words. */
-export const OFFER_SCOPE = {
+const OFFER_SCOPE = {
   accept: "It allows exactly this call, as the canonical argv above reads: no token added, removed or changed.",
   deny: "It denies this call and every call that starts with these tokens (more arguments or options too).",
 } as const;
