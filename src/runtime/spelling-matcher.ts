@@ -73,28 +73,36 @@ export function compileSpellings(value: string, marker: string): SpellingPattern
 /** The patterns of a redactor's values, and the UTF-16 units that can start a spelling of any. */
 export interface SpellingSet {
   readonly patterns: readonly SpellingPattern[];
-  /** 1 at the units that start some spelling: most characters start none, and one look-up skips them. */
-  readonly opens: Uint8Array;
+  /** 1 at the ASCII units that start some spelling: most characters start none, and one look-up skips them. */
+  readonly asciiOpens: Uint8Array;
+  /** The other units that start some spelling (a value's own non-ASCII first character). */
+  readonly otherOpens: ReadonlySet<number>;
 }
 
 /** Groups `patterns` for `findSpellings`. */
 export function spellingSet(patterns: readonly SpellingPattern[]): SpellingSet {
-  const opens = new Uint8Array(0x10000);
-  for (const pattern of patterns) for (const code of pattern.steps[0]?.next.keys() ?? []) opens[code] = 1;
-  return { patterns, opens };
+  const asciiOpens = new Uint8Array(0x80);
+  const otherOpens = new Set<number>();
+  for (const pattern of patterns) {
+    for (const code of pattern.steps[0]?.next.keys() ?? []) {
+      if (code < 0x80) asciiOpens[code] = 1;
+      else otherOpens.add(code);
+    }
+  }
+  return { patterns, asciiOpens, otherOpens };
 }
 
 /**
  * Every span of `text` that spells one of `patterns`' values; with `cut`, also
  * the tail from the earliest start of a spelling still under way at the end.
  */
-export function findSpellings(text: string, { patterns, opens }: SpellingSet, cut: boolean): Span[] {
+export function findSpellings(text: string, { patterns, asciiOpens, otherOpens }: SpellingSet, cut: boolean): Span[] {
   const spans: Span[] = [];
   const scans = patterns.map((pattern) => new Scan(pattern, spans));
   let liveCount = 0;
   for (let at = 0; at < text.length; at += 1) {
     const code = text.charCodeAt(at);
-    if (liveCount === 0 && opens[code] === 0) continue;
+    if (liveCount === 0 && (code < 0x80 ? asciiOpens[code] === 0 : !otherOpens.has(code))) continue;
     liveCount = 0;
     for (const scan of scans) liveCount += scan.advance(code, at);
   }
