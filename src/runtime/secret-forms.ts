@@ -21,7 +21,8 @@
  * longer encoded blob the value starts at byte offset 0, 1 or 2 of a 3-byte
  * group, and each offset gives different characters; only the characters whose
  * 6 bits all come from the value are used, so the form matches whatever
- * surrounds it.
+ * surrounds it. And hex of its UTF-8 bytes, lower or upper case (`xxd -p`,
+ * a hex dump of a request body).
  *
  * Pure: no I/O.
  */
@@ -61,7 +62,7 @@ export function characterSpellings(char: string): readonly string[] {
   return [...spellings];
 }
 
-/** The base64 forms of `value`, at the three alignments and in both alphabets. */
+/** The base64 forms of `value`, at the three alignments and in both alphabets, and its UTF-8 bytes in hex (either case). */
 export function blobForms(value: string): readonly string[] {
   const forms = new Set<string>();
   for (const offset of [0, 1, 2]) {
@@ -69,6 +70,9 @@ export function blobForms(value: string): readonly string[] {
     forms.add(core);
     forms.add(core.replaceAll("+", "-").replaceAll("/", "_"));
   }
+  const hexForm = Buffer.from(value, "utf8").toString("hex");
+  forms.add(hexForm);
+  forms.add(hexForm.toUpperCase());
   forms.delete("");
   return [...forms];
 }

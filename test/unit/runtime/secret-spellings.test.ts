@@ -2,7 +2,7 @@
  * Redaction of a value as other encoders print it (red-team F8): Go's
  * encoding/json (`\u0026 \u003c \u003e`), upper-case `\u00E9`, Python's
  * `quote` (`/` kept, `%21 %2A %27`) and `ascii()`, YAML single quotes (`''`),
- * POSIX shell quoting (`'\''`), HTML entities, C-style UTF-8 bytes. For random
+ * POSIX shell quoting (`'\''`), HTML entities, C-style UTF-8 bytes, hex. For random
  * values full of the characters these encoders treat specially, no encoding
  * survives, wherever it sits in the text; the scan stays linear.
  */
@@ -55,6 +55,8 @@ const ENCODERS: Record<string, (v: string) => string> = {
   "shell single-quoted": shellSingle,
   "HTML entities": html,
   "C-style UTF-8 bytes": cBytes,
+  "hex of the UTF-8 bytes": (v) => Buffer.from(v, "utf8").toString("hex"),
+  "upper-case hex": (v) => Buffer.from(v, "utf8").toString("hex").toUpperCase(),
 };
 
 const SPECIAL = [..."'\"\\/&<>%+!*()=?#:; \n\t", "é", "€", "😀", "\u2028"];
