@@ -47,7 +47,7 @@ function ruleOffer(offer: RuleOffer): string {
           .join("")}</ul>`;
   const disabled = offer.disabledReason === undefined ? "" : ` disabled aria-describedby="why-${offer.effect}"`;
   const why = offer.disabledReason === undefined ? "" : `<p class="disabled-why" id="why-${offer.effect}">Not offered: ${escapeHtml(offer.disabledReason)}</p>`;
-  return `<div class="rule"><p>Add <code>${escapeHtml(offer.rule)}</code> to the ${offer.effect} list of <code>${escapeHtml(offer.file)}</code>.</p>${also}${why}
+  return `<div class="rule"><p>Add <code>${escapeHtml(offer.rule)}</code> to the ${offer.effect} list of <code>${escapeHtml(offer.file)}</code>. <span class="scope">${escapeHtml(offer.scope)}</span></p>${also}${why}
 <button type="button" class="hold${offer.effect === "deny" ? " danger" : ""}" data-choice="rule-${offer.effect}"${disabled}>${name}</button></div>`;
 }
 
@@ -100,8 +100,8 @@ export function renderPage(model: PageModel, base: string, csrf: string): string
 <section aria-labelledby="h-agent"><h2 id="h-agent">The agent's description: its own words, unverified</h2>${description}</section>
 <section aria-labelledby="h-why"><h2 id="h-why">Why nothing decided</h2><p>${escapeHtml(model.reason)}</p>${nearest}</section>
 <section aria-labelledby="h-grant"><h2 id="h-grant">Narrowest grants</h2>
-<p>Exact: <code>${visibleText(grants.exact.command)}</code></p>
-<p>Prefix: <code>${visibleText(grants.prefix.command)}</code></p></section>
+<p>Exact: <code>${visibleText(grants.exact.command)}</code> allows ${escapeHtml(grants.exact.covers)}.</p>
+<p>Prefix: <code>${visibleText(grants.prefix.command)}</code> allows ${escapeHtml(grants.prefix.covers)}.</p></section>
 <section aria-labelledby="h-answer" class="answer"><h2 id="h-answer">Your answer</h2>
 <p class="hint" id="hold-hint">Allowing choices are press-and-hold: keep the button (or Space/Enter on it) pressed for one second. They wake a moment after the page appears.</p>
 <div class="row"><button type="button" class="deny" data-choice="deny">Deny</button>

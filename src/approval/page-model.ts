@@ -12,6 +12,8 @@ export interface RuleOffer {
   readonly effect: "accept" | "deny";
   /** The rule's text as it would be written. */
   readonly rule: string;
+  /** What the rule covers, in words (exactly this call, or every call it prefixes). */
+  readonly scope: string;
   /** The rules.yaml it would be added to. */
   readonly file: string;
   /** Why the rule would not take effect (a deny or the floor wins); the choice is then shown disabled. */

@@ -1,20 +1,24 @@
 /**
- * Always allow / Always deny from the approval page: the rule is the call's
- * canonical argv as a literal rule, added to the rules.yaml in force for the
+ * Always allow / Always deny from the approval page: Always allow adds the
+ * exact rule of the call (policy/exact-rule.ts: this call, never a token
+ * more), Always deny the call's canonical argv as a literal rule (a prefix,
+ * which the page says in words), added to the rules.yaml in force for the
  * call (the target's own file when it has one, else the provider's shared
  * file; a target's file is never created, since it would replace the shared
  * accepts for that target). Before the page offers it, the change is
  * simulated against the recent audited calls (pipeline/rule-change-preview.ts
  * and policy/rule-simulation.ts, shared with `torii policy edit`), and a rule
- * that would not take effect (a deny or the floor wins, the accept floor of
- * `minimum_accept_tokens`) is offered disabled with the reason. The edit
+ * that would not take effect (a deny or the floor wins, the rule does not
+ * compile: an exact rule too large for the regex engine) is offered disabled
+ * with the reason. The edit
  * itself goes through config/rules-edit.ts: comments and layout kept, atomic.
  */
 import { readRecentCalls, type RecentCall } from "../audit/recent-calls.js";
-import { readPolicyTexts } from "../config/registry.js";
-import { editRulesFile } from "../config/rules-edit.js";
+import { readPolicyTexts, type ProviderEntry } from "../config/registry.js";
+import { EMPTY_RULES_TEXT, editRulesFile } from "../config/rules-edit.js";
 import type { AddedRule, ApprovalRequest } from "../pipeline/gates.js";
 import { policiesWith, previewRuleEdit } from "../pipeline/rule-change-preview.js";
+import { exactAcceptRule } from "../policy/exact-rule.js";
 import { ruleTakesEffect } from "../policy/rule-simulation.js";
 import type { RuleEditor } from "./apply-answer.js";
 import type { RuleOffer } from "./page-model.js";
@@ -22,7 +26,7 @@ import type { RuleOffer } from "./page-model.js";
 /** How many other affected heads the page lists per rule. */
 const MAX_AFFECTED_LINES = 10;
 
-/** The literal rule naming exactly these tokens, or why none can. */
+/** The literal rule naming these tokens (a deny: this call and every call it prefixes), or why none can. */
 function literalRule(tokens: readonly string[]): { rule: string } | { reason: string } {
   if (tokens.length === 0) return { reason: "the call has no arguments to name" };
   if (tokens.some((token) => token === "" || /\s/.test(token))) return { reason: "a token is empty or contains white space, which a literal rule cannot name" };
@@ -31,14 +35,34 @@ function literalRule(tokens: readonly string[]): { rule: string } | { reason: st
   return { rule };
 }
 
+/** What each offered rule covers, in the page's words. */
+const OFFER_SCOPE = {
+  accept: "It allows exactly this call, as the canonical argv above reads: no token added, removed or changed.",
+  deny: "It denies this call and every call that starts with these tokens (more arguments or options too).",
+} as const;
+
+/**
+ * The rule offered for `effect`: an accept is the exact rule (policy/exact-rule.ts),
+ * since a wider accept is not what the operator saw; a deny is the literal prefix
+ * rule, wider on purpose (a deny that also covers an appended argument fails closed).
+ */
+function proposedRule(provider: ProviderEntry, request: ApprovalRequest, effect: "accept" | "deny", file: string): { rule: string } | { reason: string } {
+  if (effect === "deny") return literalRule(request.canonicalTokens);
+  const texts = readPolicyTexts(provider, request.target?.name);
+  const current = file === provider.rulesPath ? texts.shared.text : (texts.target?.text ?? EMPTY_RULES_TEXT);
+  const { before } = policiesWith(provider, request.target?.name, { file, text: current });
+  return exactAcceptRule(before, request.canonicalTokens);
+}
+
 function offerFor(request: ApprovalRequest, effect: "accept" | "deny", calls: readonly RecentCall[]): RuleOffer {
   const { provider, target } = request;
   const ownFile = target !== undefined && readPolicyTexts(provider, target.name).target !== undefined;
   const alias = ownFile ? target.name : undefined;
   const file = ownFile ? target.rulesPath : provider.rulesPath;
-  const literal = literalRule(request.canonicalTokens);
-  if (!("rule" in literal)) return { effect, rule: request.canonicalTokens.join(" "), file, alsoAffects: [], disabledReason: literal.reason };
-  const { rule } = literal;
+  const scope = OFFER_SCOPE[effect];
+  const proposed = proposedRule(provider, request, effect, file);
+  if (!("rule" in proposed)) return { effect, rule: request.canonicalTokens.join(" "), scope, file, alsoAffects: [], disabledReason: proposed.reason };
+  const { rule } = proposed;
   const preview = previewRuleEdit(provider, alias, { action: "add", list: effect, rule }, calls);
   const wanted = effect === "accept" ? "newly-allowed" : "newly-denied";
   const alsoAffects = preview.scopes
@@ -53,7 +77,7 @@ function offerFor(request: ApprovalRequest, effect: "accept" | "deny", calls: re
     .slice(0, MAX_AFFECTED_LINES);
   const { after } = policiesWith(provider, target?.name, { file, text: preview.text });
   const takes = ruleTakesEffect(after, effect, rule, request.canonicalTokens);
-  return { effect, rule, file, alsoAffects, ...(takes.effective ? {} : { disabledReason: takes.reason }) };
+  return { effect, rule, scope, file, alsoAffects, ...(takes.effective ? {} : { disabledReason: takes.reason }) };
 }
 
 /** The rule editor over the configuration files, simulating against `auditFile`'s recent calls. */

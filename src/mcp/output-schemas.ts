@@ -9,9 +9,10 @@ const grantSuggestion = {
     mode: { type: "string", enum: ["exact", "prefix"] },
     token_count: { type: "integer" },
     tokens: { type: "array", items: { type: "string" } },
+    covers: { type: "string" },
     command: { type: "string" },
   },
-  required: ["mode", "token_count", "tokens", "command"],
+  required: ["mode", "token_count", "tokens", "covers", "command"],
 } as const;
 
 const grants = {

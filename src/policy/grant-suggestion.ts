@@ -12,6 +12,8 @@ export interface GrantSuggestion {
   readonly mode: "exact" | "prefix";
   readonly token_count: number;
   readonly tokens: readonly string[];
+  /** What the grant would allow, in words: a prefix says it also allows whatever follows. */
+  readonly covers: string;
   /** The operator command that adds it. */
   readonly command: string;
 }
@@ -19,6 +21,12 @@ export interface GrantSuggestion {
 export interface GrantSuggestions {
   readonly exact: GrantSuggestion;
   readonly prefix: GrantSuggestion;
+}
+
+const EXACT_COVERS = "exactly this canonical argv: no token added, removed or changed";
+
+function prefixCovers(count: number): string {
+  return `every argv whose first ${count} canonical token${count === 1 ? " is" : "s are"} these, whatever follows them (more arguments, options, a -- tail)`;
 }
 
 function grantCommand(tool: string, target: string | undefined, mode: string, tokens: readonly string[]): string {
@@ -47,7 +55,13 @@ export function suggestGrants(tool: string, target: string | undefined, canonica
   const prefixCount = Math.max(1, Math.min(commandPathLength(canonical.positionals), tokens.length));
   const prefixTokens = tokens.slice(0, prefixCount);
   return {
-    exact: { mode: "exact", token_count: tokens.length, tokens, command: grantCommand(tool, target, "--exact", tokens) },
-    prefix: { mode: "prefix", token_count: prefixCount, tokens: prefixTokens, command: grantCommand(tool, target, `--prefix ${prefixCount}`, prefixTokens) },
+    exact: { mode: "exact", token_count: tokens.length, tokens, covers: EXACT_COVERS, command: grantCommand(tool, target, "--exact", tokens) },
+    prefix: {
+      mode: "prefix",
+      token_count: prefixCount,
+      tokens: prefixTokens,
+      covers: prefixCovers(prefixCount),
+      command: grantCommand(tool, target, `--prefix ${prefixCount}`, prefixTokens),
+    },
   };
 }

@@ -12,7 +12,8 @@ import type { RuleRef } from "./types.js";
 /** The deciding rule of one list for one view, or undefined. */
 export type ViewMatcher = (view: EvaluationView) => RuleRef | undefined;
 
-function withPositionals(view: EvaluationView, positionals: readonly string[]): EvaluationView {
+/** The view with other positionals (a resource reading, a command's first name), its `joined` rebuilt. */
+export function withPositionals(view: EvaluationView, positionals: readonly string[]): EvaluationView {
   const joined = [...positionals, ...view.options, ...(view.hasTail ? ["--", ...view.tail] : [])].join(" ");
   return { positionals, options: view.options, hasTail: view.hasTail, tail: view.tail, joined };
 }

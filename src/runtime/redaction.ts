@@ -6,15 +6,18 @@
  * used for all three, so they cannot disagree.
  *
  * Each value is searched in the spellings a CLI commonly prints it in
- * (secret-forms.ts): as is, JSON-escaped, base64 (standard and URL-safe, at
- * the three byte alignments it can have inside a longer encoded blob) and
- * URL-encoded. Values under MIN_REDACTED_LENGTH characters are left alone:
+ * (secret-forms.ts): one pattern in which every character may appear as
+ * itself or any of its escapes (JSON, Go, Python, URL, HTML, YAML and shell
+ * quoting), scanned in linear time (spelling-matcher.ts), and base64 (standard
+ * and URL-safe, at the three byte alignments it can have inside a longer
+ * encoded blob). Values under MIN_REDACTED_LENGTH characters are left alone:
  * masking `true` or `eu-west-1`'s shorter cousins everywhere would wreck the
  * output and protect nothing an attacker could not guess (docs/security-model.md).
  *
  * Pure: no I/O, no imports from the rest of Torii.
  */
-import { secretForms } from "./secret-forms.js";
+import { blobForms } from "./secret-forms.js";
+import { compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern } from "./spelling-matcher.js";
 
 /** Shortest value that is redacted, in UTF-16 code units. */
 export const MIN_REDACTED_LENGTH = 8;
@@ -41,12 +44,6 @@ interface Form {
   readonly marker: string;
 }
 
-interface Span {
-  start: number;
-  end: number;
-  marker: string;
-}
-
 /** The marker that stands for the value of `name`. */
 export function redactionMarker(name: string): string {
   return `[redacted:${name}]`;
@@ -58,19 +55,27 @@ export const NO_REDACTION: Redactor = { active: false, redact: (text) => text };
 /** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH are ignored. */
 export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
   const byText = new Map<string, Form>();
+  const patterns = new Map<string, SpellingPattern>();
   for (const secret of secrets) {
-    if (secret.value.length < MIN_REDACTED_LENGTH) continue;
-    for (const text of secretForms(secret.value)) {
-      // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-      if (text.length >= MIN_REDACTED_LENGTH && !byText.has(text)) byText.set(text, { text, marker: redactionMarker(secret.name) });
+    // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
+    if (secret.value.length < MIN_REDACTED_LENGTH || patterns.has(secret.value)) continue;
+    const marker = redactionMarker(secret.name);
+    patterns.set(secret.value, compileSpellings(secret.value, marker));
+    for (const text of blobForms(secret.value)) {
+      if (text.length >= MIN_REDACTED_LENGTH && !byText.has(text)) byText.set(text, { text, marker });
     }
   }
-  if (byText.size === 0) return NO_REDACTION;
+  if (patterns.size === 0) return NO_REDACTION;
   // Longest first, so that where two spellings start at one place the longer one names the span.
   const forms = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
+  const spelled = spellingSet([...patterns.values()]);
   return {
     active: true,
-    redact: (text, options = {}) => (text === "" ? text : replaceSpans(text, findSpans(text, forms, options.cut === true))),
+    redact: (text, options = {}) => {
+      if (text === "") return text;
+      const cut = options.cut === true;
+      return replaceSpans(text, [...findSpellings(text, spelled, cut), ...findSpans(text, forms, cut)]);
+    },
   };
 }
 

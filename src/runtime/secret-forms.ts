@@ -1,39 +1,80 @@
 /**
- * The spellings of one secret value that a CLI may print, for the redactor:
+ * The spellings of one secret value that a CLI may print, for the redactor.
  *
- * - as is;
- * - JSON-escaped, as `JSON.stringify` writes it, with non-ASCII as `\uXXXX`
- *   (Python's default) and with `/` as `\/` (PHP's default);
- * - base64, standard and URL-safe alphabet. Inside a longer encoded blob the
- *   value starts at byte offset 0, 1 or 2 of a 3-byte group, and each offset
- *   gives different characters; only the characters whose 6 bits all come from
- *   the value are used, so the form matches whatever surrounds it;
- * - URL-encoded (`encodeURIComponent`, `+` for spaces as in forms, lower-case hex).
+ * Character by character (`characterSpellings`): every character of the value
+ * may appear as itself or as any of its common escapes, independently, so one
+ * pattern per value covers every encoder that escapes some characters and not
+ * others:
+ *
+ * - JSON and JavaScript: `\uXXXX` in either case (surrogate pairs for astral
+ *   characters; Go escapes `< > &`, Python every non-ASCII character), `\u{…}`,
+ *   `\n`-style short escapes, a backslash before any ASCII punctuation (`\/`,
+ *   `\"`, shell's `\$`);
+ *   Python and C: `\xXX` (Latin-1 and each UTF-8 byte), `\U0001XXXX`;
+ * - URL encoding: `%XX` of each UTF-8 byte in either case (`encodeURIComponent`,
+ *   Python's `quote` keeping `/`), `+` for a space (forms);
+ * - HTML: `&#DD;`, `&#xXX;`, `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`;
+ * - quoting: `''` for a single quote (YAML, SQL), `'\''` (POSIX shell),
+ *   `""` for a double quote (CSV).
+ *
+ * As blobs (`blobForms`): base64, standard and URL-safe alphabet. Inside a
+ * longer encoded blob the value starts at byte offset 0, 1 or 2 of a 3-byte
+ * group, and each offset gives different characters; only the characters whose
+ * 6 bits all come from the value are used, so the form matches whatever
+ * surrounds it. And hex of its UTF-8 bytes, lower or upper case (`xxd -p`,
+ * a hex dump of a request body).
  *
  * Pure: no I/O.
  */
 
-/** Every distinct spelling of `value` (the value itself first). */
-export function secretForms(value: string): readonly string[] {
-  const forms = new Set<string>([value]);
-  for (const json of jsonForms(value)) forms.add(json);
+const JSON_SHORT: Readonly<Record<string, string>> = { "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const HTML_NAMED: Readonly<Record<string, readonly string[]>> = {
+  "&": ["&amp;"],
+  "<": ["&lt;"],
+  ">": ["&gt;"],
+  '"': ["&quot;", '""'],
+  "'": ["&apos;", "''", "'\\''"],
+  " ": ["+"],
+};
+
+const hex = (value: number, width: number): string => value.toString(16).padStart(width, "0");
+
+/** Every spelling of one character (a code point) an encoder may print, itself first. */
+export function characterSpellings(char: string): readonly string[] {
+  const code = char.codePointAt(0) ?? 0;
+  const bytes = [...Buffer.from(char, "utf8")];
+  const spellings = new Set<string>([char, ...(HTML_NAMED[char] ?? [])]);
+  const short = JSON_SHORT[char];
+  if (short !== undefined) spellings.add(short);
+  if (code < 0x80 && /[!-/:-@[-`{-~]/u.test(char)) spellings.add(`\\${char}`);
+  const units = char.length === 1 ? [code] : [char.charCodeAt(0), char.charCodeAt(1)];
+  for (const upper of [false, true]) {
+    const cased = (text: string): string => (upper ? text.toUpperCase() : text);
+    spellings.add(units.map((unit) => `\\u${cased(hex(unit, 4))}`).join(""));
+    spellings.add(`\\u{${cased(hex(code, 1))}}`);
+    if (code > 0xffff) spellings.add(`\\U${cased(hex(code, 8))}`);
+    if (code < 0x100) spellings.add(`\\x${cased(hex(code, 2))}`);
+    spellings.add(bytes.map((byte) => `\\x${cased(hex(byte, 2))}`).join(""));
+    spellings.add(bytes.map((byte) => `%${cased(hex(byte, 2))}`).join(""));
+    spellings.add(`&#x${cased(hex(code, 1))};`);
+  }
+  spellings.add(`&#${code};`);
+  return [...spellings];
+}
+
+/** The base64 forms of `value`, at the three alignments and in both alphabets, and its UTF-8 bytes in hex (either case). */
+export function blobForms(value: string): readonly string[] {
+  const forms = new Set<string>();
   for (const offset of [0, 1, 2]) {
     const core = base64Core(Buffer.from(value, "utf8"), offset);
     forms.add(core);
     forms.add(core.replaceAll("+", "-").replaceAll("/", "_"));
   }
-  const url = encodeURIComponent(value);
-  forms.add(url);
-  forms.add(url.replaceAll("%20", "+"));
-  forms.add(url.replace(/%[0-9A-F]{2}/gu, (escape) => escape.toLowerCase()));
+  const hexForm = Buffer.from(value, "utf8").toString("hex");
+  forms.add(hexForm);
+  forms.add(hexForm.toUpperCase());
   forms.delete("");
   return [...forms];
-}
-
-function jsonForms(value: string): readonly string[] {
-  const plain = JSON.stringify(value).slice(1, -1);
-  const ascii = plain.replace(/[\u0080-\uffff]/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return [plain, ascii, plain.replaceAll("/", "\\/"), ascii.replaceAll("/", "\\/")];
 }
 
 /**

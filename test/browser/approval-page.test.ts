@@ -152,7 +152,7 @@ describe("what the page shows", () => {
 });
 
 describe("Always allow / Always deny", () => {
-  test("the page shows what the rule would also allow; holding Always allow edits rules.yaml (comments kept) and the next identical call is allowed by rules", async () => {
+  test("the page shows what the rule would also allow; holding Always allow writes the exact rule (comments kept): the identical call is allowed by rules, an appended argument is not", async () => {
     const headless = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
     expect(outcomeOf(await headless.call("rec", { args: ["cherry", "pick", "--continue"] })).decision).toMatchObject({ source: "headless" });
     await headless.close();
@@ -162,22 +162,32 @@ describe("Always allow / Always deny", () => {
     const page = await openArmed(pending.url);
     const offer = page.locator(".rule").filter({ has: page.getByRole("button", { name: "Always allow" }) });
     expect(await offer.textContent()).toContain("rec: cherry pick … (1 call");
+    expect(await offer.locator("code").first().textContent()).toBe("/^cherry pick$/");
+    expect(await offer.textContent()).toContain("It allows exactly this call");
+    const denyOffer = page.locator(".rule").filter({ has: page.getByRole("button", { name: "Always deny" }) });
+    expect(await denyOffer.textContent()).toContain("every call that starts with these tokens");
     expect(await page.getByRole("button", { name: "Always deny" }).isEnabled()).toBe(true);
     // The screenshot in docs/approval.md (refreshed with TORII_UPDATE_SCREENSHOT=1).
     const shot = await page.screenshot({ fullPage: true });
     expect(shot.subarray(1, 4).toString("latin1")).toBe("PNG");
     if (process.env.TORII_UPDATE_SCREENSHOT === "1") writeFileSync(path.resolve("docs/approval-page.png"), shot);
     await holdButton(page, "Always allow");
-    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "rules", rule: "cherry pick" });
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "rules", rule: "/^cherry pick$/" });
     const rules = readFileSync(path.join(root, "providers/rec/rules.yaml"), "utf8");
     expect(rules).toContain("# the operator's rules");
-    expect((parse(rules) as { accept: string[] }).accept).toEqual(["status", "log --oneline", "cherry pick"]);
+    expect((parse(rules) as { accept: string[] }).accept).toEqual(["status", "log --oneline", "/^cherry pick$/"]);
     expect(outcomeOf(await session.call("rec", { args: ["cherry", "pick"] })).decision).toMatchObject({
       result: "allow",
       source: "rules",
-      rule: "cherry pick",
+      rule: "/^cherry pick$/",
     });
-    expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).toMatch(/"event":"policy-accept-added"[^\n]*"rule":"cherry pick"/);
+    // What the operator did not see stays unresolved (headless: denied), appended or prefixed.
+    const after = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    for (const args of [["cherry", "pick", "--continue"], ["cherry", "pick", "-x", "main"], ["cherry"]]) {
+      expect(outcomeOf(await after.call("rec", { args })).decision, args.join(" ")).toMatchObject({ result: "deny", source: "headless" });
+    }
+    await after.close();
+    expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).toMatch(/"event":"policy-accept-added"[^\n]*"rule":"\/\^cherry pick\$\/"/);
     await page.close();
   });
 

@@ -17,10 +17,21 @@ const CANARY = "cAnArY-9f8e7d6c5b4a/+=z";
 const SHORT = "s7x9q2w"; // 7 characters: under the minimum, printed as is
 const CAP = 4096;
 const MARK = "[redacted:LEAKY_TOKEN]";
+/** A value full of the characters encoders escape each their own way. */
+const ODD = "p&ss<w>rd'é/x!*q";
 
 /** Prints its argv[0] spelling of the canary in pieces, flushing and pausing between them. */
 const LEAK = `const value = process.env.LEAKY_TOKEN;
 const [mode, arg] = process.argv.slice(2);
+const hex = (code, width) => code.toString(16).padStart(width, "0");
+const encoders = {
+  gojson: (v) => JSON.stringify({ token: v }).replace(/[<>&]/g, (c) => "\\\\u" + hex(c.charCodeAt(0), 4)),
+  jsonUpper: (v) => JSON.stringify(v).replace(/[\u0080-\uffff]/g, (c) => "\\\\u" + hex(c.charCodeAt(0), 4).toUpperCase()),
+  pyquote: (v) => "https://h/?t=" + encodeURIComponent(v).replace(/%2F/g, "/").replace(/[!'()*]/g, (c) => "%" + hex(c.charCodeAt(0), 2).toUpperCase()),
+  yamlsq: (v) => "token: '" + v.replace(/'/g, "''") + "'",
+  shell: (v) => "export TOKEN='" + v.replace(/'/g, "'\\\\''") + "'",
+  html: (v) => "<td>" + v.replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";") + "</td>",
+};
 const spell = {
   plain: () => value,
   json: () => JSON.stringify({ token: value }),
@@ -30,6 +41,7 @@ const spell = {
   short: () => process.env.SHORT_ONE,
   echo: () => arg,
   cap: () => value,
+  enc: () => encoders[arg](process.env.ODD_TOKEN),
 }[mode]();
 const stream = process.argv.includes("--stderr") ? process.stderr : process.stdout;
 // The cap mode writes filler up to 10 bytes short of the cap first, so the cap falls inside the value.
@@ -49,8 +61,8 @@ beforeAll(async () => {
   root = makeConfigTree({
     "settings.yaml": `max_output_bytes: ${CAP}\n`,
     "providers/leaky/provider.yaml": 'version: "1"\nname: leaky\ntool: leaky\ncommand: leak\n',
-    "providers/leaky/rules.yaml": 'version: "1"\naccept: [plain, json, base64, base64url, url, short, echo, cap]\n',
-    "providers/leaky/.env": `LEAKY_TOKEN=${CANARY}\nSHORT_ONE=${SHORT}\n`,
+    "providers/leaky/rules.yaml": 'version: "1"\naccept: [plain, json, base64, base64url, url, short, echo, cap, enc]\n',
+    "providers/leaky/.env": `LEAKY_TOKEN=${CANARY}\nSHORT_ONE=${SHORT}\nODD_TOKEN="${ODD}"\n`,
   });
   const bin = makeFakeBin({ leak: LEAK });
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
@@ -92,6 +104,14 @@ describe("injected secrets never reach the agent, in any spelling, however they 
     expect(url.stdout).toBe(`https://h/?t=${MARK}`);
     expectNoCanary(json);
     expectNoCanary(url);
+  });
+
+  test("as other encoders print it: Go's JSON, upper-case \\u, Python's quote, YAML and shell quoting, HTML entities", async () => {
+    for (const encoder of ["gojson", "jsonUpper", "pyquote", "yamlsq", "shell", "html"]) {
+      const out = await leak("enc", encoder);
+      expect(out.stdout, encoder).toContain("[redacted:ODD_TOKEN]");
+      for (const piece of ["p&ss", "p\\u0026ss", "p%26ss", "rd''", "rd'\\''", "p&#38;ss"]) expect(out.text, encoder).not.toContain(piece);
+    }
   });
 
   test("base64 at every alignment, both alphabets", async () => {

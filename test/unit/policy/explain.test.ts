@@ -58,12 +58,14 @@ describe("explain: grant suggestions for an unresolved call", () => {
       mode: "exact",
       token_count: 5,
       tokens: ["get", "pods", "web-1", "--namespace=x", "--output=json"],
+      covers: "exactly this canonical argv: no token added, removed or changed",
       command: "torii grant add kubectl --exact -- get pods web-1 --namespace=x --output=json",
     });
     expect(result.grants?.prefix).toEqual({
       mode: "prefix",
       token_count: 3,
       tokens: ["get", "pods", "web-1"],
+      covers: "every argv whose first 3 canonical tokens are these, whatever follows them (more arguments, options, a -- tail)",
       command: "torii grant add kubectl --prefix 3 -- get pods web-1",
     });
   });

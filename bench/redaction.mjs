@@ -1,0 +1,70 @@
+// Redaction cost per MB of output, this build against a baseline build, paired
+// in one run (CPU time of this process, robust to other load). Usage:
+//   node bench/redaction.mjs [baseline-dist]   (default /tmp/base-s7/dist; run `npm run build` first)
+// Texts: ordinary log lines; JSON full of escapes; text made of the characters
+// that start an escape (`\`, `%`, `&`) or keep several spellings alive (quotes).
+// Values: five .env-like secrets, one of them with quotes and non-ASCII.
+import { pathToFileURL } from "node:url";
+import { median, pairedRatio } from "./stats.mjs";
+
+const baseDist = process.argv[2] ?? "/tmp/base-s7/dist";
+const current = await import(new URL("../dist/runtime/redaction.js", import.meta.url).href);
+const baseline = await import(pathToFileURL(`${baseDist}/runtime/redaction.js`).href);
+
+const SECRETS = [
+  { name: "API_TOKEN", value: "sk_live_9f8e7d6c5b4a3f2e1d0c" },
+  { name: "DB_PASSWORD", value: "p&ss<w>rd'é/x!*q" },
+  { name: "AWS_SECRET_ACCESS_KEY", value: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" },
+  { name: "WEBHOOK", value: "https://hooks.example/T000/B000/XXXXXXXX" },
+  { name: "REGION_PATH", value: "/var/lib/app/eu-west-1" },
+];
+const MB = 1_000_000;
+const fill = (line) => line.repeat(Math.ceil(MB / line.length)).slice(0, MB);
+const TEXTS = {
+  "log lines": fill('2026-11-30T20:00:00Z INFO request id=4f1c path=/api/v1/items status=200 user="alice" took=12ms\n'),
+  "JSON escapes": fill('{"msg":"a \\"quoted\\" \\u00e9 value","url":"https:\\/\\/x\\/y?a=1&b=%20"}\n'),
+  "escape starters": fill("\\%&\\u%2&#x"),
+  quotes: fill("''''\"\"''"),
+};
+
+function cpuMs(fn) {
+  const start = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+const ROUNDS = 7;
+for (const [name, text] of Object.entries(TEXTS)) {
+  const now = current.createRedactor(SECRETS);
+  const before = baseline.createRedactor(SECRETS);
+  now.redact(text.slice(0, 10_000));
+  before.redact(text.slice(0, 10_000));
+  const a = [];
+  const b = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    a.push(cpuMs(() => now.redact(text)));
+    b.push(cpuMs(() => before.redact(text)));
+  }
+  console.log(
+    `${name.padEnd(16)} per MB: baseline ${median(b).toFixed(1)} ms, now ${median(a).toFixed(1)} ms CPU (now/baseline ${pairedRatio(a, b).toFixed(2)}×)`,
+  );
+}
+
+// Building the redactor happens once per call that injects secrets.
+const BUILDS = 200;
+const build = (module) =>
+  cpuMs(() => {
+    for (let i = 0; i < BUILDS; i += 1) module.createRedactor(SECRETS);
+  });
+build(current);
+build(baseline);
+const a = [];
+const b = [];
+for (let round = 0; round < ROUNDS; round += 1) {
+  a.push(build(current) / BUILDS);
+  b.push(build(baseline) / BUILDS);
+}
+console.log(
+  `building one redactor (5 values): baseline ${(median(b) * 1000).toFixed(0)} µs, now ${(median(a) * 1000).toFixed(0)} µs CPU (now/baseline ${pairedRatio(a, b).toFixed(2)}×)`,
+);

@@ -1,0 +1,128 @@
+/**
+ * Redaction of a value as other encoders print it (red-team F8): Go's
+ * encoding/json (`\u0026 \u003c \u003e`), upper-case `\u00E9`, Python's
+ * `quote` (`/` kept, `%21 %2A %27`) and `ascii()`, YAML single quotes (`''`),
+ * POSIX shell quoting (`'\''`), HTML entities, C-style UTF-8 bytes, hex. For random
+ * values full of the characters these encoders treat specially, no encoding
+ * survives, wherever it sits in the text; the scan stays linear.
+ */
+import { fc, test as propertyTest } from "@fast-check/vitest";
+import { describe, expect, test } from "vitest";
+import { createRedactor } from "../../../src/runtime/redaction.js";
+import { characterSpellings } from "../../../src/runtime/secret-forms.js";
+
+const hex = (value: number, width: number): string => value.toString(16).padStart(width, "0");
+
+const goJson = (v: string): string => JSON.stringify(v).replace(/[<>&\u2028\u2029]/gu, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
+const jsonAscii = (upper: boolean) => (v: string) =>
+  JSON.stringify(v).replace(/[\u007f-\uffff]/gu, (c) => {
+    const escape = hex(c.charCodeAt(0), 4);
+    return `\\u${upper ? escape.toUpperCase() : escape}`;
+  });
+const pyQuote = (v: string): string =>
+  encodeURIComponent(v)
+    .replace(/%2F/gu, "/")
+    .replace(/[!'()*]/gu, (c) => `%${hex(c.charCodeAt(0), 2).toUpperCase()}`);
+const formEncode = (v: string): string => encodeURIComponent(v).replaceAll("%20", "+");
+const lowerUrl = (v: string): string => encodeURIComponent(v).replace(/%[0-9A-F]{2}/gu, (e) => e.toLowerCase());
+const yamlSingle = (v: string): string => `'${v.replaceAll("'", "''")}'`;
+const shellSingle = (v: string): string => `'${v.replaceAll("'", `'\\''`)}'`;
+const html = (v: string): string => v.replace(/[&<>"']/gu, (c) => `&#${c.charCodeAt(0)};`);
+const cBytes = (v: string): string => [...Buffer.from(v, "utf8")].map((b) => (b < 0x80 ? String.fromCharCode(b) : `\\x${hex(b, 2)}`)).join("");
+const pyAscii = (v: string): string =>
+  [...v]
+    .map((c) => {
+      const code = c.codePointAt(0) ?? 0;
+      if (c === "\\" || c === "'") return `\\${c}`;
+      if (c === "\n") return "\\n";
+      if (code < 0x20 || (code >= 0x7f && code < 0x100)) return `\\x${hex(code, 2)}`;
+      if (code > 0xffff) return `\\U${hex(code, 8)}`;
+      return code > 0xff ? `\\u${hex(code, 4)}` : c;
+    })
+    .join("");
+
+const ENCODERS: Record<string, (v: string) => string> = {
+  "JSON.stringify": JSON.stringify,
+  "Go encoding/json": goJson,
+  "JSON, non-ASCII as lower-case \\u": jsonAscii(false),
+  "JSON, non-ASCII as upper-case \\u": jsonAscii(true),
+  encodeURIComponent,
+  "URL, lower-case hex": lowerUrl,
+  "form (+ for space)": formEncode,
+  "Python quote": pyQuote,
+  "Python ascii()": pyAscii,
+  "YAML single-quoted": yamlSingle,
+  "shell single-quoted": shellSingle,
+  "HTML entities": html,
+  "C-style UTF-8 bytes": cBytes,
+  "hex of the UTF-8 bytes": (v) => Buffer.from(v, "utf8").toString("hex"),
+  "upper-case hex": (v) => Buffer.from(v, "utf8").toString("hex").toUpperCase(),
+};
+
+const SPECIAL = [..."'\"\\/&<>%+!*()=?#:; \n\t", "é", "€", "😀", "\u2028"];
+const charArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...SPECIAL) },
+  { weight: 5, arbitrary: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)) },
+  { weight: 1, arbitrary: fc.integer({ min: 0xa0, max: 0xd7ff }).map((code) => String.fromCodePoint(code)) },
+  { weight: 1, arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)) },
+);
+const secretArb = fc.array(charArb, { minLength: 8, maxLength: 30 }).map((chars) => chars.join(""));
+const MARK = "[redacted:V]";
+
+describe("every encoder's spelling is masked", () => {
+  test("the red team's spellings of one value", () => {
+    const value = "p&ss<w>rd'é/x!*";
+    const redactor = createRedactor([{ name: "V", value }]);
+    for (const [name, encode] of Object.entries(ENCODERS)) {
+      const encoded = encode(value);
+      expect(redactor.redact(`token: ${encoded}\n`), name).toBe(
+        `token: ${encoded.startsWith('"') || encoded.startsWith("'") ? encoded[0] : ""}${MARK}${encoded.endsWith('"') || encoded.endsWith("'") ? (encoded.at(-1) as string) : ""}\n`,
+      );
+    }
+  });
+
+  for (const [name, encode] of Object.entries(ENCODERS)) {
+    propertyTest.prop([secretArb, fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })], { numRuns: 150 })(
+      `${name}: the encoded value never survives`,
+      (value, before, after) => {
+        const encoded = encode(value);
+        const out = createRedactor([{ name: "V", value }]).redact(`${before}${encoded}${after}`);
+        expect(out).toContain(MARK);
+        expect(out.includes(encoded)).toBe(false);
+      },
+    );
+  }
+
+  propertyTest.prop([secretArb, fc.string({ maxLength: 12 })], { numRuns: 150 })("a cut in the middle of an encoding masks the tail", (value, before) => {
+    const encoded = goJson(value);
+    const cutAt = Math.max(4, Math.floor(encoded.length / 2));
+    const out = createRedactor([{ name: "V", value }]).redact(`${before} ${encoded.slice(0, cutAt)}`, { cut: true });
+    expect(out.endsWith(MARK)).toBe(true);
+  });
+});
+
+describe("the pattern is bounded and the scan linear", () => {
+  test("each character has a bounded number of spellings of bounded length", () => {
+    for (const char of ["a", "'", " ", "é", "😀", "\n", "\\"]) {
+      const spellings = characterSpellings(char);
+      expect(spellings[0]).toBe(char);
+      expect(spellings.length).toBeLessThanOrEqual(24);
+      for (const spelling of spellings) expect(spelling.length).toBeLessThanOrEqual(24);
+    }
+  });
+
+  test("text made to keep many spellings alive at once (quotes, backslashes) costs in proportion to its length", () => {
+    const redactor = createRedactor([{ name: "V", value: "''''''''''''''''x" }]);
+    const cpu = (text: string): number => {
+      const start = process.cpuUsage();
+      redactor.redact(text);
+      const used = process.cpuUsage(start);
+      return used.user + used.system;
+    };
+    cpu("'".repeat(10_000));
+    const small = cpu("'".repeat(20_000));
+    const large = cpu("'".repeat(160_000));
+    // 8× the text: linear is ~8×, quadratic would be ~64×; a wide margin for a loaded machine.
+    expect(large / Math.max(small, 1)).toBeLessThan(24);
+  });
+});
