@@ -16,7 +16,8 @@
 import type { CompiledPolicy } from "./compile.js";
 import { evaluatePolicy, normaliseForEvaluation, type EvaluationView } from "./evaluate.js";
 import { withPositionals } from "./resource-decision.js";
-import { canonicalCommand, MAX_RESOURCE_VIEWS, resourceViews } from "./resource-types.js";
+import { canonicalCommand } from "./resource-types.js";
+import { MAX_RESOURCE_VIEWS, resourceViews } from "./resource-views.js";
 
 /** The characters with a meaning in a `u`-mode pattern; each is written with a backslash. */
 const PATTERN_SYNTAX = /[\\^$.*+?()[\]{}|/]/gu;
