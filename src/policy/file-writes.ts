@@ -45,7 +45,7 @@ export function fileWriteReason(tool: string, write: FileWriteSpec): string {
   const path = write.command.join(" ");
   const argument = write.option ?? `its ${write.operand ?? "outfile"} operand`;
   return (
-    `${tool} ${path} writes a local file at the path given by ${argument}; ` +
+    `${tool} ${path} can write a local file at the path given by ${argument}; ` +
     `only an accept rule that names "${path}" accepts it, so a grant or the operator's approval is needed`
   );
 }

@@ -81,6 +81,7 @@ describe("aws operations that write a local file, through Torii", () => {
     [["iot-data", "get-thing-shadow", "HOME/.aws/credentials", "--thing-name", "t"]],
     [["apigateway", "get-export", "--rest-api-id", "a", "--stage-name", "s", "--export-type", "oas30", "HOME/.aws/credentials"]],
     [["cloudfront", "get-function", "--name", "f", "HOME/.aws/credentials"]],
+    [["gamelift", "get-game-session-log", "--game-session-id", "g", "--save-as", "HOME/.aws/credentials"]],
   ])("a broad accept rule does not accept %j: nothing runs and the file is unchanged", async (template) => {
     const args = template.map((token) => token.replace("HOME", home));
     const outcome = outcomeOf(await broad.call("aws", { args }));
@@ -94,7 +95,7 @@ describe("aws operations that write a local file, through Torii", () => {
     const result = await runCli(["policy", "check", "aws", "--", ...shadowInto(credentialsFile())], { TORII_CONFIG_DIR: broadRoot, HOME: home });
     const report = JSON.parse(result.stdout) as { decision: string; reason: string };
     expect(report.decision).toBe("unresolved");
-    expect(report.reason).toContain("iot-data get-thing-shadow writes a local file at the path given by its outfile operand");
+    expect(report.reason).toContain("iot-data get-thing-shadow can write a local file at the path given by its outfile operand");
     expect(report.reason).not.toContain(credentialsFile());
   });
 

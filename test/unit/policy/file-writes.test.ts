@@ -34,7 +34,7 @@ describe("calls that write a local file", () => {
     const decision = decide(["/^[a-z0-9-]+ (describe|list|get)-[a-z0-9-]+( |$)/"], SHADOW);
     expect(decision.result).toBe("unresolved");
     expect(decision.reason).toContain(
-      'iot-data get-thing-shadow writes a local file at the path given by its outfile operand; only an accept rule that names "iot-data get-thing-shadow"',
+      'iot-data get-thing-shadow can write a local file at the path given by its outfile operand; only an accept rule that names "iot-data get-thing-shadow"',
     );
     expect(decision.reason).not.toContain("credentials");
   });
@@ -78,6 +78,11 @@ describe("calls that write a local file", () => {
       "lambda invoke outfile",
       "iot create-keys-and-certificate --private-key-outfile",
       "iam create-virtual-mfa-device --outfile",
+      "gamelift get-game-session-log --save-as",
+      "cloudformation package --output-template-file",
+      "eks update-kubeconfig --kubeconfig",
+      "s3 cp paths",
+      "s3 sync paths",
     ]) {
       expect(rows).toContain(expected);
     }
