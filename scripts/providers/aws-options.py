@@ -46,12 +46,15 @@ def main():
     if opts.cli_json:
         rows, version, abbrev = rows_from_cli_json(opts.cli_json)
         literal = None  # AWS CLI v2 downloads no http(s):// values
+        writes = None
     else:
         rows, version, abbrev = rows_from_parser()
         from aws_url_parameters import literal_url_parameters
         from awscli.clidriver import create_clidriver
+        from aws_file_writes import file_write_arguments
         literal = literal_url_parameters(create_clidriver())
-    emit(rows, version, abbrev, literal, opts.write)
+        writes = file_write_arguments(create_clidriver())
+    emit(rows, version, abbrev, literal, writes, opts.write)
 
 
 SWITCH_ACTIONS = ("store_true", "store_false", "version")
@@ -132,7 +135,7 @@ def rows_from_parser():
     return rows, version, parser.allow_abbrev
 
 
-def emit(rows, version, abbrev, literal, write):
+def emit(rows, version, abbrev, literal, writes, write):
     names = set()
     for r in rows:
         if not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", r["name"]):
@@ -159,6 +162,14 @@ def emit(rows, version, abbrev, literal, write):
             '    url_options: ["*"]',
             "    literal:",
         ] + yaml_rows(literal, "      ")
+    if writes is not None:
+        from aws_file_writes import yaml_rows as write_rows
+        out += [
+            "  # Arguments that write a local file the caller names (a streaming operation's",
+            "  # positional outfile, `--private-key-outfile`, ...): a rule accepts such a call only",
+            "  # by naming its command path (scripts/providers/aws_file_writes.py).",
+            "  file_writes:",
+        ] + write_rows(writes, "    ")
     out += [
         "  # Top-level options of `aws` (awscli/data/cli.json + --version): valid anywhere.",
         "  options:",

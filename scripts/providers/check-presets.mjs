@@ -41,6 +41,7 @@ function load(name) {
       commands: p.argv.commands.map((c) => ({ path: c.path, options: c.options.map(opt) })),
       forbiddenValuePrefixes: p.argv.forbidden_value_prefixes,
       ...(p.argv.fetched_values === undefined ? {} : { fetchedValues: fetched(p.argv.fetched_values) }),
+      ...(p.argv.file_writes === undefined ? {} : { fileWrites: p.argv.file_writes }),
     },
     lockedOptions: p.targeting?.locked_options ?? [],
     settings: {

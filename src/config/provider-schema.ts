@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import * as z from "zod";
-import type { CommandScope, FetchedValueSpec, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
+import type { CommandScope, FetchedValueSpec, FileWriteSpec, GrammarSpec, OptionSpec } from "../policy/grammar/types.js";
 import type { ProviderPolicySettings } from "../policy/types.js";
 import {
   commandSchema,
@@ -77,6 +77,15 @@ const fetchedValuesSchema = z.strictObject({
     .default([]),
 });
 
+/** `argv.file_writes`: an argument that makes the CLI write a local file (src/policy/file-writes.ts). */
+const fileWriteSchema = z
+  .strictObject({
+    command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
+    operand: commandWordSchema.optional(),
+    option: optionNameSchema.optional(),
+  })
+  .refine((row) => (row.operand === undefined) !== (row.option === undefined), { error: "a file write names either an operand or an option" });
+
 /** `policy.resource_types`: the CLI's resource types, read in one spelling by rules (src/policy/resource-types.ts). */
 const resourceTypesSchema = z.strictObject({
   verbs: z.array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" })),
@@ -113,6 +122,7 @@ const argvSchema = z
     parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
+    file_writes: z.array(fileWriteSchema).optional(),
     options: z.array(optionRowSchema).default([]),
     commands: z
       .array(
@@ -348,6 +358,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
+    ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
   };
 }
 
@@ -358,6 +369,11 @@ function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): Fetc
     gitOperandsOf: fetched.git_operands_of.map((path) => [...path]),
     literal: fetched.literal.map((row) => ({ command: [...row.command], option: row.option, list: row.list })),
   };
+}
+
+function toFileWriteSpec(row: z.output<typeof fileWriteSchema>): FileWriteSpec {
+  const command = [...row.command];
+  return row.operand === undefined ? { command, option: row.option as string } : { command, operand: row.operand };
 }
 
 function toOptionSpec(row: OptionRow): OptionSpec {

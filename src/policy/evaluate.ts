@@ -13,6 +13,7 @@ import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./com
 import { canonicalise } from "./grammar/canonicalise.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
+import { fileWriteReason, localFileWrite, namesFileWrite } from "./file-writes.js";
 import { carriesParameters } from "./parameter-carriers.js";
 import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
@@ -170,10 +171,15 @@ function moreSpecific(a: CompiledRule, b: CompiledRule): boolean {
 }
 
 /** The deciding rule of one list, or undefined when none matches. */
-export function findMatch(index: RuleIndex, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): RuleRef | undefined {
+export function findMatch(
+  index: RuleIndex,
+  view: EvaluationView,
+  mode: LiteralMatchMode = PREFIX_ONLY,
+  admits: (rule: CompiledRule) => boolean = () => true,
+): RuleRef | undefined {
   let best: CompiledRule | undefined;
   const consider = (rule: CompiledRule): void => {
-    if (ruleMatches(rule, view, mode) && (best === undefined || moreSpecific(rule, best))) best = rule;
+    if (admits(rule) && ruleMatches(rule, view, mode) && (best === undefined || moreSpecific(rule, best))) best = rule;
   };
   const first = view.positionals[0];
   const bucket: readonly LiteralRule[] = first === undefined ? [] : (index.byFirstToken.get(first) ?? []);
@@ -237,12 +243,16 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
   const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
+  // A call that writes a local file is accepted only by a rule naming its command (file-writes.ts).
+  const write = localFileWrite(policy.grammar.fileWrites, canonical.positionals) ?? localFileWrite(policy.grammar.fileWrites, view.positionals);
+  const admits = (rule: CompiledRule): boolean => write === undefined || namesFileWrite(rule, write);
   const accepted = withCommandAliases(view, policy.resourceTypes, (written) =>
-    acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode)),
+    acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode, admits)),
   );
   if (accepted !== undefined) {
     return { result: "accept", source: "rules", rule: accepted, reason: `accepted by ${describeRule(accepted)}` };
   }
+  if (write !== undefined) return { result: "unresolved", source: "no-rule", reason: fileWriteReason(policy.context.tool, write) };
   return {
     result: "unresolved",
     source: "no-rule",

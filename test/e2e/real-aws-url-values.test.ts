@@ -10,32 +10,22 @@
  * used without `targeting.mode` (no lease, no STS check); its grammar, locked
  * options and removed_env stay.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { awsDirectory, untargetedAws } from "../support/real-aws.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 
-const bundled = readFileSync(fileURLToPath(new URL("../../providers/aws/provider.yaml", import.meta.url)), "utf8");
 const RULES = `version: "1"\naccept:\n  - '/^[a-z0-9-]+ (describe|list|get)-[a-z0-9-]+( |$)/'\n`;
 
 interface Seen {
   readonly method: string;
   readonly url: string;
   readonly body: string;
-}
-
-/** The directory of the `aws` that belongs to the python .ci/run found (pyenv shims need a real HOME). */
-function awsDirectory(): string {
-  const python = process.env.TORII_TEST_PYTHON ?? "python3";
-  const run = spawnSync(python, ["-c", "import os, sys; print(os.path.dirname(os.path.realpath(sys.executable)))"], { encoding: "utf8", shell: false });
-  if (run.status !== 0) throw new Error(`cannot locate python: ${run.stderr}`);
-  return run.stdout.trim();
 }
 
 let server: Server;
@@ -57,13 +47,6 @@ function answer(request: IncomingMessage, response: ServerResponse): void {
     // Any API call: a client error the CLI does not retry.
     response.writeHead(400, { "content-type": "application/x-amz-json-1.0" }).end('{"__type":"InvalidAddress","message":"stub"}');
   });
-}
-
-function untargetedAws(): string {
-  const doc = parseDocument(bundled);
-  doc.deleteIn(["targeting", "mode"]);
-  doc.deleteIn(["auth", "identity"]);
-  return String(doc);
 }
 
 /** Runs the real aws directly (the control), with the same HOME and PATH as Torii's child. */

@@ -3,7 +3,7 @@
  * option set and the forbidden value prefixes. Built once per provider.
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
-import type { CommandScope, GrammarSpec, OptionSpec, ParserFamily } from "./types.js";
+import type { CommandScope, FileWriteSpec, GrammarSpec, OptionSpec, ParserFamily } from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
 export interface OptionTable {
@@ -30,6 +30,8 @@ export interface CompiledGrammar {
   readonly forbiddenValuePrefixes: readonly string[];
   /** Values the CLI downloads or clones (`fetched-values.ts`). */
   readonly fetchedValues: CompiledFetchedValues;
+  /** Arguments that write a local file (`policy/file-writes.ts`). */
+  readonly fileWrites: readonly FileWriteSpec[];
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -62,6 +64,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     locked: new Set(lockedOptions),
     forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
     fetchedValues: compileFetchedValues(spec.fetchedValues),
+    fileWrites: spec.fileWrites ?? [],
   };
 }
 

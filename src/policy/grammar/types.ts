@@ -50,6 +50,22 @@ export interface GrammarSpec {
   readonly forbiddenValuePrefixes: readonly string[];
   /** Values the CLI downloads or clones before it runs (absent: none). */
   readonly fetchedValues?: FetchedValueSpec;
+  /** Arguments with which the CLI writes a local file the caller names (absent: none). */
+  readonly fileWrites?: readonly FileWriteSpec[];
+}
+
+/**
+ * An argument of one command that makes the CLI write a local file at the path
+ * the caller gives: an AWS streaming operation's positional `outfile`
+ * (`s3api get-object ... /path`) or an option (`--private-key-outfile /path`).
+ */
+export interface FileWriteSpec {
+  /** The command path, e.g. `["s3api", "get-object"]`. */
+  readonly command: readonly string[];
+  /** A positional argument, named as the CLI's help names it (`outfile`): every call writes. */
+  readonly operand?: string;
+  /** An option's full name: a call writes when it gives the option. */
+  readonly option?: string;
 }
 
 /** A parameter whose URL value the CLI passes on literally (it does not download it). */
