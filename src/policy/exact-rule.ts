@@ -14,24 +14,17 @@
  * Pure: compiled policy and argv in, rule text out.
  */
 import type { CompiledPolicy } from "./compile.js";
+import { exactPattern } from "./exact-pattern.js";
 import { evaluatePolicy, normaliseForEvaluation, type EvaluationView } from "./evaluate.js";
 import { withPositionals } from "./resource-decision.js";
 import { canonicalCommand } from "./resource-types.js";
 import { MAX_RESOURCE_VIEWS, resourceViews } from "./resource-views.js";
-
-/** The characters with a meaning in a `u`-mode pattern; each is written with a backslash. */
-const PATTERN_SYNTAX = /[\\^$.*+?()[\]{}|/]/gu;
 
 /**
  * A token the joined text cannot delimit: an empty one, or one holding white
  * space (`a b` and the two tokens `a`, `b` join alike), or a control character.
  */
 const UNNAMEABLE = /^$|[\s\p{Cc}]/u;
-
-/** `text` as a pattern that matches exactly it. */
-export function escapePattern(text: string): string {
-  return text.replace(PATTERN_SYNTAX, (char) => `\\${char}`);
-}
 
 /** The texts accept rules see for `view`: one per resource reading, else the view itself. */
 function readingTexts(view: EvaluationView, policy: CompiledPolicy): string[] {
@@ -55,7 +48,5 @@ export function exactAcceptRule(policy: CompiledPolicy, argv: readonly string[])
   if (view.joined === "") return { reason: "nothing is left of the call once ignore_args are dropped" };
   const command = policy.resourceTypes === undefined ? undefined : canonicalCommand(view.positionals, policy.resourceTypes);
   const texts = new Set([...(command === undefined ? [] : readingTexts(withPositionals(view, command), policy)), ...readingTexts(view, policy)]);
-  const alternatives = [...texts].map(escapePattern);
-  const body = alternatives.length === 1 ? (alternatives[0] as string) : `(?:${alternatives.join("|")})`;
-  return { rule: `/^${body}$/` };
+  return { rule: exactPattern([...texts]) };
 }

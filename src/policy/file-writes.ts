@@ -7,9 +7,11 @@
  * the path (only the CLI knows its options' arity), so the grammar lists the
  * commands that write (`argv.file_writes`) and a broad accept rule (a regex, or a
  * literal shorter than the command path) never accepts them: only a rule that
- * names the command path does, so an operator accepts a file write knowingly.
+ * names the command path does (or the exact rule Always allow writes for one
+ * call), so an operator accepts a file write knowingly.
  */
 import type { CompiledRule } from "./compile.js";
+import { exactRuleTexts } from "./exact-pattern.js";
 import type { FileWriteSpec } from "./grammar/types.js";
 
 function startsWith(tokens: readonly string[], path: readonly string[]): boolean {
@@ -32,10 +34,19 @@ export function localFileWrite(writes: readonly FileWriteSpec[], positionals: re
   });
 }
 
-/** Whether an accept rule names the writing command: a literal rule whose command path covers the command's. */
+/**
+ * Whether an accept rule names the writing command: a literal rule whose
+ * command path covers the command's, or an exact rule (the approval page's
+ * Always allow, exact-pattern.ts) each of whose whole calls does.
+ */
 export function namesFileWrite(rule: CompiledRule, write: FileWriteSpec): boolean {
-  if (rule.kind !== "literal") return false;
-  const positionals = rule.canonical.positionals;
+  if (rule.kind === "literal") return commandPathCovers(rule.canonical.positionals, write);
+  const texts = exactRuleTexts(rule.ref.text);
+  return texts !== undefined && texts.every((text) => commandPathCovers(text.split(" "), write));
+}
+
+/** Whether the words before the first option start with the writing command's path. */
+function commandPathCovers(positionals: readonly string[], write: FileWriteSpec): boolean {
   const end = positionals.findIndex((token) => token.startsWith("-"));
   return startsWith(end === -1 ? positionals : positionals.slice(0, end), write.command);
 }
