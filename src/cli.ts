@@ -6,6 +6,7 @@
  * `torii --version` is answered here without loading either.
  */
 import { readFileSync } from "node:fs";
+import { holdYoungGenerationSmall } from "./mcp/young-generation.js";
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
@@ -18,6 +19,8 @@ function packageVersion(): string {
  * escapes is reported on stderr (stdout is JSON-RPC's).
  */
 async function serve(): Promise<number> {
+  // Before the server's modules load: their objects are the start-up survivors (young-generation.ts).
+  holdYoungGenerationSmall();
   try {
     const { serveStdio } = await import("./mcp/serve.js");
     return await serveStdio(packageVersion());
