@@ -17,6 +17,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { keepOutputAscii } from "./ascii-output.mjs";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 
@@ -97,3 +98,5 @@ await build({
   chunkNames: "[name]-[hash]",
   plugins: [englishOnlyZodLocales, withoutAjv],
 });
+// Comments keep only ASCII, so V8 can hold each module's source as a one-byte string (ascii-output.mjs).
+keepOutputAscii(["dist", "dist/chunks", "dist/server"].map((folder) => path.join(repo, folder)));
