@@ -57,12 +57,20 @@ const withoutAjv = {
     }));
   },
 };
-/** `src/cli.ts` imports the server as "./mcp/serve.js": in the CLI's build, that is the server build's entry. */
-const serverBuiltApart = {
-  name: "server-built-apart",
+/**
+ * `src/cli.ts` imports the server as "./mcp/serve.js" and the direct `target
+ * activate` as "./commands/target/direct-activate.js": in the CLI's build, those
+ * are the entries of their own builds.
+ */
+const BUILT_APART = new Map([
+  ["./mcp/serve.js", "./server/serve.js"],
+  ["./commands/target/direct-activate.js", "./activate/direct-activate.js"],
+]);
+const builtApart = {
+  name: "built-apart",
   setup(on) {
-    on.onResolve({ filter: /^\.\/mcp\/serve\.js$/ }, (args) =>
-      args.importer === path.join(repo, "src", "cli.ts") ? { path: "./server/serve.js", external: true } : undefined,
+    on.onResolve({ filter: /^\.\/(mcp\/serve|commands\/target\/direct-activate)\.js$/ }, (args) =>
+      args.importer === path.join(repo, "src", "cli.ts") ? { path: BUILT_APART.get(args.path), external: true } : undefined,
     );
   },
 };
@@ -81,7 +89,7 @@ const common = {
   // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
 };
-for (const folder of ["chunks", "server"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
+for (const folder of ["chunks", "server", "activate"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
 await build({
   ...common,
   entryPoints: { cli: "src/cli.ts" },
@@ -89,7 +97,7 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [englishOnlyZodLocales, withoutAjv, serverBuiltApart],
+  plugins: [englishOnlyZodLocales, withoutAjv, builtApart],
 });
 await build({
   ...common,
@@ -98,5 +106,16 @@ await build({
   chunkNames: "[name]-[hash]",
   plugins: [englishOnlyZodLocales, withoutAjv],
 });
+// `target activate` without commander (src/commands/target/direct-activate.ts): one file, since
+// its thirty-odd shared chunks cost a module load each; the code it shares with the CLI's build is on disk twice.
+await build({
+  ...common,
+  splitting: false,
+  entryPoints: { "direct-activate": "src/commands/target/direct-activate.ts" },
+  outdir: "dist/activate",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [englishOnlyZodLocales, withoutAjv],
+});
 // Comments keep only ASCII, so V8 can hold each module's source as a one-byte string (ascii-output.mjs).
-keepOutputAscii(["dist", "dist/chunks", "dist/server"].map((folder) => path.join(repo, folder)));
+keepOutputAscii(["dist", "dist/chunks", "dist/server", "dist/activate"].map((folder) => path.join(repo, folder)));

@@ -130,8 +130,19 @@ describe("dist/cli.js is a bundle", () => {
     for (const name of ["cli.js", ...chunks]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
   });
 
+  test("`target activate` runs from one file of its own: no chunk, no commander, reached from the entry only by a dynamic import", () => {
+    const direct = lazyChunk(entry, /direct-activate/);
+    expect(direct).toBe(path.join(dist, "activate", "direct-activate.js"));
+    expect(importsOf(direct).static.every((specifier) => specifier.startsWith("node:"))).toBe(true);
+    expect(importsOf(direct).dynamic).toEqual([]);
+    // Minified without renaming: the functions keep their names.
+    const text = readFileSync(direct, "utf8");
+    expect(text.includes("function runTargetActivate("), "runTargetActivate is in the file").toBe(true);
+    expect(text.includes("CommanderError"), "commander is not in the file").toBe(false);
+  });
+
   test("every built JavaScript file is ASCII", () => {
-    const built = ["", "chunks", "server"].flatMap((folder) =>
+    const built = ["", "chunks", "server", "activate"].flatMap((folder) =>
       readdirSync(path.join(dist, folder))
         .filter((name) => name.endsWith(".js"))
         .map((name) => path.join(dist, folder, name)),
