@@ -6,7 +6,6 @@
  * `torii --version` is answered here without loading either.
  */
 import { readFileSync } from "node:fs";
-import { holdYoungGenerationSmall } from "./mcp/young-generation.js";
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
@@ -19,9 +18,9 @@ function packageVersion(): string {
  * escapes is reported on stderr (stdout is JSON-RPC's).
  */
 async function serve(): Promise<number> {
-  // Before the server's modules load: their objects are the start-up survivors (young-generation.ts).
-  holdYoungGenerationSmall();
   try {
+    // Before the server's modules load: their objects are the start-up survivors (young-generation.ts).
+    (await import("./mcp/young-generation.js")).holdYoungGenerationSmall();
     const { serveStdio } = await import("./mcp/serve.js");
     return await serveStdio(packageVersion());
   } catch (error) {
