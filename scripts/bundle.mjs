@@ -17,6 +17,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { keepOutputAscii } from "./ascii-output.mjs";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 
@@ -56,12 +57,20 @@ const withoutAjv = {
     }));
   },
 };
-/** `src/cli.ts` imports the server as "./mcp/serve.js": in the CLI's build, that is the server build's entry. */
-const serverBuiltApart = {
-  name: "server-built-apart",
+/**
+ * `src/cli.ts` imports the server as "./mcp/serve.js" and the direct `target
+ * activate` as "./commands/target/direct-activate.js": in the CLI's build, those
+ * are the entries of their own builds.
+ */
+const BUILT_APART = new Map([
+  ["./mcp/serve.js", "./server/serve.js"],
+  ["./commands/target/direct-activate.js", "./activate/direct-activate.js"],
+]);
+const builtApart = {
+  name: "built-apart",
   setup(on) {
-    on.onResolve({ filter: /^\.\/mcp\/serve\.js$/ }, (args) =>
-      args.importer === path.join(repo, "src", "cli.ts") ? { path: "./server/serve.js", external: true } : undefined,
+    on.onResolve({ filter: /^\.\/(mcp\/serve|commands\/target\/direct-activate)\.js$/ }, (args) =>
+      args.importer === path.join(repo, "src", "cli.ts") ? { path: BUILT_APART.get(args.path), external: true } : undefined,
     );
   },
 };
@@ -80,7 +89,7 @@ const common = {
   // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
 };
-for (const folder of ["chunks", "server"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
+for (const folder of ["chunks", "server", "activate"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
 await build({
   ...common,
   entryPoints: { cli: "src/cli.ts" },
@@ -88,7 +97,7 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [englishOnlyZodLocales, withoutAjv, serverBuiltApart],
+  plugins: [englishOnlyZodLocales, withoutAjv, builtApart],
 });
 await build({
   ...common,
@@ -105,3 +114,16 @@ await build({
   entryPoints: { "child-host": "src/runtime/child-host/child-host.ts" },
   outdir: "dist/server",
 });
+// `target activate` without commander (src/commands/target/direct-activate.ts): one file, since
+// its thirty-odd shared chunks cost a module load each; the code it shares with the CLI's build is on disk twice.
+await build({
+  ...common,
+  splitting: false,
+  entryPoints: { "direct-activate": "src/commands/target/direct-activate.ts" },
+  outdir: "dist/activate",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [englishOnlyZodLocales, withoutAjv],
+});
+// Comments keep only ASCII, so V8 can hold each module's source as a one-byte string (ascii-output.mjs).
+keepOutputAscii(["dist", "dist/chunks", "dist/server", "dist/activate"].map((folder) => path.join(repo, folder)));

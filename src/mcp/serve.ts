@@ -24,6 +24,7 @@ import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
 import { logToStderr, serveUntilClosed } from "./serve-lifecycle.js";
 import { createServer, type CreatedServer } from "./server.js";
+import { releaseYoungGeneration } from "./young-generation.js";
 
 /** A built server and what its shutdown must wait for. */
 interface Served {
@@ -62,7 +63,10 @@ function buildServer(version: string, configuration: ServerConfiguration): Serve
   // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
   // Fixed now, as before the call side was lazy: a working directory removed later cannot make the first call's load fail.
   const place = { cwd: process.cwd(), selfDir: toriiCodeDirectory() };
-  const callPath = lazyCallPath(() => import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place)), logToStderr);
+  const callPath = lazyCallPath(() => {
+    releaseYoungGeneration();
+    return import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place));
+  }, logToStderr);
 
   const pendingAudit = new Set<Promise<void>>();
   const tools = [

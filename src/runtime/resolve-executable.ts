@@ -71,8 +71,8 @@ const WINDOWS_BATCH_EXTENSIONS = new Set([".BAT", ".CMD"]);
 // Characters Windows forbids in file names, plus control characters.
 // eslint-disable-next-line no-control-regex
 const WINDOWS_FORBIDDEN_NAME_CHARACTERS = /[<>:"|?*\u0000-\u001f]/u;
-// Device names that open a device, whatever extension follows.
-const WINDOWS_RESERVED_NAMES = /^(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(?:\..*)?$/iu;
+// Device names that open a device, whatever extension follows (COM and LPT take superscript digits too).
+const WINDOWS_RESERVED_NAMES = /^(?:CON|PRN|AUX|NUL|COM[0-9\u00B9\u00B2\u00B3]|LPT[0-9\u00B9\u00B2\u00B3]|CONIN\$|CONOUT\$)(?:\..*)?$/iu;
 
 /**
  * Resolves `command` to an absolute file.

@@ -21,7 +21,6 @@
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
 import { fsync, lstatSync, mkdirSync, rmdirSync, utimesSync } from "node:fs";
-import { performance } from "node:perf_hooks";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
 
@@ -78,12 +77,12 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
     },
   };
   const release = await acquire(file, lockPath, lockOptions, timing);
-  const acquiredAt = performance.now();
+  const acquiredAt = monotonicMs();
   const held: HeldLock = {
     lockPath,
     assertHeld() {
       if (lost !== undefined) throw new LockCompromisedError(file, lost.message, { cause: lost });
-      const elapsed = performance.now() - acquiredAt;
+      const elapsed = monotonicMs() - acquiredAt;
       if (elapsed > timing.stale / 2) {
         throw new LockCompromisedError(file, `held for ${Math.round(elapsed)} ms, more than half the ${timing.stale} ms stale period`);
       }
@@ -202,7 +201,7 @@ export function syncDescriptor(fd: number): Promise<void> {
 }
 
 async function acquire(file: string, lockPath: string, options: LockOptions, timing: LockTiming): Promise<() => Promise<void>> {
-  const started = performance.now();
+  const started = monotonicMs();
   let delay = 2;
   let future: { readonly mtimeMs: number; readonly since: number } | undefined;
   for (;;) {
@@ -211,7 +210,7 @@ async function acquire(file: string, lockPath: string, options: LockOptions, tim
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     }
-    const now = performance.now();
+    const now = monotonicMs();
     const mtimeMs = lockMtime(lockPath);
     if (mtimeMs !== undefined && mtimeMs > Date.now() + FUTURE_MTIME_TOLERANCE_MS) {
       if (future?.mtimeMs !== mtimeMs) future = { mtimeMs, since: now };
@@ -228,6 +227,15 @@ async function acquire(file: string, lockPath: string, options: LockOptions, tim
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay * (0.5 + Math.random()), timing.waitMs - waited)));
     delay = Math.min(delay * 1.5, 50);
   }
+}
+
+/**
+ * A monotonic clock in milliseconds. Not `performance.now()`: its module
+ * (node:perf_hooks) costs a short operator command such as `target activate`
+ * some 5 ms to load, for two clock readings.
+ */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 function lockMtime(lockPath: string): number | undefined {

@@ -3,8 +3,9 @@
  * chunks it imports load no module from node_modules, the operator commands
  * stay behind a dynamic import (the server never loads them), so does the AWS
  * SDK (loaded only for an aws_profile account check), the server's call path
- * (loaded with the first tool call, not before tools/list), and source maps
- * sit beside every file for readable stack traces.
+ * (loaded with the first tool call, not before tools/list), source maps
+ * sit beside every file for readable stack traces, and every built file is
+ * ASCII (V8 then keeps each module's source as a one-byte string).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -127,5 +128,29 @@ describe("dist/cli.js is a bundle", () => {
     const chunks = [...built("chunks"), ...built("server")];
     expect(chunks.length).toBeGreaterThanOrEqual(3);
     for (const name of ["cli.js", ...chunks]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
+  });
+
+  test("`target activate` runs from one file of its own: no chunk, no commander, reached from the entry only by a dynamic import", () => {
+    const direct = lazyChunk(entry, /direct-activate/);
+    expect(direct).toBe(path.join(dist, "activate", "direct-activate.js"));
+    expect(importsOf(direct).static.every((specifier) => specifier.startsWith("node:"))).toBe(true);
+    expect(importsOf(direct).dynamic).toEqual([]);
+    // Minified without renaming: the functions keep their names.
+    const text = readFileSync(direct, "utf8");
+    expect(text.includes("function runTargetActivate("), "runTargetActivate is in the file").toBe(true);
+    expect(text.includes("CommanderError"), "commander is not in the file").toBe(false);
+  });
+
+  test("every built JavaScript file is ASCII", () => {
+    const built = ["", "chunks", "server", "activate"].flatMap((folder) =>
+      readdirSync(path.join(dist, folder))
+        .filter((name) => name.endsWith(".js"))
+        .map((name) => path.join(dist, folder, name)),
+    );
+    expect(built.length).toBeGreaterThanOrEqual(4);
+    for (const file of built) {
+      const offset = readFileSync(file, "utf8").search(/[\u0080-\uFFFF]/);
+      expect(offset, `${file} has a non-ASCII character at offset ${offset}`).toBe(-1);
+    }
   });
 });

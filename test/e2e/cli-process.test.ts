@@ -50,6 +50,19 @@ describe("the torii binary", () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ leases: [expect.objectContaining({ target: "dev" })] });
   });
 
+  test("target activate: a plain command line takes the direct path, anything else reaches commander (help, usage errors)", () => {
+    const { env } = tree();
+    const direct = runCliProcess(["target", "activate", "kube", "dev", "--for=5", "--json"], env);
+    expect(direct.status).toBe(0);
+    expect(JSON.parse(direct.stdout)).toMatchObject({ action: "target-activated", target: "dev", minutes: 5 });
+    const help = runCliProcess(["target", "activate", "kube", "dev", "--help"], env);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("Usage: torii target activate");
+    const unknown = runCliProcess(["target", "activate", "kube", "dev", "--forever"], env);
+    expect(unknown.status).toBe(3);
+    expect(unknown.stderr).toContain("unknown option '--forever'");
+  });
+
   test("grant add and list, then audit verify over the records both wrote", () => {
     const { root, env } = tree();
     expect(runCliProcess(["grant", "add", "demo", "--exact", "--for", "5", "--", "fetch", "origin"], env).status).toBe(0);

@@ -15,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runOperatorCommand } from "../../src/commands/program.js";
+import { runDirectActivate } from "../../src/commands/target/direct-activate.js";
 
 export const CLI_PATH = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 
@@ -95,7 +96,7 @@ function swapStdin(stdin: NodeJS.ReadableStream | undefined): () => void {
   };
 }
 
-async function runInProcess(args: readonly string[], env: Record<string, string>, io: CliIo): Promise<CliResult> {
+async function runInProcess(command: () => Promise<number>, env: Record<string, string>, io: CliIo): Promise<CliResult> {
   const savedExitCode = process.exitCode;
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -104,7 +105,7 @@ async function runInProcess(args: readonly string[], env: Record<string, string>
   const restoreStdout = capture(process.stdout, stdout);
   const restoreStderr = capture(process.stderr, stderr, io.onStderr);
   try {
-    const status = await runOperatorCommand(VERSION, args);
+    const status = await command();
     return { status, stdout: stdout.join(""), stderr: stderr.join("") };
   } finally {
     restoreStderr();
@@ -117,7 +118,32 @@ async function runInProcess(args: readonly string[], env: Record<string, string>
 
 /** Runs one operator command in this process, as the binary would, one run at a time. */
 export function runCli(args: readonly string[], env: Record<string, string> = {}, io: CliIo = {}): Promise<CliResult> {
-  const run = queue.then(() => runInProcess(args, env, io));
-  queue = run.catch(() => undefined);
-  return run;
+  return enqueue(() => runInProcess(() => runOperatorCommand(VERSION, args), env, io));
+}
+
+/**
+ * Runs `target activate` in this process through the binary's direct path
+ * (src/commands/target/direct-activate.ts, no commander); status null when the
+ * direct path declined `args` (the binary would then run commander).
+ */
+export function runDirectActivateCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  let declined = false;
+  return enqueue(async () => {
+    const result = await runInProcess(
+      async () => {
+        const status = await runDirectActivate(args);
+        declined = status === undefined;
+        return status ?? 0;
+      },
+      env,
+      {},
+    );
+    return declined ? { ...result, status: null } : result;
+  });
+}
+
+function enqueue(run: () => Promise<CliResult>): Promise<CliResult> {
+  const next = queue.then(run);
+  queue = next.catch(() => undefined);
+  return next;
 }
