@@ -39,27 +39,11 @@ def isolate_environment():
 PROBE = "torii-probe://"
 
 
-def literal_url_parameters(driver):
-    """Rows {command, option, list} for every option the CLI would not load from a URL."""
-    from awscli.arguments import ListArgument
+def each_argument(driver):
+    """(command path, argument-event prefix, argument) for every argument of every command of the CLI."""
     from awscli.clidriver import ServiceCommand, ServiceOperation
     from awscli.customizations.commands import BasicCommand
-    from awscli.paramfile import URIArgumentHandler
     from botocore import xform_name
-
-    handler = URIArgumentHandler({PROBE: (lambda prefix, path: "loaded", {})})
-    rows = []
-
-    def consider(path, event_prefix, arg):
-        name = getattr(arg, "name", "anonymous")
-        loaded = handler("load-cli-arg.%s.%s" % (event_prefix, name), param=arg, value=PROBE + "x")
-        if loaded is not None:
-            return
-        if getattr(arg, "positional_arg", False):
-            sys.stderr.write("positional literal argument not modelled: %s %s\n" % (" ".join(path), name))
-            return
-        is_list = isinstance(arg, ListArgument) or getattr(arg, "nargs", None) in ("*", "+")
-        rows.append({"command": list(path), "option": "--" + name, "list": bool(is_list)})
 
     def walk(path, command):
         if isinstance(command, ServiceOperation):
@@ -67,20 +51,39 @@ def literal_url_parameters(driver):
             prefix = command._operation_model.service_model.endpoint_prefix
             operation = xform_name(command._name, "-")
             for arg in command.arg_table.values():
-                consider(path, "%s.%s" % (prefix, operation), arg)
+                yield path, "%s.%s" % (prefix, operation), arg
         elif isinstance(command, BasicCommand):
             # customizations/commands.BasicCommand.__call__: 'custom' and the command's own name.
             for arg in command.arg_table.values():
-                consider(path, "custom.%s" % command.name, arg)
+                yield path, "custom.%s" % command.name, arg
             for name, sub in command.subcommand_table.items():
-                walk(path + [name], sub)
+                yield from walk(path + [name], sub)
 
     for name, command in sorted(driver._get_command_table().items()):
         if isinstance(command, ServiceCommand):
             for operation, sub in sorted(command._get_command_table().items()):
-                walk([name, operation], sub)
+                yield from walk([name, operation], sub)
         else:
-            walk([name], command)
+            yield from walk([name], command)
+
+
+def literal_url_parameters(driver):
+    """Rows {command, option, list} for every option the CLI would not load from a URL."""
+    from awscli.arguments import ListArgument
+    from awscli.paramfile import URIArgumentHandler
+
+    handler = URIArgumentHandler({PROBE: (lambda prefix, path: "loaded", {})})
+    rows = []
+    for path, event_prefix, arg in each_argument(driver):
+        name = getattr(arg, "name", "anonymous")
+        loaded = handler("load-cli-arg.%s.%s" % (event_prefix, name), param=arg, value=PROBE + "x")
+        if loaded is not None:
+            continue
+        if getattr(arg, "positional_arg", False):
+            sys.stderr.write("positional literal argument not modelled: %s %s\n" % (" ".join(path), name))
+            continue
+        is_list = isinstance(arg, ListArgument) or getattr(arg, "nargs", None) in ("*", "+")
+        rows.append({"command": list(path), "option": "--" + name, "list": bool(is_list)})
     return sorted(rows, key=lambda r: (r["command"], r["option"]))
 
 

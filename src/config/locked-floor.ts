@@ -4,6 +4,7 @@
  * would switch cluster, identity, endpoint or trust is refused. A provider's
  * `targeting.locked_options` can add to this floor, never remove from it.
  */
+import type { LockedCommand } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
 
 /** The options every provider of a mode locks, whatever its `locked_options` say. */
@@ -40,4 +41,34 @@ export function effectiveLockedOptions(provider: ProviderConfig): string[] {
   const mode = provider.targeting?.mode;
   const floor = mode === undefined ? [] : LOCKED_OPTION_FLOOR[mode];
   return [...new Set([...floor, ...(provider.targeting?.locked_options ?? [])])].sort();
+}
+
+const KUBECONFIG_WRITE = "they can rewrite the kubeconfig that defines the target (its server, credentials or current context)";
+const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
+
+/**
+ * The commands every provider of a mode refuses, whatever its rules say: an
+ * allowed call must never change the files that define a target or an
+ * identity. A command is matched on its words (options aside), so sub-command
+ * aliases and spellings not listed in `except` are refused too, as are writers
+ * a later CLI version adds.
+ */
+export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCommand[]>> = Object.freeze({
+  kubectl_context: Object.freeze([
+    // `view` (also --raw/--flatten) stays up to the policy; every writer (set*, unset, use-context, rename-context, delete-*) is refused.
+    { command: ["config"], except: ["view", "get-contexts", "current-context", "get-clusters", "get-users"], why: KUBECONFIG_WRITE },
+  ]),
+  aws_profile: Object.freeze([
+    // `configure get` and `export-credentials` print secrets; set, import, sso, add-model and the bare wizard write the files.
+    { command: ["configure"], except: ["list", "list-profiles"], why: AWS_FILES_WRITE },
+    // Writes the kubeconfig (an exec entry running aws), which defines kubectl targets.
+    { command: ["eks", "update-kubeconfig"], except: [], why: "it rewrites a kubeconfig, which defines kubectl targets" },
+  ]),
+  credentials: Object.freeze([]),
+});
+
+/** The commands the broker refuses for this provider: its mode's floor. */
+export function lockedCommandsOf(provider: ProviderConfig): readonly LockedCommand[] {
+  const mode = provider.targeting?.mode;
+  return mode === undefined ? [] : LOCKED_COMMAND_FLOOR[mode];
 }

@@ -111,6 +111,8 @@ const argvSchema = z
     parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
+    /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
+    locked_command_options: z.array(z.strictObject({ command: z.array(commandWordSchema), options: z.array(lockedOptionSchema).min(1) })).optional(),
     options: z.array(optionRowSchema).default([]),
     commands: z
       .array(
@@ -346,6 +348,9 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
+    ...(argv.locked_command_options === undefined
+      ? {}
+      : { lockedCommandOptions: argv.locked_command_options.map((row) => ({ command: [...row.command], options: [...row.options] })) }),
   };
 }
 

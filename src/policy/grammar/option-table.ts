@@ -3,7 +3,7 @@
  * option set and the forbidden value prefixes. Built once per provider.
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
-import type { CommandScope, GrammarSpec, OptionSpec, ParserFamily } from "./types.js";
+import type { CommandScope, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
 export interface OptionTable {
@@ -30,6 +30,10 @@ export interface CompiledGrammar {
   readonly forbiddenValuePrefixes: readonly string[];
   /** Values the CLI downloads or clones (`fetched-values.ts`). */
   readonly fetchedValues: CompiledFetchedValues;
+  /** Commands no rule may allow (the target mode's floor, `locked-commands.ts`). */
+  readonly lockedCommands: readonly LockedCommand[];
+  /** Options the broker owns under one command path. */
+  readonly lockedCommandOptions: readonly LockedCommandOptions[];
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -47,7 +51,7 @@ function buildTable(options: readonly OptionSpec[]): OptionTable {
  * value-taking global, so its `=` form, its abbreviations and the value it
  * would swallow are still recognised.
  */
-export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[]): CompiledGrammar {
+export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[], lockedCommands: readonly LockedCommand[] = []): CompiledGrammar {
   const declared = new Set<string>(spec.options.map((option) => option.name));
   for (const scope of spec.commands) for (const option of scope.options) declared.add(option.name);
   const implicitLocked: OptionSpec[] = lockedOptions.filter((name) => !declared.has(name)).map((name) => ({ name, value: "required", repeatable: false }));
@@ -62,6 +66,8 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     locked: new Set(lockedOptions),
     forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
     fetchedValues: compileFetchedValues(spec.fetchedValues),
+    lockedCommands,
+    lockedCommandOptions: spec.lockedCommandOptions ?? [],
   };
 }
 
