@@ -137,9 +137,9 @@ def main():
         "  # `--ids` takes full resource IDs, and az runs the command in the subscription the ID",
         "  # names: another subscription of the signed-in account, what the locked --subscription",
         "  # refuses. The provider pins no subscription to compare with, so `--ids` (and its",
-        "  # prefixes `--id`, `--i`) is refused on every command; name resources by group and name.",
+        "  # prefixes `--id`, `--i`) naming a subscription is refused; name resources by group and name.",
         "  locked_command_options:",
-        "    - {command: [], options: [--ids]}",
+        "    - {command: [], options: [--ids], value_contains: subscriptions/}",
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

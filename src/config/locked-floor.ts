@@ -4,7 +4,7 @@
  * would switch cluster, identity, endpoint or trust is refused. A provider's
  * `targeting.locked_options` can add to this floor, never remove from it.
  */
-import type { LockedCommand } from "../policy/grammar/types.js";
+import type { GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
 
 /** The options every provider of a mode locks, whatever its `locked_options` say. */
@@ -71,4 +71,31 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
 export function lockedCommandsOf(provider: ProviderConfig): readonly LockedCommand[] {
   const mode = provider.targeting?.mode;
   return mode === undefined ? [] : LOCKED_COMMAND_FLOOR[mode];
+}
+
+/**
+ * Command options every provider of a mode locks, whatever its table says: an
+ * operator tree keeps the provider.yaml it was installed with, so the options
+ * known to redirect signed requests or leave the pinned region are owned here
+ * too (the bundled table, generated from the CLI, may list more).
+ */
+export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly LockedCommandOptions[]>> = Object.freeze({
+  kubectl_context: Object.freeze([]),
+  aws_profile: Object.freeze([
+    { command: ["dlm", "create-default-role"], options: ["--iam-endpoint"] },
+    { command: ["emr", "create-default-roles"], options: ["--iam-endpoint"] },
+    { command: ["emr-containers", "update-role-trust-policy"], options: ["--iam-endpoint"] },
+    { command: ["s3", "cp"], options: ["--source-region"] },
+    { command: ["s3", "mv"], options: ["--source-region"] },
+    { command: ["s3", "sync"], options: ["--source-region"] },
+  ]),
+  credentials: Object.freeze([]),
+});
+
+/** The provider's grammar with its mode's command-option floor added to its own `locked_command_options`. */
+export function withLockedCommandOptionFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
+  const mode = provider.targeting?.mode;
+  const floor = mode === undefined ? [] : LOCKED_COMMAND_OPTION_FLOOR[mode];
+  if (floor.length === 0) return grammar;
+  return { ...grammar, lockedCommandOptions: [...floor, ...(grammar.lockedCommandOptions ?? [])] };
 }

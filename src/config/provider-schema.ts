@@ -112,7 +112,15 @@ const argvSchema = z
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
-    locked_command_options: z.array(z.strictObject({ command: z.array(commandWordSchema), options: z.array(lockedOptionSchema).min(1) })).optional(),
+    locked_command_options: z
+      .array(
+        z.strictObject({
+          command: z.array(commandWordSchema),
+          options: z.array(lockedOptionSchema).min(1),
+          value_contains: z.string().min(1).optional(),
+        }),
+      )
+      .optional(),
     options: z.array(optionRowSchema).default([]),
     commands: z
       .array(
@@ -350,7 +358,13 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
     ...(argv.locked_command_options === undefined
       ? {}
-      : { lockedCommandOptions: argv.locked_command_options.map((row) => ({ command: [...row.command], options: [...row.options] })) }),
+      : {
+          lockedCommandOptions: argv.locked_command_options.map((row) => ({
+            command: [...row.command],
+            options: [...row.options],
+            ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
+          })),
+        }),
   };
 }
 

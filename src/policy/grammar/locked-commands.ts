@@ -18,7 +18,8 @@ import type { ArgvRejection, LockedCommand, LockedCommandOptions } from "./types
 /** What the finished parse holds: positionals (argparse bodies keep command options there) and known options. */
 export interface ParsedArgv {
   readonly positionals: readonly SitedToken[];
-  readonly options: readonly { readonly name: string; readonly index: number }[];
+  /** `token`: `--name` or `--name=value`, as canonicalised. */
+  readonly options: readonly { readonly name: string; readonly token: string; readonly index: number }[];
 }
 
 function isOptionLike(token: string): boolean {
@@ -76,13 +77,26 @@ function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scope
     reason: `argument ${index} sets ${option} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`,
   });
   for (const option of argv.options) {
-    if (scoped.options.includes(option.name)) return reject(option.name, option.name, option.index);
+    if (scoped.options.includes(option.name) && valueMatches(scoped, option.token, [])) return reject(option.name, option.name, option.index);
   }
-  for (const site of argv.positionals) {
+  for (const [at, site] of argv.positionals.entries()) {
     const option = scoped.options.find((locked) => bodyTokenNames(site.token, locked));
-    if (option !== undefined) return reject(option, site.token, site.index);
+    if (option !== undefined && valueMatches(scoped, site.token, argv.positionals.slice(at + 1))) return reject(option, site.token, site.index);
   }
   return undefined;
+}
+
+/**
+ * Whether the values an option token is given (after its `=`, or the words up to
+ * the next option) hold the entry's `valueContains`; always true without one.
+ */
+function valueMatches(scoped: LockedCommandOptions, token: string, following: readonly SitedToken[]): boolean {
+  if (scoped.valueContains === undefined) return true;
+  const needle = scoped.valueContains.toLowerCase();
+  const equals = token.indexOf("=");
+  const end = following.findIndex((site) => isOptionLike(site.token));
+  const values = equals === -1 ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [token.slice(equals + 1)];
+  return values.some((value) => value.toLowerCase().includes(needle));
 }
 
 /**

@@ -64,6 +64,12 @@ export interface LockedCommandOptions {
   /** The command path, e.g. `["s3", "cp"]`; empty: every command. */
   readonly command: readonly string[];
   readonly options: readonly string[];
+  /**
+   * Refuse only when a value given to the option contains this text (compared
+   * case-insensitively): az `--ids` naming `/subscriptions/…`, while `--id <guid>`
+   * of a Graph command stays up to the policy. Absent: every value.
+   */
+  readonly valueContains?: string;
 }
 
 /**

@@ -8,19 +8,21 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { effectiveLockedOptions, lockedCommandsOf } from "../../../src/config/locked-floor.js";
+import { effectiveLockedOptions, LOCKED_COMMAND_OPTION_FLOOR, lockedCommandsOf, withLockedCommandOptionFloor } from "../../../src/config/locked-floor.js";
 import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
 import { ruleList } from "../../support/policy-helpers.js";
 
-function bundled(name: string): ProviderPolicyContext {
+/** A bundled provider as the registry builds it; `withoutTable`: as an older tree's copy without `locked_command_options`. */
+function bundled(name: string, withoutTable = false): ProviderPolicyContext {
   const file = fileURLToPath(new URL(`../../../providers/${name}/provider.yaml`, import.meta.url));
   const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
+  if (withoutTable && config.argv !== undefined) delete config.argv.locked_command_options;
   return {
     tool: name,
-    grammar: toGrammarSpec(config),
+    grammar: withLockedCommandOptionFloor(toGrammarSpec(config), config),
     lockedOptions: effectiveLockedOptions(config),
     lockedCommands: lockedCommandsOf(config),
     settings: toPolicySettings(config),
@@ -143,12 +145,18 @@ describe("az: --ids (another subscription) is locked on every command", () => {
     ["vm", "show", "--ids=/subscriptions/OTHER/resourceGroups/g/providers/Microsoft.Compute/virtualMachines/v"],
     ["vm", "show", "--id", "/subscriptions/OTHER/x"],
     ["resource", "delete", "--i", "/subscriptions/OTHER/x"],
+    ["resource", "delete", "--ids", "/SUBSCRIPTIONS/a/x", "/Subscriptions/b/y", "--verbose"],
+    ["resource", "delete", "--ids", "/subscriptions/a/x", "--", "/subscriptions/b/y"],
   ])("az %j", (...argv) => {
     expect(decide(az, argv)).toMatchObject({ result: "deny", source: "locked-option", option: "--ids" });
   });
 
-  it("leaves name-and-group calls to the policy", () => {
-    expect(decide(az, ["vm", "show", "--resource-group", "g", "--name", "v"]).result).toBe("accept");
+  it.each([
+    ["vm", "show", "--resource-group", "g", "--name", "v"],
+    ["ad", "sp", "show", "--id", "00000000-0000-0000-0000-000000000000"],
+    ["keyvault", "secret", "show", "--id", "https://v.vault.azure.net/secrets/s"],
+  ])("leaves az %j to the policy", (...argv) => {
+    expect(decide(az, argv).result).toBe("accept");
   });
 });
 
@@ -162,5 +170,15 @@ describe("providers/aws/provider.yaml locked_command_options", () => {
       expect(aws.grammar.lockedCommandOptions).toContainEqual({ command, options: ["--iam-endpoint"] });
     }
     for (const verb of ["cp", "mv", "sync"]) expect(aws.grammar.lockedCommandOptions).toContainEqual({ command: ["s3", verb], options: ["--source-region"] });
+  });
+
+  it("is backed by the aws_profile floor, which the generated table covers, so an older tree's copy still refuses them", () => {
+    const table = toGrammarSpec(
+      providerFileSchema.parse(parse(readFileSync(fileURLToPath(new URL("../../../providers/aws/provider.yaml", import.meta.url)), "utf8"))),
+    );
+    for (const row of LOCKED_COMMAND_OPTION_FLOOR.aws_profile) expect(table.lockedCommandOptions).toContainEqual(row);
+    const older = bundled("aws", true);
+    expect(decide(older, ["emr", "create-default-roles", "--iam-end=http://127.0.0.1:18999"])).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(decide(older, ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"])).toMatchObject({ result: "deny", source: "locked-option" });
   });
 });
