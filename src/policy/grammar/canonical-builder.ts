@@ -154,7 +154,7 @@ export class CanonicalBuilder {
     if (this.strict) {
       // After the whole argv is read: the command path decides which commands and options are the broker's.
       const locked = findLockedCommandUse(
-        { positionals: this.positionals, options: this.options },
+        { positionals: this.positionals, options: this.options, tail: this.tail ?? [] },
         this.grammar.lockedCommands,
         this.grammar.lockedCommandOptions,
       );

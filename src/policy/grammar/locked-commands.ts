@@ -10,7 +10,10 @@
  * The command path is read as the CLI's parsers read it: the words of the
  * argv that are not options, in order (argparse hands an unknown option to the
  * sub-command's parser, so `emr --iam-endpoint=x create-default-roles` is
- * still `emr create-default-roles`).
+ * still `emr create-default-roles`). The `--` tail counts too: the AWS CLI's
+ * top-level parser drops the `--` and hands what follows to the command's own
+ * parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
+ * reading more words here can only refuse more.
  */
 import type { SitedToken } from "./fetched-values.js";
 import type { ArgvRejection, LockedCommand, LockedCommandOptions } from "./types.js";
@@ -20,6 +23,8 @@ export interface ParsedArgv {
   readonly positionals: readonly SitedToken[];
   /** `token`: `--name` or `--name=value`, as canonicalised. */
   readonly options: readonly { readonly name: string; readonly token: string; readonly index: number }[];
+  /** The tokens after `--`. */
+  readonly tail: readonly SitedToken[];
 }
 
 function isOptionLike(token: string): boolean {
@@ -108,14 +113,15 @@ export function findLockedCommandUse(
   lockedCommands: readonly LockedCommand[],
   lockedCommandOptions: readonly LockedCommandOptions[],
 ): ArgvRejection | undefined {
-  const words = argv.positionals.filter((site) => !isOptionLike(site.token));
+  const body = { ...argv, positionals: [...argv.positionals, ...argv.tail] };
+  const words = body.positionals.filter((site) => !isOptionLike(site.token));
   for (const locked of lockedCommands) {
-    const rejection = lockedCommandRejection(argv, words, locked);
+    const rejection = lockedCommandRejection(body, words, locked);
     if (rejection !== undefined) return rejection;
   }
   const plainWords = words.map((site) => site.token);
   for (const scoped of lockedCommandOptions) {
-    const rejection = lockedOptionRejection(argv, plainWords, scoped);
+    const rejection = lockedOptionRejection(body, plainWords, scoped);
     if (rejection !== undefined) return rejection;
   }
   return undefined;

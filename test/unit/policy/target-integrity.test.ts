@@ -56,6 +56,7 @@ describe("kubectl_context: config writers are refused whatever the rules", () =>
     ["config"],
     ["-n", "x", "config", "set", "a", "b"],
     ["config", "-v", "3", "set", "a", "b"],
+    ["config", "--", "set", "a", "b"],
   ])("kubectl %j", (...argv) => {
     const decision = decide(kubectl, argv);
     expect(decision).toMatchObject({ result: "deny", source: "locked-command", command: "config" });
@@ -91,6 +92,8 @@ describe("aws_profile: configure (but list) and eks update-kubeconfig are refuse
     ["configure", "sso"],
     ["configure"],
     ["--output", "json", "configure", "set", "region", "x"],
+    ["configure", "--", "set", "region", "x"],
+    ["--", "configure", "set", "region", "x"],
     ["eks", "update-kubeconfig", "--name", "c"],
   ])("aws %j", (...argv) => {
     expect(decide(aws, argv)).toMatchObject({ result: "deny", source: "locked-command" });
@@ -113,6 +116,8 @@ describe("aws: command options that leave the endpoint or region are locked in e
     ["emr", "create-default-roles", "--iam=http://127.0.0.1:18999"],
     ["emr", "--iam-endpoint=http://127.0.0.1:18999", "create-default-roles"],
     ["--output", "json", "emr", "create-default-roles", "--iam-endpoint", "x"],
+    ["emr", "create-default-roles", "--", "--iam-endpoint", "x"],
+    ["emr", "--", "create-default-roles", "--iam-end=x"],
     ["dlm", "create-default-role", "--iam-endpoint", "x"],
     ["emr-containers", "update-role-trust-policy", "--cluster-name", "c", "--iam-endpoint", "x"],
     ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"],
