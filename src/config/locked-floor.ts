@@ -67,10 +67,11 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
   credentials: Object.freeze([]),
 });
 
-/** The commands the broker refuses for this provider: its mode's floor. */
+/** The commands the broker refuses for this provider: its mode's floor plus its `targeting.locked_commands`. */
 export function lockedCommandsOf(provider: ProviderConfig): readonly LockedCommand[] {
   const mode = provider.targeting?.mode;
-  return mode === undefined ? [] : LOCKED_COMMAND_FLOOR[mode];
+  const floor = mode === undefined ? [] : LOCKED_COMMAND_FLOOR[mode];
+  return [...floor, ...(provider.targeting?.locked_commands ?? [])];
 }
 
 /**

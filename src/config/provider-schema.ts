@@ -287,6 +287,16 @@ export const providerFileSchema = z
       .strictObject({
         mode: z.enum(TARGET_MODES).optional(),
         locked_options: z.array(lockedOptionSchema).default([]),
+        /** Commands no rule may allow, added to the mode's floor (`docs/configuration.md`). */
+        locked_commands: z
+          .array(
+            z.strictObject({
+              command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
+              except: z.array(commandWordSchema).default([]),
+              why: singleLineSchema(),
+            }),
+          )
+          .optional(),
       })
       .optional(),
     policy: z

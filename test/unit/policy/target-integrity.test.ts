@@ -187,3 +187,40 @@ describe("providers/aws/provider.yaml locked_command_options", () => {
     expect(decide(older, ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"])).toMatchObject({ result: "deny", source: "locked-option" });
   });
 });
+
+describe("credentials providers: targeting.locked_commands (az, gcloud)", () => {
+  const gcloud = bundled("gcloud");
+
+  it.each([
+    ["account", "set", "--subscription-id", "other"],
+    ["login"],
+    ["config", "set", "core.output", "json"],
+    ["configure", "--defaults", "group=g"],
+    ["cloud", "register", "-n", "evil"],
+    ["aks", "get-credentials", "-g", "g", "-n", "c"],
+  ])("az %j is refused whatever the rules", (...argv) => {
+    expect(decide(az, argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it.each([
+    ["config", "set", "api_endpoint_overrides/compute", "http://127.0.0.1:1/"],
+    ["beta", "config", "unset", "account"],
+    ["config", "configurations", "activate", "other"],
+    ["auth", "login"],
+    ["auth", "activate-service-account", "--key-file", "k.json"],
+    ["container", "clusters", "get-credentials", "c"],
+  ])("gcloud %j is refused whatever the rules", (...argv) => {
+    expect(decide(gcloud, argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it.each([
+    ["gcloud", ["config", "list"]],
+    ["gcloud", ["config", "configurations", "list"]],
+    ["gcloud", ["auth", "list"]],
+    ["az", ["account", "show"]],
+    ["az", ["cloud", "show"]],
+    ["az", ["config", "get"]],
+  ] as const)("%s %j stays up to the policy", (tool, argv) => {
+    expect(decide(tool === "az" ? az : gcloud, argv).result).toBe("accept");
+  });
+});
