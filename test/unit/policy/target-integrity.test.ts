@@ -209,6 +209,9 @@ describe("credentials providers: targeting.locked_commands (az, gcloud)", () => 
     ["auth", "login"],
     ["auth", "activate-service-account", "--key-file", "k.json"],
     ["container", "clusters", "get-credentials", "c"],
+    ["--verbosity", "debug", "config", "set", "account", "x"],
+    ["config", "--verbosity=debug", "set", "account", "x"],
+    ["config", "--", "set", "account", "x"],
   ])("gcloud %j is refused whatever the rules", (...argv) => {
     expect(decide(gcloud, argv)).toMatchObject({ result: "deny", source: "locked-command" });
   });
