@@ -47,14 +47,17 @@ def main():
         rows, version, abbrev = rows_from_cli_json(opts.cli_json)
         literal = None  # AWS CLI v2 downloads no http(s):// values
         writes = None
+        locked = None  # no command table without the awscli package
     else:
         rows, version, abbrev = rows_from_parser()
         from aws_url_parameters import literal_url_parameters
         from awscli.clidriver import create_clidriver
         from aws_file_writes import file_write_arguments
+        from aws_locked_parameters import locked_command_options
         literal = literal_url_parameters(create_clidriver())
         writes = file_write_arguments(create_clidriver())
-    emit(rows, version, abbrev, literal, writes, opts.write)
+        locked = locked_command_options(create_clidriver())
+    emit(rows, version, abbrev, literal, writes, locked, opts.write)
 
 
 SWITCH_ACTIONS = ("store_true", "store_false", "version")
@@ -135,7 +138,7 @@ def rows_from_parser():
     return rows, version, parser.allow_abbrev
 
 
-def emit(rows, version, abbrev, literal, writes, write):
+def emit(rows, version, abbrev, literal, writes, locked, write):
     names = set()
     for r in rows:
         if not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", r["name"]):
@@ -170,6 +173,13 @@ def emit(rows, version, abbrev, literal, writes, write):
             "  # by naming its command path (scripts/providers/aws_file_writes.py).",
             "  file_writes:",
         ] + write_rows(writes, "    ")
+    if locked is not None:
+        from aws_locked_parameters import yaml_rows as locked_rows
+        out += [
+            "  # Command options that send signed requests to another endpoint or region, as the",
+            "  # locked --endpoint-url/--region would (scripts/providers/aws_locked_parameters.py).",
+            "  locked_command_options:",
+        ] + locked_rows(locked, "    ")
     out += [
         "  # Top-level options of `aws` (awscli/data/cli.json + --version): valid anywhere.",
         "  options:",

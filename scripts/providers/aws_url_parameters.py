@@ -40,7 +40,7 @@ PROBE = "torii-probe://"
 
 
 def each_argument(driver):
-    """Yields (command path, load-cli-arg event prefix, argument) for every argument of every command."""
+    """(command path, argument-event prefix, argument) for every argument of every command of the CLI."""
     from awscli.clidriver import ServiceCommand, ServiceOperation
     from awscli.customizations.commands import BasicCommand
     from botocore import xform_name

@@ -134,6 +134,12 @@ def main():
         '  # arguments under any prefix spelling; see providers/README.md.',
         '  fetched_values:',
         '    url_options: [--template-uri, -u, --parameters, -p, --source, -s, --url, --uri]',
+        "  # `--ids` takes full resource IDs, and az runs the command in the subscription the ID",
+        "  # names: another subscription of the signed-in account, what the locked --subscription",
+        "  # refuses. The provider pins no subscription to compare with, so `--ids` (and its",
+        "  # prefixes `--id`, `--i`) naming a subscription is refused; name resources by group and name.",
+        "  locked_command_options:",
+        "    - {command: [], options: [--ids], value_contains: subscriptions/}",
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

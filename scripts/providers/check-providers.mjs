@@ -140,7 +140,7 @@ for (const name of readdirSync(root, { withFileTypes: true })
   if (!isStringList(p.args_prefix)) fail(where, "args_prefix must be a list of strings");
 
   let locked = [];
-  if (p.targeting !== undefined && strictKeys(`${where} targeting`, p.targeting, ["mode"], ["locked_options"])) {
+  if (p.targeting !== undefined && strictKeys(`${where} targeting`, p.targeting, ["mode"], ["locked_options", "locked_commands"])) {
     if (!["kubectl_context", "aws_profile", "credentials"].includes(p.targeting.mode)) fail(where, `bad mode ${p.targeting.mode}`);
     locked = p.targeting.locked_options ?? [];
     if (!isStringList(locked)) fail(where, "locked_options must be a list of strings");
@@ -170,7 +170,7 @@ for (const name of readdirSync(root, { withFileTypes: true })
   }
 
   const a = p.argv;
-  if (strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"], ["fetched_values"])) {
+  if (strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"], ["fetched_values", "locked_command_options"])) {
     if (!["pflag", "argparse", "plain"].includes(a.parser)) fail(where, `bad parser ${a.parser}`);
     if (!isStringList(a.forbidden_value_prefixes)) fail(where, "forbidden_value_prefixes must be strings");
     const globals = checkOptions(`${where} argv.options`, a.options, a.parser);

@@ -53,6 +53,8 @@ export const TORII_AUDIT_EVENTS = [
 export const BROKER_AUDIT_EVENTS = [
   /** The agent spelled an option the broker owns (`--profile`, `-n`, `--cont`, …). */
   "denied-locked-option",
+  /** The agent called a command that rewrites what the target means (`kubectl config set`, `aws configure`). */
+  "denied-locked-command",
   /** The argv does not parse under the CLI's grammar, or uses a refused spelling. */
   "denied-argv",
   /** A rules file is missing, malformed or has a bad regex: fail closed. */

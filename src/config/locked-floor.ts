@@ -4,6 +4,7 @@
  * would switch cluster, identity, endpoint or trust is refused. A provider's
  * `targeting.locked_options` can add to this floor, never remove from it.
  */
+import type { GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
 
 /** The options every provider of a mode locks, whatever its `locked_options` say. */
@@ -40,4 +41,62 @@ export function effectiveLockedOptions(provider: ProviderConfig): string[] {
   const mode = provider.targeting?.mode;
   const floor = mode === undefined ? [] : LOCKED_OPTION_FLOOR[mode];
   return [...new Set([...floor, ...(provider.targeting?.locked_options ?? [])])].sort();
+}
+
+const KUBECONFIG_WRITE = "they can rewrite the kubeconfig that defines the target (its server, credentials or current context)";
+const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
+
+/**
+ * The commands every provider of a mode refuses, whatever its rules say: an
+ * allowed call must never change the files that define a target or an
+ * identity. A command is matched on its words (options aside), so sub-command
+ * aliases and spellings not listed in `except` are refused too, as are writers
+ * a later CLI version adds.
+ */
+export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCommand[]>> = Object.freeze({
+  kubectl_context: Object.freeze([
+    // `view` (also --raw/--flatten) stays up to the policy; every writer (set*, unset, use-context, rename-context, delete-*) is refused.
+    { command: ["config"], except: ["view", "get-contexts", "current-context", "get-clusters", "get-users"], why: KUBECONFIG_WRITE },
+  ]),
+  aws_profile: Object.freeze([
+    // `configure get` and `export-credentials` print secrets; set, import, sso, add-model and the bare wizard write the files.
+    { command: ["configure"], except: ["list", "list-profiles"], why: AWS_FILES_WRITE },
+    // Writes the kubeconfig (an exec entry running aws), which defines kubectl targets.
+    { command: ["eks", "update-kubeconfig"], except: [], why: "it rewrites a kubeconfig, which defines kubectl targets" },
+  ]),
+  credentials: Object.freeze([]),
+});
+
+/** The commands the broker refuses for this provider: its mode's floor plus its `targeting.locked_commands`. */
+export function lockedCommandsOf(provider: ProviderConfig): readonly LockedCommand[] {
+  const mode = provider.targeting?.mode;
+  const floor = mode === undefined ? [] : LOCKED_COMMAND_FLOOR[mode];
+  return [...floor, ...(provider.targeting?.locked_commands ?? [])];
+}
+
+/**
+ * Command options every provider of a mode locks, whatever its table says: an
+ * operator tree keeps the provider.yaml it was installed with, so the options
+ * known to redirect signed requests or leave the pinned region are owned here
+ * too (the bundled table, generated from the CLI, may list more).
+ */
+export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly LockedCommandOptions[]>> = Object.freeze({
+  kubectl_context: Object.freeze([]),
+  aws_profile: Object.freeze([
+    { command: ["dlm", "create-default-role"], options: ["--iam-endpoint"] },
+    { command: ["emr", "create-default-roles"], options: ["--iam-endpoint"] },
+    { command: ["emr-containers", "update-role-trust-policy"], options: ["--iam-endpoint"] },
+    { command: ["s3", "cp"], options: ["--source-region"] },
+    { command: ["s3", "mv"], options: ["--source-region"] },
+    { command: ["s3", "sync"], options: ["--source-region"] },
+  ]),
+  credentials: Object.freeze([]),
+});
+
+/** The provider's grammar with its mode's command-option floor added to its own `locked_command_options`. */
+export function withLockedCommandOptionFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
+  const mode = provider.targeting?.mode;
+  const floor = mode === undefined ? [] : LOCKED_COMMAND_OPTION_FLOOR[mode];
+  if (floor.length === 0) return grammar;
+  return { ...grammar, lockedCommandOptions: [...floor, ...(grammar.lockedCommandOptions ?? [])] };
 }

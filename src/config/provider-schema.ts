@@ -123,6 +123,16 @@ const argvSchema = z
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
     file_writes: z.array(fileWriteSchema).optional(),
+    /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
+    locked_command_options: z
+      .array(
+        z.strictObject({
+          command: z.array(commandWordSchema),
+          options: z.array(lockedOptionSchema).min(1),
+          value_contains: z.string().min(1).optional(),
+        }),
+      )
+      .optional(),
     options: z.array(optionRowSchema).default([]),
     commands: z
       .array(
@@ -289,6 +299,16 @@ export const providerFileSchema = z
       .strictObject({
         mode: z.enum(TARGET_MODES).optional(),
         locked_options: z.array(lockedOptionSchema).default([]),
+        /** Commands no rule may allow, added to the mode's floor (`docs/configuration.md`). */
+        locked_commands: z
+          .array(
+            z.strictObject({
+              command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
+              except: z.array(commandWordSchema).default([]),
+              why: singleLineSchema(),
+            }),
+          )
+          .optional(),
       })
       .optional(),
     policy: z
@@ -359,6 +379,15 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
     ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
+    ...(argv.locked_command_options === undefined
+      ? {}
+      : {
+          lockedCommandOptions: argv.locked_command_options.map((row) => ({
+            command: [...row.command],
+            options: [...row.options],
+            ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
+          })),
+        }),
   };
 }
 

@@ -15,7 +15,7 @@ import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProviderPolicyContext } from "../policy/types.js";
 import { combineConfigErrors, ConfigError } from "./errors.js";
-import { effectiveLockedOptions } from "./locked-floor.js";
+import { effectiveLockedOptions, lockedCommandsOf, withLockedCommandOptionFloor } from "./locked-floor.js";
 import { PROVIDER_JSON } from "./provider-json.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
@@ -263,8 +263,9 @@ function loadProvider(trust: ConfigTrust, root: string, dirName: string, collect
     targetAware: owner.mode !== undefined,
     policyContext: {
       tool: config.tool,
-      grammar: toGrammarSpec(config),
+      grammar: withLockedCommandOptionFloor(toGrammarSpec(config), config),
       lockedOptions: effectiveLockedOptions(config),
+      lockedCommands: lockedCommandsOf(config),
       settings: toPolicySettings(config),
     },
     trust,

@@ -18,6 +18,7 @@ export type CallDecisionSource =
   | "explicit-deny"
   | "forbidden-arg"
   | "locked-option"
+  | "locked-command"
   | "forbidden-value"
   | "argv-rejected"
   | "policy-error"

@@ -78,8 +78,10 @@ function stepCanonicalise(call: ProviderCall): Step<CanonicalArgv> {
   const decision = rejectionDecision(result.rejection);
   // A refused argv leaves no token in the audit: only the kind and, for a locked option, the option the table names.
   const { rejection } = result;
-  const detail = rejection.kind === "locked-option" && rejection.option !== undefined ? rejection.option : `argument ${rejection.index}`;
-  call.audit.record({ event: decision.source === "locked-option" ? "denied-locked-option" : "denied-argv", source: decision.source, detail });
+  const named = rejection.kind === "locked-option" || rejection.kind === "locked-command";
+  const detail = (named ? rejection.option : undefined) ?? `argument ${rejection.index}`;
+  const event = rejection.kind === "locked-option" ? "denied-locked-option" : rejection.kind === "locked-command" ? "denied-locked-command" : "denied-argv";
+  call.audit.record({ event, source: decision.source, detail });
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
 }
 

@@ -79,10 +79,11 @@ export function grammarFor(context: ProviderPolicyContext): CompiledGrammar {
     byLocked = new Map();
     grammarCache.set(context.grammar, byLocked);
   }
-  const key = context.lockedOptions.join("\n");
+  const lockedCommands = context.lockedCommands ?? [];
+  const key = [...context.lockedOptions, ...lockedCommands.map((locked) => `${locked.command.join(" ")} ${locked.except.join(" ")}`)].join("\n");
   let compiled = byLocked.get(key);
   if (compiled === undefined) {
-    compiled = compileGrammar(context.grammar, context.lockedOptions);
+    compiled = compileGrammar(context.grammar, context.lockedOptions, lockedCommands);
     byLocked.set(key, compiled);
   }
   return compiled;

@@ -281,6 +281,9 @@ export function rejectionDecision(rejection: ArgvRejection): DenyDecision {
   if (rejection.kind === "locked-option") {
     return { result: "deny", source: "locked-option", reason: rejection.reason, option: rejection.option ?? `argument ${rejection.index}` };
   }
+  if (rejection.kind === "locked-command") {
+    return { result: "deny", source: "locked-command", reason: rejection.reason, command: rejection.option ?? `argument ${rejection.index}` };
+  }
   return { result: "deny", source: rejection.kind, reason: rejection.reason };
 }
 

@@ -3,7 +3,7 @@
  * is pure: no file system, clock or process, so decisions are reproducible and
  * property-testable. The config layer turns files into these values.
  */
-import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
+import type { CanonicalArgv, GrammarSpec, LockedCommand } from "./grammar/types.js";
 
 /** One rule as written by the operator, with where it was written. */
 export interface RuleSpec {
@@ -74,6 +74,8 @@ export interface ProviderPolicyContext {
   readonly grammar: GrammarSpec;
   /** Broker-owned options (the target mode's floor plus `targeting.locked_options`). */
   readonly lockedOptions: readonly string[];
+  /** Commands no rule may allow (the target mode's floor in config/locked-floor.ts; absent: none). */
+  readonly lockedCommands?: readonly LockedCommand[];
   readonly settings: ProviderPolicySettings;
 }
 
@@ -95,6 +97,7 @@ export interface RuleRef {
  */
 export type PolicyDecision =
   | { readonly result: "deny"; readonly source: "locked-option"; readonly reason: string; readonly option: string }
+  | { readonly result: "deny"; readonly source: "locked-command"; readonly reason: string; readonly command: string }
   | { readonly result: "deny"; readonly source: "forbidden-value"; readonly reason: string }
   | { readonly result: "deny"; readonly source: "argv-rejected"; readonly reason: string }
   | { readonly result: "deny"; readonly source: "forbidden-arg"; readonly reason: string; readonly forbidden: string }

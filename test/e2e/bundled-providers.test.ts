@@ -96,12 +96,22 @@ describe("torii policy check refuses override spellings on the bundled providers
     ["aws", ["s3api", "put-bucket-tagging", "--tagging", "TagSet=[{Key=k,Value=x}]", "--tags", "K@=file://x"]],
     ["aws", ["s3", "ls", "--debug"]],
     ["aws", ["s3", "ls", "--deb"]],
+    ["aws", ["emr", "create-default-roles", "--iam-endpoint", "http://127.0.0.1:18999"]],
+    ["aws", ["emr", "create-default-roles", "--iam-end=http://127.0.0.1:18999"]],
+    ["aws", ["dlm", "create-default-role", "--iam-endpoint", "http://127.0.0.1:18999"]],
+    ["aws", ["emr-containers", "update-role-trust-policy", "--iam-endpoint", "http://127.0.0.1:18999"]],
+    ["aws", ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"]],
+    ["aws", ["s3", "sync", "s3://a", "s3://b", "--source-reg=eu-west-1"]],
+    ["aws", ["configure", "set", "endpoint_url", "http://127.0.0.1:18999"]],
+    ["aws", ["configure", "import", "--csv", "x"]],
+    ["aws", ["eks", "update-kubeconfig", "--name", "c"]],
     // az
     ["az", ["vm", "list", "--subscription", "x"]],
     ["az", ["vm", "list", "--sub", "x"]],
     ["az", ["vm", "list", "--s", "x"]],
     ["az", ["deployment", "group", "create", "--parameters", "@~/.azure/x"]],
     ["az", ["vm", "list", "--debug"]],
+    ["az", ["vm", "show", "--ids", "/subscriptions/OTHER/resourceGroups/g/providers/Microsoft.Compute/virtualMachines/v"]],
     // gcloud
     ["gcloud", ["compute", "instances", "list", "--account=other@x"]],
     ["gcloud", ["compute", "instances", "list", "--impersonate-service-account=sa@x"]],
@@ -115,7 +125,7 @@ describe("torii policy check refuses override spellings on the bundled providers
     expect(result.status, result.stderr).toBe(1);
     const explanation = JSON.parse(result.stdout) as { decision: string; source: string };
     expect(explanation.decision).toBe("deny");
-    expect(["locked-option", "forbidden-value", "forbidden-arg", "argv-rejected", "explicit-deny"]).toContain(explanation.source);
+    expect(["locked-option", "locked-command", "forbidden-value", "forbidden-arg", "argv-rejected", "explicit-deny"]).toContain(explanation.source);
   });
 });
 

@@ -13,21 +13,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
-import { startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
+import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 
 const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
-
-/** Identity-only: its identity command reports the kubeconfig it was given, which the target expects to be its own. */
-const KUBE_ID = `version: "1"
-name: kubeid
-tool: kubeid
-expose: false
-command: print-kubeconfig
-auth:
-  identity: {command: print-kubeconfig, args: [], field: kubeconfig}
-`;
 
 function kubeconfig(server: string, context: string, namespace: string): string {
   return `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: '${server}'}}]\ncontexts: [{name: ${context}, context: {cluster: c, user: u, namespace: ${namespace}}}]\nusers: [{name: u, user: {username: lab}}]\n`;
@@ -52,11 +42,11 @@ beforeAll(async () => {
   // The default kubeconfig of that HOME: no "lab" context either.
   mkdirSync(path.join(dir, ".kube"));
   writeFileSync(path.join(dir, ".kube", "config"), kubeconfig(hostile.url, "other", "default"));
-  const bin = makeFakeBin({ "print-kubeconfig": "process.stdout.write(JSON.stringify({ kubeconfig: process.env.KUBECONFIG ?? null }));" });
+  const bin = makeFakeBin(KUBECONFIG_IDENTITY_BIN);
   root = makeConfigTree({
     "providers/kubectl/provider.yaml": KUBECTL,
     "providers/kubectl/rules.yaml": 'version: "1"\naccept: [get pods]\n',
-    "providers/kubeid/provider.yaml": KUBE_ID,
+    "providers/kubeid/provider.yaml": KUBECONFIG_IDENTITY_PROVIDER,
     "providers/kubeid/rules.yaml": 'version: "1"\n',
   });
   const added = await cli("target", "add", "kubectl", "lab", "--context", "lab", "--kubeconfig", pinned, "--provider", "kubeid", "--expect", pinned);

@@ -77,3 +77,20 @@ export async function startKubeApiStub(pods: readonly string[]): Promise<KubeApi
       }),
   };
 }
+
+/**
+ * An identity-only provider whose identity command (`print-kubeconfig`, from
+ * `KUBECONFIG_IDENTITY_BIN`) reports the kubeconfig it was given, for targets
+ * that expect their own pinned file.
+ */
+export const KUBECONFIG_IDENTITY_PROVIDER = `version: "1"
+name: kubeid
+tool: kubeid
+expose: false
+command: print-kubeconfig
+auth:
+  identity: {command: print-kubeconfig, args: [], field: kubeconfig}
+`;
+
+/** The fake CLI behind `KUBECONFIG_IDENTITY_PROVIDER`, for `makeFakeBin`. */
+export const KUBECONFIG_IDENTITY_BIN = { "print-kubeconfig": "process.stdout.write(JSON.stringify({ kubeconfig: process.env.KUBECONFIG ?? null }));" };

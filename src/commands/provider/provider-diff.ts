@@ -24,6 +24,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(
 const optionNames = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => String(asDoc(row).name)) : []);
 const shown = (value: unknown): string => (value === undefined ? "unset" : JSON.stringify(value));
 const commandPaths = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => strings(asDoc(row).path).join(" ")) : []);
+const commandOptions = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map((row) => `${strings(asDoc(row).command).join(" ")} ${strings(asDoc(row).options).join(",")}`.trim()) : [];
 
 /** The changes from the `provider.yaml` text `before` to `after`. */
 export function diffProviderDefinitions(before: string, after: string): DefinitionChange[] {
@@ -44,6 +46,7 @@ export function diffProviderDefinitions(before: string, after: string): Definiti
     ["auth.removed_env", (doc) => strings(at(doc, "auth", "removed_env"))],
     ["argv.options", (doc) => optionNames(at(doc, "argv", "options"))],
     ["argv.commands", (doc) => commandPaths(at(doc, "argv", "commands"))],
+    ["argv.locked_command_options", (doc) => commandOptions(at(doc, "argv", "locked_command_options"))],
   ];
   for (const [what, read] of lists) {
     const from = new Set(read(old));

@@ -4,6 +4,7 @@
  * canonical form or the first rejection.
  */
 import { findFetchedValue, type SitedToken } from "./fetched-values.js";
+import { findLockedCommandUse } from "./locked-commands.js";
 import type { CompiledGrammar } from "./option-table.js";
 import type { ArgvRejection, CanonicalArgv, CanonicaliseResult, OptionSpec, RejectionKind } from "./types.js";
 
@@ -151,7 +152,14 @@ export class CanonicalBuilder {
 
   build(): CanonicalArgv {
     if (this.strict) {
-      // After the whole argv is read: whether a URL is passed on literally depends on the option before it.
+      // After the whole argv is read: the command path decides which commands and options are the broker's.
+      const locked = findLockedCommandUse(
+        { positionals: this.positionals, options: this.options, tail: this.tail ?? [] },
+        this.grammar.lockedCommands,
+        this.grammar.lockedCommandOptions,
+      );
+      if (locked !== undefined) throw new Rejected(locked);
+      // Whether a URL is passed on literally depends on the option before it.
       const fetched = findFetchedValue(this.grammar.fetchedValues, {
         positionals: this.positionals,
         options: this.options,

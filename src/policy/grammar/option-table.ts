@@ -3,7 +3,7 @@
  * option set and the forbidden value prefixes. Built once per provider.
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
-import type { CommandScope, FileWriteSpec, GrammarSpec, OptionSpec, ParserFamily } from "./types.js";
+import type { CommandScope, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
 export interface OptionTable {
@@ -32,6 +32,10 @@ export interface CompiledGrammar {
   readonly fetchedValues: CompiledFetchedValues;
   /** Arguments that write a local file (`policy/file-writes.ts`). */
   readonly fileWrites: readonly FileWriteSpec[];
+  /** Commands no rule may allow (the target mode's floor, `locked-commands.ts`). */
+  readonly lockedCommands: readonly LockedCommand[];
+  /** Options the broker owns under one command path. */
+  readonly lockedCommandOptions: readonly LockedCommandOptions[];
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -49,7 +53,7 @@ function buildTable(options: readonly OptionSpec[]): OptionTable {
  * value-taking global, so its `=` form, its abbreviations and the value it
  * would swallow are still recognised.
  */
-export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[]): CompiledGrammar {
+export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[], lockedCommands: readonly LockedCommand[] = []): CompiledGrammar {
   const declared = new Set<string>(spec.options.map((option) => option.name));
   for (const scope of spec.commands) for (const option of scope.options) declared.add(option.name);
   const implicitLocked: OptionSpec[] = lockedOptions.filter((name) => !declared.has(name)).map((name) => ({ name, value: "required", repeatable: false }));
@@ -65,6 +69,8 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
     fetchedValues: compileFetchedValues(spec.fetchedValues),
     fileWrites: spec.fileWrites ?? [],
+    lockedCommands,
+    lockedCommandOptions: spec.lockedCommandOptions ?? [],
   };
 }
 

@@ -52,6 +52,8 @@ export interface GrammarSpec {
   readonly fetchedValues?: FetchedValueSpec;
   /** Arguments with which the CLI writes a local file the caller names (absent: none). */
   readonly fileWrites?: readonly FileWriteSpec[];
+  /** Options the broker owns under one command path only (absent: none). */
+  readonly lockedCommandOptions?: readonly LockedCommandOptions[];
 }
 
 /**
@@ -66,6 +68,37 @@ export interface FileWriteSpec {
   readonly operand?: string;
   /** An option's full name: a call writes when it gives the option. */
   readonly option?: string;
+}
+
+/**
+ * Options of one command that do what a locked global option does: send the
+ * call's signed requests elsewhere (`emr create-default-roles --iam-endpoint`)
+ * or leave the pinned region (`s3 cp --source-region`). Every spelling the
+ * command's own parser reads as one of them is refused.
+ */
+export interface LockedCommandOptions {
+  /** The command path, e.g. `["s3", "cp"]`; empty: every command. */
+  readonly command: readonly string[];
+  readonly options: readonly string[];
+  /**
+   * Refuse only when a value given to the option contains this text (compared
+   * case-insensitively): az `--ids` naming `/subscriptions/…`, while `--id <guid>`
+   * of a Graph command stays up to the policy. Absent: every value.
+   */
+  readonly valueContains?: string;
+}
+
+/**
+ * A command the broker refuses for every target of a mode, whatever the rules
+ * say, because it rewrites the files that define the target or its identity
+ * (`kubectl config set-cluster`, `aws configure set`).
+ */
+export interface LockedCommand {
+  readonly command: readonly string[];
+  /** Sub-commands that stay up to the policy (read-only ones); empty: the whole command is refused. */
+  readonly except: readonly string[];
+  /** Why, for the denial: what the command would rewrite. */
+  readonly why: string;
 }
 
 /** A parameter whose URL value the CLI passes on literally (it does not download it). */
@@ -117,6 +150,8 @@ export interface CanonicalArgv {
 export type RejectionKind =
   /** a spelling the CLI would read as a locked (broker-owned) option */
   | "locked-option"
+  /** a command that rewrites what the target means (the target mode's command floor) */
+  | "locked-command"
   /** a value that would make the CLI read a local file or fetch a URL */
   | "forbidden-value"
   /** malformed, ambiguous, non-ASCII or unknown where it could hide a locked option */
@@ -128,7 +163,7 @@ export interface ArgvRejection {
   readonly token: string;
   /** Zero-based index of the token in the agent's argv. */
   readonly index: number;
-  /** For locked options: the canonical option the CLI would have read. */
+  /** For locked options: the canonical option the CLI would have read; for locked commands: the command path. */
   readonly option?: string;
   /** A sentence for the agent and the operator. */
   readonly reason: string;

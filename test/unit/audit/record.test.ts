@@ -35,6 +35,7 @@ describe("audit events", () => {
     }
     expect([...BROKER_AUDIT_EVENTS]).toEqual([
       "denied-locked-option",
+      "denied-locked-command",
       "denied-argv",
       "denied-policy-error",
       "denied-headless",

@@ -1,0 +1,128 @@
+/**
+ * The broker-owned commands and command-scoped options, checked on a finished
+ * agent argv before any rule is read:
+ *
+ * - a locked command (the target mode's floor) rewrites the files that define
+ *   the target or its identity, so no rule, grant or approval may allow it;
+ * - a locked command option does, under one command path, what a locked global
+ *   option does (another endpoint, another region).
+ *
+ * The command path is read as the CLI's parsers read it: the words of the
+ * argv that are not options, in order (argparse hands an unknown option to the
+ * sub-command's parser, so `emr --iam-endpoint=x create-default-roles` is
+ * still `emr create-default-roles`). The `--` tail counts too: the AWS CLI's
+ * top-level parser drops the `--` and hands what follows to the command's own
+ * parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
+ * reading more words here can only refuse more.
+ */
+import type { SitedToken } from "./fetched-values.js";
+import type { ArgvRejection, LockedCommand, LockedCommandOptions } from "./types.js";
+
+/** What the finished parse holds: positionals (argparse bodies keep command options there) and known options. */
+export interface ParsedArgv {
+  readonly positionals: readonly SitedToken[];
+  /** `token`: `--name` or `--name=value`, as canonicalised. */
+  readonly options: readonly { readonly name: string; readonly token: string; readonly index: number }[];
+  /** The tokens after `--`. */
+  readonly tail: readonly SitedToken[];
+}
+
+function isOptionLike(token: string): boolean {
+  return token.startsWith("-") && token !== "-";
+}
+
+function startsWith(words: readonly string[], path: readonly string[]): boolean {
+  return path.length <= words.length && path.every((word, i) => words[i] === word);
+}
+
+/**
+ * Whether a body token is read as `locked` by an argparse sub-command parser:
+ * the exact name or any prefix of it (`--iam-end`), also as `--name=value`.
+ * A prefix that the command could also read as another option is ambiguous
+ * there, so refusing it loses nothing the CLI would have run.
+ */
+function bodyTokenNames(token: string, locked: string): boolean {
+  if (!token.startsWith("--")) return false;
+  const equals = token.indexOf("=");
+  const name = equals === -1 ? token : token.slice(0, equals);
+  return name === locked || (name.length >= 3 && locked.startsWith(name));
+}
+
+function lockedCommandRejection(argv: ParsedArgv, words: readonly SitedToken[], locked: LockedCommand): ArgvRejection | undefined {
+  if (
+    !startsWith(
+      words.map((site) => site.token),
+      locked.command,
+    )
+  )
+    return undefined;
+  const next = words[locked.command.length];
+  if (next !== undefined && locked.except.includes(next.token)) return undefined;
+  const site = next ?? words[locked.command.length - 1] ?? argv.positionals[0];
+  const name = locked.command.join(" ");
+  // Only table words in the reason: the agent's next word may be anything, a secret included.
+  const which = locked.except.length === 0 ? `"${name}"` : `"${name}" sub-commands other than ${locked.except.join(", ")}`;
+  return {
+    kind: "locked-command",
+    token: site?.token ?? name,
+    index: site?.index ?? 0,
+    option: name,
+    reason: `${which} are refused for every target of this provider: ${locked.why}. No rule, grant or approval can allow them; the operator changes these files outside Torii`,
+  };
+}
+
+function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scoped: LockedCommandOptions): ArgvRejection | undefined {
+  if (!startsWith(words, scoped.command)) return undefined;
+  const where = scoped.command.length === 0 ? "any command" : `"${scoped.command.join(" ")}"`;
+  const reject = (option: string, token: string, index: number): ArgvRejection => ({
+    kind: "locked-option",
+    token,
+    index,
+    option,
+    reason: `argument ${index} sets ${option} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`,
+  });
+  for (const option of argv.options) {
+    if (scoped.options.includes(option.name) && valueMatches(scoped, option.token, [])) return reject(option.name, option.name, option.index);
+  }
+  for (const [at, site] of argv.positionals.entries()) {
+    const option = scoped.options.find((locked) => bodyTokenNames(site.token, locked));
+    if (option !== undefined && valueMatches(scoped, site.token, argv.positionals.slice(at + 1))) return reject(option, site.token, site.index);
+  }
+  return undefined;
+}
+
+/**
+ * Whether the values an option token is given (after its `=`, or the words up to
+ * the next option) hold the entry's `valueContains`; always true without one.
+ */
+function valueMatches(scoped: LockedCommandOptions, token: string, following: readonly SitedToken[]): boolean {
+  if (scoped.valueContains === undefined) return true;
+  const needle = scoped.valueContains.toLowerCase();
+  const equals = token.indexOf("=");
+  const end = following.findIndex((site) => isOptionLike(site.token));
+  const values = equals === -1 ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [token.slice(equals + 1)];
+  return values.some((value) => value.toLowerCase().includes(needle));
+}
+
+/**
+ * The first locked command or command-scoped locked option in a parsed agent
+ * argv, as a rejection; `undefined` when there is none.
+ */
+export function findLockedCommandUse(
+  argv: ParsedArgv,
+  lockedCommands: readonly LockedCommand[],
+  lockedCommandOptions: readonly LockedCommandOptions[],
+): ArgvRejection | undefined {
+  const body = { ...argv, positionals: [...argv.positionals, ...argv.tail] };
+  const words = body.positionals.filter((site) => !isOptionLike(site.token));
+  for (const locked of lockedCommands) {
+    const rejection = lockedCommandRejection(body, words, locked);
+    if (rejection !== undefined) return rejection;
+  }
+  const plainWords = words.map((site) => site.token);
+  for (const scoped of lockedCommandOptions) {
+    const rejection = lockedOptionRejection(body, plainWords, scoped);
+    if (rejection !== undefined) return rejection;
+  }
+  return undefined;
+}
