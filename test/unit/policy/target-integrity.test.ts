@@ -135,12 +135,17 @@ describe("aws: command options that leave the endpoint or region are locked in e
   });
 
   it.each([
-    ["s3", "cp", "s3://a/k", "s3://b/k", "--sse", "AES256"],
     ["s3", "ls", "--bucket-region", "eu-west-1"],
     ["ec2", "copy-image", "--source-region", "eu-west-1", "--source-image-id", "ami-1", "--name", "n"],
     ["emr", "list-clusters"],
   ])("aws %j stays up to the policy", (...argv) => {
     expect(decide(aws, argv).result).toBe("accept");
+  });
+
+  it("s3 cp with another option is not locked: only the local-file-write rule holds it (file-writes.ts)", () => {
+    const decision = decide(aws, ["s3", "cp", "s3://a/k", "s3://b/k", "--sse", "AES256"]);
+    expect(decision).toMatchObject({ result: "unresolved" });
+    expect(decision.reason).toContain("can write a local file");
   });
 });
 
