@@ -148,7 +148,7 @@ for (const name of readdirSync(root, { withFileTypes: true })
     if (new Set(locked).size !== locked.length) fail(where, "duplicate locked option");
   }
 
-  if (strictKeys(`${where} policy`, p.policy, ["minimum_accept_tokens", "forbidden_args", "ignore_args"])) {
+  if (strictKeys(`${where} policy`, p.policy, ["minimum_accept_tokens", "forbidden_args", "ignore_args"], ["parameter_carriers", "resource_types"])) {
     if (!Number.isInteger(p.policy.minimum_accept_tokens) || p.policy.minimum_accept_tokens < 1) fail(where, "bad minimum_accept_tokens");
     if (!isStringList(p.policy.forbidden_args)) fail(where, "forbidden_args must be a list of strings");
     if (strictKeys(`${where} policy.ignore_args`, p.policy.ignore_args, ["leading", "flags"])) {
@@ -170,7 +170,7 @@ for (const name of readdirSync(root, { withFileTypes: true })
   }
 
   const a = p.argv;
-  if (strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"], ["fetched_values", "locked_command_options"])) {
+  if (strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"], ["fetched_values", "locked_command_options", "file_writes"])) {
     if (!["pflag", "argparse", "plain"].includes(a.parser)) fail(where, `bad parser ${a.parser}`);
     if (!isStringList(a.forbidden_value_prefixes)) fail(where, "forbidden_value_prefixes must be strings");
     const globals = checkOptions(`${where} argv.options`, a.options, a.parser);
