@@ -27,6 +27,8 @@ describe("the published package (npm pack → global install → torii agent ins
       "package.json",
       "dist/cli.js",
       "dist/server/serve.js",
+      "dist/server/child-host.js",
+      "dist/activate/direct-activate.js",
       "rules.example.yaml",
       "docs/agents.md",
       "providers/kubectl/provider.yaml",
@@ -35,7 +37,12 @@ describe("the published package (npm pack → global install → torii agent ins
     }
     expect(
       files.filter(
-        (file) => file.startsWith("dist/") && !file.startsWith("dist/chunks/") && !file.startsWith("dist/server/") && !file.startsWith("dist/cli.js"),
+        (file) =>
+          file.startsWith("dist/") &&
+          !file.startsWith("dist/chunks/") &&
+          !file.startsWith("dist/server/") &&
+          !file.startsWith("dist/activate/") &&
+          !file.startsWith("dist/cli.js"),
       ),
     ).toEqual([]);
 
