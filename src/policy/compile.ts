@@ -11,6 +11,7 @@
 import { canonicalise } from "./grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "./grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec } from "./grammar/types.js";
+import { exactRuleTexts } from "./exact-pattern.js";
 import { compileRegexRule, isRegexRule, type RuleMatcher } from "./regex-rule.js";
 import { canonicalCommand, compileResourceTypes, type CompiledResourceTypes } from "./resource-types.js";
 import { resourceViews } from "./resource-views.js";
@@ -28,6 +29,8 @@ export interface LiteralRule {
 export interface RegexRule {
   readonly kind: "regex";
   readonly ref: RuleRef;
+  /** An exact rule (exact-pattern.ts): it matches only a call whose tokens the joined text delimits. */
+  readonly exact: boolean;
   /** Linear-time (RE2) matcher; see regex-rule.ts. */
   readonly regex: RuleMatcher;
 }
@@ -120,7 +123,7 @@ function compileRule(spec: RuleSpec, list: RuleList, layer: RuleLayer, grammar: 
   const ref: RuleRef = { text: spec.text, list, layer, origin: spec.origin };
   if (isRegexRule(spec.text)) {
     try {
-      return { kind: "regex", ref, regex: compileRegexRule(spec.text, list) };
+      return { kind: "regex", ref, regex: compileRegexRule(spec.text, list), exact: exactRuleTexts(spec.text) !== undefined };
     } catch (error) {
       return { ref, message: (error as Error).message };
     }

@@ -13,6 +13,7 @@ import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./com
 import { canonicalise } from "./grammar/canonicalise.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
+import { nameableTokens } from "./exact-pattern.js";
 import { fileWriteReason, localFileWrite, namesFileWrite } from "./file-writes.js";
 import { carriesParameters } from "./parameter-carriers.js";
 import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
@@ -156,7 +157,10 @@ export function literalMatches(rule: CanonicalArgv, view: EvaluationView, mode: 
 }
 
 function ruleMatches(rule: CompiledRule, view: EvaluationView, mode: LiteralMatchMode): boolean {
-  return rule.kind === "regex" ? rule.regex.test(view.joined) : literalMatches(rule.canonical, view, mode);
+  if (rule.kind === "literal") return literalMatches(rule.canonical, view, mode);
+  // An exact rule names whole tokens: a call whose tokens hold spaces would join to its text from other tokens.
+  if (rule.exact && !nameableTokens([...view.positionals, ...view.options, ...view.tail])) return false;
+  return rule.regex.test(view.joined);
 }
 
 /**

@@ -6,6 +6,18 @@
  * command it names) while any other regex stays a broad rule.
  */
 
+/**
+ * A token the joined text cannot delimit: an empty one, or one holding white
+ * space (`a b` and the two tokens `a`, `b` join alike), or a control character.
+ * No exact rule is written for a call with one, and none matches such a call.
+ */
+const UNNAMEABLE = /^$|[\s\p{Cc}]/u;
+
+/** Whether every token can be told apart in the space-joined text an exact rule matches. */
+export function nameableTokens(tokens: readonly string[]): boolean {
+  return !tokens.some((token) => UNNAMEABLE.test(token));
+}
+
 /** The characters with a meaning in a `u`-mode pattern; each is written with a backslash. */
 const PATTERN_SYNTAX = /[\\^$.*+?()[\]{}|/]/gu;
 const SYNTAX_CHARACTER = /^[\\^$.*+?()[\]{}|/]$/u;

@@ -14,17 +14,11 @@
  * Pure: compiled policy and argv in, rule text out.
  */
 import type { CompiledPolicy } from "./compile.js";
-import { exactPattern } from "./exact-pattern.js";
+import { exactPattern, nameableTokens } from "./exact-pattern.js";
 import { evaluatePolicy, normaliseForEvaluation, type EvaluationView } from "./evaluate.js";
 import { withPositionals } from "./resource-decision.js";
 import { canonicalCommand } from "./resource-types.js";
 import { MAX_RESOURCE_VIEWS, resourceViews } from "./resource-views.js";
-
-/**
- * A token the joined text cannot delimit: an empty one, or one holding white
- * space (`a b` and the two tokens `a`, `b` join alike), or a control character.
- */
-const UNNAMEABLE = /^$|[\s\p{Cc}]/u;
 
 /** The texts accept rules see for `view`: one per resource reading, else the view itself. */
 function readingTexts(view: EvaluationView, policy: CompiledPolicy): string[] {
@@ -39,7 +33,7 @@ function readingTexts(view: EvaluationView, policy: CompiledPolicy): string[] {
  */
 export function exactAcceptRule(policy: CompiledPolicy, argv: readonly string[]): { readonly rule: string } | { readonly reason: string } {
   if (argv.length === 0) return { reason: "the call has no arguments to name" };
-  if (argv.some((token) => UNNAMEABLE.test(token))) {
+  if (!nameableTokens(argv)) {
     return { reason: "a token is empty or contains white space or a control character, which an exact rule cannot delimit" };
   }
   const { canonical } = evaluatePolicy(policy, argv);

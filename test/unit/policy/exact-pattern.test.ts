@@ -61,3 +61,23 @@ describe("an exact rule names the file-writing call it was made for", () => {
     expect(decide("/^iot-data get-thing-shadow .*$/", call)).toBe("unresolved");
   });
 });
+
+describe("an exact rule matches only calls whose tokens it can delimit", () => {
+  const aws = bundledContext("aws");
+  const call = ["s3api", "get-object", "--bucket", "b", "--key", "k", "out.json"];
+  const decide = (accept: string, argv: readonly string[]) => evaluatePolicy(compilePolicy(aws, { shared: ruleList([], [accept]) }), argv).decision.result;
+
+  it("the same text split into other tokens (a space inside a token) is not the approved call", () => {
+    const offered = exactAcceptRule(compilePolicy(aws, { shared: ruleList() }), call);
+    if (!("rule" in offered)) throw new Error(offered.reason);
+    expect(decide(offered.rule, call)).toBe("accept");
+    expect(decide(offered.rule, ["s3api", "get-object", "--bucket", "b --key", "k", "out.json"])).not.toBe("accept");
+    expect(decide(offered.rule, ["s3api", "get-object", "--bucket", "b", "--key", "k out.json"])).not.toBe("accept");
+  });
+
+  it("a regex with pattern syntax keeps matching the joined text; one without any is read as exact", () => {
+    expect(decide("/^s3api list-objects --bucket a.b$/", ["s3api", "list-objects", "--bucket", "a b"])).toBe("accept");
+    expect(decide("/^s3api list-objects --bucket a b$/", ["s3api", "list-objects", "--bucket", "a b"])).toBe("unresolved");
+    expect(decide("/^s3api list-objects --bucket a b$/", ["s3api", "list-objects", "--bucket", "a", "b"])).toBe("accept");
+  });
+});

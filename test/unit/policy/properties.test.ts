@@ -332,7 +332,7 @@ describe("P6 fail closed", () => {
       throw new Error("matcher failed");
     };
     const poison = (policy: CompiledPolicy): CompiledPolicy => {
-      const rule: RegexRule = { kind: "regex", ref: { text: "/boom/", list: "deny", layer: "shared", origin: "test" }, regex: throwing };
+      const rule: RegexRule = { kind: "regex", ref: { text: "/boom/", list: "deny", layer: "shared", origin: "test" }, regex: throwing, exact: false };
       const accept: RegexRule = { ...rule, ref: { ...rule.ref, list: "accept" } };
       return {
         ...policy,
