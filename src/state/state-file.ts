@@ -177,10 +177,15 @@ export class StateFile<S> {
   async lockedIfFreeWhile<T>(body: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
     ensureStateDirectory(this.file, this.policy);
     checkLockPath(this.file, this.lockPath);
+    // Only the lock's own failures are lock errors; what `body` throws (a launch error with its own code) passes as it is.
+    const progress = { entered: false };
     try {
-      return await withFileLockIfFreeWhile(this.file, this.timing, body);
+      return await withFileLockIfFreeWhile(this.file, this.timing, () => {
+        progress.entered = true;
+        return body();
+      });
     } catch (error) {
-      throw isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
+      throw !progress.entered && isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
     }
   }
 

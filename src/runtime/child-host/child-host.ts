@@ -53,8 +53,15 @@ process.on("message", (raw) => {
   else running.get(message.id)?.abort();
 });
 
-process.on("disconnect", () => {
+/** Aborts every running launch (their process groups are terminated) and exits once they settled. */
+function windDown(): void {
   disconnected = true;
   if (running.size === 0) process.exit(0);
   for (const abort of running.values()) abort.abort();
-});
+}
+
+process.on("disconnect", windDown);
+// A terminal's Ctrl-C reaches the server's whole process group: the host stays until the server
+// closes the channel, so it never dies with launches only it knows of. SIGTERM winds down the same way.
+process.on("SIGINT", () => undefined);
+process.on("SIGTERM", windDown);

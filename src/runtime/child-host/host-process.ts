@@ -169,7 +169,9 @@ export class HostProcess {
         killProcessTree(pending.pid, this.platform);
         pending.run.reject(new ChildHostError(`${reason} during the call; its process group was killed, nothing of it is left running`));
       } else {
-        pending.start.reject(new ChildHostError(`${reason} before it reported the start of the process; the call was not run`));
+        pending.start.reject(
+          new ChildHostError(`${reason} before it reported the start of the process; the process may have started, and the server could not stop it`),
+        );
       }
     }
     this.events.onGone(this);

@@ -91,7 +91,13 @@ function resultOf(value: unknown): LaunchResult | undefined {
   const { exitCode, signal, stdout, stderr, truncated, timedOut, canceled, durationMs, pid } = value;
   const flags = [truncated, timedOut, canceled].every((flag) => typeof flag === "boolean");
   if (!isNullable(exitCode, Number.isInteger) || !isNullable(signal, (entry) => typeof entry === "string") || !flags) return undefined;
-  if (typeof stdout !== "string" || typeof stderr !== "string" || !isNumber(durationMs) || !optional(pid, Number.isSafeInteger)) return undefined;
+  if (
+    typeof stdout !== "string" ||
+    typeof stderr !== "string" ||
+    !isNumber(durationMs) ||
+    !optional(pid, (value) => Number.isSafeInteger(value) && (value as number) > 1)
+  )
+    return undefined;
   return {
     exitCode: exitCode as number | null,
     signal: signal as NodeJS.Signals | null,
@@ -111,7 +117,7 @@ export function parseFromHost(message: unknown): FromHost | undefined {
   const { id } = message;
   switch (message.type) {
     case "spawned":
-      return Number.isSafeInteger(message.pid) && (message.pid as number) > 0 ? { type: "spawned", id, pid: message.pid as number } : undefined;
+      return Number.isSafeInteger(message.pid) && (message.pid as number) > 1 ? { type: "spawned", id, pid: message.pid as number } : undefined;
     case "result": {
       const result = resultOf(message.result);
       return result === undefined ? undefined : { type: "result", id, result };

@@ -244,6 +244,14 @@ describe("LeaseStore.startWhileActive", () => {
     expect(existsSync(`${store.file}.lock`)).toBe(false);
     await store.revoke("prod");
   });
+
+  it("startNowWhileActive (the child host's start) passes a start's own coded error on unchanged, not as a lock error", async () => {
+    const { store } = setup();
+    await store.activate("prod", B1, 30, "replace");
+    const failure = Object.assign(new Error("cannot launch: missing"), { code: "ENOENT" });
+    await expect(store.startNowWhileActive("prod", B1, () => Promise.reject(failure))).rejects.toBe(failure);
+    expect(existsSync(`${store.file}.lock`)).toBe(false);
+  });
 });
 
 describe("LeaseStore: the lock", () => {

@@ -165,9 +165,16 @@ describe("messages the client cannot use", () => {
     const gone = nextGone();
     const start = client.start(request("/bin/true", []));
     await expect(start).rejects.toBeInstanceOf(ChildHostError);
-    await expect(start).rejects.toThrow(/malformed message before it reported the start of the process; the call was not run/);
+    await expect(start).rejects.toThrow(/malformed message before it reported the start of the process; the process may have started/);
     const pid = await gone;
     await expect.poll(() => alive(pid!)).toBe(false);
+  });
+
+  test("a spawned report naming pid 1 (a group kill of -1 would signal every process) is malformed: the host is given up", async () => {
+    const { client, nextGone } = clientFor(fakeHost(`send({ type: "spawned", id: message.id, pid: 1 });`));
+    const gone = nextGone();
+    await expect(client.start(request("/bin/true", []))).rejects.toThrow(/malformed message/);
+    await gone;
   });
 
   test("a host that dies after reporting a spawn fails the call and its process group is killed from the server", async () => {
