@@ -25,7 +25,8 @@ const KNOWN_V8_MAJORS = new Set([11, 12, 13]);
 function tunable(): boolean {
   const major = Number(process.versions.v8.split(".")[0]);
   if (!KNOWN_V8_MAJORS.has(major)) return false;
-  return !process.execArgv.some((arg) => arg.startsWith(FLAG));
+  // V8 reads `_` and `-` alike in flag names.
+  return !process.execArgv.some((arg) => arg.replaceAll("_", "-").startsWith(FLAG));
 }
 
 function setGrowthFactor(factor: number): void {

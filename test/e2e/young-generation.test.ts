@@ -56,8 +56,8 @@ describe("the young generation held small during start-up", () => {
     expect(sizes.released).toBeGreaterThanOrEqual(8 * sizes.start);
   });
 
-  test("an operator's own --semi-space-growth-factor on node's command line is left alone", () => {
-    const sizes = probe(true, ["--semi-space-growth-factor=4"]);
+  test.each(["--semi-space-growth-factor=4", "--semi_space_growth_factor=4"])("an operator's own %s on node's command line is left alone", (flag) => {
+    const sizes = probe(true, [flag]);
     expect(sizes.held).toBeGreaterThanOrEqual(8 * sizes.start);
   });
 });
