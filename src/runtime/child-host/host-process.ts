@@ -22,6 +22,8 @@ interface Pending {
   readonly run: { resolve: (result: LaunchResult) => void; reject: (error: Error) => void };
   readonly running: Promise<LaunchResult>;
   readonly stopCancel: () => void;
+  /** Fires when the host has not answered the launch within the spawn deadline. */
+  readonly deadline: NodeJS.Timeout;
 }
 
 export interface HostEvents {
@@ -46,6 +48,7 @@ export class HostProcess {
     hostFile: string,
     private readonly events: HostEvents,
     private readonly platform: NodeJS.Platform,
+    private readonly spawnDeadlineMs: number,
   ) {
     // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
     this.child = spawn(process.execPath, [hostFile], {
@@ -77,7 +80,11 @@ export class HostProcess {
     return !this.gone;
   }
 
-  /** Sends one launch; resolves when the host reports the process spawned (or canceled before it started). */
+  /**
+   * Sends one launch; resolves when the host reports the process spawned (or canceled before it started).
+   * A host that answers neither within `spawnDeadlineMs` is given up (killed, with every group it reported),
+   * so a wedged host never keeps a caller (and the lease lock it holds) waiting.
+   */
   launch(id: number, request: LaunchRequest): Promise<StartedLaunch> {
     if (this.gone || !this.child.connected) return Promise.reject(new ChildHostError("the child host is gone; the call was not run"));
     return new Promise<StartedLaunch>((resolveStart, rejectStart) => {
@@ -92,7 +99,12 @@ export class HostProcess {
       };
       request.signal?.addEventListener("abort", onAbort, { once: true });
       const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, { request, pid: undefined, started: false, start: { resolve: resolveStart, reject: rejectStart }, run, running, stopCancel });
+      const deadline = setTimeout(() => {
+        this.abandon(`the child host did not answer within ${this.spawnDeadlineMs} ms and was killed`);
+      }, this.spawnDeadlineMs);
+      deadline.unref();
+      const start = { resolve: resolveStart, reject: rejectStart };
+      this.pending.set(id, { request, pid: undefined, started: false, start, run, running, stopCancel, deadline });
       this.events.onBusyChange(this);
       this.send({ type: "launch", id, request: hostRequest(request) });
     });
@@ -132,6 +144,7 @@ export class HostProcess {
   }
 
   private apply(id: number, pending: Pending, message: FromHost): void {
+    clearTimeout(pending.deadline);
     if (message.type === "spawned") {
       if (pending.started) return;
       pending.pid = message.pid;
@@ -154,6 +167,7 @@ export class HostProcess {
 
   private finish(id: number, pending: Pending): void {
     this.pending.delete(id);
+    clearTimeout(pending.deadline);
     pending.stopCancel();
     this.events.onBusyChange(this);
   }

@@ -1,0 +1,73 @@
+/**
+ * A wedged child host never keeps the lease lock: the built server, a real
+ * host stopped with SIGSTOP while a target call waits for its `spawned`, and
+ * the operator's real `torii target clear` racing that call. The launch's
+ * deadline (shortened here by TORII_CHILD_HOST_SPAWN_DEADLINE_MS) gives the
+ * host up: the call fails closed saying the process may have started, the
+ * host is killed, the lock is released so the clear succeeds, and the next
+ * call runs in a new host.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin } from "../support/fake-clis.js";
+import { outcomeOf, startSession } from "../support/mcp-session.js";
+import { alive } from "../support/processes.js";
+import { runCli } from "../support/run-cli.js";
+
+const SPAWN_DEADLINE_MS = 1_500;
+
+describe.runIf(process.platform === "linux")("a wedged child host", () => {
+  test("a host stopped before it reports the spawn is given up at the deadline: the call fails closed, the lease lock is released for target clear", async () => {
+    const bin = makeFakeBin({ whoami: `process.stdout.write(JSON.stringify({ ppid: process.ppid }));` });
+    const root = makeConfigTree({
+      "providers/kube/provider.yaml": kubeContextProvider("must-not-run"),
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\ncontext: prod-ctx\nidentity: {provider: idp}\n',
+      "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: recorder\n',
+      "providers/idp/rules.yaml": 'version: "1"\n',
+      "providers/whoami/provider.yaml": 'version: "1"\nname: whoami\ntool: whoami\ncommand: whoami\n',
+      "providers/whoami/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
+    });
+    const session = await startSession(root, {
+      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
+      TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS),
+    });
+    onTestFinished(() => session.close().catch(() => undefined));
+    const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root });
+    const whoami = async (): Promise<number> =>
+      (JSON.parse(outcomeOf(await session.call("whoami", { args: ["x"] })).execution?.stdout ?? "{}") as { ppid: number }).ppid;
+
+    expect((await cli("target", "activate", "kube", "prod", "--for", "5")).status).toBe(0);
+    const hostPid = await whoami();
+    process.kill(hostPid, "SIGSTOP");
+    onTestFinished(() => {
+      if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
+    });
+
+    const call = session.call("kube", { args: ["get", "pods"], target: "prod" });
+    // The call holds the lease lock while it waits for the stopped host's `spawned`.
+    const lockDir = path.join(root, "providers/kube/.target-authorizations.yaml.lock");
+    await expect.poll(() => existsSync(lockDir), { timeout: 10_000, interval: 20 }).toBe(true);
+    const clear = await cli("target", "clear", "kube");
+    expect(clear.stderr).toBe("");
+    expect(clear.status).toBe(0);
+
+    const outcome = outcomeOf(await call);
+    expect(outcome.decision.result).toBe("allow");
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toMatch(
+      new RegExp(`did not answer within ${SPAWN_DEADLINE_MS} ms and was killed before it reported the start of the process; the process may have started`),
+    );
+    await expect.poll(() => alive(hostPid), { timeout: 10_000 }).toBe(false);
+    expect(existsSync(lockDir)).toBe(false);
+    // The stopped host never read the launch: nothing ran.
+    expect(bin.ran("must-not-run")).toBe(false);
+
+    // The lease is gone; the next call runs in a new host.
+    expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision).toMatchObject({ source: "target-inactive" });
+    const nextHost = await whoami();
+    expect(nextHost).not.toBe(hostPid);
+  });
+});
