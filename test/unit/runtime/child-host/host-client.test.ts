@@ -194,14 +194,14 @@ describe("messages the client cannot use", () => {
     const host = fakeHost(
       `if (message.request.executable === "/bin/sleep") import("node:child_process").then(({ spawn }) => { const child = spawn("/bin/sleep", ["30"], { detached: true, stdio: "ignore" }); send({ type: "spawned", id: message.id, pid: child.pid }); });`,
     );
-    const { client, nextGone } = clientFor(host, 60_000, 1_000);
+    const { client, nextGone } = clientFor(host, 60_000, 2_500);
     const gone = nextGone();
     const first = await client.start(request("/bin/sleep", ["30"]));
     const hostPid = client.hostPid;
     await expect(client.start(request("/bin/true", []))).rejects.toThrow(
-      /the child host did not answer within 1000 ms and was killed before it reported the start of the process; the process may have started/,
+      /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the process may have started/,
     );
-    await expect(first.running).rejects.toThrow(/did not answer within 1000 ms and was killed during the call; its process group was killed/);
+    await expect(first.running).rejects.toThrow(/did not answer within 2500 ms and was killed during the call; its process group was killed/);
     expect(await gone).toBe(hostPid);
     await expect.poll(() => alive(hostPid!)).toBe(false);
     await expect.poll(() => alive(first.pid!)).toBe(false);
