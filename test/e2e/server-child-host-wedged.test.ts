@@ -5,9 +5,11 @@
  * deadline (shortened here by TORII_CHILD_HOST_SPAWN_DEADLINE_MS) gives the
  * host up: the call fails closed saying the process may have started, the
  * host is killed, the lock is released so the clear succeeds, and the next
- * call runs in a new host.
+ * call runs in a new host. A host stopped while a process it spawned runs is
+ * given up once the run's timeout, kill grace and that deadline have passed.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
@@ -69,5 +71,35 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
     expect(outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "prod" })).decision).toMatchObject({ source: "target-inactive" });
     const nextHost = await whoami();
     expect(nextHost).not.toBe(hostPid);
+  });
+
+  test("a host stopped while its process runs is given up past the run's timeout: the call fails closed and the process group is killed", async () => {
+    const marker = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-holder-")), "pid");
+    const bin = makeFakeBin({ holder: `require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid)); setInterval(() => {}, 1000);` });
+    const root = makeConfigTree({
+      "providers/holder/provider.yaml": 'version: "1"\nname: holder\ntool: holder\ncommand: holder\nruntime: {timeout_seconds: 1}\n',
+      "providers/holder/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
+    });
+    const session = await startSession(root, {
+      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
+      TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS),
+    });
+    onTestFinished(() => session.close().catch(() => undefined));
+    const call = session.call("holder", { args: ["x"] });
+    await expect.poll(() => existsSync(marker), { timeout: 10_000, interval: 20 }).toBe(true);
+    const holderPid = Number(readFileSync(marker, "utf8"));
+    const hostPid = Number(/^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${holderPid}/status`, "utf8"))?.[1]);
+    process.kill(hostPid, "SIGSTOP");
+    onTestFinished(() => {
+      if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
+    });
+    const outcome = outcomeOf(await call);
+    expect(outcome.execution).toBeUndefined();
+    // 1 s timeout + 2 s kill grace + the deadline.
+    expect(outcome.error).toMatch(
+      new RegExp(`did not report the end of the process within ${3_000 + SPAWN_DEADLINE_MS} ms and was killed during the call; its process group was killed`),
+    );
+    await expect.poll(() => alive(holderPid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => alive(hostPid), { timeout: 10_000 }).toBe(false);
   });
 });

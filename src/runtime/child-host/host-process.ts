@@ -10,7 +10,16 @@
  * server knows their pids). No launch is ever sent again: a call runs once.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { killProcessTree, LaunchError, redactResult, type LaunchRequest, type LaunchResult, type StartedLaunch } from "../launcher.js";
+import {
+  DEFAULT_KILL_GRACE_MS,
+  killProcessTree,
+  LaunchError,
+  MAX_TIMER_MS,
+  redactResult,
+  type LaunchRequest,
+  type LaunchResult,
+  type StartedLaunch,
+} from "../launcher.js";
 import { NO_REDACTION } from "../redaction.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
@@ -22,8 +31,8 @@ interface Pending {
   readonly run: { resolve: (result: LaunchResult) => void; reject: (error: Error) => void };
   readonly running: Promise<LaunchResult>;
   readonly stopCancel: () => void;
-  /** Fires when the host has not answered the launch within the spawn deadline. */
-  readonly deadline: NodeJS.Timeout;
+  /** Fires when the host owes an answer (`spawned`, then the end of the run) past its deadline. */
+  deadline: NodeJS.Timeout | undefined;
 }
 
 export interface HostEvents {
@@ -83,7 +92,9 @@ export class HostProcess {
   /**
    * Sends one launch; resolves when the host reports the process spawned (or canceled before it started).
    * A host that answers neither within `spawnDeadlineMs` is given up (killed, with every group it reported),
-   * so a wedged host never keeps a caller (and the lease lock it holds) waiting.
+   * so a wedged host never keeps a caller (and the lease lock it holds) waiting; so is one that has not
+   * reported the end of a spawned process by its timeout, kill grace and `spawnDeadlineMs` (a caller may
+   * hold a lock for the whole run: the auth scope's, around a lifecycle command).
    */
   launch(id: number, request: LaunchRequest): Promise<StartedLaunch> {
     if (this.gone || !this.child.connected) return Promise.reject(new ChildHostError("the child host is gone; the call was not run"));
@@ -99,12 +110,10 @@ export class HostProcess {
       };
       request.signal?.addEventListener("abort", onAbort, { once: true });
       const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
-      const deadline = setTimeout(() => {
-        this.abandon(`the child host did not answer within ${this.spawnDeadlineMs} ms and was killed`);
-      }, this.spawnDeadlineMs);
-      deadline.unref();
       const start = { resolve: resolveStart, reject: rejectStart };
-      this.pending.set(id, { request, pid: undefined, started: false, start, run, running, stopCancel, deadline });
+      const pending: Pending = { request, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
+      this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
+      this.pending.set(id, pending);
       this.events.onBusyChange(this);
       this.send({ type: "launch", id, request: hostRequest(request) });
     });
@@ -144,11 +153,12 @@ export class HostProcess {
   }
 
   private apply(id: number, pending: Pending, message: FromHost): void {
-    clearTimeout(pending.deadline);
     if (message.type === "spawned") {
       if (pending.started) return;
       pending.pid = message.pid;
       pending.started = true;
+      const { timeoutMs, killGraceMs } = pending.request;
+      this.expectAnswer(pending, timeoutMs + (killGraceMs ?? DEFAULT_KILL_GRACE_MS) + this.spawnDeadlineMs, "did not report the end of the process");
       pending.start.resolve({ pid: message.pid, running: pending.running });
       return;
     }
@@ -163,6 +173,16 @@ export class HostProcess {
     const error = new LaunchError(pending.request.executable, message.code, message.detail);
     if (pending.started) pending.run.reject(error);
     else pending.start.reject(error);
+  }
+
+  /** Gives the host up unless it answers `pending` within `ms` (no deadline beyond a timer's range). */
+  private expectAnswer(pending: Pending, ms: number, what: string): void {
+    clearTimeout(pending.deadline);
+    if (ms > MAX_TIMER_MS) return;
+    pending.deadline = setTimeout(() => {
+      this.abandon(`the child host ${what} within ${ms} ms and was killed`);
+    }, ms);
+    pending.deadline.unref();
   }
 
   private finish(id: number, pending: Pending): void {
