@@ -14,11 +14,26 @@ import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
-import { outcomeOf, startSession } from "../support/mcp-session.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { alive } from "../support/processes.js";
 import { runCli } from "../support/run-cli.js";
 
 const SPAWN_DEADLINE_MS = 2_000;
+
+/** The built server with the fake CLIs of `binDir` and a short answer deadline; closed when the test ends. */
+async function deadlineSession(root: string, binDir: string): Promise<McpSession> {
+  const session = await startSession(root, { PATH: `${binDir}:${process.env.PATH ?? ""}`, TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS) });
+  onTestFinished(() => session.close().catch(() => undefined));
+  return session;
+}
+
+/** Wedges the host with SIGSTOP; resumed when the test ends if it is still there. */
+function stopUntilTestEnds(hostPid: number): void {
+  process.kill(hostPid, "SIGSTOP");
+  onTestFinished(() => {
+    if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
+  });
+}
 
 describe.runIf(process.platform === "linux")("a wedged child host", () => {
   test("a host stopped before it reports the spawn is given up at the deadline: the call fails closed, the lease lock is released for target clear", async () => {
@@ -32,21 +47,14 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
       "providers/whoami/provider.yaml": 'version: "1"\nname: whoami\ntool: whoami\ncommand: whoami\n',
       "providers/whoami/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
     });
-    const session = await startSession(root, {
-      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
-      TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS),
-    });
-    onTestFinished(() => session.close().catch(() => undefined));
+    const session = await deadlineSession(root, bin.dir);
     const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root });
     const whoami = async (): Promise<number> =>
       (JSON.parse(outcomeOf(await session.call("whoami", { args: ["x"] })).execution?.stdout ?? "{}") as { ppid: number }).ppid;
 
     expect((await cli("target", "activate", "kube", "prod", "--for", "5")).status).toBe(0);
     const hostPid = await whoami();
-    process.kill(hostPid, "SIGSTOP");
-    onTestFinished(() => {
-      if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
-    });
+    stopUntilTestEnds(hostPid);
 
     const call = session.call("kube", { args: ["get", "pods"], target: "prod" });
     // The call holds the lease lock while it waits for the stopped host's `spawned`.
@@ -80,19 +88,12 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
       "providers/holder/provider.yaml": 'version: "1"\nname: holder\ntool: holder\ncommand: holder\nruntime: {timeout_seconds: 1}\n',
       "providers/holder/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
     });
-    const session = await startSession(root, {
-      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
-      TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS),
-    });
-    onTestFinished(() => session.close().catch(() => undefined));
+    const session = await deadlineSession(root, bin.dir);
     const call = session.call("holder", { args: ["x"] });
     await expect.poll(() => existsSync(marker), { timeout: 10_000, interval: 20 }).toBe(true);
     const holderPid = Number(readFileSync(marker, "utf8"));
     const hostPid = Number(/^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${holderPid}/status`, "utf8"))?.[1]);
-    process.kill(hostPid, "SIGSTOP");
-    onTestFinished(() => {
-      if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
-    });
+    stopUntilTestEnds(hostPid);
     const outcome = outcomeOf(await call);
     expect(outcome.execution).toBeUndefined();
     // 1 s timeout + 2 s kill grace + the deadline.
