@@ -18,13 +18,21 @@
  */
 import { lstatSync, utimesSync } from "node:fs";
 import { LockCompromisedError } from "./errors.js";
-import { acquire, lockMtime, monotonicMs, removeLockDirectory, takenIfFree, type LockTiming } from "./lock.js";
+import {
+  acquire,
+  effectiveTiming,
+  isSameDirectory,
+  lockMtime,
+  monotonicMs,
+  removeLockDirectory,
+  suspectAfterMs,
+  takenIfFree,
+  type LockIdentity,
+  type LockTiming,
+} from "./lock.js";
 
 /** What makes the lock directory this holder's: its identity and the mtime this holder last set. */
-interface Ownership {
-  readonly dev: number;
-  readonly ino: number;
-  readonly birthtimeMs: number;
+interface Ownership extends LockIdentity {
   mtimeMs: number;
   /** When (monotonic ms) the mtime was last set by this holder. */
   refreshedAt: number;
@@ -41,11 +49,10 @@ interface Ownership {
 export async function withCheckedFileLock<T>(file: string, timing: LockTiming, body: () => Promise<T>): Promise<T> {
   const lockPath = `${file}.lock`;
   // proper-lockfile's own bounds, so that this holder and its holders agree on what is stale.
-  const stale = Math.max(timing.stale, 2_000);
-  const update = Math.max(Math.min(timing.update, stale / 2), 1_000);
+  const { stale, update } = effectiveTiming(timing);
   const own = await acquire(file, lockPath, timing, () => Promise.resolve(takeLock(lockPath, stale)));
   let lost: string | undefined;
-  const problem = (): string | undefined => (lost ??= ownershipProblem(lockPath, own, (update + stale) / 2));
+  const problem = (): string | undefined => (lost ??= ownershipProblem(lockPath, own, suspectAfterMs(timing)));
   const refresh = setInterval(() => {
     if (problem() === undefined) refreshLock(lockPath, own);
   }, update);
@@ -88,7 +95,7 @@ function ownershipProblem(lockPath: string, own: Ownership, suspectAfterMs: numb
   }
   const stats = lstatSync(lockPath, { throwIfNoEntry: false });
   if (stats === undefined) return `${lockPath} is gone`;
-  if (stats.dev !== own.dev || stats.ino !== own.ino || stats.birthtimeMs !== own.birthtimeMs || stats.mtimeMs !== own.mtimeMs) {
+  if (!isSameDirectory(stats, own) || stats.mtimeMs !== own.mtimeMs) {
     return `${lockPath} is another holder's now`;
   }
   return undefined;

@@ -20,7 +20,8 @@
  * Every process that locks a given file must use the same `stale` and `update`
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
-import { fsync, lstatSync, mkdirSync, rmdirSync } from "node:fs";
+import * as nodeFs from "node:fs";
+import { fsync, lstatSync, mkdirSync, rmdir, rmdirSync, type Stats } from "node:fs";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
 
@@ -53,11 +54,56 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
-/** Runs `body` holding the lock `<file>.lock`; always releases it. */
+/** What tells a lock directory from another holder's made after it was removed (the inode number may be reused). */
+export interface LockIdentity {
+  readonly dev: number;
+  readonly ino: number;
+  readonly birthtimeMs: number;
+}
+
+/** True when `stats` are of the directory `identity` was taken from. */
+export function isSameDirectory(stats: Stats | undefined, identity: LockIdentity): boolean {
+  return stats !== undefined && stats.dev === identity.dev && stats.ino === identity.ino && stats.birthtimeMs === identity.birthtimeMs;
+}
+
+/** `timing` as proper-lockfile applies it (stale at least 2 s, refresh within [1 s, stale/2]), which every holder must agree on. */
+export function effectiveTiming(timing: LockTiming): { readonly stale: number; readonly update: number } {
+  const stale = Math.max(timing.stale, 2_000);
+  return { stale, update: Math.max(Math.min(timing.update, stale / 2), 1_000) };
+}
+
+/**
+ * A refresh later than halfway between the refresh period and the stale period
+ * leaves another process time to judge the lock stale and take it over: past
+ * that age a lock is no longer certainly its holder's.
+ */
+export function suspectAfterMs(timing: LockTiming): number {
+  const { stale, update } = effectiveTiming(timing);
+  return (stale + update) / 2;
+}
+
+/**
+ * Runs `body` holding the lock `<file>.lock`; always releases it, but removes
+ * the directory only while it is the one this holder made and its mtime is
+ * fresh: after a stall (a takeover may be under way or done) it is left to the
+ * other holder, or to age out, and the loss is reported.
+ */
 export async function withFileLock<T>(file: string, timing: LockTiming, body: (held: HeldLock) => Promise<T>): Promise<T> {
   const lockPath = `${file}.lock`;
   let lost: Error | undefined;
+  let mine: LockIdentity | undefined = undefined;
+  // proper-lockfile's release removes the directory without looking; its takeover of a dead holder's lock (before `mine` is set) is unchanged.
+  const guardedRmdir = (target: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
+    const stats = lstatSync(target, { throwIfNoEntry: false });
+    if (mine === undefined || stats === undefined || (isSameDirectory(stats, mine) && Date.now() - stats.mtimeMs < suspectAfterMs(timing))) {
+      rmdir(target, callback);
+      return;
+    }
+    lost ??= new Error(`${target} was left in place: it is not certainly this holder's any more`);
+    callback(null);
+  };
   const lockOptions: LockOptions = {
+    fs: { ...nodeFs, rmdir: guardedRmdir },
     stale: timing.stale,
     update: timing.update,
     realpath: false,
@@ -68,6 +114,8 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
     },
   };
   const release = await acquire(file, lockPath, timing, () => lock(file, lockOptions));
+  // Never matches when the directory is already gone: nothing is then removed as ours.
+  mine = lstatSync(lockPath, { throwIfNoEntry: false }) ?? { dev: -1, ino: -1, birthtimeMs: -1 };
   const acquiredAt = monotonicMs();
   const held: HeldLock = {
     lockPath,
