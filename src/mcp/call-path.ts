@@ -15,7 +15,7 @@ import type { CallOutcome } from "../pipeline/call-types.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import type { ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore } from "../runtime/concurrency.js";
-import { ChildHostClient, DEFAULT_HOST_IDLE_MS } from "../runtime/child-host/host-client.js";
+import { ChildHostClient, DEFAULT_HOST_IDLE_MS, DEFAULT_SPAWN_DEADLINE_MS } from "../runtime/child-host/host-client.js";
 
 /** The call side of a running server. */
 export interface CallPath {
@@ -41,7 +41,10 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
   const slots = new Semaphore(settings.maxConcurrentCalls);
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
   // The server never forks a call's process itself: its child host does (docs/architecture.md, "Process model").
-  const host = new ChildHostClient({ idleMs: hostIdleMs(process.env) });
+  const host = new ChildHostClient({
+    idleMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_IDLE_MS", DEFAULT_HOST_IDLE_MS),
+    spawnDeadlineMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_SPAWN_DEADLINE_MS", DEFAULT_SPAWN_DEADLINE_MS),
+  });
 
   const deps: InvokeDeps = {
     registry,
@@ -77,8 +80,12 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
   };
 }
 
-/** TORII_CHILD_HOST_IDLE_MS: how long an idle child host is kept (tests shorten it); the default otherwise. */
-function hostIdleMs(env: NodeJS.ProcessEnv): number {
-  const value = Number(env.TORII_CHILD_HOST_IDLE_MS);
-  return env.TORII_CHILD_HOST_IDLE_MS !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : DEFAULT_HOST_IDLE_MS;
+/**
+ * A child-host period only tests set (TORII_CHILD_HOST_IDLE_MS: how long an idle host is kept;
+ * TORII_CHILD_HOST_SPAWN_DEADLINE_MS: how long a launch waits for its first answer); the default otherwise.
+ */
+function millisecondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  const value = Number(text);
+  return text !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
 }

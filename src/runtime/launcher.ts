@@ -85,7 +85,7 @@ export class LaunchError extends Error {
   }
 }
 
-const DEFAULT_KILL_GRACE_MS = 2000;
+export const DEFAULT_KILL_GRACE_MS = 2000;
 /**
  * How long to keep reading after the child exited. Enough for the pipes to
  * drain what the child wrote; a descendant that escaped the process group and
@@ -97,7 +97,7 @@ const EXIT_DRAIN_GRACE_MS = 200;
  * with no exit status (the process is stuck in the kernel, or taskkill failed).
  */
 const UNKILLABLE_BACKSTOP_MS = 5000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type StreamName = "stdout" | "stderr";
 

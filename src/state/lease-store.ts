@@ -191,37 +191,28 @@ export class LeaseStore {
    * `start()` and then does not affect the running process. An invalid state
    * is {active:false}.
    *
-   * @throws LockTimeoutError when the lock stays busy; whatever `start()` throws.
+   * @throws LockTimeoutError when the lock stays busy; LockCompromisedError when
+   *   `start()` resolved but the lock may have been lost meanwhile (the process
+   *   started without exclusion: the caller must stop it); whatever `start()` throws.
    */
   async startWhileActive<T>(target: string, binding: string, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }> {
     if (!this.isActive(target, binding)) return { active: false };
-    return this.state.locked(
-      async (): Promise<{ active: true; value: T } | { active: false }> => {
-        if (!this.isActive(target, binding)) return { active: false };
-        return { active: true, value: await start() };
-      },
-      // The process is running by the time a loss could be reported: the caller must get its handle.
-      { reportLoss: false },
-    );
+    return this.startNowWhileActive(target, binding, start);
   }
 
   /**
    * `startWhileActive` without the check before the lock: `start` resolves
    * once the process has been spawned (the child host answered), and the lock
-   * is held until then, taken at once with one `mkdir` when free
-   * (`lockedIfFreeWhile`), else waited for like every writer. A revocation that
-   * commits first makes the check under the lock fail; one that comes later
-   * finds the process started, as with `startWhileActive`.
+   * is held until then, taken at once with one `mkdir` when free, else waited
+   * for like every writer, refreshed and checked for ownership meanwhile
+   * (`lockedWhile`). A revocation that commits first makes the check under the
+   * lock fail; one that comes later finds the process started.
    *
-   * @throws LockTimeoutError when the lock stays busy; whatever `start()` throws.
+   * @throws as startWhileActive.
    */
   async startNowWhileActive<T>(target: string, binding: string, start: () => Promise<T>): Promise<{ active: true; value: T } | { active: false }> {
     // No check before the lock: the caller's checkpoint just read the file, and the one that counts is under the lock.
-    const underLock = async (): Promise<{ active: true; value: T } | { active: false }> =>
-      this.isActive(target, binding) ? { active: true, value: await start() } : { active: false };
-    const now = await this.state.lockedIfFreeWhile(underLock);
-    if (now.held) return now.value;
-    return this.state.locked(underLock, { reportLoss: false });
+    return this.state.lockedWhile(async () => (this.isActive(target, binding) ? { active: true, value: await start() } : { active: false }));
   }
 
   /** The current state for a write: refuses an invalid file and a stale expected revision. */

@@ -20,7 +20,8 @@
  * Every process that locks a given file must use the same `stale` and `update`
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
-import { fsync, lstatSync, mkdirSync, rmdirSync, utimesSync } from "node:fs";
+import * as nodeFs from "node:fs";
+import { fsync, lstatSync, mkdirSync, rmdir, rmdirSync, type Stats } from "node:fs";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
 
@@ -53,20 +54,56 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
-export interface FileLockOptions {
-  /**
-   * Whether a lock lost while the body ran is reported after it by throwing
-   * LockCompromisedError (the default). Off when the body's effect cannot be
-   * undone and the caller must get its value (a process that was started).
-   */
-  readonly reportLoss?: boolean;
+/** What tells a lock directory from another holder's made after it was removed (the inode number may be reused). */
+export interface LockIdentity {
+  readonly dev: number;
+  readonly ino: number;
+  readonly birthtimeMs: number;
 }
 
-/** Runs `body` holding the lock `<file>.lock`; always releases it. */
-export async function withFileLock<T>(file: string, timing: LockTiming, body: (held: HeldLock) => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+/** True when `stats` are of the directory `identity` was taken from. */
+export function isSameDirectory(stats: Stats | undefined, identity: LockIdentity): boolean {
+  return stats !== undefined && stats.dev === identity.dev && stats.ino === identity.ino && stats.birthtimeMs === identity.birthtimeMs;
+}
+
+/** `timing` as proper-lockfile applies it (stale at least 2 s, refresh within [1 s, stale/2]), which every holder must agree on. */
+export function effectiveTiming(timing: LockTiming): { readonly stale: number; readonly update: number } {
+  const stale = Math.max(timing.stale, 2_000);
+  return { stale, update: Math.max(Math.min(timing.update, stale / 2), 1_000) };
+}
+
+/**
+ * A refresh later than halfway between the refresh period and the stale period
+ * leaves another process time to judge the lock stale and take it over: past
+ * that age a lock is no longer certainly its holder's.
+ */
+export function suspectAfterMs(timing: LockTiming): number {
+  const { stale, update } = effectiveTiming(timing);
+  return (stale + update) / 2;
+}
+
+/**
+ * Runs `body` holding the lock `<file>.lock`; always releases it, but removes
+ * the directory only while it is the one this holder made and its mtime is
+ * fresh: after a stall (a takeover may be under way or done) it is left to the
+ * other holder, or to age out, and the loss is reported.
+ */
+export async function withFileLock<T>(file: string, timing: LockTiming, body: (held: HeldLock) => Promise<T>): Promise<T> {
   const lockPath = `${file}.lock`;
   let lost: Error | undefined;
+  let mine: LockIdentity | undefined = undefined;
+  // proper-lockfile's release removes the directory without looking; its takeover of a dead holder's lock (before `mine` is set) is unchanged.
+  const guardedRmdir = (target: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
+    const stats = lstatSync(target, { throwIfNoEntry: false });
+    if (mine === undefined || stats === undefined || (isSameDirectory(stats, mine) && Date.now() - stats.mtimeMs < suspectAfterMs(timing))) {
+      rmdir(target, callback);
+      return;
+    }
+    lost ??= new Error(`${target} was left in place: it is not certainly this holder's any more`);
+    callback(null);
+  };
   const lockOptions: LockOptions = {
+    fs: { ...nodeFs, rmdir: guardedRmdir },
     stale: timing.stale,
     update: timing.update,
     realpath: false,
@@ -76,7 +113,9 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
       lost ??= error;
     },
   };
-  const release = await acquire(file, lockPath, lockOptions, timing);
+  const release = await acquire(file, lockPath, timing, () => lock(file, lockOptions));
+  // Never matches when the directory is already gone: nothing is then removed as ours.
+  mine = lstatSync(lockPath, { throwIfNoEntry: false }) ?? { dev: -1, ino: -1, birthtimeMs: -1 };
   const acquiredAt = monotonicMs();
   const held: HeldLock = {
     lockPath,
@@ -97,7 +136,7 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
       lost ??= error instanceof Error ? error : new Error(String(error));
     });
   }
-  if (lost !== undefined && options.reportLoss !== false) throw new LockCompromisedError(file, lost.message, { cause: lost });
+  if (lost !== undefined) throw new LockCompromisedError(file, lost.message, { cause: lost });
   return value;
 }
 
@@ -126,38 +165,8 @@ export function withFileLockIfFree<T>(file: string, body: () => T): { held: true
   }
 }
 
-/**
- * `withFileLockIfFree` for an asynchronous `body` (a process start that waits
- * for the child host's answer): taken with the same `mkdir` when free, and,
- * since the hold now spans turns of the event loop, its mtime is refreshed
- * every `timing.update` ms as proper-lockfile's holders do, so no other
- * process ever judges it stale while `body` runs.
- */
-export async function withFileLockIfFreeWhile<T>(
-  file: string,
-  timing: LockTiming,
-  body: () => Promise<T>,
-): Promise<{ held: true; value: T } | { held: false }> {
-  const lockPath = `${file}.lock`;
-  if (!takenIfFree(lockPath)) return { held: false };
-  const refresh = setInterval(() => {
-    try {
-      const now = new Date();
-      utimesSync(lockPath, now, now);
-    } catch {
-      // The directory is gone: nothing left to keep fresh.
-    }
-  }, timing.update);
-  try {
-    return { held: true, value: await body() };
-  } finally {
-    clearInterval(refresh);
-    removeLockDirectory(lockPath);
-  }
-}
-
 /** The atomic `mkdir` of the lock directory: false when another holder has it. */
-function takenIfFree(lockPath: string): boolean {
+export function takenIfFree(lockPath: string): boolean {
   try {
     mkdirSync(lockPath);
     return true;
@@ -200,13 +209,18 @@ export function syncDescriptor(fd: number): Promise<void> {
   });
 }
 
-async function acquire(file: string, lockPath: string, options: LockOptions, timing: LockTiming): Promise<() => Promise<void>> {
+/**
+ * Waits for the lock with `tryLock` (one attempt, rejecting with code ELOCKED
+ * while another holder has it): jittered backoff up to `timing.waitMs`, and a
+ * lock whose mtime lies in the future and stopped moving taken over.
+ */
+export async function acquire<R>(file: string, lockPath: string, timing: LockTiming, tryLock: () => Promise<R>): Promise<R> {
   const started = monotonicMs();
   let delay = 2;
   let future: { readonly mtimeMs: number; readonly since: number } | undefined;
   for (;;) {
     try {
-      return await lock(file, options);
+      return await tryLock();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     }
@@ -234,11 +248,11 @@ async function acquire(file: string, lockPath: string, options: LockOptions, tim
  * (node:perf_hooks) costs a short operator command such as `target activate`
  * some 5 ms to load, for two clock readings.
  */
-function monotonicMs(): number {
+export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-function lockMtime(lockPath: string): number | undefined {
+export function lockMtime(lockPath: string): number | undefined {
   try {
     return lstatSync(lockPath).mtimeMs;
   } catch {
@@ -254,7 +268,7 @@ function isDirectory(target: string): boolean {
   }
 }
 
-function removeLockDirectory(lockPath: string): void {
+export function removeLockDirectory(lockPath: string): void {
   try {
     rmdirSync(lockPath);
   } catch (error) {

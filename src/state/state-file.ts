@@ -15,7 +15,8 @@ import { parseDocument, stringify } from "yaml";
 import type * as z from "zod";
 import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
 import { StateError } from "./errors.js";
-import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, withFileLockIfFreeWhile, type FileLockOptions, type LockTiming } from "./lock.js";
+import { withCheckedFileLock } from "./checked-lock.js";
+import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, type LockTiming } from "./lock.js";
 import {
   checkLockPath,
   checkStateDirectory,
@@ -132,26 +133,21 @@ export class StateFile<S> {
    * 0700 when missing) and the lock path, and removing temp files a crashed
    * writer left behind. `body` reads with `read()` and writes with `write()`.
    */
-  async locked<T>(body: (write: (state: S) => Promise<void>) => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  async locked<T>(body: (write: (state: S) => Promise<void>) => Promise<T>): Promise<T> {
     ensureStateDirectory(this.file, this.policy);
     checkLockPath(this.file, this.lockPath);
     const progress = { entered: false };
     try {
-      return await withFileLock(
-        this.file,
-        this.timing,
-        async (held) => {
-          progress.entered = true;
-          checkLockPath(this.file, this.lockPath);
-          this.removeLeftoverTemps();
-          return body((state) =>
-            this.write(state, () => {
-              held.assertHeld();
-            }),
-          );
-        },
-        options,
-      );
+      return await withFileLock(this.file, this.timing, async (held) => {
+        progress.entered = true;
+        checkLockPath(this.file, this.lockPath);
+        this.removeLeftoverTemps();
+        return body((state) =>
+          this.write(state, () => {
+            held.assertHeld();
+          }),
+        );
+      });
     } catch (error) {
       // The body's errors keep their type; a file-system error taking the lock becomes a StateError.
       throw !progress.entered && isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
@@ -173,14 +169,18 @@ export class StateFile<S> {
     }
   }
 
-  /** `lockedIfFree` for an asynchronous read-only `body`, whose hold keeps the lock fresh (`withFileLockIfFreeWhile`). */
-  async lockedIfFreeWhile<T>(body: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
+  /**
+   * Runs the read-only `body`, which waits on something outside Torii (a process start), holding the
+   * file's lock with its ownership checked (`withCheckedFileLock`): LockCompromisedError when `body`
+   * resolved but the lock may have been lost meanwhile.
+   */
+  async lockedWhile<T>(body: () => Promise<T>): Promise<T> {
     ensureStateDirectory(this.file, this.policy);
     checkLockPath(this.file, this.lockPath);
     // Only the lock's own failures are lock errors; what `body` throws (a launch error with its own code) passes as it is.
     const progress = { entered: false };
     try {
-      return await withFileLockIfFreeWhile(this.file, this.timing, () => {
+      return await withCheckedFileLock(this.file, this.timing, () => {
         progress.entered = true;
         return body();
       });

@@ -17,10 +17,21 @@ import { HostProcess } from "./host-process.js";
 /** How long an idle host is kept for the next call: a host costs ~40 MiB, a restart ~50 ms of CPU. */
 export const DEFAULT_HOST_IDLE_MS = 30_000;
 
+/**
+ * How long a launch waits for the host's first answer (`spawned`, or its end) before the host is
+ * given up. A spawn takes milliseconds, a cold host start well under a second even on a loaded
+ * machine; the caller holds the lease lock meanwhile, so this stays below half the state lock's
+ * stale period (no other process can judge the lock stale) and below a waiter's 5 s (an operator's
+ * `torii target clear` waiting behind a wedged host still gets the lock).
+ */
+export const DEFAULT_SPAWN_DEADLINE_MS = 2_500;
+
 export interface ChildHostOptions {
   /** The host's entry file; by default child-host.js beside this module (also in the server's bundle). */
   readonly hostFile?: string;
   readonly idleMs?: number;
+  /** How long a launch waits for the host's first answer before the host is killed (DEFAULT_SPAWN_DEADLINE_MS). */
+  readonly spawnDeadlineMs?: number;
   readonly platform?: NodeJS.Platform;
   /** Called when a host is gone (it exited, idle or not, or was given up and killed), with its pid. */
   readonly onHostGone?: (pid: number | undefined) => void;
@@ -37,12 +48,14 @@ export class ChildHostClient {
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly hostFile: string;
   private readonly idleMs: number;
+  private readonly spawnDeadlineMs: number;
   private readonly platform: NodeJS.Platform;
   private readonly onHostGone: ((pid: number | undefined) => void) | undefined;
 
   constructor(options: ChildHostOptions = {}) {
     this.hostFile = options.hostFile ?? defaultHostFile();
     this.idleMs = options.idleMs ?? DEFAULT_HOST_IDLE_MS;
+    this.spawnDeadlineMs = options.spawnDeadlineMs ?? DEFAULT_SPAWN_DEADLINE_MS;
     this.platform = options.platform ?? process.platform;
     this.onHostGone = options.onHostGone;
   }
@@ -80,6 +93,7 @@ export class ChildHostClient {
         },
       },
       this.platform,
+      this.spawnDeadlineMs,
     );
     return this.host;
   }

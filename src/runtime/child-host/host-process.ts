@@ -10,7 +10,16 @@
  * server knows their pids). No launch is ever sent again: a call runs once.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { killProcessTree, LaunchError, redactResult, type LaunchRequest, type LaunchResult, type StartedLaunch } from "../launcher.js";
+import {
+  DEFAULT_KILL_GRACE_MS,
+  killProcessTree,
+  LaunchError,
+  MAX_TIMER_MS,
+  redactResult,
+  type LaunchRequest,
+  type LaunchResult,
+  type StartedLaunch,
+} from "../launcher.js";
 import { NO_REDACTION } from "../redaction.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
@@ -22,6 +31,8 @@ interface Pending {
   readonly run: { resolve: (result: LaunchResult) => void; reject: (error: Error) => void };
   readonly running: Promise<LaunchResult>;
   readonly stopCancel: () => void;
+  /** Fires when the host owes an answer (`spawned`, then the end of the run) past its deadline. */
+  deadline: NodeJS.Timeout | undefined;
 }
 
 export interface HostEvents {
@@ -46,6 +57,7 @@ export class HostProcess {
     hostFile: string,
     private readonly events: HostEvents,
     private readonly platform: NodeJS.Platform,
+    private readonly spawnDeadlineMs: number,
   ) {
     // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
     this.child = spawn(process.execPath, [hostFile], {
@@ -77,7 +89,13 @@ export class HostProcess {
     return !this.gone;
   }
 
-  /** Sends one launch; resolves when the host reports the process spawned (or canceled before it started). */
+  /**
+   * Sends one launch; resolves when the host reports the process spawned (or canceled before it started).
+   * A host that answers neither within `spawnDeadlineMs` is given up (killed, with every group it reported),
+   * so a wedged host never keeps a caller (and the lease lock it holds) waiting; so is one that has not
+   * reported the end of a spawned process by its timeout, kill grace and `spawnDeadlineMs` (a caller may
+   * hold a lock for the whole run: the auth scope's, around a lifecycle command).
+   */
   launch(id: number, request: LaunchRequest): Promise<StartedLaunch> {
     if (this.gone || !this.child.connected) return Promise.reject(new ChildHostError("the child host is gone; the call was not run"));
     return new Promise<StartedLaunch>((resolveStart, rejectStart) => {
@@ -92,7 +110,10 @@ export class HostProcess {
       };
       request.signal?.addEventListener("abort", onAbort, { once: true });
       const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, { request, pid: undefined, started: false, start: { resolve: resolveStart, reject: rejectStart }, run, running, stopCancel });
+      const start = { resolve: resolveStart, reject: rejectStart };
+      const pending: Pending = { request, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
+      this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
+      this.pending.set(id, pending);
       this.events.onBusyChange(this);
       this.send({ type: "launch", id, request: hostRequest(request) });
     });
@@ -136,6 +157,8 @@ export class HostProcess {
       if (pending.started) return;
       pending.pid = message.pid;
       pending.started = true;
+      const { timeoutMs, killGraceMs } = pending.request;
+      this.expectAnswer(pending, timeoutMs + (killGraceMs ?? DEFAULT_KILL_GRACE_MS) + this.spawnDeadlineMs, "did not report the end of the process");
       pending.start.resolve({ pid: message.pid, running: pending.running });
       return;
     }
@@ -152,8 +175,19 @@ export class HostProcess {
     else pending.start.reject(error);
   }
 
+  /** Gives the host up unless it answers `pending` within `ms` (no deadline beyond a timer's range). */
+  private expectAnswer(pending: Pending, ms: number, what: string): void {
+    clearTimeout(pending.deadline);
+    if (ms > MAX_TIMER_MS) return;
+    pending.deadline = setTimeout(() => {
+      this.abandon(`the child host ${what} within ${ms} ms and was killed`);
+    }, ms);
+    pending.deadline.unref();
+  }
+
   private finish(id: number, pending: Pending): void {
     this.pending.delete(id);
+    clearTimeout(pending.deadline);
     pending.stopCancel();
     this.events.onBusyChange(this);
   }

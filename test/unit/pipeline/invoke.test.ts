@@ -3,6 +3,7 @@
  * a revocation landing at any checkpoint, including at launch, stops the call
  * before the program starts.
  */
+import path from "node:path";
 import { describe, expect, test, vi } from "vitest";
 import { loadRegistry } from "../../../src/config/registry.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
@@ -13,8 +14,12 @@ import type { LeaseCheckpoint, LeaseGate } from "../../../src/pipeline/gates.js"
 import { headlessApprover, type GrantGate } from "../../../src/pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
 import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
-import type { StartLaunch } from "../../../src/runtime/launcher.js";
+import { startLaunch, type StartLaunch } from "../../../src/runtime/launcher.js";
+import { LeaseStore } from "../../../src/state/lease-store.js";
 import { makeConfigTree } from "../../support/config-tree.js";
+import { alive } from "../../support/processes.js";
+import { hex64, TEST_LOCK_TIMING } from "../state/helpers.js";
+import { startThief, stallUntil } from "../state/lock-thief.js";
 
 const root = makeConfigTree({
   "providers/kube/provider.yaml": 'version: "1"\nname: kube\ntool: kube\ncommand: node\ntargeting:\n  mode: credentials\n',
@@ -127,6 +132,40 @@ describe("lease checkpoints", () => {
     expect(leases.seen).toEqual(["policy"]);
     expect(launchSpy).not.toHaveBeenCalled();
   });
+});
+
+describe("a lease lock lost while the process started", () => {
+  test("a process started after the server stalled and its lease lock was taken over is killed, and the call fails closed", async () => {
+    // The real lease store and its lock; a real process started by the real launcher (a long-running
+    // stand-in for the program); after the spawn the server stalls until another process robs the lock.
+    const store = new LeaseStore(path.join(root, "providers/kube"), { lockTiming: TEST_LOCK_TIMING });
+    await store.activate("prod", hex64("b1"), 30, "replace");
+    let pid: number | undefined;
+    const leases: LeaseGate = {
+      check: () => Promise.resolve({ active: true }),
+      startWhileActive: (_provider, _target, start) => store.startNowWhileActive("prod", hex64("b1"), start),
+    };
+    const stallingStart: StartLaunch = async (request) => {
+      const started = await startLaunch({ ...request, executable: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] });
+      pid = started.pid;
+      const thief = startThief(store.file, TEST_LOCK_TIMING);
+      stallUntil(thief.robbed, 15_000);
+      return started;
+    };
+    const deps = depsWith(leases, stallingStart);
+    const provider = deps.registry.providers.get("kube")!;
+    const audit = recordingAudit();
+    const outcome = await invoke(
+      { provider, target: provider.targets.get("prod"), args: ["get", "pods"], description: undefined, signal: new AbortController().signal, audit },
+      deps,
+    );
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toMatch(/^node: the lease lock was lost while the process started \(not refreshed for \d+ ms .*\); the process was killed$/);
+    expect(audit.events).toContain("launch-failed");
+    expect(audit.events).not.toContain("ran");
+    expect(pid).toBeGreaterThan(1);
+    await expect.poll(() => alive(pid!)).toBe(false);
+  }, 20_000);
 });
 
 describe("the call's audit: as few appends as its guarantees allow", () => {

@@ -5,14 +5,15 @@
  * lies in the future (the clock went back) does not lock everyone out.
  * Every process in a test uses TEST_LOCK_TIMING (stale 2 s, refresh 1 s).
  */
-import { statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LockTimeoutError } from "../../../src/state/errors.js";
+import { LockCompromisedError, LockTimeoutError } from "../../../src/state/errors.js";
 import { LEASE_FILE, LeaseStore } from "../../../src/state/lease-store.js";
 import { withFileLock } from "../../../src/state/lock.js";
 import { assertBuiltStateIsFresh, runChild } from "./child-process.js";
 import { hex64, tempDir, TEST_LOCK_TIMING } from "./helpers.js";
+import { startThief, stallUntil } from "./lock-thief.js";
 
 const B1 = hex64("b1");
 
@@ -83,6 +84,23 @@ describe("the state lock across processes", () => {
     },
     20_000,
   );
+});
+
+describe("a writer's lock that is no longer its own", () => {
+  beforeAll(() => {
+    assertBuiltStateIsFresh();
+  });
+
+  it("a writer stalled past the stale period and robbed reports the loss and leaves the robber's lock in place", async () => {
+    const file = path.join(tempDir(), "grants.yaml");
+    const held = withFileLock(file, TEST_LOCK_TIMING, () => {
+      const thief = startThief(file, TEST_LOCK_TIMING);
+      stallUntil(thief.robbed, 15_000);
+      return Promise.resolve();
+    });
+    await expect(held).rejects.toBeInstanceOf(LockCompromisedError);
+    expect(lstatSync(`${file}.lock`).isDirectory()).toBe(true);
+  }, 20_000);
 });
 
 /** Holds the lock with withFileLock while its clock runs an hour ahead (so the lock's mtime lies in the others' future). */

@@ -31,11 +31,12 @@ function request(executable: string, args: readonly string[], extra: Partial<Lau
 }
 
 /** A client whose host is closed when the test ends; `gone` resolves with each host's pid as it goes. */
-function clientFor(hostFile: string, idleMs = 60_000) {
+function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number) {
   const gone: ((pid: number | undefined) => void)[] = [];
   const client = new ChildHostClient({
     hostFile,
     idleMs,
+    ...(spawnDeadlineMs === undefined ? {} : { spawnDeadlineMs }),
     onHostGone: (pid) => {
       gone.shift()?.(pid);
     },
@@ -186,6 +187,27 @@ describe("messages the client cannot use", () => {
     const started = await client.start(request("/bin/sleep", ["30"]));
     await expect(started.running).rejects.toThrow(/the child host exited \(exit 3\) during the call; its process group was killed/);
     await expect.poll(() => alive(started.pid!)).toBe(false);
+  });
+
+  test("a host that does not answer a launch within the spawn deadline is given up: the call fails closed, the host and every group it reported are killed", async () => {
+    // A launch of sleep is reported (a real process in its own group); one of true is never answered.
+    const host = fakeHost(
+      `if (message.request.executable === "/bin/sleep") import("node:child_process").then(({ spawn }) => { const child = spawn("/bin/sleep", ["30"], { detached: true, stdio: "ignore" }); send({ type: "spawned", id: message.id, pid: child.pid }); });`,
+    );
+    const { client, nextGone } = clientFor(host, 60_000, 2_500);
+    const gone = nextGone();
+    const first = await client.start(request("/bin/sleep", ["30"]));
+    const hostPid = client.hostPid;
+    await expect(client.start(request("/bin/true", []))).rejects.toThrow(
+      /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the process may have started/,
+    );
+    await expect(first.running).rejects.toThrow(/did not answer within 2500 ms and was killed during the call; its process group was killed/);
+    expect(await gone).toBe(hostPid);
+    await expect.poll(() => alive(hostPid!)).toBe(false);
+    await expect.poll(() => alive(first.pid!)).toBe(false);
+    // The next launch starts a new host.
+    await expect(client.start(request("/bin/sleep", ["30"]))).resolves.toMatchObject({ pid: expect.any(Number) as number });
+    expect(client.hostPid).not.toBe(hostPid);
   });
 
   test("a host file that cannot run fails the call closed, and the next start tries a new host", async () => {
