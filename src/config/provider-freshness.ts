@@ -17,7 +17,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { toriiPackageRoot } from "../runtime/own-code.js";
 import { PROVIDER_JSON, providerTextDigest } from "./provider-json.js";
 
 /** The environment variable naming another catalogue folder. */
@@ -27,10 +27,12 @@ export const CATALOGUE_ENV = "TORII_PROVIDER_CATALOG";
 export function bundledCatalogueDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const override = env[CATALOGUE_ENV];
   if (override !== undefined && override !== "") return path.resolve(override);
-  // src/config/ (tests), dist/config/, dist/server/ or dist/chunks/ (the bundles): walk up to the package.
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "providers"))) return path.join(dir, "providers");
-    if (path.dirname(dir) === dir) return undefined;
+  // The package root the server has already found (own-code.ts caches it): no walk of its own.
+  try {
+    const dir = path.join(toriiPackageRoot(), "providers");
+    return existsSync(dir) ? dir : undefined;
+  } catch {
+    return undefined;
   }
 }
 
