@@ -42,6 +42,7 @@ function load(name) {
       forbiddenValuePrefixes: p.argv.forbidden_value_prefixes,
       ...(p.argv.fetched_values === undefined ? {} : { fetchedValues: fetched(p.argv.fetched_values) }),
       ...(p.argv.file_writes === undefined ? {} : { fileWrites: p.argv.file_writes }),
+      ...(p.argv.plugins === undefined ? {} : { plugins: p.argv.plugins }),
     },
     lockedOptions: p.targeting?.locked_options ?? [],
     settings: {

@@ -171,7 +171,12 @@ for (const name of readdirSync(root, { withFileTypes: true })
 
   const a = p.argv;
   if (
-    strictKeys(`${where} argv`, a, ["parser", "forbidden_value_prefixes", "options", "commands"], ["fetched_values", "locked_command_options", "file_writes"])
+    strictKeys(
+      `${where} argv`,
+      a,
+      ["parser", "forbidden_value_prefixes", "options", "commands"],
+      ["fetched_values", "locked_command_options", "file_writes", "plugins"],
+    )
   ) {
     if (!["pflag", "argparse", "plain"].includes(a.parser)) fail(where, `bad parser ${a.parser}`);
     if (!isStringList(a.forbidden_value_prefixes)) fail(where, "forbidden_value_prefixes must be strings");

@@ -4,7 +4,7 @@
  * would switch cluster, identity, endpoint or trust is refused. A provider's
  * `targeting.locked_options` can add to this floor, never remove from it.
  */
-import type { GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
+import type { FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
 
 /** The options every provider of a mode locks, whatever its `locked_options` say. */
@@ -27,6 +27,12 @@ export const LOCKED_OPTION_FLOOR: Readonly<Record<TargetMode, readonly string[]>
     "--as-group",
     "--as-uid",
     "--as-user-extra",
+    // Write a local file at any path (`--profile` alone writes ./profile.pprof): no rule should allow them.
+    "--cache-dir",
+    "--profile",
+    "--profile-output",
+    "--log-file",
+    "--log-dir",
   ]),
   aws_profile: Object.freeze(["--profile", "--region", "--endpoint-url", "--no-sign-request", "--ca-bundle", "--no-verify-ssl"]),
   // credentials mode injects nothing; the provider's locked_options must name what redirects credentials.
@@ -99,4 +105,33 @@ export function withLockedCommandOptionFloor(grammar: GrammarSpec, provider: Pro
   const floor = mode === undefined ? [] : LOCKED_COMMAND_OPTION_FLOOR[mode];
   if (floor.length === 0) return grammar;
   return { ...grammar, lockedCommandOptions: [...floor, ...(grammar.lockedCommandOptions ?? [])] };
+}
+
+/**
+ * File writes every provider of a mode lists, whatever its `argv.file_writes`
+ * say (an operator tree keeps the provider.yaml it was installed with): a call
+ * with one is accepted only by a rule naming its command path
+ * (policy/file-writes.ts). kubectl also runs plugins for unknown command words.
+ */
+export const FILE_WRITE_FLOOR: Readonly<Record<TargetMode, { readonly writes: readonly FileWriteSpec[]; readonly plugins: boolean }>> = Object.freeze({
+  kubectl_context: Object.freeze({
+    writes: Object.freeze([
+      // `cp pod:/f ~/.kube/config` overwrites the kubeconfig that defines the target.
+      { command: ["cp"], operand: "file-spec-dest" },
+      { command: ["kustomize"], option: "--output" },
+      { command: ["cluster-info", "dump"], option: "--output-directory" },
+      { command: ["proxy"], option: "--unix-socket" },
+    ]),
+    plugins: true,
+  }),
+  aws_profile: Object.freeze({ writes: Object.freeze([]), plugins: false }),
+  credentials: Object.freeze({ writes: Object.freeze([]), plugins: false }),
+});
+
+/** The provider's grammar with its mode's file-write floor added to its own `file_writes` (and `plugins`). */
+export function withFileWriteFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
+  const mode = provider.targeting?.mode;
+  const floor = mode === undefined ? undefined : FILE_WRITE_FLOOR[mode];
+  if (floor === undefined || (floor.writes.length === 0 && !floor.plugins)) return grammar;
+  return { ...grammar, fileWrites: [...floor.writes, ...(grammar.fileWrites ?? [])], plugins: floor.plugins || grammar.plugins === true };
 }

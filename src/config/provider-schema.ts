@@ -123,6 +123,8 @@ const argvSchema = z
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
     file_writes: z.array(fileWriteSchema).optional(),
+    /** An unknown command word runs a plugin program from PATH (`kubectl foo`): such a call is a file write (src/policy/file-writes.ts). */
+    plugins: z.boolean().optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: z
       .array(
@@ -379,6 +381,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
     ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
+    ...(argv.plugins === undefined ? {} : { plugins: argv.plugins }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {

@@ -15,7 +15,7 @@ import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProviderPolicyContext } from "../policy/types.js";
 import { combineConfigErrors, ConfigError } from "./errors.js";
-import { effectiveLockedOptions, lockedCommandsOf, withLockedCommandOptionFloor } from "./locked-floor.js";
+import { effectiveLockedOptions, lockedCommandsOf, withFileWriteFloor, withLockedCommandOptionFloor } from "./locked-floor.js";
 import { PROVIDER_JSON } from "./provider-json.js";
 import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
@@ -263,7 +263,7 @@ function loadProvider(trust: ConfigTrust, root: string, dirName: string, collect
     targetAware: owner.mode !== undefined,
     policyContext: {
       tool: config.tool,
-      grammar: withLockedCommandOptionFloor(toGrammarSpec(config), config),
+      grammar: withFileWriteFloor(withLockedCommandOptionFloor(toGrammarSpec(config), config), config),
       lockedOptions: effectiveLockedOptions(config),
       lockedCommands: lockedCommandsOf(config),
       settings: toPolicySettings(config),

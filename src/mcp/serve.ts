@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { exposedProviders } from "../config/exposure.js";
+import { staleProviders, staleProvidersLine } from "../config/provider-freshness.js";
 import { createCallAudit } from "../pipeline/call-audit.js";
 import { loadServerConfiguration, startupFailureOf, type ConfigurationLoad, type ServerConfiguration } from "../pipeline/server-configuration.js";
 import { toriiCodeDirectory } from "../runtime/own-code.js";
@@ -52,6 +53,9 @@ export async function serveStdio(version: string): Promise<number> {
       await Promise.allSettled([...served.pendingAudit]);
     },
     started: () => {
+      // Before the "serving" line, so a reader that waits for it has seen this one too.
+      const stale = staleProviders(configuration.registry.providers.values());
+      if (stale.length > 0) logToStderr(staleProvidersLine(stale));
       logToStderr(`serving ${configuration.registry.providers.size} provider(s) from ${configuration.root}`);
     },
   });

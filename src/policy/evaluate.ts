@@ -248,7 +248,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
   // A call that writes a local file is accepted only by a rule naming its command (file-writes.ts).
-  const write = localFileWrite(policy.grammar.fileWrites, canonical.positionals) ?? localFileWrite(policy.grammar.fileWrites, view.positionals);
+  const write = localFileWrite(policy.grammar, canonical) ?? localFileWrite(policy.grammar, view);
   const admits = (rule: CompiledRule): boolean => write === undefined || namesFileWrite(rule, write);
   const accepted = withCommandAliases(view, policy.resourceTypes, (written) =>
     acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode, admits)),

@@ -9,10 +9,32 @@
  * literal shorter than the command path) never accepts them: only a rule that
  * names the command path does (or the exact rule Always allow writes for one
  * call), so an operator accepts a file write knowingly.
+ *
+ * A CLI that runs plugins (`kubectl foo` runs `kubectl-foo` from PATH, `kubectl
+ * create foo` runs `kubectl-create-foo`) runs a program Torii knows nothing
+ * about, which may write any file: such a call is treated alike, its command
+ * path being the known words and the plugin's word.
  */
 import type { CompiledRule } from "./compile.js";
 import { exactRuleTexts } from "./exact-pattern.js";
+import { findScope, type CompiledGrammar } from "./grammar/option-table.js";
 import type { FileWriteSpec } from "./grammar/types.js";
+
+/** A call that runs a plugin program: `command` is the known command path and the plugin's word. */
+export interface PluginRun {
+  readonly command: readonly string[];
+  readonly plugin: true;
+}
+
+/** What makes a call write a local file: a listed argument, or a plugin. */
+export type LocalWrite = FileWriteSpec | PluginRun;
+
+/** A call in canonical form, as far as file writes go. */
+export interface WriteCandidate {
+  readonly positionals: readonly string[];
+  /** Canonical options (`--long` or `--long=value`). */
+  readonly options: readonly string[];
+}
 
 function startsWith(tokens: readonly string[], path: readonly string[]): boolean {
   return path.length <= tokens.length && path.every((word, i) => tokens[i] === word);
@@ -24,14 +46,38 @@ function givesOption(token: string, option: string): boolean {
   return name === option || (name.startsWith("--") && name.length >= 3 && option.startsWith(name));
 }
 
-/** The listed file write this call makes, if any (`positionals`: the canonical command path and body). */
-export function localFileWrite(writes: readonly FileWriteSpec[], positionals: readonly string[]): FileWriteSpec | undefined {
-  return writes.find((write) => {
-    if (!startsWith(positionals, write.command)) return false;
+/**
+ * The local file write this call makes, if any: a listed argument (an option
+ * in the body of an argparse command, or among the canonical options), or a
+ * plugin program.
+ */
+export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
+  const listed = grammar.fileWrites.find((write) => {
+    if (!startsWith(call.positionals, write.command)) return false;
     if (write.option === undefined) return true;
     const option = write.option;
-    return positionals.slice(write.command.length).some((token) => givesOption(token, option));
+    return (
+      call.positionals.slice(write.command.length).some((token) => givesOption(token, option)) || call.options.some((token) => token.split("=")[0] === option)
+    );
   });
+  return listed ?? (grammar.plugins ? pluginRun(grammar, call.positionals) : undefined);
+}
+
+/**
+ * The plugin a call runs: its first word names no command, or the word after a
+ * command group (a command with sub-commands) names none of them. kubectl then
+ * looks for `kubectl-<words>` on PATH (for `create`; other groups refuse the
+ * word, which costs nothing to treat alike).
+ */
+function pluginRun(grammar: CompiledGrammar, positionals: readonly string[]): PluginRun | undefined {
+  const first = positionals[0];
+  if (first === undefined) return undefined;
+  const scope = findScope(grammar, positionals);
+  if (scope === undefined) return { command: [first], plugin: true };
+  const next = positionals[scope.path.length];
+  if (next === undefined) return undefined;
+  const isGroup = grammar.scopes.some((other) => other.path.length === scope.path.length + 1 && startsWith(other.path, scope.path));
+  return isGroup ? { command: [...scope.path, next], plugin: true } : undefined;
 }
 
 /**
@@ -39,20 +85,31 @@ export function localFileWrite(writes: readonly FileWriteSpec[], positionals: re
  * command path covers the command's, or an exact rule (the approval page's
  * Always allow, exact-pattern.ts) each of whose whole calls does.
  */
-export function namesFileWrite(rule: CompiledRule, write: FileWriteSpec): boolean {
+export function namesFileWrite(rule: CompiledRule, write: LocalWrite): boolean {
   if (rule.kind === "literal") return commandPathCovers(rule.canonical.positionals, write);
   const texts = exactRuleTexts(rule.ref.text);
   return texts !== undefined && texts.every((text) => commandPathCovers(text.split(" "), write));
 }
 
 /** Whether the words before the first option start with the writing command's path. */
-function commandPathCovers(positionals: readonly string[], write: FileWriteSpec): boolean {
+function commandPathCovers(positionals: readonly string[], write: LocalWrite): boolean {
   const end = positionals.findIndex((token) => token.startsWith("-"));
   return startsWith(end === -1 ? positionals : positionals.slice(0, end), write.command);
 }
 
-/** Why a listed file write is left for a decision (no option value or path is quoted: it may be a secret). */
-export function fileWriteReason(tool: string, write: FileWriteSpec): string {
+/**
+ * Why a file write is left for a decision. No option value or path is quoted
+ * (it may be a secret), nor a plugin's word (the agent's): only table words.
+ */
+export function fileWriteReason(tool: string, write: LocalWrite): string {
+  if ("plugin" in write) {
+    const known = write.command.slice(0, -1).join(" ");
+    const where = known === "" ? "its first word names no command" : `the word after "${known}" names no sub-command`;
+    return (
+      `${tool}: ${where} of the provider's table, so ${tool} would run a plugin program from PATH, which may write local files or do anything else; ` +
+      "only an accept rule that names the command word accepts it, so a grant or the operator's approval is needed"
+    );
+  }
   const path = write.command.join(" ");
   const argument = write.option ?? `its ${write.operand ?? "outfile"} operand`;
   return (

@@ -2,7 +2,8 @@
  * Doctor's checks of one provider: its rules load and compile (through the
  * server's own loader), it has accept rules, its CLI is on PATH as the server
  * resolves it (through the child's PATH, .env included), the CLI's version against the version its option table was
- * generated from, and its grants files are valid. An identity-only provider
+ * generated from, its grants files are valid, and its installed definition is not
+ * older than the one bundled with this Torii (config/provider-freshness.ts). An identity-only provider
  * (`expose: false`) is no tool: the agent never calls it, so it needs neither
  * accept rules nor its `command` on PATH.
  */
@@ -15,12 +16,26 @@ import { operatorChildFiles } from "../shared/child-view.js";
 import type { ChildFiles } from "../../pipeline/child-files.js";
 import { checkConfiguredKubeconfigs } from "../../pipeline/child-kubeconfig.js";
 import { checkConfiguredAwsFiles } from "../../pipeline/child-aws-files.js";
+import { bundledCatalogueDir, isOlderThanBundled, upgradeCommand } from "../../config/provider-freshness.js";
 import { firstVersion, generatedFromVersion } from "../provider/catalogue.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** Findings for `provider` (its targets are target-checks.ts's). */
 export function providerChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
-  return [...ruleChecks(provider), ...cliChecks(provider, registry), ...grantChecks(provider)];
+  return [...freshnessChecks(provider), ...ruleChecks(provider), ...cliChecks(provider, registry), ...grantChecks(provider)];
+}
+
+/** An installed copy older than the bundled definition misses the security data added since. */
+function freshnessChecks(provider: ProviderEntry): DoctorCheck[] {
+  if (!isOlderThanBundled(provider.name, provider.dir, bundledCatalogueDir())) return [];
+  return [
+    check(
+      `definition ${provider.name}`,
+      "warn",
+      `${provider.file} is older than the definition bundled with this Torii: security data added since (file writes, locked options and commands, selectors) does not apply to its calls`,
+      `${upgradeCommand(provider.name)} (with --dry-run first to see the changes), then restart the client`,
+    ),
+  ];
 }
 
 function ruleChecks(provider: ProviderEntry): DoctorCheck[] {

@@ -6,11 +6,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { bundledCatalogueDir } from "../../config/provider-freshness.js";
 import { OperatorError } from "../shared/operator-context.js";
-
-/** The environment variable naming another catalogue folder. */
-export const CATALOGUE_ENV = "TORII_PROVIDER_CATALOG";
 
 /** One bundled provider. */
 export interface CatalogueEntry {
@@ -20,15 +17,11 @@ export interface CatalogueEntry {
   readonly presets: readonly string[];
 }
 
-/** The catalogue folder: `$TORII_PROVIDER_CATALOG`, or `providers/` of the package this file belongs to. */
+/** The catalogue folder: `$TORII_PROVIDER_CATALOG`, or `providers/` of the package (config/provider-freshness.ts). */
 export function catalogueDir(env: NodeJS.ProcessEnv = process.env): string {
-  const override = env[CATALOGUE_ENV];
-  if (override !== undefined && override !== "") return path.resolve(override);
-  // src/commands/provider/ (tests), dist/commands/provider/ or dist/chunks/ (the bundle): walk up to the package.
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "providers"))) return path.join(dir, "providers");
-    if (path.dirname(dir) === dir) throw new OperatorError("cannot find the bundled providers/ folder of this Torii installation");
-  }
+  const dir = bundledCatalogueDir(env);
+  if (dir === undefined) throw new OperatorError("cannot find the bundled providers/ folder of this Torii installation");
+  return dir;
 }
 
 /** Every provider of the catalogue, by name. */

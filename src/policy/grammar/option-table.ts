@@ -32,6 +32,8 @@ export interface CompiledGrammar {
   readonly fetchedValues: CompiledFetchedValues;
   /** Arguments that write a local file (`policy/file-writes.ts`). */
   readonly fileWrites: readonly FileWriteSpec[];
+  /** Unknown command words run plugin programs (`GrammarSpec.plugins`). */
+  readonly plugins: boolean;
   /** Commands no rule may allow (the target mode's floor, `locked-commands.ts`). */
   readonly lockedCommands: readonly LockedCommand[];
   /** Options the broker owns under one command path. */
@@ -69,6 +71,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
     fetchedValues: compileFetchedValues(spec.fetchedValues),
     fileWrites: spec.fileWrites ?? [],
+    plugins: spec.plugins ?? false,
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
   };

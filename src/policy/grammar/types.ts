@@ -52,6 +52,11 @@ export interface GrammarSpec {
   readonly fetchedValues?: FetchedValueSpec;
   /** Arguments with which the CLI writes a local file the caller names (absent: none). */
   readonly fileWrites?: readonly FileWriteSpec[];
+  /**
+   * An unknown command word (or an unknown word after a command group) runs a
+   * plugin program from PATH (`kubectl foo` runs `kubectl-foo`); absent: false.
+   */
+  readonly plugins?: boolean;
   /** Options the broker owns under one command path only (absent: none). */
   readonly lockedCommandOptions?: readonly LockedCommandOptions[];
 }

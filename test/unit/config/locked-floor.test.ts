@@ -8,7 +8,7 @@ function provider(targeting?: ProviderConfig["targeting"]): ProviderConfig {
 }
 
 describe("LOCKED_OPTION_FLOOR", () => {
-  it("locks every kubectl option that switches cluster, identity or trust", () => {
+  it("locks every kubectl option that switches cluster, identity or trust, or writes a local file", () => {
     expect([...LOCKED_OPTION_FLOOR.kubectl_context].sort()).toEqual(
       [
         "--context",
@@ -28,6 +28,11 @@ describe("LOCKED_OPTION_FLOOR", () => {
         "--as-group",
         "--as-uid",
         "--as-user-extra",
+        "--cache-dir",
+        "--profile",
+        "--profile-output",
+        "--log-file",
+        "--log-dir",
       ].sort(),
     );
   });
@@ -58,6 +63,6 @@ describe("effectiveLockedOptions", () => {
   });
 
   it("keeps the whole floor for kubectl_context", () => {
-    expect(effectiveLockedOptions(provider({ mode: "kubectl_context", locked_options: [] }))).toHaveLength(17);
+    expect(effectiveLockedOptions(provider({ mode: "kubectl_context", locked_options: [] }))).toHaveLength(22);
   });
 });

@@ -1,0 +1,100 @@
+/**
+ * kubectl calls that write a local file (`cp` to a local destination, `kustomize
+ * -o`, `cluster-info dump --output-directory`, `proxy --unix-socket`) or run a
+ * plugin from PATH (`kubectl foo`, `kubectl create foo`): a broad accept rule
+ * never accepts them, a rule naming the command path does. The bundled provider
+ * lists them, and the kubectl_context floor lists them for a provider.yaml
+ * installed before it did (registry.ts builds the grammar with the floor).
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { effectiveLockedOptions, lockedCommandsOf, withFileWriteFloor, withLockedCommandOptionFloor } from "../../../src/config/locked-floor.js";
+import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
+import { compilePolicy } from "../../../src/policy/compile.js";
+import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import { ruleList } from "../../support/policy-helpers.js";
+
+const BUNDLED = readFileSync(fileURLToPath(new URL("../../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
+const STALE = BUNDLED.replace(/\n {2}# Arguments with which kubectl writes[\s\S]*?\n {2}plugins: true/u, "");
+
+/** The policy context the registry builds from a provider.yaml text. */
+function registryContext(text: string) {
+  const config = providerFileSchema.parse(parse(text));
+  return {
+    tool: "kubectl",
+    grammar: withFileWriteFloor(withLockedCommandOptionFloor(toGrammarSpec(config), config), config),
+    lockedOptions: effectiveLockedOptions(config),
+    lockedCommands: lockedCommandsOf(config),
+    settings: toPolicySettings(config),
+  };
+}
+
+const decide = (accept: readonly string[], argv: readonly string[], text = BUNDLED, deny: readonly string[] = []) =>
+  evaluatePolicy(compilePolicy(registryContext(text), { shared: ruleList(deny, accept) }), argv).decision;
+
+const WRITES: readonly (readonly [string, readonly string[]])[] = [
+  ["cp", ["cp", "web-1:/etc/hostname", "/home/op/.kube/config"]],
+  ["cp", ["-n", "prod", "cp", "--", "web-1:/f", "/home/op/.kube/config"]],
+  ["kustomize", ["kustomize", "app", "-o", "/home/op/.kube/config"]],
+  ["kustomize", ["kustomize", "app", "-o/home/op/.kube/config"]],
+  ["kustomize", ["kustomize", "app", "--output=/home/op/.kube/config"]],
+  ["cluster-info dump", ["cluster-info", "dump", "--output-directory", "/home/op/.kube"]],
+  ["proxy", ["proxy", "-u", "/home/op/.aws/config"]],
+];
+
+describe("kubectl calls that write a local file", () => {
+  it.each([
+    ["bundled", BUNDLED],
+    ["installed before file_writes (the floor)", STALE],
+  ])("%s: a regex accept rule does not accept them; a literal rule naming the command path does", (_name, text) => {
+    expect(text.includes("file_writes")).toBe(text === BUNDLED);
+    for (const [path, argv] of WRITES) {
+      const broad = decide(["/.*/"], argv, text);
+      expect(broad.result, argv.join(" ")).toBe("unresolved");
+      expect(broad.reason).toContain(`kubectl ${path} can write a local file`);
+      expect(broad.reason).not.toContain("/home/op");
+      expect(decide([path], argv, text).result, argv.join(" ")).toBe("accept");
+    }
+  });
+
+  it("a shorter literal does not name cluster-info dump; the same commands without the option stay up to the rules", () => {
+    expect(decide(["cluster-info"], ["cluster-info", "dump", "--output-directory", "/tmp/d"]).result).toBe("unresolved");
+    expect(decide(["cluster-info"], ["cluster-info", "dump"]).result).toBe("accept");
+    expect(decide(["/^kustomize /"], ["kustomize", "app"]).result).toBe("accept");
+    expect(decide(["/^proxy/"], ["proxy", "--port=0"]).result).toBe("accept");
+  });
+
+  it("deny rules still decide first", () => {
+    expect(decide(["cp"], WRITES[0]?.[1] ?? [], BUNDLED, ["cp"])).toMatchObject({ result: "deny", source: "explicit-deny" });
+  });
+});
+
+describe("kubectl plugins", () => {
+  it.each([
+    ["bundled", BUNDLED],
+    ["installed before plugins (the floor)", STALE],
+  ])("%s: an unknown command word is not accepted by a regex rule, and the reason does not quote it", (_name, text) => {
+    const decision = decide(["/.*/"], ["krew-secret-word", "install", "x"], text);
+    expect(decision.result).toBe("unresolved");
+    expect(decision.reason).toContain("kubectl would run a plugin program from PATH");
+    expect(decision.reason).not.toContain("krew-secret-word");
+    expect(decide(["krew-secret-word"], ["krew-secret-word", "install", "x"], text).result).toBe("accept");
+  });
+
+  it("an unknown word after a command group (kubectl create foo runs kubectl-create-foo) needs a rule naming both words", () => {
+    const decision = decide(["create"], ["create", "foo", "x"]);
+    expect(decision.result).toBe("unresolved");
+    expect(decision.reason).toContain('the word after "create" names no sub-command');
+    expect(decide(["create foo"], ["create", "foo", "x"]).result).toBe("accept");
+    // Known sub-commands and aliases, and operands of commands without sub-commands, are not plugins.
+    expect(decide(["create"], ["create", "deploy", "web", "--image=nginx"]).result).toBe("accept");
+    expect(decide(["get"], ["get", "pods", "web-1"]).result).toBe("accept");
+    expect(decide(["/.*/"], ["top", "pod"]).result).toBe("accept");
+  });
+
+  it("no positional (options only) is no plugin", () => {
+    expect(decide(["/.*/"], ["-n", "x"]).result).toBe("accept");
+  });
+});
