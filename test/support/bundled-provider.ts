@@ -9,6 +9,7 @@ import { parse } from "yaml";
 import { effectiveLockedOptions } from "../../src/config/locked-floor.js";
 import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../src/config/provider-schema.js";
 import { compilePolicy, type CompiledPolicy } from "../../src/policy/compile.js";
+import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../src/policy/types.js";
 
 /** The bundled provider `name`'s policy context. */
@@ -24,4 +25,11 @@ export function readonlyPresetPolicy(name: string): CompiledPolicy {
   const rules = parse(readFileSync(file, "utf8")) as { deny: string[]; accept: string[] };
   const specs = (list: readonly string[]) => list.map((text, i) => ({ text, origin: `${name}/presets/readonly.yaml#${String(i)}` }));
   return compilePolicy(bundledContext(name), { shared: { deny: specs(rules.deny), accept: specs(rules.accept) } });
+}
+
+/** A decider over the bundled read-only preset of `name`: the decision's result for an argv (a preset that does not compile throws). */
+export function readonlyPresetDecider(name: string): (argv: readonly string[]) => string {
+  const policy = readonlyPresetPolicy(name);
+  if (policy.errors.length > 0) throw new Error(`${name} read-only preset does not compile: ${JSON.stringify(policy.errors)}`);
+  return (argv) => evaluatePolicy(policy, argv).decision.result;
 }

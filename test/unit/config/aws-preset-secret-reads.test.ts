@@ -9,10 +9,8 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, test } from "vitest";
-import type { CompiledPolicy } from "../../../src/policy/compile.js";
-import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { readonlyPresetPolicy } from "../../support/bundled-provider.js";
+import { describe, expect, test } from "vitest";
+import { readonlyPresetDecider } from "../../support/bundled-provider.js";
 
 const read = (file: string): string => readFileSync(fileURLToPath(new URL(`../../../${file}`, import.meta.url)), "utf8");
 
@@ -42,13 +40,7 @@ function verdictOf(candidate: Candidate): "safe" | "deny" | undefined {
   return candidate.kind === "named" || candidate.kind === "option" ? "deny" : undefined;
 }
 
-let policy: CompiledPolicy;
-const decide = (argv: readonly string[]) => evaluatePolicy(policy, argv).decision.result;
-
-beforeAll(() => {
-  policy = readonlyPresetPolicy("aws");
-  expect(policy.errors).toEqual([]);
-});
+const decide = readonlyPresetDecider("aws");
 
 describe("the aws read-only preset against botocore's sensitive and credential-named reads", () => {
   test("the committed listing covers the model: the red team's reads are in it", () => {
