@@ -40,7 +40,7 @@ describe("the az read-only preset against az's key-listing reads", () => {
     expect(open).toEqual([]);
   });
 
-  test("the red team's calls are denied, extension groups named for a key or test endpoint included", () => {
+  test("the red team's calls are denied, extension commands (spring, webpubsub) included", () => {
     for (const argv of [
       ["iot", "dps", "policy", "list", "--dps-name", "d"],
       ["iot", "dps", "policy", "show", "--dps-name", "d", "--name", "p"],
