@@ -7,6 +7,7 @@
  * (scripts/providers/aws-reviewed.json); a command with a `deny` candidate must be
  * denied by the preset, whatever follows it.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -57,6 +58,20 @@ describe("the aws read-only preset against botocore's sensitive and credential-n
       expect(kinds, row).toContain(row);
     }
   });
+
+  test("the listing agrees with the installed botocore: the same reads of the red team's services have a sensitive member", () => {
+    const services = ["s3control", "codepipeline", "location", "ivs-realtime", "emr-serverless", "wickr", "chime"];
+    // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli (and so botocore).
+    const oracle = fileURLToPath(new URL("../../support/botocore_sensitive_oracle.py", import.meta.url));
+    const run = spawnSync(process.env.TORII_TEST_PYTHON ?? "python3", [oracle], { input: JSON.stringify(services), encoding: "utf8", shell: false });
+    expect(run.status, run.stderr).toBe(0);
+    const inModel = JSON.parse(run.stdout) as string[];
+    const listedSensitive = [
+      ...new Set(candidates.filter((row) => row.kind === "sensitive" && services.includes(row.command.split(" ")[0] ?? "")).map((row) => row.command)),
+    ];
+    expect(inModel).toContain("s3control get-data-access");
+    expect(listedSensitive.sort()).toEqual(inModel);
+  }, 60_000);
 
   test("every sensitive member and hand-written command the accept rule matches has a review entry", () => {
     const unreviewed = candidates.filter((row) => verdictOf(row) === undefined).map((row) => `${row.command} ${row.kind} ${row.path}`);
