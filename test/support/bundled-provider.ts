@@ -1,12 +1,15 @@
 /**
  * The policy context of a bundled provider (providers/<name>/provider.yaml), as
- * the registry builds it: its grammar, locked options and settings.
+ * the registry builds it: its grammar, locked options and settings; and its
+ * read-only preset compiled against it.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { effectiveLockedOptions } from "../../src/config/locked-floor.js";
 import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../src/config/provider-schema.js";
+import { compilePolicy, type CompiledPolicy } from "../../src/policy/compile.js";
+import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../src/policy/types.js";
 
 /** The bundled provider `name`'s policy context. */
@@ -14,4 +17,19 @@ export function bundledContext(name: string): ProviderPolicyContext {
   const file = fileURLToPath(new URL(`../../providers/${name}/provider.yaml`, import.meta.url));
   const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
   return { tool: name, grammar: toGrammarSpec(config), lockedOptions: effectiveLockedOptions(config), settings: toPolicySettings(config) };
+}
+
+/** The bundled provider `name`'s read-only preset (providers/<name>/presets/readonly.yaml), compiled as shared rules. */
+export function readonlyPresetPolicy(name: string): CompiledPolicy {
+  const file = fileURLToPath(new URL(`../../providers/${name}/presets/readonly.yaml`, import.meta.url));
+  const rules = parse(readFileSync(file, "utf8")) as { deny: string[]; accept: string[] };
+  const specs = (list: readonly string[]) => list.map((text, i) => ({ text, origin: `${name}/presets/readonly.yaml#${String(i)}` }));
+  return compilePolicy(bundledContext(name), { shared: { deny: specs(rules.deny), accept: specs(rules.accept) } });
+}
+
+/** A decider over the bundled read-only preset of `name`: the decision's result for an argv (a preset that does not compile throws). */
+export function readonlyPresetDecider(name: string): (argv: readonly string[]) => string {
+  const policy = readonlyPresetPolicy(name);
+  if (policy.errors.length > 0) throw new Error(`${name} read-only preset does not compile: ${JSON.stringify(policy.errors)}`);
+  return (argv) => evaluatePolicy(policy, argv).decision.result;
 }
