@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs npm scripts at once (`node scripts/parallel.mjs typecheck lint:eslint format:check`): `npm test`
-// type-checks and lints side by side on the machine's cores instead of one after the
-// other. Each script's output is printed whole when it ends, so outputs never
+// Runs npm scripts at once (`node scripts/parallel.mjs build typecheck lint:eslint format:check`):
+// `npm test` builds, type-checks and lints side by side on the machine's cores instead of one
+// after the other (none of the checks reads dist/). Each script's output is printed whole when it ends, so outputs never
 // interleave; the exit status is the first failure's (every script still runs to
 // its end), so `npm test` fails on any failure.
 import { spawn } from "node:child_process";

@@ -12,10 +12,12 @@ import { ConfigError } from "../../../src/config/errors.js";
  * A fresh temporary directory, removed after the test. The removal is tied to
  * the running test (not a module-level afterEach, which a worker that runs its
  * files in one process, isolate: false, would register for the first importer only).
+ * A concurrent test passes its context's `onTestFinished`: the global one ties the
+ * removal to whichever test vitest tracks as current, which may finish first.
  */
-export function tempDir(): string {
+export function tempDir(whenFinished: (cleanUp: () => void) => void = onTestFinished): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "torii-config-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  whenFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -3,7 +3,10 @@
  * leaves its lock behind, which is taken over once stale; a slow holder that
  * is alive keeps refreshing its lock and is never robbed; a lock whose mtime
  * lies in the future (the clock went back) does not lock everyone out.
- * Every process in a test uses TEST_LOCK_TIMING (stale 2 s, refresh 1 s).
+ * Every process in a test uses TEST_LOCK_TIMING (stale 2 s, refresh 1 s), the
+ * shortest proper-lockfile accepts. The tests run concurrently (each with its own
+ * directory and processes): they spend their time waiting for a lock to go stale,
+ * not computing, so the file takes as long as its longest test instead of the sum.
  */
 import { lstatSync, statSync } from "node:fs";
 import path from "node:path";
@@ -38,13 +41,13 @@ function storeIn(dir: string, waitMs: number): LeaseStore {
   return new LeaseStore(dir, { lockTiming: { ...TEST_LOCK_TIMING, waitMs } });
 }
 
-describe("the state lock across processes", () => {
+describe.concurrent("the state lock across processes", () => {
   beforeAll(() => {
     assertBuiltStateIsFresh();
   });
 
-  it("a holder killed with SIGKILL is taken over after the stale period, not before", async () => {
-    const dir = tempDir();
+  it("a holder killed with SIGKILL is taken over after the stale period, not before", async ({ onTestFinished }) => {
+    const dir = tempDir(onTestFinished);
     const holder = runChild(HOLDER, [dir, B1, "600000", JSON.stringify(TEST_LOCK_TIMING)]);
     await holder.line("locked ");
     holder.child.kill("SIGKILL");
@@ -62,10 +65,11 @@ describe("the state lock across processes", () => {
   }, 20_000);
 
   // startNowWhileActive takes the lock with a bare mkdir (no proper-lockfile) and refreshes it itself while the start waits for the child host.
-  it.each(["startWhileActive", "startNowWhileActive"])(
+  it.for(["startWhileActive", "startNowWhileActive"])(
     "a slow live holder (%s) keeps its lock beyond the stale period and is not robbed",
-    async (method) => {
-      const dir = tempDir();
+    { timeout: 20_000 },
+    async (method, { onTestFinished }) => {
+      const dir = tempDir(onTestFinished);
       const holdMs = TEST_LOCK_TIMING.stale + 1_500;
       const holder = runChild(HOLDER, [dir, B1, String(holdMs), JSON.stringify(TEST_LOCK_TIMING), method]);
       await holder.line("locked ");
@@ -82,7 +86,6 @@ describe("the state lock across processes", () => {
       // The clear ran after the holder's start() and revoked the lease it had checked.
       expect(result.cleared).toEqual(["prod"]);
     },
-    20_000,
   );
 });
 
@@ -117,13 +120,13 @@ await withFileLock(file, JSON.parse(timing), async () => {
 clearInterval(keepAlive);
 `;
 
-describe("the state lock and the clock", () => {
+describe.concurrent("the state lock and the clock", () => {
   beforeAll(() => {
     assertBuiltStateIsFresh();
   });
 
-  it("a holder whose mtime lies in the future is not robbed while it refreshes, and is taken over soon after it dies", async () => {
-    const dir = tempDir();
+  it("a holder whose mtime lies in the future is not robbed while it refreshes, and is taken over soon after it dies", async ({ onTestFinished }) => {
+    const dir = tempDir(onTestFinished);
     const file = path.join(dir, LEASE_FILE);
     const holder = runChild(HOLDER_AHEAD, [file, JSON.stringify(TEST_LOCK_TIMING)]);
     await holder.line("locked");
