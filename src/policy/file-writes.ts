@@ -71,7 +71,8 @@ export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): 
  */
 function pluginRun(grammar: CompiledGrammar, positionals: readonly string[]): PluginRun | undefined {
   const first = positionals[0];
-  if (first === undefined) return undefined;
+  // Without a command table no word is known to be a command: nothing is read as a plugin.
+  if (first === undefined || grammar.scopes.length === 0) return undefined;
   const scope = findScope(grammar, positionals);
   if (scope === undefined) return { command: [first], plugin: true };
   const next = positionals[scope.path.length];

@@ -94,7 +94,9 @@ describe("kubectl plugins", () => {
     expect(decide(["/.*/"], ["top", "pod"]).result).toBe("accept");
   });
 
-  it("no positional (options only) is no plugin", () => {
+  it("no positional (options only) is no plugin, nor is any word of a provider without a command table", () => {
     expect(decide(["/.*/"], ["-n", "x"]).result).toBe("accept");
+    const plain = 'version: "1"\nname: kube\ntool: kube\ncommand: kubectl\ntargeting: {mode: kubectl_context}\nargv: {parser: plain}\n';
+    expect(decide(["/.*/"], ["anything", "goes"], plain).result).toBe("accept");
   });
 });
