@@ -24,13 +24,18 @@ function givesOption(token: string, option: string): boolean {
   return name === option || (name.startsWith("--") && name.length >= 3 && option.startsWith(name));
 }
 
+/** A short option alone or with its value attached (`-f`, `-f/path`), as argparse reads it. */
+function givesShort(token: string, short: string): boolean {
+  return token.startsWith(short) && !token.startsWith("--");
+}
+
 /** The listed file write this call makes, if any (`positionals`: the canonical command path and body). */
 export function localFileWrite(writes: readonly FileWriteSpec[], positionals: readonly string[]): FileWriteSpec | undefined {
   return writes.find((write) => {
     if (!startsWith(positionals, write.command)) return false;
     if (write.option === undefined) return true;
-    const option = write.option;
-    return positionals.slice(write.command.length).some((token) => givesOption(token, option));
+    const { option, short } = write;
+    return positionals.slice(write.command.length).some((token) => givesOption(token, option) || (short !== undefined && givesShort(token, short)));
   });
 }
 
