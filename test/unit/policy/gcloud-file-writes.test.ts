@@ -42,6 +42,8 @@ describe("gcloud calls that write a local file need a rule naming the command", 
     [["kms"], ["kms", "decrypt", "--key=k", "--keyring=r", "--location=l", "--ciphertext-file=c", `--plaintext-file=${PROPERTIES}`]],
     [["compute"], ["compute", "instances", "export", "vm", `--destination=${PROPERTIES}`]],
     [["beta secrets"], ["beta", "secrets", "versions", "access", "1", "--secret=s", `--out-file=${PROPERTIES}`]],
+    // A hidden command (not in gcloud help; from the saved --hidden listing).
+    [["app"], ["app", "gen-repo-info-file", `--output-file=${PROPERTIES}`]],
   ])("rule %j leaves %j unresolved, quoting no path", (accept, argv) => {
     const decision = decide(accept, argv);
     expect(decision.result).toBe("unresolved");
