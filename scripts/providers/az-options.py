@@ -149,6 +149,16 @@ def main():
             parts.append("short: %s" % r["short"])
         parts.append("value: %s" % r["value"])
         lines.append("    - {%s}" % ", ".join(parts))
+    # Arguments that write a local file the caller names (az_file_writes.py, from the committed listing).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from az_file_writes import yaml_rows as file_write_rows
+
+    lines += [
+        "  # Arguments that write a local file the caller names (`storage blob download -f`,",
+        "  # `keyvault secret download -f`, `aks install-cli --install-location`): a broad accept",
+        "  # rule never accepts them, a rule names the command path (scripts/providers/az_file_writes.py).",
+        "  file_writes:",
+    ] + file_write_rows()
     lines.append("  # Command arguments are not modelled (they stay positional in canonical form).")
     lines.append("  commands: []")
     text = "\n".join(lines) + "\n"

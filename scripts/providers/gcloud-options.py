@@ -155,6 +155,17 @@ def main():
         if r["repeatable"]:
             parts.append("repeatable: true")
         out.append("    - {%s}%s" % (", ".join(parts), "  # hidden" if r["hidden"] else ""))
+    # Arguments that write a local file, and the kubeconfig writers for the floor (gcloud_file_writes.py).
+    from gcloud_file_writes import file_write_rows, floor_rows, generate, replace_floor
+
+    lines, tree = generate(sdk_root)
+    out += [
+        "  # Arguments that write a local file the caller names (`secrets versions access --out-file`,",
+        "  # `storage cp` to a local destination): a broad accept rule never accepts them, a rule names",
+        "  # the command path (scripts/providers/gcloud_file_writes.py, reviewed in",
+        "  # scripts/providers/gcloud-file-writes-reviewed.json).",
+        "  file_writes:",
+    ] + file_write_rows(lines)
     out.append("  # Command flags are not modelled (they stay positional in canonical form).")
     out.append("  commands: []")
     text = "\n".join(out) + "\n"
@@ -166,7 +177,7 @@ def main():
         if at < 0:
             sys.exit("%s has no generated-section marker" % opts.write)
         with open(opts.write, "w") as f:
-            f.write(current[:at] + text)
+            f.write(replace_floor(current[:at], floor_rows(tree)) + text)
     else:
         sys.stdout.write(text)
     sys.stderr.write("%s: %d global flags (%d hidden)\n" % (version, len(rows), sum(r["hidden"] for r in rows)))

@@ -83,8 +83,10 @@ const fileWriteSchema = z
     command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
     operand: commandWordSchema.optional(),
     option: optionNameSchema.optional(),
+    short: shortOptionSchema.optional(),
   })
-  .refine((row) => (row.operand === undefined) !== (row.option === undefined), { error: "a file write names either an operand or an option" });
+  .refine((row) => (row.operand === undefined) !== (row.option === undefined), { error: "a file write names either an operand or an option" })
+  .refine((row) => row.short === undefined || row.option !== undefined, { error: "a file write's short form goes with its option" });
 
 /** `policy.resource_types`: the CLI's resource types, read in one spelling by rules (src/policy/resource-types.ts). */
 const resourceTypesSchema = z.strictObject({
@@ -405,7 +407,8 @@ function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): Fetc
 
 function toFileWriteSpec(row: z.output<typeof fileWriteSchema>): FileWriteSpec {
   const command = [...row.command];
-  return row.operand === undefined ? { command, option: row.option as string } : { command, operand: row.operand };
+  if (row.operand !== undefined) return { command, operand: row.operand };
+  return row.short === undefined ? { command, option: row.option as string } : { command, option: row.option as string, short: row.short };
 }
 
 function toOptionSpec(row: OptionRow): OptionSpec {

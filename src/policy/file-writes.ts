@@ -46,18 +46,24 @@ function givesOption(token: string, option: string): boolean {
   return name === option || (name.startsWith("--") && name.length >= 3 && option.startsWith(name));
 }
 
+/** A short option alone or with its value attached (`-f`, `-f/path`), as argparse reads it. */
+function givesShort(token: string, short: string): boolean {
+  return token.startsWith(short) && !token.startsWith("--");
+}
+
 /**
  * The local file write this call makes, if any: a listed argument (an option
- * in the body of an argparse command, or among the canonical options), or a
- * plugin program.
+ * in the body of an argparse command, long or short, or among the canonical
+ * options), or a plugin program.
  */
 export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
   const listed = grammar.fileWrites.find((write) => {
     if (!startsWith(call.positionals, write.command)) return false;
     if (write.option === undefined) return true;
-    const option = write.option;
+    const { option, short } = write;
     return (
-      call.positionals.slice(write.command.length).some((token) => givesOption(token, option)) || call.options.some((token) => token.split("=")[0] === option)
+      call.positionals.slice(write.command.length).some((token) => givesOption(token, option) || (short !== undefined && givesShort(token, short))) ||
+      call.options.some((token) => token.split("=")[0] === option)
     );
   });
   return listed ?? (grammar.plugins ? pluginRun(grammar, call.positionals) : undefined);

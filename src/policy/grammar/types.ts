@@ -73,6 +73,8 @@ export interface FileWriteSpec {
   readonly operand?: string;
   /** An option's full name: a call writes when it gives the option. */
   readonly option?: string;
+  /** The option's short form (az `-f`), when it has one. */
+  readonly short?: string;
 }
 
 /**

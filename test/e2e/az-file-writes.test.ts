@@ -1,0 +1,89 @@
+/**
+ * az local file writes and the extension floor through the real server, with a
+ * fake `az` at the boundary (the real one is not on every machine): like az, it
+ * writes to the path after `-f`/`--file`, and records every run. Red team 8 F3:
+ * `az storage blob download -f ~/.azure/config` under the rule `storage`; F5:
+ * `az extension add --source` installs code every later az call loads.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseDocument } from "yaml";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin } from "../support/fake-clis.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+
+const ORIGINAL = "[core]\noutput = json\n";
+
+/** A fake az: appends its argv to RUNS and writes PLANTED wherever -f/--file points. */
+const FAKE_AZ = `
+const fs = require("node:fs");
+const args = process.argv.slice(2);
+fs.appendFileSync(process.env.HOME + "/runs.log", JSON.stringify(args) + "\\n");
+const at = args.findIndex((a) => a === "-f" || a === "--file");
+if (at !== -1) fs.writeFileSync(args[at + 1], "PLANTED\\n");
+`;
+
+/** The bundled provider without targets and identity check, its file_writes and floor as shipped. */
+const PROVIDER = ((): string => {
+  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/az/provider.yaml", import.meta.url)), "utf8"));
+  doc.deleteIn(["targeting", "mode"]);
+  doc.deleteIn(["auth", "identity"]);
+  return String(doc);
+})();
+
+let home: string;
+let broad: McpSession;
+let named: McpSession;
+const configFile = (): string => path.join(home, ".azure", "config");
+const runsLog = (): string => path.join(home, "runs.log");
+const downloadInto = (file: string): string[] => ["storage", "blob", "download", "-c", "c", "-n", "b", "-f", file];
+
+beforeAll(async () => {
+  const bin = makeFakeBin({ az: FAKE_AZ });
+  home = makeConfigTree({});
+  mkdirSync(path.join(home, ".azure"));
+  const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
+  const tree = (rules: string): string => makeConfigTree({ "providers/az/provider.yaml": PROVIDER, "providers/az/rules.yaml": rules });
+  [broad, named] = await Promise.all([
+    startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n`), env),
+    startSession(tree(`version: "1"\naccept:\n  - storage blob download\n`), env),
+  ]);
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all([broad.close(), named.close()]);
+});
+
+beforeEach(() => {
+  writeFileSync(configFile(), ORIGINAL);
+  writeFileSync(runsLog(), "");
+});
+
+describe("az calls that write a local file or install code, through Torii", () => {
+  test.each(["-f", "--file", "--fi"])("the rule `storage` does not accept a download with %j: az never runs, the config is byte-identical", async (flag) => {
+    const args = downloadInto(configFile()).map((token) => (token === "-f" ? flag : token));
+    const outcome = outcomeOf(await broad.call("az", { args }));
+    expect(outcome.decision.result).toBe("deny");
+    expect(outcome.execution).toBeUndefined();
+    expect(readFileSync(configFile(), "utf8")).toBe(ORIGINAL);
+    expect(readFileSync(runsLog(), "utf8")).toBe("");
+  });
+
+  test("extension add --source is refused whatever the rules", async () => {
+    const outcome = outcomeOf(await broad.call("az", { args: ["extension", "add", "--source", path.join(home, "x-0.1-py3-none-any.whl"), "-y"] }));
+    expect(outcome.decision).toMatchObject({ result: "deny" });
+    expect(outcome.execution).toBeUndefined();
+    expect(readFileSync(runsLog(), "utf8")).toBe("");
+  });
+
+  test("a rule that names storage blob download accepts it, and az writes the file it was given", async () => {
+    const target = path.join(home, "blob.txt");
+    const outcome = outcomeOf(await named.call("az", { args: downloadInto(target) }));
+    expect(outcome.decision.result).toBe("allow");
+    expect(existsSync(target) && readFileSync(target, "utf8")).toBe("PLANTED\n");
+    expect(readFileSync(runsLog(), "utf8")).toContain("blob.txt");
+    expect(readFileSync(configFile(), "utf8")).toBe(ORIGINAL);
+  });
+});
