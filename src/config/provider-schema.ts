@@ -123,6 +123,8 @@ const argvSchema = z
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
     file_writes: z.array(fileWriteSchema).optional(),
+    /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
+    double_dash: z.enum(["separates", "ignored"]).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: z
       .array(
@@ -158,6 +160,9 @@ const argvSchema = z
         }
       }
     });
+    if (argv.double_dash === "ignored" && argv.parser !== "argparse") {
+      ctx.addIssue({ code: "custom", path: ["double_dash"], message: "double_dash: ignored is modelled for the argparse parser only" });
+    }
     if (argv.parser === "pflag") {
       checkPflagNames(argv.options, ["options"], ctx);
       argv.commands.forEach((scope, index) => {
@@ -379,6 +384,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
     ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
+    ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {

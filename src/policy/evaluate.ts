@@ -11,10 +11,11 @@
  */
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
-import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
+import { commandBody, flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
 import { nameableTokens } from "./exact-pattern.js";
 import { fileWriteReason, localFileWrite, namesFileWrite } from "./file-writes.js";
+import { fileWriteHold } from "./file-write-hold.js";
 import { carriesParameters } from "./parameter-carriers.js";
 import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
@@ -199,9 +200,9 @@ function describeRule(rule: RuleRef): string {
 
 function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string | undefined {
   // The command's own options in an argparse body may be abbreviated: count an abbreviation as the option.
-  const body = policy.grammar.parser === "argparse" ? new Set(canonical.positionals) : new Set<string>();
+  const body = policy.grammar.parser === "argparse" ? new Set(commandBody(canonical)) : new Set<string>();
   // A carrier may set any of the command's own options: a forbidden one that is not a global option counts as present.
-  if (policy.grammar.parser === "argparse" && carriesParameters(canonical.positionals, policy.parameterCarriers)) {
+  if (policy.grammar.parser === "argparse" && carriesParameters(commandBody(canonical), policy.parameterCarriers)) {
     const carried = policy.forbiddenArgs.find(
       (forbidden) => forbidden.startsWith("--") && !policy.grammar.global.byLong.has(forbidden.split("=")[0] as string),
     );
@@ -233,7 +234,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   const view = normaliseForEvaluation(policy, canonical);
   const argparse = policy.grammar.parser === "argparse";
   // Read before ignore_args: an ignored carrier still sets what it carries.
-  const carried = argparse && carriesParameters(canonical.positionals, policy.parameterCarriers);
+  const carried = argparse && carriesParameters(commandBody(canonical), policy.parameterCarriers);
   const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true };
   const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ??
@@ -248,7 +249,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
   // A call that writes a local file is accepted only by a rule naming its command (file-writes.ts).
-  const write = localFileWrite(policy.grammar.fileWrites, canonical.positionals) ?? localFileWrite(policy.grammar.fileWrites, view.positionals);
+  const write = localFileWrite(policy.grammar.fileWrites, commandBody(canonical)) ?? localFileWrite(policy.grammar.fileWrites, commandBody(view));
   const admits = (rule: CompiledRule): boolean => write === undefined || namesFileWrite(rule, write);
   const accepted = withCommandAliases(view, policy.resourceTypes, (written) =>
     acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode, admits)),
@@ -256,7 +257,10 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (accepted !== undefined) {
     return { result: "accept", source: "rules", rule: accepted, reason: `accepted by ${describeRule(accepted)}` };
   }
-  if (write !== undefined) return { result: "unresolved", source: "no-rule", reason: fileWriteReason(policy.context.tool, write) };
+  if (write !== undefined) {
+    const fileWrite = fileWriteHold(write, flattenCanonical(canonical));
+    return { result: "unresolved", source: "no-rule", reason: fileWriteReason(policy.context.tool, write), fileWrite };
+  }
   return {
     result: "unresolved",
     source: "no-rule",

@@ -36,6 +36,8 @@ export interface CompiledGrammar {
   readonly lockedCommands: readonly LockedCommand[];
   /** Options the broker owns under one command path. */
   readonly lockedCommandOptions: readonly LockedCommandOptions[];
+  /** Whether the CLI drops `--` instead of ending its options there (GrammarSpec.doubleDash). */
+  readonly doubleDashIgnored: boolean;
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -71,6 +73,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     fileWrites: spec.fileWrites ?? [],
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
+    doubleDashIgnored: spec.doubleDash === "ignored",
   };
 }
 
