@@ -130,17 +130,41 @@ export interface LiteralMatchMode {
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
   readonly anyObject?: boolean;
+  /**
+   * Deny rules (argparse): the command path is the body's first words that are
+   * not options, as each sub-command parser takes them, and the command's
+   * options may stand before it (`ec2 --user-data=x run-instances` sends UserData).
+   */
+  readonly pathFromWords?: boolean;
 }
 
 const PREFIX_ONLY: LiteralMatchMode = { bodyOptionsAnywhere: false, abbreviations: false };
 
+/**
+ * The body without its first words that are not options when those are `path`
+ * (argparse: each parser takes the next such word as its sub-command and hands
+ * the rest on in order), or undefined when they are not.
+ */
+function afterCommandWords(path: readonly string[], argv: readonly string[]): readonly string[] | undefined {
+  const rest: string[] = [];
+  let matched = 0;
+  for (const token of argv) {
+    if (matched < path.length && !isOptionLike(token)) {
+      if (token !== path[matched]) return undefined;
+      matched += 1;
+    } else rest.push(token);
+  }
+  return matched === path.length ? rest : undefined;
+}
+
 function positionalsMatch(rule: readonly string[], argv: readonly string[], mode: LiteralMatchMode): boolean {
   if (!mode.bodyOptionsAnywhere) return isPrefix(rule, argv, mode.anyObject);
   const pathLength = rule.findIndex(isOptionLike);
-  if (pathLength === -1) return isPrefix(rule, argv);
-  const path = rule.slice(0, pathLength);
-  if (mode.carried === true) return isPrefix(path, argv);
-  return isPrefix(path, argv) && bodyOptionsIncluded(rule.slice(pathLength), argv.slice(pathLength), mode.abbreviations);
+  const path = pathLength === -1 ? rule : rule.slice(0, pathLength);
+  const rest = mode.pathFromWords === true ? afterCommandWords(path, argv) : isPrefix(path, argv) ? argv.slice(path.length) : undefined;
+  if (rest === undefined) return false;
+  if (pathLength === -1 || mode.carried === true) return true;
+  return bodyOptionsIncluded(rule.slice(pathLength), rest, mode.abbreviations);
 }
 
 /**
@@ -235,7 +259,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   const argparse = policy.grammar.parser === "argparse";
   // Read before ignore_args: an ignored carrier still sets what it carries.
   const carried = argparse && carriesParameters(commandBody(canonical), policy.parameterCarriers);
-  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true };
+  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true, pathFromWords: argparse };
   const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ??
     denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode), canonical.options);

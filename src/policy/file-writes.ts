@@ -24,13 +24,20 @@ function givesOption(token: string, option: string): boolean {
   return name === option || (name.startsWith("--") && name.length >= 3 && option.startsWith(name));
 }
 
-/** The listed file write this call makes, if any (`positionals`: the canonical command path and body). */
+/**
+ * The listed file write this call makes, if any (`positionals`: the canonical
+ * command path and body). The command path is also read from the body's words
+ * that are not options, as argparse's sub-command parsers take them
+ * (`iot-data --thing-name=t get-thing-shadow /x` is `iot-data get-thing-shadow`),
+ * and a writing option counts wherever it stands.
+ */
 export function localFileWrite(writes: readonly FileWriteSpec[], positionals: readonly string[]): FileWriteSpec | undefined {
+  const words = positionals.filter((token) => !token.startsWith("-") || token === "-");
   return writes.find((write) => {
-    if (!startsWith(positionals, write.command)) return false;
+    if (!startsWith(positionals, write.command) && !startsWith(words, write.command)) return false;
     if (write.option === undefined) return true;
     const option = write.option;
-    return positionals.slice(write.command.length).some((token) => givesOption(token, option));
+    return positionals.some((token) => givesOption(token, option));
   });
 }
 

@@ -11,6 +11,10 @@
  *       still read as body by the body checks, so a `--` spelling is never
  *       looser than the `--`-free one: never accepted when that is not, and a
  *       file write it makes is held alike.
+ *   P9c aws: the service parser takes the first word that is not an option as
+ *       the operation and hands the options before it on (`ec2 --user-data=x
+ *       run-instances` sends UserData): deny rules and file writes read the
+ *       command path from those words, so moving options there is never looser.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -102,6 +106,50 @@ describe("P9a aws: a dropped -- changes no check", () => {
 
 /** deny < unresolved < accept: how much a decision lets through. */
 const LOOSENESS = { deny: 0, unresolved: 1, accept: 2 } as const;
+
+describe("P9c aws: an operation's options before the operation name", () => {
+  const context = withSettings(bundledPolicyContext("aws"), { parameterCarriers: ["--cli-input-json", "--cli-input-yaml"] });
+  const policy = compilePolicy(context, { shared: ruleList(["ec2 run-instances --user-data"], ["iot-data", "ec2", "s3", "/^s3api get-/"]) });
+  const CALLS: readonly (readonly string[])[] = [
+    ["iot-data", "get-thing-shadow", "--thing-name=t", CREDENTIALS],
+    ["ec2", "run-instances", "--image-id=ami-1", "--user-data=x"],
+    ["ec2", "run-instances", "--cli-input-json={}", "--dry-run"],
+    ["s3", "cp", "--recursive", "s3://b/k", "/home/op/.aws/config"],
+    ["s3api", "get-object", "--bucket=b", "--key=k", CREDENTIALS],
+  ];
+
+  it("options moved (in the = form) before the operation name, where the CLI still reads them, are never looser", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...CALLS).chain((call) =>
+          fc.tuple(
+            fc.constant(call),
+            fc.subarray(
+              call.slice(2).filter((token) => token.startsWith("--")),
+              { minLength: 1 },
+            ),
+          ),
+        ),
+        ([call, moved]) => {
+          const spelled = [call[0] as string, ...moved, ...call.slice(1).filter((token) => !moved.includes(token))];
+          const plain = evaluatePolicy(policy, call).decision;
+          const dashed = evaluatePolicy(policy, spelled).decision;
+          expect(LOOSENESS[dashed.result], `${spelled.join(" ")}: ${dashed.reason}`).toBeLessThanOrEqual(LOOSENESS[plain.result]);
+        },
+      ),
+      params(4),
+    );
+  });
+
+  it("the deny of an operation option and a file write are read before the operation name", () => {
+    expect(evaluatePolicy(policy, ["ec2", "--user-data=x", "run-instances"]).decision).toMatchObject({ result: "deny", source: "explicit-deny" });
+    expect(evaluatePolicy(policy, ["ec2", "--cli-input-json={}", "run-instances"]).decision).toMatchObject({ result: "deny", source: "explicit-deny" });
+    expect(evaluatePolicy(policy, ["iot-data", "--thing-name=t", "get-thing-shadow", CREDENTIALS]).decision).toMatchObject({
+      result: "unresolved",
+      fileWrite: { command: ["iot-data", "get-thing-shadow"], minimumPrefix: 3 },
+    });
+  });
+});
 
 describe("P9b a -- that ends the options is never looser", () => {
   const cases = [
