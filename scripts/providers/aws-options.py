@@ -154,6 +154,9 @@ def emit(rows, version, abbrev, literal, writes, locked, write):
         "  parser: argparse",
         "  # Values that make the CLI read a local file (also inside shorthand, `Key@=file://...`).",
         '  forbidden_value_prefixes: ["file://", "fileb://"]',
+        "  # The CLI's parsers drop every `--` (before the service, after it, after the",
+        "  # operation, repeated) and read on: Torii drops it too, so every check reads one call.",
+        "  double_dash: ignored",
     ]
     if literal is not None:
         from aws_url_parameters import yaml_rows

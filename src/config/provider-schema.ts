@@ -127,6 +127,8 @@ const argvSchema = z
     file_writes: z.array(fileWriteSchema).optional(),
     /** An unknown command word runs a plugin program from PATH (`kubectl foo`): such a call is a file write (src/policy/file-writes.ts). */
     plugins: z.boolean().optional(),
+    /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
+    double_dash: z.enum(["separates", "ignored"]).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: z
       .array(
@@ -162,6 +164,9 @@ const argvSchema = z
         }
       }
     });
+    if (argv.double_dash === "ignored" && argv.parser !== "argparse") {
+      ctx.addIssue({ code: "custom", path: ["double_dash"], message: "double_dash: ignored is modelled for the argparse parser only" });
+    }
     if (argv.parser === "pflag") {
       checkPflagNames(argv.options, ["options"], ctx);
       argv.commands.forEach((scope, index) => {
@@ -384,6 +389,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
     ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
     ...(argv.plugins === undefined ? {} : { plugins: argv.plugins }),
+    ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {

@@ -121,9 +121,9 @@ export class FileGrantGate implements GrantGate {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  find(provider: ProviderEntry, target: TargetEntry | undefined, canonicalTokens: readonly string[]): Promise<GrantMatch | undefined> {
+  find(provider: ProviderEntry, target: TargetEntry | undefined, canonicalTokens: readonly string[], minimumPrefix = 0): Promise<GrantMatch | undefined> {
     const file = grantsFileOf(provider, target);
-    const lookup = new GrantStore(file, { clock: this.clock }).find(canonicalTokens);
+    const lookup = new GrantStore(file, { clock: this.clock }).find(canonicalTokens, minimumPrefix);
     if (lookup.kind === "match") return Promise.resolve({ evidence: lookup.evidence });
     if (lookup.kind === "invalid") {
       const event = lookup.error.kind === "legacy" ? "legacy-grants-ignored" : "invalid-grants-ignored";

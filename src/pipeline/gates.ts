@@ -32,8 +32,12 @@ export interface GrantMatch {
 }
 
 export interface GrantGate {
-  /** A live grant covering exactly these canonical tokens, for this provider or target. */
-  find(provider: ProviderEntry, target: TargetEntry | undefined, canonicalTokens: readonly string[]): Promise<GrantMatch | undefined>;
+  /**
+   * A live grant covering exactly these canonical tokens, for this provider or
+   * target; a prefix grant shorter than `minimumPrefix` does not count (the
+   * file-write hold, policy/file-write-hold.ts).
+   */
+  find(provider: ProviderEntry, target: TargetEntry | undefined, canonicalTokens: readonly string[], minimumPrefix?: number): Promise<GrantMatch | undefined>;
 }
 
 export interface ApprovalRequest {

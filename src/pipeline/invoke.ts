@@ -136,12 +136,14 @@ async function stepAllow(
     return { ok: true, value: { askedHuman: false, decision: { result: "allow", ...fromPolicy(decision) } } };
   }
   const tokens = flattenCanonical(canonical);
-  const grant = await deps.grants.find(call.provider, call.target, tokens);
+  const minimumPrefix = decision.result === "unresolved" ? decision.fileWrite?.minimumPrefix : undefined;
+  // A file write is held for grants as for accept rules: only a grant that names the writing command allows it.
+  const grant = await deps.grants.find(call.provider, call.target, tokens, minimumPrefix);
   if (grant !== undefined) {
     call.audit.record({ event: "allowed-by-grant", source: "grant", detail: grant.evidence });
     return { ok: true, value: { askedHuman: false, decision: { result: "allow", source: "grant", reason: `allowed by ${grant.evidence}` } } };
   }
-  const grants = suggestGrants(call.provider.tool, call.target?.name, canonical);
+  const grants = suggestGrants(call.provider.tool, call.target?.name, canonical, minimumPrefix);
   const answer = await deps.approver.ask({
     provider: call.provider,
     target: call.target,

@@ -11,10 +11,11 @@
  */
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
-import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
+import { commandBody, flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
 import { nameableTokens } from "./exact-pattern.js";
 import { fileWriteReason, localFileWrite, namesFileWrite } from "./file-writes.js";
+import { fileWriteHold } from "./file-write-hold.js";
 import { carriesParameters } from "./parameter-carriers.js";
 import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
@@ -129,17 +130,41 @@ export interface LiteralMatchMode {
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
   readonly anyObject?: boolean;
+  /**
+   * Deny rules (argparse): the command path is the body's first words that are
+   * not options, as each sub-command parser takes them, and the command's
+   * options may stand before it (`ec2 --user-data=x run-instances` sends UserData).
+   */
+  readonly pathFromWords?: boolean;
 }
 
 const PREFIX_ONLY: LiteralMatchMode = { bodyOptionsAnywhere: false, abbreviations: false };
 
+/**
+ * The body without its first words that are not options when those are `path`
+ * (argparse: each parser takes the next such word as its sub-command and hands
+ * the rest on in order), or undefined when they are not.
+ */
+function afterCommandWords(path: readonly string[], argv: readonly string[]): readonly string[] | undefined {
+  const rest: string[] = [];
+  let matched = 0;
+  for (const token of argv) {
+    if (matched < path.length && !isOptionLike(token)) {
+      if (token !== path[matched]) return undefined;
+      matched += 1;
+    } else rest.push(token);
+  }
+  return matched === path.length ? rest : undefined;
+}
+
 function positionalsMatch(rule: readonly string[], argv: readonly string[], mode: LiteralMatchMode): boolean {
   if (!mode.bodyOptionsAnywhere) return isPrefix(rule, argv, mode.anyObject);
   const pathLength = rule.findIndex(isOptionLike);
-  if (pathLength === -1) return isPrefix(rule, argv);
-  const path = rule.slice(0, pathLength);
-  if (mode.carried === true) return isPrefix(path, argv);
-  return isPrefix(path, argv) && bodyOptionsIncluded(rule.slice(pathLength), argv.slice(pathLength), mode.abbreviations);
+  const path = pathLength === -1 ? rule : rule.slice(0, pathLength);
+  const rest = mode.pathFromWords === true ? afterCommandWords(path, argv) : isPrefix(path, argv) ? argv.slice(path.length) : undefined;
+  if (rest === undefined) return false;
+  if (pathLength === -1 || mode.carried === true) return true;
+  return bodyOptionsIncluded(rule.slice(pathLength), rest, mode.abbreviations);
 }
 
 /**
@@ -199,9 +224,9 @@ function describeRule(rule: RuleRef): string {
 
 function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string | undefined {
   // The command's own options in an argparse body may be abbreviated: count an abbreviation as the option.
-  const body = policy.grammar.parser === "argparse" ? new Set(canonical.positionals) : new Set<string>();
+  const body = policy.grammar.parser === "argparse" ? new Set(commandBody(canonical)) : new Set<string>();
   // A carrier may set any of the command's own options: a forbidden one that is not a global option counts as present.
-  if (policy.grammar.parser === "argparse" && carriesParameters(canonical.positionals, policy.parameterCarriers)) {
+  if (policy.grammar.parser === "argparse" && carriesParameters(commandBody(canonical), policy.parameterCarriers)) {
     const carried = policy.forbiddenArgs.find(
       (forbidden) => forbidden.startsWith("--") && !policy.grammar.global.byLong.has(forbidden.split("=")[0] as string),
     );
@@ -233,8 +258,8 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   const view = normaliseForEvaluation(policy, canonical);
   const argparse = policy.grammar.parser === "argparse";
   // Read before ignore_args: an ignored carrier still sets what it carries.
-  const carried = argparse && carriesParameters(canonical.positionals, policy.parameterCarriers);
-  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true };
+  const carried = argparse && carriesParameters(commandBody(canonical), policy.parameterCarriers);
+  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true, pathFromWords: argparse };
   const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ??
     denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode), canonical.options);
@@ -248,7 +273,9 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
   // A call that writes a local file is accepted only by a rule naming its command (file-writes.ts).
-  const write = localFileWrite(policy.grammar, canonical) ?? localFileWrite(policy.grammar, view);
+  const write =
+    localFileWrite(policy.grammar, { positionals: commandBody(canonical), options: canonical.options }) ??
+    localFileWrite(policy.grammar, { positionals: commandBody(view), options: view.options });
   const admits = (rule: CompiledRule): boolean => write === undefined || namesFileWrite(rule, write);
   const accepted = withCommandAliases(view, policy.resourceTypes, (written) =>
     acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode, admits)),
@@ -256,7 +283,10 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (accepted !== undefined) {
     return { result: "accept", source: "rules", rule: accepted, reason: `accepted by ${describeRule(accepted)}` };
   }
-  if (write !== undefined) return { result: "unresolved", source: "no-rule", reason: fileWriteReason(policy.context.tool, write) };
+  if (write !== undefined) {
+    const fileWrite = fileWriteHold(write, flattenCanonical(canonical));
+    return { result: "unresolved", source: "no-rule", reason: fileWriteReason(policy.context.tool, write), fileWrite };
+  }
   return {
     result: "unresolved",
     source: "no-rule",

@@ -49,7 +49,7 @@ export function explainWith(policy: CompiledPolicy, argv: readonly string[], tar
     ...(canonicalTokens === undefined ? {} : { canonical_argv: canonicalTokens }),
   };
   if (decision.result !== "unresolved" || canonical === undefined || canonicalTokens === undefined) return base;
-  return { ...base, grants: suggestGrants(tool, target, canonical) };
+  return { ...base, grants: suggestGrants(tool, target, canonical, decision.fileWrite?.minimumPrefix) };
 }
 
 /** The effective rules of an already compiled policy. */

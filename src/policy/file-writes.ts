@@ -52,17 +52,22 @@ function givesShort(token: string, short: string): boolean {
 }
 
 /**
- * The local file write this call makes, if any: a listed argument (an option
- * in the body of an argparse command, long or short, or among the canonical
- * options), or a plugin program.
+ * The local file write this call makes, if any: a listed argument, or a plugin
+ * program. `call.positionals` is the canonical command path and body (tail
+ * included, commandBody). The command path is also read from the body's words
+ * that are not options, as argparse's sub-command parsers take them
+ * (`iot-data --thing-name=t get-thing-shadow /x` is `iot-data get-thing-shadow`),
+ * and a writing option counts wherever it stands, long (any prefix spelling) or
+ * short (alone or with its value attached), or among the canonical options.
  */
 export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
+  const words = call.positionals.filter((token) => !token.startsWith("-") || token === "-");
   const listed = grammar.fileWrites.find((write) => {
-    if (!startsWith(call.positionals, write.command)) return false;
+    if (!startsWith(call.positionals, write.command) && !startsWith(words, write.command)) return false;
     if (write.option === undefined) return true;
     const { option, short } = write;
     return (
-      call.positionals.slice(write.command.length).some((token) => givesOption(token, option) || (short !== undefined && givesShort(token, short))) ||
+      call.positionals.some((token) => givesOption(token, option) || (short !== undefined && givesShort(token, short))) ||
       call.options.some((token) => token.split("=")[0] === option)
     );
   });

@@ -47,12 +47,13 @@ function commandPathLength(positionals: readonly string[]): number {
 
 /**
  * The narrowest grants for an unresolved call: the exact canonical argv, and a
- * prefix ending at the command path (at least one token), as Torii's approval
- * window suggests.
+ * prefix ending at the command path (at least one token, and at least
+ * `minimumPrefix`: a file write's hold, file-write-hold.ts), as Torii's
+ * approval window suggests.
  */
-export function suggestGrants(tool: string, target: string | undefined, canonical: CanonicalArgv): GrantSuggestions {
+export function suggestGrants(tool: string, target: string | undefined, canonical: CanonicalArgv, minimumPrefix = 1): GrantSuggestions {
   const tokens = flattenCanonical(canonical);
-  const prefixCount = Math.max(1, Math.min(commandPathLength(canonical.positionals), tokens.length));
+  const prefixCount = Math.max(1, Math.min(Math.max(commandPathLength(canonical.positionals), minimumPrefix), tokens.length));
   const prefixTokens = tokens.slice(0, prefixCount);
   return {
     exact: { mode: "exact", token_count: tokens.length, tokens, covers: EXACT_COVERS, command: grantCommand(tool, target, "--exact", tokens) },

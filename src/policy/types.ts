@@ -3,6 +3,7 @@
  * is pure: no file system, clock or process, so decisions are reproducible and
  * property-testable. The config layer turns files into these values.
  */
+import type { FileWriteHold } from "./file-write-hold.js";
 import type { CanonicalArgv, GrammarSpec, LockedCommand } from "./grammar/types.js";
 
 /** One rule as written by the operator, with where it was written. */
@@ -104,7 +105,13 @@ export type PolicyDecision =
   | { readonly result: "deny"; readonly source: "policy-error"; readonly reason: string }
   | { readonly result: "deny"; readonly source: "explicit-deny"; readonly reason: string; readonly rule: RuleRef }
   | { readonly result: "accept"; readonly source: "rules"; readonly reason: string; readonly rule: RuleRef }
-  | { readonly result: "unresolved"; readonly source: "no-rule"; readonly reason: string };
+  | {
+      readonly result: "unresolved";
+      readonly source: "no-rule";
+      readonly reason: string;
+      /** The call writes a local file: every allow source holds it (file-write-hold.ts). */
+      readonly fileWrite?: FileWriteHold;
+    };
 
 export type DecisionSource = PolicyDecision["source"];
 

@@ -117,8 +117,10 @@ export class GrantStore {
    * the digest of all tokens are equal. Prefix: `token_count` is at most the
    * number of tokens and the digest of the first `token_count` equals (the rest
    * is deliberately free). An invalid or legacy file authorises nothing.
+   * `minimumPrefix`: a prefix grant covering fewer tokens does not count (the
+   * call writes a local file and the grant does not name its command path).
    */
-  find(canonicalTokens: readonly string[]): GrantLookup {
+  find(canonicalTokens: readonly string[], minimumPrefix = 0): GrantLookup {
     const read = this.read();
     if (!read.ok) return { kind: "invalid", error: read.error };
     const now = this.clock();
@@ -135,7 +137,7 @@ export class GrantStore {
     for (const entry of read.state.entries) {
       if (!isLive(entry.expires_at, now)) continue;
       const { mode, token_count: count, sha256 } = entry.matcher;
-      const fits = mode === "exact" ? count === canonicalTokens.length : count <= canonicalTokens.length;
+      const fits = mode === "exact" ? count === canonicalTokens.length : count <= canonicalTokens.length && count >= minimumPrefix;
       if (fits && digest(mode, count) === sha256) return { kind: "match", entry, evidence: grantEvidence(entry.matcher) };
     }
     return { kind: "none" };

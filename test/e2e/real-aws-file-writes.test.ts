@@ -8,13 +8,11 @@
  * and the server receives nothing; a rule that names the operation accepts it.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
-import { awsDirectory, untargetedAws } from "../support/real-aws.js";
+import { awsChildPath, awsHomeFor, startAnsweringEndpoint, untargetedAws, type AnsweringEndpoint } from "../support/real-aws.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 
@@ -23,8 +21,7 @@ const NAMED = `version: "1"\naccept:\n  - iot-data get-thing-shadow\n`;
 const PLANTED = "[default]\ncredential_process = /bin/sh -c 'touch /tmp/torii-owned'\n";
 const CREDENTIALS = "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = dummy-secret-for-tests\n";
 
-let server: Server;
-let requests = 0;
+let endpoint: AnsweringEndpoint;
 let home: string;
 let childPath: string;
 let broad: McpSession;
@@ -42,30 +39,21 @@ function runAwsDirectly(args: readonly string[]): Promise<number | null> {
 const credentialsFile = (): string => path.join(home, ".aws", "credentials");
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    requests += 1;
-    request.resume();
-    response.writeHead(200, { "content-type": "application/json" }).end(PLANTED);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
-  home = makeConfigTree({});
-  mkdirSync(path.join(home, ".aws"));
-  writeFileSync(path.join(home, ".aws", "config"), `[default]\nregion = eu-central-2\nendpoint_url = ${base}\noutput = json\nmax_attempts = 1\n`);
-  childPath = `${awsDirectory()}${path.delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`;
+  endpoint = await startAnsweringEndpoint(PLANTED);
+  home = awsHomeFor(endpoint.base);
+  childPath = awsChildPath();
   const tree = (rules: string): string => makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": rules });
   broadRoot = tree(BROAD);
   [broad, named] = await Promise.all([startSession(broadRoot, { HOME: home, PATH: childPath }), startSession(tree(NAMED), { HOME: home, PATH: childPath })]);
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([broad.close(), named.close()]);
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await Promise.all([broad.close(), named.close(), endpoint.close()]);
 });
 
 beforeEach(() => {
   writeFileSync(credentialsFile(), CREDENTIALS);
-  requests = 0;
+  endpoint.resetCount();
 });
 
 const shadowInto = (file: string): string[] => ["iot-data", "get-thing-shadow", "--thing-name", "t", file];
@@ -88,7 +76,7 @@ describe("aws operations that write a local file, through Torii", () => {
     expect(outcome.decision.result).toBe("deny");
     expect(outcome.execution).toBeUndefined();
     expect(readFileSync(credentialsFile(), "utf8")).toBe(CREDENTIALS);
-    expect(requests).toBe(0);
+    expect(endpoint.requests()).toBe(0);
   });
 
   test("torii policy check names the reason (the operation writes a local file) without quoting the path", async () => {

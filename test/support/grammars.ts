@@ -68,6 +68,7 @@ const awsLiteral = (command: string, option: string, list = false): LiteralUrlPa
 export const awsSpec: GrammarSpec = {
   parser: "argparse",
   forbiddenValuePrefixes: ["file://", "fileb://"],
+  doubleDash: "ignored",
   fetchedValues: {
     urlOptions: ["*"],
     gitOptions: [],

@@ -350,7 +350,10 @@ export function unambiguousPrefixes(name: string, longNames: readonly string[]):
   return prefixes;
 }
 
-/** An aws or az invocation: a body of words and operation options, global options, maybe a tail. */
+/**
+ * An aws or az invocation: a body of words and operation options, global options,
+ * maybe a tail (az only: the AWS CLI drops `--`, see the P5d property).
+ */
 export function argparseInvocation(g: Gen, name: "aws" | "az", includeLocked: boolean): Invocation {
   const { spec, locked } = GRAMMARS[name];
   const items = g(
@@ -363,7 +366,8 @@ export function argparseInvocation(g: Gen, name: "aws" | "az", includeLocked: bo
   );
   const options = spec.options.filter((option) => includeLocked || !locked.includes(option.name));
   const occurrences = occurrencesFor(g, options, () => true, false);
-  const tail = g(fc.option, fc.array(fc.constantFrom(...WORDS, "--profile=x", "-o"), { maxLength: 3 }), { nil: undefined });
+  const tail =
+    spec.doubleDash === "ignored" ? undefined : g(fc.option, fc.array(fc.constantFrom(...WORDS, "--profile=x", "-o"), { maxLength: 3 }), { nil: undefined });
   return {
     head: items.flat(),
     operands: [],

@@ -11,7 +11,9 @@
  * - tokens argparse does not know (an AWS operation's own options and their
  *   values) are passed on to the command's own parser in order, so they stay
  *   in the body, where only the CLI knows their arity;
- * - after `--` everything is an argument.
+ * - after `--` everything is an argument, unless the CLI drops every `--`
+ *   (`doubleDash: ignored`, the AWS CLI): then the `--` is dropped here too and
+ *   parsing goes on, so the canonical argv (checked and spawned) has no tail.
  */
 import { CanonicalBuilder, finish, type CanonicaliseMode } from "./canonical-builder.js";
 import { findScope, type CompiledGrammar, type OptionTable } from "./option-table.js";
@@ -85,10 +87,14 @@ function parseSingleDash(argv: readonly string[], i: number, table: OptionTable,
   }
 }
 
-function parseWith(argv: readonly string[], table: OptionTable, builder: CanonicalBuilder): void {
+function parseWith(argv: readonly string[], grammar: CompiledGrammar, table: OptionTable, builder: CanonicalBuilder): void {
   for (let i = 0; i < argv.length;) {
     const token = argv[i] as string;
     builder.checkRawToken(token, i);
+    if (token === "--" && grammar.doubleDashIgnored) {
+      i += 1;
+      continue;
+    }
     if (token === "--") {
       builder.startTail(argv.slice(i + 1), i + 1);
       return;
@@ -129,12 +135,13 @@ export function canonicaliseArgparse(argv: readonly string[], grammar: CompiledG
     // Command scopes (rare for argparse CLIs) are chosen from the leading words.
     const leading: string[] = [];
     for (const token of argv) {
+      if (token === "--" && grammar.doubleDashIgnored) continue;
       if (token.startsWith("-")) break;
       leading.push(token);
     }
     const table = findScope(grammar, leading)?.table ?? grammar.global;
     const builder = new CanonicalBuilder(grammar, mode);
-    parseWith(argv, table, builder);
+    parseWith(argv, grammar, table, builder);
     return builder.build();
   });
 }

@@ -16,7 +16,7 @@
  * reading more words here can only refuse more.
  */
 import type { SitedToken } from "./fetched-values.js";
-import type { ArgvRejection, LockedCommand, LockedCommandOptions } from "./types.js";
+import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions } from "./types.js";
 
 /** What the finished parse holds: positionals (argparse bodies keep command options there) and known options. */
 export interface ParsedArgv {
@@ -113,7 +113,7 @@ export function findLockedCommandUse(
   lockedCommands: readonly LockedCommand[],
   lockedCommandOptions: readonly LockedCommandOptions[],
 ): ArgvRejection | undefined {
-  const body = { ...argv, positionals: [...argv.positionals, ...argv.tail] };
+  const body = { ...argv, positionals: commandBody(argv) };
   const words = body.positionals.filter((site) => !isOptionLike(site.token));
   for (const locked of lockedCommands) {
     const rejection = lockedCommandRejection(body, words, locked);

@@ -38,6 +38,8 @@ export interface CompiledGrammar {
   readonly lockedCommands: readonly LockedCommand[];
   /** Options the broker owns under one command path. */
   readonly lockedCommandOptions: readonly LockedCommandOptions[];
+  /** Whether the CLI drops `--` instead of ending its options there (GrammarSpec.doubleDash). */
+  readonly doubleDashIgnored: boolean;
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -74,6 +76,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     plugins: spec.plugins ?? false,
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
+    doubleDashIgnored: spec.doubleDash === "ignored",
   };
 }
 

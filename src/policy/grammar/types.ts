@@ -59,6 +59,13 @@ export interface GrammarSpec {
   readonly plugins?: boolean;
   /** Options the broker owns under one command path only (absent: none). */
   readonly lockedCommandOptions?: readonly LockedCommandOptions[];
+  /**
+   * What `--` means to the CLI. `separates` (absent): the tokens after it are
+   * arguments, never options. `ignored`: the CLI's parsers drop every `--` and
+   * read on (the AWS CLI: before the service, after it, after the operation,
+   * repeated), so canonicalisation drops it too and every check reads one call.
+   */
+  readonly doubleDash?: "separates" | "ignored";
 }
 
 /**
@@ -177,6 +184,17 @@ export interface ArgvRejection {
 }
 
 export type CanonicaliseResult = { readonly ok: true; readonly canonical: CanonicalArgv } | { readonly ok: false; readonly rejection: ArgvRejection };
+
+/**
+ * The one reading of a call's body that every body check consumes (file
+ * writes, parameter carriers, forbidden abbreviations, locked commands): the
+ * positionals, then the `--` tail. A CLI that hands the tail to the command's
+ * own parser reads it as body; for one that does not, reading more words can
+ * only find more, so a `--` never hides a body token from a check.
+ */
+export function commandBody<T>(canonical: { readonly positionals: readonly T[]; readonly tail: readonly T[] }): readonly T[] {
+  return canonical.tail.length === 0 ? canonical.positionals : [...canonical.positionals, ...canonical.tail];
+}
 
 /** Returns the canonical argv as the single token list that is matched and spawned. */
 export function flattenCanonical(canonical: CanonicalArgv): string[] {

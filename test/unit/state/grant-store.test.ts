@@ -37,6 +37,19 @@ describe("GrantStore: matching", () => {
     expect(store.find(["get", "podsx"])).toEqual({ kind: "none" });
   });
 
+  it("a prefix grant shorter than the minimum prefix (a file write's hold) does not match; a longer one and an exact one do", async () => {
+    const { store } = setup();
+    const write = ["iot-data", "get-thing-shadow", "--thing-name", "t", "/home/op/.aws/credentials"];
+    await store.add("prefix", ["iot-data"], 10);
+    expect(store.find(write)).toMatchObject({ kind: "match" });
+    expect(store.find(write, 2)).toEqual({ kind: "none" });
+    const named = await store.add("prefix", ["iot-data", "get-thing-shadow"], 10);
+    expect(store.find(write, 2)).toMatchObject({ kind: "match", evidence: grantEvidence(named.matcher) });
+    const { store: other } = setup();
+    const exact = await other.add("exact", write, 10);
+    expect(other.find(write, write.length + 1)).toMatchObject({ kind: "match", evidence: grantEvidence(exact.matcher) });
+  });
+
   it("token boundaries are kept: a grant for [ab, c] does not match [a, bc]; [get, 'pods -A'] does not match three tokens", async () => {
     const { store } = setup();
     await store.add("exact", ["ab", "c"], 10);

@@ -103,9 +103,35 @@ describe("argparse: body and known options", () => {
   });
 
   it("after -- everything is an argument, and each tail token gets the raw-token checks", () => {
-    expect(canonicalOf(a, ["s3", "ls", "--", "--profile=x"])).toEqual({ positionals: ["s3", "ls"], options: [], hasTail: true, tail: ["--profile=x"] });
+    expect(canonicalOf(z, ["vm", "list", "--", "--subscription=x"])).toEqual({
+      positionals: ["vm", "list"],
+      options: [],
+      hasTail: true,
+      tail: ["--subscription=x"],
+    });
     expect(rejectionOf(a, ["s3", "cp", "--", "fileb://x"])).toMatchObject({ kind: "forbidden-value", index: 3 });
     expect(rejectionOf(z, ["vm", "create", "--", "@~/.azure/x"])).toMatchObject({ kind: "forbidden-value", index: 3 });
+  });
+});
+
+describe("argparse: a CLI that drops every -- (aws, double_dash: ignored)", () => {
+  it("a -- before the service, after it, after the operation or repeated is dropped: one canonical argv, no tail", () => {
+    const plain = canonicalOf(a, ["ec2", "run-instances", "--image-id", "x", "--region-x"]);
+    for (const spelled of [
+      ["--", "ec2", "run-instances", "--image-id", "x", "--region-x"],
+      ["ec2", "--", "run-instances", "--image-id", "x", "--region-x"],
+      ["ec2", "run-instances", "--", "--image-id", "x", "--region-x"],
+      ["ec2", "--", "--", "run-instances", "--image-id", "--", "x", "--region-x", "--"],
+    ]) {
+      expect(canonicalOf(a, spelled), spelled.join(" ")).toEqual(plain);
+    }
+    expect(plain.hasTail).toBe(false);
+  });
+
+  it("a global option after a dropped -- is read as the global option (a locked one is refused)", () => {
+    expect(rejectionOf(a, ["s3", "ls", "--", "--profile=x"])).toMatchObject({ kind: "locked-option", option: "--profile" });
+    expect(rejectionOf(a, ["s3", "--", "ls", "--prof", "x"])).toMatchObject({ kind: "locked-option", option: "--profile" });
+    expect(canon(a, ["s3", "--", "ls", "--output", "text"])).toEqual(["s3", "ls", "--output=text"]);
   });
 });
 
