@@ -143,3 +143,24 @@ describe("kubectl options that run a local program or widen local reads", () => 
     expect(decide(["kustomize"], ["kustomize", "app", "--helm-command", "/tmp/x"]).result).toBe("deny");
   });
 });
+
+describe("kubectl -o formats that read a template file", () => {
+  it("-o jsonpath-file=, go-template-file, custom-columns-file and templatefile are refused in every spelling; inline templates stay up to the rules", () => {
+    for (const argv of [
+      ["get", "pods", "-o", "jsonpath-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-ojsonpath-file=/home/op/.aws/credentials"],
+      ["get", "pods", "--output=go-template-file", "--template=/home/op/.aws/credentials"],
+      ["get", "pods", "--output", "custom-columns-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-o", "templatefile", "--template", "/home/op/.aws/credentials"],
+      ["create", "configmap", "x", "--from-literal=a=b", "--dry-run=client", "-o", "go-template-file=/home/op/.aws/credentials"],
+    ]) {
+      const decision = decide(["/.*/"], argv, STALE_LOCKED);
+      expect(decision.result, argv.join(" ")).toBe("deny");
+      expect(decision.reason).toContain("sets --output of any command");
+      expect(decision.reason).not.toContain("/home/op");
+    }
+    expect(decide(["/.*/"], ["get", "pods", "-o", "jsonpath={.items[*].spec.securityContext.seccompProfile}"]).result).toBe("accept");
+    expect(decide(["/.*/"], ["get", "pods", "-o", "go-template", "--template={{.kind}}"]).result).toBe("accept");
+    expect(decide(["/.*/"], ["get", "pods", "-o", "yaml"]).result).toBe("accept");
+  });
+});
