@@ -149,6 +149,7 @@ describe("kubectl -o formats that read a template file", () => {
     for (const argv of [
       ["get", "pods", "-o", "jsonpath-file=/home/op/.aws/credentials"],
       ["get", "pods", "-ojsonpath-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-o=go-template-file", "--template", "/home/op/.aws/credentials"],
       ["get", "pods", "--output=go-template-file", "--template=/home/op/.aws/credentials"],
       ["get", "pods", "--output", "custom-columns-file=/home/op/.aws/credentials"],
       ["get", "pods", "-o", "templatefile", "--template", "/home/op/.aws/credentials"],
