@@ -80,6 +80,10 @@ export function lockedCommandsOf(provider: ProviderConfig): readonly LockedComma
   return [...floor, ...(provider.targeting?.locked_commands ?? [])];
 }
 
+const KUSTOMIZE_RUNS_PROGRAM = "it makes kustomize run a local program (helm, an exec or container KRM function) the call or its kustomization chooses";
+const TEMPLATE_FILE_READ = "its template file is a local file of the call's choice, printed into the output";
+const KUSTOMIZE_READS_OUTSIDE_ROOT = "it lets a kustomization read local files outside its own directory";
+
 /**
  * Command options every provider of a mode locks, whatever its table says: an
  * operator tree keeps the provider.yaml it was installed with, so the options
@@ -87,7 +91,14 @@ export function lockedCommandsOf(provider: ProviderConfig): readonly LockedComma
  * too (the bundled table, generated from the CLI, may list more).
  */
 export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly LockedCommandOptions[]>> = Object.freeze({
-  kubectl_context: Object.freeze([]),
+  kubectl_context: Object.freeze([
+    // Every spelling kubectl reads (pflag has no abbreviations); the generated table may list more.
+    { command: ["kustomize"], options: ["--enable-alpha-plugins", "--enable-helm", "--helm-command"], why: KUSTOMIZE_RUNS_PROGRAM },
+    { command: ["kustomize"], options: ["--load-restrictor", "--mount"], why: KUSTOMIZE_READS_OUTSIDE_ROOT },
+    // -o jsonpath-file=, go-template-file, custom-columns-file, templatefile: a template file with no action prints as it is.
+    { command: [], options: ["--output"], valueContains: "-file", why: TEMPLATE_FILE_READ },
+    { command: [], options: ["--output"], valueContains: "templatefile", why: TEMPLATE_FILE_READ },
+  ]),
   aws_profile: Object.freeze([
     { command: ["dlm", "create-default-role"], options: ["--iam-endpoint"] },
     { command: ["emr", "create-default-roles"], options: ["--iam-endpoint"] },

@@ -136,6 +136,7 @@ const argvSchema = z
           command: z.array(commandWordSchema),
           options: z.array(lockedOptionSchema).min(1),
           value_contains: z.string().min(1).optional(),
+          why: z.string().min(1).optional(),
         }),
       )
       .optional(),
@@ -397,6 +398,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             command: [...row.command],
             options: [...row.options],
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
+            ...(row.why === undefined ? {} : { why: row.why }),
           })),
         }),
   };

@@ -79,7 +79,10 @@ function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scope
     token,
     index,
     option,
-    reason: `argument ${index} sets ${option} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`,
+    reason:
+      scoped.why === undefined
+        ? `argument ${index} sets ${option} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`
+        : `argument ${index} sets ${option} of ${where}, which is refused for every target of this provider: ${scoped.why}. No rule, grant or approval can allow it`,
   });
   for (const option of argv.options) {
     if (scoped.options.includes(option.name) && valueMatches(scoped, option.token, [])) return reject(option.name, option.name, option.index);

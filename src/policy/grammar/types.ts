@@ -100,6 +100,12 @@ export interface LockedCommandOptions {
    * of a Graph command stays up to the policy. Absent: every value.
    */
   readonly valueContains?: string;
+  /**
+   * Why no rule may allow it, when it is not a target setting (`kustomize
+   * --helm-command` runs a program of the caller's choice). Absent: it would
+   * leave the target's endpoint, region or scope.
+   */
+  readonly why?: string;
 }
 
 /**

@@ -100,3 +100,68 @@ describe("kubectl plugins", () => {
     expect(decide(["/.*/"], ["anything", "goes"], plain).result).toBe("accept");
   });
 });
+
+const STALE_LOCKED = BUNDLED.replace(
+  /\n {2}# Options with which kubectl runs a local program[\s\S]*?\n {4}- \{command: \[kustomize\], options: \[--load-restrictor[^\n]*/u,
+  "",
+);
+
+describe("kubectl options that run a local program or widen local reads", () => {
+  const CALLS: readonly (readonly [string, readonly string[]])[] = [
+    ["--helm-command", ["kustomize", "app", "--helm-command=/tmp/x/SECRET-helm"]],
+    ["--helm-command", ["kustomize", "app", "--helm-command", "/tmp/x/SECRET-helm"]],
+    ["--helm-command", ["-n", "prod", "kustomize", "--helm-command", "/tmp/x/SECRET-helm", "app"]],
+    ["--enable-helm", ["kustomize", "app", "--enable-helm"]],
+    ["--enable-helm", ["kustomize", "app", "--enable-helm=true"]],
+    ["--enable-alpha-plugins", ["kustomize", "--enable-alpha-plugins", "app"]],
+    ["--mount", ["kustomize", "app", "--mount", "type=bind,src=/home/op/.kube,dst=/k"]],
+    ["--load-restrictor", ["kustomize", "app", "--load-restrictor=LoadRestrictionsNone"]],
+    ["--load-restrictor", ["kustomize", "app", "--load-restrictor", "LoadRestrictionsNone"]],
+  ];
+
+  it.each([
+    ["bundled", BUNDLED],
+    ["installed before the table (the floor)", STALE_LOCKED],
+  ])("%s: refused in every spelling whatever the rules say, the reason naming only the option", (_name, text) => {
+    expect(text.includes("locked_command_options")).toBe(text === BUNDLED);
+    for (const [option, argv] of CALLS) {
+      const decision = decide(["/.*/", "kustomize"], argv, text);
+      expect(decision.result, argv.join(" ")).toBe("deny");
+      expect(decision.reason).toContain(`sets ${option} of "kustomize"`);
+      expect(decision.reason).toMatch(/run a local program|read local files outside/u);
+      expect(decision.reason).not.toMatch(/SECRET|LoadRestrictionsNone|\/home\/op/u);
+    }
+  });
+
+  it("a literal kustomize rule does not allow them; abbreviations are unknown to kubectl (pflag has none) and are not accepted; plain kustomize stays up to the rules", () => {
+    expect(decide(["/.*/"], ["kustomize", "app", "--helm-comm=/tmp/x"]).result).not.toBe("accept");
+    expect(decide(["/.*/"], ["kustomize", "app", "--load-restr=LoadRestrictionsNone"]).result).not.toBe("accept");
+    expect(decide(["/^kustomize /"], ["kustomize", "app", "--helm-kube-version=1.32"]).result).toBe("accept");
+    // apply -k has none of these options: kubectl refuses them there, and so does the grammar.
+    expect(decide(["/.*/"], ["apply", "-k", "app", "--enable-helm"]).result).not.toBe("accept");
+    // A literal rule naming the command path does not allow them either.
+    expect(decide(["kustomize"], ["kustomize", "app", "--helm-command", "/tmp/x"]).result).toBe("deny");
+  });
+});
+
+describe("kubectl -o formats that read a template file", () => {
+  it("-o jsonpath-file=, go-template-file, custom-columns-file and templatefile are refused in every spelling; inline templates stay up to the rules", () => {
+    for (const argv of [
+      ["get", "pods", "-o", "jsonpath-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-ojsonpath-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-o=go-template-file", "--template", "/home/op/.aws/credentials"],
+      ["get", "pods", "--output=go-template-file", "--template=/home/op/.aws/credentials"],
+      ["get", "pods", "--output", "custom-columns-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-o", "templatefile", "--template", "/home/op/.aws/credentials"],
+      ["create", "configmap", "x", "--from-literal=a=b", "--dry-run=client", "-o", "go-template-file=/home/op/.aws/credentials"],
+    ]) {
+      const decision = decide(["/.*/"], argv, STALE_LOCKED);
+      expect(decision.result, argv.join(" ")).toBe("deny");
+      expect(decision.reason).toContain("sets --output of any command");
+      expect(decision.reason).not.toContain("/home/op");
+    }
+    expect(decide(["/.*/"], ["get", "pods", "-o", "jsonpath={.items[*].spec.securityContext.seccompProfile}"]).result).toBe("accept");
+    expect(decide(["/.*/"], ["get", "pods", "-o", "go-template", "--template={{.kind}}"]).result).toBe("accept");
+    expect(decide(["/.*/"], ["get", "pods", "-o", "yaml"]).result).toBe("accept");
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * scripts/providers/kubectl-local-programs.mjs reads the kustomize options that
+ * run a program or widen local reads from the real kubectl's help, and fails
+ * when one is no longer found (a reworded help text is reviewed, never dropped)
+ * or when a global option so described is not locked.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { localProgramRows } from "../../../scripts/providers/kubectl-local-programs.mjs";
+
+const home = mkdtempSync(path.join(os.tmpdir(), "torii-kubectl-help-"));
+const help = (...args: string[]): string[] =>
+  execFileSync("kubectl", args, {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, KUBECONFIG: path.join(home, "none") },
+    encoding: "utf8",
+  }).split("\n");
+const kustomize = (): { path: string[]; optionLines: string[] } => ({ path: ["kustomize"], optionLines: help("kustomize", "--help") });
+
+describe("localProgramRows", () => {
+  test("the real kubectl's help yields the five kustomize options, grouped by why", () => {
+    const rows = localProgramRows([kustomize(), { path: ["get"], optionLines: help("get", "--help") }], help("options"), []);
+    expect(rows.map((row) => [row.command.join(" "), row.options])).toEqual([
+      ["kustomize", ["--enable-alpha-plugins", "--enable-helm", "--helm-command"]],
+      ["kustomize", ["--load-restrictor", "--mount"]],
+    ]);
+    expect(rows[0]?.why).toContain("run a local program");
+  });
+
+  test("a reworded description fails the generator, naming the option", () => {
+    const scope = kustomize();
+    const reworded = { ...scope, optionLines: scope.optionLines.map((line) => line.replace("path to executable", "helm binary")) };
+    expect(() => localProgramRows([reworded], [], [])).toThrow("kustomize --helm-command is no longer found");
+  });
+
+  test("a global option described as running a program must be locked", () => {
+    const globals = ["    --exec-helper='':", "\tpath to executable run before each request"];
+    expect(() => localProgramRows([kustomize()], globals, [])).toThrow("global --exec-helper runs a program");
+    expect(localProgramRows([kustomize()], globals, ["--exec-helper"])).toHaveLength(2);
+  });
+});
