@@ -65,3 +65,5 @@ process.on("disconnect", windDown);
 // closes the channel, so it never dies with launches only it knows of. SIGTERM winds down the same way.
 process.on("SIGINT", () => undefined);
 process.on("SIGTERM", windDown);
+// Loaded and listening: the server's answer deadlines run from here, not from the host's own start-up.
+send({ type: "ready" });

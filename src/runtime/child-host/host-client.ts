@@ -19,8 +19,8 @@ export const DEFAULT_HOST_IDLE_MS = 30_000;
 
 /**
  * How long a launch waits for the host's first answer (`spawned`, or its end) before the host is
- * given up. A spawn takes milliseconds, a cold host start well under a second even on a loaded
- * machine; the caller holds the lease lock meanwhile, so this stays below half the state lock's
+ * given up, counted from when the host reported ready (a new host's own start-up has its
+ * allowance, HOST_START_ALLOWANCE_MS). A spawn takes milliseconds; the caller holds the lease lock meanwhile, so this stays below half the state lock's
  * stale period (no other process can judge the lock stale) and below a waiter's 5 s (an operator's
  * `torii target clear` waiting behind a wedged host still gets the lock).
  */
@@ -32,6 +32,8 @@ export interface ChildHostOptions {
   readonly idleMs?: number;
   /** How long a launch waits for the host's first answer before the host is killed (DEFAULT_SPAWN_DEADLINE_MS). */
   readonly spawnDeadlineMs?: number;
+  /** How long a new host may take to report ready before that deadline runs (HOST_START_ALLOWANCE_MS). */
+  readonly startAllowanceMs?: number;
   readonly platform?: NodeJS.Platform;
   /** Called when a host is gone (it exited, idle or not, or was given up and killed), with its pid. */
   readonly onHostGone?: (pid: number | undefined) => void;
@@ -49,6 +51,7 @@ export class ChildHostClient {
   private readonly hostFile: string;
   private readonly idleMs: number;
   private readonly spawnDeadlineMs: number;
+  private readonly startAllowanceMs: number | undefined;
   private readonly platform: NodeJS.Platform;
   private readonly onHostGone: ((pid: number | undefined) => void) | undefined;
 
@@ -56,6 +59,7 @@ export class ChildHostClient {
     this.hostFile = options.hostFile ?? defaultHostFile();
     this.idleMs = options.idleMs ?? DEFAULT_HOST_IDLE_MS;
     this.spawnDeadlineMs = options.spawnDeadlineMs ?? DEFAULT_SPAWN_DEADLINE_MS;
+    this.startAllowanceMs = options.startAllowanceMs;
     this.platform = options.platform ?? process.platform;
     this.onHostGone = options.onHostGone;
   }
@@ -94,6 +98,7 @@ export class ChildHostClient {
       },
       this.platform,
       this.spawnDeadlineMs,
+      this.startAllowanceMs,
     );
     return this.host;
   }

@@ -48,16 +48,28 @@ export function hostEnvironment(serverEnv: NodeJS.ProcessEnv, platform: NodeJS.P
   return platform === "win32" && systemRoot !== undefined ? { SystemRoot: systemRoot } : {};
 }
 
+/**
+ * How long a new host may take to start (Node and its modules: well under a second when quiet,
+ * seconds on a loaded machine) before it reports ready; the answer deadline of each launch runs
+ * from then. A host that never gets ready is given up after this allowance and the answer deadline.
+ */
+export const HOST_START_ALLOWANCE_MS = 10_000;
+
+/** A message from the host about one launch. */
+type LaunchAnswer = Exclude<FromHost, { readonly type: "ready" }>;
+
 export class HostProcess {
   private readonly child: ChildProcess;
   private readonly pending = new Map<number, Pending>();
   private gone = false;
+  private ready = false;
 
   constructor(
     hostFile: string,
     private readonly events: HostEvents,
     private readonly platform: NodeJS.Platform,
     private readonly spawnDeadlineMs: number,
+    private readonly startAllowanceMs: number = HOST_START_ALLOWANCE_MS,
   ) {
     // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
     this.child = spawn(process.execPath, [hostFile], {
@@ -112,7 +124,9 @@ export class HostProcess {
       const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
       const start = { resolve: resolveStart, reject: rejectStart };
       const pending: Pending = { request, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
-      this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
+      // Before the host is ready its start-up is allowed for too (onReady then restarts the deadline).
+      if (this.ready) this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
+      else this.expectAnswer(pending, this.startAllowanceMs + this.spawnDeadlineMs, "did not start and answer");
       this.pending.set(id, pending);
       this.events.onBusyChange(this);
       this.send({ type: "launch", id, request: hostRequest(request) });
@@ -148,11 +162,24 @@ export class HostProcess {
       this.abandon("the child host sent a malformed message");
       return;
     }
+    if (message.type === "ready") {
+      this.onReady();
+      return;
+    }
     const pending = this.pending.get(message.id);
     if (pending !== undefined) this.apply(message.id, pending, message);
   }
 
-  private apply(id: number, pending: Pending, message: FromHost): void {
+  /** The host is listening: launches sent during its start-up now have the plain answer deadline. */
+  private onReady(): void {
+    if (this.ready) return;
+    this.ready = true;
+    for (const pending of this.pending.values()) {
+      if (!pending.started) this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
+    }
+  }
+
+  private apply(id: number, pending: Pending, message: LaunchAnswer): void {
     if (message.type === "spawned") {
       if (pending.started) return;
       pending.pid = message.pid;

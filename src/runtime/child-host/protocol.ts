@@ -21,6 +21,7 @@ export type HostLaunchRequest = Pick<
 export type ToHost = { readonly type: "launch"; readonly id: number; readonly request: HostLaunchRequest } | { readonly type: "cancel"; readonly id: number };
 
 export type FromHost =
+  | { readonly type: "ready" }
   | { readonly type: "spawned"; readonly id: number; readonly pid: number }
   | { readonly type: "result"; readonly id: number; readonly result: LaunchResult }
   | { readonly type: "failed"; readonly id: number; readonly code: string; readonly detail: string };
@@ -113,6 +114,7 @@ function resultOf(value: unknown): LaunchResult | undefined {
 
 /** A well-formed message from the host; undefined for anything else (the server then gives up on that host). */
 export function parseFromHost(message: unknown): FromHost | undefined {
+  if (isRecord(message) && message.type === "ready" && Object.keys(message).length === 1) return { type: "ready" };
   if (!isRecord(message) || !isId(message.id)) return undefined;
   const { id } = message;
   switch (message.type) {

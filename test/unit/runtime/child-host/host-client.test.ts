@@ -31,12 +31,13 @@ function request(executable: string, args: readonly string[], extra: Partial<Lau
 }
 
 /** A client whose host is closed when the test ends; `gone` resolves with each host's pid as it goes. */
-function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number) {
+function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number, startAllowanceMs?: number) {
   const gone: ((pid: number | undefined) => void)[] = [];
   const client = new ChildHostClient({
     hostFile,
     idleMs,
     ...(spawnDeadlineMs === undefined ? {} : { spawnDeadlineMs }),
+    ...(startAllowanceMs === undefined ? {} : { startAllowanceMs }),
     onHostGone: (pid) => {
       gone.shift()?.(pid);
     },
@@ -48,16 +49,21 @@ function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number) 
   return { client, nextGone };
 }
 
-/** A fake host: on each launch, runs `reply(send, message)` (a Node script body). */
-function fakeHost(reply: string): string {
+/**
+ * A fake host: on each launch, runs `reply(send, message)` (a Node script body). `start` runs
+ * first (a slow start-up); `ready: false` never reports ready, as a host wedged in its start-up.
+ */
+function fakeHost(reply: string, { start = "", ready = true }: { start?: string; ready?: boolean } = {}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "torii-fake-host-"));
   const file = path.join(dir, "host.mjs");
   writeFileSync(
     file,
-    `const send = (m) => process.send(m);
+    `${start}
+const send = (m) => process.send(m);
 const ok = (id, stdout = "") => ({ type: "result", id, result: { exitCode: 0, signal: null, stdout, stderr: "", truncated: false, timedOut: false, canceled: false, durationMs: 1, pid: 4242 } });
 process.on("message", (message) => { if (message.type === "launch") { ${reply} } });
-process.on("disconnect", () => process.exit(0));\n`,
+process.on("disconnect", () => process.exit(0));
+${ready ? 'send({ type: "ready" });' : ""}\n`,
   );
   return file;
 }
@@ -128,7 +134,7 @@ describe("messages the host cannot use", () => {
     const settled = new Promise<void>((resolve) => {
       host.on("message", (message: { type: string }) => {
         answers.push(message);
-        if (message.type !== "spawned") resolve();
+        if (message.type !== "spawned" && message.type !== "ready") resolve();
       });
     });
     for (const garbage of [
@@ -143,6 +149,7 @@ describe("messages the host cannot use", () => {
     host.send({ type: "launch", id: 7, request: { executable: "/bin/echo", args: ["still here"], env: {}, maxOutputBytes: 1024, timeoutMs: 10_000 } });
     await settled;
     expect(answers).toEqual([
+      { type: "ready" },
       { type: "spawned", id: 7, pid: expect.any(Number) as number },
       { type: "result", id: 7, result: expect.objectContaining({ exitCode: 0, stdout: "still here\n" }) as object },
     ]);
@@ -208,6 +215,25 @@ describe("messages the client cannot use", () => {
     // The next launch starts a new host.
     await expect(client.start(request("/bin/sleep", ["30"]))).resolves.toMatchObject({ pid: expect.any(Number) as number });
     expect(client.hostPid).not.toBe(hostPid);
+  });
+
+  test("the answer deadline runs from the host's ready report: a host busy starting up for longer than the deadline still runs the launch", async () => {
+    // 1.5 s of start-up work (a loaded machine's cold start) against a 500 ms answer deadline.
+    const host = fakeHost("send(ok(message.id, 'slow start, then answered'));", { start: "const until = Date.now() + 1500; while (Date.now() < until);" });
+    const { client } = clientFor(host, 60_000, 500);
+    const started = await client.start(request("/bin/true", []));
+    expect((await started.running).stdout).toBe("slow start, then answered");
+  });
+
+  test("a host that never reports ready is given up after its start allowance and the answer deadline: the call fails closed", async () => {
+    // Wedged in its start-up: it neither reports ready nor answers.
+    const host = fakeHost("", { ready: false });
+    const { client, nextGone } = clientFor(host, 60_000, 300, 300);
+    const gone = nextGone();
+    await expect(client.start(request("/bin/true", []))).rejects.toThrow(
+      /the child host did not start and answer within 600 ms and was killed before it reported the start of the process; the process may have started/,
+    );
+    expect(await gone).toBeGreaterThan(1);
   });
 
   test("a host file that cannot run fails the call closed, and the next start tries a new host", async () => {
