@@ -89,6 +89,7 @@ def load_review():
     return {
         "flag": re.compile(review["candidate_flag"]),
         "leaf": re.compile(review["candidate_leaf"]),
+        "command": re.compile(review["candidate_command"]),
         "flags": compile_rows(review["flags"], "flag"),
         "operands": [dict(row, command=re.compile(row["command"])) for row in review["operands"]],
     }
@@ -105,7 +106,9 @@ def candidates(tree, review):
                 continue
             row = next((r for r in review["flags"] if r["flag"].search(flag) and r["command"].search(bare)), None)
             lines.append((joined, flag, row and row["verdict"]))
-        if review["leaf"].search(path[-1]):
+        # candidate_command: a command whose leaf says nothing of a path yet writes one operand
+        # (sql ssl client-certs create NAME CERT_FILE saves the private key there).
+        if review["leaf"].search(path[-1]) or review["command"].search(bare):
             row = next((r for r in review["operands"] if r["command"].search(bare)), None)
             lines.append((joined, "<%s>" % (row["operand"] if row else "operand"), row and row["verdict"]))
     return lines
