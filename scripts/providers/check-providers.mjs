@@ -175,7 +175,7 @@ for (const name of readdirSync(root, { withFileTypes: true })
       `${where} argv`,
       a,
       ["parser", "forbidden_value_prefixes", "options", "commands"],
-      ["fetched_values", "locked_command_options", "file_writes", "plugins"],
+      ["fetched_values", "locked_command_options", "file_writes", "plugins", "double_dash"],
     )
   ) {
     if (!["pflag", "argparse", "plain"].includes(a.parser)) fail(where, `bad parser ${a.parser}`);

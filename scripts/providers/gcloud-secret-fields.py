@@ -114,6 +114,10 @@ def main():
     preset = open(PRESET).read()
     head, rest = preset.split(BEGIN + "\n")
     _, tail = rest.split(END + "\n")
+    # A path the preset already denies outside this block (the credential-command list) is not repeated.
+    deny_section = (head + tail).split("\naccept:")[0]
+    elsewhere = {line.strip()[2:] for line in deny_section.splitlines() if line.strip().startswith("- ")}
+    paths = [path for path in paths if path not in elsewhere]
     open(PRESET, "w").write(head + BEGIN + "\n" + "".join("  - %s\n" % p for p in paths) + END + "\n" + tail)
     sys.stderr.write("%d listed, %d denied (%d with release tracks)\n" % (len(rows), len(denied), len(paths)))
 
