@@ -42,11 +42,13 @@ const lockedOptionSchema = z.string().regex(/^--[\x21-\x3c\x3e-\x7e]+$/, {
   error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
 });
 
-const optionNameSchema = z.string().regex(/^--[A-Za-z0-9][A-Za-z0-9._-]*$/, {
-  error: 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"',
-});
+const OPTION_NAME = /^--[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const OPTION_NAME_ERROR = 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"';
+const optionNameSchema = z.string().regex(OPTION_NAME, { error: OPTION_NAME_ERROR });
 
-const shortOptionSchema = z.string().regex(/^-[A-Za-z0-9?]$/, { error: 'a short option must be "-" and one ASCII letter, digit or "?"' });
+const SHORT_OPTION = /^-[A-Za-z0-9?]$/;
+const SHORT_OPTION_ERROR = 'a short option must be "-" and one ASCII letter, digit or "?"';
+const shortOptionSchema = z.string().regex(SHORT_OPTION, { error: SHORT_OPTION_ERROR });
 
 const optionRowSchema = z.strictObject({
   name: optionNameSchema,
@@ -57,9 +59,9 @@ const optionRowSchema = z.strictObject({
 
 type OptionRow = z.output<typeof optionRowSchema>;
 
-const commandWordSchema = z.string().regex(/^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/, {
-  error: 'a command path word must be printable ASCII without spaces and must not start with "-"',
-});
+const COMMAND_WORD = /^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/;
+const COMMAND_WORD_ERROR = 'a command path word must be printable ASCII without spaces and must not start with "-"';
+const commandWordSchema = z.string().regex(COMMAND_WORD, { error: COMMAND_WORD_ERROR });
 
 /** Values the CLI downloads or clones before it runs (new in Torii TS; see docs/configuration.md). */
 const fetchedValuesSchema = z.strictObject({
@@ -77,16 +79,64 @@ const fetchedValuesSchema = z.strictObject({
     .default([]),
 });
 
-/** `argv.file_writes`: an argument that makes the CLI write a local file (src/policy/file-writes.ts). */
-const fileWriteSchema = z
-  .strictObject({
-    command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
-    operand: commandWordSchema.optional(),
-    option: optionNameSchema.optional(),
-    short: shortOptionSchema.optional(),
+/** One `argv.file_writes` row: an argument that makes the CLI write a local file (src/policy/file-writes.ts). */
+interface FileWriteRow {
+  readonly command: readonly string[];
+  readonly operand?: string;
+  readonly option?: string;
+  readonly short?: string;
+}
+
+const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short"]);
+
+/** A field's value against a pattern: the path and message of the problem, or undefined. */
+function badString(value: unknown, pattern: RegExp, path: readonly (string | number)[], message: string): FileWriteProblem | undefined {
+  return typeof value === "string" && pattern.test(value) ? undefined : { path, message };
+}
+
+interface FileWriteProblem {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+/**
+ * What is wrong with one `file_writes` row, if anything: the rules a zod row
+ * schema would apply (known fields only, a non-empty command path of command
+ * words, an operand or an option, a short form only with its option), in one
+ * plain pass. Generated tables hold hundreds of rows (gcloud: over 500), and
+ * zod's per-row pipeline cost tens of milliseconds of a cold start-up.
+ */
+function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) return { path: [], message: "a file write must be a mapping" };
+  const fields = row as Readonly<Record<string, unknown>>;
+  const unknown = Object.keys(fields).find((key) => !FILE_WRITE_FIELDS.has(key));
+  if (unknown !== undefined) return { path: [unknown], message: `unknown field "${unknown}"` };
+  const { command, operand, option, short } = fields;
+  if (!Array.isArray(command) || command.length === 0) return { path: ["command"], message: "a command path needs at least one word" };
+  for (const [index, word] of command.entries()) {
+    const problem = badString(word, COMMAND_WORD, ["command", index], COMMAND_WORD_ERROR);
+    if (problem !== undefined) return problem;
+  }
+  const fieldProblem =
+    (operand === undefined ? undefined : badString(operand, COMMAND_WORD, ["operand"], COMMAND_WORD_ERROR)) ??
+    (option === undefined ? undefined : badString(option, OPTION_NAME, ["option"], OPTION_NAME_ERROR)) ??
+    (short === undefined ? undefined : badString(short, SHORT_OPTION, ["short"], SHORT_OPTION_ERROR));
+  if (fieldProblem !== undefined) return fieldProblem;
+  if ((operand === undefined) === (option === undefined)) return { path: [], message: "a file write names either an operand or an option" };
+  if (short !== undefined && option === undefined) return { path: [], message: "a file write's short form goes with its option" };
+  return undefined;
+}
+
+/** `argv.file_writes`, each row checked by fileWriteProblem. */
+const fileWritesSchema = z
+  .array(z.unknown())
+  .superRefine((rows, ctx) => {
+    rows.forEach((row, index) => {
+      const problem = fileWriteProblem(row);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: [index, ...problem.path], message: problem.message });
+    });
   })
-  .refine((row) => (row.operand === undefined) !== (row.option === undefined), { error: "a file write names either an operand or an option" })
-  .refine((row) => row.short === undefined || row.option !== undefined, { error: "a file write's short form goes with its option" });
+  .transform((rows) => rows as readonly FileWriteRow[]);
 
 /** `policy.resource_types`: the CLI's resource types, read in one spelling by rules (src/policy/resource-types.ts). */
 const resourceTypesSchema = z.strictObject({
@@ -124,7 +174,7 @@ const argvSchema = z
     parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
-    file_writes: z.array(fileWriteSchema).optional(),
+    file_writes: fileWritesSchema.optional(),
     /** An unknown command word runs a plugin program from PATH (`kubectl foo`): such a call is a file write (src/policy/file-writes.ts). */
     plugins: z.boolean().optional(),
     /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
@@ -413,7 +463,7 @@ function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): Fetc
   };
 }
 
-function toFileWriteSpec(row: z.output<typeof fileWriteSchema>): FileWriteSpec {
+function toFileWriteSpec(row: FileWriteRow): FileWriteSpec {
   const command = [...row.command];
   if (row.operand !== undefined) return { command, operand: row.operand };
   return row.short === undefined ? { command, option: row.option as string } : { command, option: row.option as string, short: row.short };

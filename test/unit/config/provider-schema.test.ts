@@ -266,6 +266,48 @@ describe("provider.yaml: environment.file", () => {
 describe("provider.yaml: argv", () => {
   const OPTIONS = ["argv:", "  parser: pflag", "  options:", "    - { name: --namespace, short: -n, value: required }"];
 
+  it("maps file_writes rows (an operand, or an option with its short form) into the grammar", () => {
+    const grammar = toGrammarSpec(
+      load(
+        "argv:",
+        "  parser: argparse",
+        "  file_writes:",
+        "    - { command: [s3, cp], operand: destination }",
+        "    - { command: [storage, blob, download], option: --file, short: -f }",
+      ),
+    );
+    expect(grammar.fileWrites).toEqual([
+      { command: ["s3", "cp"], operand: "destination" },
+      { command: ["storage", "blob", "download"], option: "--file", short: "-f" },
+    ]);
+  });
+
+  it.each([
+    ["an unknown field", "{ command: [cp], operand: dest, mode: w }", 8, 45, /argv\.file_writes\[0\]\.mode: unknown field "mode"/],
+    ["an empty command path", "{ command: [], operand: dest }", 8, 18, /argv\.file_writes\[0\]\.command: a command path needs at least one word/],
+    ["a command word that starts with -", "{ command: [cp, -x], operand: dest }", 8, 23, /argv\.file_writes\[0\]\.command\[1\]: a command path word must be/],
+    ["a bad option name", "{ command: [cp], option: -file }", 8, 32, /argv\.file_writes\[0\]\.option: an option name must be/],
+    ["a bad short form", "{ command: [cp], option: --file, short: --f }", 8, 47, /argv\.file_writes\[0\]\.short: a short option must be/],
+    [
+      "both an operand and an option",
+      "{ command: [cp], operand: dest, option: --file }",
+      8,
+      7,
+      /argv\.file_writes\[0\]: a file write names either an operand or an option/,
+    ],
+    ["neither an operand nor an option", "{ command: [cp] }", 8, 7, /argv\.file_writes\[0\]: a file write names either an operand or an option/],
+    [
+      "a short form without its option",
+      "{ command: [cp], operand: dest, short: -f }",
+      8,
+      7,
+      /argv\.file_writes\[0\]: a file write's short form goes with its option/,
+    ],
+    ["a row that is not a mapping", "cp", 8, 7, /argv\.file_writes\[0\]: a file write must be a mapping/],
+  ])("refuses a file_writes row with %s, naming line and column", (_what, row, line, column, detail) => {
+    expectProviderError(["argv:", "  parser: argparse", "  file_writes:", `    - ${row}`], line, column, detail);
+  });
+
   it("maps the grammar for the policy engine", () => {
     const config = load(
       ...OPTIONS,
