@@ -18,51 +18,30 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..");
 const at = process.argv.indexOf("--engine");
 const engine = resolve(at === -1 ? join(repo, "dist") : process.argv[at + 1]);
-const { compilePolicy } = await import(pathToFileURL(join(engine, "policy", "compile.js")).href);
-const { evaluatePolicy } = await import(pathToFileURL(join(engine, "policy", "evaluate.js")).href);
+const load = (module) => import(pathToFileURL(join(engine, ...module.split("/"))).href);
+const { compilePolicy } = await load("policy/compile.js");
+const { evaluatePolicy } = await load("policy/evaluate.js");
+const { loadProviderDocument } = await load("config/provider-schema.js");
+const { providerPolicyContext } = await load("config/policy-context.js");
 
-/** `argv.fetched_values` as src/config/provider-schema.ts maps it. */
-const fetched = (f) => ({
-  urlOptions: f.url_options ?? [],
-  gitOptions: f.git_options ?? [],
-  gitOperandsOf: f.git_operands_of ?? [],
-  literal: (f.literal ?? []).map((r) => ({ command: r.command, option: r.option, list: r.list ?? false })),
-});
-
-/** Builds the policy context the config layer would build from provider.yaml. */
-function load(name) {
-  const p = parse(readFileSync(join(repo, "providers", name, "provider.yaml"), "utf8"));
-  const opt = (o) => ({ name: o.name, short: o.short, value: o.value, repeatable: o.repeatable ?? false });
-  const context = {
-    tool: p.tool,
-    grammar: {
-      parser: p.argv.parser,
-      options: p.argv.options.map(opt),
-      commands: p.argv.commands.map((c) => ({ path: c.path, options: c.options.map(opt) })),
-      forbiddenValuePrefixes: p.argv.forbidden_value_prefixes,
-      ...(p.argv.fetched_values === undefined ? {} : { fetchedValues: fetched(p.argv.fetched_values) }),
-      ...(p.argv.file_writes === undefined ? {} : { fileWrites: p.argv.file_writes }),
-      ...(p.argv.plugins === undefined ? {} : { plugins: p.argv.plugins }),
-    },
-    lockedOptions: p.targeting?.locked_options ?? [],
-    settings: {
-      minimumAcceptTokens: p.policy.minimum_accept_tokens,
-      forbiddenArgs: p.policy.forbidden_args,
-      ignoreArgs: p.policy.ignore_args,
-    },
-  };
+/**
+ * The provider's readonly preset compiled against the policy context the
+ * server builds (config/policy-context.ts: generated tables, floors, locked
+ * options), so a preset is never checked against a grammar the server does not use.
+ */
+function presetPolicy(name) {
+  const provider = loadProviderDocument(join(repo, "providers", name, "provider.yaml")).value;
   const file = join("providers", name, "presets", "readonly.yaml");
   const rules = parse(readFileSync(join(repo, file), "utf8"));
   const specs = (list) => list.map((text, i) => ({ text, origin: `${file}#${i}` }));
-  const policy = compilePolicy(context, { shared: { deny: specs(rules.deny), accept: specs(rules.accept) } });
-  return policy;
+  return compilePolicy(providerPolicyContext(provider), { shared: { deny: specs(rules.deny), accept: specs(rules.accept) } });
 }
 
 const cases = JSON.parse(readFileSync(join(here, "preset-cases.json"), "utf8"));
 let failed = 0;
 let passed = 0;
 for (const [name, list] of Object.entries(cases)) {
-  const policy = load(name);
+  const policy = presetPolicy(name);
   for (const e of policy.errors) {
     failed += 1;
     console.log(`FAIL ${name}: rule ${JSON.stringify(e.ref.text)} does not compile: ${e.message}`);

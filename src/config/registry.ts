@@ -15,9 +15,9 @@ import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProviderPolicyContext } from "../policy/types.js";
 import { combineConfigErrors, ConfigError } from "./errors.js";
-import { effectiveLockedOptions, lockedCommandsOf, withFileWriteFloor, withLockedCommandOptionFloor } from "./locked-floor.js";
+import { providerPolicyContext } from "./policy-context.js";
 import { PROVIDER_JSON } from "./provider-json.js";
-import { loadProviderDocument, toGrammarSpec, toPolicySettings } from "./provider-schema.js";
+import { loadProviderDocument } from "./provider-schema.js";
 import type { ProviderConfig } from "./provider-schema.js";
 import {
   envFilePath,
@@ -261,13 +261,7 @@ function loadProvider(trust: ConfigTrust, root: string, dirName: string, collect
     targets: new Map(targets.map(({ entry: target }) => [target.name, target])),
     rulesPath: rulesPath(dir),
     targetAware: owner.mode !== undefined,
-    policyContext: {
-      tool: config.tool,
-      grammar: withFileWriteFloor(withLockedCommandOptionFloor(toGrammarSpec(config), config), config),
-      lockedOptions: effectiveLockedOptions(config),
-      lockedCommands: lockedCommandsOf(config),
-      settings: toPolicySettings(config),
-    },
+    policyContext: providerPolicyContext(config),
     trust,
   };
   return { entry, doc, targets };
