@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { effectiveLockedOptions } from "../../src/config/locked-floor.js";
-import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../src/config/provider-schema.js";
+import { providerPolicyContext } from "../../src/config/policy-context.js";
+import { providerFileSchema } from "../../src/config/provider-schema.js";
 import { canonicalise, type CanonicaliseMode } from "../../src/policy/grammar/canonicalise.js";
 import type { CompiledGrammar } from "../../src/policy/grammar/option-table.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "../../src/policy/grammar/types.js";
@@ -44,5 +44,10 @@ export function ruleList(deny: readonly string[] = [], accept: readonly string[]
 export function bundledPolicyContext(name: string): ProviderPolicyContext {
   const file = fileURLToPath(new URL(`../../providers/${name}/provider.yaml`, import.meta.url));
   const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
-  return { tool: name, grammar: toGrammarSpec(config), lockedOptions: effectiveLockedOptions(config), settings: toPolicySettings(config) };
+  return providerPolicyContext(config);
+}
+
+/** A policy context with some of its settings replaced. */
+export function withSettings(context: ProviderPolicyContext, settings: Partial<ProviderPolicyContext["settings"]>): ProviderPolicyContext {
+  return { ...context, settings: { ...context.settings, ...settings } };
 }

@@ -21,8 +21,8 @@ import { describe, expect, it } from "vitest";
 import { compilePolicy, type CompiledPolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { suggestGrants } from "../../../src/policy/grant-suggestion.js";
-import type { PolicyEvaluation, ProviderPolicyContext } from "../../../src/policy/types.js";
-import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import type { PolicyEvaluation } from "../../../src/policy/types.js";
+import { bundledPolicyContext, ruleList, withSettings } from "../../support/policy-helpers.js";
 
 const SEED = 20261130;
 const params = (offset: number): fc.Parameters<unknown> => ({ seed: SEED + offset, numRuns: 500 });
@@ -56,10 +56,6 @@ function withDashes(argv: readonly string[], at: readonly number[]): string[] {
 }
 
 const dashPositions = (length: number): fc.Arbitrary<number[]> => fc.array(fc.integer({ min: 0, max: length }), { minLength: 1, maxLength: 3 });
-
-function withSettings(context: ProviderPolicyContext, settings: Partial<ProviderPolicyContext["settings"]>): ProviderPolicyContext {
-  return { ...context, settings: { ...context.settings, ...settings } };
-}
 
 describe("P9a aws: a dropped -- changes no check", () => {
   const context = withSettings(bundledPolicyContext("aws"), { forbiddenArgs: ["--user-data"], parameterCarriers: ["--cli-input-json", "--cli-input-yaml"] });
