@@ -382,6 +382,7 @@ export const providerFileSchema = z
           })
           .prefault({}),
         parameter_carriers: z.array(optionNameSchema).optional(),
+        scope_options: z.array(z.strictObject({ option: optionNameSchema, every: z.array(optionNameSchema).default([]) })).optional(),
         resource_types: resourceTypesSchema.optional(),
         /** Legacy Torii field: accepted so old trees load, and ignored. */
         grant_rule: z.unknown().optional(),
@@ -485,6 +486,7 @@ export function toPolicySettings(provider: ProviderConfig): ProviderPolicySettin
       flags: [...(policy?.ignore_args.flags ?? [])],
     },
     ...(policy?.parameter_carriers === undefined ? {} : { parameterCarriers: [...policy.parameter_carriers] }),
+    ...(policy?.scope_options === undefined ? {} : { scopeOptions: policy.scope_options }),
     // The same object on every call while the provider is cached: its compiled table is cached by identity.
     ...(policy?.resource_types === undefined ? {} : { resourceTypes: policy.resource_types }),
   };

@@ -67,6 +67,8 @@ export interface CompiledPolicy {
   readonly ignoreFlags: ReadonlySet<string>;
   /** Options whose value sets other parameters (`--cli-input-json`). */
   readonly parameterCarriers: readonly string[];
+  /** `scope_options` in canonical spelling: the option → the options that make a call act everywhere. */
+  readonly scopeOptions: ReadonlyMap<string, readonly string[]>;
   /** The provider's resource types, when it declares them (kubectl). */
   readonly resourceTypes: CompiledResourceTypes | undefined;
 }
@@ -217,6 +219,12 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
     ignoreLeading: new Set(context.settings.ignoreArgs.leading),
     ignoreFlags: new Set(context.settings.ignoreArgs.flags.map((flag) => canonicalOptionName(grammar, flag))),
     parameterCarriers: context.settings.parameterCarriers ?? [],
+    scopeOptions: new Map(
+      (context.settings.scopeOptions ?? []).map((scope) => [
+        canonicalOptionName(grammar, scope.option),
+        scope.every.map((every) => canonicalOptionName(grammar, every)),
+      ]),
+    ),
     resourceTypes,
   };
 }

@@ -61,13 +61,24 @@ function isPrefix(prefix: readonly string[], tokens: readonly string[], anyObjec
  * A rule option without a value (`--raw`) matches that option with any value;
  * with a value (`--namespace=x`) it matches exactly. Each rule option consumes
  * one argv option, so a rule that names an option twice needs it twice.
+ *
+ * Deny rules pass the provider's scope options (`--namespace` → `--all-namespaces`):
+ * a call that does not give one acts where a default the broker cannot see
+ * says (the kubeconfig's namespace), and a call with an "every" option acts
+ * everywhere, so both are read as giving the rule's value (fail closed).
  */
-function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly string[]): boolean {
+function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
   const available = [...argvOptions];
   for (const wanted of ruleOptions) {
     const at = wanted.includes("=") ? available.indexOf(wanted) : available.findIndex((option) => option === wanted || option.startsWith(`${wanted}=`));
-    if (at === -1) return false;
-    available.splice(at, 1);
+    if (at !== -1) {
+      available.splice(at, 1);
+      continue;
+    }
+    const every = scopes?.get(splitOption(wanted).name);
+    if (every === undefined) return false;
+    const named = (name: string): boolean => argvOptions.some((option) => splitOption(option).name === name);
+    if (named(splitOption(wanted).name) && !every.some(named)) return false;
   }
   return true;
 }
@@ -130,6 +141,8 @@ export interface LiteralMatchMode {
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
   readonly anyObject?: boolean;
+  /** Deny rules: the provider's scope options (optionsIncluded). */
+  readonly scopes?: ReadonlyMap<string, readonly string[]>;
   /**
    * Deny rules (argparse): the command path is the body's first words that are
    * not options, as each sub-command parser takes them, and the command's
@@ -176,7 +189,7 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
  */
 export function literalMatches(rule: CanonicalArgv, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): boolean {
   if (!positionalsMatch(rule.positionals, view.positionals, mode)) return false;
-  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options)) return false;
+  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.scopes)) return false;
   if (rule.hasTail && !(view.hasTail && isPrefix(rule.tail, view.tail))) return false;
   return true;
 }
@@ -259,7 +272,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   const argparse = policy.grammar.parser === "argparse";
   // Read before ignore_args: an ignored carrier still sets what it carries.
   const carried = argparse && carriesParameters(commandBody(canonical), policy.parameterCarriers);
-  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true, pathFromWords: argparse };
+  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true, pathFromWords: argparse, scopes: policy.scopeOptions };
   const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ??
     denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode), canonical.options);

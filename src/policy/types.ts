@@ -45,6 +45,19 @@ export interface ProviderPolicySettings {
   readonly parameterCarriers?: readonly string[];
   /** The CLI's resource types, read in one spelling by rules and calls; see resource-types.ts. */
   readonly resourceTypes?: ResourceTypeSpec;
+  /** Options that choose where a call acts (`--namespace`), read by deny rules as docs/policy.md says; see evaluate.ts. */
+  readonly scopeOptions?: readonly ScopeOptionSpec[];
+}
+
+/**
+ * `provider.yaml` `policy.scope_options`: an option that chooses where a call
+ * acts (kubectl's `--namespace`), whose absence leaves that to a default the
+ * broker cannot see before the allow (the kubeconfig's), and the options that
+ * make the call act everywhere (`--all-namespaces`).
+ */
+export interface ScopeOptionSpec {
+  readonly option: string;
+  readonly every: readonly string[];
 }
 
 /** `provider.yaml` `policy.resource_types`: built-in resource types and the commands that take them. */
