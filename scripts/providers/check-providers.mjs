@@ -148,7 +148,19 @@ for (const name of readdirSync(root, { withFileTypes: true })
     if (new Set(locked).size !== locked.length) fail(where, "duplicate locked option");
   }
 
-  if (strictKeys(`${where} policy`, p.policy, ["minimum_accept_tokens", "forbidden_args", "ignore_args"], ["parameter_carriers", "resource_types"])) {
+  if (
+    strictKeys(
+      `${where} policy`,
+      p.policy,
+      ["minimum_accept_tokens", "forbidden_args", "ignore_args"],
+      ["parameter_carriers", "resource_types", "scope_options"],
+    )
+  ) {
+    for (const [i, scope] of (p.policy.scope_options ?? []).entries()) {
+      if (strictKeys(`${where} policy.scope_options[${i}]`, scope, ["option"], ["every"])) {
+        for (const o of [scope.option, ...(scope.every ?? [])]) if (!LONG.test(o)) fail(where, `bad scope option ${o}`);
+      }
+    }
     if (!Number.isInteger(p.policy.minimum_accept_tokens) || p.policy.minimum_accept_tokens < 1) fail(where, "bad minimum_accept_tokens");
     if (!isStringList(p.policy.forbidden_args)) fail(where, "forbidden_args must be a list of strings");
     if (strictKeys(`${where} policy.ignore_args`, p.policy.ignore_args, ["leading", "flags"])) {
