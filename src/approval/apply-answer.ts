@@ -20,12 +20,6 @@ export interface RuleEditor {
   add(request: ApprovalRequest, effect: "accept" | "deny"): Promise<AddedRule>;
 }
 
-/** No rule editing: the page offers no permanent choice. */
-export const noRuleEditor: RuleEditor = {
-  offers: () => [],
-  add: () => Promise.reject(new Error("no rule can be added from an approval here")),
-};
-
 /** Who answered through which channel, as the audit log records it (never a secret). */
 export function answeredBy(answer: Pick<ApprovalAnswerRecord, "channel" | "by">): string {
   return answer.channel === "cli" ? `cli by ${answer.by}` : "page";

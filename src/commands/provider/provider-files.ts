@@ -38,12 +38,3 @@ function hasRules(file: string): boolean {
   }
 }
 
-/** The alias directories under `<dir>/targets`. */
-export function targetAliasesIn(dir: string): string[] {
-  const targets = path.join(dir, "targets");
-  return existsSync(targets)
-    ? readdirSync(targets, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => entry.name)
-    : [];
-}
