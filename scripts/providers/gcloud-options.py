@@ -166,6 +166,14 @@ def main():
         "  # scripts/providers/gcloud-file-writes-reviewed.json).",
         "  file_writes:",
     ] + file_write_rows(lines)
+    # Arguments that hand the caller's words to a local program (gcloud_local_programs.py).
+    from gcloud_local_programs import local_program_rows
+
+    out += [
+        "  # Refused in every spelling whatever the rules say: they run a local program on the caller's",
+        "  # words (scripts/providers/gcloud_local_programs.py).",
+        "  locked_command_options:",
+    ] + local_program_rows(tree)
     out.append("  # Command flags are not modelled (they stay positional in canonical form).")
     out.append("  commands: []")
     text = "\n".join(out) + "\n"

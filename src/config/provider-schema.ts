@@ -182,12 +182,16 @@ const argvSchema = z
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: z
       .array(
-        z.strictObject({
-          command: z.array(commandWordSchema),
-          options: z.array(lockedOptionSchema).min(1),
-          value_contains: z.string().min(1).optional(),
-          why: z.string().min(1).optional(),
-        }),
+        z
+          .strictObject({
+            command: z.array(commandWordSchema),
+            options: z.array(lockedOptionSchema).default([]),
+            /** `true`: a `--` tail under the command is refused too (it goes to a local program). */
+            tail: z.literal(true).optional(),
+            value_contains: z.string().min(1).optional(),
+            why: z.string().min(1).optional(),
+          })
+          .refine((row) => row.options.length > 0 || row.tail === true, { error: "a row needs options, tail: true, or both" }),
       )
       .optional(),
     options: z.array(optionRowSchema).default([]),
@@ -448,6 +452,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
           lockedCommandOptions: argv.locked_command_options.map((row) => ({
             command: [...row.command],
             options: [...row.options],
+            ...(row.tail === undefined ? {} : { tail: row.tail }),
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
             ...(row.why === undefined ? {} : { why: row.why }),
           })),

@@ -81,9 +81,11 @@ function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scope
     option,
     reason:
       scoped.why === undefined
-        ? `argument ${index} sets ${option} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`
-        : `argument ${index} sets ${option} of ${where}, which is refused for every target of this provider: ${scoped.why}. No rule, grant or approval can allow it`,
+        ? `argument ${index} ${option === "--" ? "starts the -- arguments" : `sets ${option}`} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`
+        : `argument ${index} ${option === "--" ? "starts the -- arguments" : `sets ${option}`} of ${where}, which is refused for every target of this provider: ${scoped.why}. No rule, grant or approval can allow it`,
   });
+  const tail = scoped.tail === true ? argv.tail[0] : undefined;
+  if (tail !== undefined) return reject("--", "--", tail.index - 1);
   for (const option of argv.options) {
     if (scoped.options.includes(option.name) && valueMatches(scoped, option.token, [])) return reject(option.name, option.name, option.index);
   }

@@ -95,6 +95,12 @@ export interface LockedCommandOptions {
   readonly command: readonly string[];
   readonly options: readonly string[];
   /**
+   * Refuse any `--` tail under the command path too: the CLI hands it to a
+   * local program as that program's own arguments (gcloud `compute ssh VM --
+   * -oProxyCommand=…` runs ssh with them).
+   */
+  readonly tail?: boolean;
+  /**
    * Refuse only when a value given to the option contains this text (compared
    * case-insensitively): az `--ids` naming `/subscriptions/…`, while `--id <guid>`
    * of a Graph command stays up to the policy. Absent: every value.
