@@ -8,13 +8,20 @@
  * instead of the server, a call costs the server a few faults rather than
  * hundreds, and the server's event loop never stops for a fork.
  *
- * It reads nothing but its IPC channel: no file, no environment (it is started
- * with an empty one), no argument. When the channel closes (the server exited
+ * It reads nothing but its IPC channel: no file (but /proc/self/fd at start,
+ * inherited-descriptors.ts), no environment (it is started with an empty one),
+ * no argument. When the channel closes (the server exited
  * or dropped it: idle, or killed) every running launch is aborted (its process
  * group terminated as on a cancellation) and the host exits once they settled.
  */
 import { beginLaunch, LaunchError, type LaunchResult } from "../launcher.js";
 import { parseToHost, type FromHost, type HostLaunchRequest } from "./protocol.js";
+import { closeInheritedDescriptors, inheritedUmask } from "./inherited-descriptors.js";
+
+// Before anything is started: no descriptor of the client reaches a child, and files the CLIs create
+// are never group- or world-writable, whatever umask the client left (the operator's stricter one stays).
+closeInheritedDescriptors((process.channel as { fd?: number } | undefined)?.fd);
+process.umask(inheritedUmask() | 0o022);
 
 const running = new Map<number, AbortController>();
 let disconnected = false;
