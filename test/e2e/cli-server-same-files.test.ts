@@ -25,6 +25,8 @@ import { outcomeOf, startSession, type McpSession } from "../support/mcp-session
 import { runCli, runCliProcess, type CliResult } from "../support/run-cli.js";
 
 const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
+// Beside the YAML, as an installed provider has it: each load reads the JSON instead of parsing 67 KB of YAML.
+const KUBECTL_JSON = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.generated.json", import.meta.url)), "utf8");
 const KUBE_ID = 'version: "1"\nname: kubeid\ntool: kubeid\nexpose: false\ncommand: "true"\n';
 const FK = 'version: "1"\nname: fk\ntool: fk\ncommand: fk3\n';
 const AWSISH = `version: "1"
@@ -115,6 +117,7 @@ beforeAll(async () => {
 
   root = makeConfigTree({
     "providers/kubectl/provider.yaml": KUBECTL,
+    "providers/kubectl/provider.generated.json": KUBECTL_JSON,
     "providers/kubectl/rules.yaml": 'version: "1"\naccept: [get pods]\n',
     "providers/kubectl/targets/writable/target.yaml": `version: "1"\nname: writable\ncontext: lab\nkubeconfig: ${writableKubeconfig}\nidentity: {provider: kubeid}\n`,
     "providers/kubem/provider.yaml": KUBECTL.replace("name: kubectl\ntool: kubectl", "name: kubem\ntool: kubem"),
