@@ -7,7 +7,7 @@
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
-import { runCliProcess } from "../support/run-cli.js";
+import { runCliProcess, runCliProcessAsync } from "../support/run-cli.js";
 
 const DEMO = `version: "1"
 name: demo
@@ -31,15 +31,14 @@ function tree(): { root: string; env: Record<string, string> } {
 }
 
 describe("the torii binary", () => {
-  test("policy check: the decision is the process exit code (0 accept, 1 deny, 2 unresolved), JSON on stdout", () => {
+  test("policy check: the decision is the process exit code (0 accept, 1 deny, 2 unresolved), JSON on stdout", async () => {
     const { env } = tree();
-    const codes = [["status"], ["push"], ["fetch"]].map((argv) => {
-      const result = runCliProcess(["policy", "check", "demo", "--", ...argv], env);
+    const results = await Promise.all([["status"], ["push"], ["fetch"]].map((argv) => runCliProcessAsync(["policy", "check", "demo", "--", ...argv], env)));
+    for (const result of results) {
       expect(result.stderr).toBe("");
       expect(JSON.parse(result.stdout)).toHaveProperty("decision");
-      return result.status;
-    });
-    expect(codes).toEqual([0, 1, 2]);
+    }
+    expect(results.map((result) => result.status)).toEqual([0, 1, 2]);
   });
 
   test("target activate and status: the lease written by one process is read by the next", () => {
@@ -50,15 +49,17 @@ describe("the torii binary", () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ leases: [expect.objectContaining({ target: "dev" })] });
   });
 
-  test("target activate: a plain command line takes the direct path, anything else reaches commander (help, usage errors)", () => {
+  test("target activate: a plain command line takes the direct path, anything else reaches commander (help, usage errors)", async () => {
     const { env } = tree();
-    const direct = runCliProcess(["target", "activate", "kube", "dev", "--for=5", "--json"], env);
+    const [direct, help, unknown] = await Promise.all([
+      runCliProcessAsync(["target", "activate", "kube", "dev", "--for=5", "--json"], env),
+      runCliProcessAsync(["target", "activate", "kube", "dev", "--help"], env),
+      runCliProcessAsync(["target", "activate", "kube", "dev", "--forever"], env),
+    ]);
     expect(direct.status).toBe(0);
     expect(JSON.parse(direct.stdout)).toMatchObject({ action: "target-activated", target: "dev", minutes: 5 });
-    const help = runCliProcess(["target", "activate", "kube", "dev", "--help"], env);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("Usage: torii target activate");
-    const unknown = runCliProcess(["target", "activate", "kube", "dev", "--forever"], env);
     expect(unknown.status).toBe(3);
     expect(unknown.stderr).toContain("unknown option '--forever'");
   });

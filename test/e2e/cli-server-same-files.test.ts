@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
@@ -114,7 +114,8 @@ beforeAll(async () => {
   writeFileSync(awsShellConfig, "[profile shell-profile]\n", { mode: 0o600 });
 
   root = makeConfigTree({
-    "providers/kubectl/provider.yaml": KUBECTL,
+    // With its generated JSON, as installed: each load reads JSON instead of parsing 67 KB of YAML.
+    ...bundledProviderFiles("kubectl"),
     "providers/kubectl/rules.yaml": 'version: "1"\naccept: [get pods]\n',
     "providers/kubectl/targets/writable/target.yaml": `version: "1"\nname: writable\ncontext: lab\nkubeconfig: ${writableKubeconfig}\nidentity: {provider: kubeid}\n`,
     "providers/kubem/provider.yaml": KUBECTL.replace("name: kubectl\ntool: kubectl", "name: kubem\ntool: kubem"),

@@ -9,14 +9,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub, type StsStubRequest } from "../support/sts-stub.js";
 
-const AWS_PROVIDER = readFileSync(fileURLToPath(new URL("../../providers/aws/provider.yaml", import.meta.url)), "utf8");
 const RULES = 'version: "1"\naccept: ["sts get-caller-identity"]\ndeny: ["sts assume-role"]\n';
 const ACCOUNT = "111122223333";
 
@@ -46,7 +44,7 @@ beforeAll(async () => {
     { mode: 0o600 },
   );
   root = makeConfigTree({
-    "providers/aws/provider.yaml": AWS_PROVIDER,
+    ...bundledProviderFiles("aws"),
     "providers/aws/rules.yaml": RULES,
     // The operator's own file names the AWS files: it reaches the CLI and the STS probe alike.
     "providers/aws/.env": `AWS_CONFIG_FILE=${config}\nAWS_SHARED_CREDENTIALS_FILE=${credentials}\n`,

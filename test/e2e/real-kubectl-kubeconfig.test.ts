@@ -9,15 +9,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
-
-const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
 
 function kubeconfig(server: string, context: string, namespace: string): string {
   return `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: '${server}'}}]\ncontexts: [{name: ${context}, context: {cluster: c, user: u, namespace: ${namespace}}}]\nusers: [{name: u, user: {username: lab}}]\n`;
@@ -44,7 +41,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, ".kube", "config"), kubeconfig(hostile.url, "other", "default"));
   const bin = makeFakeBin(KUBECONFIG_IDENTITY_BIN);
   root = makeConfigTree({
-    "providers/kubectl/provider.yaml": KUBECTL,
+    ...bundledProviderFiles("kubectl"),
     "providers/kubectl/rules.yaml": 'version: "1"\naccept: [get pods]\n',
     "providers/kubeid/provider.yaml": KUBECONFIG_IDENTITY_PROVIDER,
     "providers/kubeid/rules.yaml": 'version: "1"\n',

@@ -9,15 +9,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
-
-const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
 
 /** What the red team's rules accepted, plus a read-only view. */
 const RULES = 'version: "1"\naccept: [get pods, config set, config set-cluster, config use-context, config view]\n';
@@ -39,7 +36,7 @@ beforeAll(async () => {
   writeFileSync(pinned, original, { mode: 0o600 });
   const bin = makeFakeBin(KUBECONFIG_IDENTITY_BIN);
   root = makeConfigTree({
-    "providers/kubectl/provider.yaml": KUBECTL,
+    ...bundledProviderFiles("kubectl"),
     "providers/kubectl/rules.yaml": RULES,
     "providers/kubeid/provider.yaml": KUBECONFIG_IDENTITY_PROVIDER,
     "providers/kubeid/rules.yaml": 'version: "1"\n',

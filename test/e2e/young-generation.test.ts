@@ -17,7 +17,7 @@ import v8 from "node:v8";
 const { holdYoungGenerationSmall, releaseYoungGeneration } = await import(process.env.MODULE);
 const newSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
 const survivors = [];
-const allocateSurvivors = () => { for (let i = 0; i < 300000; i += 1) survivors.push({ i, text: "x" + i, pair: [i, i + 1] }); };
+const allocateSurvivors = () => { for (let i = 0; i < 100000; i += 1) survivors.push({ i, text: "x" + i, pair: [i, i + 1] }); };
 const start = newSpace();
 if (process.env.HOLD === "1") holdYoungGenerationSmall();
 allocateSurvivors();

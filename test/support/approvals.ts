@@ -2,7 +2,7 @@
  * Waiting for the server's pending approvals in tests, on file-system events
  * (the approvals directory is created 0700 up front so it can be watched).
  */
-import { mkdirSync, watch } from "node:fs";
+import { mkdirSync, readdirSync, watch } from "node:fs";
 import { ApprovalStore, approvalsDir, type ApprovalRecord } from "../../src/state/approval-store.js";
 
 /** Resolves with the first pending approval `accept` takes (any by default), watching the approvals directory. */
@@ -32,4 +32,11 @@ export function approvalRecord(root: string, id: string): ApprovalRecord {
   const record = new ApprovalStore(root).read(id);
   if (record === undefined || !("version" in record)) throw new Error(`approval ${id} is missing or unreadable`);
   return record;
+}
+
+/** The ids of every approval file under `root`, whatever its status. */
+export function approvalIds(root: string): string[] {
+  return readdirSync(approvalsDir(root))
+    .filter((name) => name.endsWith(".yaml"))
+    .map((name) => name.slice(0, -".yaml".length));
 }

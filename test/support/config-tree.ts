@@ -1,9 +1,11 @@
 /**
  * Builds throw-away configuration trees on disk for end-to-end tests.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { PROVIDER_JSON } from "../../src/config/provider-json.js";
 
 export interface TreeFiles {
   /** Relative path → file content. */
@@ -24,6 +26,16 @@ export function makeConfigTree(files: TreeFiles): string {
     writeFileSync(file, content, { mode: 0o644 });
   }
   return root;
+}
+
+/**
+ * The bundled provider `name` as `torii provider install` lays it out: its provider.yaml and,
+ * beside it, the generated JSON a load reads instead of parsing the YAML (the YAML-only
+ * fallback has its own test in test/unit/config/provider-json.test.ts).
+ */
+export function bundledProviderFiles(name: string): TreeFiles {
+  const read = (file: string): string => readFileSync(fileURLToPath(new URL(`../../providers/${name}/${file}`, import.meta.url)), "utf8");
+  return { [`providers/${name}/provider.yaml`]: read("provider.yaml"), [`providers/${name}/${PROVIDER_JSON}`]: read(PROVIDER_JSON) };
 }
 
 /** provider.yaml of `kube`, a minimal kubectl_context provider (pflag, `-n` and `--context`) running `command`. */

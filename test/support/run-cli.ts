@@ -11,7 +11,7 @@
  * shell): each command keeps a few of those, for what only a process shows
  * (the bin entry, exit codes, stdout purity, lazy loading).
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runOperatorCommand } from "../../src/commands/program.js";
@@ -41,6 +41,20 @@ export function runCliProcess(args: readonly string[], env: Record<string, strin
     timeout: 15_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs the built `torii` binary as a real process without blocking the test: independent runs
+ * started together finish together instead of one after another (on a loaded machine, each
+ * waits its turn for a core).
+ */
+export function runCliProcessAsync(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI_PATH, ...args], { encoding: "utf8", env: runEnvironment(env), shell: false }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
+      resolve({ status: code, stdout, stderr });
+    });
+  });
 }
 
 let queue: Promise<unknown> = Promise.resolve();

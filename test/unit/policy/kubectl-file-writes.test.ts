@@ -20,7 +20,7 @@ const BUNDLED = readFileSync(fileURLToPath(new URL("../../../providers/kubectl/p
 const STALE = BUNDLED.replace(/\n {2}# Arguments with which kubectl writes[\s\S]*?\n {2}plugins: true/u, "");
 
 /** The policy context the registry builds from a provider.yaml text. */
-function registryContext(text: string) {
+function buildContext(text: string) {
   const config = providerFileSchema.parse(parse(text));
   return {
     tool: "kubectl",
@@ -29,6 +29,14 @@ function registryContext(text: string) {
     lockedCommands: lockedCommandsOf(config),
     settings: toPolicySettings(config),
   };
+}
+
+// Parsing the 67 KB provider.yaml as YAML costs a few hundred ms: once per text, not per decision.
+const contexts = new Map<string, ReturnType<typeof buildContext>>();
+function registryContext(text: string): ReturnType<typeof buildContext> {
+  let context = contexts.get(text);
+  if (context === undefined) contexts.set(text, (context = buildContext(text)));
+  return context;
 }
 
 const decide = (accept: readonly string[], argv: readonly string[], text = BUNDLED, deny: readonly string[] = []) =>

@@ -1,6 +1,7 @@
 /**
  * P5c kubectl object sets (red-team F7), through the bundled kubectl provider.
- * fast-check with fixed seeds, 1,000 runs each:
+ * fast-check with fixed seeds, 1,000 runs each (`npm run test:properties`; `npm test`
+ * runs 250, test/support/property-runs.ts):
  *
  *   - a call that reaches the objects of a denied call without naming them (a
  *     selector, `--all`, `-A`, no name at all, `-f`/`-k`/`--raw`) is denied too,
@@ -17,9 +18,10 @@ import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { PolicyDecision } from "../../../src/policy/types.js";
 import { propertyParams } from "../../support/policy-arbitraries.js";
 import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { propertyRuns } from "../../support/property-runs.js";
 
 const SEED = 20261130;
-const RUNS = 1000;
+const RUNS = propertyRuns(1000);
 const params = (offset: number): fc.Parameters<unknown> => propertyParams(SEED + offset, RUNS);
 
 const kubectl = bundledPolicyContext("kubectl");

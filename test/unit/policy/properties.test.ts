@@ -1,6 +1,6 @@
 /**
  * Policy properties (threats.md §4, Cedar-style), fast-check with fixed seeds,
- * 1,000 runs each:
+ * 1,000 runs each (`npm run test:properties`; `npm test` runs 250, test/support/property-runs.ts):
  *
  *   P1 default deny · P2 deny precedence · P3 order and duplicate independence ·
  *   P4 monotonicity · P5 spelling invariance and idempotent canonicalisation ·
@@ -36,9 +36,10 @@ import {
   type GrammarName,
   type LayeredTexts,
 } from "../../support/policy-arbitraries.js";
+import { propertyRuns } from "../../support/property-runs.js";
 
 const SEED = 20261130;
-const RUNS = 1000;
+const RUNS = propertyRuns(1000);
 // A failing property may shrink for long through fc.gen(); bound the whole run
 // (a passing one takes a few seconds) and count an interruption as a failure.
 const params = (offset: number): fc.Parameters<unknown> => ({

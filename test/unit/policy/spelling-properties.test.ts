@@ -1,6 +1,7 @@
 /**
  * P5 spelling invariance, continued (threats.md §4): requests a real CLI reads
- * the same way decide alike. fast-check with fixed seeds, 1,000 runs each.
+ * the same way decide alike. fast-check with fixed seeds, 1,000 runs each
+ * (`npm run test:properties`; `npm test` runs 250, test/support/property-runs.ts).
  *
  *   P5a kubectl resource types: singular, plural, kind, short name, case,
  *       `type/name` and `a,b` lists decide like the plural spelling, and a deny
@@ -18,9 +19,10 @@ import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { PolicyDecision, ProviderPolicyContext, ResourceTypeSpec } from "../../../src/policy/types.js";
 import { AWS_LOCKED, awsSpec, context, KUBECTL_LOCKED, kubectlSpec } from "../../support/grammars.js";
 import { ruleList } from "../../support/policy-helpers.js";
+import { propertyRuns } from "../../support/property-runs.js";
 
 const SEED = 20261201;
-const RUNS = 1000;
+const RUNS = propertyRuns(1000);
 const params = (offset: number): fc.Parameters<unknown> => ({
   seed: SEED + offset,
   numRuns: RUNS,

@@ -1,5 +1,5 @@
 /**
- * Two real processes, each running the built LeaseStore, do 200
+ * Two real processes, each running the built LeaseStore, do 100
  * read-modify-compare-and-swap updates of one counter at the same moment
  * (retrying on StaleRevisionError). No update may be lost: the counter and the
  * revision both end at 400. A third reader, without the lock, never sees a
@@ -10,7 +10,7 @@ import { LeaseStore } from "../../../src/state/lease-store.js";
 import { assertBuiltStateIsFresh, runChild } from "./child-process.js";
 import { tempDir } from "./helpers.js";
 
-const UPDATES_PER_PROCESS = 200;
+const UPDATES_PER_PROCESS = 100;
 
 const CAS_WRITER = `
 const { LeaseStore } = await import(process.env.STATE_DIST + "/lease-store.js");
