@@ -24,7 +24,8 @@ import { randomUUID } from "node:crypto";
 import { fstatSync, fsyncSync, ftruncateSync, mkdirSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
-import { syncDescriptor, withFileLockIfFree, withSyncFileLock, type LockTiming } from "../state/lock.js";
+import { withLockFileIfFree, withSyncLockFile } from "../state/lock-file.js";
+import { syncDescriptor, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { chainTail } from "./chain-tail.js";
 import { DeferredSync, type WaitingBatch } from "./deferred-sync.js";
@@ -261,7 +262,7 @@ export class AuditLog {
     try {
       let owed = deferred.takeOwed();
       if (records.length > 0) {
-        const locked = withFileLockIfFree(this.file, () => this.writeOpen(records.flatMap((batch) => batch.fields)));
+        const locked = withLockFileIfFree(this.file, () => this.writeOpen(records.flatMap((batch) => batch.fields)));
         if (!locked.held) throw new Error("the log was locked at exit");
         settleRiders(records, locked.value.hashes);
         owed = { head: headOf(locked.value), ino: locked.value.ino, synced: false };
@@ -297,7 +298,7 @@ export class AuditLog {
     try {
       if (batch.length === 0) throw new TypeError("audit: an append needs at least one record");
       if (!this.directoryReady) mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      written = await withSyncFileLock(this.file, AUDIT_LOCK_TIMING, () => {
+      written = await withSyncLockFile(this.file, AUDIT_LOCK_TIMING, () => {
         const batchWritten = this.writeOpen(batch);
         // The lines are in the file: a caller waiting for that need not wait for the lock's release.
         options.onWritten?.();

@@ -86,12 +86,14 @@ export class DeferredSync {
       process.on("exit", this.atExit);
       this.listening = true;
     }
-    if (this.timer !== undefined) return;
-    // Unref'd: the exit hook writes what waits, so no process stays up for it.
-    this.timer = setTimeout(() => {
+    this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.flush();
-    }, this.delayMs).unref();
+    }, this.delayMs);
+    // Records waiting are an append someone may await: the process stays up for them (at most the
+    // delay). An fsync or a head alone is left to the exit hook, so no process stays up for it.
+    if (this.records.length > 0) this.timer.ref();
+    else this.timer.unref();
   }
 
   private disarm(): void {

@@ -153,6 +153,19 @@ describe("records handed over with deferWrite", () => {
 });
 
 describe("a process that exits with something waiting", () => {
+  it("stays up for records waiting, so an append awaiting them goes on", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const code = await runScript(
+      `const log = new AuditLog(process.argv[1], undefined, { headDelayMs: 50 });
+await log.append({ call_id: "wait-0", scope: "kube", event: "invoke" });
+const waited = await log.appendBatch([{ call_id: "wait-0", scope: "kube", event: "ran", exit_code: 0 }], { deferWrite: true });
+if (waited.ok) await log.append({ call_id: "after", scope: "kube", event: "invoke" });`,
+      file,
+    );
+    expect(code).toBe(0);
+    expect(callIds(file)).toEqual(["wait-0", "wait-0", "after"]);
+  });
+
   it("puts a waiting head in place on its way out", async () => {
     const file = path.join(tempDir(), "audit.jsonl");
     const code = await runScript(
