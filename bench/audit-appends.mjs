@@ -3,10 +3,11 @@
 // batched (after), paired in one run.
 //
 // 1. The writer alone, per iteration: an allowed call's four records as four
-//    appends, then as the pipeline now writes them (three before the spawn in
-//    one append, `ran` in another); a denied call's two records as two
-//    appends, then as one. Wall and CPU time of this process, medians of the
-//    paired differences.
+//    appends, then batched (three before the spawn in one append, `ran` in
+//    another), then as the server's writer now takes them (the three written
+//    before the spawn, `ran` riding with the next call's, fsync and head once
+//    a second); a denied call's two records as two appends, then as one.
+//    Wall and CPU time of this process, medians of the paired differences.
 // 2. A real server over stdio (allowed and denied calls of /bin/true), with a
 //    preload that counts its audit appends (writes to the log), audit lock
 //    cycles (appends and head moves) and fsyncs. With BENCH_BASE_CLI=<base checkout>/dist/cli.js the base server
@@ -44,6 +45,10 @@ async function timed(run) {
 async function writerAlone() {
   const newLog = (Log) => new Log(path.join(mkdtempSync(path.join(os.tmpdir(), "torii-bench-audit-")), "audit.jsonl"), undefined, { report: () => undefined });
   const log = newLog(AuditLog);
+  const serverLog = new AuditLog(path.join(mkdtempSync(path.join(os.tmpdir(), "torii-bench-audit-")), "audit.jsonl"), undefined, {
+    report: () => undefined,
+    headDelayMs: 1_000,
+  });
   const base = process.env.BENCH_BASE_CLI
     ? newLog((await import(pathToFileURL(path.join(path.dirname(process.env.BENCH_BASE_CLI), "audit/audit-log.js")).href)).AuditLog)
     : undefined;
@@ -65,6 +70,12 @@ async function writerAlone() {
       await log.appendBatch(records.slice(0, 3));
       await log.append(records[3]);
     },
+    // As the server writes them now: the allow written before the spawn, `ran` riding with the next call's allow.
+    "allowed, server writer (1, ran rides)": async (id) => {
+      const records = allowedRecords(id);
+      await serverLog.appendBatch(records.slice(0, 3), { deferSync: true });
+      void serverLog.appendBatch([records[3]], { deferWrite: true });
+    },
     "denied, one append per record (2)": (id) =>
       (async () => {
         for (const r of deniedRecords(id)) await log.append(r);
@@ -82,8 +93,12 @@ async function writerAlone() {
   for (const [name, list] of Object.entries(samples)) {
     console.log(`  ${name.padEnd(38)} ${median(list.map((s) => s.wall)).toFixed(3)} ms | ${median(list.map((s) => s.cpu)).toFixed(3)} ms`);
   }
-  const names = Object.keys(samples).slice(base ? 1 : 0);
-  const pairs = [[names[0], names[1]], [names[2], names[3]], ...(base ? [[Object.keys(samples)[0], names[1]]] : [])];
+  const pairs = [
+    ["allowed, one append per record (4)", "allowed, batched (2)"],
+    ["allowed, batched (2)", "allowed, server writer (1, ran rides)"],
+    ["denied, one append per record (2)", "denied, batched (1)"],
+    ...(base ? [["allowed, base writer, per record (4)", "allowed, batched (2)"]] : []),
+  ];
   for (const [before, after] of pairs) {
     const wall = samples[before].map((s, i) => s.wall - samples[after][i].wall);
     const cpu = samples[before].map((s, i) => s.cpu - samples[after][i].cpu);
@@ -93,8 +108,8 @@ async function writerAlone() {
 
 /**
  * Counts, inside the server, its writes to the audit log (appends), the audit
- * lock directories it creates (each lock cycle: appends and head moves) and its
- * fsyncs. The server calls the synchronous fs functions and `fs.fsync` through
+ * locks it creates (each lock cycle: appends and head moves; a directory up to
+ * the base build, a file since) and its fsyncs. The server calls the synchronous fs functions and `fs.fsync` through
  * named ESM imports, so the preload patches the module object and then
  * `syncBuiltinESMExports()` makes the named imports see the patched functions.
  */
@@ -105,6 +120,7 @@ const counts = { appends: 0, locks: 0, fsyncs: 0 };
 const logFds = new Set();
 const { openSync, closeSync, writeSync, mkdirSync, fsync, fsyncSync } = fs;
 fs.openSync = function (target, ...rest) {
+  if (String(target).endsWith("audit.jsonl.lock")) counts.locks += 1;
   const fd = openSync.call(this, target, ...rest);
   if (String(target).endsWith("audit.jsonl")) logFds.add(fd);
   return fd;

@@ -7,9 +7,10 @@
  * append is: take the cross-process lock (`<file>.lock`), read the head and the
  * file's tail (the last record; a torn fragment left by a crash is cut off),
  * write the batch's lines with O_APPEND in one write, release; fsync; then
- * move the head forward (head-advance.ts; the server defers that to once a
- * second, deferred-head.ts). An append takes a batch, so a call's records
- * cost one write and one fsync. Appends from one process are queued first, so
+ * move the head forward (head-advance.ts). An append takes a batch, so a
+ * call's records cost one write and one fsync. The server defers what it can
+ * (deferred-sync.ts): the records after a call's process started ride with
+ * its next append, and the fsync and the head move happen once a second. Appends from one process are queued first, so
  * they never contend for the lock with each other. The log stays open and the
  * head is remembered between appends (log-handle.ts, head-view.ts): after a
  * fork every page an append touches costs a fault, so each append does as few
@@ -23,10 +24,11 @@ import { randomUUID } from "node:crypto";
 import { fstatSync, fsyncSync, ftruncateSync, mkdirSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
-import { syncDescriptor, withSyncFileLock, type LockTiming } from "../state/lock.js";
+import { withLockFileIfFree, withSyncLockFile } from "../state/lock-file.js";
+import { syncDescriptor, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { chainTail } from "./chain-tail.js";
-import { DeferredHead } from "./deferred-head.js";
+import { DeferredSync, type WaitingBatch } from "./deferred-sync.js";
 import { advanceAuditHead, advanceAuditHeadNow, placeFirstAuditHeadSync } from "./head-advance.js";
 import { AuditHeadView } from "./head-view.js";
 import { AUDIT_HEAD_VERSION, type AuditHead } from "./head.js";
@@ -34,7 +36,7 @@ import { AuditLogHandle } from "./log-handle.js";
 import { auditFields, sealAuditLine, sha256Hex, type AuditFields, type AuditInput } from "./record.js";
 
 export type { AuditEvent } from "./events.js";
-export { SERVER_HEAD_DELAY_MS } from "./deferred-head.js";
+export { SERVER_HEAD_DELAY_MS } from "./deferred-sync.js";
 export type { AuditInput, AuditRecord } from "./record.js";
 
 /** The audit log's path below the configuration root. */
@@ -63,20 +65,31 @@ export interface AppendOptions {
   /**
    * Write only: no fsync, no head. The records survive a crash of this
    * process, not a power cut, until the next append that syncs (any writer's:
-   * an fsync covers the whole file) makes them durable and anchors them.
+   * an fsync covers the whole file) makes them durable and anchors them; a
+   * writer with `headDelayMs` fsyncs and anchors them within that delay.
    */
   readonly deferSync?: boolean;
+  /**
+   * For a writer with `headDelayMs` (otherwise an ordinary append): the
+   * records wait in memory and go out with this writer's next append, or are
+   * written, fsynced and anchored within the delay, or at exit; the append
+   * resolves once they are in the file. A crash of this process loses them
+   * while they wait.
+   */
+  readonly deferWrite?: boolean;
 }
 
 export interface AuditLogOptions {
   /** Where failures are reported; stderr by default (stdout belongs to JSON-RPC). */
   readonly report?: (message: string) => void;
   /**
-   * When set, a synced append does not wait to move the head: the newest
-   * head is put in place once this many milliseconds have passed since the
-   * first one waiting, or at exit (deferred-head.ts). For a long-lived writer
-   * that appends in bursts (the MCP server); the head then lags by at most
-   * this long. Unset: every synced append moves the head before it resolves.
+   * When set, an append does not wait to move the head, and a `deferSync`
+   * or `deferWrite` append leaves its fsync (and its write) for later: once
+   * this many milliseconds have passed since the first thing left waiting,
+   * or at exit, the writer writes what waits, fsyncs and moves the head
+   * (deferred-sync.ts). For a long-lived writer that appends in bursts (the
+   * MCP server); the head and the fsync then lag by at most this long. Unset:
+   * every synced append moves the head before it resolves.
    */
   readonly headDelayMs?: number;
 }
@@ -95,8 +108,10 @@ export class AuditLog {
   private readonly handle: AuditLogHandle;
   /** The head as this writer last read or placed it (head-view.ts). */
   private readonly head: AuditHeadView;
-  /** Heads waiting to be put in place, when they are deferred (AuditLogOptions.headDelayMs). */
-  private readonly deferredHead: DeferredHead | undefined;
+  /** Records, an fsync and a head move left for later (AuditLogOptions.headDelayMs). */
+  private readonly deferred: DeferredSync | undefined;
+  /** Set by `finish`: nothing is deferred any more. */
+  private finished = false;
 
   constructor(
     readonly file: string,
@@ -108,16 +123,16 @@ export class AuditLog {
     this.handle = new AuditLogHandle(file);
     this.head = new AuditHeadView(file);
     const delay = options.headDelayMs;
-    this.deferredHead =
+    this.deferred =
       delay === undefined
         ? undefined
-        : new DeferredHead(
+        : new DeferredSync(
             delay,
             () => {
-              void this.settleHead();
+              void this.settle();
             },
-            (head) => {
-              advanceAuditHeadNow(head, this.head);
+            () => {
+              this.settleNow();
             },
           );
   }
@@ -137,25 +152,62 @@ export class AuditLog {
    * Never rejects; an empty batch is a failure.
    */
   appendBatch(inputs: readonly AuditInput[], options: AppendOptions = {}): Promise<AuditAppendResult> {
-    return this.enqueue(() => this.appendNow(inputs, options)).then(
+    const deferred = this.deferred;
+    if (options.deferWrite === true && deferred !== undefined && !this.finished) {
+      let fields: AuditFields[];
+      try {
+        if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
+        fields = inputs.map(auditFields);
+      } catch (error) {
+        return Promise.resolve(this.failed("append to", error));
+      }
+      return new Promise((resolve) => {
+        deferred.hold({
+          fields,
+          settle: (outcome) => {
+            if (typeof outcome !== "string") {
+              resolve({ ok: false, error: outcome });
+              return;
+            }
+            options.onWritten?.();
+            resolve({ ok: true, hash: outcome });
+          },
+        });
+      });
+    }
+    return this.enqueue(() => this.appendNow(inputs.map(auditFields), options, this.deferred?.takeRecords() ?? [])).then(
       (hash): AuditAppendResult => ({ ok: true, hash }),
-      (error: unknown): AuditAppendResult => {
-        this.directoryReady = false;
-        this.handle.close();
-        this.head.forget();
-        const failure = error instanceof Error ? error : new Error(String(error));
-        this.report(`torii: audit: could not append to ${this.file}: ${failure.message}\n`);
-        return { ok: false, error: failure };
-      },
+      (error: unknown): AuditAppendResult => this.failed("append to", error),
     );
   }
 
   /**
-   * Puts a head that is waiting (AuditLogOptions.headDelayMs) in place now,
+   * Writes, fsyncs and anchors now what is waiting (AuditLogOptions.headDelayMs),
    * after the appends already queued. Never rejects; a failure is reported.
    */
-  settleHead(): Promise<void> {
-    return this.enqueue(() => this.placeDeferredHead());
+  settle(): Promise<void> {
+    return this.enqueue(() => this.flushDeferred());
+  }
+
+  /**
+   * For a server shutting down: settles what waits, and from then on every
+   * append is written and fsynced at once (the head still follows within the
+   * delay or at exit). Never rejects.
+   */
+  finish(): Promise<void> {
+    this.finished = true;
+    return this.settle();
+  }
+
+  /** Forgets what this writer knew of the files after a failure, reports it once and returns it. */
+  private failed(what: string, error: unknown): { readonly ok: false; readonly error: Error } {
+    this.directoryReady = false;
+    this.handle.close();
+    this.head.forget();
+    this.lastWrite = undefined;
+    const failure = error instanceof Error ? error : new Error(String(error));
+    this.report(`torii: audit: could not ${what} ${this.file}: ${failure.message}\n`);
+    return { ok: false, error: failure };
   }
 
   /** Runs `task` after this process's earlier appends to the same file (and their head moves). */
@@ -173,15 +225,56 @@ export class AuditLog {
     return run;
   }
 
-  /** Puts the newest deferred head in place (queued like an append); a failure is reported, the head stays behind. */
-  private async placeDeferredHead(): Promise<void> {
-    const next = this.deferredHead?.take();
-    if (next === undefined) return;
+  /**
+   * Writes the records waiting (one synced append), then fsyncs what this
+   * writer left unsynced and moves the head over it (queued like an append).
+   * A failure is reported; the head stays behind.
+   */
+  private async flushDeferred(): Promise<void> {
+    const deferred = this.deferred;
+    if (deferred === undefined) return;
+    const records = deferred.takeRecords();
     try {
-      await this.moveHead(next);
+      if (records.length > 0) await this.appendNow([], {}, records);
+      const owed = deferred.takeOwed();
+      if (owed === undefined) return;
+      if (!owed.synced) {
+        // Bytes of a log that was since moved away or replaced are not this head's to anchor.
+        const fd = this.handle.descriptorOf(owed.ino);
+        if (fd === undefined) return;
+        await syncDescriptor(fd);
+      }
+      await this.moveHead(owed.head);
     } catch (error) {
-      this.head.forget();
-      this.report(`torii: audit: could not update the head of ${this.file}: ${(error as Error).message}\n`);
+      this.failed("write, fsync or anchor", error);
+    }
+  }
+
+  /**
+   * flushDeferred for a process that is exiting: synchronous, and only if the
+   * lock is free now (otherwise the records waiting are lost and reported, and
+   * the head anchors a prefix). Throws nothing.
+   */
+  private settleNow(): void {
+    const deferred = this.deferred;
+    if (deferred === undefined) return;
+    const records = deferred.takeRecords();
+    try {
+      let owed = deferred.takeOwed();
+      if (records.length > 0) {
+        const locked = withLockFileIfFree(this.file, () => this.writeOpen(records.flatMap((batch) => batch.fields)));
+        if (!locked.held) throw new Error("the log was locked at exit");
+        settleRiders(records, locked.value.hashes);
+        owed = { head: headOf(locked.value), ino: locked.value.ino, synced: false };
+      }
+      if (owed === undefined) return;
+      const fd = this.handle.descriptorOf(owed.ino);
+      if (fd === undefined) return;
+      if (!owed.synced) fsyncSync(fd);
+      advanceAuditHeadNow(owed.head, this.head);
+    } catch (error) {
+      for (const batch of records) batch.settle(error as Error);
+      this.failed("write, at exit,", error);
     }
   }
 
@@ -199,49 +292,48 @@ export class AuditLog {
    * flushes the whole file, so a head is only ever written for bytes that are
    * on disk, whichever writer wrote them.
    */
-  private async appendNow(inputs: readonly AuditInput[], options: AppendOptions): Promise<string> {
-    if (inputs.length === 0) throw new TypeError("audit: an append needs at least one record");
-    const batch = inputs.map(auditFields);
-    if (!this.directoryReady) mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    // Kept open for the next append; closed by appendBatch when an append fails.
-    const log = { fd: -1 };
-    let written: WrittenBatch;
+  private async appendNow(own: readonly AuditFields[], options: AppendOptions, riders: readonly WaitingBatch[]): Promise<string> {
+    const batch = riders.length === 0 ? own : [...riders.flatMap((waiting) => waiting.fields), ...own];
+    let written: OpenWrite;
     try {
-      written = await withSyncFileLock(this.file, AUDIT_LOCK_TIMING, () => {
-        const opened = this.handle.open();
-        log.fd = opened.fd;
-        const batchWritten = this.writeBatch(opened.fd, opened.stats, batch);
+      if (batch.length === 0) throw new TypeError("audit: an append needs at least one record");
+      if (!this.directoryReady) mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      written = await withSyncLockFile(this.file, AUDIT_LOCK_TIMING, () => {
+        const batchWritten = this.writeOpen(batch);
         // The lines are in the file: a caller waiting for that need not wait for the lock's release.
         options.onWritten?.();
-        // A new log gets its head before the lock is released (once per log): otherwise the next
-        // writer would find anchored lines without a head and record a deleted head.
-        if (batchWritten.startedEmpty) {
-          fsyncSync(log.fd);
-          const placed = placeFirstAuditHeadSync(this.file, headOf(batchWritten));
-          this.head.placed(placed);
-          if (this.lastWrite !== undefined) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
-        }
         return batchWritten;
       });
       this.directoryReady = true;
-      if (written.startedEmpty) {
-        options.onDurable?.();
-        return written.hash;
-      }
-      if (options.deferSync === true) return written.hash;
-      await syncDescriptor(log.fd);
     } catch (error) {
       this.lastWrite = undefined;
-      // A lost lock is reported after the body, so the lines are already in the file.
-      if (error instanceof LockCompromisedError) {
-        throw new Error(`the record was written, but the lock was lost (${error.reason}); the chain may fork`, { cause: error });
-      }
+      const failure =
+        // A lost lock is reported after the body, so the lines are already in the file.
+        error instanceof LockCompromisedError
+          ? new Error(`the record was written, but the lock was lost (${error.reason}); the chain may fork`, { cause: error })
+          : error;
+      for (const waiting of riders) waiting.settle(failure instanceof Error ? failure : new Error(String(failure)));
+      throw failure;
+    }
+    settleRiders(riders, written.hashes);
+    if (written.startedEmpty) {
+      options.onDurable?.();
+      return written.hash;
+    }
+    const next = headOf(written);
+    if (options.deferSync === true) {
+      this.deferred?.owe({ head: next, ino: written.ino, synced: false });
+      return written.hash;
+    }
+    try {
+      await syncDescriptor(written.fd);
+    } catch (error) {
+      this.lastWrite = undefined;
       throw error;
     }
     options.onDurable?.();
-    const next = headOf(written);
-    if (this.deferredHead !== undefined) {
-      this.deferredHead.defer(next);
+    if (this.deferred !== undefined) {
+      this.deferred.owe({ head: next, ino: written.ino, synced: true });
       return written.hash;
     }
     try {
@@ -250,6 +342,25 @@ export class AuditLog {
       throw new Error(`the records were written, but audit.head was not updated (${(error as Error).message})`, { cause: error });
     }
     return written.hash;
+  }
+
+  /**
+   * Under the lock: opens the log (or reuses its descriptor) and writes the
+   * batch. A new log gets its head before the lock is released (once per
+   * log): otherwise the next writer would find anchored lines without a head
+   * and record a deleted head.
+   */
+  private writeOpen(batch: readonly AuditFields[]): OpenWrite {
+    // Kept open for the next append; closed when an append fails.
+    const opened = this.handle.open();
+    const written = this.writeBatch(opened.fd, opened.stats, batch);
+    if (written.startedEmpty) {
+      fsyncSync(opened.fd);
+      const placed = placeFirstAuditHeadSync(this.file, headOf(written));
+      this.head.placed(placed);
+      if (this.lastWrite !== undefined) this.lastWrite = { ...this.lastWrite, headText: Buffer.from(placed).toString("latin1") };
+    }
+    return { ...written, fd: opened.fd, ino: opened.stats.ino };
   }
 
   /**
@@ -275,11 +386,11 @@ export class AuditLog {
     const anchor = unchanged ? { lines: last.lines } : checkAnchor(fd, size, this.head.reading(), tail.prev);
     const records = anchor.marker === undefined ? batch : [markerFields(anchor.marker), ...batch];
     let prev = tail.prev;
-    let hash = "";
+    const hashes: string[] = [];
     const lines = records.map((fields) => {
       const sealed = sealAuditLine(fields, this.clock(), prev);
       prev = sha256Hex(sealed.line);
-      hash = sealed.hash;
+      hashes.push(sealed.hash);
       return sealed.line;
     });
     const bytes = Buffer.from(`${tail.needsNewline ? "\n" : ""}${lines.join("\n")}\n`, "utf8");
@@ -288,7 +399,9 @@ export class AuditLog {
     const terminated = anchor.lines + lines.length + (tail.needsNewline ? 1 : 0);
     const after = fstatSync(fd);
     this.lastWrite = { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, headText, prev, lines: terminated };
-    return { lines: terminated, bytes: size + bytes.length, digest: prev, hash, startedEmpty: size === 0 };
+    // The batch's own records' hashes, without a marker's.
+    const own = hashes.slice(records.length - batch.length);
+    return { lines: terminated, bytes: size + bytes.length, digest: prev, hash: own.at(-1) ?? "", hashes: own, startedEmpty: size === 0 };
   }
 }
 
@@ -310,8 +423,25 @@ interface WrittenBatch {
   /** SHA-256 of the last line: the head's `last_hash`, the next record's `prev`. */
   readonly digest: string;
   readonly hash: string;
+  /** Each record's own hash, in the batch's order. */
+  readonly hashes: readonly string[];
   /** The log was empty before this batch: its first head is placed under the same lock. */
   readonly startedEmpty: boolean;
+}
+
+/** A written batch and the descriptor (and the file) it went to. */
+interface OpenWrite extends WrittenBatch {
+  readonly fd: number;
+  readonly ino: number;
+}
+
+/** Tells each batch that rode with an append the hash of its last record. */
+function settleRiders(riders: readonly WaitingBatch[], hashes: readonly string[]): void {
+  let end = 0;
+  for (const waiting of riders) {
+    end += waiting.fields.length;
+    waiting.settle(hashes[end - 1] ?? "");
+  }
 }
 
 /** The head that anchors the log as `written` left it. */

@@ -15,7 +15,8 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { exclusiveCreateFlags, tempFilePrefix } from "../state/atomic-write.js";
-import { syncDescriptor, withFileLockIfFree, withSyncFileLock, type LockTiming } from "../state/lock.js";
+import { withLockFileIfFree, withSyncLockFile } from "../state/lock-file.js";
+import { syncDescriptor, type LockTiming } from "../state/lock.js";
 import { auditHeadPath, serialiseAuditHead, type AuditHead } from "./head.js";
 import type { AuditHeadView } from "./head-view.js";
 
@@ -32,7 +33,7 @@ export async function advanceAuditHead(logFile: string, next: AuditHead, timing:
   try {
     await stage(temp, bytes);
     staged = true;
-    return await withSyncFileLock(logFile, timing, () => {
+    return await withSyncLockFile(logFile, timing, () => {
       const placed = putInPlace(temp, bytes, next, view);
       staged = !placed;
       return placed ? bytes : undefined;
@@ -59,7 +60,7 @@ export function advanceAuditHeadNow(next: AuditHead, view: AuditHeadView): void 
     } finally {
       closeSync(fd);
     }
-    const locked = withFileLockIfFree(view.logFile, () => putInPlace(temp, serialiseAuditHead(next), next, view));
+    const locked = withLockFileIfFree(view.logFile, () => putInPlace(temp, serialiseAuditHead(next), next, view));
     staged = !(locked.held && locked.value);
   } catch {
     // Best-effort at exit, like every audit write: the head anchors a prefix.

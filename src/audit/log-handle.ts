@@ -55,6 +55,11 @@ export class AuditLogHandle {
     return { fd, stats };
   }
 
+  /** The descriptor, if it is still open on the file `ino` (for an fsync of bytes written to it earlier). */
+  descriptorOf(ino: number): number | undefined {
+    return this.fd !== -1 && this.ino === ino ? this.fd : undefined;
+  }
+
   /** Closes the descriptor (after a failure, or when the path names another file); the next `open` opens the path again. */
   close(): void {
     if (this.fd === -1) return;

@@ -23,7 +23,7 @@ export interface CallPath {
   readonly audit: AuditLog;
   /** Runs the pipeline for a validated call, within `max_concurrent_calls`. */
   run(call: ProviderCall): Promise<CallOutcome>;
-  /** Stops the approval page server, if one was started. */
+  /** Stops the approval page server, if one was started, and writes the audit records still waiting. */
   close(): Promise<void>;
 }
 
@@ -73,9 +73,14 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
         release();
       }
     },
-    close: () => {
+    close: async () => {
       host.close();
-      return approvals.close();
+      try {
+        await approvals.close();
+      } finally {
+        // What waits in the writer is written now, and every later record at once (deferWrite).
+        await audit.finish();
+      }
     },
   };
 }

@@ -8,10 +8,12 @@
  * pipeline flushes just before it starts a process (a lifecycle command, the
  * program), so no process starts before the records that allowed it are in
  * the file; that append is not fsynced (a crash of Torii cannot lose it, a
- * power cut can, docs/audit.md). The rest (a denied call's records, `ran`) is
- * written by the final, durable flush after the call, whose one fsync covers
- * the call's earlier records too: one append for a denied call, two for an
- * allowed one, one fsync for either. A failure is reported on stderr by the
+ * power cut can, docs/audit.md). The rest is written by the final, durable
+ * flush after the call: a denied call's records as one append, fsynced at
+ * once; the records after a process started (`ran`) wait in the server's
+ * writer for its next append (another call's) or at most a second, and are
+ * fsynced with it, so an allowed call costs one lock cycle and no fsync of
+ * its own (audit-log.ts, deferWrite). A failure is reported on stderr by the
  * log itself. No record, no run: when the records that allow a process could
  * not be written, the process does not start (`recordBeforeStart`); a denied
  * call stays denied whatever its records' fate.
@@ -47,9 +49,10 @@ export interface CallAudit {
   redactWith(redactor: Redactor): void;
   /**
    * Writes the buffered records in one append; resolves once they are in the
-   * file (true) or their failure was reported (false). With `durable`, the
-   * append also fsyncs (covering the call's earlier appends) and moves the
-   * head forward.
+   * file (true) or their failure was reported (false). With `durable` (the
+   * call's last flush), the records are also fsynced and anchored: at once
+   * when no earlier flush let a process start, otherwise with the writer's
+   * next append or within its delay (deferWrite).
    */
   flush(options?: { readonly durable?: boolean }): Promise<boolean>;
   /** Resolves when every append of this call has finished, head included. */
@@ -58,7 +61,7 @@ export interface CallAudit {
 
 export interface AuditSink {
   /** Calls `onWritten` once the records are in the file; resolves `{ok: false}` when they could not be written (never rejects). */
-  appendBatch(records: readonly AuditInput[], options: { onWritten: () => void; deferSync: boolean }): Promise<{ readonly ok: boolean }>;
+  appendBatch(records: readonly AuditInput[], options: { onWritten: () => void; deferSync: boolean; deferWrite?: boolean }): Promise<{ readonly ok: boolean }>;
 }
 
 /** What a call says when the records that would allow a process are not in the audit log. */
@@ -76,6 +79,8 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
   let buffered: (CallAuditEntry & { policy_hash?: string })[] = [];
   let chain: Promise<unknown> = Promise.resolve();
   let written: Promise<boolean> = Promise.resolve(true);
+  // Set by the first flush, the one before a process starts: later records come after a process.
+  let flushedBefore = false;
   return {
     record(entry) {
       buffered.push(policyHash === undefined ? entry : { ...entry, policy_hash: policyHash });
@@ -97,6 +102,8 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
       let inFile: (written: boolean) => void = () => undefined;
       written = new Promise<boolean>((resolve) => (inFile = resolve));
       const deferSync = options.durable !== true;
+      const deferWrite = !deferSync && flushedBefore;
+      flushedBefore = true;
       // Serialised per call so the chain keeps the pipeline's order. Lines already in the file
       // stay reported written if a later step of the append (its fsync) fails.
       chain = chain
@@ -106,6 +113,7 @@ export function createCallAudit(sink: AuditSink, base: { callId: string; scope: 
               inFile(true);
             },
             deferSync,
+            deferWrite,
           }),
         )
         .then(

@@ -1,6 +1,7 @@
 /**
- * The cross-process lock on a file, shared by the state stores and the audit
- * log: proper-lockfile's atomic `mkdir` of `<file>.lock`, whose mtime the holder
+ * The cross-process lock on a file, shared by the state stores (the audit log
+ * takes the same path as a file, lock-file.ts, and waits through `acquire`):
+ * proper-lockfile's atomic `mkdir` of `<file>.lock`, whose mtime the holder
  * refreshes every `update` ms. A lock whose mtime is older than `stale` belongs
  * to a dead process and is taken over; a slow but live holder keeps refreshing
  * it and is never robbed.
@@ -21,7 +22,7 @@
  * (proper-lockfile's rule): each file kind has one exported timing constant.
  */
 import * as nodeFs from "node:fs";
-import { fsync, lstatSync, mkdirSync, rmdir, rmdirSync, type Stats } from "node:fs";
+import { fsync, lstatSync, mkdirSync, rmdir, rmdirSync, unlinkSync, type Stats } from "node:fs";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
 
@@ -176,29 +177,6 @@ export function takenIfFree(lockPath: string): boolean {
   }
 }
 
-/**
- * Runs the synchronous `body` holding the lock: at once when it is free (the
- * atomic `mkdir` of `withFileLockIfFree`), otherwise once `withFileLock` has
- * waited for it. The body never waits on anything, so the lock's fresh mtime
- * needs no refresh, and the lock directory is removed synchronously right
- * after it (removing it on the thread pool measured slower: the next holder,
- * often this process, waited for the round trip).
- */
-export async function withSyncFileLock<T>(file: string, timing: LockTiming, body: () => T): Promise<T> {
-  const lockPath = `${file}.lock`;
-  try {
-    mkdirSync(lockPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return withFileLock(file, timing, () => Promise.resolve(body()));
-  }
-  try {
-    return body();
-  } finally {
-    removeLockDirectory(lockPath);
-  }
-}
-
 /** fsync(2) on the thread pool: the one file-system call of a locked update worth not blocking the event loop for. */
 export function syncDescriptor(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -272,6 +250,10 @@ export function removeLockDirectory(lockPath: string): void {
   try {
     rmdirSync(lockPath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    // The audit log's lock is a file (lock-file.ts); `acquire` removes one whose mtime lies in the future.
+    if (code !== "ENOTDIR") throw error;
+    unlinkSync(lockPath);
   }
 }

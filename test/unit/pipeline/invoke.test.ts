@@ -172,38 +172,47 @@ describe("the call's audit: as few appends as its guarantees allow", () => {
   function batchingAudit() {
     const batches: AuditInput[][] = [];
     const synced: boolean[] = [];
+    const deferred: boolean[] = [];
     const sink = {
-      appendBatch: (records: readonly AuditInput[], { onWritten, deferSync }: { onWritten: () => void; deferSync: boolean }) => {
+      appendBatch: (
+        records: readonly AuditInput[],
+        { onWritten, deferSync, deferWrite }: { onWritten: () => void; deferSync: boolean; deferWrite?: boolean },
+      ) => {
         batches.push([...records]);
         synced.push(!deferSync);
+        deferred.push(deferWrite === true);
         onWritten();
         return Promise.resolve({ ok: true });
       },
     };
     const audit = createCallAudit(sink, { callId: "c1", scope: "kube/prod" });
     const events = () => batches.map((batch) => batch.map((record) => record.event));
-    return { audit, batches, events, synced };
+    return { audit, batches, events, synced, deferred };
   }
 
-  test("an allowed call: the allow is one append in the file before the program starts, `ran` one more after, one fsync", async () => {
-    const { audit, batches, events, synced } = batchingAudit();
+  test("an allowed call: the allow is one append in the file before the program starts, `ran` one more after, left to the writer (deferWrite)", async () => {
+    const { audit, batches, events, synced, deferred } = batchingAudit();
     let atLaunch: string[][] = [];
     await callWith("none" as LeaseCheckpoint, { audit, args: ["get", "pods", "--namespace=SECRET-NS"], onLaunch: () => (atLaunch = events()) });
     expect(atLaunch).toEqual([["invoke", "allowed-by-rules", "session-unchecked"]]);
     await audit.flush({ durable: true });
     expect(events()).toEqual([["invoke", "allowed-by-rules", "session-unchecked"], ["ran"]]);
     expect(synced).toEqual([false, true]);
+    // `ran` comes after the program started: it may ride with the writer's next append.
+    expect(deferred).toEqual([false, true]);
     // Every record, as written, carries the command words, not the option or its value.
     expect(batches.flat().map((record) => auditFields(record).argv_head)).toEqual(Array(4).fill(["get", "pods"]));
   });
 
-  test("a denied call: one append, after the decision", async () => {
-    const { audit, events } = batchingAudit();
+  test("a denied call: one append, after the decision, written and fsynced at once", async () => {
+    const { audit, events, synced, deferred } = batchingAudit();
     const { outcome } = await callWith("none" as LeaseCheckpoint, { audit, args: ["delete", "pods"] });
     expect(outcome.decision.result).toBe("deny");
     expect(events()).toEqual([]);
-    await audit.flush();
+    await audit.flush({ durable: true });
     expect(events()).toEqual([["invoke", "denied-headless"]]);
+    expect(synced).toEqual([true]);
+    expect(deferred).toEqual([false]);
   });
 
   test("a refused argv: its records carry no argv head, only the kind and the argument", async () => {
