@@ -250,7 +250,14 @@ function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string |
       if (token === forbidden || token.startsWith(`${forbidden}=`)) return forbidden;
     }
   }
-  return policy.forbiddenArgs.find((forbidden) => body.some((_, j) => bodyOptionSpan(forbidden, [], body, j, true) !== undefined));
+  // A global option's short counts too: az and gcloud read `-rX` in a body as the command's -r and the global -X.
+  const spellings = (forbidden: string): string[] => {
+    const short = forbidden.includes("=") ? undefined : policy.grammar.global.byLong.get(forbidden)?.short;
+    return short === undefined ? [forbidden] : [forbidden, short];
+  };
+  return policy.forbiddenArgs.find((forbidden) =>
+    spellings(forbidden).some((spelled) => body.some((_, j) => bodyOptionSpan(spelled, [], body, j, true) !== undefined)),
+  );
 }
 
 function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): PolicyDecision {

@@ -77,6 +77,13 @@ describe("deny rules and forbidden arguments read body options the same way", ()
     }
     expect(decide(["storage"], [...copy, "-r"], [], context).decision.result).toBe("accept");
   });
+
+  it("a forbidden global option is found by its short inside a body cluster (az reads -ro tsv as -r -o tsv)", () => {
+    const context = { ...az, settings: { ...az.settings, forbiddenArgs: [...az.settings.forbiddenArgs, "--output"] } };
+    for (const write of [["-ro", "tsv"], ["-rotsv"], ["-o", "tsv"]]) {
+      expect(decide(["storage"], [...copy, ...write], [], context).decision, write.join(" ")).toMatchObject({ result: "deny", source: "forbidden-arg" });
+    }
+  });
 });
 
 describe("P10 every spelling of an az file write is held under a broad rule and a prefix grant", () => {
