@@ -33,10 +33,13 @@ export function bodyOption(token: string, options: readonly string[]): BodyOptio
     const name = options.find((option) => option.startsWith("--") && written.length > 2 && option.startsWith(written));
     return name === undefined ? undefined : { name, value };
   }
-  const at = token.split("").findIndex((letter, k) => k > 0 && options.includes(`-${letter}`));
-  if (at === -1) return undefined;
-  const rest = token.slice(at + 1);
-  return { name: `-${token.charAt(at)}`, value: rest === "" ? undefined : rest.replace(/^=/u, "") };
+  for (let at = 1; at < token.length; at += 1) {
+    const name = `-${token.charAt(at)}`;
+    if (!options.includes(name)) continue;
+    const rest = token.slice(at + 1);
+    return { name, value: rest === "" ? undefined : rest.replace(/^=/u, "") };
+  }
+  return undefined;
 }
 
 /** Whether a body token names `option` in any spelling argparse reads as it (see bodyOption). */
