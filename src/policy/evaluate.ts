@@ -11,6 +11,7 @@
  */
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
+import { bodyOption } from "./grammar/body-option.js";
 import { commandBody, flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
 import { nameableTokens } from "./exact-pattern.js";
@@ -93,18 +94,23 @@ function splitOption(token: string): { name: string; value: string | undefined }
 }
 
 /**
- * Whether an argv token in an argparse body is the option a rule names. The
- * command's own parser (an AWS operation's) accepts unambiguous abbreviations
- * Torii cannot expand, so for deny rules and forbidden arguments an
- * abbreviation of the named option counts as the option (fail closed); accept
- * rules need the full name.
+ * How many tokens after `argv[j]` a rule option with its value words takes
+ * there, or undefined when it does not match there. The command's own parser
+ * (an AWS operation's, az's) accepts abbreviations, glued values and clusters
+ * of shorts Torii cannot expand, so for deny rules and forbidden arguments any
+ * spelling body-option.ts reads as the option counts (fail closed); accept rules
+ * need the full name. A value after `=` (in the rule or the argv) is the first
+ * value word.
  */
-function bodyOptionMatches(ruleToken: string, argvToken: string, abbreviations: boolean): boolean {
+function bodyOptionSpan(ruleToken: string, ruleValues: readonly string[], argv: readonly string[], j: number, abbreviations: boolean): number | undefined {
   const rule = splitOption(ruleToken);
-  const arg = splitOption(argvToken);
-  if (rule.value !== undefined && rule.value !== arg.value) return false;
-  if (arg.name === rule.name) return true;
-  return abbreviations && arg.name.startsWith("--") && arg.name.length >= 3 && rule.name.startsWith(arg.name);
+  const values = rule.value === undefined ? ruleValues : [rule.value, ...ruleValues];
+  const token = argv[j] as string;
+  const read = abbreviations ? bodyOption(token, [rule.name]) : splitOption(token);
+  if (read === undefined || (!abbreviations && read.name !== rule.name)) return undefined;
+  if (read.value !== undefined && values.length > 0 && read.value !== values[0]) return undefined;
+  const following = read.value === undefined ? values : values.slice(1);
+  return following.every((value, k) => argv[j + 1 + k] === value) ? following.length : undefined;
 }
 
 /**
@@ -119,16 +125,23 @@ function bodyOptionsIncluded(ruleRest: readonly string[], argvRest: readonly str
     const option = ruleRest[r] as string;
     let end = r + 1;
     while (end < ruleRest.length && !isOptionLike(ruleRest[end] as string)) end += 1;
-    const values = ruleRest.slice(r + 1, end);
-    const at = argvRest.findIndex(
-      (token, j) =>
-        !used.has(j) && bodyOptionMatches(option, token, abbreviations) && values.every((value, k) => argvRest[j + 1 + k] === value && !used.has(j + 1 + k)),
-    );
-    if (at === -1) return false;
-    for (let k = 0; k <= values.length; k += 1) used.add(at + k);
+    if (!takeBodyOption(option, ruleRest.slice(r + 1, end), argvRest, used, abbreviations)) return false;
     r = end;
   }
   return true;
+}
+
+/** Marks as used the first unused argv tokens that give the rule option and its values; false when none do. */
+function takeBodyOption(option: string, values: readonly string[], argv: readonly string[], used: Set<number>, abbreviations: boolean): boolean {
+  for (let j = 0; j < argv.length; j += 1) {
+    const span = used.has(j) ? undefined : bodyOptionSpan(option, values, argv, j, abbreviations);
+    if (span === undefined) continue;
+    const tokens = Array.from({ length: span + 1 }, (_, k) => j + k);
+    if (tokens.some((k) => k > j && used.has(k))) continue;
+    tokens.forEach((k) => used.add(k));
+    return true;
+  }
+  return false;
 }
 
 /** How literal rules read the positional part of an argv, by parser family. */
@@ -236,8 +249,8 @@ function describeRule(rule: RuleRef): string {
 }
 
 function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string | undefined {
-  // The command's own options in an argparse body may be abbreviated: count an abbreviation as the option.
-  const body = policy.grammar.parser === "argparse" ? new Set(commandBody(canonical)) : new Set<string>();
+  // The command's own options in an argparse body may be abbreviated, glued or clustered: count any such spelling.
+  const body = policy.grammar.parser === "argparse" ? commandBody(canonical) : [];
   // A carrier may set any of the command's own options: a forbidden one that is not a global option counts as present.
   if (policy.grammar.parser === "argparse" && carriesParameters(commandBody(canonical), policy.parameterCarriers)) {
     const carried = policy.forbiddenArgs.find(
@@ -248,10 +261,16 @@ function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string |
   for (const token of flattenCanonical(canonical)) {
     for (const forbidden of policy.forbiddenArgs) {
       if (token === forbidden || token.startsWith(`${forbidden}=`)) return forbidden;
-      if (body.has(token) && forbidden.startsWith("--") && bodyOptionMatches(forbidden, splitOption(token).name, true)) return forbidden;
     }
   }
-  return undefined;
+  // A global option's short counts too: az and gcloud read `-rX` in a body as the command's -r and the global -X.
+  const spellings = (forbidden: string): string[] => {
+    const short = forbidden.includes("=") ? undefined : policy.grammar.global.byLong.get(forbidden)?.short;
+    return short === undefined ? [forbidden] : [forbidden, short];
+  };
+  return policy.forbiddenArgs.find((forbidden) =>
+    spellings(forbidden).some((spelled) => body.some((_, j) => bodyOptionSpan(spelled, [], body, j, true) !== undefined)),
+  );
 }
 
 function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): PolicyDecision {

@@ -17,6 +17,7 @@
  */
 import type { CompiledRule } from "./compile.js";
 import { exactRuleTexts } from "./exact-pattern.js";
+import { bodyOption } from "./grammar/body-option.js";
 import { findScope, type CompiledGrammar } from "./grammar/option-table.js";
 import type { FileWriteSpec } from "./grammar/types.js";
 
@@ -40,25 +41,15 @@ function startsWith(tokens: readonly string[], path: readonly string[]): boolean
   return path.length <= tokens.length && path.every((word, i) => tokens[i] === word);
 }
 
-/** An argparse body option, its `=value` form, or an abbreviation of it (the CLI expands those). */
-function givesOption(token: string, option: string): boolean {
-  const name = token.split("=")[0] as string;
-  return name === option || (name.startsWith("--") && name.length >= 3 && option.startsWith(name));
-}
-
-/** A short option alone or with its value attached (`-f`, `-f/path`), as argparse reads it. */
-function givesShort(token: string, short: string): boolean {
-  return token.startsWith(short) && !token.startsWith("--");
-}
-
 /**
  * The local file write this call makes, if any: a listed argument, or a plugin
  * program. `call.positionals` is the canonical command path and body (tail
  * included, commandBody). The command path is also read from the body's words
  * that are not options, as argparse's sub-command parsers take them
  * (`iot-data --thing-name=t get-thing-shadow /x` is `iot-data get-thing-shadow`),
- * and a writing option counts wherever it stands, long (any prefix spelling) or
- * short (alone or with its value attached), or among the canonical options.
+ * and a writing option counts wherever it stands, in any spelling argparse reads
+ * (body-option.ts: a long prefix, `=value`, a short glued to its value or ending
+ * a cluster of switches, `-rd PATH`), or among the canonical options.
  */
 export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
   const words = call.positionals.filter((token) => !token.startsWith("-") || token === "-");
@@ -66,10 +57,8 @@ export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): 
     if (!startsWith(call.positionals, write.command) && !startsWith(words, write.command)) return false;
     if (write.option === undefined) return true;
     const { option, short } = write;
-    return (
-      call.positionals.some((token) => givesOption(token, option) || (short !== undefined && givesShort(token, short))) ||
-      call.options.some((token) => token.split("=")[0] === option)
-    );
+    const names = short === undefined ? [option] : [option, short];
+    return call.positionals.some((token) => bodyOption(token, names) !== undefined) || call.options.some((token) => token.split("=")[0] === option);
   });
   return listed ?? (grammar.plugins ? pluginRun(grammar, call.positionals) : undefined);
 }

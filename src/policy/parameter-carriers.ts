@@ -4,6 +4,7 @@
  * any option a deny rule names without spelling it, so for deny rules and
  * forbidden arguments it counts as carrying every option of its operation.
  */
+import { bodyOption } from "./grammar/body-option.js";
 
 /**
  * Whether an argparse body token is a carrier, also abbreviated: the command's
@@ -11,10 +12,7 @@
  * tell which prefixes are unambiguous, so any prefix of a carrier counts (fail closed).
  */
 function isCarrier(token: string, carriers: readonly string[]): boolean {
-  if (!token.startsWith("--") || token.length < 3) return false;
-  const equals = token.indexOf("=");
-  const name = equals === -1 ? token : token.slice(0, equals);
-  return name.length >= 3 && carriers.some((carrier) => carrier.startsWith(name));
+  return bodyOption(token, carriers) !== undefined;
 }
 
 /** Whether any token of an argparse body (the canonical positionals) is a parameter carrier. */

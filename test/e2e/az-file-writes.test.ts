@@ -16,13 +16,25 @@ import { outcomeOf, startSession, type McpSession } from "../support/mcp-session
 
 const ORIGINAL = "[core]\noutput = json\n";
 
-/** A fake az: appends its argv to RUNS and writes PLANTED wherever -f/--file points. */
+/**
+ * A fake az: appends its argv to RUNS and writes PLANTED where the call's writing
+ * option points, read as argparse reads it (red team 9 F1): `storage blob download`
+ * writes the file of `-f`/`--file`; the directory downloads and `storage copy`
+ * write `config` into the directory of `-d`/`--destination-path`, also when `-d`
+ * ends a cluster of switches (`-rd DIR`, `-rdDIR`, `-rd=DIR` are `-r -d DIR`).
+ */
 const FAKE_AZ = `
 const fs = require("node:fs");
 const args = process.argv.slice(2);
 fs.appendFileSync(process.env.HOME + "/runs.log", JSON.stringify(args) + "\\n");
-const at = args.findIndex((a) => a === "-f" || a === "--file");
-if (at !== -1) fs.writeFileSync(args[at + 1], "PLANTED\\n");
+const letter = args[1] === "blob" && args[2] === "download" ? "f" : "d";
+const long = letter === "f" ? "--file" : "--destination-path";
+const cluster = new RegExp("^-[a-z]*?" + letter + "=?(.*)$");
+for (let i = 0; i < args.length; i += 1) {
+  const match = args[i].startsWith("--") ? null : cluster.exec(args[i]);
+  const target = args[i] === long ? args[i + 1] : match ? match[1] || args[i + 1] : undefined;
+  if (target !== undefined) fs.writeFileSync(letter === "f" ? target : target + "/config", "PLANTED\\n");
+}
 `;
 
 /** The bundled provider without targets and identity check, its file_writes and floor as shipped. */
@@ -48,7 +60,7 @@ beforeAll(async () => {
   const tree = (rules: string): string => makeConfigTree({ "providers/az/provider.yaml": PROVIDER, "providers/az/rules.yaml": rules });
   [broad, named] = await Promise.all([
     startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n`), env),
-    startSession(tree(`version: "1"\naccept:\n  - storage blob download\n`), env),
+    startSession(tree(`version: "1"\naccept:\n  - storage blob download\n  - storage fs directory download\n`), env),
   ]);
 }, 30_000);
 
@@ -69,6 +81,32 @@ describe("az calls that write a local file or install code, through Torii", () =
     expect(outcome.execution).toBeUndefined();
     expect(readFileSync(configFile(), "utf8")).toBe(ORIGINAL);
     expect(readFileSync(runsLog(), "utf8")).toBe("");
+  });
+
+  test.each(["-rd DIR", "-rdDIR", "-rd=DIR", "-r -d DIR"])(
+    "the rule `storage` does not accept a directory download into ~/.azure with %j (-d ending a cluster of switches): az never runs",
+    async (write) => {
+      const spelled = write.split(" ").map((token) => token.replace("DIR", path.dirname(configFile())));
+      for (const args of [
+        ["storage", "fs", "directory", "download", "-f", "fs", "-s", "src", ...spelled],
+        ["storage", "copy", "-s", "src", ...spelled],
+      ]) {
+        const outcome = outcomeOf(await broad.call("az", { args }));
+        expect(outcome.decision.result, args.join(" ")).toBe("deny");
+        expect(outcome.execution).toBeUndefined();
+      }
+      expect(readFileSync(configFile(), "utf8")).toBe(ORIGINAL);
+      expect(readFileSync(runsLog(), "utf8")).toBe("");
+    },
+  );
+
+  test("a rule naming storage fs directory download accepts `-rd DIR`, and az writes into DIR (the fake reads the cluster as az does)", async () => {
+    const into = path.join(home, "downloads");
+    mkdirSync(into, { recursive: true });
+    const outcome = outcomeOf(await named.call("az", { args: ["storage", "fs", "directory", "download", "-f", "fs", "-s", "src", "-rd", into] }));
+    expect(outcome.decision.result).toBe("allow");
+    expect(readFileSync(path.join(into, "config"), "utf8")).toBe("PLANTED\n");
+    expect(readFileSync(configFile(), "utf8")).toBe(ORIGINAL);
   });
 
   test("extension add --source is refused whatever the rules", async () => {

@@ -67,6 +67,9 @@ function parseSingleDash(argv: readonly string[], i: number, table: OptionTable,
       // argparse passes an unknown single-dash token on to the command's parser.
       if (letters === token.slice(1)) {
         builder.checkOptionName(letters.split("=")[0] ?? letters, token, i);
+        // az and gcloud add the global options to each command's parser, which reads
+        // `-rX v` as the command's switch -r then the global -X: a locked one is refused.
+        for (const later of letters.slice(1)) builder.checkLocked(table.byShort.get(`-${later}`), `-${later}`, token, i);
         builder.positional(token, i);
         return 1;
       }

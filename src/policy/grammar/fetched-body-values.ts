@@ -3,6 +3,7 @@
  * does not model (they stay positional, in order), read as the command's parser
  * reads them. Used for AWS CLI v1 (every value) and for named body options (az).
  */
+import { bodyOption } from "./body-option.js";
 import { DOWNLOAD, fetchedValueRejection, hasUrlElement, loadsUrlInShorthand, startsWithUrl, type SitedToken } from "./fetched-value-kinds.js";
 import type { ArgvRejection, LiteralUrlParameter } from "./types.js";
 
@@ -51,32 +52,13 @@ export function checkEveryBodyValue(literal: LiteralTable, body: readonly SitedT
   return undefined;
 }
 
-/**
- * The option a body token names among `options`, and its glued value. argparse
- * accepts any unambiguous prefix of a long name: any prefix counts here (fail
- * closed); a short may be glued (`-pVALUE`, `-p=VALUE`) or end a cluster of
- * the command's switches (`-cp VALUE`), so any letter of a single-dash token counts.
- */
-function bodyOption(token: string, options: ReadonlySet<string>): { name: string; value: string | undefined } | undefined {
-  if (token.startsWith("--")) {
-    const equals = token.indexOf("=");
-    const written = equals === -1 ? token : token.slice(0, equals);
-    const value = equals === -1 ? undefined : token.slice(equals + 1);
-    const name = [...options].find((option) => option.startsWith("--") && written.length > 2 && option.startsWith(written));
-    return name === undefined ? undefined : { name, value };
-  }
-  const at = token.split("").findIndex((letter, k) => k > 0 && options.has(`-${letter}`));
-  if (at === -1) return undefined;
-  const rest = token.slice(at + 1);
-  return { name: `-${token.charAt(at)}`, value: rest === "" ? undefined : rest.replace(/^=/u, "") };
-}
-
 /** Named body options (az `--template-uri`, `--parameters`): a URL element in any of their values. */
 export function checkBodyUrlOptions(options: ReadonlySet<string>, body: readonly SitedToken[]): ArgvRejection | undefined {
+  const names = [...options];
   let current: string | undefined;
   for (const site of body) {
     if (site.token.startsWith("-")) {
-      const found = bodyOption(site.token, options);
+      const found = bodyOption(site.token, names);
       current = found !== undefined && found.value === undefined ? found.name : undefined;
       if (found?.value !== undefined && hasUrlElement(found.value)) return fetchedValueRejection(site, found.value, found.name, DOWNLOAD);
       continue;

@@ -15,6 +15,7 @@
  * parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
  * reading more words here can only refuse more.
  */
+import { namesBodyOption } from "./body-option.js";
 import type { SitedToken } from "./fetched-values.js";
 import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions } from "./types.js";
 
@@ -36,16 +37,13 @@ function startsWith(words: readonly string[], path: readonly string[]): boolean 
 }
 
 /**
- * Whether a body token is read as `locked` by an argparse sub-command parser:
- * the exact name or any prefix of it (`--iam-end`), also as `--name=value`.
- * A prefix that the command could also read as another option is ambiguous
- * there, so refusing it loses nothing the CLI would have run.
+ * Whether a body token is read as `locked` by an argparse sub-command parser
+ * (body-option.ts): the exact name or any prefix of it (`--iam-end`), also as
+ * `--name=value`. A prefix that the command could also read as another option
+ * is ambiguous there, so refusing it loses nothing the CLI would have run.
  */
 function bodyTokenNames(token: string, locked: string): boolean {
-  if (!token.startsWith("--")) return false;
-  const equals = token.indexOf("=");
-  const name = equals === -1 ? token : token.slice(0, equals);
-  return name === locked || (name.length >= 3 && locked.startsWith(name));
+  return namesBodyOption(token, locked);
 }
 
 function lockedCommandRejection(argv: ParsedArgv, words: readonly SitedToken[], locked: LockedCommand): ArgvRejection | undefined {

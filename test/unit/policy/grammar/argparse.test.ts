@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { compileGrammar } from "../../../../src/policy/grammar/option-table.js";
 import type { GrammarSpec } from "../../../../src/policy/grammar/types.js";
-import { aws, awsSpec, az } from "../../../support/grammars.js";
+import { aws, awsSpec, az, azSpec } from "../../../support/grammars.js";
 import { canon, canonicalOf, rejectionOf } from "../../../support/policy-helpers.js";
 
 const a = aws();
@@ -156,6 +156,16 @@ describe("argparse: short options (az)", () => {
   it("an unknown letter after a boolean short is refused; an unknown single-dash token is the command's own", () => {
     expect(rejectionOf(z, ["vm", "list", "-hz"]).kind).toBe("argv-rejected");
     expect(canon(z, ["vm", "list", "-g", "rg"])).toEqual(["vm", "list", "-g", "rg"]);
+  });
+
+  it("a locked global short after a command switch in one cluster is refused (az reads -rS x as -r -S x)", () => {
+    const locked = compileGrammar({ ...azSpec, options: [...azSpec.options, { name: "--tenant", short: "-T", value: "required", repeatable: false }] }, [
+      "--tenant",
+    ]);
+    for (const token of ["-rT", "-rTother", "-rqT=other"]) {
+      expect(rejectionOf(locked, ["vm", "list", token, "other"]), token).toMatchObject({ kind: "locked-option", option: "--tenant" });
+    }
+    expect(canon(locked, ["vm", "list", "-rt", "x"])).toEqual(["vm", "list", "-rt", "x"]);
   });
 
   it("a boolean short with =value is refused", () => {
