@@ -20,6 +20,7 @@ const at = process.argv.indexOf("--engine");
 const engine = resolve(at === -1 ? join(repo, "dist") : process.argv[at + 1]);
 const { compilePolicy } = await import(pathToFileURL(join(engine, "policy", "compile.js")).href);
 const { evaluatePolicy } = await import(pathToFileURL(join(engine, "policy", "evaluate.js")).href);
+const { lockedCommandsOf } = await import(pathToFileURL(join(engine, "config", "locked-floor.js")).href);
 
 /** `argv.fetched_values` as src/config/provider-schema.ts maps it. */
 const fetched = (f) => ({
@@ -43,8 +44,14 @@ function load(name) {
       ...(p.argv.fetched_values === undefined ? {} : { fetchedValues: fetched(p.argv.fetched_values) }),
       ...(p.argv.file_writes === undefined ? {} : { fileWrites: p.argv.file_writes }),
       ...(p.argv.plugins === undefined ? {} : { plugins: p.argv.plugins }),
+      ...(p.targeting?.locked_values === undefined ? {} : { lockedValues: p.targeting.locked_values }),
     },
     lockedOptions: p.targeting?.locked_options ?? [],
+    // The mode's command floor and the provider's own: the server refuses these before any rule.
+    lockedCommands: lockedCommandsOf({
+      ...p,
+      targeting: { ...p.targeting, locked_commands: p.targeting?.locked_commands?.map((c) => ({ except: [], ...c })) },
+    }),
     settings: {
       minimumAcceptTokens: p.policy.minimum_accept_tokens,
       forbiddenArgs: p.policy.forbidden_args,
