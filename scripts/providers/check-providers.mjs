@@ -140,12 +140,17 @@ for (const name of readdirSync(root, { withFileTypes: true })
   if (!isStringList(p.args_prefix)) fail(where, "args_prefix must be a list of strings");
 
   let locked = [];
-  if (p.targeting !== undefined && strictKeys(`${where} targeting`, p.targeting, ["mode"], ["locked_options", "locked_commands"])) {
+  if (p.targeting !== undefined && strictKeys(`${where} targeting`, p.targeting, ["mode"], ["locked_options", "locked_commands", "locked_values"])) {
     if (!["kubectl_context", "aws_profile", "credentials"].includes(p.targeting.mode)) fail(where, `bad mode ${p.targeting.mode}`);
     locked = p.targeting.locked_options ?? [];
     if (!isStringList(locked)) fail(where, "locked_options must be a list of strings");
     for (const o of locked) if (!/^--[^= ]+$/.test(o)) fail(where, `bad locked option ${o}`);
     if (new Set(locked).size !== locked.length) fail(where, "duplicate locked option");
+    for (const [i, row] of (p.targeting.locked_values ?? []).entries()) {
+      if (!strictKeys(`${where} targeting.locked_values[${i}]`, row, ["contains", "option", "names"])) continue;
+      // The option it stands in for must itself be locked, or the value would lock more than the option does.
+      if (!locked.includes(row.option)) fail(where, `locked_values[${i}] stands in for ${row.option}, which is not a locked option`);
+    }
   }
 
   if (

@@ -50,6 +50,8 @@ export function effectiveLockedOptions(provider: ProviderConfig): string[] {
 }
 
 const KUBECONFIG_WRITE = "they can rewrite the kubeconfig that defines the target (its server, credentials or current context)";
+const STS_CREDENTIALS =
+  "they issue temporary credentials (another role's, possibly in another account, or the target's own) and print them to the caller, outside the broker";
 const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
 
 /**
@@ -67,6 +69,9 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
   aws_profile: Object.freeze([
     // `configure get` and `export-credentials` print secrets; set, import, sso, add-model and the bare wizard write the files.
     { command: ["configure"], except: ["list", "list-profiles"], why: AWS_FILES_WRITE },
+    // assume-role* switches to another role (of any account that trusts it), get-session-token and
+    // get-federation-token mint the target's own: either way fresh credentials reach the caller.
+    { command: ["sts"], except: ["get-caller-identity", "get-access-key-info", "decode-authorization-message"], why: STS_CREDENTIALS },
     // Writes the kubeconfig (an exec entry running aws), which defines kubectl targets.
     { command: ["eks", "update-kubeconfig"], except: [], why: "it rewrites a kubeconfig, which defines kubectl targets" },
   ]),

@@ -373,6 +373,16 @@ export const providerFileSchema = z
             }),
           )
           .optional(),
+        /** Values refused in any argument because they do what a locked option does (`docs/configuration.md`). */
+        locked_values: z
+          .array(
+            z.strictObject({
+              contains: singleLineSchema().refine((text) => text.trim().length >= 3, { error: "must hold at least 3 characters besides blanks" }),
+              option: lockedOptionSchema,
+              names: singleLineSchema(),
+            }),
+          )
+          .optional(),
       })
       .optional(),
     policy: z
@@ -436,8 +446,11 @@ export function loadProviderDocument(file: string): YamlDocument<ProviderConfig>
 /** The argv grammar the policy engine canonicalises this provider's calls with. */
 export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
   const argv = provider.argv;
-  if (argv === undefined) return { parser: "plain", options: [], commands: [], forbiddenValuePrefixes: [] };
+  const lockedValues = provider.targeting?.locked_values;
+  const values = lockedValues === undefined ? {} : { lockedValues: lockedValues.map((row) => ({ ...row })) };
+  if (argv === undefined) return { parser: "plain", options: [], commands: [], forbiddenValuePrefixes: [], ...values };
   return {
+    ...values,
     parser: argv.parser,
     options: argv.options.map(toOptionSpec),
     commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),

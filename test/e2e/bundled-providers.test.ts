@@ -112,12 +112,15 @@ describe("torii policy check refuses override spellings on the bundled providers
     ["az", ["deployment", "group", "create", "--parameters", "@~/.azure/x"]],
     ["az", ["vm", "list", "--debug"]],
     ["az", ["vm", "show", "--ids", "/subscriptions/OTHER/resourceGroups/g/providers/Microsoft.Compute/virtualMachines/v"]],
+    ["az", ["role", "assignment", "create", "--assignee", "a", "--role", "Owner", "--scope", "/subscriptions/OTHER"]],
+    ["aws", ["sts", "assume-role", "--role-arn", "arn:aws:iam::111111111111:role/x", "--role-session-name", "s"]],
     // gcloud
     ["gcloud", ["compute", "instances", "list", "--account=other@x"]],
     ["gcloud", ["compute", "instances", "list", "--impersonate-service-account=sa@x"]],
     ["gcloud", ["compute", "instances", "list", "--flags-file=x.yaml"]],
     ["gcloud", ["compute", "instances", "list", "--project", "other"]],
     ["gcloud", ["compute", "instances", "list", "--log-http"]],
+    ["gcloud", ["secrets", "versions", "access", "projects/other/secrets/s/versions/latest"]],
   ];
 
   test.each(spellings)("%s %j is denied", async (tool, argv) => {

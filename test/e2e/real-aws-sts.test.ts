@@ -15,7 +15,7 @@ import { outcomeOf, startSession, type McpSession } from "../support/mcp-session
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub, type StsStubRequest } from "../support/sts-stub.js";
 
-const RULES = 'version: "1"\naccept: ["sts get-caller-identity"]\ndeny: ["sts assume-role"]\n';
+const RULES = 'version: "1"\naccept: ["sts get-caller-identity"]\ndeny: ["sts decode-authorization-message"]\n';
 const ACCOUNT = "111122223333";
 
 function target(name: string, profile: string, expect: string): string {
@@ -132,7 +132,7 @@ describe("aws_profile identity through STS", () => {
 
   test("denied calls make no STS request at all: policy deny, no lease", async () => {
     const requests = await requestsDuring(async () => {
-      const denied = outcomeOf(await session.call("aws", { args: ["sts", "assume-role", "--role-arn", "x", "--role-session-name", "y"], target: "dev" }));
+      const denied = outcomeOf(await session.call("aws", { args: ["sts", "decode-authorization-message", "--encoded-message", "x"], target: "dev" }));
       expect(denied.decision).toMatchObject({ result: "deny", source: "explicit-deny" });
       const inactive = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "idle" }));
       expect(inactive.decision).toMatchObject({ result: "deny", source: "target-inactive" });

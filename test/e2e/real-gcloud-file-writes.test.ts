@@ -7,26 +7,19 @@
  * runs, the properties file stays byte-identical and the server receives nothing;
  * a rule that names `secrets versions access` accepts it.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { GCLOUD_CHILD_PATH, gcloudProviderWithoutTargets, runGcloudDirectly } from "../support/real-gcloud.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 
 const PLANTED = "[api_endpoint_overrides]\ncompute = http://127.0.0.1:1/\n";
-/** The bundled provider without targets (a call needs none), its file_writes as shipped. */
-const PROVIDER = ((): string => {
-  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/gcloud/provider.yaml", import.meta.url)), "utf8"));
-  doc.deleteIn(["targeting", "mode"]);
-  return String(doc);
-})();
-const CHILD_PATH = "/usr/bin:/bin";
+const PROVIDER = gcloudProviderWithoutTargets();
+const CHILD_PATH = GCLOUD_CHILD_PATH;
 
 let server: Server;
 let requests = 0;
@@ -38,14 +31,6 @@ let broadRoot: string;
 
 const propertiesFile = (): string => path.join(home, ".config", "gcloud", "properties");
 const accessInto = (file: string): string[] => ["secrets", "versions", "access", "1", "--secret=s", `--out-file=${file}`];
-
-function runGcloudDirectly(args: readonly string[]): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("gcloud", args, { env: { PATH: CHILD_PATH, HOME: home }, stdio: "ignore", shell: false });
-    child.on("error", reject);
-    child.on("exit", resolve);
-  });
-}
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -81,7 +66,7 @@ beforeEach(() => {
 
 describe("gcloud calls that write a local file, through Torii", () => {
   test("control: gcloud itself writes the secret over its own properties file", async () => {
-    expect(await runGcloudDirectly(accessInto(propertiesFile()))).toBe(0);
+    expect(await runGcloudDirectly(accessInto(propertiesFile()), home)).toBe(0);
     expect(readFileSync(propertiesFile(), "utf8")).toBe(PLANTED);
   }, 90_000);
 

@@ -24,6 +24,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(
 const optionNames = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => String(asDoc(row).name)) : []);
 const shown = (value: unknown): string => (value === undefined ? "unset" : JSON.stringify(value));
 const commandPaths = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => strings(asDoc(row).path).join(" ")) : []);
+const lockedValueTexts = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map((row) => `${String(asDoc(row).contains)} (${String(asDoc(row).option)})`) : [];
 const commandOptions = (value: unknown): string[] =>
   Array.isArray(value) ? value.map((row) => `${strings(asDoc(row).command).join(" ")} ${strings(asDoc(row).options).join(",")}`.trim()) : [];
 
@@ -42,6 +44,7 @@ export function diffProviderDefinitions(before: string, after: string): Definiti
   }
   const lists: [string, (doc: unknown) => string[]][] = [
     ["targeting.locked_options", (doc) => strings(at(doc, "targeting", "locked_options"))],
+    ["targeting.locked_values", (doc) => lockedValueTexts(at(doc, "targeting", "locked_values"))],
     ["policy.forbidden_args", (doc) => strings(at(doc, "policy", "forbidden_args"))],
     ["auth.removed_env", (doc) => strings(at(doc, "auth", "removed_env"))],
     ["argv.options", (doc) => optionNames(at(doc, "argv", "options"))],

@@ -5,6 +5,7 @@
  */
 import { findFetchedValue, type SitedToken } from "./fetched-values.js";
 import { findLockedCommandUse } from "./locked-commands.js";
+import { findLockedValue } from "./locked-values.js";
 import type { CompiledGrammar } from "./option-table.js";
 import type { ArgvRejection, CanonicalArgv, CanonicaliseResult, OptionSpec, RejectionKind } from "./types.js";
 
@@ -53,12 +54,15 @@ export class CanonicalBuilder {
     throw new Rejected(option === undefined ? { kind, token, index, reason } : { kind, token, index, reason, option });
   }
 
-  /** Checks every raw token once, before parsing: NUL bytes and look-alike dashes. */
+  /** Checks every raw token once, before parsing: NUL bytes, look-alike dashes, locked values. */
   checkRawToken(token: string, index: number): void {
     if (token.includes("\0")) this.reject("argv-rejected", token, index, `argument ${index} contains a NUL byte`);
     if (this.strict && CONFUSABLE_DASH.test(token)) {
       this.reject("argv-rejected", token, index, `argument ${index} starts with a non-ASCII dash; use "-"`);
     }
+    // Every token, whatever the parser makes of it: an option's value, a glued value, a positional, the tail.
+    const locked = this.strict ? findLockedValue(token, index, this.grammar.lockedValues) : undefined;
+    if (locked !== undefined) throw new Rejected(locked);
     this.checkValue(token, index);
   }
 

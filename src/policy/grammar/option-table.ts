@@ -3,6 +3,7 @@
  * option set and the forbidden value prefixes. Built once per provider.
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
+import { compileLockedValues, type CompiledLockedValue } from "./locked-values.js";
 import type { CommandScope, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
@@ -38,6 +39,8 @@ export interface CompiledGrammar {
   readonly lockedCommands: readonly LockedCommand[];
   /** Options the broker owns under one command path. */
   readonly lockedCommandOptions: readonly LockedCommandOptions[];
+  /** Values refused in any argument (`locked-values.ts`). */
+  readonly lockedValues: readonly CompiledLockedValue[];
   /** Whether the CLI drops `--` instead of ending its options there (GrammarSpec.doubleDash). */
   readonly doubleDashIgnored: boolean;
 }
@@ -76,6 +79,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     plugins: spec.plugins ?? false,
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
+    lockedValues: compileLockedValues(spec.lockedValues),
     doubleDashIgnored: spec.doubleDash === "ignored",
   };
 }

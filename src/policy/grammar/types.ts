@@ -59,6 +59,8 @@ export interface GrammarSpec {
   readonly plugins?: boolean;
   /** Options the broker owns under one command path only (absent: none). */
   readonly lockedCommandOptions?: readonly LockedCommandOptions[];
+  /** Values that do what a locked option does, in any argument (absent: none). */
+  readonly lockedValues?: readonly LockedValue[];
   /**
    * What `--` means to the CLI. `separates` (absent): the tokens after it are
    * arguments, never options. `ignored`: the CLI's parsers drop every `--` and
@@ -112,6 +114,23 @@ export interface LockedCommandOptions {
    * leave the target's endpoint, region or scope.
    */
   readonly why?: string;
+}
+
+/**
+ * A value that does, in any argument of any command, what a locked global
+ * option does: a full Azure resource ID names its subscription
+ * (`/subscriptions/…`, what `--subscription` picks), a full Google Cloud
+ * resource name or URI names its project (`projects/…`, what `--project`
+ * picks). The CLI sends the request where the value says, whatever option
+ * (or positional) carries it, so the check is keyed on the value.
+ */
+export interface LockedValue {
+  /** Refused when a token holds this text, compared case-insensitively after percent-decoding. */
+  readonly contains: string;
+  /** The locked option the value stands in for, e.g. `--subscription`. */
+  readonly option: string;
+  /** What such a value names, for the denial (`a subscription (a full resource ID)`). */
+  readonly names: string;
 }
 
 /**

@@ -82,7 +82,7 @@ describe("kubectl_context: config writers are refused whatever the rules", () =>
   });
 });
 
-describe("aws_profile: configure (but list) and eks update-kubeconfig are refused whatever the rules", () => {
+describe("aws_profile: configure (but list), sts credential issuers and eks update-kubeconfig are refused whatever the rules", () => {
   it.each([
     ["configure", "set", "endpoint_url", "http://127.0.0.1:1"],
     ["configure", "set", "credential_process", "/bin/id"],
@@ -95,6 +95,13 @@ describe("aws_profile: configure (but list) and eks update-kubeconfig are refuse
     ["configure", "--", "set", "region", "x"],
     ["--", "configure", "set", "region", "x"],
     ["eks", "update-kubeconfig", "--name", "c"],
+    // Red team 9 F3's neighbour: fresh credentials (another role's or account's, or the target's own) printed to the caller.
+    ["sts", "assume-role", "--role-arn", "arn:aws:iam::111111111111:role/x", "--role-session-name", "s"],
+    ["sts", "assume-role-with-web-identity", "--role-arn", "r", "--role-session-name", "s", "--web-identity-token", "t"],
+    ["sts", "assume-root", "--target-principal", "111111111111", "--task-policy-arn", "arn=x"],
+    ["sts", "get-session-token"],
+    ["sts", "get-federation-token", "--name", "n"],
+    ["sts", "--", "assume-role"],
   ])("aws %j", (...argv) => {
     expect(decide(aws, argv)).toMatchObject({ result: "deny", source: "locked-command" });
   });
@@ -103,6 +110,9 @@ describe("aws_profile: configure (but list) and eks update-kubeconfig are refuse
     ["configure", "list"],
     ["configure", "list-profiles"],
     ["eks", "describe-cluster", "--name", "c"],
+    ["sts", "get-caller-identity"],
+    ["sts", "get-access-key-info", "--access-key-id", "AKIAEXAMPLE"],
+    ["sts", "decode-authorization-message", "--encoded-message", "m"],
   ])("aws %j stays up to the policy", (...argv) => {
     expect(decide(aws, argv).result).toBe("accept");
   });
@@ -149,7 +159,7 @@ describe("aws: command options that leave the endpoint or region are locked in e
   });
 });
 
-describe("az: --ids (another subscription) is locked on every command", () => {
+describe("az: --ids (another subscription) is refused on every command", () => {
   it.each([
     ["vm", "show", "--ids", "/subscriptions/OTHER/resourceGroups/g/providers/Microsoft.Compute/virtualMachines/v"],
     ["vm", "show", "--ids=/subscriptions/OTHER/resourceGroups/g/providers/Microsoft.Compute/virtualMachines/v"],
@@ -158,7 +168,8 @@ describe("az: --ids (another subscription) is locked on every command", () => {
     ["resource", "delete", "--ids", "/SUBSCRIPTIONS/a/x", "/Subscriptions/b/y", "--verbose"],
     ["resource", "delete", "--ids", "/subscriptions/a/x", "--", "/subscriptions/b/y"],
   ])("az %j", (...argv) => {
-    expect(decide(az, argv)).toMatchObject({ result: "deny", source: "locked-option", option: "--ids" });
+    // The value is refused whatever carries it (targeting.locked_values), before the --ids row is reached.
+    expect(decide(az, argv)).toMatchObject({ result: "deny", source: "locked-option", option: "--subscription" });
   });
 
   it.each([

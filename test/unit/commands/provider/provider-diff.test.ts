@@ -20,3 +20,13 @@ describe("diffProviderDefinitions: argv.locked_command_options", () => {
     expect(describeChange(change ?? { what: "" })).toContain("argv.locked_command_options: +7");
   });
 });
+
+describe("diffProviderDefinitions: targeting.locked_values", () => {
+  it("lists the values a newer provider.yaml refuses (red team 9 F3), each with the option it stands in for", () => {
+    const GCLOUD = readFileSync(fileURLToPath(new URL("../../../../providers/gcloud/provider.yaml", import.meta.url)), "utf8");
+    const older = GCLOUD.replace(/ {2}locked_values:\n(?: {4}- .*\n)+/u, "");
+    expect(older).not.toContain("locked_values:");
+    const change = diffProviderDefinitions(older, GCLOUD).find((row) => row.what === "targeting.locked_values");
+    expect(change).toMatchObject({ added: ["projects/ (--project)"], removed: [] });
+  });
+});
