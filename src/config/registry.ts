@@ -208,7 +208,8 @@ export interface PolicyText {
  * Reads the rule files in force for a provider (and target) without parsing
  * them, so the server can hash what it read (for the audit log) and reuse a
  * compiled policy while the files are unchanged. `read` is the trusted read
- * (the server's skips reading a file unchanged since its last read: unchanged-files.ts).
+ * (the server's skips reading a file unchanged since its last read: unchanged-files.ts);
+ * `trust` the pass both files are checked in (a call's, shared with its `.env` layers).
  *
  * @throws ConfigError when the shared file is missing or unreadable, or the alias is unknown.
  */
@@ -216,9 +217,9 @@ export function readPolicyTexts(
   entry: ProviderEntry,
   targetAlias?: string,
   read: (trust: ConfigTrust, file: string) => string | undefined = readTrustedConfigText,
+  trust: ConfigTrust = trustPass(entry.trust),
 ): { shared: PolicyText; target?: PolicyText } {
   // Both files are checked in one pass: the directories they share are inspected once.
-  const trust = trustPass(entry.trust);
   const sharedText = read(trust, entry.rulesPath);
   if (sharedText === undefined) throw new ConfigError(entry.rulesPath, "file not found");
   const shared = { file: entry.rulesPath, text: sharedText };

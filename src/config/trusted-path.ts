@@ -36,10 +36,11 @@ export function configTrust(root: string, platform: NodeJS.Platform = process.pl
 }
 
 /**
- * `trust` for checks made together in one synchronous stretch (a call's rules
- * files, its `.env` layers): a directory one of them found trusted is not
- * inspected again by the next. Never keep a pass across an await: an edit
- * between two checkpoints must be seen by the second.
+ * `trust` for checks made together: a call's rules files and its `.env`
+ * layers (pipeline/invoke.ts), read within milliseconds of each other. A
+ * directory one of them found trusted is not inspected again by the next; a
+ * change to it is seen by the next call's pass. Never keep a pass across a wait
+ * for a human (minutes or hours) or from one call to the next.
  */
 export function trustPass(trust: ConfigTrust): ConfigTrust {
   return { root: trust.root, policy: trust.policy, passed: new Set() };

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { readPolicyTexts, type PolicyText, type ProviderEntry } from "../config/registry.js";
 import { parseRulesFile } from "../config/rules-file.js";
+import { trustPass, type ConfigTrust } from "../config/trusted-path.js";
 import { UnchangedFiles } from "../config/unchanged-files.js";
 import { compilePolicy, type CompiledPolicy } from "../policy/compile.js";
 import type { LayeredRuleSpecs } from "../policy/types.js";
@@ -46,10 +47,12 @@ export class PolicyCache {
    * Reads, hashes and (when changed) parses and compiles the policy for a
    * provider and optional target.
    *
+   * `pass` is the call's trust pass (pipeline/invoke.ts); a new one by default.
+   *
    * @throws ConfigError when a rules file is missing or malformed: the caller denies.
    */
-  load(entry: ProviderEntry, targetAlias?: string): LoadedPolicy {
-    const texts = readPolicyTexts(entry, targetAlias, (trust, file) => this.files.read(trust, file));
+  load(entry: ProviderEntry, targetAlias?: string, pass: ConfigTrust = trustPass(entry.trust)): LoadedPolicy {
+    const texts = readPolicyTexts(entry, targetAlias, (trust, file) => this.files.read(trust, file), pass);
     const files = texts.target === undefined ? [texts.shared] : [texts.shared, texts.target];
     const key = `${entry.tool}\0${targetAlias ?? ""}`;
     const cached = this.compiled.get(key);
