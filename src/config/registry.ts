@@ -207,14 +207,20 @@ export interface PolicyText {
 /**
  * Reads the rule files in force for a provider (and target) without parsing
  * them, so the server can hash what it read (for the audit log) and reuse a
- * compiled policy while the files are unchanged.
+ * compiled policy while the files are unchanged. `read` is the trusted read
+ * (the server's skips reading a file unchanged since its last read: unchanged-files.ts);
+ * `trust` the pass both files are checked in (a call's, shared with its `.env` layers).
  *
  * @throws ConfigError when the shared file is missing or unreadable, or the alias is unknown.
  */
-export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { shared: PolicyText; target?: PolicyText } {
+export function readPolicyTexts(
+  entry: ProviderEntry,
+  targetAlias?: string,
+  read: (trust: ConfigTrust, file: string) => string | undefined = readTrustedConfigText,
+  trust: ConfigTrust = trustPass(entry.trust),
+): { shared: PolicyText; target?: PolicyText } {
   // Both files are checked in one pass: the directories they share are inspected once.
-  const trust = trustPass(entry.trust);
-  const sharedText = readTrustedConfigText(trust, entry.rulesPath);
+  const sharedText = read(trust, entry.rulesPath);
   if (sharedText === undefined) throw new ConfigError(entry.rulesPath, "file not found");
   const shared = { file: entry.rulesPath, text: sharedText };
   if (targetAlias === undefined) return { shared };
@@ -222,7 +228,7 @@ export function readPolicyTexts(entry: ProviderEntry, targetAlias?: string): { s
   if (target === undefined) {
     throw new ConfigError(targetsDir(entry.dir), `provider ${entry.tool} has no target ${JSON.stringify(targetAlias)}`);
   }
-  const text = readTrustedConfigText(trust, target.rulesPath);
+  const text = read(trust, target.rulesPath);
   if (text === undefined && target.hasOwnRules) {
     // Falling back to the shared accepts would silently widen this target's policy.
     throw new ConfigError(target.rulesPath, "was removed after the configuration was loaded; restore it, or restart the server to use the shared rules");

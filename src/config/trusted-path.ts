@@ -14,7 +14,7 @@
  * Nothing here reads a file's content: `.env` files are inspected at start-up
  * (owner, mode, links) without being read.
  */
-import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, type BigIntStats, type Stats } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "./errors.js";
 import { currentTrustPolicy, describeTrustProblem, ownerAndModeProblem, type TrustPolicy, type WriteRule } from "./file-trust.js";
@@ -36,10 +36,11 @@ export function configTrust(root: string, platform: NodeJS.Platform = process.pl
 }
 
 /**
- * `trust` for checks made together in one synchronous stretch (a call's rules
- * files, its `.env` layers): a directory one of them found trusted is not
- * inspected again by the next. Never keep a pass across an await: an edit
- * between two checkpoints must be seen by the second.
+ * `trust` for checks made together: a call's rules files and its `.env`
+ * layers (pipeline/invoke.ts), read within milliseconds of each other. A
+ * directory one of them found trusted is not inspected again by the next; a
+ * change to it is seen by the next call's pass. Never keep a pass across a wait
+ * for a human (minutes or hours) or from one call to the next.
  */
 export function trustPass(trust: ConfigTrust): ConfigTrust {
   return { root: trust.root, policy: trust.policy, passed: new Set() };
@@ -55,21 +56,70 @@ const MAX_LINKS = 40;
  * @throws ConfigError naming the offending path and the command that fixes it.
  */
 export function checkTrustedPath(trust: ConfigTrust, target: string, kind: TrustedKind): boolean {
+  return walkFromRoot(trust, target, kind, false) !== undefined;
+}
+
+/** A file below the configuration root that passed the trust walk, its closing check still to come. */
+export interface InspectedFile {
+  /** The file's own lstat (the walk's last step), with nanosecond times: its identity. */
+  readonly stats: BigIntStats;
+  /**
+   * The walk's closing check: the kernel resolves the path to the file the walk
+   * reached. Call it before reading the file by its path.
+   *
+   * @throws ConfigError when the path changed while it was being checked.
+   */
+  confirm(): void;
+}
+
+/**
+ * Checks `target`, a file below the root, as checkTrustedPath does, but leaves
+ * the closing check to the caller: a caller that reads nothing (it already holds
+ * the content of the very inode the walk reached, unchanged: config/unchanged-files.ts)
+ * does not need it.
+ *
+ * @returns undefined when `target` (or the root) does not exist.
+ * @throws ConfigError naming the offending path and the command that fixes it.
+ */
+export function inspectTrustedFile(trust: ConfigTrust, target: string): InspectedFile | undefined {
+  const walked = walkFromRoot(trust, target, "file", true);
+  if (walked === undefined) return undefined;
+  const { real, stats } = walked;
+  // Only the root itself ends a walk with an lstat taken without nanoseconds, and the root is a directory.
+  if (!hasNanoseconds(stats)) throw new ConfigError(target, "is not a regular file");
+  return {
+    stats,
+    confirm: () => {
+      confirmResolution(target, real);
+    },
+  };
+}
+
+/** Where a walk ended, and the lstat of its last step (with nanosecond times when asked for). */
+interface Walked {
+  readonly real: string;
+  readonly stats: Stats | BigIntStats;
+}
+
+function hasNanoseconds(stats: Stats | BigIntStats): stats is BigIntStats {
+  return typeof stats.mtimeMs === "bigint";
+}
+
+function walkFromRoot(trust: ConfigTrust, target: string, kind: TrustedKind, identify: boolean): Walked | undefined {
   const resolved = path.resolve(target);
   if (!isInside(resolved, trust.root)) throw new ConfigError(target, `is outside the configuration root ${trust.root}`);
   const relative = path.relative(trust.root, resolved);
   const fsRoot = path.parse(trust.root).root;
   // Below the root, the second walk's closing realpath resolves the whole path again, the root included.
-  const realRoot = walk(trust, {
+  const root = walk(trust, {
     start: fsRoot,
     rest: path.relative(fsRoot, trust.root),
     target: trust.root,
     kind: relative === "" ? kind : "directory",
     confirmedLater: relative !== "",
   });
-  if (realRoot === undefined) return false;
-  if (relative === "") return true;
-  return walk(trust, { start: realRoot, rest: relative, target, kind, bound: realRoot }) !== undefined;
+  if (root === undefined || relative === "") return root;
+  return walk(trust, { start: root.real, rest: relative, target, kind, bound: root.real, confirmedLater: identify, identify });
 }
 
 interface WalkRequest {
@@ -82,24 +132,30 @@ interface WalkRequest {
   readonly kind: TrustedKind;
   /** Below the configuration root: every step must stay inside it, and sticky directories do not count as safe. */
   readonly bound?: string;
-  /** A later walk compares its end with the kernel's resolution of a longer path through this one: skip that comparison here. */
+  /** A later walk (or the caller: inspectTrustedFile) compares its end with the kernel's resolution: skip that comparison here. */
   readonly confirmedLater?: boolean;
+  /** Take the last step's lstat with nanosecond times (the file's identity). */
+  readonly identify?: boolean;
 }
 
 /**
  * Resolves `rest` from `start` one component at a time, checking every
- * directory passed through and the final entry. Returns the real path, or
- * undefined when something on the way does not exist.
+ * directory passed through and the final entry. Returns the real path and the
+ * final entry's lstat, or undefined when something on the way does not exist.
  */
-function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
+function walk(trust: ConfigTrust, request: WalkRequest): Walked | undefined {
   const { bound } = request;
   const queue = components(request.rest);
   const ruleFor = (last: boolean): WriteRule => (bound === undefined && !last ? "sticky-ok" : "strict");
   // A directory passed through (not the final entry) that this pass already found trusted under the same rule.
   const passedKey = (subject: string): string => `${ruleFor(false)}\0${subject}`;
   let current = request.start;
+  // The last entry checked, and its lstat.
+  let final: { readonly subject: string; readonly stats: Stats | BigIntStats } | undefined;
   if (bound === undefined && !(queue.length > 0 && trust.passed?.has(passedKey(current)) === true)) {
-    checkEntry(trust, current, lstatOf(current, request.target), queue.length === 0 ? request.kind : "directory", ruleFor(queue.length === 0));
+    const stats = lstatOf(current, request.target);
+    checkEntry(trust, current, stats, queue.length === 0 ? request.kind : "directory", ruleFor(queue.length === 0));
+    final = { subject: current, stats };
     if (queue.length > 0) trust.passed?.add(passedKey(current));
   }
   let links = 0;
@@ -111,7 +167,7 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
     if (name === "..") continue;
     const passedThrough = !queue.every((rest) => rest === ".");
     if (passedThrough && trust.passed?.has(passedKey(current)) === true) continue;
-    const stats = lstatOf(current, request.target);
+    const stats = lstatOf(current, request.target, request.identify === true && !passedThrough);
     if (stats === undefined) return undefined;
     if (stats.isSymbolicLink()) {
       links += 1;
@@ -137,28 +193,46 @@ function walk(trust: ConfigTrust, request: WalkRequest): string | undefined {
     const last = queue.every((rest) => rest === ".");
     checkEntry(trust, current, stats, last ? request.kind : "directory", ruleFor(last));
     if (!last) trust.passed?.add(passedKey(current));
+    final = { subject: current, stats };
   }
-  // The walk and the kernel must agree on where the path leads; they differ only if it changed meanwhile.
-  if (request.confirmedLater !== true && !samePath(realpathOf(request.target), current))
-    throw new ConfigError(request.target, "changed while it was being checked; load again");
-  return current;
+  if (final?.subject !== current) {
+    // The path ended on `..` (through a link): the entry it leads to was not checked as the end yet.
+    const stats = lstatOf(current, request.target, request.identify === true);
+    checkEntry(trust, current, stats, request.kind, ruleFor(true));
+    final = { subject: current, stats };
+  }
+  if (request.confirmedLater !== true) confirmResolution(request.target, current);
+  return { real: current, stats: final.stats };
 }
 
-function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | undefined, kind: TrustedKind, rule: WriteRule): void {
-  if (stats === undefined) throw new ConfigError(subject, "disappeared while it was being checked; load again");
+/**
+ * The walk and the kernel must agree on where the path leads; they differ only if it changed meanwhile.
+ *
+ * @throws ConfigError when they do not.
+ */
+function confirmResolution(target: string, walked: string): void {
+  if (!samePath(realpathOf(target), walked)) throw new ConfigError(target, "changed while it was being checked; load again");
+}
+
+function missing(subject: string): never {
+  throw new ConfigError(subject, "disappeared while it was being checked; load again");
+}
+
+function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | BigIntStats | undefined, kind: TrustedKind, rule: WriteRule): asserts stats {
+  if (stats === undefined) missing(subject);
   if (kind === "file" && !stats.isFile()) throw new ConfigError(subject, "is not a regular file");
   if (kind === "directory" && !stats.isDirectory()) throw new ConfigError(subject, "is not a directory");
-  const problem = ownerAndModeProblem(subject, stats, trust.policy, rule);
+  const problem = ownerAndModeProblem(subject, { uid: Number(stats.uid), mode: Number(stats.mode) }, trust.policy, rule);
   if (problem !== undefined) {
     const why = stats.isDirectory() ? ", so others could replace the configuration below it" : "";
     throw new ConfigError(subject, describeTrustProblem({ detail: `${problem.detail}${why}`, fix: problem.fix }));
   }
 }
 
-function lstatOf(subject: string, target: string): Stats | undefined {
+function lstatOf(subject: string, target: string, bigint = false): Stats | BigIntStats | undefined {
   try {
     // An absent entry is an answer, not an error: building an exception for it costs more than the lstat.
-    return lstatSync(subject, { throwIfNoEntry: false });
+    return bigint ? lstatSync(subject, { throwIfNoEntry: false, bigint: true }) : lstatSync(subject, { throwIfNoEntry: false });
   } catch (error) {
     throw new ConfigError(target, `cannot inspect ${subject}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -17,6 +17,7 @@ import {
   type CallToolResult,
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { linkedAbort } from "../runtime/linked-abort.js";
 import { SERVER_INSTRUCTIONS } from "./instructions.js";
 import { noElicitationValidator } from "./no-elicitation-validator.js";
 import { checkToolSet, type ToolDefinition } from "./tool-definition.js";
@@ -67,13 +68,14 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     const tool = byName.get(request.params.name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}`);
     if (shutdown.signal.aborted) throw new McpError(ErrorCode.InternalError, "the server is shutting down");
-    const signal = AbortSignal.any([extra.signal, shutdown.signal]);
-    const call = tool.call(request.params.arguments, { signal, requestId: extra.requestId });
+    const link = linkedAbort([extra.signal, shutdown.signal]);
+    const call = tool.call(request.params.arguments, { signal: link.controller.signal, requestId: extra.requestId });
     inFlight.add(call);
     try {
       return await call;
     } finally {
       inFlight.delete(call);
+      link.unlink();
     }
   });
 

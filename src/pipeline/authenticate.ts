@@ -20,7 +20,7 @@
  */
 import { readDotenvIfExists } from "../config/dotenv.js";
 import { envFilePath, providerEnvFilePath } from "../config/paths.js";
-import { trustPass } from "../config/trusted-path.js";
+import { trustPass, type ConfigTrust } from "../config/trusted-path.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import type { Redactor } from "../runtime/redaction.js";
@@ -48,6 +48,8 @@ export interface AuthRequest {
   readonly target: TargetEntry | undefined;
   readonly audit: CallAudit;
   readonly signal: AbortSignal;
+  /** The call's trust pass (pipeline/invoke.ts), when the `.env` layers may share its walk; a new pass otherwise. */
+  readonly trust?: ConfigTrust;
 }
 
 /** A failed lifecycle: a deny (the human must act) or an operational error. */
@@ -63,14 +65,14 @@ function providerEnvFile(provider: ProviderEntry): string {
 }
 
 /** The `.env` layers of a call (also read by `torii auth login` to validate as the call will). */
-export function readLayers(request: Pick<AuthRequest, "provider" | "target">, identity: ProviderEntry): CredentialLayers {
+export function readLayers(request: Pick<AuthRequest, "provider" | "target" | "trust">, identity: ProviderEntry): CredentialLayers {
   const files = [
     ...(identity === request.provider ? [] : [providerEnvFile(identity)]),
     providerEnvFile(request.provider),
     ...(request.target === undefined ? [] : [envFilePath(request.target.dir)]),
   ];
-  // One trust pass for the layers: the directories their files share are inspected once.
-  const trust = trustPass(request.provider.trust);
+  // One trust pass for the layers (the call's, when given): the directories their files share are inspected once.
+  const trust = request.trust ?? trustPass(request.provider.trust);
   return files.map((file) => readDotenvIfExists(trust, file) ?? new Map<string, string>());
 }
 

@@ -22,6 +22,7 @@
 import type { Registry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import { ConfigError } from "../config/errors.js";
+import { trustPass, type ConfigTrust } from "../config/trusted-path.js";
 import { decideCanonical, rejectionDecision } from "../policy/evaluate.js";
 import { grammarFor } from "../policy/compile.js";
 import { suggestGrants } from "../policy/grant-suggestion.js";
@@ -85,10 +86,10 @@ function stepCanonicalise(call: ProviderCall): Step<CanonicalArgv> {
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
 }
 
-function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalArgv): Step<PolicyDecision> {
+function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalArgv, pass: ConfigTrust): Step<PolicyDecision> {
   let decision: PolicyDecision;
   try {
-    const { policy, policyHash } = deps.policies.load(call.provider, call.target?.name);
+    const { policy, policyHash } = deps.policies.load(call.provider, call.target?.name, pass);
     call.audit.setPolicyHash(policyHash);
     decision = decideCanonical(policy, canonical);
   } catch (error) {
@@ -184,14 +185,18 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   const canonical = stepCanonicalise(call);
   if (!canonical.ok) return canonical.outcome;
 
-  const policy = stepPolicy(call, deps, canonical.value);
+  // One trust pass for the call's reads (rules, then the .env layers), so a directory they share is walked once;
+  // a wait for a human ends it: what is read after the wait is walked afresh.
+  let pass = trustPass(call.provider.trust);
+  const policy = stepPolicy(call, deps, canonical.value, pass);
   if (!policy.ok) return policy.outcome;
 
   const lease = await stepLease(call, deps, "policy", flattenCanonical(canonical.value));
   if (!lease.ok) return lease.outcome;
 
   // The lease question waited for a human: what the rules say now decides, not what they said before.
-  const decision = lease.value.askedHuman ? stepPolicy(call, deps, canonical.value) : policy;
+  if (lease.value.askedHuman) pass = trustPass(call.provider.trust);
+  const decision = lease.value.askedHuman ? stepPolicy(call, deps, canonical.value, pass) : policy;
   if (!decision.ok) return decision.outcome;
 
   const allowed = await stepAllow(call, deps, decision.value, canonical.value);
@@ -199,7 +204,8 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
 
   // So did an approval: an explicit deny added (or a rules file broken) while the operator answered still wins.
   if (allowed.value.askedHuman) {
-    const again = stepPolicy(call, deps, canonical.value);
+    pass = trustPass(call.provider.trust);
+    const again = stepPolicy(call, deps, canonical.value, pass);
     if (!again.ok) return again.outcome;
   }
 
@@ -207,7 +213,7 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   if (!beforeEnv.ok) return beforeEnv.outcome;
 
   // Only now, after the allow, may credentials and .env files be read.
-  const auth = await authenticate({ provider: call.provider, target: call.target, audit: call.audit, signal: call.signal }, deps);
+  const auth = await authenticate({ provider: call.provider, target: call.target, audit: call.audit, signal: call.signal, trust: pass }, deps);
   if (!auth.ok) {
     const { failure } = auth;
     return failure.kind === "deny"

@@ -6,6 +6,7 @@
  */
 import { ChildHostError } from "../runtime/child-host/protocol.js";
 import { killProcessTree, type LaunchResult, type StartedLaunch, type StartLaunch } from "../runtime/launcher.js";
+import { linkedAbort } from "../runtime/linked-abort.js";
 import type { Redactor } from "../runtime/redaction.js";
 import type { Settings } from "../config/settings.js";
 import { LockCompromisedError } from "../state/errors.js";
@@ -37,8 +38,9 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
   const config = call.provider.config;
   const injection = targetInjection(call.provider, call.target);
   let result: LaunchResult;
-  // Aborted when the lease lock turns out lost after the start: the process then ran without exclusion.
-  const stop = new AbortController();
+  // Aborted when the call is canceled, or when the lease lock turns out lost after the start: the process then ran without exclusion.
+  const link = linkedAbort([call.signal]);
+  const stop = link.controller;
   let started: StartedLaunch | undefined;
   // No process starts before the records that allowed it are in the file; without them, none starts.
   if (!(await call.audit.flush())) return { ...callScope(call), decision, error: NOT_RECORDED };
@@ -62,7 +64,7 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
         cwd: deps.cwd,
         maxOutputBytes: deps.settings.maxOutputBytes,
         timeoutMs: timeoutSeconds * 1000,
-        signal: AbortSignal.any([call.signal, stop.signal]),
+        signal: stop.signal,
         windowsVerbatimArguments: plan.windowsVerbatimArguments,
         redactor: request.redactor,
       }));
@@ -83,6 +85,8 @@ export async function runProgram(request: ProgramRequest, deps: ProgramDeps): Pr
     // A host that died says itself whether the process had started (and was killed) or not.
     const message = error instanceof ChildHostError ? `${config.command}: ${error.message}` : `could not start ${config.command}: ${(error as Error).message}`;
     return { ...callScope(call), decision, error: request.redactor.redact(message) };
+  } finally {
+    link.unlink();
   }
   call.audit.record({
     event: "ran",

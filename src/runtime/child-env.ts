@@ -168,8 +168,8 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   };
 
   // removed_env filters only what the server inherited; the operator's own files are applied after it.
-  for (const [name, value] of Object.entries(input.serverEnv)) {
-    if (value !== undefined && isInheritableServerVariable(name, input.platform) && !removal(fold(name))) set(name, value);
+  for (const [name, value] of inheritableServerVariables(input.serverEnv, input.platform)) {
+    if (!removal(fold(name))) set(name, value);
   }
   const layers = [...(input.layers ?? []), input.providerEnv, input.targetEnv];
   for (const layer of layers) {
@@ -181,6 +181,27 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   const env = Object.create(null) as Record<string, string>;
   for (const [name, value] of merged.values()) env[name] = value;
   return env;
+}
+
+/** The inheritable variables of a frozen server environment (the server's copy: mcp/call-path.ts), by platform: computed once. */
+const inheritableOfFrozen = new WeakMap<object, Map<NodeJS.Platform, readonly (readonly [string, string])[]>>();
+
+/** The server variables that may pass to a child, in their order; a frozen environment's are computed once. */
+function inheritableServerVariables(
+  serverEnv: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+): readonly (readonly [string, string])[] {
+  const kept = inheritableOfFrozen.get(serverEnv)?.get(platform);
+  if (kept !== undefined) return kept;
+  const inheritable = Object.entries(serverEnv).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && isInheritableServerVariable(entry[0], platform),
+  );
+  if (Object.isFrozen(serverEnv)) {
+    const byPlatform = inheritableOfFrozen.get(serverEnv) ?? new Map<NodeJS.Platform, readonly (readonly [string, string])[]>();
+    byPlatform.set(platform, inheritable);
+    inheritableOfFrozen.set(serverEnv, byPlatform);
+  }
+  return inheritable;
 }
 
 /**

@@ -3,6 +3,7 @@
  * a revocation landing at any checkpoint, including at launch, stops the call
  * before the program starts.
  */
+import { chmodSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test, vi } from "vitest";
 import { loadRegistry } from "../../../src/config/registry.js";
@@ -225,5 +226,37 @@ describe("the call's audit: as few appends as its guarantees allow", () => {
         { call_id: "c1", scope: "kube/prod", event: "denied-argv", source: "argv-rejected", detail: "argument 1" },
       ],
     ]);
+  });
+});
+
+describe.skipIf(process.platform === "win32")("the call's trust pass", () => {
+  test("a directory made writable by others while the operator answered is refused after the answer: the wait ends the pass", async () => {
+    const tree = makeConfigTree({
+      "providers/kube/provider.yaml": 'version: "1"\nname: kube\ntool: kube\ncommand: node\n',
+      "providers/kube/rules.yaml": 'version: "1"\naccept: [get]\n',
+    });
+    const shared = path.join(tree, "providers/kube");
+    const launchSpy = vi.fn<StartLaunch>(startLaunch);
+    const deps: InvokeDeps = {
+      ...depsWith(leasesRevokedAt("none" as LeaseCheckpoint), launchSpy),
+      registry: loadRegistry(tree),
+      approver: {
+        ask: () => {
+          // Walked (and passed) by this call's first policy load; the operator's answer comes after the change.
+          chmodSync(shared, 0o757);
+          return Promise.resolve({ result: "allow", source: "human-once", answeredBy: "page" });
+        },
+      },
+    };
+    const provider = deps.registry.providers.get("kube")!;
+    const audit = recordingAudit();
+    const outcome = await invoke(
+      { provider, target: undefined, args: ["describe", "pods"], description: undefined, signal: new AbortController().signal, audit },
+      deps,
+    );
+    chmodSync(shared, 0o755);
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "policy-error" });
+    expect(outcome.decision.reason).toContain(`fix: chmod go-w ${shared}`);
+    expect(launchSpy).not.toHaveBeenCalled();
   });
 });

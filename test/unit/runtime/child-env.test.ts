@@ -359,3 +359,20 @@ describe("buildChildEnv: Windows", () => {
     expect({ ...child }).toEqual({ PATH: "/bin", Path: "/other" });
   });
 });
+
+describe("a frozen server environment (the server's copy)", () => {
+  const serverEnv = { PATH: "/usr/bin", HOME: "/home/u", LC_TIME: "C", AWS_PROFILE: "prod", SystemRoot: "C:\\Windows", NODE_OPTIONS: "--require x" };
+
+  it("yields what the same variables unfrozen yield, on each platform, call after call", () => {
+    const frozen = Object.freeze({ ...serverEnv });
+    for (const platform of ["linux", "win32", "linux"] as const) {
+      for (let call = 0; call < 2; call++) expect(build({ serverEnv: frozen, platform })).toEqual(build({ serverEnv: { ...serverEnv }, platform }));
+    }
+  });
+
+  it("still applies each provider's removed_env at every call", () => {
+    const frozen = Object.freeze({ ...serverEnv });
+    expect(build({ serverEnv: frozen, removedEnv: ["LC_*"] })).not.toHaveProperty("LC_TIME");
+    expect(build({ serverEnv: frozen, removedEnv: [] })).toHaveProperty("LC_TIME", "C");
+  });
+});
