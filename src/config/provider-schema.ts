@@ -21,6 +21,7 @@ import {
   singleLineSchema,
   versionSchema,
 } from "./common-fields.js";
+import { mappingWithin, plainRowsSchema } from "./plain-rows.js";
 import { providerJsonFor } from "./provider-json.js";
 import { sessionVariableProblem } from "./session-variables.js";
 import { readConfigText } from "./read-file.js";
@@ -58,6 +59,23 @@ const optionRowSchema = z.strictObject({
 });
 
 type OptionRow = z.output<typeof optionRowSchema>;
+
+const OPTION_ROW_FIELDS: ReadonlySet<string> = new Set(["name", "short", "value", "repeatable"]);
+const OPTION_VALUES: ReadonlySet<unknown> = new Set(["none", "required", "optional"]);
+
+/** A row optionRowSchema accepts, as it outputs it; undefined for any other (plain-rows.ts). */
+function plainOptionRow(element: unknown): OptionRow | undefined {
+  const fields = mappingWithin(element, OPTION_ROW_FIELDS);
+  if (fields === undefined) return undefined;
+  const { name, short, value, repeatable = false } = fields;
+  if (typeof name !== "string" || !OPTION_NAME.test(name) || !OPTION_VALUES.has(value) || typeof repeatable !== "boolean") return undefined;
+  const kind = value as OptionRow["value"];
+  if (short === undefined) return { name, value: kind, repeatable };
+  return typeof short === "string" && SHORT_OPTION.test(short) ? { name, short, value: kind, repeatable } : undefined;
+}
+
+/** An option table: kubectl's holds over a thousand rows, read at every start-up. */
+const optionTableSchema = plainRowsSchema(optionRowSchema, plainOptionRow);
 
 const COMMAND_WORD = /^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/;
 const COMMAND_WORD_ERROR = 'a command path word must be printable ASCII without spaces and must not start with "-"';
@@ -194,12 +212,12 @@ const argvSchema = z
           .refine((row) => row.options.length > 0 || row.tail === true, { error: "a row needs options, tail: true, or both" }),
       )
       .optional(),
-    options: z.array(optionRowSchema).default([]),
+    options: optionTableSchema.default([]),
     commands: z
       .array(
         z.strictObject({
           path: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
-          options: z.array(optionRowSchema).default([]),
+          options: optionTableSchema.default([]),
         }),
       )
       .default([]),

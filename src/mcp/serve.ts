@@ -23,6 +23,7 @@ import { lazyCallPath } from "./lazy-call-path.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
+import { holdOptimisingCompiler, releaseOptimisingCompiler } from "./start-up-tiering.js";
 import { logToStderr, serveUntilClosed } from "./serve-lifecycle.js";
 import { createServer, type CreatedServer } from "./server.js";
 import { releaseYoungGeneration } from "./young-generation.js";
@@ -36,6 +37,7 @@ interface Served {
 
 /** Serves until the client goes away; returns the process exit code (1 when only a start-up failure was served). */
 export async function serveStdio(version: string): Promise<number> {
+  holdOptimisingCompiler();
   const loadAgain = (): ConfigurationLoad => loadServerConfiguration({ env: process.env, platform: process.platform, homedir: os.homedir() });
   const load = loadAgain();
   if (!load.ok) return serveConfigurationError(version, load.failure, loadAgain);
@@ -69,6 +71,7 @@ function buildServer(version: string, configuration: ServerConfiguration): Serve
   const place = { cwd: process.cwd(), selfDir: toriiCodeDirectory() };
   const callPath = lazyCallPath(() => {
     releaseYoungGeneration();
+    releaseOptimisingCompiler();
     return import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place));
   }, logToStderr);
 

@@ -11,31 +11,16 @@
  * scavenges), so the call side runs with V8's default, as it always has.
  *
  * A tuning, never a requirement: it is applied only on the V8 versions known to
- * have the flag (an unknown flag would make V8 write an error), and never when
- * the operator set it on node's command line (NODE_OPTIONS cannot carry it).
+ * have the flag, and never when the operator set it on node's command line (v8-flags.ts).
  */
-import v8 from "node:v8";
+import { mayTuneV8, setV8Flags } from "./v8-flags.js";
 
 const FLAG = "--semi-space-growth-factor";
-/** V8's default for the flag on every version below (`node --v8-options`). */
+/** V8's default for the flag on every version v8-flags.ts knows (`node --v8-options`). */
 const DEFAULT_FACTOR = 2;
-/** V8 major versions whose flag list has the flag with that default: Node 20 (11.3), 22 (12.4), 24 (13.6). */
-const KNOWN_V8_MAJORS = new Set([11, 12, 13]);
-
-function tunable(): boolean {
-  const major = Number(process.versions.v8.split(".")[0]);
-  if (!KNOWN_V8_MAJORS.has(major)) return false;
-  // V8 reads `_` and `-` alike in flag names.
-  return !process.execArgv.some((arg) => arg.replaceAll("_", "-").startsWith(FLAG));
-}
 
 function setGrowthFactor(factor: number): void {
-  if (!tunable()) return;
-  try {
-    v8.setFlagsFromString(`${FLAG}=${factor}`);
-  } catch {
-    // A memory tuning must never stop the server.
-  }
+  if (mayTuneV8([FLAG])) setV8Flags(`${FLAG}=${factor}`);
 }
 
 /** Stops the young generation from growing: call before start-up allocates. */

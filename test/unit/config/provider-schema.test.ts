@@ -353,6 +353,39 @@ describe("provider.yaml: argv", () => {
     expectProviderError(["argv:", "  options:", "    - name: --all", "      value: maybe"], 8, 14, /argv\.options\[0\]\.value: Invalid option/);
   });
 
+  // Option tables are read by a plain check first (plain-rows.ts); a row it cannot vouch for gets zod's own error.
+  it("refuses an unknown field of an option row, after valid rows, at its key", () => {
+    expectProviderError([...OPTIONS, "    - { name: --all, value: none, hidden: true }"], 9, 35, /argv\.options\[1\]: unknown field "hidden"/);
+  });
+
+  it.each([
+    ["a quoted repeatable", "{ name: --all, value: none, repeatable: 'yes' }", 9, 47, /argv\.options\[1\]\.repeatable: Invalid input: expected boolean/],
+    ["an empty short", "{ name: --all, short: null, value: none }", 9, 29, /argv\.options\[1\]\.short: Invalid input: expected string/],
+    ["a row that is a list", "[--all, none]", 9, 7, /argv\.options\[1\]: Invalid input: expected object/],
+  ])("refuses %s in a command scope's table and the global one", (_, row, line, column, detail) => {
+    expectProviderError([...OPTIONS, `    - ${row}`], line, column, detail);
+    const scoped = detail.source.replace("argv\\.options", "argv\\.commands\\[0\\]\\.options");
+    expectProviderError(
+      ["argv:", "  commands:", "    - path: [logs]", "      options:", "        - { name: --follow, value: none }", `        - ${row}`],
+      10,
+      column + 4,
+      new RegExp(scoped),
+    );
+  });
+
+  it("reads option tables row by row, defaults applied, shorts kept only where written", () => {
+    const rows = Array.from(
+      { length: 40 },
+      (_, index) =>
+        `    - { name: --o${index}, ${index % 3 === 0 ? `short: -${"abcdefghij"[index % 10] ?? "a"}, ` : ""}value: ${index % 2 === 0 ? "none" : "required"} }`,
+    );
+    const options = load("argv:", "  commands:", ...rows.flatMap((row, index) => [`  - path: [c${index}]`, "    options:", `  ${row}`])).argv?.commands;
+    expect(options).toHaveLength(40);
+    expect(options?.[3]?.options).toEqual([{ name: "--o3", short: "-d", value: "required", repeatable: false }]);
+    expect(options?.[4]?.options).toEqual([{ name: "--o4", value: "none", repeatable: false }]);
+    expect(options?.[4]?.options[0] && "short" in options[4].options[0]).toBe(false);
+  });
+
   it("refuses a duplicate global long name", () => {
     expectProviderError(
       [...OPTIONS, "    - { name: --namespace, value: none }"],
