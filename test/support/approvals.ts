@@ -33,3 +33,10 @@ export function approvalRecord(root: string, id: string): ApprovalRecord {
   if (record === undefined || !("version" in record)) throw new Error(`approval ${id} is missing or unreadable`);
   return record;
 }
+
+/** A fresh one-time URL of approval `id`'s page, minted as `torii approvals list` does (the file keeps only its digest). */
+export async function pageUrl(root: string, id: string): Promise<string> {
+  const minted = await new ApprovalStore(root).mintPageSecret(id);
+  if (!minted.ok) throw new Error(`approval ${id} gives no page url: ${minted.detail}`);
+  return minted.url;
+}
