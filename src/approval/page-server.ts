@@ -12,16 +12,14 @@
  * session's "hold started" request came at least SERVER_HOLD_MS before it.
  * Refusals say little (404 for a wrong id or secret alike).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PAGE_CSS, PAGE_JS, SERVER_HOLD_MS } from "./page-assets.js";
 import { holdStartSchema, needsHold, pageAnswerSchema, type PageAnswer } from "./page-model.js";
 import { newSession, sessionCookie, sessionOf, type PageSession } from "./page-session.js";
-import { hostAllowed, sameOrigin, secretsEqual, SECURITY_HEADERS } from "./request-guard.js";
+import { checkedPost, json, send, text, type Reply } from "./page-http.js";
+import { hostAllowed } from "./request-guard.js";
 import { pageSecretDigest } from "../state/page-secret.js";
-
-/** The largest POST body read, in bytes. */
-const MAX_BODY_BYTES = 4096;
 
 export interface PageRegistration {
   readonly id: string;
@@ -137,7 +135,7 @@ export class ApprovalPageServer {
 
   /** The session's "hold started" request: the hold of an allowing answer is timed from here, by the server's clock. */
   private async hold(request: IncomingMessage, entry: Entry, session: PageSession, host: string): Promise<Reply> {
-    const post = await checkedPost(request, entry, host);
+    const post = await checkedPost(request, entry.registration.csrf, host);
     if (!post.ok) return post.refusal;
     if (!holdStartSchema.safeParse(post.body).success) return json(400, "refused: not a valid hold");
     session.holdStartedAt = this.now();
@@ -145,7 +143,7 @@ export class ApprovalPageServer {
   }
 
   private async answer(request: IncomingMessage, entry: Entry, session: PageSession, host: string): Promise<Reply> {
-    const post = await checkedPost(request, entry, host);
+    const post = await checkedPost(request, entry.registration.csrf, host);
     if (!post.ok) return post.refusal;
     const result = pageAnswerSchema.safeParse(post.body);
     if (!result.success) return json(400, "refused: not a valid answer");
@@ -157,66 +155,4 @@ export class ApprovalPageServer {
     const outcome = await entry.registration.answer(result.data);
     return json(outcome.status, outcome.message);
   }
-}
-
-/** A POST's parsed JSON body once Origin, Content-Type and the page's CSRF token are checked, or the refusal. */
-async function checkedPost(
-  request: IncomingMessage,
-  entry: Entry,
-  host: string,
-): Promise<{ readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly refusal: Reply }> {
-  const refuse = (status: number, message: string) => ({ ok: false, refusal: json(status, message) }) as const;
-  if (!sameOrigin(request.headers.origin, host)) return refuse(403, "refused: the answer must come from the approval page itself");
-  if (request.headers["content-type"]?.split(";")[0]?.trim() !== "application/json") return refuse(415, "refused: JSON only");
-  let body: unknown;
-  try {
-    body = JSON.parse((await readBody(request)) ?? "");
-  } catch {
-    return refuse(400, "refused: not a valid answer");
-  }
-  const csrf = typeof body === "object" && body !== null && "csrf" in body ? body.csrf : undefined;
-  if (typeof csrf !== "string" || !secretsEqual(csrf, entry.registration.csrf)) return refuse(403, "refused: the page token does not match");
-  return { ok: true, body };
-}
-
-interface Reply {
-  readonly status: number;
-  readonly type: string;
-  readonly body: string;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-function text(status: number, body: string): Reply {
-  return { status, type: "text/plain; charset=utf-8", body };
-}
-
-function json(status: number, message: string): Reply {
-  return { status, type: "application/json; charset=utf-8", body: JSON.stringify({ message }) };
-}
-
-function send(response: ServerResponse, { status, type, body, headers }: Reply): void {
-  if (response.headersSent) return;
-  response.writeHead(status, { ...SECURITY_HEADERS, ...headers, "Content-Type": type, "Content-Length": Buffer.byteLength(body) });
-  response.end(body);
-}
-
-/** The request body as text, or undefined when it is larger than MAX_BODY_BYTES. */
-function readBody(request: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on("end", () => {
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    request.on("error", reject);
-  });
 }
