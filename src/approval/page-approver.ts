@@ -6,10 +6,12 @@
  * `approval.timeout_seconds` (then deny, `approval-timeout`) or the agent's
  * cancellation (then the approval is withdrawn). Every change of the pending
  * file is a compare-and-swap, so exactly one of answer, timeout and withdrawal
- * wins. The agent sees only the outcome; the page's URL and secret stay in
- * the operator's files and browser.
+ * wins. The agent sees only the outcome. The URL handed to the browser holds
+ * a one-time secret (the pending file keeps only its digest): the browser's
+ * first request consumes it and gets the page's session (page-session.ts).
  */
 import { randomBytes } from "node:crypto";
+import { newPageSecret, pageSecretDigest } from "../state/page-secret.js";
 import type { Settings } from "../config/settings.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver, LeaseAnswer, LeaseRequest } from "../pipeline/gates.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
@@ -36,10 +38,10 @@ export interface PageApproverDeps {
 }
 
 /** What an HTTP refusal of the page says for each refusal of the store. */
-const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410 } as const;
+const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410, "no-secret": 404 } as const;
 
-/** What a pending approval holds besides its id, page url and times. */
-type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "url" | "created_at" | "expires_at">;
+/** What a pending approval holds besides its id, page, secrets and times. */
+type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "page" | "page_secrets" | "created_at" | "expires_at">;
 
 export class PageApprover implements Approver {
   private readonly store: ApprovalStore;
@@ -136,17 +138,19 @@ export class PageApprover implements Approver {
     const created = this.clock();
     const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
     const { render, record } = build(id, expiresAt);
-    const url = await this.deps.page.add({
+    const page = await this.deps.page.add({
       id,
-      secret: randomBytes(32).toString("base64url"),
       csrf,
       render: (base) => render(base, csrf),
+      consume: (secret) => this.store.consumePageSecret(id, secret),
       answer: (answer) => this.answerFromPage(id, answer),
     });
     try {
       this.store.prune();
-      const createdRecord = await this.store.create({ id, ...record, url, created_at: created.toISOString(), expires_at: expiresAt });
-      if (!signal.aborted) this.deps.open(url);
+      const secret = newPageSecret();
+      const fields = { id, ...record, page, page_secrets: [pageSecretDigest(secret)] };
+      const createdRecord = await this.store.create({ ...fields, created_at: created.toISOString(), expires_at: expiresAt });
+      if (!signal.aborted) this.deps.open(`${page}/${secret}`);
       return await settle(await this.awaitRecord(id, signal, Date.parse(expiresAt) - this.clock().getTime()), createdRecord);
     } finally {
       this.deps.page.remove(id);

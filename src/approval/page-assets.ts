@@ -8,13 +8,16 @@
  * HOLD_MS, and only once ARM_MS have passed since the page appeared, so a
  * click that was meant for another window, or a key already down, cannot
  * approve. Releasing, leaving the button, losing focus or hiding the page
- * resets the hold. Deny is a plain click. The server checks the same rule
- * (an allowing answer sooner than HOLD_MS after the page was served is
- * refused), so the script is a convenience, not the guard.
+ * resets the hold. Deny is a plain click. A hold that starts tells the server
+ * (`…/hold`, with the session cookie), and the server refuses an allowing
+ * answer sooner than SERVER_HOLD_MS after that request, so the hold is timed
+ * by the server, not from when the page was fetched.
  */
 
 /** How long an allowing button must be held. */
 export const HOLD_MS = 1000;
+/** The server's floor for a hold: HOLD_MS less an allowance for the two requests' different latencies. */
+export const SERVER_HOLD_MS = HOLD_MS - 100;
 /** How long after the page appears the allowing buttons stay inert. */
 export const ARM_MS = 700;
 
@@ -42,18 +45,22 @@ export const PAGE_JS = `"use strict";
     return body;
   }
 
+  function post(path, body) {
+    return fetch(location.pathname + path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+      cache: "no-store"
+    });
+  }
+
   function submit(choice) {
     if (finished) return;
     finished = true;
     Array.prototype.forEach.call(document.querySelectorAll("button"), function (b) { b.disabled = true; });
     setStatus("Sending…");
-    fetch(location.pathname + "/answer", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(payload(choice)),
-      credentials: "omit",
-      cache: "no-store"
-    }).then(function (response) {
+    post("/answer", payload(choice)).then(function (response) {
       return response.json().then(function (json) { return { ok: response.ok, json: json }; });
     }).then(function (result) {
       setStatus(result.json.message);
@@ -84,6 +91,8 @@ export const PAGE_JS = `"use strict";
       if (button.disabled || finished || started !== null) return;
       if (performance.now() < armedAt) { setStatus("Not yet: the buttons wake a moment after the page appears."); return; }
       started = performance.now();
+      // The server times the hold from this request; an answer it has not seen a hold for is refused.
+      post("/hold", { csrf: csrf }).catch(function () { return undefined; });
       button.setAttribute("data-holding", "yes");
       frame = requestAnimationFrame(tick);
     }

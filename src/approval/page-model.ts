@@ -60,7 +60,10 @@ export const pageAnswerSchema = z.discriminatedUnion("choice", [
 
 export type PageAnswer = z.infer<typeof pageAnswerSchema>;
 
-/** Choices that allow the call or change policy: they need the press-and-hold, and the server refuses them too soon after the page was served. */
+/** The body of a POST to `…/hold`: the page's "hold started" request. */
+export const holdStartSchema = z.strictObject({ csrf });
+
+/** Choices that allow the call or change policy: they need the press-and-hold, and the server refuses them sooner than SERVER_HOLD_MS after the session's hold request. */
 export function needsHold(choice: PageAnswer["choice"]): boolean {
   return choice !== "deny";
 }

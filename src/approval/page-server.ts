@@ -1,38 +1,45 @@
 /**
  * The local approval page: one HTTP server per MCP server, bound to 127.0.0.1
  * on an ephemeral port, started on the first approval. Each pending approval
- * lives at `/a/<id>/<secret>` (page), `…/page.js`, `…/page.css` and
- * `…/answer` (POST). Every request must name a registered id with its secret
- * and carry `Host: 127.0.0.1:<port>` or `localhost:<port>`; an answer must
- * also come from the same origin with the page's CSRF token, as JSON. An
- * allowing answer that arrives sooner than the hold after the page was served
- * is refused. Refusals say little (404 for a wrong id or secret alike).
+ * lives at `/a/<id>` (page), `…/page.js`, `…/page.css`, `…/hold` and
+ * `…/answer` (POSTs). `/a/<id>/<secret>` opens it once: the request that
+ * consumes the one-time secret gets the page's session cookie
+ * (page-session.ts) and a redirect to the page; a second one is told the page
+ * was already opened in another browser and gets nothing. Every other request
+ * needs the cookie. Every request must carry `Host: 127.0.0.1:<port>` or
+ * `localhost:<port>`; a POST must also come from the same origin with the
+ * page's CSRF token, as JSON. An allowing answer is refused unless the same
+ * session's "hold started" request came at least SERVER_HOLD_MS before it.
+ * Refusals say little (404 for a wrong id or secret alike).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { HOLD_MS, PAGE_CSS, PAGE_JS } from "./page-assets.js";
-import { needsHold, pageAnswerSchema, type PageAnswer } from "./page-model.js";
-import { hostAllowed, sameOrigin, secretsEqual, SECURITY_HEADERS } from "./request-guard.js";
-
-/** The largest answer body read, in bytes. */
-const MAX_BODY_BYTES = 4096;
+import { PAGE_CSS, PAGE_JS, SERVER_HOLD_MS } from "./page-assets.js";
+import { holdStartSchema, needsHold, pageAnswerSchema, type PageAnswer } from "./page-model.js";
+import { newSession, sessionCookie, sessionOf, type PageSession } from "./page-session.js";
+import { checkedPost, json, send, text, type Reply } from "./page-http.js";
+import { hostAllowed } from "./request-guard.js";
+import { pageSecretDigest } from "../state/page-secret.js";
 
 export interface PageRegistration {
   readonly id: string;
-  readonly secret: string;
   readonly csrf: string;
-  /** The page's HTML for its base path (`/a/<id>/<secret>`). */
+  /** The page's HTML for its base path (`/a/<id>`). */
   readonly render: (base: string) => string;
+  /** Consumes a one-time secret (state/approval-store.ts `consumePageSecret`): true once per secret minted for this page. */
+  readonly consume: (secret: string) => Promise<boolean>;
   /** Applies a validated answer; returns the HTTP status and the message the page shows. */
   readonly answer: (answer: PageAnswer) => Promise<{ readonly status: number; readonly message: string }>;
 }
 
 interface Entry {
   readonly registration: PageRegistration;
-  servedAt?: number;
+  readonly sessions: PageSession[];
+  /** Digests of the secrets this server consumed, to tell "already opened" from a wrong secret. */
+  readonly consumed: Set<string>;
 }
 
-const ROUTE = /^\/a\/([0-9a-f]{16})\/([A-Za-z0-9_-]{16,128})(\/page\.js|\/page\.css|\/answer)?$/;
+const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Za-z0-9_-]{16,128}))?$/;
 
 export class ApprovalPageServer {
   private server: Server | undefined;
@@ -41,11 +48,11 @@ export class ApprovalPageServer {
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  /** Registers an approval's page and returns its URL (starting the server if needed). */
+  /** Registers an approval's page and returns its URL without a secret, `http://127.0.0.1:<port>/a/<id>` (starting the server if needed). */
   async add(registration: PageRegistration): Promise<string> {
     const port = await this.listen();
-    this.entries.set(registration.id, { registration });
-    return `http://127.0.0.1:${port}/a/${registration.id}/${registration.secret}`;
+    this.entries.set(registration.id, { registration, sessions: [], consumed: new Set() });
+    return `http://127.0.0.1:${port}/a/${registration.id}`;
   }
 
   /** Forgets an approval: its page and answers are refused from now on. */
@@ -93,74 +100,59 @@ export class ApprovalPageServer {
     if (!hostAllowed(host, port)) return text(421, "wrong host");
     const match = ROUTE.exec(request.url ?? "");
     const entry = match === null ? undefined : this.entries.get(match[1] ?? "");
-    if (match === null || entry === undefined || !secretsEqual(match[2] ?? "", entry.registration.secret)) return text(404, "no such approval");
-    const [, id, secret, asset] = match as unknown as [string, string, string, string | undefined];
-    if (asset === "/answer") return request.method === "POST" ? this.answer(request, entry, host ?? "") : text(405, "POST only");
+    if (match === null || entry === undefined) return text(404, "no such approval");
+    const [, id, part, secret] = match as unknown as [string, string, string | undefined, string | undefined];
+    if (secret !== undefined) return request.method === "GET" ? this.open(request, entry, id, secret) : text(405, "GET only");
+    const session = sessionOf(request, entry.sessions);
+    if (session === undefined) return text(403, "refused: this page answers only the browser that opened it");
+    if (part === "hold" || part === "answer") {
+      if (request.method !== "POST") return text(405, "POST only");
+      return part === "hold" ? this.hold(request, entry, session, host ?? "") : this.answer(request, entry, session, host ?? "");
+    }
     if (request.method !== "GET") return text(405, "GET only");
-    if (asset === "/page.js") return { status: 200, type: "text/javascript; charset=utf-8", body: PAGE_JS };
-    if (asset === "/page.css") return { status: 200, type: "text/css; charset=utf-8", body: PAGE_CSS };
-    entry.servedAt ??= this.now();
-    return { status: 200, type: "text/html; charset=utf-8", body: entry.registration.render(`/a/${id}/${secret}`) };
+    if (part === "page.js") return { status: 200, type: "text/javascript; charset=utf-8", body: PAGE_JS };
+    if (part === "page.css") return { status: 200, type: "text/css; charset=utf-8", body: PAGE_CSS };
+    return { status: 200, type: "text/html; charset=utf-8", body: entry.registration.render(`/a/${id}`) };
   }
 
-  private async answer(request: IncomingMessage, entry: Entry, host: string): Promise<Reply> {
-    if (!sameOrigin(request.headers.origin, host)) return json(403, "refused: the answer must come from the approval page itself");
-    if (request.headers["content-type"]?.split(";")[0]?.trim() !== "application/json") return json(415, "refused: JSON only");
-    const body = await readBody(request);
-    let parsed: PageAnswer;
-    try {
-      const result = pageAnswerSchema.safeParse(JSON.parse(body ?? ""));
-      if (!result.success) return json(400, "refused: not a valid answer");
-      parsed = result.data;
-    } catch {
-      return json(400, "refused: not a valid answer");
+  /** The one-time link: consumes the secret and starts a session, or says the page was opened elsewhere. */
+  private async open(request: IncomingMessage, entry: Entry, id: string, secret: string): Promise<Reply> {
+    const page = `/a/${id}`;
+    if (await entry.registration.consume(secret)) {
+      const session = newSession();
+      entry.sessions.push(session);
+      entry.consumed.add(pageSecretDigest(secret));
+      return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: page, "Set-Cookie": sessionCookie(session, id) } };
     }
-    if (!secretsEqual(parsed.csrf, entry.registration.csrf)) return json(403, "refused: the page token does not match");
-    if (needsHold(parsed.choice) && (entry.servedAt === undefined || this.now() - entry.servedAt < HOLD_MS)) {
+    // The browser that consumed it, opening the link again, just goes back to its page.
+    if (sessionOf(request, entry.sessions) !== undefined) return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: page } };
+    if (!entry.consumed.has(pageSecretDigest(secret))) return text(404, "no such approval");
+    return text(
+      410,
+      `This approval page was already opened in another browser, so this link no longer opens it. If that was not you, deny the call: torii approvals deny ${id}`,
+    );
+  }
+
+  /** The session's "hold started" request: the hold of an allowing answer is timed from here, by the server's clock. */
+  private async hold(request: IncomingMessage, entry: Entry, session: PageSession, host: string): Promise<Reply> {
+    const post = await checkedPost(request, entry.registration.csrf, host);
+    if (!post.ok) return post.refusal;
+    if (!holdStartSchema.safeParse(post.body).success) return json(400, "refused: not a valid hold");
+    session.holdStartedAt = this.now();
+    return json(200, "holding");
+  }
+
+  private async answer(request: IncomingMessage, entry: Entry, session: PageSession, host: string): Promise<Reply> {
+    const post = await checkedPost(request, entry.registration.csrf, host);
+    if (!post.ok) return post.refusal;
+    const result = pageAnswerSchema.safeParse(post.body);
+    if (!result.success) return json(400, "refused: not a valid answer");
+    const started = session.holdStartedAt;
+    session.holdStartedAt = undefined; // one hold, one answer
+    if (needsHold(result.data.choice) && (started === undefined || this.now() - started < SERVER_HOLD_MS)) {
       return json(403, "refused: an allowing answer needs the press-and-hold on the page");
     }
-    const outcome = await entry.registration.answer(parsed);
+    const outcome = await entry.registration.answer(result.data);
     return json(outcome.status, outcome.message);
   }
-}
-
-interface Reply {
-  readonly status: number;
-  readonly type: string;
-  readonly body: string;
-}
-
-function text(status: number, body: string): Reply {
-  return { status, type: "text/plain; charset=utf-8", body };
-}
-
-function json(status: number, message: string): Reply {
-  return { status, type: "application/json; charset=utf-8", body: JSON.stringify({ message }) };
-}
-
-function send(response: ServerResponse, { status, type, body }: Reply): void {
-  if (response.headersSent) return;
-  response.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type, "Content-Length": Buffer.byteLength(body) });
-  response.end(body);
-}
-
-/** The request body as text, or undefined when it is larger than MAX_BODY_BYTES. */
-function readBody(request: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on("end", () => {
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    request.on("error", reject);
-  });
 }

@@ -10,7 +10,8 @@
  * tool: kubectl
  * target: prod                    # absent for a provider without targets
  * argv: [get, pods]               # the canonical tokens
- * url: http://127.0.0.1:40123/a/<id>/<secret>
+ * page: http://127.0.0.1:40123/a/<id>       # the page, without any secret
+ * page_secrets: [<sha256 hex>, …]          # digests of the unused one-time secrets that open it
  * created_at: …  expires_at: …
  * status: pending                 # pending | answered | expired | withdrawn
  * answer: {choice: once, channel: cli, by: alice, at: …}
@@ -22,14 +23,17 @@
  * unexpired approval can be answered, expired or withdrawn, so an answered or
  * expired approval can never be answered again. The file is written atomically
  * (0600, directory 0700); a torn or invalid file answers nothing and stays on
- * disk. The url holds the page's secret: it is kept here, readable only by the
- * operator, and never written to the audit log.
+ * disk. The file never holds a secret that opens the page: only the digests of
+ * unused one-time secrets (state/page-secret.ts), so reading it (any process
+ * of the operator's user can) opens nothing. `mintPageSecret` adds one and
+ * returns its URL; the page server's first request with it consumes it.
  */
 import { readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import type { StateError } from "./errors.js";
 import { expiresAtSchema } from "./expiry.js";
+import { newPageSecret, pageSecretDigest, withPageSecret } from "./page-secret.js";
 import { currentProcessIdentity, processState } from "./process-identity.js";
 import { StateFile, type StateFileOptions } from "./state-file.js";
 
@@ -61,7 +65,10 @@ const recordSchema = z.strictObject({
   target: z.string().min(1).max(256).optional(),
   argv: z.array(z.string()),
   description: z.string().max(4096).optional(),
-  url: z.string().max(2048),
+  /** The page's URL without a secret (`http://127.0.0.1:<port>/a/<id>`). */
+  page: z.string().max(2048),
+  /** SHA-256 digests (hex) of the one-time secrets not used yet. */
+  page_secrets: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(64),
   created_at: expiresAtSchema,
   expires_at: expiresAtSchema,
   status: z.enum(["pending", "answered", "expired", "withdrawn"]),
@@ -105,7 +112,7 @@ export function orphanedDetail(record: ApprovalRecord): string {
 }
 
 /** Why a change was refused. */
-export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned";
+export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned" | "no-secret";
 
 export type ApprovalChange =
   { readonly ok: true; readonly record: ApprovalRecord } | { readonly ok: false; readonly refusal: ApprovalChangeRefusal; readonly detail: string };
@@ -190,6 +197,25 @@ export class ApprovalStore {
     return this.change(id, (record) => ({ ...record, status }), status === "expired");
   }
 
+  /**
+   * Adds a fresh one-time secret to a pending, unexpired approval whose server
+   * still runs, and returns the URL that opens its page once.
+   */
+  async mintPageSecret(id: string): Promise<{ readonly ok: true; readonly url: string } | Extract<ApprovalChange, { ok: false }>> {
+    const secret = newPageSecret();
+    const change = await this.change(id, (record) => ({ ...record, page_secrets: withPageSecret(record.page_secrets, pageSecretDigest(secret)) }), false, true);
+    return change.ok ? { ok: true, url: `${change.record.page}/${secret}` } : change;
+  }
+
+  /** Consumes a one-time secret of a pending, unexpired approval (compare-and-swap): true once per minted secret, false otherwise. */
+  async consumePageSecret(id: string, secret: string): Promise<boolean> {
+    const digest = pageSecretDigest(secret);
+    const change = await this.change(id, (record) =>
+      record.page_secrets.includes(digest) ? { ...record, page_secrets: record.page_secrets.filter((known) => known !== digest) } : undefined,
+    );
+    return change.ok;
+  }
+
   /** Removes finished or long-expired approval files (best effort; invalid files stay for the operator). */
   prune(): void {
     const cutoff = this.clock().getTime() - KEEP_FINISHED_MS;
@@ -204,7 +230,8 @@ export class ApprovalStore {
     }
   }
 
-  private change(id: string, next: (record: ApprovalRecord) => ApprovalRecord, ignoreExpiry = false, needServer = false): Promise<ApprovalChange> {
+  /** `next` returns the updated record, or undefined to refuse (`no-secret`: the secret it was given is not among the file's). */
+  private change(id: string, next: (record: ApprovalRecord) => ApprovalRecord | undefined, ignoreExpiry = false, needServer = false): Promise<ApprovalChange> {
     const state = this.stateOf(id);
     return state.locked(async (write): Promise<ApprovalChange> => {
       const read = state.read();
@@ -217,6 +244,7 @@ export class ApprovalStore {
       }
       if (needServer && approvalOrphaned(record)) return { ok: false, refusal: "orphaned", detail: orphanedDetail(record) };
       const updated = next(record);
+      if (updated === undefined) return { ok: false, refusal: "no-secret", detail: `that secret does not open approval ${id}` };
       await write(updated);
       return { ok: true, record: updated };
     });

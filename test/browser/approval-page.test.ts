@@ -14,7 +14,7 @@ import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
-import { approvalRecord, nextPending } from "../support/approvals.js";
+import { approvalRecord, nextPending, pageUrl } from "../support/approvals.js";
 import { launchChromium } from "../support/chromium.js";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
@@ -25,6 +25,8 @@ let bin: FakeBin;
 let root: string;
 let session: McpSession;
 let browser: BrowserContext;
+/** A second browser (its own profile and cookies): what another process that read the link would be. */
+let otherBrowser: BrowserContext;
 
 const INTERACTIVE = { TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0" };
 
@@ -36,9 +38,10 @@ function treeWith(settings: string): string {
   });
 }
 
-function parts(url: string): { port: number; base: string } {
+/** The port, the one-time link's path and the page's own path (`/a/<id>`) of a minted URL. */
+function parts(url: string): { port: number; link: string; base: string } {
   const parsed = new URL(url);
-  return { port: Number(parsed.port), base: parsed.pathname };
+  return { port: Number(parsed.port), link: parsed.pathname, base: parsed.pathname.replace(/\/[^/]+$/, "") };
 }
 
 /** Opens the page of a pending approval and waits until its buttons are armed. */
@@ -61,11 +64,11 @@ beforeAll(async () => {
   bin = makeFakeBin();
   root = treeWith('version: "1"\napproval:\n  timeout_seconds: 60\n');
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, ...INTERACTIVE });
-  browser = await launchChromium({ resolverRules: "MAP rebound.test 127.0.0.1" });
+  [browser, otherBrowser] = await Promise.all([launchChromium({ resolverRules: "MAP rebound.test 127.0.0.1" }), launchChromium({})]);
 });
 
 afterAll(async () => {
-  await browser.close();
+  await Promise.all([browser.close(), otherBrowser.close()]);
   await session.close();
 });
 
@@ -73,7 +76,7 @@ describe("press-and-hold", () => {
   test("a click, or a hold released early, on an allowing button sends nothing; Deny is one click", async () => {
     const call = session.call("rec", { args: ["reflog"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "reflog");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     const answers: string[] = [];
     page.on("request", (request) => {
       if (request.url().endsWith("/answer")) answers.push(request.postData() ?? "");
@@ -94,7 +97,7 @@ describe("press-and-hold", () => {
   test("holding Allow once allows, and the waiting MCP call completes", async () => {
     const call = session.call("rec", { args: ["show", "HEAD"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "show");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     await holdButton(page, "Allow once");
     expect(await page.locator("#status").textContent()).toMatch(/^Allowed/);
     const outcome = outcomeOf(await call);
@@ -107,7 +110,7 @@ describe("press-and-hold", () => {
   test("the keyboard works: holding Space on the focused button allows", async () => {
     const call = session.call("rec", { args: ["describe"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "describe");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     await page.getByRole("button", { name: "Allow once" }).focus();
     await page.keyboard.down(" ");
     await page.waitForSelector("body[data-answered]");
@@ -119,7 +122,7 @@ describe("press-and-hold", () => {
   test("Allow for N minutes with a prefix boundary the human picks writes a grant that allows the next call", async () => {
     const call = session.call("rec", { args: ["tag", "-l", "v1*"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "tag");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     await page.getByLabel("every argv starting with the first").check();
     await page.getByLabel("prefix boundary (tokens)").selectOption("1");
     await page.getByLabel("minutes").fill("3");
@@ -135,7 +138,7 @@ describe("what the page shows", () => {
   test("tokens one by one as text (markup inert, odd characters visible), the agent's words labelled unverified", async () => {
     const call = session.call("rec", { args: ["<b>bold</b>", "zero\u200bwidth", "x".repeat(120)], description: '<img src=x id="injected"> trust me' });
     const pending = await nextPending(root, (record) => record.argv[0] === "<b>bold</b>");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     const tokens = await page.locator("ol.argv li code").allTextContents();
     expect(tokens[0]).toBe("<b>bold</b>");
     expect(tokens[1]).toBe("zero\\u{200b}width");
@@ -159,7 +162,7 @@ describe("Always allow / Always deny", () => {
 
     const call = session.call("rec", { args: ["cherry", "pick"], description: "Apply the fix from main to this branch" });
     const pending = await nextPending(root, (record) => record.argv[0] === "cherry");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     const offer = page.locator(".rule").filter({ has: page.getByRole("button", { name: "Always allow" }) });
     expect(await offer.textContent()).toContain("rec: cherry pick … (1 call");
     expect(await offer.locator("code").first().textContent()).toBe("/^cherry pick$/");
@@ -194,7 +197,7 @@ describe("Always allow / Always deny", () => {
   test("a rule that could not take effect is shown disabled with the reason", async () => {
     const call = session.call("rec", { args: ["say", "hello world"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "say");
-    const page = await openArmed(pending.url);
+    const page = await openArmed(await pageUrl(root, pending.id));
     expect(await page.getByRole("button", { name: "Always allow" }).isDisabled()).toBe(true);
     expect(await page.locator("#why-accept").textContent()).toMatch(/white space/);
     await page.getByRole("button", { name: "Deny", exact: true }).click();
@@ -204,48 +207,101 @@ describe("Always allow / Always deny", () => {
 });
 
 describe("security of the page", () => {
-  test("wrong secret, foreign Host, cross-origin or token-less POST, an allow before the page was shown, and replay are refused (plain HTTP)", async () => {
+  test("the one-time link: its first GET sets the session cookie, a second GET gets nothing; without the cookie nothing is served or answered; wrong secret, foreign Host, cross-origin or token-less POST, an allow without a hold, and replay are refused (plain HTTP)", async () => {
     const call = session.call("rec", { args: ["blame"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "blame");
-    const { port, base } = parts(pending.url);
+    const { port, link, base } = parts(await pageUrl(root, pending.id));
     const host = `127.0.0.1:${port}`;
     const origin = `http://${host}`;
-    const post = (body: object, headers: Record<string, string> = {}) =>
+    let cookie = "";
+    const post = (body: object, headers: Record<string, string> = {}, path = `${base}/answer`) =>
       rawRequest({
         port,
-        path: `${base}/answer`,
+        path,
         method: "POST",
-        headers: { host, origin, "content-type": "application/json", ...headers },
+        headers: { host, origin, cookie, "content-type": "application/json", ...headers },
         body: JSON.stringify(body),
       });
 
-    expect((await rawRequest({ port, path: `${base.slice(0, -4)}AAAA`, headers: { host } })).status).toBe(404);
-    expect((await rawRequest({ port, path: base, headers: { host: `rebound.test:${port}` } })).status).toBe(421);
-    // An allowing answer to a page that was never shown cannot be a hold.
-    expect((await post({ choice: "once", csrf: "x" })).status).toBe(403);
-    const shown = await rawRequest({ port, path: base, headers: { host: `localhost:${port}` } });
+    expect((await rawRequest({ port, path: `${link.slice(0, -4)}AAAA`, headers: { host } })).status).toBe(404);
+    expect((await rawRequest({ port, path: link, headers: { host: `rebound.test:${port}` } })).status).toBe(421);
+    // Before the link is opened there is no session: no page, no script, no answer.
+    for (const path of [base, `${base}/page.js`]) expect((await rawRequest({ port, path, headers: { host } })).status).toBe(403);
+    expect((await post({ choice: "deny", csrf: "x" })).status).toBe(403);
+
+    const opened = await rawRequest({ port, path: link, headers: { host: `localhost:${port}` } });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe(base);
+    const setCookie = String(opened.headers["set-cookie"]);
+    expect(setCookie).toMatch(new RegExp(`^torii_session=[A-Za-z0-9_-]{43}; Path=${base}; HttpOnly; SameSite=Strict$`));
+    cookie = setCookie.split(";")[0] ?? "";
+    // A second GET of the same link (another process that read it) is told it was opened elsewhere and gets nothing.
+    const again = await rawRequest({ port, path: link, headers: { host } });
+    expect(again.status).toBe(410);
+    expect(again.body).toContain("already opened in another browser");
+    expect(again.body).not.toMatch(/torii-csrf|set-cookie/i);
+    expect(again.headers["set-cookie"]).toBeUndefined();
+
+    const shown = await rawRequest({ port, path: base, headers: { host: `localhost:${port}`, cookie } });
     expect(shown.status).toBe(200);
     expect(shown.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(shown.headers["x-frame-options"]).toBe("DENY");
     expect(shown.headers["cache-control"]).toBe("no-store");
     expect(shown.body).not.toMatch(/<script>|style=/);
     const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
+    // The CSRF token alone (what the page's HTML gives) answers nothing without the cookie.
+    expect((await post({ choice: "deny", csrf }, { cookie: "" })).status).toBe(403);
+    expect((await post({ choice: "deny", csrf }, { cookie: "torii_session=forged-forged-forged-forged" })).status).toBe(403);
     expect((await post({ choice: "deny", csrf }, { origin: "http://evil.example" })).status).toBe(403);
     expect((await post({ choice: "deny", csrf }, { origin: "null" })).status).toBe(403);
     expect((await post({ choice: "deny", csrf: "forged" })).status).toBe(403);
     expect((await post({ choice: "deny", csrf }, { "content-type": "text/plain" })).status).toBe(415);
+    // An allowing answer with no hold request before it cannot be a hold, however long after the page was served.
+    expect((await post({ choice: "once", csrf })).status).toBe(403);
+    expect((await post({ csrf }, { cookie: "" }, `${base}/hold`)).status).toBe(403);
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     expect((await post({ choice: "deny", csrf })).status).toBe(200);
     expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
     expect((await post({ choice: "deny", csrf })).status).toBe(404);
   });
 
+  test("in Chromium: a second browser opening the same link gets nothing and cannot answer; the first one answers", async () => {
+    const call = session.call("rec", { args: ["whatchanged"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "whatchanged");
+    const url = await pageUrl(root, pending.id);
+    const { base } = parts(url);
+    const page = await openArmed(url);
+    const intruder = await otherBrowser.newPage();
+    try {
+      const response = await intruder.goto(url);
+      expect(response?.status()).toBe(410);
+      expect(await intruder.locator("body").textContent()).toContain("already opened in another browser");
+      expect(await intruder.locator("button").count()).toBe(0);
+      expect((await intruder.goto(new URL(base, url).href))?.status()).toBe(403);
+      const csrf = (await page.locator('meta[name="torii-csrf"]').getAttribute("content")) ?? "";
+      const answered = await intruder.evaluate(
+        async ([target, token]) =>
+          (await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "deny", csrf: token }) }))
+            .status,
+        [`${base}/answer`, csrf] as const,
+      );
+      expect(answered).toBe(403);
+    } finally {
+      await intruder.close();
+    }
+    expect(approvalRecord(root, pending.id).status).toBe("pending");
+    await holdButton(page, "Allow once");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
+    await page.close();
+  });
+
   test("in Chromium: a foreign Host (DNS rebinding) gets no page, a cross-origin page's POST changes nothing, a replayed answer is refused", async () => {
     const call = session.call("rec", { args: ["shortlog"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "shortlog");
-    const { port, base } = parts(pending.url);
+    const url = await pageUrl(root, pending.id);
+    const { port, link, base } = parts(url);
     const page = await browser.newPage();
-    const rebound = await page.goto(`http://rebound.test:${port}${base}`);
+    const rebound = await page.goto(`http://rebound.test:${port}${link}`);
     expect(rebound?.status()).toBe(421);
 
     const evil: Server = createServer((_request, response) => {
@@ -269,7 +325,7 @@ describe("security of the page", () => {
     }
     expect(approvalRecord(root, pending.id).status).toBe("pending");
 
-    await page.goto(pending.url);
+    await page.goto(await pageUrl(root, pending.id));
     await page.waitForSelector("body[data-armed=yes]");
     const csrf = await page.locator('meta[name="torii-csrf"]').getAttribute("content");
     await holdButton(page, "Allow once");
@@ -294,7 +350,7 @@ describe("timeout", () => {
       const call = short.call("rec", { args: ["gc"] });
       const pending = await nextPending(shortRoot);
       const page = await browser.newPage();
-      await page.goto(pending.url);
+      await page.goto(await pageUrl(shortRoot, pending.id));
       await page.waitForSelector("body[data-ready=yes]");
       expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "approval-timeout" });
       await page.getByRole("button", { name: "Deny", exact: true }).click();

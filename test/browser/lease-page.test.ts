@@ -8,7 +8,7 @@
  */
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { nextPending } from "../support/approvals.js";
+import { nextPending, pageUrl } from "../support/approvals.js";
 import { launchChromium } from "../support/chromium.js";
 import { leaseRequestTree, liveKubeTargets } from "../support/lease-requests.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
@@ -42,7 +42,7 @@ describe("lease page", () => {
     page.on("request", (request) => {
       if (request.url().endsWith("/answer")) answers.push(request.postData() ?? "");
     });
-    await page.goto(pending.url);
+    await page.goto(await pageUrl(root, pending.id));
     await page.waitForSelector("body[data-armed=yes]");
     await expect(page.locator("h1").textContent()).resolves.toContain("prod");
     await expect(page.locator(".active-leases").textContent()).resolves.toMatch(/dev until \d{4}-/);

@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { LeaseStore } from "../../src/state/lease-store.js";
 import { ApprovalStore } from "../../src/state/approval-store.js";
-import { approvalRecord, nextPending } from "../support/approvals.js";
+import { approvalRecord, nextPending, pageUrl } from "../support/approvals.js";
 import { rawRequest } from "../support/http-request.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { leaseRequestTree, liveKubeTargets } from "../support/lease-requests.js";
@@ -88,9 +88,12 @@ describe("lease requests", () => {
     const controller = new AbortController();
     const call = session.call("kube", { args: ["get", "pods"], target: "prod" }, { signal: controller.signal });
     const pending = await nextPending(root, (record) => record.kind === "lease");
-    const page = new URL(pending.url);
+    const page = new URL(await pageUrl(root, pending.id));
     const host = page.host;
-    const shown = await rawRequest({ port: Number(page.port), path: page.pathname, headers: { host } });
+    const opened = await rawRequest({ port: Number(page.port), path: page.pathname, headers: { host } });
+    const cookie = String(opened.headers["set-cookie"]).split(";")[0] ?? "";
+    const base = String(opened.headers.location);
+    const shown = await rawRequest({ port: Number(page.port), path: base, headers: { host, cookie } });
     expect(shown.status).toBe(200);
     const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
     const listedIds = async (): Promise<string[]> =>
@@ -110,9 +113,9 @@ describe("lease requests", () => {
     expect(await listedIds()).not.toContain(pending.id);
     const answer = await rawRequest({
       port: Number(page.port),
-      path: `${page.pathname}/answer`,
+      path: `${base}/answer`,
       method: "POST",
-      headers: { host, origin: `http://${host}`, "content-type": "application/json" },
+      headers: { host, origin: `http://${host}`, cookie, "content-type": "application/json" },
       body: JSON.stringify({ choice: "lease-replace", csrf, minutes: 5 }),
     });
     expect(answer.status).toBe(404);

@@ -40,3 +40,10 @@ export function approvalIds(root: string): string[] {
     .filter((name) => name.endsWith(".yaml"))
     .map((name) => name.slice(0, -".yaml".length));
 }
+
+/** A fresh one-time URL of approval `id`'s page, minted as `torii approvals list` does (the file keeps only its digest). */
+export async function pageUrl(root: string, id: string): Promise<string> {
+  const minted = await new ApprovalStore(root).mintPageSecret(id);
+  if (!minted.ok) throw new Error(`approval ${id} gives no page url: ${minted.detail}`);
+  return minted.url;
+}

@@ -15,11 +15,11 @@ export function registerApprovalsCommand(program: Command, setExit: (code: numbe
   const approvals = program.command("approvals").description("list and answer the calls waiting for the operator's approval");
   approvals
     .command("list")
-    .description("list the pending approvals (id, tool, target, canonical argv, page url, expiry)")
+    .description("list the pending approvals (id, tool, target, canonical argv, a fresh one-time page url, expiry)")
     .option("--json", "machine-readable output")
     .action(async (options: JsonOption) => {
       const { runApprovalsList } = await approvalRunners();
-      setExit(runApprovalsList(options));
+      setExit(await runApprovalsList(options));
     });
   approvals
     .command("approve")

@@ -40,7 +40,7 @@ function user(): string {
   }
 }
 
-function listJson(record: ApprovalRecord, orphaned: boolean) {
+function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undefined) {
   return {
     id: record.id,
     kind: record.kind,
@@ -48,7 +48,7 @@ function listJson(record: ApprovalRecord, orphaned: boolean) {
     target: record.target ?? null,
     argv: record.argv,
     description: record.description ?? null,
-    url: record.url,
+    url: url ?? null,
     created_at: record.created_at,
     expires_at: record.expires_at,
     lease: record.lease ?? null,
@@ -61,7 +61,7 @@ function listJson(record: ApprovalRecord, orphaned: boolean) {
  * file, is printed with every character outside printable ASCII as `\u{…}` (as
  * on the approval page), the description sanitised as in the tool's field.
  */
-function listText(record: ApprovalRecord, orphaned: boolean): string[] {
+function listText(record: ApprovalRecord, orphaned: boolean, url: string | undefined): string[] {
   const description = sanitiseDescription(record.description);
   return [
     `${record.id}  ${record.kind === "lease" ? "lease " : ""}${visibleAscii(record.tool)}${record.target === undefined ? "" : ` ${visibleAscii(record.target)}`}  until ${record.expires_at}`,
@@ -73,16 +73,28 @@ function listText(record: ApprovalRecord, orphaned: boolean): string[] {
         ]),
     `  argv: ${visibleJson(record.argv)}`,
     ...(description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(description)}`]),
-    `  page: ${visibleAscii(record.url)}`,
+    ...(url === undefined ? [] : [`  page (opens once, in one browser): ${visibleAscii(url)}`]),
   ];
 }
 
-export function runApprovalsList(options: JsonOption): number {
-  const { pending, invalid } = store().list();
-  const listed = pending.map((record) => ({ record, orphaned: approvalOrphaned(record) }));
-  const lines = listed.length === 0 ? ["no pending approvals"] : listed.flatMap(({ record, orphaned }) => listText(record, orphaned));
+/**
+ * Lists the pending approvals. The file holds no URL that opens a page, so
+ * each answerable approval gets a freshly minted one-time URL (a
+ * compare-and-swap on its file); an orphaned one gets none.
+ */
+export async function runApprovalsList(options: JsonOption): Promise<number> {
+  const approvals = store();
+  const { pending, invalid } = approvals.list();
+  const listed = await Promise.all(
+    pending.map(async (record) => {
+      const orphaned = approvalOrphaned(record);
+      const minted = orphaned ? undefined : await approvals.mintPageSecret(record.id);
+      return { record, orphaned, url: minted?.ok === true ? minted.url : undefined };
+    }),
+  );
+  const lines = listed.length === 0 ? ["no pending approvals"] : listed.flatMap(({ record, orphaned, url }) => listText(record, orphaned, url));
   const problems = invalid.map((error) => `unreadable approval file (answers nothing): ${error.message}`);
-  emit(options, { approvals: listed.map(({ record, orphaned }) => listJson(record, orphaned)), invalid: invalid.map((error) => error.file) }, [
+  emit(options, { approvals: listed.map(({ record, orphaned, url }) => listJson(record, orphaned, url)), invalid: invalid.map((error) => error.file) }, [
     ...lines,
     ...problems,
   ]);

@@ -22,7 +22,8 @@ async function treeWithPending(): Promise<{ root: string; id: string }> {
     tool: "rec",
     argv: HOSTILE,
     description: "delete \u202eevil\u009b[2J now",
-    url: "http://127.0.0.1:1/a/0123456789abcdef/secret",
+    page: "http://127.0.0.1:1/a/0123456789abcdef",
+    page_secrets: [],
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + 60_000).toISOString(),
   });

@@ -1,0 +1,42 @@
+/**
+ * The browser session of an approval page. The URL's one-time secret only
+ * bootstraps it: the request that consumes the secret gets a session cookie
+ * (random, per page, `HttpOnly; SameSite=Strict; Path=/a/<id>`, held only in
+ * this process's memory), and every later request of the page, its script,
+ * style, hold and answer, must carry it. A process that reads the URL after
+ * the browser opened it (from the browser's argv, its history) holds nothing
+ * that answers.
+ */
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { secretsEqual } from "./request-guard.js";
+
+/** The cookie's name. */
+export const SESSION_COOKIE = "torii_session";
+
+export interface PageSession {
+  readonly token: string;
+  /** When this session's "hold started" request arrived (server clock), if a hold is under way. */
+  holdStartedAt?: number | undefined;
+}
+
+/** A new session for one browser. */
+export function newSession(): PageSession {
+  return { token: randomBytes(32).toString("base64url") };
+}
+
+/** The Set-Cookie header value for `session` on the page of approval `id`. */
+export function sessionCookie(session: PageSession, id: string): string {
+  return `${SESSION_COOKIE}=${session.token}; Path=/a/${id}; HttpOnly; SameSite=Strict`;
+}
+
+/** The session among `sessions` whose token the request's Cookie header carries (compared in constant time), if any. */
+export function sessionOf(request: IncomingMessage, sessions: readonly PageSession[]): PageSession | undefined {
+  const header = request.headers.cookie ?? "";
+  const given = header
+    .split(";")
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.startsWith(`${SESSION_COOKIE}=`))
+    .map((pair) => pair.slice(SESSION_COOKIE.length + 1));
+  return sessions.find((session) => given.some((token) => secretsEqual(token, session.token)));
+}
