@@ -37,4 +37,3 @@ function hasRules(file: string): boolean {
     return true;
   }
 }
-
