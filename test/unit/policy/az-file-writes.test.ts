@@ -1,10 +1,13 @@
 /**
- * az's local file writes (`argv.file_writes`, from scripts/providers/az-file-writes.txt,
- * generated from az's own argument help by az_file_writes.py) in every spelling az
- * reads (full name, `=value`, prefix, short form, short form with the value attached),
+ * az's local file writes (`argv.file_writes`, from scripts/providers/az-file-writes.txt:
+ * az_file_writes.py lists every argument whose name or help text may name a local path,
+ * each with the verdict of a reviewed row) in every spelling az reads (full name,
+ * `=value`, prefix, short form, short form with the value attached),
  * and the floor rows for code that later calls run: az `extension add|update`, aws
  * `codeartifact login`, `deploy install|uninstall`, `opsworks register`
- * (red team 8 findings 3 and 5).
+ * (red team 8 findings 3 and 5). Red team 9 F2: writers the help-text regex missed
+ * (`network private-dns zone export -f`), or whose module does not load (`network dns zone
+ * export -f`), or without help text (`dls fs download --destination-path`).
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -25,6 +28,7 @@ const decide = (context: typeof az, accept: readonly string[], argv: readonly st
   evaluatePolicy(compilePolicy(context, { shared: ruleList([], accept) }), argv).decision;
 
 const CONFIG = "/root/.azure/config";
+const BASHRC = "/root/.bashrc";
 
 describe("az calls that write a local file need a rule naming the command", () => {
   it.each([
@@ -37,11 +41,20 @@ describe("az calls that write a local file need a rule naming the command", () =
     [["keyvault"], ["keyvault", "secret", "backup", "--vault-name", "v", "-n", "s", "--file", CONFIG]],
     [["aks"], ["aks", "install-cli", "--install-location", "/usr/local/bin/kubectl"]],
     [["/^bicep /"], ["bicep", "build", "--file", "main.bicep", "--outfile", CONFIG]],
+    // Red team 9 F2: a name-shape candidate on a writing verb, a module Debian's az cannot load.
+    [["network"], ["network", "private-dns", "zone", "export", "-g", "g", "-n", "z", "-f", BASHRC]],
+    [["network"], ["network", "dns", "zone", "export", "-g", "g", "-n", "z", `--file-name=${BASHRC}`]],
+    [["network"], ["network", "express-route", "port", "generate-loa", "-g", "g", "-n", "p", "--customer-name", "c", "-f", BASHRC]],
+    [["dls"], ["dls", "fs", "download", "--account", "a", "--source-path", "/x", "--destination-path", CONFIG, "--overwrite"]],
+    [["container"], ["container", "export", "-g", "g", "-n", "n", "-f", BASHRC]],
+    [["bicep"], ["bicep", "decompile", "--file", "/root/.azure/config.json", "--force"]],
+    [["appconfig"], ["appconfig", "kv", "export", "-n", "s", "-d", "file", "--path", BASHRC, "--format", "json"]],
+    [["vm"], ["vm", "create", "-g", "g", "-n", "v", "--image", "i", "--generate-ssh-keys", "--ssh-key-values", "/root/.kube/config.pub"]],
   ])("rule %j leaves %j unresolved, quoting no path", (accept, argv) => {
     const decision = decide(az, accept, argv);
     expect(decision.result).toBe("unresolved");
     expect(decision.reason).toContain("can write a local file");
-    expect(decision.reason).not.toContain(".azure");
+    expect(decision.reason).not.toMatch(/\.azure|\.kube|bashrc/);
   });
 
   it("a rule naming the command path accepts it; the same command without the option stays with the broad rule", () => {
@@ -52,20 +65,53 @@ describe("az calls that write a local file need a rule naming the command", () =
     expect(decide(az, ["storage"], ["storage", "blob", "list", "-c", "c"]).result).toBe("accept");
   });
 
-  it("provider.yaml's file_writes are the listed writers, every long alias and short form included", () => {
-    const rows = new Set((providerOf("az").argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? ""} ${row.short ?? ""}`.trim()));
-    const listed = readFileSync(at("scripts/providers/az-file-writes.txt"), "utf8")
-      .split("\n")
-      .filter((line) => line !== "" && !line.startsWith("#"));
-    expect(listed.length).toBeGreaterThan(30);
-    for (const line of listed) {
-      const words = line.split(" ");
+  it("calls whose candidate arguments were reviewed as reads stay with the broad rule", () => {
+    expect(decide(az, ["storage"], ["storage", "fs", "file", "download", "-f", "fs", "--path", "/x/y", "-d", "out"]).result).toBe("unresolved");
+    expect(decide(az, ["storage"], ["storage", "fs", "file", "download", "-f", "fs", "--path", "/x/y"]).result).toBe("accept");
+    expect(decide(az, ["acr"], ["acr", "build", "-r", "r", "--file", "Dockerfile", "."]).result).toBe("accept");
+    expect(decide(az, ["vm"], ["vm", "user", "update", "-g", "g", "-n", "v", "-u", "u", "--ssh-key-value", "/root/.ssh/k.pub"]).result).toBe("accept");
+  });
+});
+
+describe("the generated table against its review", () => {
+  const reviewed = JSON.parse(readFileSync(at("scripts/providers/az-file-writes-reviewed.json"), "utf8")) as {
+    rows: { command: string; option: string; verdict: string }[];
+    extra: string[];
+  };
+  /** Lines of the committed listing: `command words --long [--alias] [-s]  # verdict`. */
+  const listing = readFileSync(at("scripts/providers/az-file-writes.txt"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => {
+      const [text = "", verdict = ""] = line.split("  # ");
+      const words = text.split(" ");
       const first = words.findIndex((word) => word.startsWith("-"));
-      const command = words.slice(0, first).join(" ");
-      const longs = words.slice(first).filter((word) => word.startsWith("--"));
-      const short = words.slice(first).find((word) => !word.startsWith("--"));
-      longs.forEach((option, i) => expect(rows.has(`${command} ${option}${i === 0 && short ? ` ${short}` : ""}`), line).toBe(true));
+      const options = words.slice(first);
+      return {
+        text,
+        verdict,
+        command: words.slice(0, first).join(" "),
+        longs: options.filter((w) => w.startsWith("--")),
+        short: options.find((w) => !w.startsWith("--")),
+      };
+    });
+
+  it("every listed candidate has the verdict of its first review row (extra lines: write)", () => {
+    expect(listing.length).toBeGreaterThan(100);
+    for (const line of listing) {
+      const row = reviewed.rows.find((r) => new RegExp(r.command).test(line.command) && line.longs.some((option) => new RegExp(r.option).test(option)));
+      expect(reviewed.extra.includes(line.text) ? "write" : row?.verdict, line.text).toBe(line.verdict);
     }
+  });
+
+  it("provider.yaml's file_writes are exactly the listed writers, every long alias and short form included", () => {
+    const rows = (providerOf("az").argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? ""} ${row.short ?? ""}`.trim());
+    const writers = listing
+      .filter((line) => line.verdict === "write")
+      .flatMap((line) => line.longs.map((option, i) => `${line.command} ${option}${i === 0 && line.short ? ` ${line.short}` : ""}`));
+    expect(rows.sort()).toEqual(writers.sort());
+    expect(writers).toContain("network dns zone export --file-name -f");
+    expect(writers).toContain("dls fs download --destination-path");
   });
 });
 
