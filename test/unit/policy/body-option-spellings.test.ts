@@ -87,7 +87,12 @@ describe("deny rules and forbidden arguments read body options the same way", ()
 });
 
 describe("P10 every spelling of an az file write is held under a broad rule and a prefix grant", () => {
-  const rows = (az.grammar.fileWrites ?? []).filter((row): row is FileWriteSpec & { option: string; short: string } => row.short !== undefined);
+  // A writer under a locked command (`aks get-credentials -f`: it writes a kubeconfig) is refused before any rule.
+  const locked = (command: readonly string[]): boolean =>
+    (az.lockedCommands ?? []).some((lock) => lock.command.every((word, i) => command[i] === word) && !lock.except.includes(command[lock.command.length] ?? ""));
+  const rows = (az.grammar.fileWrites ?? []).filter(
+    (row): row is FileWriteSpec & { option: string; short: string } => row.short !== undefined && !locked(row.command),
+  );
 
   /** A real grants file holding a prefix grant for each first word and each parent path of a writing command. */
   async function prefixGrants(): Promise<GrantStore> {
@@ -118,6 +123,15 @@ describe("P10 every spelling of an az file write is held under a broad rule and 
     if (form === "long=") return [`${row.option}=${AZURE}`];
     return form === "prefix" ? [prefix, AZURE] : [`${prefix}=${AZURE}`];
   }
+
+  it("a writer under a locked command is refused before any rule, in the same spellings", () => {
+    const lockedRows = (az.grammar.fileWrites ?? []).filter((row) => row.short !== undefined && locked(row.command));
+    for (const row of lockedRows) {
+      for (const write of [[row.short as string, AZURE], [`${row.short as string}${AZURE}`], [`--${(row.option as string).slice(2)}=${AZURE}`]]) {
+        expect(decide(["/.*/"], [...row.command, ...write]).decision.result, [...row.command, ...write].join(" ")).toBe("deny");
+      }
+    }
+  });
 
   it("held: unresolved with the hold, and no prefix grant shorter than the command path fits", async () => {
     const store = await prefixGrants();
