@@ -5,7 +5,8 @@
  * `…/answer` (POSTs). `/a/<id>/<secret>` opens it once: the request that
  * consumes the one-time secret gets the page's session cookie
  * (page-session.ts) and a redirect to the page; a second one is told the page
- * was already opened in another browser and gets nothing. Every other request
+ * was already opened in another browser and gets nothing, and every session of
+ * the page ends (the link leaked: only the terminal answers). Every other request
  * needs the cookie. Every request must carry `Host: 127.0.0.1:<port>` or
  * `localhost:<port>`; a POST must also come from the same origin with the
  * page's CSRF token, as JSON. An allowing answer is refused unless the same
@@ -127,9 +128,12 @@ export class ApprovalPageServer {
     // The browser that consumed it, opening the link again, just goes back to its page.
     if (sessionOf(request, entry.sessions) !== undefined) return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: page } };
     if (!entry.consumed.has(pageSecretDigest(secret))) return text(404, "no such approval");
+    // Two browsers had the link: one of them read it from somewhere it leaked (the opener's argv). Which one
+    // came first is unknowable here, so no page answers any more; the terminal still does.
+    entry.sessions.length = 0;
     return text(
       410,
-      `This approval page was already opened in another browser, so this link no longer opens it. If that was not you, deny the call: torii approvals deny ${id}`,
+      `This approval page was already opened in another browser, so no page answers it any more. Answer from the terminal: torii approvals deny ${id} (or approve it, if the other browser was yours)`,
     );
   }
 

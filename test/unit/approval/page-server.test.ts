@@ -79,13 +79,24 @@ describe("the one-time link", () => {
     expect(cookie).toMatch(/^torii_session=[A-Za-z0-9_-]{43}$/);
     const record = approval.store.read(ID);
     expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([]);
+    // The browser holding the session, opening the link again, just goes back to its page.
+    expect((await approval.get(approval.link, cookie)).headers.location).toBe(approval.base);
+    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}</p>`);
     const second = await approval.get(approval.link);
     expect(second.status).toBe(410);
     expect(second.body).toMatch(/already opened in another browser.*torii approvals deny 0123456789abcdef/);
     expect(second.headers["set-cookie"]).toBeUndefined();
-    // The browser holding the session, opening the link again, just goes back to its page.
-    expect((await approval.get(approval.link, cookie)).headers.location).toBe(approval.base);
-    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}</p>`);
+  });
+
+  test("a used link opened by a second browser ends every session: the first one, maybe the reader of a leaked link, can no longer answer", async () => {
+    const approval = await servedApproval();
+    const cookie = await opened(approval);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    expect((await approval.get(approval.link)).status).toBe(410);
+    approval.clock.now += SERVER_HOLD_MS;
+    expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, cookie)).status).toBe(403);
+    expect((await approval.get(approval.base, cookie)).status).toBe(403);
+    expect(approval.answers).toEqual([]);
   });
 
   test("without the session cookie the page, its script, its hold and its answer are refused", async () => {
