@@ -54,6 +54,20 @@ async function openArmed(url: string): Promise<Page> {
 }
 
 /** Holds the pointer down on `name` until the page reports its answer. */
+/** The CSRF token the page's HTML carries. */
+async function csrfOf(page: Page): Promise<string> {
+  return (await page.locator('meta[name="torii-csrf"]').getAttribute("content")) ?? "";
+}
+
+/** The status of a Deny answer POSTed from inside `page` (its cookies, its origin). */
+function denyFrom(page: Page, target: string, csrf: string): Promise<number> {
+  return page.evaluate(
+    async ([url, token]) =>
+      (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "deny", csrf: token }) })).status,
+    [target, csrf] as const,
+  );
+}
+
 async function holdButton(page: Page, name: string | RegExp): Promise<void> {
   await page.getByRole("button", { name, exact: typeof name === "string" }).hover();
   await page.mouse.down();
@@ -283,27 +297,13 @@ describe("security of the page", () => {
       expect(await intruder.locator("body").textContent()).toContain("already opened in another browser");
       expect(await intruder.locator("button").count()).toBe(0);
       expect((await intruder.goto(new URL(base, url).href))?.status()).toBe(403);
-      const csrf = (await page.locator('meta[name="torii-csrf"]').getAttribute("content")) ?? "";
-      const answered = await intruder.evaluate(
-        async ([target, token]) =>
-          (await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "deny", csrf: token }) }))
-            .status,
-        [`${base}/answer`, csrf] as const,
-      );
-      expect(answered).toBe(403);
+      expect(await denyFrom(intruder, `${base}/answer`, await csrfOf(page))).toBe(403);
     } finally {
       await intruder.close();
     }
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     // Which browser read a leaked link is unknowable: after a second open no page answers, the first one's neither.
-    const csrf = (await page.locator('meta[name="torii-csrf"]').getAttribute("content")) ?? "";
-    const fromFirst = await page.evaluate(
-      async ([target, token]) =>
-        (await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "deny", csrf: token }) }))
-          .status,
-      [`${base}/answer`, csrf] as const,
-    );
-    expect(fromFirst).toBe(403);
+    expect(await denyFrom(page, `${base}/answer`, await csrfOf(page))).toBe(403);
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: root })).status).toBe(0);
     expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
