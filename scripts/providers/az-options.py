@@ -140,6 +140,10 @@ def main():
         "  # prefixes `--id`, `--i`) naming a subscription is refused; name resources by group and name.",
         "  locked_command_options:",
         "    - {command: [], options: [--ids], value_contains: subscriptions/}",
+        "  # `--scope /` is the tenant root, above every subscription (role and policy assignments):",
+        "  # a scope is a path, so any `--scope` holding `/` is refused (subscription and management",
+        "  # group scopes are refused by targeting.locked_values already).",
+        "    - {command: [], options: [--scope], value_contains: /, why: \"a scope path reaches the tenant root or other subscriptions; name resources by group and name\"}",
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

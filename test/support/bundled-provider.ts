@@ -6,17 +6,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { effectiveLockedOptions } from "../../src/config/locked-floor.js";
-import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../src/config/provider-schema.js";
 import { compilePolicy, type CompiledPolicy } from "../../src/policy/compile.js";
 import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../src/policy/types.js";
+import { bundledPolicyContext } from "./policy-helpers.js";
 
-/** The bundled provider `name`'s policy context. */
+/** The bundled provider `name`'s policy context, as the registry builds it (policy-helpers.ts). */
 export function bundledContext(name: string): ProviderPolicyContext {
-  const file = fileURLToPath(new URL(`../../providers/${name}/provider.yaml`, import.meta.url));
-  const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
-  return { tool: name, grammar: toGrammarSpec(config), lockedOptions: effectiveLockedOptions(config), settings: toPolicySettings(config) };
+  return bundledPolicyContext(name);
 }
 
 /** The bundled provider `name`'s read-only preset (providers/<name>/presets/readonly.yaml), compiled as shared rules. */

@@ -44,6 +44,14 @@ describe("az: a full resource ID names a subscription, whatever option carries i
   });
 
   it.each([
+    ["role", "assignment", "list", "--scope", "/"],
+    ["role", "assignment", "create", "--assignee", "a", "--role", "Owner", "--scope=/"],
+    ["policy", "assignment", "list", "--sco", "/"],
+  ])("az %j (the tenant root, above every subscription) is refused as --scope", (...argv) => {
+    expect(decide(az, argv)).toMatchObject({ result: "deny", source: "locked-option", option: "--scope" });
+  });
+
+  it.each([
     ["role", "assignment", "list", "-g", "g"],
     ["tag", "list", "--resource-group", "g"],
     ["monitor", "metrics", "list", "--resource", "v", "-g", "g", "--resource-type", "Microsoft.Compute/virtualMachines"],
