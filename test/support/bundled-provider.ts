@@ -1,27 +1,21 @@
 /**
- * The policy context of a bundled provider (providers/<name>/provider.yaml), as
- * the registry builds it: its grammar, locked options and settings; and its
- * read-only preset compiled against it.
+ * A bundled provider's read-only preset (providers/<name>/presets/readonly.yaml)
+ * compiled against its policy context as the registry builds it
+ * (policy-helpers.ts `bundledPolicyContext`).
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { compilePolicy, type CompiledPolicy } from "../../src/policy/compile.js";
 import { evaluatePolicy } from "../../src/policy/evaluate.js";
-import type { ProviderPolicyContext } from "../../src/policy/types.js";
 import { bundledPolicyContext } from "./policy-helpers.js";
-
-/** The bundled provider `name`'s policy context, as the registry builds it (policy-helpers.ts). */
-export function bundledContext(name: string): ProviderPolicyContext {
-  return bundledPolicyContext(name);
-}
 
 /** The bundled provider `name`'s read-only preset (providers/<name>/presets/readonly.yaml), compiled as shared rules. */
 export function readonlyPresetPolicy(name: string): CompiledPolicy {
   const file = fileURLToPath(new URL(`../../providers/${name}/presets/readonly.yaml`, import.meta.url));
   const rules = parse(readFileSync(file, "utf8")) as { deny: string[]; accept: string[] };
   const specs = (list: readonly string[]) => list.map((text, i) => ({ text, origin: `${name}/presets/readonly.yaml#${String(i)}` }));
-  return compilePolicy(bundledContext(name), { shared: { deny: specs(rules.deny), accept: specs(rules.accept) } });
+  return compilePolicy(bundledPolicyContext(name), { shared: { deny: specs(rules.deny), accept: specs(rules.accept) } });
 }
 
 /** A decider over the bundled read-only preset of `name`: the decision's result for an argv (a preset that does not compile throws). */

@@ -10,8 +10,7 @@ import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { exactPattern, exactRuleTexts } from "../../../src/policy/exact-pattern.js";
 import { exactAcceptRule } from "../../../src/policy/exact-rule.js";
-import { bundledContext } from "../../support/bundled-provider.js";
-import { ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
 describe("exactRuleTexts", () => {
   it("reads back every text exactPattern writes, pattern syntax included", () => {
@@ -46,7 +45,7 @@ describe("exactRuleTexts", () => {
 });
 
 describe("an exact rule names the file-writing call it was made for", () => {
-  const aws = bundledContext("aws");
+  const aws = bundledPolicyContext("aws");
   const call = ["iot-data", "get-thing-shadow", "--thing-name", "t", "out.json"];
   const decide = (accept: string, argv: readonly string[]) => evaluatePolicy(compilePolicy(aws, { shared: ruleList([], [accept]) }), argv).decision.result;
 
@@ -63,7 +62,7 @@ describe("an exact rule names the file-writing call it was made for", () => {
 });
 
 describe("an exact rule matches only calls whose tokens it can delimit", () => {
-  const aws = bundledContext("aws");
+  const aws = bundledPolicyContext("aws");
   const call = ["s3api", "get-object", "--bucket", "b", "--key", "k", "out.json"];
   const decide = (accept: string, argv: readonly string[]) => evaluatePolicy(compilePolicy(aws, { shared: ruleList([], [accept]) }), argv).decision.result;
 

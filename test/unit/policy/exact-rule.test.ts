@@ -11,13 +11,12 @@ import { compilePolicy, type CompiledPolicy } from "../../../src/policy/compile.
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { exactAcceptRule } from "../../../src/policy/exact-rule.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
-import { bundledContext } from "../../support/bundled-provider.js";
 import { context } from "../../support/grammars.js";
 import { argvArb, GRAMMAR_NAMES, GRAMMARS } from "../../support/policy-arbitraries.js";
-import { ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
-const kubectl = bundledContext("kubectl");
-const aws = bundledContext("aws");
+const kubectl = bundledPolicyContext("kubectl");
+const aws = bundledPolicyContext("aws");
 
 function ruleFor(ctx: ProviderPolicyContext, argv: readonly string[]): string {
   const offered = exactAcceptRule(compilePolicy(ctx, { shared: ruleList() }), argv);

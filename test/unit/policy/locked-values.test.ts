@@ -11,17 +11,16 @@ import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
-import { bundledContext } from "../../support/bundled-provider.js";
-import { ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
 function decide(ctx: ProviderPolicyContext, argv: readonly string[]) {
   return evaluatePolicy(compilePolicy(ctx, { shared: ruleList([], ["/.*/"]) }), argv).decision;
 }
 
-const az = bundledContext("az");
-const gcloud = bundledContext("gcloud");
-const aws = bundledContext("aws");
-const kubectl = bundledContext("kubectl");
+const az = bundledPolicyContext("az");
+const gcloud = bundledPolicyContext("gcloud");
+const aws = bundledPolicyContext("aws");
+const kubectl = bundledPolicyContext("kubectl");
 
 describe("az: a full resource ID names a subscription, whatever option carries it", () => {
   it.each([
