@@ -35,7 +35,7 @@ export function createApprover(options: {
   readonly rules?: RuleEditor;
 }): ApproverSetup {
   if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };
-  const page = new ApprovalPageServer();
+  const page = new ApprovalPageServer({ settleMs: options.settings.approvalSettleSeconds * 1000 });
   const approver = new PageApprover({
     root: options.root,
     settings: options.settings,

@@ -74,7 +74,8 @@ export class PageApprover implements Approver {
       return await this.pose(
         request.signal,
         (_id, expiresAt) => ({
-          render: (base, csrf) => renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, base, csrf),
+          render: (base, csrf, settleMs) =>
+            renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, base, csrf, settleMs),
           record: {
             kind: "lease",
             tool: provider.tool,
@@ -109,7 +110,7 @@ export class PageApprover implements Approver {
       (id, expiresAt) => {
         const model = this.modelOf(id, request, expiresAt);
         return {
-          render: (base, csrf) => renderPage(model, base, csrf),
+          render: (base, csrf, settleMs) => renderPage(model, base, csrf, settleMs),
           record: {
             kind: "call",
             tool: provider.tool,
@@ -130,7 +131,7 @@ export class PageApprover implements Approver {
    */
   private async pose<T>(
     signal: AbortSignal,
-    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string) => string; record: PendingFields },
+    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string, settleMs: number) => string; record: PendingFields },
     settle: (end: ApprovalRecord | "timeout" | "aborted", record: ApprovalRecord) => Promise<T>,
   ): Promise<T> {
     const id = randomBytes(8).toString("hex");
@@ -141,7 +142,7 @@ export class PageApprover implements Approver {
     const page = await this.deps.page.add({
       id,
       csrf,
-      render: (base) => render(base, csrf),
+      render: (base, settleMs) => render(base, csrf, settleMs),
       consume: (secret) => this.store.consumePageSecret(id, secret),
       answer: (answer) => this.answerFromPage(id, answer),
     });

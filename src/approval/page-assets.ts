@@ -5,9 +5,10 @@
  *
  * The script implements press-and-hold: an allowing button does nothing on a
  * click; it must be held (pointer, or Space/Enter on the focused button) for
- * HOLD_MS, and only once ARM_MS have passed since the page appeared, so a
- * click that was meant for another window, or a key already down, cannot
- * approve. Releasing, leaving the button, losing focus or hiding the page
+ * HOLD_MS, and only once ARM_MS have passed since the page appeared (and
+ * the server's settle period, given in the page's `torii-settle-ms` meta
+ * tag, is over), so a click that was meant for another window, or a key
+ * already down, cannot approve. Releasing, leaving the button, losing focus or hiding the page
  * resets the hold. Deny is a plain click. A hold that starts tells the server
  * (`…/hold`, with the session cookie), and the server refuses an allowing
  * answer sooner than SERVER_HOLD_MS after that request, so the hold is timed
@@ -25,8 +26,9 @@ export const PAGE_JS = `"use strict";
 (function () {
   var HOLD_MS = ${HOLD_MS}, ARM_MS = ${ARM_MS};
   var csrf = document.querySelector('meta[name="torii-csrf"]').getAttribute("content");
+  var settleMs = Number(document.querySelector('meta[name="torii-settle-ms"]').getAttribute("content")) || 0;
   var status = document.getElementById("status");
-  var armedAt = performance.now() + ARM_MS;
+  var armedAt = performance.now() + Math.max(ARM_MS, settleMs);
   var finished = false;
   var holds = [];
 
@@ -89,7 +91,7 @@ export const PAGE_JS = `"use strict";
     }
     function start() {
       if (button.disabled || finished || started !== null) return;
-      if (performance.now() < armedAt) { setStatus("Not yet: the buttons wake a moment after the page appears."); return; }
+      if (performance.now() < armedAt) { setStatus("Not yet: the allowing buttons wake a moment after the page appears."); return; }
       started = performance.now();
       // The server times the hold from this request; an answer it has not seen a hold for is refused.
       post("/hold", { csrf: csrf }).catch(function () { return undefined; });
@@ -118,15 +120,24 @@ export const PAGE_JS = `"use strict";
   document.addEventListener("visibilitychange", function () {
     if (document.hidden) {
       holds.forEach(function (reset) { reset(); });
-      armedAt = performance.now() + ARM_MS;
+      armedAt = Math.max(armedAt, performance.now() + ARM_MS);
       document.body.removeAttribute("data-armed");
-      setTimeout(function () { document.body.setAttribute("data-armed", "yes"); }, ARM_MS);
+      armWhenDue();
     }
   });
+  // The buttons wake when the page has been visible ARM_MS and the server's settle period is over.
+  function armWhenDue() {
+    var left = armedAt - performance.now();
+    if (left > 0) { setTimeout(armWhenDue, Math.min(left, 1000)); }
+    else if (!finished) { document.body.setAttribute("data-armed", "yes"); if (settleMs > ARM_MS) setStatus(""); }
+    if (left > 0 && settleMs > ARM_MS) {
+      setStatus("Allowing answers wake in " + Math.ceil(left / 1000) + " s: if another browser opens this page's link meanwhile, this page stops answering (use the terminal).");
+    }
+  }
   var minutes = document.getElementById("minutes");
   minutes.addEventListener("input", function () { document.getElementById("minutes-shown").textContent = minutes.value; });
   document.body.setAttribute("data-ready", "yes");
-  setTimeout(function () { if (performance.now() >= armedAt) document.body.setAttribute("data-armed", "yes"); }, ARM_MS);
+  armWhenDue();
 })();
 `;
 

@@ -51,14 +51,19 @@ function ruleOffer(offer: RuleOffer): string {
 <button type="button" class="hold${offer.effect === "deny" ? " danger" : ""}" data-choice="rule-${offer.effect}"${disabled}>${name}</button></div>`;
 }
 
-/** The document's start up to `</head>`: the CSRF token, the title, and the page's own style sheet and script. */
-export function pageHead(title: string, base: string, csrf: string): string {
+/**
+ * The document's start up to `</head>`: the CSRF token, how long the page
+ * still settles before its allowing buttons wake (page-server.ts), the title,
+ * and the page's own style sheet and script.
+ */
+export function pageHead(title: string, base: string, csrf: string, settleMs: number): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="torii-csrf" content="${escapeHtml(csrf)}">
+<meta name="torii-settle-ms" content="${Math.max(0, Math.ceil(settleMs))}">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${base}/page.css">
 <script src="${base}/page.js" defer></script>
@@ -66,8 +71,8 @@ export function pageHead(title: string, base: string, csrf: string): string {
 `;
 }
 
-/** The whole page for one pending approval. `base` is its path (`/a/<id>/<secret>`), `csrf` its per-page token. */
-export function renderPage(model: PageModel, base: string, csrf: string): string {
+/** The whole page for one pending approval. `base` is its path (`/a/<id>`), `csrf` its per-page token, `settleMs` what is left of its settle period. */
+export function renderPage(model: PageModel, base: string, csrf: string, settleMs: number): string {
   const { grants } = model;
   const tokens = model.tokens.map((token, index) => `<li><span class="index">${index + 1}</span><code>${visibleToken(token)}</code></li>`).join("");
   const boundary = model.tokens
@@ -87,7 +92,7 @@ export function renderPage(model: PageModel, base: string, csrf: string): string
       ? "<p>The agent gave no description.</p>"
       : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
   const title = `Torii: approve ${model.tool}${model.target === undefined ? "" : ` on ${model.target}`}?`;
-  return `${pageHead(title, base, csrf)}<body>
+  return `${pageHead(title, base, csrf, settleMs)}<body>
 <main>
 <h1>${escapeHtml(title)}</h1>
 <p class="expires">No rule or grant decides this call. Unanswered by <time>${escapeHtml(model.expiresAt)}</time>, it is denied.</p>

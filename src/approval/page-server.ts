@@ -10,8 +10,13 @@
  * needs the cookie. Every request must carry `Host: 127.0.0.1:<port>` or
  * `localhost:<port>`; a POST must also come from the same origin with the
  * page's CSRF token, as JSON. An allowing answer is refused unless the same
- * session's "hold started" request came at least SERVER_HOLD_MS before it.
- * Refusals say little (404 for a wrong id or secret alike).
+ * session's "hold started" request came at least SERVER_HOLD_MS before it, and
+ * until the session has settled: `settleMs` after the link was opened. The
+ * settle period is what makes the second-open rule bite: a process that read
+ * the link from the browser's arguments and opened it first cannot allow
+ * anything before the operator's browser, starting within that period, opens
+ * the link too and so ends every session. Refusals say little (404 for a
+ * wrong id or secret alike).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,12 +26,13 @@ import { newSession, sessionCookie, sessionOf, type PageSession } from "./page-s
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { hostAllowed } from "./request-guard.js";
 import { pageSecretDigest } from "../state/page-secret.js";
+import { DEFAULT_SETTINGS } from "../config/settings.js";
 
 export interface PageRegistration {
   readonly id: string;
   readonly csrf: string;
-  /** The page's HTML for its base path (`/a/<id>`). */
-  readonly render: (base: string) => string;
+  /** The page's HTML for its base path (`/a/<id>`), `settleMs` before its allowing buttons may wake. */
+  readonly render: (base: string, settleMs: number) => string;
   /** Consumes a one-time secret (state/approval-store.ts `consumePageSecret`): true once per secret minted for this page. */
   readonly consume: (secret: string) => Promise<boolean>;
   /** Applies a validated answer; returns the HTTP status and the message the page shows. */
@@ -47,7 +53,14 @@ export class ApprovalPageServer {
   private port: Promise<number> | undefined;
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  private readonly now: () => number;
+  private readonly settleMs: number;
+
+  /** `settleMs`: approval.settle_seconds in ms; `now`: the clock (tests control it). */
+  constructor(options: { readonly settleMs?: number; readonly now?: () => number } = {}) {
+    this.now = options.now ?? (() => Date.now());
+    this.settleMs = options.settleMs ?? DEFAULT_SETTINGS.approvalSettleSeconds * 1000;
+  }
 
   /** Registers an approval's page and returns its URL without a secret, `http://127.0.0.1:<port>/a/<id>` (starting the server if needed). */
   async add(registration: PageRegistration): Promise<string> {
@@ -113,14 +126,14 @@ export class ApprovalPageServer {
     if (request.method !== "GET") return text(405, "GET only");
     if (part === "page.js") return { status: 200, type: "text/javascript; charset=utf-8", body: PAGE_JS };
     if (part === "page.css") return { status: 200, type: "text/css; charset=utf-8", body: PAGE_CSS };
-    return { status: 200, type: "text/html; charset=utf-8", body: entry.registration.render(`/a/${id}`) };
+    return { status: 200, type: "text/html; charset=utf-8", body: entry.registration.render(`/a/${id}`, this.settleLeft(session)) };
   }
 
   /** The one-time link: consumes the secret and starts a session, or says the page was opened elsewhere. */
   private async open(request: IncomingMessage, entry: Entry, id: string, secret: string): Promise<Reply> {
     const page = `/a/${id}`;
     if (await entry.registration.consume(secret)) {
-      const session = newSession();
+      const session = newSession(this.now());
       entry.sessions.push(session);
       entry.consumed.add(pageSecretDigest(secret));
       return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: page, "Set-Cookie": sessionCookie(session, id) } };
@@ -135,6 +148,11 @@ export class ApprovalPageServer {
       410,
       `This approval page was already opened in another browser, so no page answers it any more. Answer from the terminal: torii approvals deny ${id} (or approve it, if the other browser was yours)`,
     );
+  }
+
+  /** How long `session` still settles before it may allow, in ms (0 once settled). */
+  private settleLeft(session: PageSession): number {
+    return Math.max(0, session.openedAt + this.settleMs - this.now());
   }
 
   /** The session's "hold started" request: the hold of an allowing answer is timed from here, by the server's clock. */
@@ -153,8 +171,15 @@ export class ApprovalPageServer {
     if (!result.success) return json(400, "refused: not a valid answer");
     const started = session.holdStartedAt;
     session.holdStartedAt = undefined; // one hold, one answer
-    if (needsHold(result.data.choice) && (started === undefined || this.now() - started < SERVER_HOLD_MS)) {
-      return json(403, "refused: an allowing answer needs the press-and-hold on the page");
+    if (needsHold(result.data.choice)) {
+      const settling = this.settleLeft(session);
+      if (settling > 0) {
+        return json(
+          425,
+          `refused: allowing answers wait ${Math.ceil(this.settleMs / 1000)} s after the link is opened, so that another browser opening the same link is noticed first; try again in ${Math.ceil(settling / 1000)} s`,
+        );
+      }
+      if (started === undefined || this.now() - started < SERVER_HOLD_MS) return json(403, "refused: an allowing answer needs the press-and-hold on the page");
     }
     const outcome = await entry.registration.answer(result.data);
     return json(outcome.status, outcome.message);

@@ -16,13 +16,15 @@ export const SESSION_COOKIE = "torii_session";
 
 export interface PageSession {
   readonly token: string;
+  /** When the one-time link that started this session was consumed (server clock): its settle period starts here. */
+  readonly openedAt: number;
   /** When this session's "hold started" request arrived (server clock), if a hold is under way. */
   holdStartedAt?: number | undefined;
 }
 
-/** A new session for one browser. */
-export function newSession(): PageSession {
-  return { token: randomBytes(32).toString("base64url") };
+/** A new session for one browser, opened at `openedAt` (server clock, ms). */
+export function newSession(openedAt: number): PageSession {
+  return { token: randomBytes(32).toString("base64url"), openedAt };
 }
 
 /** The Set-Cookie header value for `session` on the page of approval `id`. */

@@ -27,6 +27,12 @@ export interface Settings {
   readonly approvalMode: "page" | "off";
   /** How long a pending approval waits for the operator, in seconds; then the call is denied (`approval-timeout`). */
   readonly approvalTimeoutSeconds: number;
+  /**
+   * How long after the approval page's one-time link is opened its allowing
+   * answers wait, in seconds, so that a second browser holding the same link
+   * (one that read it from the opener's arguments) is noticed first.
+   */
+  readonly approvalSettleSeconds: number;
 }
 
 /** The settings in force when `settings.yaml` is absent or leaves a field out. */
@@ -39,6 +45,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   maxMessageBytes: 1_048_576,
   approvalMode: "page",
   approvalTimeoutSeconds: 120,
+  approvalSettleSeconds: 5,
 });
 
 const GIB = 1024 * 1024 * 1024;
@@ -57,8 +64,13 @@ export const settingsFileSchema = z.strictObject({
     .strictObject({
       mode: z.enum(["page", "off"]).default(DEFAULT_SETTINGS.approvalMode),
       timeout_seconds: intInRange(1, 86_400).default(DEFAULT_SETTINGS.approvalTimeoutSeconds),
+      settle_seconds: intInRange(0, 60).default(DEFAULT_SETTINGS.approvalSettleSeconds),
     })
-    .default({ mode: DEFAULT_SETTINGS.approvalMode, timeout_seconds: DEFAULT_SETTINGS.approvalTimeoutSeconds }),
+    .default({
+      mode: DEFAULT_SETTINGS.approvalMode,
+      timeout_seconds: DEFAULT_SETTINGS.approvalTimeoutSeconds,
+      settle_seconds: DEFAULT_SETTINGS.approvalSettleSeconds,
+    }),
 });
 
 /**
@@ -83,5 +95,6 @@ export function loadSettings(root: string, trust: ConfigTrust = configTrust(root
     maxMessageBytes: value.max_message_bytes,
     approvalMode: value.approval.mode,
     approvalTimeoutSeconds: value.approval.timeout_seconds,
+    approvalSettleSeconds: value.approval.settle_seconds,
   };
 }

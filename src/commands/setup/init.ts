@@ -28,6 +28,9 @@ max_message_bytes: ${DEFAULT_SETTINGS.maxMessageBytes}
 approval:
   mode: ${DEFAULT_SETTINGS.approvalMode}
   timeout_seconds: ${DEFAULT_SETTINGS.approvalTimeoutSeconds}
+  # Seconds after the page's one-time link is opened before it takes an allowing
+  # answer, so a second browser that read the same link is noticed first (0..60).
+  settle_seconds: ${DEFAULT_SETTINGS.approvalSettleSeconds}
 `;
 
 /** Writes `file` only when it does not exist yet; returns whether it did. */

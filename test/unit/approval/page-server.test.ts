@@ -1,8 +1,9 @@
 /**
  * The approval page server over real HTTP with a real pending file and a
  * controlled clock: the one-time link opens one browser session, a second
- * GET gets nothing, nothing but the session answers, and an allowing answer
- * is timed from the session's "hold started" request, not from the page.
+ * GET gets nothing, nothing but the session answers, an allowing answer
+ * is timed from the session's "hold started" request, not from the page, and
+ * waits out the settle period after the link was opened.
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -11,12 +12,15 @@ import { afterEach, describe, expect, test } from "vitest";
 import { SERVER_HOLD_MS } from "../../../src/approval/page-assets.js";
 import type { PageAnswer } from "../../../src/approval/page-model.js";
 import { ApprovalPageServer } from "../../../src/approval/page-server.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { ApprovalStore } from "../../../src/state/approval-store.js";
 import { newPageSecret, pageSecretDigest } from "../../../src/state/page-secret.js";
 import { rawRequest } from "../../support/http-request.js";
 
 const ID = "0123456789abcdef";
 const CSRF = "csrf-token-of-this-page";
+/** The production default settle period. */
+const SETTLE_MS = DEFAULT_SETTINGS.approvalSettleSeconds * 1000;
 let server: ApprovalPageServer | undefined;
 
 afterEach(async () => {
@@ -28,11 +32,11 @@ async function servedApproval() {
   const clock = { now: 1_000_000 };
   const store = new ApprovalStore(mkdtempSync(path.join(os.tmpdir(), "torii-page-")));
   const answers: PageAnswer[] = [];
-  server = new ApprovalPageServer(() => clock.now);
+  server = new ApprovalPageServer({ now: () => clock.now, settleMs: SETTLE_MS });
   const page = await server.add({
     id: ID,
     csrf: CSRF,
-    render: (base) => `<p>page at ${base}</p>`,
+    render: (base, settleMs) => `<p>page at ${base}, settling ${settleMs}</p>`,
     consume: (secret) => store.consumePageSecret(ID, secret),
     answer: (answer) => {
       answers.push(answer);
@@ -81,7 +85,7 @@ describe("the one-time link", () => {
     expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([]);
     // The browser holding the session, opening the link again, just goes back to its page.
     expect((await approval.get(approval.link, cookie)).headers.location).toBe(approval.base);
-    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}</p>`);
+    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}, settling ${SETTLE_MS}</p>`);
     const second = await approval.get(approval.link);
     expect(second.status).toBe(410);
     expect(second.body).toMatch(/already opened in another browser.*torii approvals deny 0123456789abcdef/);
@@ -137,10 +141,48 @@ describe("the hold is timed from the session's hold request", () => {
     expect(approval.answers).toEqual([{ choice: "once", csrf: CSRF }]);
   });
 
-  test("Deny needs no hold, but still the session", async () => {
+  test("Deny needs no hold and does not wait for the settle period, but still needs the session", async () => {
     const approval = await servedApproval();
     const cookie = await opened(approval);
     expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, cookie)).status).toBe(200);
     expect(approval.answers).toEqual([{ choice: "deny", csrf: CSRF }]);
+  });
+});
+
+describe("the settle period after the link is opened", () => {
+  test("an allowing answer is refused until the settle period after the link was opened is over, however long the hold; the page is told what is left", async () => {
+    expect(SETTLE_MS).toBeGreaterThan(SERVER_HOLD_MS);
+    const approval = await servedApproval();
+    const cookie = await opened(approval);
+    approval.clock.now += 1_000;
+    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}, settling ${SETTLE_MS - 1_000}</p>`);
+    const answer = (choice: "once" | "deny") => approval.post(`${approval.base}/answer`, { choice, csrf: CSRF }, cookie);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    approval.clock.now += SETTLE_MS - 1_000 - 1;
+    const early = await answer("once");
+    expect(early.status).toBe(425);
+    expect(JSON.parse(early.body)).toEqual({ message: expect.stringMatching(/wait 5 s after the link is opened.*try again in 1 s/) as unknown });
+    expect(approval.answers).toEqual([]);
+    approval.clock.now += 1;
+    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}, settling 0</p>`);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    approval.clock.now += SERVER_HOLD_MS;
+    expect((await answer("once")).status).toBe(200);
+    expect(approval.answers).toEqual([{ choice: "once", csrf: CSRF }]);
+  });
+
+  test("a reader of a leaked link who opens it first cannot allow before the operator's browser, opening it within the settle period, ends its session", async () => {
+    const approval = await servedApproval();
+    const reader = await opened(approval);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, reader)).status).toBe(200);
+    approval.clock.now += SERVER_HOLD_MS;
+    // What won before the settle period: a 0.9 s hold, before a slow browser started.
+    expect((await approval.post(`${approval.base}/answer`, { choice: "rule-accept", csrf: CSRF }, reader)).status).toBe(425);
+    approval.clock.now += SETTLE_MS - SERVER_HOLD_MS - 100;
+    expect((await approval.get(approval.link)).status).toBe(410); // the operator's browser, late
+    approval.clock.now += 100;
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, reader)).status).toBe(403);
+    expect((await approval.post(`${approval.base}/answer`, { choice: "rule-accept", csrf: CSRF }, reader)).status).toBe(403);
+    expect(approval.answers).toEqual([]);
   });
 });

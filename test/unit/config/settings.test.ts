@@ -20,6 +20,7 @@ describe("loadSettings", () => {
       maxMessageBytes: 1_048_576,
       approvalMode: "page",
       approvalTimeoutSeconds: 120,
+      approvalSettleSeconds: 5,
     });
     expect(loadSettings(tempDir())).toEqual(DEFAULT_SETTINGS);
   });
@@ -39,6 +40,7 @@ describe("loadSettings", () => {
         "max_message_bytes: 4096",
         "approval:",
         "  timeout_seconds: 9",
+        "  settle_seconds: 0",
       ),
     );
     expect(loadSettings(root)).toEqual({
@@ -50,6 +52,7 @@ describe("loadSettings", () => {
       maxMessageBytes: 4096,
       approvalMode: "page",
       approvalTimeoutSeconds: 9,
+      approvalSettleSeconds: 0,
     });
   });
 
@@ -83,6 +86,11 @@ describe("loadSettings", () => {
   it.each([1023, 64 * 1024 * 1024 + 1, 4096.5])("refuses max_message_bytes: %s out of 1 KiB .. 64 MiB", (value) => {
     const { root, file } = rootWithSettings(yaml(`max_message_bytes: ${String(value)}`));
     expectConfigErrorAt(() => loadSettings(root), file, 1, 20, /max_message_bytes: must be a whole number from 1024 to 67108864/);
+  });
+
+  it("refuses approval.settle_seconds above 60 at the value", () => {
+    const { root, file } = rootWithSettings(yaml("approval:", "  settle_seconds: 61"));
+    expectConfigErrorAt(() => loadSettings(root), file, 2, 19, /settle_seconds: must be a whole number from 0 to 60/);
   });
 
   it("accepts the bounds", () => {
