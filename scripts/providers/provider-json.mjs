@@ -2,7 +2,7 @@
 // Writes providers/<name>/provider.generated.json: the data of provider.yaml as
 // JSON, with the SHA-256 of the provider.yaml text it was made from. The server
 // reads it instead of parsing the YAML while the hash matches
-// (src/config/provider-json.ts); check-providers.mjs fails when it is stale.
+// (src/config/provider-json.ts); test/unit/config/provider-json.test.ts fails when it is stale.
 //
 //   node scripts/providers/provider-json.mjs --write     # every bundled provider
 //   node scripts/providers/provider-json.mjs --check     # exit 1 when one is missing or stale

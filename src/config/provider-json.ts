@@ -7,7 +7,7 @@
  * while its hash matches the YAML text read at start-up, and its content is
  * validated by the same schema; a missing, stale or malformed JSON is ignored
  * and the YAML is parsed instead. scripts/providers/provider-json.mjs writes
- * it; scripts/providers/check-providers.mjs checks it is current.
+ * it; `provider-json.mjs --check` and test/unit/config/provider-json.test.ts check it is current.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";

@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { loadRegistry } from "../../src/config/registry.js";
+import { parseRulesFile } from "../../src/config/rules-file.js";
 import { PolicyCache } from "../../src/pipeline/policy-cache.js";
 import { explainWith } from "../../src/policy/explain.js";
 import { runCli } from "../support/run-cli.js";
@@ -36,6 +37,16 @@ describe("bundled providers load and their presets decide as documented", () => 
   test("the registry loads all four bundled providers", () => {
     const registry = loadRegistry(root);
     expect([...registry.providers.keys()].sort()).toEqual(["aws", "az", "gcloud", "kubectl"]);
+  });
+
+  test("each package ships empty base rules (an installed provider starts at default deny) and an ASCII provider.yaml", () => {
+    for (const name of PROVIDERS) {
+      const rules = path.join(repo, "providers", name, "rules.yaml");
+      expect(parseRulesFile(rules, readFileSync(rules, "utf8")), rules).toEqual({ deny: [], accept: [] });
+      // Tab, newline and carriage return are the only control characters; nothing outside ASCII can hide a look-alike.
+      // eslint-disable-next-line no-control-regex
+      expect(readFileSync(path.join(repo, "providers", name, "provider.yaml"), "utf8"), name).toMatch(/^[\x09\x0a\x0d\x20-\x7e]*$/);
+    }
   });
 
   for (const name of PROVIDERS) {
