@@ -66,7 +66,9 @@ function isPrefix(prefix: readonly string[], tokens: readonly string[], anyObjec
  * Deny rules pass the provider's scope options (`--namespace` → `--all-namespaces`):
  * a call that does not give one acts where a default the broker cannot see
  * says (the kubeconfig's namespace), and a call with an "every" option acts
- * everywhere, so both are read as giving the rule's value (fail closed).
+ * everywhere, so both are read as giving the rule's value (fail closed). An
+ * empty value (`-n ""`, `--namespace=`) names nothing: kubectl falls back to
+ * the same default as when the option is absent.
  */
 function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
   const available = [...argvOptions];
@@ -78,7 +80,11 @@ function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly s
     }
     const every = scopes?.get(splitOption(wanted).name);
     if (every === undefined) return false;
-    const named = (name: string): boolean => argvOptions.some((option) => splitOption(option).name === name);
+    const named = (name: string): boolean =>
+      argvOptions.some((option) => {
+        const given = splitOption(option);
+        return given.name === name && given.value !== "";
+      });
     if (named(splitOption(wanted).name) && !every.some(named)) return false;
   }
   return true;

@@ -31,6 +31,10 @@ describe("a deny rule naming a namespace, read against calls that do not choose 
       ["get", "secrets", "-o", "yaml"],
       ["get", "secrets", "db", "--all-namespaces=true"],
       ["get", "secrets", "-A"],
+      // An empty namespace names none: kubectl acts in the kubeconfig's default namespace.
+      ["delete", "pods", "web-0", "-n", ""],
+      ["delete", "pods", "web-0", "--namespace="],
+      ["get", "secrets", "--namespace", ""],
     ].map((argv) => [argv.join(" "), argv] as const),
   )("kubectl %s is denied", (_, argv) => {
     expect(decide(argv)).toMatchObject({ result: "deny", source: "explicit-deny" });
