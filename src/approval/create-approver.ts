@@ -32,6 +32,8 @@ export function createApprover(options: {
   readonly policies: PolicyCache;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;
+  /** The server's working directory and Torii's code directory: never searched for the browser opener. */
+  readonly place: { readonly cwd: string; readonly selfDir: string };
   readonly rules?: RuleEditor;
 }): ApproverSetup {
   if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };
@@ -42,7 +44,7 @@ export function createApprover(options: {
     policies: options.policies,
     page,
     open: (url) => {
-      openBrowser(url, options.env, options.platform);
+      openBrowser(url, options.env, options.place, options.platform);
     },
     rules: options.rules ?? fileRuleEditor(auditLogPath(options.root)),
   });

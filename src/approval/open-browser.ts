@@ -5,29 +5,67 @@
  * `TORII_OPEN_BROWSER=0`, and on Linux/BSD when there is no display (an SSH
  * session: the operator answers with `torii approvals`). A failure to start
  * the opener is not an error: the approval stays pending for the CLI.
+ *
+ * The opener is a program the server starts itself, with the one-time link in
+ * its argv, so it is found the way a provider's CLI is and never through the
+ * agent's reach: `open` and `explorer.exe` by their fixed system paths,
+ * `xdg-open` through PATH's absolute entries only, never the working
+ * directory or Torii's own (resolve-executable.ts). The server's working
+ * directory is usually the agent's project: a planted `xdg-open` there, found
+ * through a relative PATH entry such as `node_modules/.bin`, would get the
+ * link and answer the page. The opener runs in the root directory with that
+ * same reduced PATH, since `xdg-open` itself looks up the browser by name.
  */
 import { spawn } from "node:child_process";
+import path from "node:path";
+import { resolveExecutable } from "../runtime/resolve-executable.js";
+import { childPathValue, type SearchPathContext } from "../runtime/search-path.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** Whether a browser should be opened at all in this environment. */
-export function browserWanted(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): boolean {
+export function browserWanted(env: Env, platform: NodeJS.Platform): boolean {
   if (env.TORII_OPEN_BROWSER === "0") return false;
   if (platform === "darwin" || platform === "win32") return true;
   return (env.DISPLAY ?? "") !== "" || (env.WAYLAND_DISPLAY ?? "") !== "";
 }
 
-/** The opener's argv for `url` on `platform`. */
-export function openerArgv(url: string, platform: NodeJS.Platform): readonly [string, ...string[]] {
-  if (platform === "darwin") return ["open", url];
-  if (platform === "win32") return ["explorer.exe", url];
-  return ["xdg-open", url];
+/** How the opener is started: its absolute file, argv, working directory and environment. */
+export interface OpenerLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Env;
+}
+
+/**
+ * The opener's launch for `url`, or undefined when no opener can be found
+ * outside the agent's reach. `place` is the server's working directory and
+ * Torii's code directory, which are never searched.
+ */
+export function openerLaunch(url: string, env: Env, place: Omit<SearchPathContext, "platform">, platform: NodeJS.Platform): OpenerLaunch | undefined {
+  if (platform === "win32") {
+    const systemRoot = /^[A-Za-z]:\\/u.test(env.SystemRoot ?? "") ? (env.SystemRoot ?? "") : "C:\\Windows";
+    return { file: path.win32.join(systemRoot, "explorer.exe"), args: [url], cwd: systemRoot, env };
+  }
+  const context = { ...place, platform };
+  const reducedEnv = { ...env, PATH: childPathValue(env.PATH, context) };
+  if (platform === "darwin") return { file: "/usr/bin/open", args: [url], cwd: "/", env: reducedEnv };
+  try {
+    const { path: file } = resolveExecutable("xdg-open", { pathEnv: env.PATH, platform, cwd: place.cwd, selfDir: place.selfDir });
+    return { file, args: [url], cwd: "/", env: reducedEnv };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts the opener for `url`, detached, ignoring its output; returns whether one was started. */
-export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): boolean {
+export function openBrowser(url: string, env: Env, place: Omit<SearchPathContext, "platform">, platform: NodeJS.Platform): boolean {
   if (!browserWanted(env, platform)) return false;
-  const [command, ...args] = openerArgv(url, platform);
+  const launch = openerLaunch(url, env, place, platform);
+  if (launch === undefined) return false;
   try {
-    const child = spawn(command, args, { shell: false, stdio: "ignore", detached: true, windowsHide: true });
+    const child = spawn(launch.file, launch.args, { cwd: launch.cwd, env: launch.env, shell: false, stdio: "ignore", detached: true, windowsHide: true });
     child.on("error", () => undefined);
     child.unref();
     return true;

@@ -39,7 +39,7 @@ export interface StartupPlace {
 export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
   const slots = new Semaphore(settings.maxConcurrentCalls);
-  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform });
+  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform, place: { cwd, selfDir } });
   // The server never forks a call's process itself: its child host does (docs/architecture.md, "Process model").
   const host = new ChildHostClient({
     idleMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_IDLE_MS", DEFAULT_HOST_IDLE_MS),

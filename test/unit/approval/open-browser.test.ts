@@ -1,0 +1,54 @@
+/**
+ * The browser opener is started by the server itself with the one-time link
+ * in its argv, so it must never be found where the agent can write: real files
+ * and the real PATH search, no mocks.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openerLaunch } from "../../../src/approval/open-browser.js";
+
+const URL = "http://127.0.0.1:1/a/0123456789abcdef/secret";
+const made: string[] = [];
+
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A project (the server's working directory) with a planted `xdg-open` in node_modules/.bin and at its top, and a system bin dir with the real one. */
+function layout() {
+  const top = mkdtempSync(path.join(os.tmpdir(), "torii-opener-"));
+  made.push(top);
+  const project = path.join(top, "project");
+  const system = path.join(top, "system-bin");
+  for (const dir of [path.join(project, "node_modules", ".bin"), system]) mkdirSync(dir, { recursive: true });
+  for (const file of [path.join(project, "node_modules", ".bin", "xdg-open"), path.join(project, "xdg-open"), path.join(system, "xdg-open")]) {
+    writeFileSync(file, "#!/bin/sh\n");
+    chmodSync(file, 0o755);
+  }
+  return { project, system, place: { cwd: project, selfDir: path.join(top, "torii", "dist") } };
+}
+
+describe("the browser opener is found outside the agent's reach", () => {
+  it("Linux: relative and empty PATH entries and the working directory are never searched; the opener runs in / with a PATH of absolute entries", () => {
+    const { project, system, place } = layout();
+    const env = { PATH: `node_modules/.bin:.::${project}:${system}`, DISPLAY: ":0" };
+    const launch = openerLaunch(URL, env, place, "linux");
+    expect(launch).toMatchObject({ file: path.join(system, "xdg-open"), args: [URL], cwd: "/" });
+    expect(launch?.env.PATH).toBe(system);
+    expect(launch?.env.DISPLAY).toBe(":0");
+  });
+
+  it("Linux: with only the agent's copies reachable, no opener is started", () => {
+    const { project, place } = layout();
+    expect(openerLaunch(URL, { PATH: `node_modules/.bin:.:${project}` }, place, "linux")).toBeUndefined();
+  });
+
+  it("macOS and Windows use the system's own opener by its full path", () => {
+    const { place } = layout();
+    expect(openerLaunch(URL, { PATH: "." }, place, "darwin")).toMatchObject({ file: "/usr/bin/open", cwd: "/" });
+    expect(openerLaunch(URL, { SystemRoot: "D:\\Win" }, place, "win32")).toMatchObject({ file: "D:\\Win\\explorer.exe", cwd: "D:\\Win" });
+    expect(openerLaunch(URL, { SystemRoot: "..\\planted" }, place, "win32")).toMatchObject({ file: "C:\\Windows\\explorer.exe" });
+  });
+});
