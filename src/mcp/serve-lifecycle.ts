@@ -1,12 +1,16 @@
 /**
  * The life of a stdio server process, shared by the normal server and the one
  * that reports a start-up failure: connect Torii's transport, and shut down
- * cleanly on stdin end/close, SIGINT, SIGTERM or a closed transport (the SDK
- * notices none of the first four). Calls in flight are aborted and whatever
+ * cleanly on stdin end/close, SIGINT, SIGTERM, SIGHUP, SIGQUIT or a closed transport (the SDK
+ * notices none of these but the last). Calls in flight are aborted and whatever
  * the caller still has to flush (audit records) is awaited before exit.
  */
 import type { CreatedServer } from "./server.js";
 import { BoundedStdioTransport } from "./stdio/transport.js";
+
+/** The signals that end the server through its shutdown (Windows has no SIGQUIT). */
+const TERMINATING_SIGNALS: readonly NodeJS.Signals[] =
+  process.platform === "win32" ? ["SIGINT", "SIGTERM", "SIGHUP"] : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
 /** Where stdio MCP servers may write: never stdout. */
 export function logToStderr(message: string): void {
@@ -39,8 +43,10 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
 
   process.stdin.on("end", () => void shutdown("stdin ended"));
   process.stdin.on("close", () => void shutdown("stdin closed"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  // Every signal a terminal or a supervisor sends to end the server goes through the same shutdown:
+  // calls in flight are killed and their records written. A hang-up (the client's terminal closing)
+  // would otherwise end the server at once and leave a running CLI unsupervised.
+  for (const signal of TERMINATING_SIGNALS) process.on(signal, () => void shutdown(signal));
   transport.onerror = (error) => {
     logToStderr(`transport error: ${error.message}`);
   };

@@ -1,7 +1,7 @@
 /**
  * Server lifecycle and bookkeeping through a real stdio session: calls beyond
- * max_concurrent_calls wait their turn; SIGTERM shuts the server down and kills
- * the children of calls in flight; every call leaves a verifiable audit chain
+ * max_concurrent_calls wait their turn; SIGTERM or a hang-up shuts the server down
+ * and kills the children of calls in flight; every call leaves a verifiable audit chain
  * that holds no .env value and no more than two argv tokens.
  */
 import { readFileSync } from "node:fs";
@@ -39,7 +39,10 @@ describe("concurrency", () => {
 });
 
 describe("shutdown", () => {
-  test("SIGTERM stops the server and kills the process group of a call in flight", async () => {
+  test.each([
+    ["SIGTERM to the server", "SIGTERM", false],
+    ["SIGHUP to the server and its child host, as a closing terminal sends its process group", "SIGHUP", true],
+  ] as const)("%s stops the server, kills the process group of a call in flight and writes its records", async (_, signal, toHost) => {
     const pidFile = path.join(makeConfigTree({}), "pid");
     const bin = makeFakeBin({ sleeper: `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);` });
     const root = makeConfigTree({
@@ -61,13 +64,26 @@ describe("shutdown", () => {
     }
     const serverPid = (session.client.transport as { pid: number | null } | undefined)?.pid ?? 0;
     expect(serverPid).toBeGreaterThan(0);
-    process.kill(serverPid, "SIGTERM");
+    const hosts = toHost ? childrenOf(serverPid) : [];
+    if (toHost) expect(hosts).toHaveLength(1);
+    for (const pid of [serverPid, ...hosts]) process.kill(pid, signal);
     await call;
     await expect.poll(() => alive(child), { message: "the call's child survived", timeout: 15_000 }).toBe(false);
     await expect.poll(() => alive(serverPid), { message: "the server survived", timeout: 15_000 }).toBe(false);
     await session.close().catch(() => undefined);
+    const events = readFileSync(path.join(root, "audit.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { event: string }).event);
+    expect(events.at(-1)).toBe("ran");
+    expect((await runCli(["audit", "verify"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   });
 });
+
+/** The pids of `pid`'s child processes (Linux). */
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+}
 
 describe("audit", () => {
   test("every call leaves a verifiable chain without .env values or more than two argv tokens", async () => {

@@ -68,9 +68,12 @@ function windDown(): void {
 }
 
 process.on("disconnect", windDown);
-// A terminal's Ctrl-C reaches the server's whole process group: the host stays until the server
-// closes the channel, so it never dies with launches only it knows of. SIGTERM winds down the same way.
-process.on("SIGINT", () => undefined);
+// A terminal's Ctrl-C, Ctrl-\ or hang-up reaches the server's whole process group: the host stays
+// until the server closes the channel, so it never dies with launches only it knows of. SIGTERM
+// winds down the same way.
+for (const signal of process.platform === "win32" ? (["SIGINT", "SIGHUP"] as const) : (["SIGINT", "SIGHUP", "SIGQUIT"] as const)) {
+  process.on(signal, () => undefined);
+}
 process.on("SIGTERM", windDown);
 // Loaded and listening: the server's answer deadlines run from here, not from the host's own start-up.
 send({ type: "ready" });
