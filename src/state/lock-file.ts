@@ -23,8 +23,11 @@
  * window of microseconds) makes an older writer's appends fail until this
  * version's next append takes it over.
  */
-import { acquire, effectiveTiming, type LockTiming } from "./lock.js";
+import { acquire, effectiveTiming, monotonicMs, type LockTiming } from "./lock.js";
 import { createdExclusively, removeLockEntry, takeOverDeadLock } from "./stale-takeover.js";
+
+/** A cell nobody notifies: `Atomics.wait` on it is a synchronous pause. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Runs the synchronous `body` holding `<file>.lock`: at once when it is free,
@@ -44,13 +47,20 @@ export async function withSyncLockFile<T>(file: string, timing: LockTiming, body
 }
 
 /**
- * Runs the synchronous `body` holding `<file>.lock` if no one holds it now,
- * without waiting (for a process that is exiting). Returns `{held: false}`
- * without running `body` when the lock is taken.
+ * Runs the synchronous `body` holding `<file>.lock` once it is free, waiting
+ * for it synchronously (for a process that is exiting: no timer runs any
+ * more) at most `waitMs`: another writer holds it for microseconds, but may
+ * be descheduled while it does. Returns `{held: false}` without running `body`
+ * when the lock stayed taken; a stale lock is not taken over here.
  */
-export function withLockFileIfFree<T>(file: string, body: () => T): { held: true; value: T } | { held: false } {
+export function withLockFileWithin<T>(file: string, waitMs: number, body: () => T): { held: true; value: T } | { held: false } {
   const lockPath = `${file}.lock`;
-  if (!createdExclusively(lockPath)) return { held: false };
+  const deadline = monotonicMs() + waitMs;
+  for (let pauseMs = 0.25; !createdExclusively(lockPath); pauseMs = Math.min(pauseMs * 2, 2)) {
+    const left = deadline - monotonicMs();
+    if (left <= 0) return { held: false };
+    Atomics.wait(PAUSE, 0, 0, Math.min(pauseMs, left));
+  }
   try {
     return { held: true, value: body() };
   } finally {
