@@ -2,15 +2,17 @@
  * Reading and replacing a client's configuration file: the previous bytes,
  * exactly as read, are kept as a backup before the new content is renamed
  * into place (state/atomic-write.ts), the file's mode is kept, and a symbolic
- * link (a dotfiles repository, say) is written through rather than replaced.
+ * link (a dotfiles repository, say) is written through rather than replaced,
+ * a dangling one included (config-target.ts).
  * A file that is not valid UTF-8 is refused (decoding would turn its bytes
  * into U+FFFD and the rewrite would lose them). A backup is never
  * overwritten: the first is `<file>.torii-backup`, later ones carry the time.
  */
-import { chmod, mkdir, open, readFile, realpath, stat } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import { exclusiveCreateFlags, writeFileAtomic } from "../state/atomic-write.js";
+import { resolveConfigTarget } from "./config-target.js";
 
 /** A configuration file as read: its resolved path, its text and bytes (undefined when it does not exist). */
 export interface ConfigText {
@@ -77,15 +79,19 @@ function decodeStrict(file: string, bytes: Uint8Array): string {
   }
 }
 
-/** Reads `file` (following a link); a missing file has undefined text. @throws ConfigError when it is not valid UTF-8. */
+/**
+ * Reads `file` (following a link, config-target.ts); a missing file, or a
+ * dangling link's missing target, has undefined text.
+ *
+ * @throws ConfigError when it is not valid UTF-8, or its link cannot be written through.
+ */
 export async function readConfigText(file: string): Promise<ConfigText> {
-  let target: string;
+  const target = await resolveConfigTarget(file);
   let bytes: Uint8Array;
   try {
-    target = await realpath(file);
     bytes = await readFile(target);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { target: file, text: undefined };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { target, text: undefined };
     throw error;
   }
   return { target, text: decodeStrict(target, bytes), bytes };

@@ -24,12 +24,12 @@ import { randomUUID } from "node:crypto";
 import { fstatSync, fsyncSync, ftruncateSync, mkdirSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { LockCompromisedError } from "../state/errors.js";
-import { withLockFileIfFree, withSyncLockFile } from "../state/lock-file.js";
+import { withLockFileWithin, withSyncLockFile } from "../state/lock-file.js";
 import { syncDescriptor, type LockTiming } from "../state/lock.js";
 import { checkAnchor, type AnchorMarker } from "./anchor.js";
 import { chainTail } from "./chain-tail.js";
 import { DeferredSync, type WaitingBatch } from "./deferred-sync.js";
-import { advanceAuditHead, advanceAuditHeadNow, placeFirstAuditHeadSync } from "./head-advance.js";
+import { advanceAuditHead, advanceAuditHeadNow, AUDIT_EXIT_LOCK_WAIT_MS, placeFirstAuditHeadSync } from "./head-advance.js";
 import { AuditHeadView } from "./head-view.js";
 import { AUDIT_HEAD_VERSION, type AuditHead } from "./head.js";
 import { AuditLogHandle } from "./log-handle.js";
@@ -92,6 +92,8 @@ export interface AuditLogOptions {
    * every synced append moves the head before it resolves.
    */
   readonly headDelayMs?: number;
+  /** How long the exit hook waits for the lock another writer holds (AUDIT_EXIT_LOCK_WAIT_MS unless set). */
+  readonly exitLockWaitMs?: number;
 }
 
 /** Appends in flight per resolved path, so one process never contends with itself. */
@@ -112,6 +114,7 @@ export class AuditLog {
   private readonly deferred: DeferredSync | undefined;
   /** Set by `finish`: nothing is deferred any more. */
   private finished = false;
+  private readonly exitLockWaitMs: number;
 
   constructor(
     readonly file: string,
@@ -122,6 +125,7 @@ export class AuditLog {
     this.report = options.report ?? ((message) => process.stderr.write(message));
     this.handle = new AuditLogHandle(file);
     this.head = new AuditHeadView(file);
+    this.exitLockWaitMs = options.exitLockWaitMs ?? AUDIT_EXIT_LOCK_WAIT_MS;
     const delay = options.headDelayMs;
     this.deferred =
       delay === undefined
@@ -252,8 +256,8 @@ export class AuditLog {
 
   /**
    * flushDeferred for a process that is exiting: synchronous, and only if the
-   * lock is free now (otherwise the records waiting are lost and reported, and
-   * the head anchors a prefix). Throws nothing.
+   * lock is free within `exitLockWaitMs` (otherwise the records waiting are
+   * lost and reported, and the head anchors a prefix). Throws nothing.
    */
   private settleNow(): void {
     const deferred = this.deferred;
@@ -262,7 +266,7 @@ export class AuditLog {
     try {
       let owed = deferred.takeOwed();
       if (records.length > 0) {
-        const locked = withLockFileIfFree(this.file, () => this.writeOpen(records.flatMap((batch) => batch.fields)));
+        const locked = withLockFileWithin(this.file, this.exitLockWaitMs, () => this.writeOpen(records.flatMap((batch) => batch.fields)));
         if (!locked.held) throw new Error("the log was locked at exit");
         settleRiders(records, locked.value.hashes);
         owed = { head: headOf(locked.value), ino: locked.value.ino, synced: false };
@@ -271,7 +275,7 @@ export class AuditLog {
       const fd = this.handle.descriptorOf(owed.ino);
       if (fd === undefined) return;
       if (!owed.synced) fsyncSync(fd);
-      advanceAuditHeadNow(owed.head, this.head);
+      advanceAuditHeadNow(owed.head, this.head, this.exitLockWaitMs);
     } catch (error) {
       for (const batch of records) batch.settle(error as Error);
       this.failed("write, at exit,", error);

@@ -10,7 +10,7 @@
  * goes out at once and carries the records still waiting), and once per
  * delay the writer writes what still waits, fsyncs the log and moves the head
  * (`flush`, queued behind appends). At exit what waits is written
- * synchronously, if the lock is free then (`flushNow`). So every record is
+ * synchronously, if the lock is free within a bounded wait (`flushNow`). So every record is
  * in the file and fsynced, and the head anchors it, at most about the delay
  * after it was handed over (docs/audit.md, "What a crash can lose").
  */

@@ -15,7 +15,7 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { exclusiveCreateFlags, tempFilePrefix } from "../state/atomic-write.js";
-import { withLockFileIfFree, withSyncLockFile } from "../state/lock-file.js";
+import { withLockFileWithin, withSyncLockFile } from "../state/lock-file.js";
 import { syncDescriptor, type LockTiming } from "../state/lock.js";
 import { auditHeadPath, serialiseAuditHead, type AuditHead } from "./head.js";
 import type { AuditHeadView } from "./head-view.js";
@@ -44,11 +44,18 @@ export async function advanceAuditHead(logFile: string, next: AuditHead, timing:
 }
 
 /**
- * advanceAuditHead for a process that is exiting: synchronous, and only if
- * the lock is free now (otherwise the head stays behind, anchoring a prefix
- * of the log, which readers accept). Throws nothing.
+ * How long a process that is exiting waits, synchronously, for the audit
+ * lock another writer holds (for microseconds, unless it is descheduled)
+ * before it gives up what it still had to write.
  */
-export function advanceAuditHeadNow(next: AuditHead, view: AuditHeadView): void {
+export const AUDIT_EXIT_LOCK_WAIT_MS = 25;
+
+/**
+ * advanceAuditHead for a process that is exiting: synchronous, and only if
+ * the lock is free within `lockWaitMs` (otherwise the head stays behind,
+ * anchoring a prefix of the log, which readers accept). Throws nothing.
+ */
+export function advanceAuditHeadNow(next: AuditHead, view: AuditHeadView, lockWaitMs: number = AUDIT_EXIT_LOCK_WAIT_MS): void {
   const temp = stagingPath(view.headFile);
   let staged = false;
   try {
@@ -60,7 +67,7 @@ export function advanceAuditHeadNow(next: AuditHead, view: AuditHeadView): void 
     } finally {
       closeSync(fd);
     }
-    const locked = withLockFileIfFree(view.logFile, () => putInPlace(temp, serialiseAuditHead(next), next, view));
+    const locked = withLockFileWithin(view.logFile, lockWaitMs, () => putInPlace(temp, serialiseAuditHead(next), next, view));
     staged = !(locked.held && locked.value);
   } catch {
     // Best-effort at exit, like every audit write: the head anchors a prefix.

@@ -22,7 +22,6 @@ import {
   acquire,
   effectiveTiming,
   isSameDirectory,
-  lockMtime,
   monotonicMs,
   removeLockDirectory,
   suspectAfterMs,
@@ -30,6 +29,7 @@ import {
   type LockIdentity,
   type LockTiming,
 } from "./lock.js";
+import { takeOverDeadLock } from "./stale-takeover.js";
 
 /** What makes the lock directory this holder's: its identity and the mtime this holder last set. */
 interface Ownership extends LockIdentity {
@@ -74,9 +74,8 @@ export async function withCheckedFileLock<T>(file: string, timing: LockTiming, b
 /** One attempt: the `mkdir`, or a dead holder's lock removed and the `mkdir` again; an ELOCKED error while a live holder has it. */
 function takeLock(lockPath: string, stale: number): Ownership {
   if (!takenIfFree(lockPath)) {
-    const mtimeMs = lockMtime(lockPath);
-    if (mtimeMs !== undefined && mtimeMs >= Date.now() - stale) throw busy(lockPath);
-    removeLockDirectory(lockPath);
+    // Removed by one waiter only, and only while it is the lock judged stale (stale-takeover.ts).
+    takeOverDeadLock(lockPath, stale);
     if (!takenIfFree(lockPath)) throw busy(lockPath);
   }
   const stats = lstatSync(lockPath);

@@ -16,16 +16,18 @@
  * exists. The staleness rule is the same (an mtime older than `stale`, 10 s
  * for the audit log, belongs to a dead holder; a live proper-lockfile holder
  * refreshes its directory's mtime) and a stale lock of either kind is taken
- * over; an mtime in the future is handled by lock.ts's `acquire`. The one
+ * over, by one waiter only (stale-takeover.ts); an mtime in the future is
+ * handled by lock.ts's `acquire`. The one
  * asymmetry: an older Torii removes a stale lock with `rmdir`, which fails on
  * a file, so a lock file left by a writer that crashed inside its hold (a
  * window of microseconds) makes an older writer's appends fail until this
  * version's next append takes it over.
  */
-import { closeSync, constants, lstatSync, openSync, rmdirSync, unlinkSync } from "node:fs";
-import { acquire, effectiveTiming, isSameDirectory, type LockTiming } from "./lock.js";
+import { acquire, effectiveTiming, monotonicMs, type LockTiming } from "./lock.js";
+import { createdExclusively, removeLockEntry, takeOverDeadLock } from "./stale-takeover.js";
 
-const CREATE_EXCLUSIVE = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY;
+/** A cell nobody notifies: `Atomics.wait` on it is a synchronous pause. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Runs the synchronous `body` holding `<file>.lock`: at once when it is free,
@@ -34,7 +36,7 @@ const CREATE_EXCLUSIVE = constants.O_CREAT | constants.O_EXCL | constants.O_WRON
  */
 export async function withSyncLockFile<T>(file: string, timing: LockTiming, body: () => T): Promise<T> {
   const lockPath = `${file}.lock`;
-  if (!created(lockPath)) {
+  if (!createdExclusively(lockPath)) {
     await acquire(file, lockPath, timing, () => (takenOver(lockPath, timing) ? Promise.resolve() : Promise.reject(locked(lockPath))));
   }
   try {
@@ -45,13 +47,20 @@ export async function withSyncLockFile<T>(file: string, timing: LockTiming, body
 }
 
 /**
- * Runs the synchronous `body` holding `<file>.lock` if no one holds it now,
- * without waiting (for a process that is exiting). Returns `{held: false}`
- * without running `body` when the lock is taken.
+ * Runs the synchronous `body` holding `<file>.lock` once it is free, waiting
+ * for it synchronously (for a process that is exiting: no timer runs any
+ * more) at most `waitMs`: another writer holds it for microseconds, but may
+ * be descheduled while it does. Returns `{held: false}` without running `body`
+ * when the lock stayed taken; a stale lock is not taken over here.
  */
-export function withLockFileIfFree<T>(file: string, body: () => T): { held: true; value: T } | { held: false } {
+export function withLockFileWithin<T>(file: string, waitMs: number, body: () => T): { held: true; value: T } | { held: false } {
   const lockPath = `${file}.lock`;
-  if (!created(lockPath)) return { held: false };
+  const deadline = monotonicMs() + waitMs;
+  for (let pauseMs = 0.25; !createdExclusively(lockPath); pauseMs = Math.min(pauseMs * 2, 2)) {
+    const left = deadline - monotonicMs();
+    if (left <= 0) return { held: false };
+    Atomics.wait(PAUSE, 0, 0, Math.min(pauseMs, left));
+  }
   try {
     return { held: true, value: body() };
   } finally {
@@ -59,47 +68,12 @@ export function withLockFileIfFree<T>(file: string, body: () => T): { held: true
   }
 }
 
-/** The exclusive create: false when something (a lock file or directory) is already there. */
-function created(lockPath: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(lockPath, CREATE_EXCLUSIVE, 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
-  }
-  closeSync(fd);
-  return true;
-}
-
 /** Creates the lock, after removing a dead holder's (a file or an older writer's directory) when it is stale. */
 function takenOver(lockPath: string, timing: LockTiming): boolean {
-  if (created(lockPath)) return true;
-  const found = lstatSync(lockPath, { throwIfNoEntry: false });
-  if (found === undefined) return created(lockPath);
-  if (found.mtimeMs >= Date.now() - effectiveTiming(timing).stale) return false;
-  // Removed only while it is still the lock judged stale: not one a live holder refreshed or made since.
-  const again = lstatSync(lockPath, { throwIfNoEntry: false });
-  if (again === undefined || !isSameDirectory(again, found) || again.mtimeMs !== found.mtimeMs) return created(lockPath);
-  removeLockEntry(lockPath);
-  return created(lockPath);
-}
-
-/** Removes the lock, whichever kind it is; already gone is fine. */
-function removeLockEntry(lockPath: string): void {
-  try {
-    unlinkSync(lockPath);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return;
-    // A directory: an older writer's lock, stale (Linux says EISDIR, macOS EPERM).
-    if (code !== "EISDIR" && code !== "EPERM") throw error;
-    try {
-      rmdirSync(lockPath);
-    } catch (inner) {
-      if ((inner as NodeJS.ErrnoException).code !== "ENOENT") throw inner;
-    }
-  }
+  if (createdExclusively(lockPath)) return true;
+  const { stale } = effectiveTiming(timing);
+  takeOverDeadLock(lockPath, stale);
+  return createdExclusively(lockPath);
 }
 
 function locked(lockPath: string): NodeJS.ErrnoException {

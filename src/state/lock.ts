@@ -16,7 +16,9 @@
  * - a lock whose mtime lies in the future (written before the clock was set
  *   back) would lock everyone out until the clock catches up: when such an
  *   mtime has not moved for two `update` periods, no live holder is refreshing
- *   it, and it is taken over.
+ *   it, and it is taken over;
+ * - every takeover of a dead holder's lock, proper-lockfile's included, goes
+ *   through stale-takeover.ts, so that two waiters never both take it over.
  *
  * Every process that locks a given file must use the same `stale` and `update`
  * (proper-lockfile's rule): each file kind has one exported timing constant.
@@ -25,6 +27,7 @@ import * as nodeFs from "node:fs";
 import { fsync, lstatSync, mkdirSync, rmdir, rmdirSync, unlinkSync, type Stats } from "node:fs";
 import { lock, type LockOptions } from "proper-lockfile";
 import { LockCompromisedError, LockTimeoutError } from "./errors.js";
+import { takeOverDeadLock } from "./stale-takeover.js";
 
 export interface LockTiming {
   /** A lock not refreshed for this long (ms) is a dead holder's and is taken over. proper-lockfile raises it to at least 2000. */
@@ -93,10 +96,17 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
   const lockPath = `${file}.lock`;
   let lost: Error | undefined;
   let mine: LockIdentity | undefined = undefined;
-  // proper-lockfile's release removes the directory without looking; its takeover of a dead holder's lock (before `mine` is set) is unchanged.
+  // proper-lockfile's release removes the directory without looking, and so does its takeover of a dead holder's lock.
   const guardedRmdir = (target: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
+    if (mine === undefined) {
+      // A takeover (before the lock is ours): by one waiter only (stale-takeover.ts); proper-lockfile's `mkdir` follows.
+      const { stale } = effectiveTiming(timing);
+      takeOverDeadLock(target, stale);
+      callback(null);
+      return;
+    }
     const stats = lstatSync(target, { throwIfNoEntry: false });
-    if (mine === undefined || stats === undefined || (isSameDirectory(stats, mine) && Date.now() - stats.mtimeMs < suspectAfterMs(timing))) {
+    if (stats === undefined || (isSameDirectory(stats, mine) && Date.now() - stats.mtimeMs < suspectAfterMs(timing))) {
       rmdir(target, callback);
       return;
     }
@@ -207,7 +217,8 @@ export async function acquire<R>(file: string, lockPath: string, timing: LockTim
     if (mtimeMs !== undefined && mtimeMs > Date.now() + FUTURE_MTIME_TOLERANCE_MS) {
       if (future?.mtimeMs !== mtimeMs) future = { mtimeMs, since: now };
       else if (now - future.since > 2 * timing.update) {
-        removeLockDirectory(lockPath);
+        // Still ahead: a live holder's refresh would have set it to now.
+        takeOverDeadLock(lockPath, effectiveTiming(timing).stale, (found) => Number(found.mtimeMs) > Date.now() + FUTURE_MTIME_TOLERANCE_MS);
         future = undefined;
         continue;
       }

@@ -9,6 +9,7 @@ import type { ClientAdapter } from "../../agents/adapter.js";
 import { CLIENTS, clientById } from "../../agents/clients.js";
 import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
+import { resolveConfigTarget } from "../../agents/config-target.js";
 import { inspectRegistration } from "../../agents/registration.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
@@ -44,6 +45,19 @@ function targetFile(client: ClientAdapter, options: AgentOptions): { file: strin
   return { file: client.configFile(scope, currentPlace()), scope };
 }
 
+/**
+ * The file a write goes to: `file` with its links followed; for the project
+ * scope, refused when a link leads out of the project folder.
+ */
+function writtenFile(file: string, scope: ConfigScope): Promise<string> {
+  return resolveConfigTarget(file, scope === "project" ? currentPlace().cwd : undefined);
+}
+
+/** `hook` with its file resolved as `writtenFile` does. */
+async function writtenHook(hook: HookSite | undefined, scope: ConfigScope): Promise<HookSite | undefined> {
+  return hook === undefined ? undefined : { ...hook, file: await writtenFile(hook.file, scope) };
+}
+
 /** The clients whose pre-tool hook Torii can register. */
 function guardClients(): string {
   return CLIENTS.filter((known) => known.installHook !== undefined)
@@ -75,8 +89,9 @@ function changeJson(client: ClientAdapter, scope: ConfigScope, file: string, cha
 
 export async function runAgentInstall(id: string, options: AgentOptions): Promise<number> {
   const client = clientOrFail(id);
-  const { file, scope } = targetFile(client, options);
-  const hook = options.guard === true ? hookFor(client, scope, true) : undefined;
+  const { file: given, scope } = targetFile(client, options);
+  const file = await writtenFile(given, scope);
+  const hook = await writtenHook(options.guard === true ? hookFor(client, scope, true) : undefined, scope);
   const change = await registerClient(client, file, currentLaunch(configRoot()), hook);
   const lines = reportChange(file, change, {
     changed: `registered Torii with ${client.title} in ${file}`,
@@ -89,8 +104,9 @@ export async function runAgentInstall(id: string, options: AgentOptions): Promis
 
 export async function runAgentUninstall(id: string, options: AgentOptions): Promise<number> {
   const client = clientOrFail(id);
-  const { file, scope } = targetFile(client, options);
-  const change = await unregisterClient(client, file, hookFor(client, scope, options.guard === true));
+  const { file: given, scope } = targetFile(client, options);
+  const file = await writtenFile(given, scope);
+  const change = await unregisterClient(client, file, await writtenHook(hookFor(client, scope, options.guard === true), scope));
   const lines = reportChange(file, change, {
     changed: `removed Torii from ${client.title} (${file})`,
     unchanged: `Torii is not registered with ${client.title} in ${file}; nothing to remove`,

@@ -7,7 +7,7 @@ import { existsSync, lstatSync, mkdirSync, rmdirSync, utimesSync, writeFileSync 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { LockTimeoutError } from "../../../src/state/errors.js";
-import { withLockFileIfFree, withSyncLockFile } from "../../../src/state/lock-file.js";
+import { withLockFileWithin, withSyncLockFile } from "../../../src/state/lock-file.js";
 import { tempDir, TEST_LOCK_TIMING } from "./helpers.js";
 
 function target(): { file: string; lockPath: string } {
@@ -45,12 +45,12 @@ describe("the audit log's lock file", () => {
     expect(existsSync(lockPath)).toBe(false);
   });
 
-  it("is not taken at once while a lock directory is there (a process exiting gives up)", () => {
+  it("is not taken while a lock directory stays there (a process exiting gives up after its wait)", () => {
     const { file, lockPath } = target();
     mkdirSync(lockPath);
-    expect(withLockFileIfFree(file, () => "ran")).toEqual({ held: false });
+    expect(withLockFileWithin(file, 5, () => "ran")).toEqual({ held: false });
     rmdirSync(lockPath);
-    expect(withLockFileIfFree(file, () => "ran")).toEqual({ held: true, value: "ran" });
+    expect(withLockFileWithin(file, 5, () => "ran")).toEqual({ held: true, value: "ran" });
   });
 
   it("takes over a stale lock of either kind: a crashed holder's file, an older writer's directory", async () => {
