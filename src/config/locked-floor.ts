@@ -88,6 +88,7 @@ export function lockedCommandsOf(provider: ProviderConfig): readonly LockedComma
 const KUSTOMIZE_RUNS_PROGRAM = "it makes kustomize run a local program (helm, an exec or container KRM function) the call or its kustomization chooses";
 const TEMPLATE_FILE_READ = "its template file is a local file of the call's choice, printed into the output";
 const KUSTOMIZE_READS_OUTSIDE_ROOT = "it lets a kustomization read local files outside its own directory";
+const SERVES_BEYOND_CALL = "it serves local files, or offers the cluster API or a pod's ports with the target's credentials beyond this machine's loopback";
 
 /**
  * Command options every provider of a mode locks, whatever its table says: an
@@ -100,6 +101,8 @@ export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly L
     // Every spelling kubectl reads (pflag has no abbreviations); the generated table may list more.
     { command: ["kustomize"], options: ["--enable-alpha-plugins", "--enable-helm", "--helm-command"], why: KUSTOMIZE_RUNS_PROGRAM },
     { command: ["kustomize"], options: ["--load-restrictor", "--mount"], why: KUSTOMIZE_READS_OUTSIDE_ROOT },
+    { command: ["proxy"], options: ["--accept-hosts", "--address", "--disable-filter", "--www"], why: SERVES_BEYOND_CALL },
+    { command: ["port-forward"], options: ["--address"], why: SERVES_BEYOND_CALL },
     // -o jsonpath-file=, go-template-file, custom-columns-file, templatefile: a template file with no action prints as it is.
     { command: [], options: ["--output"], valueContains: "-file", why: TEMPLATE_FILE_READ },
     { command: [], options: ["--output"], valueContains: "templatefile", why: TEMPLATE_FILE_READ },

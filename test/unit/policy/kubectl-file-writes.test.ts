@@ -152,6 +152,33 @@ describe("kubectl options that run a local program or widen local reads", () => 
   });
 });
 
+describe("kubectl proxy and port-forward options that serve beyond the call", () => {
+  const CALLS: readonly (readonly [string, string, readonly string[]])[] = [
+    ["proxy", "--www", ["proxy", "--www=/home/op/.aws"]],
+    ["proxy", "--www", ["proxy", "-w", "/home/op/.aws", "--port=0"]],
+    ["proxy", "--www", ["proxy", "-w/home/op/.aws"]],
+    ["proxy", "--address", ["proxy", "--address", "0.0.0.0"]],
+    ["proxy", "--accept-hosts", ["proxy", "--accept-hosts=.*"]],
+    ["proxy", "--disable-filter", ["proxy", "--disable-filter"]],
+    ["port-forward", "--address", ["port-forward", "--address=0.0.0.0", "pod/web", "8080:80"]],
+    ["port-forward", "--address", ["-n", "prod", "port-forward", "pod/web", "8080:80", "--address", "0.0.0.0"]],
+  ];
+
+  it.each([
+    ["bundled", BUNDLED],
+    ["installed before the table (the floor)", STALE_LOCKED],
+  ])("%s: refused in every spelling whatever the rules say; the defaults (loopback, no static files) stay up to the rules", (_name, text) => {
+    for (const [command, option, argv] of CALLS) {
+      const decision = decide(["/.*/", command], argv, text);
+      expect(decision.result, argv.join(" ")).toBe("deny");
+      expect(decision.reason).toContain(`sets ${option} of "${command}"`);
+      expect(decision.reason).not.toMatch(/\/home\/op|0\.0\.0\.0/u);
+    }
+    expect(decide(["proxy"], ["proxy", "--port=8001"], text).result).toBe("accept");
+    expect(decide(["port-forward"], ["port-forward", "pod/web", "8080:80"], text).result).toBe("accept");
+  });
+});
+
 describe("kubectl -o formats that read a template file", () => {
   it("-o jsonpath-file=, go-template-file, custom-columns-file and templatefile are refused in every spelling; inline templates stay up to the rules", () => {
     for (const argv of [
