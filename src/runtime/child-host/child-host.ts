@@ -17,6 +17,9 @@
 import { beginLaunch, LaunchError, type LaunchResult } from "../launcher.js";
 import { parseToHost, type FromHost, type HostLaunchRequest } from "./protocol.js";
 import { closeInheritedDescriptors, inheritedUmask } from "./inherited-descriptors.js";
+import { keepHostUnoptimised } from "./host-tiering.js";
+
+keepHostUnoptimised();
 
 // Before anything is started: no descriptor of the client reaches a child, and files the CLIs create
 // are never group- or world-writable, whatever umask the client left (the operator's stricter one stays).
