@@ -110,7 +110,7 @@ describe("kubectl plugins", () => {
 });
 
 const STALE_LOCKED = BUNDLED.replace(
-  /\n {2}# Options with which kubectl runs a local program[\s\S]*?\n {4}- \{command: \[kustomize\], options: \[--load-restrictor[^\n]*/u,
+  /\n {2}# Options with which kubectl runs a local program[\s\S]*?\n {4}- \{command: \[proxy\], options: \[--accept-hosts[^\n]*/u,
   "",
 );
 
