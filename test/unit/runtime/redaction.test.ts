@@ -67,10 +67,10 @@ describe("createRedactor", () => {
 });
 
 describe("redactOutput", () => {
-  test("keeps the redacted output within the cap without ending in half a marker", () => {
+  test("keeps the redacted output within the cap without ending in half a marker", async () => {
     const long = createRedactor([{ name: "A_VERY_LONG_VARIABLE_NAME_FOR_A_SHORT_VALUE", value: "s3cr3t-9" }]);
     const stdout = "s3cr3t-9 ".repeat(10);
-    const out = redactOutput({ stdout, stderr: "" }, long, { cut: false, maxBytes: stdout.length });
+    const out = await redactOutput({ stdout, stderr: "" }, long, { cut: false, maxBytes: stdout.length });
     expect(Buffer.byteLength(out.stdout)).toBeLessThanOrEqual(stdout.length);
     expect(out.trimmed).toBe(true);
     expect(out.stdout).not.toContain("s3cr3t");
