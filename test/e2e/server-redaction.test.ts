@@ -143,6 +143,7 @@ describe("injected secrets never reach the agent, in any spelling, however they 
     expect(split.stderr).toBe(`${MARK}\n`);
     for (const out of [utf16, ansi, split]) {
       expectNoCanary(out);
+      // eslint-disable-next-line no-control-regex -- what the child put between the characters
       expect(`${out.stdout}${out.stderr}`.replace(/\u0000|\u001b\[[0-9;]*m|\n/gu, "")).not.toContain(CANARY.slice(0, 8));
     }
   });
