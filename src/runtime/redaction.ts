@@ -23,7 +23,7 @@
 import { normalisedView } from "./normalised-view.js";
 import { blobForms } from "./secret-forms.js";
 import { SpellingAutomaton } from "./spelling-automaton.js";
-import { compileSpellings, spellingSet, type Span, type SpellingPattern } from "./spelling-matcher.js";
+import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern } from "./spelling-matcher.js";
 import { searchSpellings } from "./spelling-search.js";
 
 export type { Span } from "./spelling-matcher.js";
@@ -37,6 +37,9 @@ export const MIN_REDACTED_LENGTH = 8;
  * colour code per character fit well within it).
  */
 const NORMALISED_SPREAD = 16;
+
+/** Texts from this length on are searched with the DFA (spelling-automaton.ts), shorter ones with the Pike scan alone. */
+const DFA_FROM = 4096;
 
 /** A value Torii injected, and the variable it was injected as (the marker names it). */
 export interface SecretValue {
@@ -60,11 +63,6 @@ export interface Redactor {
    * generator yields between them, so a caller can let its event loop run.
    */
   spans(text: string, cut: boolean): Generator<void, Span[], void>;
-}
-
-interface Form {
-  readonly text: string;
-  readonly marker: string;
 }
 
 /** The marker that stands for the value of `name`. */
@@ -93,75 +91,44 @@ export function completed<T>(work: Generator<void, T, void>): T {
 
 /** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH are ignored. */
 export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
-  const byText = new Map<string, Form>();
-  const patterns = new Map<string, SpellingPattern>();
+  const spelled = new Map<string, SpellingPattern>();
+  const fixed = new Map<string, SpellingPattern>();
   for (const secret of secrets) {
     // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-    if (secret.value.length < MIN_REDACTED_LENGTH || patterns.has(secret.value)) continue;
+    if (secret.value.length < MIN_REDACTED_LENGTH || spelled.has(secret.value)) continue;
     const marker = redactionMarker(secret.name);
-    patterns.set(secret.value, compileSpellings(secret.value, marker));
+    spelled.set(secret.value, compileSpellings(secret.value, marker));
     for (const text of blobForms(secret.value)) {
-      if (text.length >= MIN_REDACTED_LENGTH && !byText.has(text)) byText.set(text, { text, marker });
+      if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
     }
   }
-  if (patterns.size === 0) return NO_REDACTION;
-  // Longest first, so that where two spellings start at one place the longer one names the span.
-  const forms = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
-  const spelled = spellingSet([...patterns.values()]);
-  const automaton = new SpellingAutomaton(spelled.patterns);
-  const longest = Math.max(...spelled.patterns.map((pattern) => pattern.maxLength), forms[0]?.text.length ?? 0);
-  function* searchAll(text: string, cut: boolean, spans: Span[]): Generator<void, void, void> {
-    yield* searchSpellings(text, spelled, automaton, cut, spans);
-    yield* findSpans(text, forms, cut, spans);
+  if (spelled.size === 0) return NO_REDACTION;
+  // The fixed forms are patterns too: one search finds every form of every value.
+  const set = spellingSet([...spelled.values(), ...fixed.values()]);
+  let automaton: SpellingAutomaton | undefined;
+  function* search(text: string, cut: boolean, found: Span[]): Generator<void, void, void> {
+    // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
+    if (text.length < DFA_FROM) yield* findSpellings(text, set, { from: 0, to: text.length, cut }, found);
+    else yield* searchSpellings(text, set, (automaton ??= new SpellingAutomaton(set.patterns)), cut, found);
   }
   function* spans(text: string, cut: boolean): Generator<void, Span[], void> {
     const found: Span[] = [];
     if (text === "") return found;
-    yield* searchAll(text, cut, found);
+    yield* search(text, cut, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
     const view = yield* normalisedView(text);
     if (view === undefined) return found;
     const inView: Span[] = [];
-    yield* searchAll(view.text, cut, inView);
-    for (const span of inView) {
-      found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
-    }
+    yield* search(view.text, cut, inView);
+    for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
     return found;
   }
   return {
     active: true,
-    reach: longest * NORMALISED_SPREAD,
+    reach: Math.max(...set.patterns.map((pattern) => pattern.maxLength)) * NORMALISED_SPREAD,
     redact: (text, options = {}) => replaceSpans(text, completed(spans(text, options.cut === true))),
     spans,
   };
-}
-
-function* findSpans(text: string, forms: readonly Form[], cut: boolean, spans: Span[]): Generator<void, void, void> {
-  for (const form of forms) {
-    // Overlapping occurrences too (a value of repeated characters): the union is masked.
-    for (let at = text.indexOf(form.text); at !== -1; at = text.indexOf(form.text, at + 1)) {
-      spans.push({ start: at, end: at + form.text.length, marker: form.marker });
-    }
-    if (text.length > SLICE_FORMS) yield;
-  }
-  if (cut) {
-    const tail = leakedPrefix(text, forms);
-    if (tail !== undefined) spans.push(tail);
-  }
-}
-
-/** Text past which the search for the fixed forms yields between forms (indexOf reads ~1 GB/s). */
-const SLICE_FORMS = 1 << 20;
-
-/** The longest tail of `text` that is a proper prefix of some spelling: what a cut left of a secret. */
-function leakedPrefix(text: string, forms: readonly Form[]): Span | undefined {
-  const longest = Math.min(text.length, (forms[0]?.text.length ?? 1) - 1);
-  for (let length = longest; length >= 1; length -= 1) {
-    const tail = text.slice(text.length - length);
-    const form = forms.find((candidate) => candidate.text.length > length && candidate.text.startsWith(tail));
-    if (form !== undefined) return { start: text.length - length, end: text.length, marker: form.marker };
-  }
-  return undefined;
 }
 
 /** Replaces the union of the spans; overlapping spans become one marker (the earliest one's). */

@@ -68,6 +68,25 @@ function trieOf(char: string): TrieNode {
   return root;
 }
 
+const literalCache = new Map<number, TrieNode>();
+
+/** The trie of the UTF-16 unit `code` as it is, and nothing else. */
+function literalTrieOf(code: number): TrieNode {
+  let root = literalCache.get(code);
+  if (root === undefined) {
+    root = { id: 0, next: new Map([[code, { id: 1, next: new Map(), end: true }]]), end: false };
+    literalCache.set(code, root);
+  }
+  return root;
+}
+
+/** Compiles a pattern of `text` exactly as it is (a fixed form of a value: base64, hex). */
+export function compileLiteral(text: string, marker: string): SpellingPattern {
+  const steps: TrieNode[] = [];
+  for (let at = 0; at < text.length; at += 1) steps.push(literalTrieOf(text.charCodeAt(at)));
+  return { steps, marker, maxLength: text.length };
+}
+
 /** The length of `char`'s longest spelling. */
 function depthOf(char: string): number {
   let depth = depthCache.get(char);
@@ -121,7 +140,8 @@ export function* findSpellings(
   range: { readonly from: number; readonly to: number; readonly cut: boolean },
   spans: Span[],
 ): Generator<void, void, void> {
-  const scans = patterns.map((pattern) => new Scan(pattern, spans));
+  // Made at the first character that can start a spelling: a text without one costs no allocation.
+  let scans: Scan[] | undefined;
   let liveCount = 0;
   for (let sliceFrom = range.from; sliceFrom < range.to; sliceFrom += SLICE_UNITS) {
     if (sliceFrom > range.from) yield;
@@ -130,14 +150,17 @@ export function* findSpellings(
       const code = text.charCodeAt(at);
       if (liveCount === 0 && (code < 0x80 ? asciiOpens[code] === 0 : !otherOpens.has(code))) continue;
       liveCount = 0;
+      scans ??= patterns.map((pattern) => new Scan(pattern, spans));
       for (const scan of scans) liveCount += scan.advance(code, at);
     }
   }
-  if (range.cut) for (const scan of scans) scan.pushOpenTail(range.to);
+  if (range.cut) for (const scan of scans ?? []) scan.pushOpenTail(range.to);
 }
 
 /** Past this many threads, merging looks threads up in a set instead of scanning them. */
 const SCAN_LIMIT = 16;
+const NO_STEPS = new Int32Array(0);
+const NO_STARTS = new Float64Array(0);
 
 /**
  * The live threads of one pattern, in fixed arrays swapped at each character
@@ -145,13 +168,14 @@ const SCAN_LIMIT = 16;
  * of start, so a merge keeps the earliest.
  */
 class Scan {
+  // Allocated on the first thread (grow): most patterns start none in a short text.
   private count = 0;
-  private steps = new Int32Array(SCAN_LIMIT);
-  private starts = new Float64Array(SCAN_LIMIT);
+  private steps = NO_STEPS;
+  private starts = NO_STARTS;
   private nodes: TrieNode[] = [];
   private nextCount = 0;
-  private nextSteps = new Int32Array(SCAN_LIMIT);
-  private nextStarts = new Float64Array(SCAN_LIMIT);
+  private nextSteps = NO_STEPS;
+  private nextStarts = NO_STARTS;
   private nextNodes: TrieNode[] = [];
   private seen: Set<number> | undefined;
 
@@ -216,7 +240,7 @@ class Scan {
 
   /** Doubles the room for threads (a pattern has a bounded number of distinct ones). */
   private grow(): void {
-    const size = this.nextSteps.length * 2;
+    const size = Math.max(SCAN_LIMIT, this.nextSteps.length * 2);
     const steps = new Int32Array(size);
     steps.set(this.nextSteps);
     const starts = new Float64Array(size);
