@@ -1,13 +1,13 @@
 // Redaction cost per MB of output, this build against a baseline build, paired
 // in one run (CPU time of this process, robust to other load). Usage:
-//   node bench/redaction.mjs [baseline-dist]   (default /tmp/base-s7/dist; run `npm run build` first)
+//   node bench/redaction.mjs [baseline-dist]   (default /tmp/base-s10/dist; run `npm run build` first)
 // Texts: ordinary log lines; JSON full of escapes; text made of the characters
 // that start an escape (`\`, `%`, `&`) or keep several spellings alive (quotes).
 // Values: five .env-like secrets, one of them with quotes and non-ASCII.
 import { pathToFileURL } from "node:url";
 import { median, pairedRatio } from "./stats.mjs";
 
-const baseDist = process.argv[2] ?? "/tmp/base-s7/dist";
+const baseDist = process.argv[2] ?? "/tmp/base-s10/dist";
 const current = await import(new URL("../dist/runtime/redaction.js", import.meta.url).href);
 const baseline = await import(pathToFileURL(`${baseDist}/runtime/redaction.js`).href);
 
@@ -25,6 +25,9 @@ const TEXTS = {
   "JSON escapes": fill('{"msg":"a \\"quoted\\" \\u00e9 value","url":"https:\\/\\/x\\/y?a=1&b=%20"}\n'),
   "escape starters": fill("\\%&\\u%2&#x"),
   quotes: fill("''''\"\"''"),
+  // Red team F7: a value's spelling over and over, each ending one character short.
+  "near misses": fill("sk_live_9f8e7d6c5b4a3f2e1dX "),
+  "UTF-16 log lines": fill("2026-11-30T20:00:00Z INFO status=200\n".replace(/./gsu, "$&\u0000")),
 };
 
 function cpuMs(fn) {

@@ -66,6 +66,11 @@ export interface LaunchResult {
   readonly durationMs: number;
   /** undefined when the call was canceled before it started. */
   readonly pid: number | undefined;
+  /**
+   * The order in which the output arrived: the lengths (UTF-16 units) of the
+   * runs of text each stream added in turn, stdout first (stream-interleaving.ts).
+   */
+  readonly interleaving?: readonly number[] | undefined;
 }
 
 /** The process could not be started. The message names the executable and never the environment. */
@@ -209,7 +214,7 @@ class ChildRun {
     private readonly request: LaunchRequest,
     private readonly platform: NodeJS.Platform,
     private readonly child: ChildProcess,
-    private readonly settle: { resolve: (result: LaunchResult) => void; reject: (error: LaunchError) => void },
+    private readonly settle: { resolve: (result: LaunchResult | Promise<LaunchResult>) => void; reject: (error: LaunchError) => void },
   ) {
     this.output = new CappedOutput(request.maxOutputBytes);
     this.killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -318,6 +323,7 @@ class ChildRun {
       canceled: this.canceled,
       durationMs: Math.round(performance.now() - this.started),
       pid: this.child.pid,
+      interleaving: this.output.interleaving,
     };
     this.settle.resolve(redactResult(raw, this.request.redactor ?? NO_REDACTION, this.request.maxOutputBytes));
   }
@@ -328,10 +334,11 @@ class ChildRun {
  * byte cap (redact-output.ts). The launcher applies it when the run settles;
  * a server whose child host ran the process (without the redactor, which does
  * not cross the process boundary) applies it to the host's result, so both
- * paths redact through this one function.
+ * paths redact through this one function. It runs in slices, letting the
+ * event loop turn between them (a large output does not hold the server).
  */
-export function redactResult(result: LaunchResult, redactor: Redactor, maxOutputBytes: number): LaunchResult {
-  const output = redactOutput({ stdout: result.stdout, stderr: result.stderr }, redactor, {
+export async function redactResult(result: LaunchResult, redactor: Redactor, maxOutputBytes: number): Promise<LaunchResult> {
+  const output = await redactOutput(result, redactor, {
     cut: result.truncated || result.timedOut || result.canceled,
     maxBytes: maxOutputBytes,
   });
@@ -361,6 +368,7 @@ export class CappedOutput {
   readonly #cap: number;
   readonly #decoders: Record<StreamName, TextDecoder> = { stdout: utf8Decoder(), stderr: utf8Decoder() };
   readonly #parts: Record<StreamName, string[]> = { stdout: [], stderr: [] };
+  readonly #runs: number[] = [];
 
   constructor(cap: number) {
     this.#cap = cap;
@@ -369,6 +377,11 @@ export class CappedOutput {
   /** The budget ran out: some output was dropped. */
   get truncated(): boolean {
     return this.#truncated;
+  }
+
+  /** The lengths of the runs of decoded text each stream added in turn, stdout first (LaunchResult `interleaving`). */
+  get interleaving(): readonly number[] {
+    return this.#runs;
   }
 
   /** Bytes kept so far, both streams together. */
@@ -382,11 +395,21 @@ export class CappedOutput {
     const room = this.#cap - this.#kept;
     const fits = chunk.length <= room;
     const kept = fits ? chunk : chunk.subarray(0, room);
-    if (kept.length > 0) this.#parts[name].push(this.#decoders[name].decode(kept, { stream: true }));
+    if (kept.length > 0) this.#keep(name, this.#decoders[name].decode(kept, { stream: true }));
     this.#kept += kept.length;
     if (fits) return false;
     this.#truncated = true;
     return true;
+  }
+
+  #keep(name: StreamName, text: string): void {
+    this.#parts[name].push(text);
+    if (text === "") return;
+    const last = this.#runs.length - 1;
+    // Runs alternate stdout, stderr, stdout…: an even index is stdout's.
+    if (last >= 0 && (last % 2 === 0) === (name === "stdout")) this.#runs[last] = (this.#runs[last] as number) + text.length;
+    else if (last === -1 && name === "stderr") this.#runs.push(0, text.length);
+    else this.#runs.push(text.length);
   }
 
   /** The decoded text of one stream; call once per stream, after the last `add`. */

@@ -8,19 +8,38 @@
  * Each value is searched in the spellings a CLI commonly prints it in
  * (secret-forms.ts): one pattern in which every character may appear as
  * itself or any of its escapes (JSON, Go, Python, URL, HTML, YAML and shell
- * quoting), scanned in linear time (spelling-matcher.ts), and base64 (standard
- * and URL-safe, at the three byte alignments it can have inside a longer
- * encoded blob). Values under MIN_REDACTED_LENGTH characters are left alone:
+ * quoting), searched in linear time (spelling-search.ts: a lazy DFA, and a
+ * Pike scan where a spelling ended), and base64 (standard and URL-safe, at the
+ * three byte alignments it can have inside a longer encoded blob). Each text is
+ * searched as it is and in its normalised view (normalised-view.ts: without
+ * NULs, control characters, ANSI escapes and zero-width marks), whose spans
+ * are mapped back. The search runs in slices (`spans`), so a large output
+ * never holds the server's event loop for long (redact-output.ts). Values under MIN_REDACTED_LENGTH characters are left alone:
  * masking `true` or `eu-west-1`'s shorter cousins everywhere would wreck the
  * output and protect nothing an attacker could not guess (docs/security-model.md).
  *
  * Pure: no I/O, no imports from the rest of Torii.
  */
+import { normalisedView } from "./normalised-view.js";
 import { blobForms } from "./secret-forms.js";
-import { compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern } from "./spelling-matcher.js";
+import { SpellingAutomaton } from "./spelling-automaton.js";
+import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern } from "./spelling-matcher.js";
+import { searchSpellings } from "./spelling-search.js";
+
+export type { Span } from "./spelling-matcher.js";
 
 /** Shortest value that is redacted, in UTF-16 code units. */
 export const MIN_REDACTED_LENGTH = 8;
+
+/**
+ * How many characters of raw text one character of a spelling may stand for
+ * once the normalised view removed what stood between (a UTF-16 NUL and a
+ * colour code per character fit well within it).
+ */
+const NORMALISED_SPREAD = 16;
+
+/** Texts from this length on are searched with the DFA (spelling-automaton.ts), shorter ones with the Pike scan alone. */
+const DFA_FROM = 4096;
 
 /** A value Torii injected, and the variable it was injected as (the marker names it). */
 export interface SecretValue {
@@ -31,17 +50,19 @@ export interface SecretValue {
 export interface Redactor {
   /** True when there is at least one value to look for. */
   readonly active: boolean;
+  /** The most characters of text one masked span can cover (for searches across the two output streams). */
+  readonly reach: number;
   /**
    * Replaces every spelling of every secret by its marker. With `cut`, the
    * text was cut short (output cap, timeout): a tail that is the start of a
    * secret's spelling is masked too, since it is a leaked prefix.
    */
   redact(text: string, options?: { readonly cut?: boolean }): string;
-}
-
-interface Form {
-  readonly text: string;
-  readonly marker: string;
+  /**
+   * The spans `redact` replaces, found in slices of bounded work: the
+   * generator yields between them, so a caller can let its event loop run.
+   */
+  spans(text: string, cut: boolean): Generator<void, Span[], void>;
 }
 
 /** The marker that stands for the value of `name`. */
@@ -50,63 +71,68 @@ export function redactionMarker(name: string): string {
 }
 
 /** A redactor that changes nothing (calls that inject no credential). */
-export const NO_REDACTION: Redactor = { active: false, redact: (text) => text };
+export const NO_REDACTION: Redactor = {
+  active: false,
+  reach: 0,
+  redact: (text) => text,
+  // eslint-disable-next-line require-yield -- nothing to search
+  spans: function* () {
+    return [];
+  },
+};
+
+/** Runs a sliced search to its end at once (text small enough, or a caller with no event loop to keep). */
+export function completed<T>(work: Generator<void, T, void>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done === true) return step.value;
+  }
+}
 
 /** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH are ignored. */
 export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
-  const byText = new Map<string, Form>();
-  const patterns = new Map<string, SpellingPattern>();
+  const spelled = new Map<string, SpellingPattern>();
+  const fixed = new Map<string, SpellingPattern>();
   for (const secret of secrets) {
     // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-    if (secret.value.length < MIN_REDACTED_LENGTH || patterns.has(secret.value)) continue;
+    if (secret.value.length < MIN_REDACTED_LENGTH || spelled.has(secret.value)) continue;
     const marker = redactionMarker(secret.name);
-    patterns.set(secret.value, compileSpellings(secret.value, marker));
+    spelled.set(secret.value, compileSpellings(secret.value, marker));
     for (const text of blobForms(secret.value)) {
-      if (text.length >= MIN_REDACTED_LENGTH && !byText.has(text)) byText.set(text, { text, marker });
+      if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
     }
   }
-  if (patterns.size === 0) return NO_REDACTION;
-  // Longest first, so that where two spellings start at one place the longer one names the span.
-  const forms = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
-  const spelled = spellingSet([...patterns.values()]);
+  if (spelled.size === 0) return NO_REDACTION;
+  // The fixed forms are patterns too: one search finds every form of every value.
+  const set = spellingSet([...spelled.values(), ...fixed.values()]);
+  let automaton: SpellingAutomaton | undefined;
+  function* search(text: string, cut: boolean, found: Span[]): Generator<void, void, void> {
+    // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
+    if (text.length < DFA_FROM) yield* findSpellings(text, set, { from: 0, to: text.length, cut }, found);
+    else yield* searchSpellings(text, set, (automaton ??= new SpellingAutomaton(set.patterns)), cut, found);
+  }
+  function* spans(text: string, cut: boolean): Generator<void, Span[], void> {
+    const found: Span[] = [];
+    if (text === "") return found;
+    yield* search(text, cut, found);
+    // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
+    const view = yield* normalisedView(text);
+    if (view === undefined) return found;
+    const inView: Span[] = [];
+    yield* search(view.text, cut, inView);
+    for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
+    return found;
+  }
   return {
     active: true,
-    redact: (text, options = {}) => {
-      if (text === "") return text;
-      const cut = options.cut === true;
-      return replaceSpans(text, [...findSpellings(text, spelled, cut), ...findSpans(text, forms, cut)]);
-    },
+    reach: Math.max(...set.patterns.map((pattern) => pattern.maxLength)) * NORMALISED_SPREAD,
+    redact: (text, options = {}) => replaceSpans(text, completed(spans(text, options.cut === true))),
+    spans,
   };
 }
 
-function findSpans(text: string, forms: readonly Form[], cut: boolean): Span[] {
-  const spans: Span[] = [];
-  for (const form of forms) {
-    // Overlapping occurrences too (a value of repeated characters): the union is masked.
-    for (let at = text.indexOf(form.text); at !== -1; at = text.indexOf(form.text, at + 1)) {
-      spans.push({ start: at, end: at + form.text.length, marker: form.marker });
-    }
-  }
-  if (cut) {
-    const tail = leakedPrefix(text, forms);
-    if (tail !== undefined) spans.push(tail);
-  }
-  return spans;
-}
-
-/** The longest tail of `text` that is a proper prefix of some spelling: what a cut left of a secret. */
-function leakedPrefix(text: string, forms: readonly Form[]): Span | undefined {
-  const longest = Math.min(text.length, (forms[0]?.text.length ?? 1) - 1);
-  for (let length = longest; length >= 1; length -= 1) {
-    const tail = text.slice(text.length - length);
-    const form = forms.find((candidate) => candidate.text.length > length && candidate.text.startsWith(tail));
-    if (form !== undefined) return { start: text.length - length, end: text.length, marker: form.marker };
-  }
-  return undefined;
-}
-
 /** Replaces the union of the spans; overlapping spans become one marker (the earliest one's). */
-function replaceSpans(text: string, spans: Span[]): string {
+export function replaceSpans(text: string, spans: Span[]): string {
   if (spans.length === 0) return text;
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const parts: string[] = [];

@@ -18,7 +18,7 @@
  */
 import { characterSpellings } from "./secret-forms.js";
 
-interface TrieNode {
+export interface TrieNode {
   readonly id: number;
   readonly next: Map<number, TrieNode>;
   end: boolean;
@@ -28,6 +28,8 @@ interface TrieNode {
 export interface SpellingPattern {
   readonly steps: readonly TrieNode[];
   readonly marker: string;
+  /** The longest spelling of the whole value, in UTF-16 units: no span is longer. */
+  readonly maxLength: number;
 }
 
 /** A piece of text that spells a value (or, at a cut, starts to). */
@@ -42,6 +44,7 @@ const TRIE_ID_SPACE = 4096;
 /** Tries kept for characters already seen (they do not depend on the value); a bound on the memory they use. */
 const MAX_CACHED_TRIES = 2048;
 const trieCache = new Map<string, TrieNode>();
+const depthCache = new Map<string, number>();
 
 /** The trie of every spelling of `char`. */
 function trieOf(char: string): TrieNode {
@@ -65,9 +68,39 @@ function trieOf(char: string): TrieNode {
   return root;
 }
 
+const literalCache = new Map<number, TrieNode>();
+
+/** The trie of the UTF-16 unit `code` as it is, and nothing else. */
+function literalTrieOf(code: number): TrieNode {
+  let root = literalCache.get(code);
+  if (root === undefined) {
+    root = { id: 0, next: new Map([[code, { id: 1, next: new Map(), end: true }]]), end: false };
+    literalCache.set(code, root);
+  }
+  return root;
+}
+
+/** Compiles a pattern of `text` exactly as it is (a fixed form of a value: base64, hex). */
+export function compileLiteral(text: string, marker: string): SpellingPattern {
+  const steps: TrieNode[] = [];
+  for (let at = 0; at < text.length; at += 1) steps.push(literalTrieOf(text.charCodeAt(at)));
+  return { steps, marker, maxLength: text.length };
+}
+
+/** The length of `char`'s longest spelling. */
+function depthOf(char: string): number {
+  let depth = depthCache.get(char);
+  if (depth === undefined) {
+    depth = Math.max(...characterSpellings(char).map((spelling) => spelling.length));
+    if (depthCache.size < MAX_CACHED_TRIES) depthCache.set(char, depth);
+  }
+  return depth;
+}
+
 /** Compiles `value`'s pattern. */
 export function compileSpellings(value: string, marker: string): SpellingPattern {
-  return { steps: Array.from(value, trieOf), marker };
+  const chars = Array.from(value);
+  return { steps: chars.map(trieOf), marker, maxLength: chars.reduce((sum, char) => sum + depthOf(char), 0) };
 }
 
 /** The patterns of a redactor's values, and the UTF-16 units that can start a spelling of any. */
@@ -92,26 +125,42 @@ export function spellingSet(patterns: readonly SpellingPattern[]): SpellingSet {
   return { patterns, asciiOpens, otherOpens };
 }
 
+/** Characters of text scanned between two yields of a generator that searches it: a bound on how long one slice blocks. */
+export const SLICE_UNITS = 1 << 16;
+
 /**
- * Every span of `text` that spells one of `patterns`' values; with `cut`, also
- * the tail from the earliest start of a spelling still under way at the end.
+ * Pushes to `spans` every span of `text` within [from, to) that spells one of
+ * the set's values (only spellings that start at or after `from` are seen);
+ * with `cut`, also the tail from the earliest start of a spelling still under
+ * way at `to`. Yields after every SLICE_UNITS characters.
  */
-export function findSpellings(text: string, { patterns, asciiOpens, otherOpens }: SpellingSet, cut: boolean): Span[] {
-  const spans: Span[] = [];
-  const scans = patterns.map((pattern) => new Scan(pattern, spans));
+export function* findSpellings(
+  text: string,
+  { patterns, asciiOpens, otherOpens }: SpellingSet,
+  range: { readonly from: number; readonly to: number; readonly cut: boolean },
+  spans: Span[],
+): Generator<void, void, void> {
+  // Made at the first character that can start a spelling: a text without one costs no allocation.
+  let scans: Scan[] | undefined;
   let liveCount = 0;
-  for (let at = 0; at < text.length; at += 1) {
-    const code = text.charCodeAt(at);
-    if (liveCount === 0 && (code < 0x80 ? asciiOpens[code] === 0 : !otherOpens.has(code))) continue;
-    liveCount = 0;
-    for (const scan of scans) liveCount += scan.advance(code, at);
+  for (let sliceFrom = range.from; sliceFrom < range.to; sliceFrom += SLICE_UNITS) {
+    if (sliceFrom > range.from) yield;
+    const sliceTo = Math.min(range.to, sliceFrom + SLICE_UNITS);
+    for (let at = sliceFrom; at < sliceTo; at += 1) {
+      const code = text.charCodeAt(at);
+      if (liveCount === 0 && (code < 0x80 ? asciiOpens[code] === 0 : !otherOpens.has(code))) continue;
+      liveCount = 0;
+      scans ??= patterns.map((pattern) => new Scan(pattern, spans));
+      for (const scan of scans) liveCount += scan.advance(code, at);
+    }
   }
-  if (cut) for (const scan of scans) scan.pushOpenTail(text.length);
-  return spans;
+  if (range.cut) for (const scan of scans ?? []) scan.pushOpenTail(range.to);
 }
 
 /** Past this many threads, merging looks threads up in a set instead of scanning them. */
 const SCAN_LIMIT = 16;
+const NO_STEPS = new Int32Array(0);
+const NO_STARTS = new Float64Array(0);
 
 /**
  * The live threads of one pattern, in fixed arrays swapped at each character
@@ -119,13 +168,14 @@ const SCAN_LIMIT = 16;
  * of start, so a merge keeps the earliest.
  */
 class Scan {
+  // Allocated on the first thread (grow): most patterns start none in a short text.
   private count = 0;
-  private steps = new Int32Array(SCAN_LIMIT);
-  private starts = new Float64Array(SCAN_LIMIT);
+  private steps = NO_STEPS;
+  private starts = NO_STARTS;
   private nodes: TrieNode[] = [];
   private nextCount = 0;
-  private nextSteps = new Int32Array(SCAN_LIMIT);
-  private nextStarts = new Float64Array(SCAN_LIMIT);
+  private nextSteps = NO_STEPS;
+  private nextStarts = NO_STARTS;
   private nextNodes: TrieNode[] = [];
   private seen: Set<number> | undefined;
 
@@ -190,7 +240,7 @@ class Scan {
 
   /** Doubles the room for threads (a pattern has a bounded number of distinct ones). */
   private grow(): void {
-    const size = this.nextSteps.length * 2;
+    const size = Math.max(SCAN_LIMIT, this.nextSteps.length * 2);
     const steps = new Int32Array(size);
     steps.set(this.nextSteps);
     const starts = new Float64Array(size);

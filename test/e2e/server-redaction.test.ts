@@ -24,6 +24,13 @@ const ODD = "p&ss<w>rd'é/x!*q";
 const LEAK = `const value = process.env.LEAKY_TOKEN;
 const [mode, arg] = process.argv.slice(2);
 const hex = (code, width) => code.toString(16).padStart(width, "0");
+// Accidental forms (red team F4): UTF-16, colour codes between characters, a value split across the streams.
+const accidental = {
+  utf16: () => process.stdout.write(Buffer.from("token=" + value + "\\n", "utf16le")),
+  ansi: () => process.stdout.write("\\u001b[33m" + [...value].join("\\u001b[1m") + "\\u001b[0m\\n"),
+  split: () => process.stdout.write(value.slice(0, 8) + "\\n", () => setTimeout(() => process.stderr.write(value.slice(8) + "\\n"), 15)),
+}[mode];
+if (accidental !== undefined) return accidental();
 const encoders = {
   gojson: (v) => JSON.stringify({ token: v }).replace(/[<>&]/g, (c) => "\\\\u" + hex(c.charCodeAt(0), 4)),
   jsonUpper: (v) => JSON.stringify(v).replace(/[\u0080-\uffff]/g, (c) => "\\\\u" + hex(c.charCodeAt(0), 4).toUpperCase()),
@@ -61,7 +68,7 @@ beforeAll(async () => {
   root = makeConfigTree({
     "settings.yaml": `max_output_bytes: ${CAP}\n`,
     "providers/leaky/provider.yaml": 'version: "1"\nname: leaky\ntool: leaky\ncommand: leak\n',
-    "providers/leaky/rules.yaml": 'version: "1"\naccept: [plain, json, base64, base64url, url, short, echo, cap, enc]\n',
+    "providers/leaky/rules.yaml": 'version: "1"\naccept: [plain, json, base64, base64url, url, short, echo, cap, enc, utf16, ansi, split]\n',
     "providers/leaky/.env": `LEAKY_TOKEN=${CANARY}\nSHORT_ONE=${SHORT}\nODD_TOKEN="${ODD}"\n`,
   });
   const bin = makeFakeBin({ leak: LEAK });
@@ -123,6 +130,21 @@ describe("injected secrets never reach the agent, in any spelling, however they 
         const left = out.stdout.replace(MARK, "");
         expect(Buffer.from(left, mode === "base64" ? "base64" : "base64url").toString("latin1"), `${mode} ${offset}`).not.toContain(CANARY.slice(2, -2));
       }
+    }
+  });
+
+  test("in the forms a child prints by accident: UTF-16, colour codes between characters, split across stdout and stderr", async () => {
+    const utf16 = await leak("utf16");
+    expect(utf16.stdout.replaceAll("\u0000", "")).toBe(`token=${MARK}\n`);
+    const ansi = await leak("ansi");
+    expect(ansi.stdout).toBe(`\u001b[33m${MARK}\u001b[0m\n`);
+    const split = await leak("split");
+    expect(split.stdout).toBe(MARK);
+    expect(split.stderr).toBe(`${MARK}\n`);
+    for (const out of [utf16, ansi, split]) {
+      expectNoCanary(out);
+      // eslint-disable-next-line no-control-regex -- what the child put between the characters
+      expect(`${out.stdout}${out.stderr}`.replace(/\u0000|\u001b\[[0-9;]*m|\n/gu, "")).not.toContain(CANARY.slice(0, 8));
     }
   });
 

@@ -28,7 +28,7 @@ interface Pending {
   pid: number | undefined;
   started: boolean;
   readonly start: { resolve: (started: StartedLaunch) => void; reject: (error: Error) => void };
-  readonly run: { resolve: (result: LaunchResult) => void; reject: (error: Error) => void };
+  readonly run: { resolve: (result: LaunchResult | Promise<LaunchResult>) => void; reject: (error: Error) => void };
   readonly running: Promise<LaunchResult>;
   readonly stopCancel: () => void;
   /** Fires when the host owes an answer (`spawned`, then the end of the run) past its deadline. */
@@ -125,8 +125,8 @@ export class HostProcess {
       const start = { resolve: resolveStart, reject: rejectStart };
       const pending: Pending = { request, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
       // Before the host is ready its start-up is allowed for too (onReady then restarts the deadline).
-      if (this.ready) this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
-      else this.expectAnswer(pending, this.startAllowanceMs + this.spawnDeadlineMs, "did not start and answer");
+      if (this.ready) this.expectAnswer(id, pending, this.spawnDeadlineMs, "did not answer");
+      else this.expectAnswer(id, pending, this.startAllowanceMs + this.spawnDeadlineMs, "did not start and answer");
       this.pending.set(id, pending);
       this.events.onBusyChange(this);
       this.send({ type: "launch", id, request: hostRequest(request) });
@@ -174,8 +174,8 @@ export class HostProcess {
   private onReady(): void {
     if (this.ready) return;
     this.ready = true;
-    for (const pending of this.pending.values()) {
-      if (!pending.started) this.expectAnswer(pending, this.spawnDeadlineMs, "did not answer");
+    for (const [id, pending] of this.pending) {
+      if (!pending.started) this.expectAnswer(id, pending, this.spawnDeadlineMs, "did not answer");
     }
   }
 
@@ -185,16 +185,16 @@ export class HostProcess {
       pending.pid = message.pid;
       pending.started = true;
       const { timeoutMs, killGraceMs } = pending.request;
-      this.expectAnswer(pending, timeoutMs + (killGraceMs ?? DEFAULT_KILL_GRACE_MS) + this.spawnDeadlineMs, "did not report the end of the process");
+      this.expectAnswer(id, pending, timeoutMs + (killGraceMs ?? DEFAULT_KILL_GRACE_MS) + this.spawnDeadlineMs, "did not report the end of the process");
       pending.start.resolve({ pid: message.pid, running: pending.running });
       return;
     }
     this.finish(id, pending);
     if (message.type === "result") {
       const { redactor, maxOutputBytes } = pending.request;
-      const result = redactResult(message.result, redactor ?? NO_REDACTION, maxOutputBytes);
-      if (!pending.started) pending.start.resolve({ pid: result.pid, running: pending.running });
-      pending.run.resolve(result);
+      if (!pending.started) pending.start.resolve({ pid: message.result.pid, running: pending.running });
+      // Redacted in slices: other calls' messages are read and answered meanwhile.
+      pending.run.resolve(redactResult(message.result, redactor ?? NO_REDACTION, maxOutputBytes));
       return;
     }
     const error = new LaunchError(pending.request.executable, message.code, message.detail);
@@ -203,13 +203,18 @@ export class HostProcess {
   }
 
   /** Gives the host up unless it answers `pending` within `ms` (no deadline beyond a timer's range). */
-  private expectAnswer(pending: Pending, ms: number, what: string): void {
+  private expectAnswer(id: number, pending: Pending, ms: number, what: string): void {
     clearTimeout(pending.deadline);
     if (ms > MAX_TIMER_MS) return;
-    pending.deadline = setTimeout(() => {
-      this.abandon(`the child host ${what} within ${ms} ms and was killed`);
+    const deadline = setTimeout(() => {
+      // Timers run before pending I/O: after a stall of the server's own event loop, the answer may
+      // be waiting in the channel. It is read before setImmediate runs; only then is the host given up.
+      setImmediate(() => {
+        if (pending.deadline === deadline && this.pending.has(id)) this.abandon(`the child host ${what} within ${ms} ms and was killed`);
+      });
     }, ms);
-    pending.deadline.unref();
+    pending.deadline = deadline;
+    deadline.unref();
   }
 
   private finish(id: number, pending: Pending): void {

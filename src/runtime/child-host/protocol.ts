@@ -89,14 +89,15 @@ function isNullable(value: unknown, check: (value: unknown) => boolean): boolean
 /** A LaunchResult as the host sends it, every field checked. */
 function resultOf(value: unknown): LaunchResult | undefined {
   if (!isRecord(value)) return undefined;
-  const { exitCode, signal, stdout, stderr, truncated, timedOut, canceled, durationMs, pid } = value;
+  const { exitCode, signal, stdout, stderr, truncated, timedOut, canceled, durationMs, pid, interleaving } = value;
   const flags = [truncated, timedOut, canceled].every((flag) => typeof flag === "boolean");
   if (!isNullable(exitCode, Number.isInteger) || !isNullable(signal, (entry) => typeof entry === "string") || !flags) return undefined;
   if (
     typeof stdout !== "string" ||
     typeof stderr !== "string" ||
     !isNumber(durationMs) ||
-    !optional(pid, (value) => Number.isSafeInteger(value) && (value as number) > 1)
+    !optional(pid, (value) => Number.isSafeInteger(value) && (value as number) > 1) ||
+    !optional(interleaving, (runs) => Array.isArray(runs) && runs.every(isId))
   )
     return undefined;
   return {
@@ -109,6 +110,7 @@ function resultOf(value: unknown): LaunchResult | undefined {
     canceled: canceled as boolean,
     durationMs: durationMs as number,
     pid: pid as number | undefined,
+    interleaving: interleaving as readonly number[] | undefined,
   };
 }
 

@@ -2,6 +2,7 @@ import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
 import { redactOutput, trimToBytes } from "../../../src/runtime/redact-output.js";
 import { createRedactor, MIN_REDACTED_LENGTH, NO_REDACTION } from "../../../src/runtime/redaction.js";
+import { SLICE_UNITS } from "../../../src/runtime/spelling-matcher.js";
 
 const CANARY = "c4n4ry-S3cr3t/with+odd=chars é";
 const redactor = createRedactor([{ name: "API_TOKEN", value: CANARY }]);
@@ -67,14 +68,37 @@ describe("createRedactor", () => {
 });
 
 describe("redactOutput", () => {
-  test("keeps the redacted output within the cap without ending in half a marker", () => {
+  test("keeps the redacted output within the cap without ending in half a marker", async () => {
     const long = createRedactor([{ name: "A_VERY_LONG_VARIABLE_NAME_FOR_A_SHORT_VALUE", value: "s3cr3t-9" }]);
     const stdout = "s3cr3t-9 ".repeat(10);
-    const out = redactOutput({ stdout, stderr: "" }, long, { cut: false, maxBytes: stdout.length });
+    const out = await redactOutput({ stdout, stderr: "" }, long, { cut: false, maxBytes: stdout.length });
     expect(Buffer.byteLength(out.stdout)).toBeLessThanOrEqual(stdout.length);
     expect(out.trimmed).toBe(true);
     expect(out.stdout).not.toContain("s3cr3t");
     expect(out.stdout.endsWith("] ") || out.stdout.endsWith("]")).toBe(true);
+  });
+
+  test("a large output is searched in slices: the event loop turns between them, and a small redaction started later ends first", async () => {
+    const value = "Sup3rSecretValue-0123456789";
+    const one = createRedactor([{ name: "API_TOKEN", value }]);
+    const big = `${"Sup3rSecretValue-012345678X ".repeat(150_000)}${value}`;
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      turns += 1;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const order: string[] = [];
+    const large = redactOutput({ stdout: big, stderr: "" }, one, { cut: false, maxBytes: 8 << 20 }).then((out) => (order.push("large"), out));
+    const small = redactOutput({ stdout: `x ${value}`, stderr: "" }, one, { cut: false, maxBytes: 4096 }).then((out) => (order.push("small"), out));
+    const [largeOut, smallOut] = await Promise.all([large, small]);
+    counting = false;
+    expect(order).toEqual(["small", "large"]);
+    expect(smallOut.stdout).toBe(`x ${MARK}`);
+    expect(largeOut.stdout.endsWith("X [redacted:API_TOKEN]")).toBe(true);
+    // One turn at least per slice of SLICE_UNITS characters: no turn waits for more than a slice of work.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(big.length / SLICE_UNITS));
   });
 
   test("trimToBytes never splits a character or a marker", () => {

@@ -8,8 +8,11 @@
  */
 import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
-import { createRedactor } from "../../../src/runtime/redaction.js";
+import { completed, createRedactor, replaceSpans, type Span } from "../../../src/runtime/redaction.js";
 import { characterSpellings } from "../../../src/runtime/secret-forms.js";
+import { SpellingAutomaton } from "../../../src/runtime/spelling-automaton.js";
+import { compileSpellings, findSpellings, spellingSet } from "../../../src/runtime/spelling-matcher.js";
+import { searchSpellings } from "../../../src/runtime/spelling-search.js";
 
 const hex = (value: number, width: number): string => value.toString(16).padStart(width, "0");
 
@@ -99,6 +102,33 @@ describe("every encoder's spelling is masked", () => {
     const out = createRedactor([{ name: "V", value }]).redact(`${before} ${encoded.slice(0, cutAt)}`, { cut: true });
     expect(out.endsWith(MARK)).toBe(true);
   });
+});
+
+describe("the DFA search finds what the Pike scan finds", () => {
+  const fragments = (value: string): string[] => [
+    ...value.slice(0, 5),
+    value.slice(0, 6),
+    goJson(value).slice(1, 9),
+    encodeURIComponent(value).slice(0, 9),
+    value,
+    "\\",
+    "%",
+    "&#",
+    "'",
+  ];
+  propertyTest.prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 }), fc.boolean()], { numRuns: 200 })(
+    "same spans on text made of pieces of two values' spellings, cut or not",
+    (first, second, picks, cut) => {
+      const set = spellingSet([compileSpellings(first, "[A]"), compileSpellings(second, "[B]")]);
+      const pieces = [...fragments(first), ...fragments(second), goJson(first), html(second), "x"];
+      const text = picks.map((pick) => pieces[pick % pieces.length] as string).join("");
+      const pike: Span[] = [];
+      completed(findSpellings(text, set, { from: 0, to: text.length, cut }, pike));
+      const searched: Span[] = [];
+      completed(searchSpellings(text, set, new SpellingAutomaton(set.patterns), cut, searched));
+      expect(replaceSpans(text, searched)).toBe(replaceSpans(text, pike));
+    },
+  );
 });
 
 describe("the pattern is bounded and the scan linear", () => {

@@ -242,3 +242,48 @@ describe("messages the client cannot use", () => {
     await expect(client.start(request("/bin/true", []))).rejects.toBeInstanceOf(ChildHostError);
   });
 });
+
+describe("a server whose event loop stalls or is busy redacting", () => {
+  test("a deadline that fires after a stall of the server looks once more after pending I/O: an answer waiting in the channel keeps the host", async () => {
+    const marks = mkdtempSync(path.join(os.tmpdir(), "torii-stall-"));
+    // The host writes a mark once its `spawned` is in the channel (the send's callback).
+    const host = fakeHost(
+      `process.send({ type: "spawned", id: message.id, pid: 4242 }, () => { import("node:fs").then((fs) => { fs.writeFileSync(${JSON.stringify(marks)} + "/" + message.id, ""); send(ok(message.id, "answered")); }); });`,
+    );
+    const { client } = clientFor(host, 60_000, 50);
+    expect((await (await client.start(request("/bin/true", []))).running).stdout).toBe("answered");
+    const hostPid = client.hostPid;
+    const start = client.start(request("/bin/true", []));
+    // The server's event loop stalls (a long synchronous task) until the answer waits in the channel
+    // and the 50 ms deadline is past: when the loop turns again, the deadline's timer runs first.
+    const stalledAt = performance.now();
+    while (!existsSync(path.join(marks, "1")) && performance.now() - stalledAt < 10_000);
+    while (performance.now() - stalledAt < 200);
+    expect(existsSync(path.join(marks, "1"))).toBe(true);
+    const started = await start;
+    expect(started.pid).toBe(4242);
+    expect((await started.running).stdout).toBe("answered");
+    expect(client.hostPid).toBe(hostPid);
+  });
+
+  test("a large output is redacted in slices: a small call's result that arrived after it is answered first", async () => {
+    const value = "Sup3rSecretValue-0123456789";
+    // 4.2 MB of near misses, then the value. Both launches are reported spawned; once the second is,
+    // the host sends the large result, then the small one.
+    const host = fakeHost(
+      `send({ type: "spawned", id: message.id, pid: 4242 }); if (message.id === 1) { send(ok(0, "Sup3rSecretValue-012345678X ".repeat(150000) + "${value}")); send(ok(1, "small ${value}")); }`,
+    );
+    const { client } = clientFor(host);
+    const redactor = createRedactor([{ name: "API_TOKEN", value }]);
+    const large = await client.start(request("/bin/true", [], { redactor, maxOutputBytes: 8 << 20 }));
+    const small = await client.start(request("/bin/true", [], { redactor }));
+    const order: string[] = [];
+    const [largeResult, smallResult] = await Promise.all([
+      large.running.then((result) => (order.push("large"), result)),
+      small.running.then((result) => (order.push("small"), result)),
+    ]);
+    expect(order).toEqual(["small", "large"]);
+    expect(smallResult.stdout).toBe("small [redacted:API_TOKEN]");
+    expect(largeResult.stdout.endsWith("X [redacted:API_TOKEN]")).toBe(true);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * The normalised view of a child's output that redaction also searches: the
+ * text without the characters a terminal or an encoder puts between a value's
+ * characters by accident, with a map from each kept character back to where
+ * it stood. Removed:
+ *
+ * - NUL: UTF-16 output (a Windows-born tool, `iconv -t UTF-16`) read as UTF-8
+ *   puts a NUL beside every ASCII character;
+ * - the other C0 controls, line breaks and tabs included (a value wrapped at a
+ *   terminal's or base64's column, or split across stdout and stderr with a
+ *   line break), DEL and C1 controls;
+ * - ANSI escape sequences whole: CSI (`ESC [ … final`, colours between
+ *   characters), OSC (`ESC ] … BEL` or `ESC \`), and two-character escapes;
+ * - zero-width and bidirectional marks (U+200B–U+200F, U+202A–U+202E,
+ *   U+2060–U+2064, U+2066–U+2069, U+FEFF).
+ *
+ * A value holding such a character itself is still found in the text as it is
+ * (redaction searches both). Built in slices (a generator), in linear time.
+ *
+ * Pure: no I/O.
+ */
+import { SLICE_UNITS } from "./spelling-matcher.js";
+
+export interface NormalisedView {
+  readonly text: string;
+  /** The index in the original text of the view's character at `index`. */
+  originOf(index: number): number;
+}
+
+const ESC = 0x1b;
+const C1_CSI = 0x9b;
+/** An OSC string longer than this is not one (its ESC alone is removed). */
+const MAX_OSC = 4096;
+
+// eslint-disable-next-line no-control-regex -- control characters are what the view removes
+const REMOVABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+
+function removable(code: number): boolean {
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  if (code < 0x200b) return false;
+  return code <= 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2060 && code <= 0x2064) || (code >= 0x2066 && code <= 0x2069) || code === 0xfeff;
+}
+
+/** The index after the escape sequence whose introducer (ESC or C1 CSI) is at `at`. */
+function escapeEnd(text: string, at: number): number {
+  let next = at + 1;
+  let code = text.charCodeAt(at);
+  if (code === ESC) {
+    code = text.charCodeAt(next);
+    if (code === 0x5d) return oscEnd(text, next + 1) ?? next;
+    if (code !== 0x5b) {
+      // ESC, intermediates (0x20–0x2f), a final (0x30–0x7e): `ESC ( B`, `ESC =`.
+      while (code >= 0x20 && code <= 0x2f) code = text.charCodeAt(++next);
+      return code >= 0x30 && code <= 0x7e ? next + 1 : at + 1;
+    }
+    next += 1;
+  }
+  // CSI: parameters (0x30–0x3f), intermediates (0x20–0x2f), a final (0x40–0x7e).
+  const start = next;
+  code = text.charCodeAt(next);
+  while (code >= 0x30 && code <= 0x3f) code = text.charCodeAt(++next);
+  while (code >= 0x20 && code <= 0x2f) code = text.charCodeAt(++next);
+  return code >= 0x40 && code <= 0x7e ? next + 1 : Math.max(start, at + 1);
+}
+
+/** The index after an OSC string's terminator (BEL or `ESC \`), if it has one within MAX_OSC. */
+function oscEnd(text: string, from: number): number | undefined {
+  const last = Math.min(text.length, from + MAX_OSC);
+  for (let at = from; at < last; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === 0x07) return at + 1;
+    if (code === ESC && text.charCodeAt(at + 1) === 0x5c) return at + 2;
+  }
+  return undefined;
+}
+
+/** The index of the first character at or after `at` that the view keeps; stops at `limit` (an escape sequence may end past it). */
+function nextKept(text: string, at: number, limit: number): number {
+  while (at < limit) {
+    const code = text.charCodeAt(at);
+    if (code === ESC || code === C1_CSI) at = escapeEnd(text, at);
+    else if (removable(code)) at += 1;
+    else return at;
+  }
+  return at;
+}
+
+/** Characters of text per run of the copy loop (a called function stays optimised; see spelling-search.ts). */
+const RUN_UNITS = 4096;
+
+/**
+ * The view of `text`, or undefined when nothing in it is removed. Yields after
+ * every SLICE_UNITS characters. No array as long as the text is allocated
+ * (fresh memory costs a page fault per 4 KiB): the kept characters go through
+ * one small buffer, and the map back is the start of each run, from which
+ * `originOf` walks the few characters to the one asked for.
+ */
+export function* normalisedView(text: string): Generator<void, NormalisedView | undefined, void> {
+  if (!REMOVABLE.test(text)) return undefined;
+  const scratch = new Uint16Array(RUN_UNITS);
+  const parts: string[] = [];
+  const runs: Run[] = [];
+  let viewLength = 0;
+  let at = 0;
+  while (at < text.length) {
+    const sliceTo = Math.min(text.length, at + SLICE_UNITS);
+    while (at < sliceTo) {
+      runs.push({ view: viewLength, text: at });
+      const to = Math.min(sliceTo, at + RUN_UNITS);
+      let kept = 0;
+      for (at = nextKept(text, at, to); at < to; at = nextKept(text, at + 1, to)) scratch[kept++] = text.charCodeAt(at);
+      parts.push(Buffer.from(scratch.buffer, 0, kept * 2).toString("utf16le"));
+      viewLength += kept;
+    }
+    if (at < text.length) yield;
+  }
+  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index) };
+}
+
+/** Where a run of the copy started, in the view and in the text. */
+interface Run {
+  readonly view: number;
+  readonly text: number;
+}
+
+function originOf(text: string, runs: readonly Run[], index: number): number {
+  let low = 0;
+  let high = runs.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((runs[middle] as Run).view <= index) low = middle;
+    else high = middle - 1;
+  }
+  const run = runs[low] as Run;
+  let at = nextKept(text, run.text, text.length);
+  for (let count = run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length);
+  return at;
+}

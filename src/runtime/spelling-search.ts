@@ -1,0 +1,81 @@
+/**
+ * The search for spelled values in a text: the lazy DFA (spelling-automaton.ts)
+ * reads every character with one table look-up and says where a spelling ended;
+ * only around those places does the Pike scan (spelling-matcher.ts
+ * `findSpellings`), which knows where each spelling started, read the text
+ * again. A region handed to it starts where the DFA was last idle (no spelling
+ * under way), or one longest spelling before the end it found, whichever is
+ * later, and ends where the DFA is idle again; so each character is read by
+ * the Pike scan at most about twice, and the whole search stays linear.
+ *
+ * A generator: it yields after every slice of work (SLICE_UNITS characters),
+ * so a caller can let its event loop run between slices (redact-output.ts).
+ *
+ * Pure: no I/O.
+ */
+import type { SpellingAutomaton } from "./spelling-automaton.js";
+import { findSpellings, SLICE_UNITS, type Span, type SpellingSet } from "./spelling-matcher.js";
+
+/**
+ * Characters per call of the hot loop: short enough that the loop is compiled
+ * as a called function rather than on-stack (whose code V8 caches without
+ * feedback for the code after the loop, deoptimising at every exit).
+ */
+const RUN_UNITS = 4096;
+
+/** Where the DFA stands in the text. */
+interface Cursor {
+  at: number;
+  state: number;
+  /** Every spelling under way started at or after this. */
+  idleAt: number;
+  /** A spelling ended since idleAt: the Pike scan reads [regionFrom, the next idle place); -1 when none did. */
+  regionFrom: number;
+}
+
+/**
+ * Pushes to `spans` every span of `text` that spells one of the set's values;
+ * with `cut`, also the tail from the earliest start of a spelling still under
+ * way at the end (the text was cut short: that tail is a leaked prefix).
+ */
+export function* searchSpellings(text: string, set: SpellingSet, automaton: SpellingAutomaton, cut: boolean, spans: Span[]): Generator<void, void, void> {
+  const reach = Math.max(0, ...set.patterns.map((pattern) => pattern.maxLength));
+  const cursor: Cursor = { at: 0, state: 0, idleAt: 0, regionFrom: -1 };
+  while (cursor.at < text.length) {
+    const sliceTo = Math.min(text.length, cursor.at + SLICE_UNITS);
+    while (cursor.at < sliceTo) {
+      const regionFrom = runUntilRegionEnds(text, automaton, reach, cursor, Math.min(sliceTo, cursor.at + RUN_UNITS));
+      if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: cursor.at, cut: false }, spans);
+    }
+    if (cursor.at < text.length) yield;
+  }
+  const { state, idleAt, regionFrom } = cursor;
+  if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: text.length, cut }, spans);
+  else if (cut && state !== 0) yield* findSpellings(text, set, { from: Math.max(idleAt, text.length - reach), to: text.length, cut }, spans);
+}
+
+/**
+ * Runs the DFA from `cursor.at` up to `to`, or until a region where a spelling
+ * ended is over (the DFA idle again): then returns the region's start, with
+ * `cursor.at` at its end; -1 when `to` was reached first. (The hot loop: a
+ * plain function, so that it stays optimised.)
+ */
+function runUntilRegionEnds(text: string, automaton: SpellingAutomaton, reach: number, cursor: Cursor, to: number): number {
+  let { state } = cursor;
+  for (let at = cursor.at; at < to; at += 1) {
+    state = automaton.next(state, text.charCodeAt(at));
+    if (state === 0) {
+      cursor.idleAt = at + 1;
+      const regionFrom = cursor.regionFrom;
+      if (regionFrom < 0) continue;
+      cursor.regionFrom = -1;
+      cursor.state = 0;
+      cursor.at = at + 1;
+      return regionFrom;
+    }
+    if (cursor.regionFrom < 0 && automaton.accepts(state)) cursor.regionFrom = Math.max(cursor.idleAt, at + 1 - reach);
+  }
+  cursor.state = state;
+  cursor.at = to;
+  return -1;
+}

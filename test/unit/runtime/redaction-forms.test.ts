@@ -1,0 +1,100 @@
+/**
+ * The forms a child prints a value in by accident that a text matcher over
+ * each stream missed (red team F4): UTF-16 output read as UTF-8 (a NUL beside
+ * every ASCII character), terminal colouring or other control codes and
+ * zero-width marks between characters, a value wrapped over lines, a value
+ * split across stdout and stderr. Only the value is masked; what surrounds it
+ * stays as it was.
+ */
+import { fc, test as propertyTest } from "@fast-check/vitest";
+import { describe, expect, test } from "vitest";
+import { redactOutput } from "../../../src/runtime/redact-output.js";
+import { createRedactor } from "../../../src/runtime/redaction.js";
+
+const VALUE = "Sup3rSecretValue-0123456789";
+const MARK = "[redacted:API_TOKEN]";
+const redactor = createRedactor([{ name: "API_TOKEN", value: VALUE }]);
+const utf16 = (text: string, encoding: "utf-16le" | "utf-16be"): string => {
+  const bytes = Buffer.from(text, "utf16le");
+  if (encoding === "utf-16be") bytes.swap16();
+  return new TextDecoder("utf-8").decode(bytes);
+};
+
+describe("accidental forms of a value are masked, and nothing else", () => {
+  test("UTF-16, little and big endian, read as UTF-8", () => {
+    expect(redactor.redact(`before ${utf16(VALUE, "utf-16le")} after`)).toBe(`before ${MARK}\u0000 after`);
+    expect(redactor.redact(`before ${utf16(VALUE, "utf-16be")} after`)).toBe(`before \u0000${MARK} after`);
+    // A whole UTF-16 line: the NULs around the value stay, the value does not.
+    expect(redactor.redact(utf16(`token=${VALUE}\n`, "utf-16le")).replaceAll("\u0000", "")).toBe(`token=${MARK}\n`);
+  });
+
+  test("colour codes, OSC hyperlinks and zero-width marks between characters", () => {
+    const coloured = `\u001b[31m${[...VALUE].join("\u001b[1m")}\u001b[0m`;
+    expect(redactor.redact(coloured)).toBe(`\u001b[31m${MARK}\u001b[0m`);
+    expect(redactor.redact([...VALUE].join("\u001b[38;5;196m"))).toBe(MARK);
+    const linked = `\u001b]8;;https://example.test/\u0007${VALUE.slice(0, 9)}\u001b]8;;\u0007${VALUE.slice(9)}`;
+    expect(redactor.redact(`x ${linked} y`)).toBe(`x \u001b]8;;https://example.test/\u0007${MARK} y`);
+    expect(redactor.redact(`x ${[...VALUE].join("\u200b")} y`)).toBe(`x ${MARK} y`);
+    expect(redactor.redact(`x ${[...VALUE].join("\u0008")} y`)).toBe(`x ${MARK} y`);
+  });
+
+  test("a value wrapped over lines, and base64 wrapped at 76 columns", () => {
+    expect(redactor.redact(`${VALUE.slice(0, 10)}\r\n${VALUE.slice(10)}`)).toBe(MARK);
+    const blob = Buffer.from(`${"x".repeat(50)}${VALUE}${"y".repeat(50)}`).toString("base64");
+    const wrapped = blob.replace(/.{76}/gu, "$&\n");
+    const out = redactor.redact(wrapped);
+    expect(out).toContain(MARK);
+    const left = out.replace(MARK, "").replaceAll("\n", "");
+    expect(Buffer.from(left, "base64").toString("latin1")).not.toContain(VALUE.slice(2, -2));
+  });
+
+  test("a value that holds a line break itself is still masked as it is and JSON-escaped", () => {
+    const pem = "-----BEGIN KEY-----\nMIIBOgIBAAJBAK\n-----END KEY-----";
+    const keyed = createRedactor([{ name: "KEY", value: pem }]);
+    expect(keyed.redact(`key: ${pem}.`)).toBe("key: [redacted:KEY].");
+    expect(keyed.redact(`{"key":${JSON.stringify(pem)}}`)).toBe('{"key":"[redacted:KEY]"}');
+  });
+
+  test("text around the forms is left alone, byte for byte", () => {
+    const text = "line one\n\u001b[32mok\u001b[0m\u0000\u200b\ttabbed\n";
+    expect(redactor.redact(text)).toBe(text);
+  });
+
+  const junk = fc.constantFrom("\u0000", "\u001b[1m", "\u001b[0;31m", "\u200b", "\ufeff", "\n", "\r\n", "\u0007");
+  propertyTest.prop([
+    fc.string({ minLength: 8, maxLength: 30, unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
+    fc.array(junk, { minLength: 30, maxLength: 30 }),
+  ])("junk of those kinds between any characters never lets the value through", (value, between) => {
+    const one = createRedactor([{ name: "V", value }]);
+    const text = `<${[...value].map((char, index) => `${char}${index < value.length - 1 ? (between[index] as string) : ""}`).join("")}>`;
+    const out = one.redact(text);
+    expect(out).toBe("<[redacted:V]>");
+  });
+});
+
+describe("a value split across stdout and stderr", () => {
+  test("its first part on stdout, the rest on stderr after a line break, as they arrived", async () => {
+    const stdout = `${VALUE.slice(0, 8)}\n`;
+    const stderr = `${VALUE.slice(8)}\n`;
+    const out = await redactOutput({ stdout, stderr, interleaving: [stdout.length, stderr.length] }, redactor, { cut: false, maxBytes: 4096 });
+    expect(out.stdout).toBe(MARK);
+    expect(out.stderr).toBe(`${MARK}\n`);
+  });
+
+  test("stderr first, between other output of both streams, in the order the launcher recorded", async () => {
+    const stdout = `start\n${VALUE.slice(12)} done\n`;
+    const stderr = `warning: ${VALUE.slice(0, 12)}`;
+    // stdout "start\n", then stderr whole, then the rest of stdout.
+    const interleaving = [6, stderr.length, stdout.length - 6];
+    const out = await redactOutput({ stdout, stderr, interleaving }, redactor, { cut: false, maxBytes: 4096 });
+    expect(out.stderr).toBe(`warning: ${MARK}`);
+    expect(out.stdout).toBe(`start\n${MARK} done\n`);
+  });
+
+  test("parts that are not one value across the switch are left alone", async () => {
+    const stdout = `${VALUE.slice(0, 8)}\n`;
+    const stderr = `not${VALUE.slice(8)}\n`;
+    const out = await redactOutput({ stdout, stderr, interleaving: [stdout.length, stderr.length] }, redactor, { cut: false, maxBytes: 4096 });
+    expect(out).toEqual({ stdout, stderr, trimmed: false });
+  });
+});
