@@ -192,7 +192,7 @@ for (const name of readdirSync(root, { withFileTypes: true })
       `${where} argv`,
       a,
       ["parser", "forbidden_value_prefixes", "options", "commands"],
-      ["fetched_values", "locked_command_options", "file_writes", "plugins", "double_dash"],
+      ["fetched_values", "locked_command_options", "file_writes", "file_reads", "plugins", "double_dash"],
     )
   ) {
     if (!["pflag", "argparse", "plain"].includes(a.parser)) fail(where, `bad parser ${a.parser}`);
