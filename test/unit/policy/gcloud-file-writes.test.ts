@@ -70,8 +70,12 @@ describe("gcloud calls that write a local file need a rule naming the command", 
     expect(decide(["kms"], ["kms", "encrypt", "--key=k", "--plaintext-file=p", "--ciphertext-file=-"]).result).toBe("unresolved");
     expect(decide(["kms"], ["kms", "keys", "list", "--keyring=r", "--location=l"]).result).toBe("accept");
     expect(decide(["compute ssh"], ["compute", "ssh", "vm", "--ssh-key-file=~/.ssh/k"]).result).toBe("accept");
-    expect(decide(["compute"], ["compute", "os-login", "ssh-keys", "add", "--key-file=~/.ssh/k.pub"]).result).toBe("accept");
-    expect(decide(["dns"], ["dns", "record-sets", "transaction", "describe", "--zone=z", "--transaction-file=t"]).result).toBe("accept");
+    // It writes nothing but reads and uploads a local file (argv.file_reads): held alike, the rule must name the command.
+    const addKey = ["compute", "os-login", "ssh-keys", "add", "--key-file=~/.ssh/k.pub"];
+    expect(decide(["compute"], addKey).reason).toContain("reads a local file or directory at the path given by --key-file");
+    expect(decide(["compute os-login ssh-keys add"], addKey).result).toBe("accept");
+    expect(decide(["dns"], ["dns", "record-sets", "transaction", "describe", "--zone=z", "--transaction-file=t"]).result).toBe("unresolved");
+    expect(decide(["dns"], ["dns", "record-sets", "transaction", "describe", "--zone=z"]).result).toBe("accept");
   });
 });
 
