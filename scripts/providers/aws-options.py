@@ -47,18 +47,28 @@ def main():
         rows, version, abbrev = rows_from_cli_json(opts.cli_json)
         literal = None  # AWS CLI v2 downloads no http(s):// values
         writes = None
+        reads = None
         locked = None  # no command table without the awscli package
     else:
         rows, version, abbrev = rows_from_parser()
         from aws_url_parameters import literal_url_parameters
         from awscli.clidriver import create_clidriver
         from aws_file_writes import file_write_arguments
+        from aws_file_reads import file_read_arguments
         from aws_locked_parameters import locked_command_options
         literal = literal_url_parameters(create_clidriver())
         writes = file_write_arguments(create_clidriver())
+        reads = file_read_arguments(create_clidriver())
         locked = locked_command_options(create_clidriver())
-    emit(rows, version, abbrev, literal, writes, locked, opts.write)
+    emit(rows, version, abbrev, literal, writes, locked, opts.write, reads)
 
+
+READS_HEAD = [
+    "  # Arguments that read a local file or directory named by a bare path (a streaming",
+    "  # blob input such as put-object --body, deploy push --source): held like file writes",
+    "  # (scripts/providers/aws_file_reads.py).",
+    "  file_reads:",
+]
 
 SWITCH_ACTIONS = ("store_true", "store_false", "version")
 
@@ -138,7 +148,7 @@ def rows_from_parser():
     return rows, version, parser.allow_abbrev
 
 
-def emit(rows, version, abbrev, literal, writes, locked, write):
+def emit(rows, version, abbrev, literal, writes, locked, write, reads=None):
     names = set()
     for r in rows:
         if not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", r["name"]):
@@ -168,6 +178,9 @@ def emit(rows, version, abbrev, literal, writes, locked, write):
             '    url_options: ["*"]',
             "    literal:",
         ] + yaml_rows(literal, "      ")
+    if reads is not None:
+        from aws_file_writes import yaml_rows as read_rows
+        out += READS_HEAD + read_rows(reads, "    ")
     if writes is not None:
         from aws_file_writes import yaml_rows as write_rows
         out += [

@@ -193,6 +193,8 @@ const argvSchema = z
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
     file_writes: fileWritesSchema.optional(),
+    /** Arguments the CLI reads as a local path with no marker (src/policy/file-reads.ts); rows as `file_writes`. */
+    file_reads: fileWritesSchema.optional(),
     /** An unknown command word runs a plugin program from PATH (`kubectl foo`): such a call is a file write (src/policy/file-writes.ts). */
     plugins: z.boolean().optional(),
     /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
@@ -475,6 +477,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
     ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
+    ...(argv.file_reads === undefined ? {} : { fileReads: argv.file_reads.map(toFileWriteSpec) }),
     ...(argv.plugins === undefined ? {} : { plugins: argv.plugins }),
     ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.locked_command_options === undefined

@@ -15,8 +15,9 @@ import { bodyOption } from "./grammar/body-option.js";
 import { commandBody, flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
 import { nameableTokens } from "./exact-pattern.js";
-import { fileWriteReason, localFileWrite, namesFileWrite } from "./file-writes.js";
+import { fileWriteReason, localFileWrite, namesFileWrite, type LocalWrite } from "./file-writes.js";
 import { fileWriteHold } from "./file-write-hold.js";
+import { fileReadReason, isFileRead, localFileRead, type FileReadHit } from "./file-reads.js";
 import { carriesParameters } from "./parameter-carriers.js";
 import { acceptPerResource, denyPerResource, withCommandAliases } from "./resource-decision.js";
 import type { DenyDecision, PolicyDecision, PolicyEvaluation, RuleRef } from "./types.js";
@@ -310,10 +311,14 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
   const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
-  // A call that writes a local file is accepted only by a rule naming its command (file-writes.ts).
-  const write =
-    localFileWrite(policy.grammar, { positionals: commandBody(canonical), options: canonical.options }) ??
-    localFileWrite(policy.grammar, { positionals: commandBody(view), options: view.options });
+  // A call that writes or reads a local file is accepted only by a rule naming its command (file-writes.ts, file-reads.ts).
+  const asGiven = { positionals: commandBody(canonical), options: canonical.options };
+  const asEvaluated = { positionals: commandBody(view), options: view.options };
+  const write: LocalWrite | FileReadHit | undefined =
+    localFileWrite(policy.grammar, asGiven) ??
+    localFileWrite(policy.grammar, asEvaluated) ??
+    localFileRead(policy.grammar, asGiven) ??
+    localFileRead(policy.grammar, asEvaluated);
   const admits = (rule: CompiledRule): boolean => write === undefined || namesFileWrite(rule, write);
   const accepted = withCommandAliases(view, policy.resourceTypes, (written) =>
     acceptPerResource(written, policy.resourceTypes, (one) => findMatch(policy.accept, one, acceptMode, admits)),
@@ -323,7 +328,8 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   }
   if (write !== undefined) {
     const fileWrite = fileWriteHold(write, flattenCanonical(canonical));
-    return { result: "unresolved", source: "no-rule", reason: fileWriteReason(policy.context.tool, write), fileWrite };
+    const reason = isFileRead(write) ? fileReadReason(policy.context.tool, write) : fileWriteReason(policy.context.tool, write);
+    return { result: "unresolved", source: "no-rule", reason, fileWrite };
   }
   return {
     result: "unresolved",

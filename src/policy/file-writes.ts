@@ -52,15 +52,25 @@ function startsWith(tokens: readonly string[], path: readonly string[]): boolean
  * a cluster of switches, `-rd PATH`), or among the canonical options.
  */
 export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
-  const words = call.positionals.filter((token) => !token.startsWith("-") || token === "-");
+  const words = commandWords(call);
   const listed = grammar.fileWrites.find((write) => {
-    if (!startsWith(call.positionals, write.command) && !startsWith(words, write.command)) return false;
+    if (!runsCommand(call, words, write.command)) return false;
     if (write.option === undefined) return true;
     const { option, short } = write;
     const names = short === undefined ? [option] : [option, short];
     return call.positionals.some((token) => bodyOption(token, names) !== undefined) || call.options.some((token) => token.split("=")[0] === option);
   });
   return listed ?? (grammar.plugins ? pluginRun(grammar, call.positionals) : undefined);
+}
+
+/** The body's words that are not options, from which argparse's sub-command parsers also read the command path. */
+export function commandWords(call: WriteCandidate): readonly string[] {
+  return call.positionals.filter((token) => !token.startsWith("-") || token === "-");
+}
+
+/** Whether the call runs `command`: its canonical positionals or its non-option words start with the path. */
+export function runsCommand(call: WriteCandidate, words: readonly string[], command: readonly string[]): boolean {
+  return startsWith(call.positionals, command) || startsWith(words, command);
 }
 
 /**

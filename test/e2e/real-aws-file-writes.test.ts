@@ -80,11 +80,15 @@ describe("aws operations that write a local file, through Torii", () => {
   });
 
   test("torii policy check names the reason (the operation writes a local file) without quoting the path", async () => {
-    const result = await runCli(["policy", "check", "aws", "--", ...shadowInto(credentialsFile())], { TORII_CONFIG_DIR: broadRoot, HOME: home });
+    // A path into ~/.aws is refused outright (credential-paths.ts); the hold is shown with a path elsewhere.
+    const elsewhere = path.join(home, "bashrc");
+    const result = await runCli(["policy", "check", "aws", "--", ...shadowInto(elsewhere)], { TORII_CONFIG_DIR: broadRoot, HOME: home });
     const report = JSON.parse(result.stdout) as { decision: string; reason: string };
     expect(report.decision).toBe("unresolved");
     expect(report.reason).toContain("iot-data get-thing-shadow can write a local file at the path given by its outfile operand");
-    expect(report.reason).not.toContain(credentialsFile());
+    expect(report.reason).not.toContain(elsewhere);
+    const refused = await runCli(["policy", "check", "aws", "--", ...shadowInto(credentialsFile())], { TORII_CONFIG_DIR: broadRoot, HOME: home });
+    expect(JSON.parse(refused.stdout)).toMatchObject({ decision: "deny" });
   });
 
   test("a rule that names the operation accepts it, and the CLI writes the file", async () => {

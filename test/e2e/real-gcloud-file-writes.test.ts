@@ -79,7 +79,8 @@ describe("gcloud calls that write a local file, through Torii", () => {
   });
 
   test("torii policy check says why (the command writes a local file) without quoting the path", async () => {
-    const result = await runCli(["policy", "check", "gcloud", "--", ...accessInto(propertiesFile())], { TORII_CONFIG_DIR: broadRoot, HOME: home });
+    // A path into ~/.config/gcloud is refused outright (credential-paths.ts); the hold is shown with a path elsewhere.
+    const result = await runCli(["policy", "check", "gcloud", "--", ...accessInto(path.join(home, "properties"))], { TORII_CONFIG_DIR: broadRoot, HOME: home });
     const report = JSON.parse(result.stdout) as { decision: string; reason: string };
     expect(report.decision).toBe("unresolved");
     expect(report.reason).toContain("gcloud secrets versions access can write a local file at the path given by --out-file");

@@ -3,6 +3,7 @@
  * the `--` tail, enforces the checks every family shares, and produces the
  * canonical form or the first rejection.
  */
+import { credentialStoreIn } from "./credential-paths.js";
 import { findFetchedValue, type SitedToken } from "./fetched-values.js";
 import { findLockedCommandUse } from "./locked-commands.js";
 import { findLockedValue } from "./locked-values.js";
@@ -63,6 +64,10 @@ export class CanonicalBuilder {
     // Every token, whatever the parser makes of it: an option's value, a glued value, a positional, the tail.
     const locked = this.strict ? findLockedValue(token, index, this.grammar.lockedValues) : undefined;
     if (locked !== undefined) throw new Rejected(locked);
+    const store = this.strict ? credentialStoreIn(token) : undefined;
+    if (store !== undefined) {
+      this.reject("forbidden-value", token, index, `argument ${index} names a path into a credential store (${store}); Torii never lets a CLI read it`);
+    }
     this.checkValue(token, index);
   }
 

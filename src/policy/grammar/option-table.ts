@@ -4,7 +4,7 @@
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
 import { compileLockedValues, type CompiledLockedValue } from "./locked-values.js";
-import type { CommandScope, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
+import type { CommandScope, FileReadSpec, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
 export interface OptionTable {
@@ -33,6 +33,8 @@ export interface CompiledGrammar {
   readonly fetchedValues: CompiledFetchedValues;
   /** Arguments that write a local file (`policy/file-writes.ts`). */
   readonly fileWrites: readonly FileWriteSpec[];
+  /** Arguments read as a local path (`policy/file-reads.ts`). */
+  readonly fileReads: readonly FileReadSpec[];
   /** Unknown command words run plugin programs (`GrammarSpec.plugins`). */
   readonly plugins: boolean;
   /** Commands no rule may allow (the target mode's floor, `locked-commands.ts`). */
@@ -76,6 +78,7 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     forbiddenValuePrefixes: spec.forbiddenValuePrefixes.map((prefix) => prefix.toLowerCase()),
     fetchedValues: compileFetchedValues(spec.fetchedValues),
     fileWrites: spec.fileWrites ?? [],
+    fileReads: spec.fileReads ?? [],
     plugins: spec.plugins ?? false,
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],

@@ -52,6 +52,8 @@ export interface GrammarSpec {
   readonly fetchedValues?: FetchedValueSpec;
   /** Arguments with which the CLI writes a local file the caller names (absent: none). */
   readonly fileWrites?: readonly FileWriteSpec[];
+  /** Arguments whose value the CLI reads as a local file or directory, with no prefix Torii refuses (absent: none). */
+  readonly fileReads?: readonly FileReadSpec[];
   /**
    * An unknown command word (or an unknown word after a command group) runs a
    * plugin program from PATH (`kubectl foo` runs `kubectl-foo`); absent: false.
@@ -85,6 +87,14 @@ export interface FileWriteSpec {
   /** The option's short form (az `-f`), when it has one. */
   readonly short?: string;
 }
+
+/**
+ * An argument of one command whose value the CLI reads as a local path with no
+ * marker (`s3api put-object --body PATH`, az `--tags ./f.json`, gcloud
+ * `secrets versions add --data-file PATH`, `builds submit SOURCE`): the same row
+ * shape as a file write (src/policy/file-reads.ts).
+ */
+export type FileReadSpec = FileWriteSpec;
 
 /**
  * Options of one command that do what a locked global option does: send the

@@ -27,7 +27,7 @@ const aws = contextOf("aws");
 const decide = (context: typeof az, accept: readonly string[], argv: readonly string[]) =>
   evaluatePolicy(compilePolicy(context, { shared: ruleList([], accept) }), argv).decision;
 
-const CONFIG = "/root/.azure/config";
+const CONFIG = "/root/.azure-old/config";
 const BASHRC = "/root/.bashrc";
 
 describe("az calls that write a local file need a rule naming the command", () => {
@@ -36,7 +36,7 @@ describe("az calls that write a local file need a rule naming the command", () =
     [["storage"], ["storage", "blob", "download", "-c", "c", "-n", "b", `-f${CONFIG}`]],
     [["storage"], ["storage", "blob", "download", "-c", "c", "-n", "b", `--file=${CONFIG}`]],
     [["storage"], ["storage", "blob", "download", "-c", "c", "-n", "b", "--fi", CONFIG]],
-    [["storage blob"], ["storage", "blob", "download-batch", "-s", "c", "-d", "/root/.azure"]],
+    [["storage blob"], ["storage", "blob", "download-batch", "-s", "c", "-d", "/root/.azure-old"]],
     [["keyvault"], ["keyvault", "secret", "download", "--vault-name", "v", "-n", "s", "-f", CONFIG]],
     [["keyvault"], ["keyvault", "secret", "backup", "--vault-name", "v", "-n", "s", "--file", CONFIG]],
     [["aks"], ["aks", "install-cli", "--install-location", "/usr/local/bin/kubectl"]],
@@ -47,9 +47,9 @@ describe("az calls that write a local file need a rule naming the command", () =
     [["network"], ["network", "express-route", "port", "generate-loa", "-g", "g", "-n", "p", "--customer-name", "c", "-f", BASHRC]],
     [["dls"], ["dls", "fs", "download", "--account", "a", "--source-path", "/x", "--destination-path", CONFIG, "--overwrite"]],
     [["container"], ["container", "export", "-g", "g", "-n", "n", "-f", BASHRC]],
-    [["bicep"], ["bicep", "decompile", "--file", "/root/.azure/config.json", "--force"]],
+    [["bicep"], ["bicep", "decompile", "--file", "/root/.azure-old/config.json", "--force"]],
     [["appconfig"], ["appconfig", "kv", "export", "-n", "s", "-d", "file", "--path", BASHRC, "--format", "json"]],
-    [["vm"], ["vm", "create", "-g", "g", "-n", "v", "--image", "i", "--generate-ssh-keys", "--ssh-key-values", "/root/.kube/config.pub"]],
+    [["vm"], ["vm", "create", "-g", "g", "-n", "v", "--image", "i", "--generate-ssh-keys", "--ssh-key-values", "/root/.kube-old/config.pub"]],
   ])("rule %j leaves %j unresolved, quoting no path", (accept, argv) => {
     const decision = decide(az, accept, argv);
     expect(decision.result).toBe("unresolved");

@@ -24,7 +24,7 @@ import { tempDir, TEST_LOCK_TIMING } from "../state/helpers.js";
 const az = bundledPolicyContext("az");
 const decide = (accept: readonly string[], argv: readonly string[], deny: readonly string[] = [], context: ProviderPolicyContext = az) =>
   evaluatePolicy(compilePolicy(context, { shared: ruleList([...deny], [...accept]) }), argv);
-const AZURE = "/home/u/.azure";
+const AZURE = "/home/u/.azure-old";
 const FS_DOWNLOAD = ["storage", "fs", "directory", "download", "-f", "fs", "-s", "src"];
 
 describe("az: a file-writing short at the end of a cluster of switches is held", () => {

@@ -27,7 +27,7 @@ import { bundledPolicyContext, ruleList, withSettings } from "../../support/poli
 const SEED = 20261130;
 const params = (offset: number): fc.Parameters<unknown> => ({ seed: SEED + offset, numRuns: 500 });
 
-const CREDENTIALS = "/home/op/.aws/credentials";
+const CREDENTIALS = "/home/op/.aws-old/credentials";
 /** The global options in the calls below that take a value. */
 const GLOBAL_WITH_VALUE = new Set(["--output", "--profile"]);
 
@@ -68,7 +68,7 @@ describe("P9a aws: a dropped -- changes no check", () => {
     ["ec2", "run-instances", "--user-da", "x"],
     ["ec2", "run-instances", "--image-id", "ami-1"],
     ["ec2", "describe-regions", "--output", "text"],
-    ["s3", "cp", "s3://b/k", "/home/op/.aws/config"],
+    ["s3", "cp", "s3://b/k", "/home/op/.aws-old/config"],
     ["s3api", "get-object", "--bucket", "b", "--key", "k", CREDENTIALS],
     ["emr", "create-default-roles", "--iam-endpoint", "http://127.0.0.1:1"],
     ["sts", "get-caller-identity", "--profile", "prod"],
@@ -96,7 +96,7 @@ describe("P9a aws: a dropped -- changes no check", () => {
       fileWrite: { command: ["iot-data", "get-thing-shadow"], minimumPrefix: 2 },
     });
     expect(evaluatePolicy(policy, ["ec2", "--", "run-instances", "--cli-input-json", "{}"]).decision).toMatchObject({ result: "deny" });
-    expect(evaluatePolicy(policy, ["s3", "--", "cp", "s3://b/k", "/home/op/.aws/config"]).decision.result).toBe("unresolved");
+    expect(evaluatePolicy(policy, ["s3", "--", "cp", "s3://b/k", "/home/op/.aws-old/config"]).decision.result).toBe("unresolved");
   });
 });
 
@@ -110,7 +110,7 @@ describe("P9c aws: an operation's options before the operation name", () => {
     ["iot-data", "get-thing-shadow", "--thing-name=t", CREDENTIALS],
     ["ec2", "run-instances", "--image-id=ami-1", "--user-data=x"],
     ["ec2", "run-instances", "--cli-input-json={}", "--dry-run"],
-    ["s3", "cp", "--recursive", "s3://b/k", "/home/op/.aws/config"],
+    ["s3", "cp", "--recursive", "s3://b/k", "/home/op/.aws-old/config"],
     ["s3api", "get-object", "--bucket=b", "--key=k", CREDENTIALS],
   ];
 
@@ -161,7 +161,7 @@ describe("P9b a -- that ends the options is never looser", () => {
       deny: ["get secrets", "delete"],
       accept: ["get", "cp", "describe pods", "logs"],
       paths: [["get"], ["cp"], ["describe", "pods"], ["logs"], ["delete"]],
-      words: ["get", "secrets", "pods", "cp", "pod:/x", "/home/op/.kube/config", "describe", "logs", "delete", "-n", "default", "--raw", "x"],
+      words: ["get", "secrets", "pods", "cp", "pod:/x", "/home/op/.kube-old/config", "describe", "logs", "delete", "-n", "default", "--raw", "x"],
     },
     {
       name: "az",
@@ -181,7 +181,7 @@ describe("P9b a -- that ends the options is never looser", () => {
         ["group", "delete"],
         ["group", "show"],
       ],
-      words: ["storage", "blob", "download", "--file", "/home/op/.azure/config", "vm", "delete", "group", "--name", "prod", "--ye", "--parameters-js", "x"],
+      words: ["storage", "blob", "download", "--file", "/home/op/.azure-old/config", "vm", "delete", "group", "--name", "prod", "--ye", "--parameters-js", "x"],
     },
   ] as const;
 

@@ -53,7 +53,7 @@ describe("an exact rule names the file-writing call it was made for", () => {
     const offered = exactAcceptRule(compilePolicy(aws, { shared: ruleList() }), call);
     if (!("rule" in offered)) throw new Error(offered.reason);
     expect(decide(offered.rule, call)).toBe("accept");
-    expect(decide(offered.rule, [...call.slice(0, -1), "/root/.aws/credentials"])).toBe("unresolved");
+    expect(decide(offered.rule, [...call.slice(0, -1), "/root/.aws-old/credentials"])).toBe("unresolved");
   });
 
   it("a broad regex over the same command still does not accept it", () => {

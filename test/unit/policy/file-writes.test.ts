@@ -26,7 +26,7 @@ function decide(accept: readonly string[], argv: readonly string[], deny: readon
   return evaluatePolicy(compilePolicy(context("aws", spec, AWS_LOCKED), { shared: ruleList(deny, accept) }), argv).decision;
 }
 
-const SHADOW = ["iot-data", "get-thing-shadow", "--thing-name", "t", "/home/op/.aws/credentials"];
+const SHADOW = ["iot-data", "get-thing-shadow", "--thing-name", "t", "/home/op/.aws-old/credentials"];
 const KEYS = ["iot", "create-keys-and-certificate", "--set-as-active"];
 
 describe("calls that write a local file", () => {

@@ -3,7 +3,7 @@
  * scripts/providers/gcloud_file_writes.py from the SDK's command tree and a reviewed
  * list) and its kubeconfig writers on the floor (every `get-credentials`).
  * Red team 8 finding 3: with the rule `secrets`, `secrets versions access
- * --out-file=~/.config/gcloud/properties` rewrote gcloud's own configuration.
+ * --out-file=~/.config/gcloud-old/properties` rewrote gcloud's own configuration.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -21,7 +21,7 @@ const config = providerFileSchema.parse(parse(readFileSync(at("providers/gcloud/
 const gcloud = { ...bundledPolicyContext("gcloud"), lockedCommands: lockedCommandsOf(config) };
 const decide = (accept: readonly string[], argv: readonly string[]) => evaluatePolicy(compilePolicy(gcloud, { shared: ruleList([], accept) }), argv).decision;
 
-const PROPERTIES = "/root/.config/gcloud/properties";
+const PROPERTIES = "/root/.config/gcloud-old/properties";
 
 /** Lines of the committed listing: `path words --flag|<operand>  # verdict`. */
 const listing = readFileSync(at("scripts/providers/gcloud-file-writes.txt"), "utf8")
@@ -38,16 +38,16 @@ describe("gcloud calls that write a local file need a rule naming the command", 
     [["secrets"], ["secrets", "versions", "access", "1", "--secret=s", `--out-file=${PROPERTIES}`]],
     [["secrets"], ["secrets", "versions", "access", "1", "--secret=s", "--out-file", PROPERTIES]],
     [["storage"], ["storage", "cp", "gs://b/k", PROPERTIES]],
-    [["/^storage /"], ["storage", "rsync", "gs://b", "/root/.config/gcloud"]],
+    [["/^storage /"], ["storage", "rsync", "gs://b", "/root/.config/gcloud-old"]],
     [["kms"], ["kms", "decrypt", "--key=k", "--keyring=r", "--location=l", "--ciphertext-file=c", `--plaintext-file=${PROPERTIES}`]],
     [["compute"], ["compute", "instances", "export", "vm", `--destination=${PROPERTIES}`]],
     [["beta secrets"], ["beta", "secrets", "versions", "access", "1", "--secret=s", `--out-file=${PROPERTIES}`]],
     // A hidden command (not in gcloud help; from the saved --hidden listing).
     [["app"], ["app", "gen-repo-info-file", `--output-file=${PROPERTIES}`]],
     // keys.EnsureKeysExist writes a private key (and .pub) at --ssh-key-file; --force-key-file-overwrite replaces it.
-    [["compute"], ["compute", "ssh", "vm", "--ssh-key-file=~/.kube/config", "--force-key-file-overwrite"]],
+    [["compute"], ["compute", "ssh", "vm", "--ssh-key-file=~/.kube-old/config", "--force-key-file-overwrite"]],
     [["compute"], ["compute", "config-ssh", "--ssh-key-file=/root/.ssh/victim", "--force-key-file-overwrite", "--remove"]],
-    [["/.*/"], ["alpha", "compute", "tpus", "tpu-vm", "ssh", "vm", "--ssh-key-file", "~/.aws/credentials"]],
+    [["/.*/"], ["alpha", "compute", "tpus", "tpu-vm", "ssh", "vm", "--ssh-key-file", "~/.aws-old/credentials"]],
     [["cloud-shell"], ["cloud-shell", "ssh", "--ssh-key-file=~/.ssh/authorized_keys"]],
     // config-ssh rewrites (or with --remove strips) the file given by --ssh-config-file.
     [["compute"], ["compute", "config-ssh", "--ssh-config-file=~/.ssh/config", "--remove"]],
@@ -70,8 +70,12 @@ describe("gcloud calls that write a local file need a rule naming the command", 
     expect(decide(["kms"], ["kms", "encrypt", "--key=k", "--plaintext-file=p", "--ciphertext-file=-"]).result).toBe("unresolved");
     expect(decide(["kms"], ["kms", "keys", "list", "--keyring=r", "--location=l"]).result).toBe("accept");
     expect(decide(["compute ssh"], ["compute", "ssh", "vm", "--ssh-key-file=~/.ssh/k"]).result).toBe("accept");
-    expect(decide(["compute"], ["compute", "os-login", "ssh-keys", "add", "--key-file=~/.ssh/k.pub"]).result).toBe("accept");
-    expect(decide(["dns"], ["dns", "record-sets", "transaction", "describe", "--zone=z", "--transaction-file=t"]).result).toBe("accept");
+    // It writes nothing but reads and uploads a local file (argv.file_reads): held alike, the rule must name the command.
+    const addKey = ["compute", "os-login", "ssh-keys", "add", "--key-file=~/.ssh/k.pub"];
+    expect(decide(["compute"], addKey).reason).toContain("reads a local file or directory at the path given by --key-file");
+    expect(decide(["compute os-login ssh-keys add"], addKey).result).toBe("accept");
+    expect(decide(["dns"], ["dns", "record-sets", "transaction", "describe", "--zone=z", "--transaction-file=t"]).result).toBe("unresolved");
+    expect(decide(["dns"], ["dns", "record-sets", "transaction", "describe", "--zone=z"]).result).toBe("accept");
   });
 });
 

@@ -43,13 +43,13 @@ const decide = (accept: readonly string[], argv: readonly string[], text = BUNDL
   evaluatePolicy(compilePolicy(registryContext(text), { shared: ruleList(deny, accept) }), argv).decision;
 
 const WRITES: readonly (readonly [string, readonly string[]])[] = [
-  ["cp", ["cp", "web-1:/etc/hostname", "/home/op/.kube/config"]],
-  ["cp", ["-n", "prod", "cp", "--", "web-1:/f", "/home/op/.kube/config"]],
-  ["kustomize", ["kustomize", "app", "-o", "/home/op/.kube/config"]],
-  ["kustomize", ["kustomize", "app", "-o/home/op/.kube/config"]],
-  ["kustomize", ["kustomize", "app", "--output=/home/op/.kube/config"]],
-  ["cluster-info dump", ["cluster-info", "dump", "--output-directory", "/home/op/.kube"]],
-  ["proxy", ["proxy", "-u", "/home/op/.aws/config"]],
+  ["cp", ["cp", "web-1:/etc/hostname", "/home/op/.kube-old/config"]],
+  ["cp", ["-n", "prod", "cp", "--", "web-1:/f", "/home/op/.kube-old/config"]],
+  ["kustomize", ["kustomize", "app", "-o", "/home/op/.kube-old/config"]],
+  ["kustomize", ["kustomize", "app", "-o/home/op/.kube-old/config"]],
+  ["kustomize", ["kustomize", "app", "--output=/home/op/.kube-old/config"]],
+  ["cluster-info dump", ["cluster-info", "dump", "--output-directory", "/home/op/.kube-old"]],
+  ["proxy", ["proxy", "-u", "/home/op/.aws-old/config"]],
 ];
 
 describe("kubectl calls that write a local file", () => {
@@ -122,7 +122,7 @@ describe("kubectl options that run a local program or widen local reads", () => 
     ["--enable-helm", ["kustomize", "app", "--enable-helm"]],
     ["--enable-helm", ["kustomize", "app", "--enable-helm=true"]],
     ["--enable-alpha-plugins", ["kustomize", "--enable-alpha-plugins", "app"]],
-    ["--mount", ["kustomize", "app", "--mount", "type=bind,src=/home/op/.kube,dst=/k"]],
+    ["--mount", ["kustomize", "app", "--mount", "type=bind,src=/home/op/.kube-old,dst=/k"]],
     ["--load-restrictor", ["kustomize", "app", "--load-restrictor=LoadRestrictionsNone"]],
     ["--load-restrictor", ["kustomize", "app", "--load-restrictor", "LoadRestrictionsNone"]],
   ];
@@ -182,13 +182,13 @@ describe("kubectl proxy and port-forward options that serve beyond the call", ()
 describe("kubectl -o formats that read a template file", () => {
   it("-o jsonpath-file=, go-template-file, custom-columns-file and templatefile are refused in every spelling; inline templates stay up to the rules", () => {
     for (const argv of [
-      ["get", "pods", "-o", "jsonpath-file=/home/op/.aws/credentials"],
-      ["get", "pods", "-ojsonpath-file=/home/op/.aws/credentials"],
-      ["get", "pods", "-o=go-template-file", "--template", "/home/op/.aws/credentials"],
-      ["get", "pods", "--output=go-template-file", "--template=/home/op/.aws/credentials"],
-      ["get", "pods", "--output", "custom-columns-file=/home/op/.aws/credentials"],
-      ["get", "pods", "-o", "templatefile", "--template", "/home/op/.aws/credentials"],
-      ["create", "configmap", "x", "--from-literal=a=b", "--dry-run=client", "-o", "go-template-file=/home/op/.aws/credentials"],
+      ["get", "pods", "-o", "jsonpath-file=/home/op/.aws-old/credentials"],
+      ["get", "pods", "-ojsonpath-file=/home/op/.aws-old/credentials"],
+      ["get", "pods", "-o=go-template-file", "--template", "/home/op/.aws-old/credentials"],
+      ["get", "pods", "--output=go-template-file", "--template=/home/op/.aws-old/credentials"],
+      ["get", "pods", "--output", "custom-columns-file=/home/op/.aws-old/credentials"],
+      ["get", "pods", "-o", "templatefile", "--template", "/home/op/.aws-old/credentials"],
+      ["create", "configmap", "x", "--from-literal=a=b", "--dry-run=client", "-o", "go-template-file=/home/op/.aws-old/credentials"],
     ]) {
       const decision = decide(["/.*/"], argv, STALE_LOCKED);
       expect(decision.result, argv.join(" ")).toBe("deny");
