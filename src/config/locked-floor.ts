@@ -63,7 +63,7 @@ const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the 
  */
 export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCommand[]>> = Object.freeze({
   kubectl_context: Object.freeze([
-    // `view` (also --raw/--flatten) stays up to the policy; every writer (set*, unset, use-context, rename-context, delete-*) is refused.
+    // `view` stays up to the policy (the bundled provider locks its --raw/--flatten, which print credentials); every writer (set*, unset, use-context, rename-context, delete-*) is refused.
     { command: ["config"], except: ["view", "get-contexts", "current-context", "get-clusters", "get-users"], why: KUBECONFIG_WRITE },
   ]),
   aws_profile: Object.freeze([

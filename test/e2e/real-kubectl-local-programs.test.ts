@@ -21,10 +21,7 @@ import { runCli } from "../support/run-cli.js";
 
 const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
 /** The bundled definition as installed before it locked these kustomize options. */
-const STALE_KUBECTL = KUBECTL.replace(
-  /\n {2}# Options with which kubectl runs a local program[\s\S]*?\n {4}- \{command: \[kustomize\], options: \[--load-restrictor[^\n]*/u,
-  "",
-);
+const STALE_KUBECTL = KUBECTL.replace(/\n {2}# Options with which kubectl runs a local program[\s\S]*?(?=\n {2}# `kubectl options`)/u, "");
 
 let api: KubeApiStub;
 let home: string;

@@ -1,7 +1,7 @@
 /**
  * What `torii provider upgrade` changes in a provider definition, in terms an
  * operator can review: the generated-from CLI version, scalar fields, and the
- * lists that decide what an agent may do (locked options, forbidden arguments,
+ * lists that decide what an agent may do (locked options and commands, forbidden arguments,
  * removed environment variables, options, command paths).
  */
 import { parse } from "yaml";
@@ -26,6 +26,13 @@ const shown = (value: unknown): string => (value === undefined ? "unset" : JSON.
 const commandPaths = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => strings(asDoc(row).path).join(" ")) : []);
 const lockedValueTexts = (value: unknown): string[] =>
   Array.isArray(value) ? value.map((row) => `${String(asDoc(row).contains)} (${String(asDoc(row).option)})`) : [];
+const lockedCommandTexts = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.map((row) => {
+        const except = strings(asDoc(row).except);
+        return `${strings(asDoc(row).command).join(" ")}${except.length === 0 ? "" : ` (but ${except.join("|")})`}`;
+      })
+    : [];
 const commandOptions = (value: unknown): string[] =>
   Array.isArray(value) ? value.map((row) => `${strings(asDoc(row).command).join(" ")} ${strings(asDoc(row).options).join(",")}`.trim()) : [];
 
@@ -45,6 +52,7 @@ export function diffProviderDefinitions(before: string, after: string): Definiti
   const lists: [string, (doc: unknown) => string[]][] = [
     ["targeting.locked_options", (doc) => strings(at(doc, "targeting", "locked_options"))],
     ["targeting.locked_values", (doc) => lockedValueTexts(at(doc, "targeting", "locked_values"))],
+    ["targeting.locked_commands", (doc) => lockedCommandTexts(at(doc, "targeting", "locked_commands"))],
     ["policy.forbidden_args", (doc) => strings(at(doc, "policy", "forbidden_args"))],
     ["auth.removed_env", (doc) => strings(at(doc, "auth", "removed_env"))],
     ["argv.options", (doc) => optionNames(at(doc, "argv", "options"))],

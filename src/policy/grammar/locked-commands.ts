@@ -65,7 +65,7 @@ function lockedCommandRejection(argv: ParsedArgv, words: readonly SitedToken[], 
     token: site?.token ?? name,
     index: site?.index ?? 0,
     option: name,
-    reason: `${which} are refused for every target of this provider: ${locked.why}. No rule, grant or approval can allow them; the operator changes these files outside Torii`,
+    reason: `${which} are refused for every target of this provider: ${locked.why}. No rule, grant or approval can allow them; the operator runs them outside Torii`,
   };
 }
 

@@ -55,7 +55,7 @@ describe("gcloud calls that write a local file need a rule naming the command", 
     [["beta compute"], ["beta", "compute", "instance-groups", "managed", "export-autoscaling", "g", `--autoscaling-file=${PROPERTIES}`]],
     [["compute"], ["compute", "security-policies", "export", "p", `--file-name=${PROPERTIES}`]],
     [["dns"], ["dns", "record-sets", "transaction", "start", "--zone=z", "--transaction-file=~/.bashrc"]],
-    [["sql"], ["sql", "ssl", "client-certs", "create", "n", PROPERTIES, "--instance=i"]],
+    // (sql ssl client-certs create also prints a client key: a locked credential issuer, credential-issuers.test.ts.)
   ])("rule %j leaves %j unresolved, quoting no path", (accept, argv) => {
     const decision = decide(accept, argv);
     expect(decision.result).toBe("unresolved");

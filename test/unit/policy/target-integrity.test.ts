@@ -66,7 +66,6 @@ describe("kubectl_context: config writers are refused whatever the rules", () =>
 
   it.each([
     ["config", "view"],
-    ["config", "view", "--raw"],
     ["config", "get-contexts"],
     ["config", "current-context"],
     ["config", "get-clusters"],

@@ -1,0 +1,173 @@
+/**
+ * Commands that print a credential usable outside Torii (docs/policy.md,
+ * "Credential issuers") are locked commands of the bundled providers: generated
+ * for aws, az and gcloud from the CLIs' own data and a reviewed verdict table
+ * (scripts/providers/*_credential_issuers.py), reviewed by hand for kubectl. No
+ * accept rule, however broad, lets one through; the decision is a deny, so the
+ * pipeline never asks a grant or a human. The reads a target needs stay with
+ * the policy.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { compilePolicy } from "../../../src/policy/compile.js";
+import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import type { LockedCommand } from "../../../src/policy/grammar/types.js";
+import type { ProviderPolicyContext } from "../../../src/policy/types.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+
+const at = (file: string): string => fileURLToPath(new URL(`../../../${file}`, import.meta.url));
+const ISSUER = "it prints a credential usable outside Torii";
+const PROVIDERS = ["aws", "az", "gcloud"] as const;
+const contexts = Object.fromEntries(["aws", "az", "gcloud", "kubectl"].map((name) => [name, bundledPolicyContext(name)])) as Record<
+  string,
+  ProviderPolicyContext
+>;
+
+const decide = (ctx: ProviderPolicyContext, accept: readonly string[], argv: readonly string[]) =>
+  evaluatePolicy(compilePolicy(ctx, { shared: ruleList([], accept) }), argv).decision;
+
+/** The generated issuer rows of a provider, as the server reads them (provider.generated.json). */
+function generatedRows(name: string): LockedCommand[] {
+  const json = JSON.parse(readFileSync(at(`providers/${name}/provider.generated.json`), "utf8")) as {
+    document: { targeting: { locked_commands: { command: string[]; except?: string[]; why: string }[] } };
+  };
+  return json.document.targeting.locked_commands.filter((row) => row.why.startsWith(ISSUER)).map((row) => ({ ...row, except: row.except ?? [] }));
+}
+
+/** The commands the generator's listing marks `issues` (release track and output path dropped). */
+function listedIssuers(name: string): string[] {
+  const lines = readFileSync(at(`scripts/providers/${name}-credential-issuers.txt`), "utf8").split("\n");
+  const words = (line: string): string[] => line.split("  # ")[0]!.split(" ");
+  return lines
+    .filter((line) => line.endsWith("# issues"))
+    .map((line) => (name === "aws" ? words(line).slice(0, 2) : words(line).filter((word) => word !== "(extra)" && word !== "(custom)")).join(" "))
+    .filter((path, index, all) => all.indexOf(path) === index);
+}
+
+describe.each(PROVIDERS)("%s: every generated credential issuer is refused whatever the rules", (name) => {
+  const ctx = contexts[name]!;
+  const rows = generatedRows(name);
+
+  it("the provider lists every issuer of the listing, in every release track for gcloud", () => {
+    const locked = new Set(rows.map((row) => row.command.join(" ")));
+    for (const path of listedIssuers(name)) {
+      expect(locked.has(path), path).toBe(true);
+      if (name === "gcloud") for (const track of ["alpha", "beta", "preview"]) expect(locked.has(`${track} ${path}`), `${track} ${path}`).toBe(true);
+    }
+    expect(rows.length).toBeGreaterThan(name === "gcloud" ? 100 : 50);
+  });
+
+  it("under accept /.*/, under an accept of its first word and under an accept of its whole path", () => {
+    for (const row of rows) {
+      const argv = [...row.command, "x"];
+      for (const accept of [["/.*/"], [row.command[0]!], [row.command.join(" ")]]) {
+        expect(decide(ctx, accept, argv), `${argv.join(" ")} under ${accept[0]!}`).toMatchObject({ result: "deny", source: "locked-command" });
+      }
+    }
+  });
+});
+
+describe("spellings the CLIs read as the same command are refused alike", () => {
+  it.each([
+    ["aws", ["iam", "create-access-key", "--user-name", "u"]],
+    ["aws", ["--output", "json", "iam", "create-access-key"]],
+    ["aws", ["iam", "--output=json", "create-access-key"]],
+    ["aws", ["iam", "--", "create-access-key"]],
+    ["aws", ["--", "sso", "--", "get-role-credentials", "--role-name", "r", "--account-id", "1", "--access-token", "t"]],
+    ["aws", ["ecr", "get-login-password"]],
+    ["aws", ["eks", "get-token", "--cluster-name", "c"]],
+    ["aws", ["rds", "generate-db-auth-token", "--hostname", "h", "--port", "5432", "--username", "u"]],
+    ["aws", ["s3", "presign", "s3://b/k"]],
+    ["aws", ["redshift", "get-cluster-credentials", "--db-user", "u", "--cluster-identifier", "c"]],
+    ["aws", ["lightsail", "get-instance-access-details", "--instance-name", "i"]],
+    ["az", ["account", "get-access-token"]],
+    ["az", ["--only-show-errors", "account", "get-access-token", "--resource", "https://vault.azure.net"]],
+    ["az", ["ad", "sp", "credential", "reset", "--id", "x"]],
+    ["az", ["storage", "account", "keys", "list", "-n", "a", "-g", "g"]],
+    ["az", ["acr", "login", "-n", "r", "--expose-token"]],
+    ["az", ["storage", "blob", "generate-sas", "-c", "c", "-n", "b"]],
+    ["gcloud", ["auth", "print-access-token"]],
+    ["gcloud", ["beta", "auth", "print-identity-token"]],
+    ["gcloud", ["auth", "application-default", "print-access-token"]],
+    ["gcloud", ["--quiet", "config", "config-helper", "--format=json"]],
+    ["gcloud", ["alpha", "iam", "service-accounts", "keys", "create", "k.json", "--iam-account=sa"]],
+    ["gcloud", ["container", "clusters", "get-credentials", "c"]],
+    ["gcloud", ["sql", "generate-login-token"]],
+    ["kubectl", ["create", "token", "default"]],
+    ["kubectl", ["-n", "kube-system", "create", "token", "admin", "--duration=8760h"]],
+  ])("%s %j", (name, argv) => {
+    expect(decide(contexts[name]!, ["/.*/"], argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it.each([
+    [["config", "view", "--raw"]],
+    [["config", "view", "--raw=true", "-o", "json"]],
+    [["config", "view", "--flatten"]],
+    [["config", "view", "--raw=false", "--flatten", "--minify"]],
+  ])("kubectl %j prints the kubeconfig's credentials: refused under accept /.*/", (argv) => {
+    expect(decide(contexts.kubectl!, ["/.*/"], argv)).toMatchObject({ result: "deny", source: "locked-option" });
+  });
+
+  it("kubectl [config --raw view] is refused too (an option before the command is not kubectl's)", () => {
+    expect(decide(contexts.kubectl!, ["/.*/"], ["config", "--raw", "view"]).result).toBe("deny");
+  });
+
+  it("the reason says why and quotes no agent token", () => {
+    const decision = decide(contexts.aws!, ["iam"], ["iam", "create-access-key", "--user-name", "s3cr3t-user"]);
+    expect(decision.reason).toContain(ISSUER);
+    expect(decision.reason).toContain("No rule, grant or approval can allow them");
+    expect(decision.reason).not.toContain("s3cr3t");
+  });
+});
+
+describe("the reads a target needs stay with the policy", () => {
+  it.each([
+    ["aws", ["sts", "get-caller-identity"]],
+    ["aws", ["sts", "get-access-key-info", "--access-key-id", "AKIAEXAMPLE"]],
+    ["aws", ["sts", "decode-authorization-message", "--encoded-message", "m"]],
+    ["aws", ["iam", "list-access-keys"]],
+    ["aws", ["ecr", "describe-repositories"]],
+    ["aws", ["secretsmanager", "get-secret-value", "--secret-id", "s"]],
+    ["aws", ["rds", "describe-db-instances"]],
+    ["az", ["account", "show"]],
+    ["az", ["storage", "account", "list"]],
+    ["az", ["keyvault", "secret", "show", "--vault-name", "v", "-n", "s"]],
+    ["gcloud", ["auth", "list"]],
+    ["gcloud", ["config", "list"]],
+    ["gcloud", ["secrets", "versions", "access", "1", "--secret=s"]],
+    ["gcloud", ["iam", "service-accounts", "keys", "list", "--iam-account=sa"]],
+    ["kubectl", ["config", "view"]],
+    ["kubectl", ["config", "view", "--minify"]],
+    ["kubectl", ["create", "deployment", "d", "--image=i"]],
+    ["kubectl", ["get", "secret", "s", "-o", "yaml"]],
+  ])("%s %j is accepted by accept /.*/", (name, argv) => {
+    expect(decide(contexts[name]!, ["/.*/"], argv).result).toBe("accept");
+  });
+});
+
+describe("the listings agree with the installed CLIs", () => {
+  // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli. The whole walk
+  // (`aws_credential_issuers.py --check`) takes 25 s of CPU; these services are the brief's.
+  it("aws: the candidates of iam, sso, sso-oidc, ecr, redshift and lightsail are the listing's, each with its verdict", () => {
+    const services = ["iam", "sso", "sso-oidc", "ecr", "redshift", "lightsail"];
+    const script = at("scripts/providers/aws_credential_issuers.py");
+    const printed = execFileSync(process.env.TORII_TEST_PYTHON ?? "python3", [script, "--services", ...services], { encoding: "utf8", stdio: "pipe" });
+    const listed = readFileSync(at("scripts/providers/aws-credential-issuers.txt"), "utf8")
+      .split("\n")
+      .filter((line) => services.includes(line.split(" ")[0]!) && !line.includes("(custom)"));
+    expect(printed.trim().split("\n")).toEqual(listed);
+    expect(listed).toContain("iam create-access-key AccessKey.SecretAccessKey  # issues");
+    expect(listed).toContain("sso get-role-credentials roleCredentials.sessionToken  # issues");
+  }, 90_000);
+
+  it.skipIf(!existsSync("/usr/lib/google-cloud-sdk/data/cli/gcloud_completions.py"))(
+    "gcloud: the SDK's command tree has no unreviewed candidate and the files are fresh",
+    () => {
+      // Exits non-zero naming any candidate with no review entry, or when a file differs.
+      execFileSync("python3", [at("scripts/providers/gcloud_credential_issuers.py"), "--check"], { stdio: "pipe" });
+    },
+    90_000,
+  );
+});
