@@ -77,11 +77,12 @@ export function readCacheFile(directory: string, bundleName: string, key: Buffer
 }
 
 /**
- * Stores `payload` as the cache of `key`, when this process runs as `owner`
- * (the bundle's owner), and removes the bundle's other caches (an older node or
- * bundle). Failing is harmless (the next run compiles again), so nothing is thrown.
+ * Stores what `payload` returns as the cache of `key`, when this process runs
+ * as `owner` (the bundle's owner) and the directory is trusted (`payload` is not
+ * called otherwise: making it costs), and removes the bundle's other caches (an
+ * older node or bundle). Failing is harmless (the next run compiles again), so nothing is thrown.
  */
-export function writeCacheFile(directory: string, bundleName: string, key: Buffer, owner: number, payload: Buffer): void {
+export function writeCacheFile(directory: string, bundleName: string, key: Buffer, owner: number, payload: () => Buffer): void {
   if (process.getuid?.() !== owner) return;
   const file = cacheFilePath(directory, bundleName, key);
   const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
@@ -89,7 +90,8 @@ export function writeCacheFile(directory: string, bundleName: string, key: Buffe
     mkdirSync(directory, { mode: 0o755, recursive: true });
     const stats = lstatSync(directory);
     if (!stats.isDirectory() || !ownedBy(stats, owner)) return;
-    writeFileSync(temporary, Buffer.concat([MAGIC, key, sha256(payload), payload]), { flag: "wx", mode: 0o644 });
+    const data = payload();
+    writeFileSync(temporary, Buffer.concat([MAGIC, key, sha256(data), data]), { flag: "wx", mode: 0o644 });
     renameSync(temporary, file);
     for (const name of readdirSync(directory)) {
       if (name.startsWith(`${bundleName}-`) && name.endsWith(".v8cache") && path.join(directory, name) !== file)

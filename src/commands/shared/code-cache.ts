@@ -55,7 +55,7 @@ export function loadCachedBundle(file: string, cacheDirectory: string): CachedBu
     cacheUsed,
     saveCache() {
       if (cacheUsed || owner === undefined || key === undefined) return;
-      writeCacheFile(cacheDirectory, name, key, owner, script.createCachedData());
+      writeCacheFile(cacheDirectory, name, key, owner, () => script.createCachedData());
     },
   };
 }

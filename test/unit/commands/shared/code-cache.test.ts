@@ -42,7 +42,7 @@ function v8CacheOf(text: string): Buffer {
 /** B's cache file, holding the code compiled from A under B's own key: what only the bundle's owner can write. */
 function forgedCacheOfB(): { file: string; cache: string; cacheFile: string } {
   const b = bundleOf(B);
-  writeCacheFile(b.cache, "bundle.cjs", b.key, uid, v8CacheOf(A));
+  writeCacheFile(b.cache, "bundle.cjs", b.key, uid, () => v8CacheOf(A));
   return { ...b, cacheFile: cacheFilePath(b.cache, "bundle.cjs", b.key) };
 }
 
