@@ -87,7 +87,7 @@ export default tseslint.config(
   { files: ["test/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "vitest.clients.config.ts"], ...tseslint.configs.disableTypeChecked },
   // Plain JavaScript run by Node (scripts, benchmarks, this file): no type information, Node's globals.
   {
-    files: ["**/*.mjs", "eslint.config.js"],
+    files: ["**/*.mjs", "**/*.cjs", "eslint.config.js"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
   },

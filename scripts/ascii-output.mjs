@@ -55,7 +55,7 @@ function positionOf(text, offset) {
 export function asciiOnly(text, file) {
   if (!/[\u0080-\uFFFF]/.test(text)) return text;
   const comments = [];
-  parse(text, { ecmaVersion: "latest", sourceType: "module", allowHashBang: true, onComment: comments });
+  parse(text, { ecmaVersion: "latest", sourceType: file.endsWith(".cjs") ? "script" : "module", allowHashBang: true, onComment: comments });
   const inComment = (offset) => comments.some((comment) => comment.start <= offset && offset < comment.end);
   return text.replace(/[\u0080-\uFFFF]/g, (character, offset) => {
     if (!inComment(offset)) {
@@ -66,10 +66,10 @@ export function asciiOnly(text, file) {
   });
 }
 
-/** Rewrites every .js file directly in `directories` through asciiOnly. */
+/** Rewrites every .js and .cjs file directly in `directories` through asciiOnly. */
 export function keepOutputAscii(directories) {
   for (const directory of directories) {
-    for (const name of readdirSync(directory).filter((entry) => entry.endsWith(".js"))) {
+    for (const name of readdirSync(directory).filter((entry) => entry.endsWith(".js") || entry.endsWith(".cjs"))) {
       const file = path.join(directory, name);
       const text = readFileSync(file, "utf8");
       const ascii = asciiOnly(text, path.relative(process.cwd(), file));

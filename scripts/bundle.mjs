@@ -64,7 +64,7 @@ const withoutAjv = {
  */
 const BUILT_APART = new Map([
   ["./mcp/serve.js", "./server/serve.js"],
-  ["./commands/target/direct-activate.js", "./activate/direct-activate.js"],
+  ["./commands/target/direct-activate.js", "./activate/direct-activate.cjs"],
 ]);
 const builtApart = {
   name: "built-apart",
@@ -89,7 +89,7 @@ const common = {
   // CommonJS dependencies (proper-lockfile, commander) call require() for Node built-ins.
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
 };
-for (const folder of ["chunks", "server", "activate"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
+for (const folder of ["chunks", "server", "activate", "v8-cache"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
 await build({
   ...common,
   entryPoints: { cli: "src/cli.ts" },
@@ -116,11 +116,16 @@ await build({
 });
 // `target activate` without commander (src/commands/target/direct-activate.ts): one file, since
 // its thirty-odd shared chunks cost a module load each; the code it shares with the CLI's build is on disk twice.
+// CommonJS, because cli.ts runs it as a vm.Script with V8's code cache (src/commands/shared/code-cache.ts),
+// which Node 20 offers for scripts only; the cache, dist/v8-cache/, is written at run time.
 await build({
   ...common,
+  format: "cjs",
+  banner: {},
   splitting: false,
   entryPoints: { "direct-activate": "src/commands/target/direct-activate.ts" },
   outdir: "dist/activate",
+  outExtension: { ".js": ".cjs" },
   minifyWhitespace: true,
   minifySyntax: true,
   plugins: [englishOnlyZodLocales, withoutAjv],

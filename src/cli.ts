@@ -5,7 +5,8 @@
  * imported only when used, so the server starts without loading the CLI, and
  * `torii --version` is answered here without loading either.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
@@ -40,6 +41,22 @@ function exitOnceWritten(code: number): void {
   process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
 }
 
+/**
+ * A plain `target activate` (commands/target/direct-activate.ts), or undefined
+ * for any other argv. The built binary runs its own CommonJS build through V8's
+ * code cache (commands/shared/code-cache.ts); without that build (a checkout
+ * not built), the module itself.
+ */
+async function directActivate(args: readonly string[]): Promise<number | undefined> {
+  const bundle = fileURLToPath(new URL("./activate/direct-activate.cjs", import.meta.url));
+  if (!existsSync(bundle)) return (await import("./commands/target/direct-activate.js")).runDirectActivate(args);
+  const loaded = (await import("./commands/shared/code-cache.js")).loadCachedBundle(bundle, fileURLToPath(new URL("./v8-cache", import.meta.url)));
+  const run = loaded.exports.runDirectActivate as typeof import("./commands/target/direct-activate.js").runDirectActivate;
+  const code = await run(args);
+  if (code === 0) loaded.saveCache();
+  return code;
+}
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // What commander would print, without loading commander or any command.
@@ -53,7 +70,6 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.exitCode = await runGuardFromArgv(args.slice(1));
 } else {
   // `target activate`, the operator's most frequent command, skips commander when its argv is plain (it returns undefined otherwise).
-  const direct =
-    args[0] === "target" && args[1] === "activate" ? await (await import("./commands/target/direct-activate.js")).runDirectActivate(args) : undefined;
+  const direct = args[0] === "target" && args[1] === "activate" ? await directActivate(args) : undefined;
   exitOnceWritten(direct ?? (await (await import("./commands/program.js")).runOperatorCommand(packageVersion(), args)));
 }

@@ -28,7 +28,7 @@ describe("the published package (npm pack → global install → torii agent ins
       "dist/cli.js",
       "dist/server/serve.js",
       "dist/server/child-host.js",
-      "dist/activate/direct-activate.js",
+      "dist/activate/direct-activate.cjs",
       "rules.example.yaml",
       "docs/agents.md",
       "providers/kubectl/provider.yaml",

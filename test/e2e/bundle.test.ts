@@ -8,6 +8,7 @@
  * ASCII (V8 then keeps each module's source as a one-byte string).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -130,13 +131,17 @@ describe("dist/cli.js is a bundle", () => {
     for (const name of ["cli.js", ...chunks]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
   });
 
-  test("`target activate` runs from one file of its own: no chunk, no commander, reached from the entry only by a dynamic import", () => {
-    const direct = lazyChunk(entry, /direct-activate/);
-    expect(direct).toBe(path.join(dist, "activate", "direct-activate.js"));
-    expect(importsOf(direct).static.every((specifier) => specifier.startsWith("node:"))).toBe(true);
-    expect(importsOf(direct).dynamic).toEqual([]);
-    // Minified without renaming: the functions keep their names.
+  test("`target activate` runs from one CommonJS file of its own: no chunk, no commander, only Node's built-ins required", () => {
+    const direct = path.join(dist, "activate", "direct-activate.cjs");
+    // The entry names the file; code-cache.ts runs it as a vm.Script, which has no import() (no dynamic import callback).
+    expect(readFileSync(entry, "utf8")).toContain('"./activate/direct-activate.cjs"');
     const text = readFileSync(direct, "utf8");
+    expect(importsOf(direct)).toEqual({ static: [], dynamic: [] });
+    expect(text).not.toMatch(/\bimport\(/);
+    const required = [...text.matchAll(/\brequire\("([^"]+)"\)/g)].map((match) => match[1]!);
+    expect(required.length).toBeGreaterThan(0);
+    for (const specifier of required) expect(isBuiltin(specifier), `direct-activate.cjs requires ${specifier}`).toBe(true);
+    // Minified without renaming: the functions keep their names.
     expect(text.includes("function runTargetActivate("), "runTargetActivate is in the file").toBe(true);
     expect(text.includes("CommanderError"), "commander is not in the file").toBe(false);
   });
@@ -144,7 +149,7 @@ describe("dist/cli.js is a bundle", () => {
   test("every built JavaScript file is ASCII", () => {
     const built = ["", "chunks", "server", "activate"].flatMap((folder) =>
       readdirSync(path.join(dist, folder))
-        .filter((name) => name.endsWith(".js"))
+        .filter((name) => name.endsWith(".js") || name.endsWith(".cjs"))
         .map((name) => path.join(dist, folder, name)),
     );
     expect(built.length).toBeGreaterThanOrEqual(4);
