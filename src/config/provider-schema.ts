@@ -207,6 +207,10 @@ const argvSchema = z
             /** `true`: a `--` tail under the command is refused too (it goes to a local program). */
             tail: z.literal(true).optional(),
             value_contains: z.string().min(1).optional(),
+            /** Values still allowed (exact): gcloud `--image-project` of a public image project. */
+            allowed_values: z.array(z.string().min(1)).min(1).optional(),
+            /** `true`: the CLI reads only the full name (gcloud), so a prefix is not this option. */
+            exact: z.literal(true).optional(),
             why: z.string().min(1).optional(),
           })
           .refine((row) => row.options.length > 0 || row.tail === true, { error: "a row needs options, tail: true, or both" }),
@@ -485,6 +489,8 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             options: [...row.options],
             ...(row.tail === undefined ? {} : { tail: row.tail }),
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
+            ...(row.allowed_values === undefined ? {} : { allowedValues: [...row.allowed_values] }),
+            ...(row.exact === undefined ? {} : { exact: row.exact }),
             ...(row.why === undefined ? {} : { why: row.why }),
           })),
         }),

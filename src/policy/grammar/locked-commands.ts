@@ -42,7 +42,8 @@ function startsWith(words: readonly string[], path: readonly string[]): boolean 
  * `--name=value`. A prefix that the command could also read as another option
  * is ambiguous there, so refusing it loses nothing the CLI would have run.
  */
-function bodyTokenNames(token: string, locked: string): boolean {
+function bodyTokenNames(token: string, locked: string, exact: boolean): boolean {
+  if (exact) return token === locked || token.startsWith(`${locked}=`);
   return namesBodyOption(token, locked);
 }
 
@@ -88,20 +89,27 @@ function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scope
     if (scoped.options.includes(option.name) && valueMatches(scoped, option.token, [])) return reject(option.name, option.name, option.index);
   }
   for (const [at, site] of argv.positionals.entries()) {
-    const option = scoped.options.find((locked) => bodyTokenNames(site.token, locked));
+    const option = scoped.options.find((locked) => bodyTokenNames(site.token, locked, scoped.exact === true));
     if (option !== undefined && valueMatches(scoped, site.token, argv.positionals.slice(at + 1))) return reject(option, site.token, site.index);
   }
   return undefined;
 }
 
 /**
- * Whether the values an option token is given (after its `=`, or the words up to
- * the next option) hold the entry's `valueContains`; always true without one.
+ * Whether this use of the option is refused: its value (after its `=`, or the
+ * next word) is not one of the entry's `allowedValues`, or its values (after
+ * its `=`, or the words up to the next option) hold the entry's
+ * `valueContains`; always true with neither.
  */
 function valueMatches(scoped: LockedCommandOptions, token: string, following: readonly SitedToken[]): boolean {
-  if (scoped.valueContains === undefined) return true;
-  const needle = scoped.valueContains.toLowerCase();
   const equals = token.indexOf("=");
+  if (scoped.allowedValues !== undefined) {
+    // A single-value option reads the glued value or the next word; anything else (none, an option) is refused.
+    const value = equals === -1 ? following[0]?.token : token.slice(equals + 1);
+    if (value === undefined || !scoped.allowedValues.includes(value)) return true;
+  }
+  if (scoped.valueContains === undefined) return scoped.allowedValues === undefined;
+  const needle = scoped.valueContains.toLowerCase();
   const end = following.findIndex((site) => isOptionLike(site.token));
   const values = equals === -1 ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [token.slice(equals + 1)];
   return values.some((value) => value.toLowerCase().includes(needle));
