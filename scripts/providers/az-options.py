@@ -144,6 +144,18 @@ def main():
         "  # a scope is a path, so any `--scope` holding `/` is refused (subscription and management",
         "  # group scopes are refused by targeting.locked_values already).",
         "    - {command: [], options: [--scope], value_contains: /, why: \"a scope path reaches the tenant root or other subscriptions; name resources by group and name\"}",
+    ]
+    # Command arguments that pick the endpoint az talks to, a credential or another subscription
+    # (az_scope_options.py, from the committed listing).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from az_scope_options import yaml_rows as scope_option_rows
+
+    lines += [
+        "  # A command's own argument that picks the endpoint az talks to (`storage ... --blob-endpoint`,",
+        "  # `appconfig ... --endpoint`, devops `--org`), supplies a credential (`--connection-string`,",
+        "  # `--sas-token`, `--account-key`) or names another subscription (`--target-subscription-id`):",
+        "  # refused whatever the rules say (scripts/providers/az_scope_options.py).",
+    ] + scope_option_rows() + [
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

