@@ -115,6 +115,12 @@ export interface LockedCommandOptions {
    */
   readonly allowedValues?: readonly string[];
   /**
+   * The option takes one value: `valueContains` reads the glued value or the
+   * next word only, not the operands after it (`acr build -r reg ./src`).
+   * Absent: every word up to the next option (az `--ids a b`).
+   */
+  readonly singleValue?: boolean;
+  /**
    * The CLI reads the option only by its full name (gcloud refuses abbreviated
    * flags), so a prefix is another option (`--topic` is not `--topic-project`).
    * Absent: any prefix counts, as argparse expands one.

