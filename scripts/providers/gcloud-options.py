@@ -174,6 +174,14 @@ def main():
         "  # words (scripts/providers/gcloud_local_programs.py).",
         "  locked_command_options:",
     ] + local_program_rows(tree)
+    # Flags that name another project than the target's (gcloud_scope_flags.py).
+    from gcloud_scope_flags import public_image_projects, scope_flag_rows
+
+    out += [
+        "  # Flags that name another project (`--topic-project`, `--kms-project`, ...): the per-resource",
+        "  # spelling of projects/OTHER/..., refused whatever the rules say; gcloud reads only full flag",
+        "  # names (exact). `--image-project` may name a public image project (scripts/providers/gcloud_scope_flags.py).",
+    ] + scope_flag_rows(tree, public_image_projects())
     out.append("  # Command flags are not modelled (they stay positional in canonical form).")
     out.append("  commands: []")
     text = "\n".join(out) + "\n"

@@ -205,10 +205,17 @@ const argvSchema = z
         z
           .strictObject({
             command: z.array(commandWordSchema),
-            options: z.array(lockedOptionSchema).default([]),
+            /** Long names, and short ones (`-n`) for a command whose own parser has them (az `acr -n`). */
+            options: z.array(z.union([lockedOptionSchema, shortOptionSchema])).default([]),
             /** `true`: a `--` tail under the command is refused too (it goes to a local program). */
             tail: z.literal(true).optional(),
             value_contains: z.string().min(1).optional(),
+            /** Values still allowed (exact): gcloud `--image-project` of a public image project. */
+            allowed_values: z.array(z.string().min(1)).min(1).optional(),
+            /** `true`: the option takes one value; value_contains reads only it, not the operands after it. */
+            single_value: z.literal(true).optional(),
+            /** `true`: the CLI reads only the full name (gcloud), so a prefix is not this option. */
+            exact: z.literal(true).optional(),
             why: z.string().min(1).optional(),
           })
           .refine((row) => row.options.length > 0 || row.tail === true, { error: "a row needs options, tail: true, or both" }),
@@ -488,6 +495,9 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             options: [...row.options],
             ...(row.tail === undefined ? {} : { tail: row.tail }),
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
+            ...(row.allowed_values === undefined ? {} : { allowedValues: [...row.allowed_values] }),
+            ...(row.single_value === undefined ? {} : { singleValue: row.single_value }),
+            ...(row.exact === undefined ? {} : { exact: row.exact }),
             ...(row.why === undefined ? {} : { why: row.why }),
           })),
         }),

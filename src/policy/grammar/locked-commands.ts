@@ -15,7 +15,7 @@
  * parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
  * reading more words here can only refuse more.
  */
-import { namesBodyOption } from "./body-option.js";
+import { bodyOption, namesBodyOption } from "./body-option.js";
 import type { SitedToken } from "./fetched-values.js";
 import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions } from "./types.js";
 
@@ -42,8 +42,15 @@ function startsWith(words: readonly string[], path: readonly string[]): boolean 
  * `--name=value`. A prefix that the command could also read as another option
  * is ambiguous there, so refusing it loses nothing the CLI would have run.
  */
-function bodyTokenNames(token: string, locked: string): boolean {
+function bodyTokenNames(token: string, locked: string, exact: boolean): boolean {
+  if (exact) return token === locked || token.startsWith(`${locked}=`);
   return namesBodyOption(token, locked);
+}
+
+/** The value glued to a body token that names `locked` (`--name=v`, `-nv`, `-n=v`); `undefined` when none is. */
+function gluedValue(token: string, locked: string, exact: boolean): string | undefined {
+  if (exact) return token.includes("=") ? token.slice(token.indexOf("=") + 1) : undefined;
+  return bodyOption(token, [locked])?.value;
 }
 
 function lockedCommandRejection(argv: ParsedArgv, words: readonly SitedToken[], locked: LockedCommand): ArgvRejection | undefined {
@@ -85,25 +92,37 @@ function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scope
   const tail = scoped.tail === true ? argv.tail[0] : undefined;
   if (tail !== undefined) return reject("--", "--", tail.index - 1);
   for (const option of argv.options) {
-    if (scoped.options.includes(option.name) && valueMatches(scoped, option.token, [])) return reject(option.name, option.name, option.index);
+    const equals = option.token.indexOf("=");
+    const glued = equals === -1 ? undefined : option.token.slice(equals + 1);
+    if (scoped.options.includes(option.name) && valueMatches(scoped, glued, [])) return reject(option.name, option.name, option.index);
   }
+  const exact = scoped.exact === true;
   for (const [at, site] of argv.positionals.entries()) {
-    const option = scoped.options.find((locked) => bodyTokenNames(site.token, locked));
-    if (option !== undefined && valueMatches(scoped, site.token, argv.positionals.slice(at + 1))) return reject(option, site.token, site.index);
+    const option = scoped.options.find((locked) => bodyTokenNames(site.token, locked, exact));
+    if (option !== undefined && valueMatches(scoped, gluedValue(site.token, option, exact), argv.positionals.slice(at + 1))) {
+      return reject(option, site.token, site.index);
+    }
   }
   return undefined;
 }
 
 /**
- * Whether the values an option token is given (after its `=`, or the words up to
- * the next option) hold the entry's `valueContains`; always true without one.
+ * Whether this use of the option is refused: its value (`glued` to the token,
+ * else the next word) is not one of the entry's `allowedValues`, or its values
+ * (`glued`, else the words up to the next option, or the next word of a
+ * `singleValue` option) hold the entry's
+ * `valueContains`; always true with neither.
  */
-function valueMatches(scoped: LockedCommandOptions, token: string, following: readonly SitedToken[]): boolean {
-  if (scoped.valueContains === undefined) return true;
+function valueMatches(scoped: LockedCommandOptions, glued: string | undefined, following: readonly SitedToken[]): boolean {
+  if (scoped.allowedValues !== undefined) {
+    // A single-value option reads the glued value or the next word; anything else (none, an option) is refused.
+    const value = glued ?? following[0]?.token;
+    if (value === undefined || !scoped.allowedValues.includes(value)) return true;
+  }
+  if (scoped.valueContains === undefined) return scoped.allowedValues === undefined;
   const needle = scoped.valueContains.toLowerCase();
-  const equals = token.indexOf("=");
-  const end = following.findIndex((site) => isOptionLike(site.token));
-  const values = equals === -1 ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [token.slice(equals + 1)];
+  const end = scoped.singleValue === true ? 1 : following.findIndex((site) => isOptionLike(site.token));
+  const values = glued === undefined ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [glued];
   return values.some((value) => value.toLowerCase().includes(needle));
 }
 

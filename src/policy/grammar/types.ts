@@ -119,6 +119,24 @@ export interface LockedCommandOptions {
    */
   readonly valueContains?: string;
   /**
+   * Values the option may still take (compared exactly): gcloud `--image-project
+   * debian-cloud` reads a public image, any other project is refused. Only the
+   * value glued after `=` or the next word counts (a single-value option).
+   */
+  readonly allowedValues?: readonly string[];
+  /**
+   * The option takes one value: `valueContains` reads the glued value or the
+   * next word only, not the operands after it (`acr build -r reg ./src`).
+   * Absent: every word up to the next option (az `--ids a b`).
+   */
+  readonly singleValue?: boolean;
+  /**
+   * The CLI reads the option only by its full name (gcloud refuses abbreviated
+   * flags), so a prefix is another option (`--topic` is not `--topic-project`).
+   * Absent: any prefix counts, as argparse expands one.
+   */
+  readonly exact?: boolean;
+  /**
    * Why no rule may allow it, when it is not a target setting (`kustomize
    * --helm-command` runs a program of the caller's choice). Absent: it would
    * leave the target's endpoint, region or scope.

@@ -151,9 +151,9 @@ describe("kubectl options that run a local program or widen local reads", () => 
 
 describe("kubectl proxy and port-forward options that serve beyond the call", () => {
   const CALLS: readonly (readonly [string, string, readonly string[]])[] = [
-    ["proxy", "--www", ["proxy", "--www=/home/op/.aws"]],
-    ["proxy", "--www", ["proxy", "-w", "/home/op/.aws", "--port=0"]],
-    ["proxy", "--www", ["proxy", "-w/home/op/.aws"]],
+    ["proxy", "--www", ["proxy", "--www=/home/op/notes"]],
+    ["proxy", "--www", ["proxy", "-w", "/home/op/notes", "--port=0"]],
+    ["proxy", "--www", ["proxy", "-w/home/op/notes"]],
     ["proxy", "--address", ["proxy", "--address", "0.0.0.0"]],
     ["proxy", "--accept-hosts", ["proxy", "--accept-hosts=.*"]],
     ["proxy", "--disable-filter", ["proxy", "--disable-filter"]],

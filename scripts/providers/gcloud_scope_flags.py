@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The gcloud flags that name another project than the target's, as locked command options.
+
+    python3 scripts/providers/gcloud_scope_flags.py --tree TREE.json   # print the rows for a saved tree
+
+`gcloud pubsub subscriptions create s --topic t --topic-project OTHER` sends the request
+`"topic": "projects/OTHER/topics/t"`: the same request targeting.locked_values refuses when
+the agent writes `--topic projects/OTHER/topics/t` (red team 10 F3). The SDK's resource
+arguments give most resources a `--<attribute>-project` flag (`--host-project`, `--kms-project`,
+`--destination-project`, ...), so the rows come from the SDK's static completion tree (every
+command of every release track with its flags, gcloud_file_writes.command_tree), not a list:
+
+- a candidate is a flag whose name holds `project` (the review's `candidate`);
+- each takes the verdict of the first matching row of gcloud-scope-flags-reviewed.json:
+  `lock` (refused whatever the rules say), `allow` (not a project: a switch, a projection),
+  `public-images` (refused unless its value is one of the SDK's own
+  `constants.PUBLIC_IMAGE_PROJECTS`, `--image-project debian-cloud`), `skip` (locked
+  elsewhere); a candidate no row matches stops the script.
+
+gcloud refuses abbreviated flags, so the rows are `exact: true`: `--topic` stays the topic.
+Each flag is one row for every command (`command: []`): the same name means the same thing
+wherever the SDK's concept presentation generates it. gcloud-options.py writes the rows.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REVIEWED = os.path.join(HERE, "gcloud-scope-flags-reviewed.json")
+
+
+def public_image_projects():
+    """The SDK's own list of public image projects (the SDK's lib must be on sys.path)."""
+    from googlecloudsdk.api_lib.compute import constants
+
+    return sorted(constants.PUBLIC_IMAGE_PROJECTS)
+
+
+def verdicts(tree, review):
+    """{flag: (verdict, why)} for every candidate flag of the tree; exits naming an unreviewed one."""
+    found, unreviewed = {}, []
+    for _, flags in tree:
+        for flag in flags:
+            if review["candidate"] not in flag or flag in found:
+                continue
+            row = next((r for r in review["rows"] if re.search(r["flag"], flag)), None)
+            if row is None:
+                unreviewed.append(flag)
+            else:
+                found[flag] = (row["verdict"], row["why"])
+    if unreviewed:
+        sys.exit("no review row in %s for:\n  %s" % (REVIEWED, "\n  ".join(sorted(set(unreviewed)))))
+    return found
+
+
+def scope_flag_rows(tree, images):
+    """YAML lines of `argv.locked_command_options`: one `exact` row per flag that names a project."""
+    found = verdicts(tree, json.load(open(REVIEWED)))
+    if not any(verdict == "lock" for verdict, _ in found.values()):
+        raise SystemExit("gcloud_scope_flags: no project flag found in the tree (flags renamed?)")
+    lines = []
+    for flag in sorted(found):
+        verdict, _ = found[flag]
+        if verdict == "lock":
+            lines.append("    - {command: [], options: [%s], exact: true}" % flag)
+        elif verdict == "public-images":
+            lines.append("    - {command: [], options: [%s], exact: true, allowed_values: [%s]}" % (flag, ", ".join(images)))
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", required=True, metavar="FILE", help='a saved tree: {"tree": [[path words, flags]], "images": [projects]}')
+    opts = ap.parse_args()
+    saved = json.load(open(opts.tree))
+    sys.stdout.write("\n".join(scope_flag_rows(saved["tree"], saved["images"])) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+/**
+ * The generators of the command arguments that pick another project, endpoint,
+ * credential or subscription (scripts/providers/gcloud_scope_flags.py,
+ * az_scope_options.py) fail closed: an az candidate no review row covers stops
+ * the script, naming it; a gcloud project flag no other row names is locked. Run as a review would, on saved inputs (a saved gcloud tree, saved
+ * az arguments), instead of loading the SDKs (minutes).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const script = (name: string) => fileURLToPath(new URL(`../../../scripts/providers/${name}`, import.meta.url));
+/** The Python az runs with (Debian's): az_scope_options.py reads az's module sources through it. */
+const PYTHON = "/usr/bin/python3";
+
+function run(name: string, input: unknown, extra: (dir: string) => string[] = () => []) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-scope-gen-"));
+  writeFileSync(path.join(dir, "input.json"), JSON.stringify(input));
+  const flag = name.startsWith("gcloud") ? "--tree" : "--arguments";
+  const result = spawnSync(PYTHON, [script(name), flag, path.join(dir, "input.json"), ...extra(dir)], { encoding: "utf8" });
+  const listing = path.join(dir, "listing.txt");
+  return { ...result, listing: existsSync(listing) ? readFileSync(listing, "utf8") : "" };
+}
+
+describe.skipIf(!existsSync(PYTHON))("gcloud_scope_flags.py", () => {
+  const tree = [
+    [
+      ["pubsub", "subscriptions", "create"],
+      ["--topic", "--topic-project", "--project"],
+    ],
+    [
+      ["compute", "instances", "create"],
+      ["--image", "--image-project", "--format"],
+    ],
+    [
+      ["compute", "instances", "list"],
+      ["--format", "--projection"],
+    ],
+  ];
+
+  it("locks every project flag exactly, lets --image-project name the SDK's public image projects", () => {
+    const out = run("gcloud_scope_flags.py", { tree, images: ["debian-cloud", "ubuntu-os-cloud"] });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout.split("\n").filter(Boolean)).toEqual([
+      "    - {command: [], options: [--image-project], exact: true, allowed_values: [debian-cloud, ubuntu-os-cloud]}",
+      "    - {command: [], options: [--topic-project], exact: true}",
+    ]);
+  });
+
+  it("locks a project flag the review names nowhere else (the last row fails closed)", () => {
+    const out = run("gcloud_scope_flags.py", { tree: [...tree, [["x", "y"], ["--new-thing-project"]]], images: [] });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain("    - {command: [], options: [--new-thing-project], exact: true}\n");
+  });
+});
+
+describe.skipIf(!existsSync(PYTHON))("az_scope_options.py", () => {
+  const listingArg = (dir: string) => ["--listing", path.join(dir, "listing.txt")];
+  const found = [
+    ["storage blob list", ["--blob-endpoint"], ""],
+    ["storage blob upload", ["--file", "-f"], ""],
+    ["storage copy", ["--source"], ""],
+    ["storage copy", ["--source-sas"], ""],
+    ["storage share list", ["--file-endpoint"], ""],
+    ["backup restore restore-disks", ["--target-subscription-id"], ""],
+    ["repos list", ["--org", "--organization"], ""],
+    ["servicebus topic subscription rule list", ["--subscription-name"], ""],
+  ];
+
+  it("writes group rows, per-command rows where a shorter option is a prefix, and exact spellings where the command has it", () => {
+    const out = run("az_scope_options.py", [found, []], listingArg);
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.listing).toContain("storage --blob-endpoint  # lock\n");
+    expect(out.listing).toContain("storage share list --file-endpoint  # lock\n");
+    expect(out.listing).toContain("storage copy --source-sas  # lock from --source-\n");
+    expect(out.listing).toContain("backup --target-subscription-id  # lock\n");
+    expect(out.listing).toContain("repos --org  # lock\nrepos --organization  # lock\n");
+    expect(out.listing).toContain("--subscription-name  # allow\n");
+  });
+
+  it("stops on a candidate no review row covers, naming it", () => {
+    const out = run("az_scope_options.py", [[...found, ["widget show", ["--widget-endpoint-thing"], ""]], []], listingArg);
+    expect(out.status).not.toBe(0);
+    expect(out.stderr).toContain("widget show --widget-endpoint-thing");
+    expect(out.listing).toBe("");
+  });
+});
