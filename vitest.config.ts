@@ -20,6 +20,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism()),
     testTimeout: 20_000,
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/setup-temp.ts"],
     // Transformed modules are kept on disk, keyed by content and configuration, so a run does not
     // transform again the ~470 modules an unchanged tree imports (collecting every file: ~28 -> ~24 s CPU).
     experimental: { fsModuleCache: true, fsModuleCachePath: "node_modules/.cache/vitest-modules" },

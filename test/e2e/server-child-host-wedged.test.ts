@@ -8,8 +8,7 @@
  * call runs in a new host. A host stopped while a process it spawned runs is
  * given up once the run's timeout, kill grace and that deadline have passed.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
@@ -17,6 +16,7 @@ import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { alive } from "../support/processes.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const SPAWN_DEADLINE_MS = 2_000;
 
@@ -82,7 +82,7 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
   });
 
   test("a host stopped while its process runs is given up past the run's timeout: the call fails closed and the process group is killed", async () => {
-    const marker = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-holder-")), "pid");
+    const marker = path.join(tempDirectory("torii-holder-"), "pid");
     const bin = makeFakeBin({ holder: `require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid)); setInterval(() => {}, 1000);` });
     const root = makeConfigTree({
       "providers/holder/provider.yaml": 'version: "1"\nname: holder\ntool: holder\ncommand: holder\nruntime: {timeout_seconds: 1}\n',

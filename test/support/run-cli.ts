@@ -27,9 +27,10 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** The environment a CLI run sees: the caller's variables over a minimal PATH and HOME. */
+/** The environment a CLI run sees: the caller's variables over a minimal PATH and HOME, and the run's TMPDIR (test/global-setup.ts). */
 function runEnvironment(env: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...env };
+  const tmp = process.env.TMPDIR === undefined ? {} : { TMPDIR: process.env.TMPDIR };
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...tmp, ...env };
 }
 
 /** Runs the built `torii` binary as a real process. */

@@ -4,9 +4,6 @@
  * GET gets nothing, nothing but the session answers, and an allowing answer
  * is timed from the session's "hold started" request, not from the page.
  */
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { SERVER_HOLD_MS } from "../../../src/approval/page-assets.js";
 import type { PageAnswer } from "../../../src/approval/page-model.js";
@@ -14,6 +11,7 @@ import { ApprovalPageServer } from "../../../src/approval/page-server.js";
 import { ApprovalStore } from "../../../src/state/approval-store.js";
 import { newPageSecret, pageSecretDigest } from "../../../src/state/page-secret.js";
 import { rawRequest } from "../../support/http-request.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const ID = "0123456789abcdef";
 const CSRF = "csrf-token-of-this-page";
@@ -26,7 +24,7 @@ afterEach(async () => {
 /** A server with one pending approval whose page opens with the returned one-time link. */
 async function servedApproval() {
   const clock = { now: 1_000_000 };
-  const store = new ApprovalStore(mkdtempSync(path.join(os.tmpdir(), "torii-page-")));
+  const store = new ApprovalStore(tempDirectory("torii-page-"));
   const answers: PageAnswer[] = [];
   server = new ApprovalPageServer(() => clock.now);
   const page = await server.add({

@@ -3,12 +3,12 @@
  * whole process group (SIGTERM, then SIGKILL after the grace); grandchildren
  * are killed when the child exits; a pipe held open cannot hang the call.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launch } from "../../../src/runtime/launcher.js";
 import { firstLinePid, isAlive, killQuietly, nodeScript, SIGNAL_READY, spawnGrandchild, waitForFile, waitUntilGone } from "./process-helpers.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const created: string[] = [];
 afterEach(() => {
@@ -17,7 +17,7 @@ afterEach(() => {
 
 /** A path for a child's ready marker, in a fresh temporary directory. */
 function readyMarker(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-ready-"));
+  const dir = tempDirectory("torii-ready-");
   created.push(dir);
   return path.join(dir, "ready");
 }
