@@ -183,7 +183,7 @@ describe("kubeconfig", () => {
     expect(outcome.execution?.exit_code).toBe(0);
     expect(outcome.execution?.stdout).toContain("home-pod");
     expect(shellApi.requests).toEqual([]);
-  }, 60_000);
+  });
 
   test("doctor checks a pinned kubeconfig, and never tells the operator to set KUBECONFIG", () => {
     expect(finding("target kubectl/lab")).toMatchObject({ status: "ok", message: `context lab exists in ${pinnedKubeconfig}` });

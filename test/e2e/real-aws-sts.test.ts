@@ -63,7 +63,7 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: "hostile-secret",
     AWS_PROFILE: "hostile",
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();
@@ -95,7 +95,7 @@ describe("aws_profile identity through STS", () => {
       expect(request).toMatchObject({ method: "POST", path: "/", action: "GetCallerIdentity", accessKeyId: "AKIADEVSTUB" });
     }
     expect(hostile.requests).toEqual([]);
-  }, 60_000);
+  });
 
   test("a second call within cache_ttl_seconds makes no STS request of its own", async () => {
     const requests = await requestsDuring(async () => {
@@ -104,7 +104,7 @@ describe("aws_profile identity through STS", () => {
     });
     expect(requests.filter(fromSdk)).toEqual([]);
     expect(requests.filter(fromCli)).toHaveLength(1);
-  }, 60_000);
+  });
 
   test("another account denies identity-mismatch before the CLI runs", async () => {
     const requests = await requestsDuring(async () => {

@@ -70,7 +70,7 @@ beforeAll(async () => {
   broadRoot = await labTree(STALE_KUBECTL, BROAD);
   const namedRoot = await labTree(KUBECTL, NAMED);
   [broad, named] = await Promise.all([startSession(broadRoot, childEnv()), startSession(namedRoot, childEnv())]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([broad.close(), named.close()]);
@@ -112,7 +112,7 @@ describe("kubectl calls that write a local file", () => {
     const outcome = await call(broad, ["foo", "bar"]);
     expect(outcome.decision.result).toBe("deny");
     expect(readFileSync(bin.markerOf("kubectl-foo"), "utf8")).toBe("");
-  }, 60_000);
+  });
 
   test("torii policy check says why, without the path", async () => {
     const result = await runCli(["policy", "check", "kubectl", "--", "cp", "web-1:/etc/hostname", pinned], { TORII_CONFIG_DIR: broadRoot, HOME: home });
@@ -129,5 +129,5 @@ describe("kubectl calls that write a local file", () => {
     expect(outcome.execution?.exit_code).toBe(0);
     expect(readFileSync(target, "utf8")).toContain("name: planted");
     expect(readFileSync(pinned, "utf8")).toBe(original);
-  }, 60_000);
+  });
 });

@@ -66,7 +66,7 @@ beforeAll(async () => {
   expect((await cli("target", "add", "kubectl", "lab", "--context", "lab", "--kubeconfig", pinned, "--provider", "kubeid", "--expect", pinned)).status).toBe(0);
   expect((await cli("target", "activate", "kubectl", "lab")).status).toBe(0);
   session = await startSession(root, childEnv());
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();

@@ -84,7 +84,7 @@ function statusField(pid: number, field: string): string | undefined {
   return new RegExp(`^${field}:\\s*(.*)$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
 }
 
-const gone = (pid: number | undefined): Promise<void> => expect.poll(() => pid !== undefined && alive(pid), { timeout: 10_000 }).toBe(false);
+const gone = (pid: number | undefined): Promise<void> => expect.poll(() => pid !== undefined && alive(pid), { timeout: 30_000 }).toBe(false);
 
 describe.runIf(process.platform === "linux")("the child host", () => {
   test("a call's process is the host's child, not the server's; the host runs only its file, with no .env value and no NODE_OPTIONS", async () => {

@@ -63,8 +63,8 @@ describe("shutdown", () => {
     expect(serverPid).toBeGreaterThan(0);
     process.kill(serverPid, "SIGTERM");
     await call;
-    await expect.poll(() => alive(child), { message: "the call's child survived", timeout: 15_000 }).toBe(false);
-    await expect.poll(() => alive(serverPid), { message: "the server survived", timeout: 15_000 }).toBe(false);
+    await expect.poll(() => alive(child), { message: "the call's child survived", timeout: 30_000 }).toBe(false);
+    await expect.poll(() => alive(serverPid), { message: "the server survived", timeout: 30_000 }).toBe(false);
     await session.close().catch(() => undefined);
   });
 });

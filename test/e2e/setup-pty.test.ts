@@ -93,7 +93,7 @@ describe("torii setup in a pseudo-terminal", () => {
     await again.expect("Register Torii with which clients?");
     again.send("\r");
     expect(await again.exited).toBe(0);
-  }, 60_000);
+  });
 
   it("refuses a stdin that is not a terminal and names the commands to use instead", async () => {
     const result = await runCli(["setup"], { TORII_CONFIG_DIR: tempDirectory("torii-setup-") });

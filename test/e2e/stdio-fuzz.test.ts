@@ -78,7 +78,7 @@ async function awaitReplies(expected: Map<string, number>, batch: number): Promi
       const got = tally(session.lines.filter((line) => line.message !== undefined && !("method" in line.message)).map((line) => line.message?.id as ReplyId));
       const missing = [...expected].filter(([id, count]) => id !== "(none)" && (got.get(id) ?? 0) < count).map(([id]) => id);
       reject(new Error(`batch ${batch}: no reply for ${missing.join(", ")}; stderr tail:\n${session.stderr().slice(-2000)}`));
-    }, 30_000);
+    }, 60_000);
   });
   try {
     await Promise.race([Promise.all(waits), deadline]);

@@ -22,7 +22,7 @@ export interface PtySession {
   /** Everything printed so far, as the terminal received it. */
   raw(): string;
   readonly exited: Promise<number | null>;
-  /** Waits for `text` to appear after the last match (20 s of silence fails). */
+  /** Waits for `text` to appear after the last match (60 s of silence fails). */
   expect(text: string): Promise<void>;
   /** Types `keys`. */
   send(keys: string): void;
@@ -92,13 +92,13 @@ export function ptyCommand(argv: readonly string[], env: Record<string, string>,
         const arrived = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => {
             resolve(false);
-          }, 20_000);
+          }, 60_000);
           waiter = () => {
             clearTimeout(timer);
             resolve(true);
           };
         });
-        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 20 s of silence; output so far:\n${output.slice(-1500)}`);
+        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 60 s of silence; output so far:\n${output.slice(-1500)}`);
       }
     },
     send(keys: string): void {

@@ -39,7 +39,8 @@ export function runCliProcess(args: readonly string[], env: Record<string, strin
     encoding: "utf8",
     env: runEnvironment(env),
     shell: false,
-    timeout: 15_000,
+    // A hang guard only (spawnSync blocks the test, so vitest could not time it out): far above a loaded machine's start-up.
+    timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -27,7 +27,7 @@ clearInterval(keepAlive);
 /** Starts the thief on `file`'s lock; `robbed()` is true once it holds it. Killed when the test ends. */
 export function startThief(file: string, timing: LockTiming): { robbed: () => boolean } {
   const marker = path.join(tempDirectory("torii-thief-"), "locked");
-  const thief = runChild(THIEF, [file, JSON.stringify({ ...timing, waitMs: 20_000 }), marker]);
+  const thief = runChild(THIEF, [file, JSON.stringify({ ...timing, waitMs: 60_000 }), marker]);
   onTestFinished(() => {
     thief.child.kill("SIGKILL");
   });

@@ -266,5 +266,5 @@ describe("state stores against an in-memory model", () => {
       }),
       { seed: 20260301, numRuns: 100 },
     );
-  }, 60_000);
+  });
 });

@@ -79,12 +79,11 @@ describe("probeCallerIdentity (real SDK, local STS)", () => {
 
   test("the call's cancellation aborts a probe that is waiting for STS", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const probe = probeCallerIdentity(inputs("hang"), controller.signal);
     await expect.poll(() => stub.requests.some((request) => request.accessKeyId === "AKIAHANG")).toBe(true);
     controller.abort();
+    // STS never answers this key: only the abort can end the probe, and it says so.
     await expect(probe).resolves.toEqual({ kind: "canceled" });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   test("a proxy the CLI would use is refused rather than bypassed", async () => {
