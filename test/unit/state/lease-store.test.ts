@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LockCompromisedError, LockTimeoutError, StaleRevisionError, StateError } from "../../../src/state/errors.js";
 import { targetBinding } from "../../../src/state/fingerprints.js";
 import { LEASE_FILE, LeaseStore, type LeaseStoreOptions } from "../../../src/state/lease-store.js";
@@ -222,7 +222,8 @@ describe("LeaseStore.startWhileActive", () => {
       events.push("spawned");
       return "pid-1";
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The start runs only once the lock is held: wait for it rather than a fixed 50 ms.
+    await vi.waitFor(() => expect(events).toEqual(["start"]), { timeout: 30_000 });
     expect(existsSync(`${store.file}.lock`)).toBe(true);
     const clearing = store.clear().then((result) => {
       events.push("cleared");
