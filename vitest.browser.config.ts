@@ -11,5 +11,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/setup-temp.ts"],
   },
 });

@@ -1,11 +1,48 @@
 /**
  * Vitest global setup. End-to-end suites spawn `dist/`, which `npm test` builds
  * before vitest starts; fail early with a clear message when it is missing.
+ *
+ * The run gets a temporary directory of its own: TMPDIR points into it for the
+ * workers and every process they start, so os.tmpdir() is the run's. At the end
+ * whatever a test left there is named by prefix and fails the run (a test
+ * removes what it creates: test/support/temp-dirs.ts), and the directory goes,
+ * so a failing or interrupted run does not fill the system temp directory either.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
-export default function setup(): void {
+/** "torii-test-Ab12Cd" -> "torii-test-": mkdtemp's six random characters are not part of the prefix. */
+function prefixOf(name: string): string {
+  return /^(.*[-_ ])[A-Za-z0-9]{6}$/u.exec(name)?.[1] ?? name;
+}
+
+/** The entries left in `dir`, counted by prefix ("torii-test- (3), torii-bin- (1)"), or "" when there are none. */
+export function leftovers(dir: string): string {
+  const counts = new Map<string, number>();
+  for (const name of readdirSync(dir)) counts.set(prefixOf(name), (counts.get(prefixOf(name)) ?? 0) + 1);
+  return [...counts].map(([prefix, count]) => `${prefix}* (${count})`).join(", ");
+}
+
+export default function setup(): () => void {
   if (!existsSync(new URL("../dist/cli.js", import.meta.url))) {
     throw new Error("dist/cli.js is missing: run `npm run build` (npm test does it) before vitest.");
   }
+  // Once per run: each vitest project runs its global setup, and the second finds the first's directory.
+  if (process.env.TORII_TEST_RUN_DIR !== undefined) return () => undefined;
+  const runDir = mkdtempSync(path.join(os.tmpdir(), "torii-run-"));
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = runDir;
+  process.env.TORII_TEST_RUN_DIR = runDir;
+  return () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    delete process.env.TORII_TEST_RUN_DIR;
+    const left = leftovers(runDir);
+    rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+    if (left === "") return;
+    // Vitest only logs an error thrown here; the exit status has to be set as well.
+    process.exitCode = 1;
+    throw new Error(`tests left temporary entries behind (removed now; remove them in the test that made them): ${left}`);
+  };
 }

@@ -120,12 +120,12 @@ describe("torii approvals", () => {
     const pending = await nextPending(root, (record) => record.argv[0] === "stash");
     controller.abort();
     await expect(call).rejects.toThrow();
-    await expect.poll(() => approvalRecord(root, pending.id).status, { timeout: 10_000 }).toBe("withdrawn");
+    await expect.poll(() => approvalRecord(root, pending.id).status, { timeout: 30_000 }).toBe("withdrawn");
     const late = await cli("approvals", "approve", pending.id);
     expect(late.status).toBe(1);
     expect((JSON.parse((await cli("approvals", "list", "--json")).stdout) as { approvals: { id: string }[] }).approvals).toEqual([]);
     await expect
-      .poll(() => readFileSync(path.join(root, "audit.jsonl"), "utf8"), { timeout: 10_000 })
+      .poll(() => readFileSync(path.join(root, "audit.jsonl"), "utf8"), { timeout: 30_000 })
       .toMatch(/"event":"approval-withdrawn","source":"approval-withdrawn"[^\n]*"argv_head":\["stash"\]/u);
   });
 

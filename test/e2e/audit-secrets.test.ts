@@ -155,7 +155,7 @@ beforeAll(async () => {
     expect(granted.status, granted.stderr).toBe(0);
   }
   session = await startSession(root);
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();
@@ -197,7 +197,7 @@ describe("the audit holds no option value and no token after an option", () => {
     }
     const sources = new Set(outcomes.filter((entry) => entry.path === "refused").map((entry) => entry.outcome.decision.source));
     expect(sources).toEqual(new Set(["locked-option", "forbidden-value", "argv-rejected"]));
-  }, 60_000);
+  });
 
   test("no canary in audit.jsonl, audit.head or stderr; the chain verifies; allowed calls keep their command words", async () => {
     await session.close();
@@ -233,5 +233,5 @@ describe("the audit holds no option value and no token after an option", () => {
       records.filter((record) => record.event === "denied-locked-option" || record.event === "denied-argv").every((record) => record.argv_head === undefined),
     ).toBe(true);
     expect((await runCli(["audit", "verify"], { TORII_CONFIG_DIR: root })).status).toBe(0);
-  }, 60_000);
+  });
 });

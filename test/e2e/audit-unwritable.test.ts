@@ -5,13 +5,13 @@
  * allowed call ends with an error and its program never runs, a denied call
  * stays denied, and once the log is writable again calls run.
  */
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 let bin: FakeBin;
 let root: string;
@@ -23,7 +23,7 @@ beforeAll(async () => {
     "providers/tf/provider.yaml": 'version: "1"\nname: tf\ntool: tf\ncommand: must-not-run\n',
     "providers/tf/rules.yaml": 'version: "1"\ndeny: [destroy]\naccept: [plan]\n',
   });
-  const elsewhere = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-elsewhere-")), "audit.jsonl");
+  const elsewhere = path.join(tempDirectory("torii-elsewhere-"), "audit.jsonl");
   writeFileSync(elsewhere, "");
   symlinkSync(elsewhere, path.join(root, "audit.jsonl"));
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });

@@ -62,7 +62,7 @@ beforeAll(async () => {
     startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n`), env),
     startSession(tree(`version: "1"\naccept:\n  - storage blob download\n  - storage fs directory download\n`), env),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([broad.close(), named.close()]);

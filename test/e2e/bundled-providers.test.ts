@@ -5,8 +5,7 @@
  * check` refuses the override spellings of threats.md §1.3 (and others of the
  * same classes) under the real option tables.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -15,6 +14,7 @@ import { parseRulesFile } from "../../src/config/rules-file.js";
 import { PolicyCache } from "../../src/pipeline/policy-cache.js";
 import { explainWith } from "../../src/policy/explain.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const PROVIDERS = ["kubectl", "aws", "az", "gcloud"] as const;
@@ -24,7 +24,7 @@ const cases = JSON.parse(readFileSync(path.join(repo, "scripts/providers/preset-
 let root: string;
 
 beforeAll(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), "torii-bundled-"));
+  root = tempDirectory("torii-bundled-");
   for (const name of PROVIDERS) {
     // As `torii provider install` lays them out: the generated JSON beside the YAML is what loads (the
     // YAML-only fallback, parsing the whole option table, is test/unit/config/provider-json.test.ts's).
@@ -151,7 +151,7 @@ describe("torii policy check: an operator's literal deny covers what the CLI rea
   };
 
   beforeAll(() => {
-    operatorRoot = mkdtempSync(path.join(os.tmpdir(), "torii-spelling-"));
+    operatorRoot = tempDirectory("torii-spelling-");
     for (const [name, rules] of Object.entries(RULES)) {
       for (const file of ["provider.yaml", "provider.generated.json"])
         cpSync(path.join(repo, "providers", name, file), path.join(operatorRoot, "providers", name, file));
@@ -183,7 +183,7 @@ describe("torii policy check: a kubectl deny that names an object covers calls t
   let operatorRoot: string;
 
   beforeAll(() => {
-    operatorRoot = mkdtempSync(path.join(os.tmpdir(), "torii-objects-"));
+    operatorRoot = tempDirectory("torii-objects-");
     for (const file of ["provider.yaml", "provider.generated.json"])
       cpSync(path.join(repo, "providers", "kubectl", file), path.join(operatorRoot, "providers", "kubectl", file));
     // Per-object denies under verb-wide accepts (red-team F7).

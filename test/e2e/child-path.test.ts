@@ -8,12 +8,12 @@
  * absolutely, and PATH set by a provider's `.env`. None may run; the absolute
  * entries still work (the shim finds the real bash, kubectl its real plugin).
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
 const provider = (name: string, command: string): string => `version: "1"\nname: ${name}\ntool: ${name}\ncommand: ${command}\n`;
@@ -36,7 +36,7 @@ function plant(dir: string, name: string): void {
 }
 
 beforeAll(async () => {
-  base = mkdtempSync(path.join(os.tmpdir(), "torii-child-path-"));
+  base = tempDirectory("torii-child-path-");
   work = path.join(base, "work");
   markers = path.join(base, "markers");
   mkdirSync(markers);

@@ -9,14 +9,14 @@
  * the server and doctor run through that link, as real processes.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, symlinkSync } from "node:fs";
-import os from "node:os";
+import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { CLI_PATH } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const PROVIDER = 'version: "1"\nname: tf\ntool: tf\ncommand: tfish\n';
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
     "providers/tf/provider.yaml": PROVIDER,
     "providers/tf/rules.yaml": 'version: "1"\naccept: [plan]\n',
   });
-  const home = mkdtempSync(path.join(os.tmpdir(), "torii-home-"));
+  const home = tempDirectory("torii-home-");
   env = { PATH: [prefixBin.dir, laterBin.dir, path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter), HOME: home, TORII_CONFIG_DIR: root };
   session = await startSession(root, env, { entry: toriiLink });
 });

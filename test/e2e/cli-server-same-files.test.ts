@@ -13,8 +13,7 @@
  * program first) is the same for the CLI and the server, as when an operator
  * starts both from one terminal.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -23,6 +22,7 @@ import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli, runCliProcess, type CliResult } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
 const KUBE_ID = 'version: "1"\nname: kubeid\ntool: kubeid\nexpose: false\ncommand: "true"\n';
@@ -80,7 +80,7 @@ beforeAll(async () => {
   homeApi = await startKubeApiStub(["home-pod"]);
   shellApi = await startKubeApiStub(["shell-pod"]);
   writableApi = await startKubeApiStub(["writable-pod"]);
-  dir = mkdtempSync(path.join(os.tmpdir(), "torii-same-files-"));
+  dir = tempDirectory("torii-same-files-");
   const home = path.join(dir, "home");
   mkdirSync(path.join(home, ".kube"), { recursive: true });
   // What the server's kubectl reads: the default kubeconfig of its HOME.
@@ -183,7 +183,7 @@ describe("kubeconfig", () => {
     expect(outcome.execution?.exit_code).toBe(0);
     expect(outcome.execution?.stdout).toContain("home-pod");
     expect(shellApi.requests).toEqual([]);
-  }, 60_000);
+  });
 
   test("doctor checks a pinned kubeconfig, and never tells the operator to set KUBECONFIG", () => {
     expect(finding("target kubectl/lab")).toMatchObject({ status: "ok", message: `context lab exists in ${pinnedKubeconfig}` });

@@ -102,14 +102,14 @@ describe("lease requests", () => {
 
     controller.abort();
     await expect(call).rejects.toThrow();
-    await expect.poll(() => approvalRecord(root, pending.id).status, { timeout: 10_000 }).toBe("withdrawn");
+    await expect.poll(() => approvalRecord(root, pending.id).status, { timeout: 30_000 }).toBe("withdrawn");
 
     const withdrawals = (): unknown[] =>
       readFileSync(path.join(root, "audit.jsonl"), "utf8")
         .split("\n")
         .filter((line) => line.includes('"source":"approval-withdrawn"'))
         .map((line) => JSON.parse(line) as unknown);
-    await expect.poll(withdrawals, { timeout: 10_000 }).toEqual([expect.objectContaining({ event: "target-access-denied", scope: "kube/prod" })]);
+    await expect.poll(withdrawals, { timeout: 30_000 }).toEqual([expect.objectContaining({ event: "target-access-denied", scope: "kube/prod" })]);
     expect(await listedIds()).not.toContain(pending.id);
     const answer = await rawRequest({
       port: Number(page.port),

@@ -5,12 +5,12 @@
  * confirms. The editor is a scripted node program that writes the next of
  * its prepared drafts each time it is opened.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { ptySession } from "../support/pty-session.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const LIVE = 'version: "1"\n# the operator\'s note\naccept: [status]\n';
 const BROKEN = 'version: "1"\naccept: [status\n';
@@ -22,7 +22,7 @@ function editing(drafts: readonly string[]) {
     "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
     "providers/rec/rules.yaml": LIVE,
   });
-  const tools = mkdtempSync(path.join(os.tmpdir(), "torii-pty-editor-"));
+  const tools = tempDirectory("torii-pty-editor-");
   const queue = path.join(tools, "drafts.json");
   writeFileSync(queue, JSON.stringify(drafts));
   const script = path.join(tools, "editor.mjs");
@@ -30,7 +30,8 @@ function editing(drafts: readonly string[]) {
     script,
     `import { readFileSync, writeFileSync } from "node:fs";\nconst drafts = JSON.parse(readFileSync(${JSON.stringify(queue)}, "utf8"));\nwriteFileSync(process.argv.at(-1), drafts.shift());\nwriteFileSync(${JSON.stringify(queue)}, JSON.stringify(drafts));\n`,
   );
-  const env = { HOME: tools, TORII_CONFIG_DIR: root, EDITOR: `"${process.execPath}" "${script}"` };
+  // TMPDIR: a declined edit keeps its draft, in a directory the test removes.
+  const env = { HOME: tools, TMPDIR: tools, TORII_CONFIG_DIR: root, EDITOR: `"${process.execPath}" "${script}"` };
   return { env, rules: path.join(root, "providers/rec/rules.yaml"), audit: path.join(root, "audit.jsonl") };
 }
 

@@ -45,7 +45,7 @@ beforeAll(async () => {
   const tree = (rules: string): string => makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": rules });
   broadRoot = tree(BROAD);
   [broad, named] = await Promise.all([startSession(broadRoot, { HOME: home, PATH: childPath }), startSession(tree(NAMED), { HOME: home, PATH: childPath })]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([broad.close(), named.close(), endpoint.close()]);
@@ -62,7 +62,7 @@ describe("aws operations that write a local file, through Torii", () => {
   test("control: the AWS CLI itself writes the response over the file it is given", async () => {
     expect(await runAwsDirectly(shadowInto(credentialsFile()))).toBe(0);
     expect(readFileSync(credentialsFile(), "utf8")).toBe(PLANTED);
-  }, 60_000);
+  });
 
   test.each([
     [shadowInto("HOME/.aws/credentials")],
@@ -97,5 +97,5 @@ describe("aws operations that write a local file, through Torii", () => {
     expect(outcome.decision.result).toBe("allow");
     expect(readFileSync(target, "utf8")).toBe(PLANTED);
     expect(readFileSync(credentialsFile(), "utf8")).toBe(CREDENTIALS);
-  }, 60_000);
+  });
 });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   const tree = (text: string): string => makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": text });
   grantsRoot = tree(`version: "1"\ndeny: []\naccept: []\n`);
   [rules, grants] = await Promise.all([startSession(tree(RULES), env), startSession(grantsRoot, env)]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([rules.close(), grants.close(), endpoint.close()]);
@@ -109,5 +109,5 @@ describe("grants hold a file write as accept rules do", () => {
     expect(named.decision).toMatchObject({ result: "allow", source: "grant" });
     expect(readFileSync(shadow, "utf8")).toBe(PLANTED);
     expect(readFileSync(credentialsFile(), "utf8")).toBe(CREDENTIALS);
-  }, 60_000);
+  });
 });

@@ -6,14 +6,14 @@
  * The server's own environment points at a second, hostile endpoint with other
  * keys; nothing may ever reach it.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub, type StsStubRequest } from "../support/sts-stub.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const RULES = 'version: "1"\naccept: ["sts get-caller-identity"]\ndeny: ["sts decode-authorization-message"]\n';
 const ACCOUNT = "111122223333";
@@ -33,7 +33,7 @@ const fromSdk = (request: StsStubRequest): boolean => request.userAgent.startsWi
 beforeAll(async () => {
   stub = await startStsStub({ identities: { AKIADEVSTUB: { account: ACCOUNT } }, expired: ["AKIAOLDSTUB"] });
   hostile = await startStsStub({ identities: { AKIAHOSTILE: { account: "999999999999" } } });
-  const aws = mkdtempSync(path.join(os.tmpdir(), "torii-aws-"));
+  const aws = tempDirectory("torii-aws-");
   const config = path.join(aws, "config");
   const credentials = path.join(aws, "credentials");
   const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
@@ -63,7 +63,7 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: "hostile-secret",
     AWS_PROFILE: "hostile",
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();
@@ -95,7 +95,7 @@ describe("aws_profile identity through STS", () => {
       expect(request).toMatchObject({ method: "POST", path: "/", action: "GetCallerIdentity", accessKeyId: "AKIADEVSTUB" });
     }
     expect(hostile.requests).toEqual([]);
-  }, 60_000);
+  });
 
   test("a second call within cache_ttl_seconds makes no STS request of its own", async () => {
     const requests = await requestsDuring(async () => {
@@ -104,7 +104,7 @@ describe("aws_profile identity through STS", () => {
     });
     expect(requests.filter(fromSdk)).toEqual([]);
     expect(requests.filter(fromCli)).toHaveLength(1);
-  }, 60_000);
+  });
 
   test("another account denies identity-mismatch before the CLI runs", async () => {
     const requests = await requestsDuring(async () => {

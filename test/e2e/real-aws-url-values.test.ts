@@ -75,7 +75,7 @@ beforeAll(async () => {
   childPath = `${awsDirectory()}${path.delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`;
   const root = makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": RULES });
   session = await startSession(root, { HOME: home, PATH: childPath });
-}, 30_000);
+});
 
 afterAll(async () => {
   await session.close();
@@ -94,7 +94,7 @@ describe("aws URL parameter values through Torii", () => {
   test("control: the AWS CLI itself downloads a URL parameter value (the class is real here)", async () => {
     await runAwsDirectly(["ec2", "describe-instances", "--instance-ids", `${base}/latest/meta-data`]);
     expect(seen.filter((request) => request.method === "GET").map((request) => request.url)).toContain("/latest/meta-data");
-  }, 60_000);
+  });
 
   test.each([
     [["ec2", "describe-instances", "--instance-ids", "BASE/latest/meta-data"]],
@@ -124,5 +124,5 @@ describe("aws URL parameter values through Torii", () => {
     expect(
       apiCalls.some((request) => request.body.includes(JSON.stringify(queueUrl).slice(1, -1)) || request.body.includes(encodeURIComponent(queueUrl))),
     ).toBe(true);
-  }, 60_000);
+  });
 });

@@ -52,7 +52,7 @@ beforeAll(async () => {
     startSession(broadRoot, { HOME: home, PATH: CHILD_PATH }),
     startSession(tree(`version: "1"\naccept:\n  - secrets versions access\n`), { HOME: home, PATH: CHILD_PATH }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([broad.close(), named.close()]);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   );
   const root = makeConfigTree({ "providers/gcloud/provider.yaml": PROVIDER, "providers/gcloud/rules.yaml": `version: "1"\naccept:\n  - secrets\n` });
   session = await startSession(root, { HOME: home, PATH: CHILD_PATH });
-}, 30_000);
+});
 
 afterAll(async () => {
   await session.close();

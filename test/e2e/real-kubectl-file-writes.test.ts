@@ -9,8 +9,7 @@
  * harmless write into a temporary directory.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -19,6 +18,7 @@ import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
 /** The bundled definition as installed before it listed file writes and plugins. */
@@ -58,7 +58,7 @@ const call = async (session: McpSession, args: readonly string[]) =>
 beforeAll(async () => {
   expect(STALE_KUBECTL).not.toContain("file_writes");
   api = await startKubeApiStub(["web-1"]);
-  home = mkdtempSync(path.join(os.tmpdir(), "torii-kube-writes-"));
+  home = tempDirectory("torii-kube-writes-");
   mkdirSync(path.join(home, ".kube"));
   pinned = path.join(home, ".kube", "config");
   original = `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: '${api.url}'}}]\ncontexts: [{name: lab, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: lab-bearer-token-123}}]\n`;
@@ -70,7 +70,7 @@ beforeAll(async () => {
   broadRoot = await labTree(STALE_KUBECTL, BROAD);
   const namedRoot = await labTree(KUBECTL, NAMED);
   [broad, named] = await Promise.all([startSession(broadRoot, childEnv()), startSession(namedRoot, childEnv())]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([broad.close(), named.close()]);
@@ -112,7 +112,7 @@ describe("kubectl calls that write a local file", () => {
     const outcome = await call(broad, ["foo", "bar"]);
     expect(outcome.decision.result).toBe("deny");
     expect(readFileSync(bin.markerOf("kubectl-foo"), "utf8")).toBe("");
-  }, 60_000);
+  });
 
   test("torii policy check says why, without the path", async () => {
     // A path into ~/.kube is refused outright (credential-paths.ts); the hold is shown with a path elsewhere.
@@ -125,11 +125,11 @@ describe("kubectl calls that write a local file", () => {
   });
 
   test("a rule naming kustomize accepts a harmless write into a temporary directory", async () => {
-    const target = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-kustomize-out-")), "out.yaml");
+    const target = path.join(tempDirectory("torii-kustomize-out-"), "out.yaml");
     const outcome = await call(named, ["kustomize", kustomization, "-o", target]);
     expect(outcome.decision.result).toBe("allow");
     expect(outcome.execution?.exit_code).toBe(0);
     expect(readFileSync(target, "utf8")).toContain("name: planted");
     expect(readFileSync(pinned, "utf8")).toBe(original);
-  }, 60_000);
+  });
 });

@@ -6,8 +6,7 @@
  * KUBECONFIG is never used, the agent cannot pass its own, and changing the
  * path ends the lease.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
@@ -15,6 +14,7 @@ import { makeFakeBin } from "../support/fake-clis.js";
 import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 function kubeconfig(server: string, context: string, namespace: string): string {
   return `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: '${server}'}}]\ncontexts: [{name: ${context}, context: {cluster: c, user: u, namespace: ${namespace}}}]\nusers: [{name: u, user: {username: lab}}]\n`;
@@ -31,7 +31,7 @@ const cli = (...args: string[]) =>
 beforeAll(async () => {
   api = await startKubeApiStub(["web-1", "web-2"]);
   hostile = await startKubeApiStub(["hostile-pod"]);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-"));
+  const dir = tempDirectory("torii-kube-");
   pinned = path.join(dir, "lab-kubeconfig");
   writeFileSync(pinned, kubeconfig(api.url, "lab", "team"), { mode: 0o600 });
   // The server's (and the operator shell's) own KUBECONFIG: another server, no "lab" context.
@@ -51,7 +51,7 @@ beforeAll(async () => {
   expect(added.status).toBe(0);
   expect((await cli("target", "activate", "kubectl", "lab")).status).toBe(0);
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: dir, KUBECONFIG: path.join(dir, "server-kubeconfig") });
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();
@@ -76,7 +76,7 @@ describe("kubeconfig: in target.yaml", () => {
     expect(outcome.execution?.stdout).toMatch(/web-1[\s\S]*web-2/u);
     expect(api.requests.map((request) => request.path)).toContain("/api/v1/namespaces/team/pods");
     expect(hostile.requests).toEqual([]);
-  }, 60_000);
+  });
 
   test("the agent cannot pass its own kubeconfig", async () => {
     const outcome = outcomeOf(await session.call("kubectl", { args: ["get", "pods", "--kubeconfig=/tmp/mine"], target: "lab" }));

@@ -8,8 +8,7 @@
  * reason does not quote its path.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -18,6 +17,7 @@ import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const KUBECTL = readFileSync(fileURLToPath(new URL("../../providers/kubectl/provider.yaml", import.meta.url)), "utf8");
 /** The bundled definition as installed before it locked these kustomize options. */
@@ -36,7 +36,7 @@ const childEnv = (): Record<string, string> => ({ PATH: `${bin.dir}:${process.en
 beforeAll(async () => {
   expect(STALE_KUBECTL).not.toContain("locked_command_options");
   api = await startKubeApiStub([]);
-  home = mkdtempSync(path.join(os.tmpdir(), "torii-kube-programs-"));
+  home = tempDirectory("torii-kube-programs-");
   mkdirSync(path.join(home, ".kube"));
   const pinned = path.join(home, ".kube", "config");
   writeFileSync(
@@ -63,7 +63,7 @@ beforeAll(async () => {
   expect((await cli("target", "add", "kubectl", "lab", "--context", "lab", "--kubeconfig", pinned, "--provider", "kubeid", "--expect", pinned)).status).toBe(0);
   expect((await cli("target", "activate", "kubectl", "lab")).status).toBe(0);
   session = await startSession(root, childEnv());
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();

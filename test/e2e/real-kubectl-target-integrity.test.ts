@@ -6,8 +6,7 @@
  * API server, never the one the agent named. Read-only `config view` stays up to
  * the rules and runs. `torii policy check` gives the same answer.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
@@ -15,6 +14,7 @@ import { makeFakeBin } from "../support/fake-clis.js";
 import { KUBECONFIG_IDENTITY_BIN, KUBECONFIG_IDENTITY_PROVIDER, startKubeApiStub, type KubeApiStub } from "../support/kube-api-stub.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 /** What the red team's rules accepted, plus a read-only view. */
 const RULES = 'version: "1"\naccept: [get pods, config set, config set-cluster, config use-context, config view]\n';
@@ -30,7 +30,7 @@ const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root, HOME: 
 beforeAll(async () => {
   api = await startKubeApiStub(["web-1"]);
   hostile = await startKubeApiStub(["hostile-pod"]);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-integrity-"));
+  const dir = tempDirectory("torii-kube-integrity-");
   pinned = path.join(dir, "lab-kubeconfig");
   original = `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: '${api.url}'}}]\ncontexts: [{name: lab, context: {cluster: c, user: u, namespace: team}}]\nusers: [{name: u, user: {token: lab-bearer-token-123}}]\n`;
   writeFileSync(pinned, original, { mode: 0o600 });
@@ -44,7 +44,7 @@ beforeAll(async () => {
   expect((await cli("target", "add", "kubectl", "lab", "--context", "lab", "--kubeconfig", pinned, "--provider", "kubeid", "--expect", pinned)).status).toBe(0);
   expect((await cli("target", "activate", "kubectl", "lab")).status).toBe(0);
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: dir });
-}, 60_000);
+});
 
 afterAll(async () => {
   await session.close();
@@ -77,7 +77,7 @@ describe("kubectl_context: config writers are the broker's", () => {
     expect(outcome.decision).toMatchObject({ result: "allow" });
     expect(outcome.execution?.stdout).toContain("web-1");
     expect(hostile.requests).toEqual([]);
-  }, 60_000);
+  });
 
   test("config view stays up to the rules and runs", async () => {
     const outcome = outcomeOf(
@@ -85,7 +85,7 @@ describe("kubectl_context: config writers are the broker's", () => {
     );
     expect(outcome.decision).toMatchObject({ result: "allow" });
     expect(outcome.execution?.stdout.trim()).toBe("c");
-  }, 60_000);
+  });
 
   test("the audit names the floor's command, never the agent's words", () => {
     const log = readFileSync(path.join(root, "audit.jsonl"), "utf8");

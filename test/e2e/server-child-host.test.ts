@@ -7,15 +7,15 @@
  * The fake CLIs report their pid and parent pid over a Unix socket as soon as
  * they run, so the tests wait on that event instead of a file or a sleep.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { alive } from "../support/processes.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const HOST_FILE = path.resolve(import.meta.dirname, "../../dist/server/child-host.js");
 const SECRET = "env-secret-value-123";
@@ -28,7 +28,7 @@ interface Report {
 
 /** A Unix socket the fake CLIs report to; `next()` resolves with the next report. */
 function reportSocket(): { path: string; next: () => Promise<Report> } {
-  const socketPath = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-host-")), "report.sock");
+  const socketPath = path.join(tempDirectory("torii-host-"), "report.sock");
   const waiting: ((report: Report) => void)[] = [];
   const early: Report[] = [];
   const server = net.createServer((connection) => {
@@ -84,7 +84,7 @@ function statusField(pid: number, field: string): string | undefined {
   return new RegExp(`^${field}:\\s*(.*)$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
 }
 
-const gone = (pid: number | undefined): Promise<void> => expect.poll(() => pid !== undefined && alive(pid), { timeout: 10_000 }).toBe(false);
+const gone = (pid: number | undefined): Promise<void> => expect.poll(() => pid !== undefined && alive(pid), { timeout: 30_000 }).toBe(false);
 
 describe.runIf(process.platform === "linux")("the child host", () => {
   test("a call's process is the host's child, not the server's; the host runs only its file, with no .env value and no NODE_OPTIONS", async () => {

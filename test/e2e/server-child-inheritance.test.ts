@@ -8,20 +8,20 @@
  * runs with umask 000.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession } from "../support/mcp-session.js";
 import { CLI_PATH } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const LEAKED_FD = 20;
 
 /** A launcher that runs the server with umask 000 and `leak` open at descriptor 20 (dup2'd: no close-on-exec). */
 function leakyLauncher(leak: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-leaky-"));
+  const dir = tempDirectory("torii-leaky-");
   const file = path.join(dir, "launcher.cjs");
   const stdio = ["inherit", "inherit", "inherit", ...Array.from({ length: LEAKED_FD - 3 }, () => "ignore")];
   writeFileSync(
@@ -37,7 +37,7 @@ child.on("exit", (code) => process.exit(code ?? 1));`,
 
 describe.runIf(process.platform === "linux")("what a call's process inherits from the client", () => {
   test("a descriptor the client leaked reaches the server but not the CLI, and the CLI's umask keeps 022", async () => {
-    const leak = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-leak-")), "client-private.log");
+    const leak = path.join(tempDirectory("torii-leak-"), "client-private.log");
     const bin = makeFakeBin({
       inspect: `const fs = require("node:fs");
 const fds = fs.readdirSync("/proc/self/fd").map((fd) => { try { return fs.readlinkSync("/proc/self/fd/" + fd); } catch { return ""; } });

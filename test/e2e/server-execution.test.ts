@@ -117,12 +117,12 @@ describe("an allowed call", () => {
 
 describe("bounded execution", () => {
   test("output is capped at max_output_bytes and the writer is killed", async () => {
-    const started = Date.now();
     const outcome = outcomeOf(await session.call("flood", { args: ["go"] }));
     expect(outcome.execution?.truncated).toBe(true);
     expect(Buffer.byteLength(outcome.execution?.stdout ?? "")).toBe(100_000);
     expect(outcome.execution?.exit_code).toBeNull();
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Killed at the cap, not left writing until its timeout.
+    expect(outcome.execution?.timed_out).toBe(false);
   });
 
   test("a call past its timeout is terminated, then killed, and reported as timed out", async () => {

@@ -133,9 +133,9 @@ describe("grants", () => {
     expect(outcomeOf(await session.call("rec", { args: ["fetch", "origin"] })).decision.source).toBe("headless");
     expect(outcomeOf(await session.call("rec", { args: ["fetch", "origin"] })).decision.source).toBe("headless");
     expect(readFileSync(file)).toEqual(before);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const audit = readFileSync(path.join(root, "audit.jsonl"), "utf8");
-    expect(audit.match(/(legacy|invalid)-grants-ignored/gu)?.length).toBe(1);
+    // The report is written after the call's answer: wait for it (an event), not a fixed 300 ms.
+    const reports = (): number | undefined => readFileSync(path.join(root, "audit.jsonl"), "utf8").match(/(legacy|invalid)-grants-ignored/gu)?.length;
+    await expect.poll(reports).toBe(1);
   });
 });
 

@@ -68,8 +68,8 @@ describe("shutdown", () => {
     if (toHost) expect(hosts).toHaveLength(1);
     for (const pid of [serverPid, ...hosts]) process.kill(pid, signal);
     await call;
-    await expect.poll(() => alive(child), { message: "the call's child survived", timeout: 15_000 }).toBe(false);
-    await expect.poll(() => alive(serverPid), { message: "the server survived", timeout: 15_000 }).toBe(false);
+    await expect.poll(() => alive(child), { message: "the call's child survived", timeout: 30_000 }).toBe(false);
+    await expect.poll(() => alive(serverPid), { message: "the server survived", timeout: 30_000 }).toBe(false);
     await session.close().catch(() => undefined);
     const events = readFileSync(path.join(root, "audit.jsonl"), "utf8")
       .trim()

@@ -5,8 +5,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -14,8 +12,9 @@ import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession } from "../support/mcp-session.js";
 import { startRawSession, toolCallLine, type RawSession } from "../support/raw-stdio.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
-const fifos = mkdtempSync(path.join(os.tmpdir(), "torii-fifo-"));
+const fifos = tempDirectory("torii-fifo-");
 const STARTED = path.join(fifos, "started");
 const RELEASE = path.join(fifos, "release");
 

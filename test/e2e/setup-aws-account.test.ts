@@ -5,8 +5,7 @@
  * account a profile belongs to; the target is written pinned to that account
  * only once the operator confirms it.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
@@ -15,6 +14,7 @@ import { addAwsTarget } from "../../src/commands/setup/aws-account.js";
 import { makeConfigTree } from "../support/config-tree.js";
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub } from "../support/sts-stub.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const AWS_PROVIDER = readFileSync(fileURLToPath(new URL("../../providers/aws/provider.yaml", import.meta.url)), "utf8");
 const ACCOUNT = "111122223333";
@@ -27,7 +27,7 @@ let awsDir: string;
 beforeAll(async () => {
   stub = await startStsStub({ identities: { AKIADEVSTUB: { account: ACCOUNT } }, expired: ["AKIAOLDSTUB"] });
   hostile = await startStsStub({ identities: {} });
-  awsDir = mkdtempSync(path.join(os.tmpdir(), "torii-setup-aws-"));
+  awsDir = tempDirectory("torii-setup-aws-");
   const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
   writeFileSync(path.join(awsDir, "config"), `${profile("dev")}${profile("old")}`);
   writeFileSync(

@@ -7,17 +7,17 @@
  * registers Torii with Claude Code and prints the registration lines; a rerun
  * shows what exists.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENTS } from "../../src/agents/clients.js";
 import { ANSI_COLOUR, DOWN, ptySession } from "../support/pty-session.js";
 import { CLI_PATH, runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 describe("torii setup in a pseudo-terminal", () => {
   it("takes an empty root to an installed, targeted, activated kubectl with a rule added and Claude Code registered, and reruns idempotently", async () => {
-    const home = mkdtempSync(path.join(os.tmpdir(), "torii-setup-home-"));
+    const home = tempDirectory("torii-setup-home-");
     const root = path.join(home, "torii");
     // The kubeconfig the server's kubectl reads (~/.kube/config); the shell's KUBECONFIG names a decoy it never reads.
     mkdirSync(path.join(home, ".kube"));
@@ -93,10 +93,10 @@ describe("torii setup in a pseudo-terminal", () => {
     await again.expect("Register Torii with which clients?");
     again.send("\r");
     expect(await again.exited).toBe(0);
-  }, 60_000);
+  });
 
   it("refuses a stdin that is not a terminal and names the commands to use instead", async () => {
-    const result = await runCli(["setup"], { TORII_CONFIG_DIR: mkdtempSync(path.join(os.tmpdir(), "torii-setup-")) });
+    const result = await runCli(["setup"], { TORII_CONFIG_DIR: tempDirectory("torii-setup-") });
     expect(result.status).toBe(3);
     expect(result.stderr).toContain("stdin is not a terminal");
     expect(result.stderr).toContain("torii provider install <name> --preset readonly");
@@ -104,7 +104,7 @@ describe("torii setup in a pseudo-terminal", () => {
 
   it("colours its prompts on a terminal, and prints no colour escape at all under NO_COLOR=1", async () => {
     const promptOnce = async (extra: Record<string, string>): Promise<string> => {
-      const home = mkdtempSync(path.join(os.tmpdir(), "torii-setup-colour-"));
+      const home = tempDirectory("torii-setup-colour-");
       const run = ptySession(["setup"], { HOME: home, TORII_CONFIG_DIR: path.join(home, "torii"), ...extra });
       await run.expect("Install which providers?");
       await run.expect("⏎ submit");

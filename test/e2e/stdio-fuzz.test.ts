@@ -11,8 +11,7 @@
  * Fixed seed, bounded runs (FUZZ_RUNS=500 and FUZZ_SEED=n for longer local
  * runs), no sleeps: every wait is for a reply by id.
  */
-import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -20,13 +19,14 @@ import { makeConfigTree } from "../support/config-tree.js";
 import { startRawSession, toolCallLine, type RawSession } from "../support/raw-stdio.js";
 import { lineArbitrary } from "../support/stdio-fuzz-lines.js";
 import { ALLOWED, expectationFor, isJsonRpcLine, type ReplyId } from "../support/stdio-oracle.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const LIMIT = 4096;
 const SEED = Number(process.env.FUZZ_SEED ?? "20261130");
 const RUNS = Number(process.env.FUZZ_RUNS ?? "25");
 
-const markers = mkdtempSync(path.join(os.tmpdir(), "torii-fuzz-markers-"));
-const binDir = mkdtempSync(path.join(os.tmpdir(), "torii-fuzz-bin-"));
+const markers = tempDirectory("torii-fuzz-markers-");
+const binDir = tempDirectory("torii-fuzz-bin-");
 let session: RawSession;
 
 beforeAll(async () => {
@@ -78,7 +78,7 @@ async function awaitReplies(expected: Map<string, number>, batch: number): Promi
       const got = tally(session.lines.filter((line) => line.message !== undefined && !("method" in line.message)).map((line) => line.message?.id as ReplyId));
       const missing = [...expected].filter(([id, count]) => id !== "(none)" && (got.get(id) ?? 0) < count).map(([id]) => id);
       reject(new Error(`batch ${batch}: no reply for ${missing.join(", ")}; stderr tail:\n${session.stderr().slice(-2000)}`));
-    }, 30_000);
+    }, 60_000);
   });
   try {
     await Promise.race([Promise.all(waits), deadline]);

@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, watch } from "node:fs";
 import { ApprovalStore, approvalsDir, type ApprovalRecord } from "../../src/state/approval-store.js";
 
 /** Resolves with the first pending approval `accept` takes (any by default), watching the approvals directory. */
-export function nextPending(root: string, accept: (record: ApprovalRecord) => boolean = () => true, timeoutMs = 15_000): Promise<ApprovalRecord> {
+export function nextPending(root: string, accept: (record: ApprovalRecord) => boolean = () => true, timeoutMs = 60_000): Promise<ApprovalRecord> {
   const dir = approvalsDir(root);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const store = new ApprovalStore(root);

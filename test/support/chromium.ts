@@ -4,16 +4,14 @@
  * directory per launch and no background network. `resolverRules` maps test
  * host names to 127.0.0.1 (to present a foreign Host header, as DNS rebinding would).
  */
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
+import { tempDirectory } from "./temp-dirs.js";
 
 export const CHROMIUM_PATH = process.env.TORII_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Launches Chromium with a fresh profile; close the context to end it. */
 export function launchChromium(options: { resolverRules?: string } = {}): Promise<BrowserContext> {
-  const profile = mkdtempSync(path.join(os.tmpdir(), "torii-chromium-"));
+  const profile = tempDirectory("torii-chromium-");
   return chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,

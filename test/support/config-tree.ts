@@ -1,11 +1,11 @@
 /**
  * Builds throw-away configuration trees on disk for end-to-end tests.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PROVIDER_JSON } from "../../src/config/provider-json.js";
+import { tempDirectory } from "./temp-dirs.js";
 
 export interface TreeFiles {
   /** Relative path → file content. */
@@ -19,7 +19,7 @@ export interface TreeFiles {
  * the sticky system temp directory.
  */
 export function makeConfigTree(files: TreeFiles): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "torii-test-"));
+  const root = tempDirectory("torii-test-");
   for (const [relative, content] of Object.entries(files)) {
     const file = path.join(root, relative);
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });

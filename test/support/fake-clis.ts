@@ -6,9 +6,9 @@
  * - `must-not-run`: a sentinel; writes a marker file when it runs.
  * - any script given by the test.
  */
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { tempDirectory } from "./temp-dirs.js";
 
 export interface FakeBin {
   readonly dir: string;
@@ -25,8 +25,8 @@ function sentinel(marker: string): string {
 }
 
 export function makeFakeBin(scripts: Record<string, string> = {}, sentinels: readonly string[] = ["must-not-run"]): FakeBin {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-bin-"));
-  const markers = mkdtempSync(path.join(os.tmpdir(), "torii-markers-"));
+  const dir = tempDirectory("torii-bin-");
+  const markers = tempDirectory("torii-markers-");
   const write = (name: string, body: string): void => {
     const file = path.join(dir, name);
     writeFileSync(file, `#!${process.execPath}\n${body}\n`);

@@ -22,7 +22,7 @@ export interface PtySession {
   /** Everything printed so far, as the terminal received it. */
   raw(): string;
   readonly exited: Promise<number | null>;
-  /** Waits for `text` to appear after the last match (20 s of silence fails). */
+  /** Waits for `text` to appear after the last match (60 s of silence fails). */
   expect(text: string): Promise<void>;
   /** Types `keys`. */
   send(keys: string): void;
@@ -39,10 +39,23 @@ function realPython(): string {
   return python;
 }
 
-/** Runs `argv` (program first) in a pseudo-terminal with a minimal environment plus `env`, in `cwd`. */
+/**
+ * pty.spawn with a 50x250 terminal, sized in the child before the program starts: a pseudo-terminal
+ * starts at 0x0, which prompts read as 80 columns and wrap a long path across lines.
+ */
+const PTY_SPAWN = `import fcntl, os, pty, struct, sys, termios
+exec_program = os.execlp
+def sized_exec(*args):
+    fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 250, 0, 0))
+    exec_program(*args)
+os.execlp = sized_exec
+sys.exit(pty.spawn(sys.argv[1:]) >> 8)`;
+
+/** Runs `argv` (program first) in a pseudo-terminal with a minimal environment plus `env` (and the run's TMPDIR), in `cwd`. */
 export function ptyCommand(argv: readonly string[], env: Record<string, string>, cwd?: string): PtySession {
-  const child = spawn(realPython(), ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...argv], {
-    env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? "/nonexistent", TERM: "xterm", ...env },
+  const tmp = process.env.TMPDIR === undefined ? {} : { TMPDIR: process.env.TMPDIR };
+  const child = spawn(realPython(), ["-c", PTY_SPAWN, ...argv], {
+    env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? "/nonexistent", TERM: "xterm", ...tmp, ...env },
     stdio: ["pipe", "pipe", "pipe"],
     ...(cwd === undefined ? {} : { cwd }),
   });
@@ -79,13 +92,13 @@ export function ptyCommand(argv: readonly string[], env: Record<string, string>,
         const arrived = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => {
             resolve(false);
-          }, 20_000);
+          }, 60_000);
           waiter = () => {
             clearTimeout(timer);
             resolve(true);
           };
         });
-        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 20 s of silence; output so far:\n${output.slice(-1500)}`);
+        if (!arrived) throw new Error(`no ${JSON.stringify(text)} after 60 s of silence; output so far:\n${output.slice(-1500)}`);
       }
     },
     send(keys: string): void {

@@ -27,9 +27,10 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** The environment a CLI run sees: the caller's variables over a minimal PATH and HOME. */
+/** The environment a CLI run sees: the caller's variables over a minimal PATH and HOME, and the run's TMPDIR (test/global-setup.ts). */
 function runEnvironment(env: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...env };
+  const tmp = process.env.TMPDIR === undefined ? {} : { TMPDIR: process.env.TMPDIR };
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...tmp, ...env };
 }
 
 /** Runs the built `torii` binary as a real process. */
@@ -38,7 +39,8 @@ export function runCliProcess(args: readonly string[], env: Record<string, strin
     encoding: "utf8",
     env: runEnvironment(env),
     shell: false,
-    timeout: 15_000,
+    // A hang guard only (spawnSync blocks the test, so vitest could not time it out): far above a loaded machine's start-up.
+    timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -5,9 +5,6 @@
  * is timed from the session's "hold started" request, not from the page, and
  * waits out the settle period after the link was opened.
  */
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { SERVER_HOLD_MS } from "../../../src/approval/page-assets.js";
 import type { PageAnswer } from "../../../src/approval/page-model.js";
@@ -16,6 +13,7 @@ import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { ApprovalStore } from "../../../src/state/approval-store.js";
 import { newPageSecret, pageSecretDigest } from "../../../src/state/page-secret.js";
 import { rawRequest } from "../../support/http-request.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const ID = "0123456789abcdef";
 const CSRF = "csrf-token-of-this-page";
@@ -30,7 +28,7 @@ afterEach(async () => {
 /** A server with one pending approval whose page opens with the returned one-time link. */
 async function servedApproval() {
   const clock = { now: 1_000_000 };
-  const store = new ApprovalStore(mkdtempSync(path.join(os.tmpdir(), "torii-page-")));
+  const store = new ApprovalStore(tempDirectory("torii-page-"));
   const answers: PageAnswer[] = [];
   server = new ApprovalPageServer({ now: () => clock.now, settleMs: SETTLE_MS });
   const page = await server.add({

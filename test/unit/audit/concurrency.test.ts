@@ -1,9 +1,12 @@
 /**
  * Several processes append to one log at once (MCP servers and the operator
  * CLI). Two real Node processes, running the built module, each append 200
- * records at the same moment; the result must be one valid 400-record chain.
+ * records at the same moment (both wait at a gate the test opens once both are
+ * ready, so neither can finish before the other starts, however loaded the
+ * machine); the result must be one valid 400-record chain.
  */
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -14,9 +17,11 @@ const BUILT_LOG = pathToFileURL(path.resolve(import.meta.dirname, "../../../dist
 
 const WRITER = `
 const { AuditLog } = await import(process.env.AUDIT_MODULE);
-const [file, name, count, startAt] = process.argv.slice(1);
+const { existsSync } = await import("node:fs");
+const [file, name, count, gate] = process.argv.slice(1);
 const log = new AuditLog(file, undefined, process.env.HEAD_DELAY ? { headDelayMs: Number(process.env.HEAD_DELAY) } : {});
-while (Date.now() < Number(startAt)) await new Promise((resolve) => setTimeout(resolve, 1));
+process.stdout.write("ready\\n");
+while (!existsSync(gate)) await new Promise((resolve) => setTimeout(resolve, 1));
 let failed = 0;
 for (let i = 0; i < Number(count); i += 1) {
   const result = await log.append({ call_id: name + "-" + i, scope: "aws/prod", event: "ran", argv_head: ["s3", "ls", "secret"], exit_code: 0 });
@@ -26,27 +31,47 @@ process.stderr.write("failed=" + failed + "\\n");
 process.exitCode = failed === 0 ? 0 : 1;
 `;
 
-function runWriter(file: string, name: string, count: number, startAt: number, headDelay = ""): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", WRITER, file, name, String(count), String(startAt)], {
-      env: { PATH: process.env.PATH ?? "", AUDIT_MODULE: BUILT_LOG, HEAD_DELAY: headDelay },
-      stdio: ["ignore", "ignore", "pipe"],
-      shell: false,
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+interface Writer {
+  /** Resolves once the writer waits at the gate. */
+  readonly ready: Promise<void>;
+  readonly done: Promise<{ code: number | null; stderr: string }>;
+}
+
+function runWriter(file: string, name: string, count: number, gate: string, headDelay = ""): Writer {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", WRITER, file, name, String(count), gate], {
+    env: { PATH: process.env.PATH ?? "", AUDIT_MODULE: BUILT_LOG, HEAD_DELAY: headDelay },
+    stdio: ["ignore", "pipe", "pipe"],
+    shell: false,
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => {
       resolve({ code, stderr });
     });
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding("utf8").once("data", () => resolve());
+    void done.then(({ code }) => reject(new Error(`writer ${name} exited (${String(code)}) before it was ready:\n${stderr}`)));
+  });
+  return { ready, done };
+}
+
+/** Starts the writers, opens the gate once every one of them waits at it, and resolves with their results. */
+async function together(dir: string, start: (gate: string) => Writer[]): Promise<{ code: number | null; stderr: string }[]> {
+  const gate = path.join(dir, "gate");
+  const writers = start(gate);
+  await Promise.all(writers.map((writer) => writer.ready));
+  writeFileSync(gate, "");
+  return Promise.all(writers.map((writer) => writer.done));
 }
 
 describe("AuditLog across processes", () => {
   it("two processes appending 200 records each at once produce one valid 400-record chain", async () => {
-    const file = path.join(tempDir(), "audit.jsonl");
-    const startAt = Date.now() + 400;
-    const results = await Promise.all([runWriter(file, "a", 200, startAt), runWriter(file, "b", 200, startAt)]);
+    const dir = tempDir();
+    const file = path.join(dir, "audit.jsonl");
+    const results = await together(dir, (gate) => [runWriter(file, "a", 200, gate), runWriter(file, "b", 200, gate)]);
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
 
     expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 400, problems: [] });
@@ -59,12 +84,12 @@ describe("AuditLog across processes", () => {
     const switches = ids.filter((id, i) => i > 0 && id[0] !== ids[i - 1]?.[0]).length;
     expect(switches).toBeGreaterThan(1);
     expect(entries.every((entry) => "record" in entry && entry.record.argv_head?.length === 2)).toBe(true);
-  }, 60_000);
+  });
 
   it("two servers' writers (heads deferred) appending at once: one valid chain, anchored without a mismatch", async () => {
-    const file = path.join(tempDir(), "audit.jsonl");
-    const startAt = Date.now() + 400;
-    const results = await Promise.all([runWriter(file, "a", 100, startAt, "20"), runWriter(file, "b", 100, startAt, "20")]);
+    const dir = tempDir();
+    const file = path.join(dir, "audit.jsonl");
+    const results = await together(dir, (gate) => [runWriter(file, "a", 100, gate, "20"), runWriter(file, "b", 100, gate, "20")]);
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
     const verified = await verifyAuditLog(file);
     expect(verified).toMatchObject({ ok: true, records: 200 });
@@ -72,5 +97,5 @@ describe("AuditLog across processes", () => {
     expect(verified.problems.filter((problem) => !problem.warning)).toEqual([]);
     const events = (await tailAuditLog(file, 200)).map((entry) => ("record" in entry ? entry.record.event : "?"));
     expect(events.every((event) => event === "ran")).toBe(true);
-  }, 60_000);
+  });
 });

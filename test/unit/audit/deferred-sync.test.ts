@@ -77,7 +77,7 @@ describe("a writer that defers its head moves", () => {
   it("moves the head by itself once the delay has passed", async () => {
     const { file, log } = deferringLog(20);
     for (let i = 1; i <= 3; i += 1) expect((await log.append(input(i))).ok).toBe(true);
-    await vi.waitFor(() => expect(headLines(file)).toBe(3), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(headLines(file)).toBe(3), { timeout: 30_000, interval: 10 });
     expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 3, problems: [] });
   });
 
@@ -86,7 +86,7 @@ describe("a writer that defers its head moves", () => {
     expect((await log.append(input(1))).ok).toBe(true);
     expect((await log.appendBatch([input(2)], { deferSync: true })).ok).toBe(true);
     expect(headLines(file)).toBe(1);
-    await vi.waitFor(() => expect(headLines(file)).toBe(2), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(headLines(file)).toBe(2), { timeout: 30_000, interval: 10 });
     expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 2, problems: [] });
   });
 });
@@ -120,7 +120,7 @@ describe("records handed over with deferWrite", () => {
     expect((await log.append(input(1))).ok).toBe(true);
     expect(await log.appendBatch([input(2)], { deferWrite: true })).toMatchObject({ ok: true });
     expect(callIds(file)).toEqual(["call-1", "call-2"]);
-    await vi.waitFor(() => expect(headLines(file)).toBe(2), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(headLines(file)).toBe(2), { timeout: 30_000, interval: 10 });
     expect(await verifyAuditLog(file)).toMatchObject({ ok: true, records: 2, problems: [] });
   });
 

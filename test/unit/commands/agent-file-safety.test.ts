@@ -5,14 +5,14 @@
  * a JSON file with a repeated key (the client reads the last, an edit would
  * change the first) is refused with file:line.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../support/run-cli.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 function scratch(): { home: string; env: Record<string, string> } {
-  const home = mkdtempSync(path.join(os.tmpdir(), "torii-agent-bytes-"));
+  const home = tempDirectory("torii-agent-bytes-");
   return { home, env: { HOME: home, TORII_CONFIG_DIR: path.join(home, "torii-root"), XDG_CONFIG_HOME: path.join(home, ".config") } };
 }
 

@@ -5,14 +5,14 @@
  * command line is run through a real /bin/sh to prove it starts `torii guard`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../support/run-cli.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 function scratch(): { home: string; root: string; env: Record<string, string> } {
-  const home = mkdtempSync(path.join(os.tmpdir(), "torii-agent-guard-"));
+  const home = tempDirectory("torii-agent-guard-");
   const root = path.join(home, "torii-root");
   return { home, root, env: { HOME: home, TORII_CONFIG_DIR: root, XDG_CONFIG_HOME: path.join(home, ".config") } };
 }

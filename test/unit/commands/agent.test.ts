@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseJsonc } from "jsonc-parser";
@@ -7,12 +6,13 @@ import { parse as parseToml } from "smol-toml";
 import { describe, expect, test } from "vitest";
 import { CLIENTS } from "../../../src/agents/clients.js";
 import { runCli } from "../../support/run-cli.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const CLI = fileURLToPath(new URL("../../../dist/cli.js", import.meta.url));
 
 /** A scratch home and configuration root; the CLI runs with HOME pointing at it. */
 function scratch(): { home: string; root: string; env: Record<string, string> } {
-  const home = mkdtempSync(path.join(os.tmpdir(), "torii-agent-home-"));
+  const home = tempDirectory("torii-agent-home-");
   const root = path.join(home, "torii-root");
   return { home, root, env: { HOME: home, TORII_CONFIG_DIR: root, XDG_CONFIG_HOME: path.join(home, ".config") } };
 }

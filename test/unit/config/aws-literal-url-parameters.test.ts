@@ -72,5 +72,5 @@ describe("providers/aws/provider.yaml fetched_values", () => {
     const misfits = literal.filter((_, i) => answers[i] !== "literal").map(key);
     expect(misfits).toEqual([]);
     expect(answers.slice(literal.length)).toEqual(["loaded", "loaded", "loaded"]);
-  }, 60_000);
+  });
 });

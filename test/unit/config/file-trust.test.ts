@@ -5,8 +5,7 @@
  * that, run as printed, makes the tree load.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readDotenvIfExists } from "../../../src/config/dotenv.js";
@@ -17,6 +16,7 @@ import { loadRegistry, readPolicyTexts, type Registry } from "../../../src/confi
 import { loadSettings } from "../../../src/config/settings.js";
 import { checkTrustedPath, configTrust, trustPass } from "../../../src/config/trusted-path.js";
 import { catchConfigError, tempDir, writeTree } from "./temp-tree.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const isRoot = process.getuid?.() === 0;
 const FOREIGN_UID = 65534;
@@ -150,7 +150,7 @@ describe.skipIf(process.platform === "win32")("the trust rule on a configuration
     ["settings.yaml", "settings.yaml", "absolute"],
   ])("refuses a link out of the root: %s", (_what, relative, style) => {
     const root = trustedTree();
-    const elsewhere = mkdtempSync(path.join(os.tmpdir(), "torii-outside-"));
+    const elsewhere = tempDirectory("torii-outside-");
     outside.push(elsewhere);
     const subject = path.join(root, relative);
     const copy = path.join(elsewhere, path.basename(subject));
@@ -241,7 +241,7 @@ describe("Windows (platform injected): no POSIX owner or mode, links and kinds s
 
   it.skipIf(process.platform === "win32")("still refuses a link out of the root and a file that is not a regular file", () => {
     const root = trustedTree();
-    const elsewhere = mkdtempSync(path.join(os.tmpdir(), "torii-outside-"));
+    const elsewhere = tempDirectory("torii-outside-");
     outside.push(elsewhere);
     writeFileSync(path.join(elsewhere, ".env"), "A=1\n");
     rmSync(path.join(root, "providers/kube/.env"));

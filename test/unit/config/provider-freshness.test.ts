@@ -3,18 +3,18 @@
  * one when the digest its provider.generated.json records (or, without one, its
  * provider.yaml text's) is not the bundled JSON's; the server's one start-up line.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { bundledCatalogueDir, isOlderThanBundled, staleProviders, staleProvidersLine } from "../../../src/config/provider-freshness.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const BUNDLED = fileURLToPath(new URL("../../../providers", import.meta.url));
 
 /** An installed copy of bundled `name` (provider.yaml and its JSON). */
 function installed(name: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `torii-installed-${name}-`));
+  const dir = tempDirectory(`torii-installed-${name}-`);
   for (const file of ["provider.yaml", "provider.generated.json"]) cpSync(path.join(BUNDLED, name, file), path.join(dir, file));
   return dir;
 }

@@ -2,11 +2,11 @@
  * Helpers for configuration tests: real temporary directories (no fs mocks)
  * and assertions on ConfigError locations.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, onTestFinished } from "vitest";
 import { ConfigError } from "../../../src/config/errors.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 /**
  * A fresh temporary directory, removed after the test. The removal is tied to
@@ -16,7 +16,7 @@ import { ConfigError } from "../../../src/config/errors.js";
  * removal to whichever test vitest tracks as current, which may finish first.
  */
 export function tempDir(whenFinished: (cleanUp: () => void) => void = onTestFinished): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-config-"));
+  const dir = tempDirectory("torii-config-");
   whenFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

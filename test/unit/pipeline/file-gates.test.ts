@@ -117,9 +117,12 @@ describe("FileLeaseGate checkpoints", () => {
         spawned = resolve;
       });
     });
-    await vi.waitFor(() => {
-      expect(spawned).toBeDefined();
-    });
+    await vi.waitFor(
+      () => {
+        expect(spawned).toBeDefined();
+      },
+      { timeout: 30_000 },
+    );
     expect(heldDuringStart).toBe(true);
     // The start is asynchronous (the child host answers later): until it resolves, a clear must wait.
     for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));

@@ -7,11 +7,11 @@
  * instead of loading az's 5,000 commands (minutes).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const SCRIPT = fileURLToPath(new URL("../../../scripts/providers/az_file_writes.py", import.meta.url));
 const AZ_MODULES = "/usr/lib/python3/dist-packages/azure/cli/command_modules";
@@ -22,7 +22,7 @@ type Argument = [command: string, names: string[], help: string];
 
 /** Runs the generator on these arguments; the listing goes to a scratch file. */
 function generate(found: Argument[], failed: [command: string, module: string][] = []) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-az-writes-"));
+  const dir = tempDirectory("torii-az-writes-");
   writeFileSync(path.join(dir, "arguments.json"), JSON.stringify([found, failed]));
   const listing = path.join(dir, "listing.txt");
   const run = spawnSync(PYTHON, [SCRIPT, "--arguments", path.join(dir, "arguments.json"), "--listing", listing], { encoding: "utf8" });

@@ -19,7 +19,8 @@ import type { FileWriteSpec } from "../../../src/policy/grammar/types.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
 import { GrantStore } from "../../../src/state/grant-store.js";
 import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
-import { tempDir, TEST_LOCK_TIMING } from "../state/helpers.js";
+import { tempDir } from "../state/helpers.js";
+import { STATE_LOCK_TIMING } from "../../../src/state/lock.js";
 
 const az = bundledPolicyContext("az");
 const decide = (accept: readonly string[], argv: readonly string[], deny: readonly string[] = [], context: ProviderPolicyContext = az) =>
@@ -96,7 +97,7 @@ describe("P10 every spelling of an az file write is held under a broad rule and 
 
   /** A real grants file holding a prefix grant for each first word and each parent path of a writing command. */
   async function prefixGrants(): Promise<GrantStore> {
-    const store = new GrantStore(path.join(tempDir(), "grants"), { lockTiming: TEST_LOCK_TIMING });
+    const store = new GrantStore(path.join(tempDir(), "grants"), { lockTiming: STATE_LOCK_TIMING });
     const prefixes = new Set(rows.flatMap((row) => [row.command.slice(0, 1), row.command.slice(0, -1)]).map((words) => words.join(" ")));
     for (const prefix of prefixes) await store.add("prefix", prefix.split(" "), 60);
     return store;

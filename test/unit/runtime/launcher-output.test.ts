@@ -10,7 +10,7 @@ import { firstLinePid, nodeScript, spawnGrandchild, waitUntilGone } from "./proc
 const MIB = 1 << 20;
 
 describe("launch: output cap", () => {
-  it("caps a child writing 1 GiB: keeps exactly the cap, kills the group, stays fast and bounded in memory", async () => {
+  it("caps a child writing 1 GiB: keeps exactly the cap, kills the group, stays bounded in memory", async () => {
     const cap = 4 * MIB;
     // Prints its grandchild's PID on stderr first, then writes 1 GiB to stdout as fast as the pipe takes it.
     const writer = `${spawnGrandchild("ignore")}
@@ -28,11 +28,9 @@ describe("launch: output cap", () => {
     const sampler = setInterval(() => {
       rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     }, 5);
-    const started = Date.now();
     const result = await launch(nodeScript(writer, { maxOutputBytes: cap, killGraceMs: 1000 })).finally(() => {
       clearInterval(sampler);
     });
-    const elapsed = Date.now() - started;
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
 
     expect(result.truncated).toBe(true);
@@ -41,7 +39,6 @@ describe("launch: output cap", () => {
     expect(result.exitCode).toBeNull();
     expect(result.signal).toBe("SIGTERM");
     expect(result.timedOut).toBe(false);
-    expect(elapsed).toBeLessThan(5000);
     // The kept 4 MiB plus its decoded copy and ordinary noise; a buffered 1 GiB would be far above this.
     expect(rssPeak - rssBefore).toBeLessThan(96 * MIB);
     expect(await waitUntilGone(firstLinePid(result.stderr))).toBe(true);

@@ -2,12 +2,12 @@
  * launch(): exit status, argv and env fidelity, spawn failures. Real child
  * processes (node running inline scripts); the launcher itself never uses a shell.
  */
-import { chmodSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launch, LaunchError, windowsTreeKillArgs } from "../../../src/runtime/launcher.js";
 import { nodeScript } from "./process-helpers.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const created: string[] = [];
 afterEach(() => {
@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "torii-launch-")));
+  const dir = realpathSync(tempDirectory("torii-launch-"));
   created.push(dir);
   return dir;
 }

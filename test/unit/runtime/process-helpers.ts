@@ -51,7 +51,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls until `pid` is gone; true if it went within `withinMs`. */
-export async function waitUntilGone(pid: number, withinMs = 2000): Promise<boolean> {
+export async function waitUntilGone(pid: number, withinMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
     if (!isAlive(pid)) return true;
@@ -61,7 +61,7 @@ export async function waitUntilGone(pid: number, withinMs = 2000): Promise<boole
 }
 
 /** Polls until `file` exists (a child's way of saying it is ready). */
-export async function waitForFile(file: string, withinMs = 10_000): Promise<void> {
+export async function waitForFile(file: string, withinMs = 30_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!existsSync(file)) {
     if (Date.now() > deadline) throw new Error(`${file} did not appear within ${withinMs} ms`);

@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExecutableNotFoundError, ExecutableRefusedError, resolveExecutable, type ResolveExecutableOptions } from "../../../src/runtime/resolve-executable.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const created: string[] = [];
 afterEach(() => {
@@ -11,7 +11,7 @@ afterEach(() => {
 
 /** A temp tree; `files` maps relative paths to file modes. */
 function tree(files: Readonly<Record<string, number>>): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "torii-resolve-"));
+  const root = tempDirectory("torii-resolve-");
   created.push(root);
   for (const [relative, mode] of Object.entries(files)) {
     const file = path.join(root, relative);

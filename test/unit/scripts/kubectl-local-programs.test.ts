@@ -6,13 +6,12 @@
  * or when a global option so described is not locked.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { localProgramRows } from "../../../scripts/providers/kubectl-local-programs.mjs";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
-const home = mkdtempSync(path.join(os.tmpdir(), "torii-kubectl-help-"));
+const home = tempDirectory("torii-kubectl-help-");
 const help = (...args: string[]): string[] =>
   execFileSync("kubectl", args, {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, KUBECONFIG: path.join(home, "none") },

@@ -4,17 +4,16 @@
  * answered, a torn file answers nothing and stays on disk, and the file holds
  * only digests of the page's one-time secrets.
  */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { ApprovalStore, approvalsDir } from "../../../src/state/approval-store.js";
 import { MAX_PAGE_SECRETS, pageSecretDigest } from "../../../src/state/page-secret.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const T0 = new Date("2026-01-01T12:00:00.000Z");
 
 function storeAt(now: { value: Date }) {
-  const root = mkdtempSync(path.join(os.tmpdir(), "torii-approvals-"));
+  const root = tempDirectory("torii-approvals-");
   return { root, store: new ApprovalStore(root, { clock: () => now.value }) };
 }
 

@@ -3,14 +3,15 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { grantEvidence, grantFingerprint } from "../../../src/state/fingerprints.js";
 import { GRANTS_FILE, GrantStore } from "../../../src/state/grant-store.js";
-import { FakeClock, T0, tempDir, TEST_LOCK_TIMING } from "./helpers.js";
+import { FakeClock, T0, tempDir } from "./helpers.js";
+import { STATE_LOCK_TIMING } from "../../../src/state/lock.js";
 
 const MINUTE = 60_000;
 
 function setup(relative = GRANTS_FILE): { clock: FakeClock; store: GrantStore; dir: string } {
   const dir = tempDir();
   const clock = new FakeClock();
-  return { dir, clock, store: new GrantStore(path.join(dir, relative), { clock: clock.now, lockTiming: TEST_LOCK_TIMING }) };
+  return { dir, clock, store: new GrantStore(path.join(dir, relative), { clock: clock.now, lockTiming: STATE_LOCK_TIMING }) };
 }
 
 describe("GrantStore: matching", () => {
@@ -75,7 +76,7 @@ describe("GrantStore: matching", () => {
 
   it("a grant in target A's file never matches a lookup through target B's file or the provider's", async () => {
     const dir = tempDir();
-    const options = { lockTiming: TEST_LOCK_TIMING };
+    const options = { lockTiming: STATE_LOCK_TIMING };
     const targetA = new GrantStore(path.join(dir, "targets", "a", GRANTS_FILE), options);
     const targetB = new GrantStore(path.join(dir, "targets", "b", GRANTS_FILE), options);
     const provider = new GrantStore(path.join(dir, GRANTS_FILE), options);

@@ -1,10 +1,11 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LockCompromisedError, LockTimeoutError, StaleRevisionError, StateError } from "../../../src/state/errors.js";
 import { targetBinding } from "../../../src/state/fingerprints.js";
 import { LEASE_FILE, LeaseStore, type LeaseStoreOptions } from "../../../src/state/lease-store.js";
 import { deferred, FakeClock, FaultyFs, fsWithSlowSync, hex64, InjectedFault, snapshot, T0, tempDir, tempFiles, TEST_LOCK_TIMING } from "./helpers.js";
+import { STATE_LOCK_TIMING } from "../../../src/state/lock.js";
 
 const B1 = hex64("b1");
 const B2 = hex64("b2");
@@ -13,7 +14,7 @@ const MINUTE = 60_000;
 function setup(options: Partial<LeaseStoreOptions> = {}): { dir: string; clock: FakeClock; store: LeaseStore } {
   const dir = tempDir();
   const clock = new FakeClock();
-  return { dir, clock, store: new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING, ...options }) };
+  return { dir, clock, store: new LeaseStore(dir, { clock: clock.now, lockTiming: STATE_LOCK_TIMING, ...options }) };
 }
 
 describe("LeaseStore: activation", () => {
@@ -221,7 +222,8 @@ describe("LeaseStore.startWhileActive", () => {
       events.push("spawned");
       return "pid-1";
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The start runs only once the lock is held: wait for it rather than a fixed 50 ms.
+    await vi.waitFor(() => expect(events).toEqual(["start"]), { timeout: 30_000 });
     expect(existsSync(`${store.file}.lock`)).toBe(true);
     const clearing = store.clear().then((result) => {
       events.push("cleared");
@@ -291,7 +293,7 @@ describe("LeaseStore: the lock", () => {
 
   it("aborts a write that held the lock for more than half the stale period (it may have been taken over)", async () => {
     const slowSync = fsWithSlowSync(() => new Promise((resolve) => setTimeout(resolve, TEST_LOCK_TIMING.stale / 2 + 100)));
-    const { dir, store } = setup({ fs: slowSync });
+    const { dir, store } = setup({ fs: slowSync, lockTiming: TEST_LOCK_TIMING });
     await expect(store.activate("prod", B1, 30, "replace")).rejects.toBeInstanceOf(LockCompromisedError);
     expect(existsSync(store.file)).toBe(false);
     expect(tempFiles(dir)).toEqual([]);
@@ -314,10 +316,10 @@ describe("LeaseStore under injected faults (each step of the write in turn)", ()
       const outcomes = new Set<string>();
       for (let failAt = 1; ; failAt += 1) {
         const { dir, clock } = setup();
-        const first = new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING });
+        const first = new LeaseStore(dir, { clock: clock.now, lockTiming: STATE_LOCK_TIMING });
         await first.activate("prod", B1, 30, "replace");
         const fs = new FaultyFs(failAt, mode);
-        const faulty = new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING, fs });
+        const faulty = new LeaseStore(dir, { clock: clock.now, lockTiming: STATE_LOCK_TIMING, fs });
         const outcome = await faulty.activate("dev", B2, 30, "replace").then(
           () => "ok",
           (error: unknown) => error,
@@ -333,7 +335,7 @@ describe("LeaseStore under injected faults (each step of the write in turn)", ()
         expect(isOld || onDisk.equals(bytes.new)).toBe(true);
         outcomes.add(isOld ? "old" : "new");
         // A restart (new objects over the same files) reads exactly that state; no temp file is taken for state.
-        const restarted = new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING });
+        const restarted = new LeaseStore(dir, { clock: clock.now, lockTiming: STATE_LOCK_TIMING });
         expect(restarted.read()).toMatchObject({ ok: true, state: { revision: isOld ? 1 : 2 } });
         expect(restarted.isActive("prod", B1)).toBe(isOld);
         expect(restarted.isActive("dev", B2)).toBe(!isOld);

@@ -5,12 +5,12 @@
  * process that waits for the same lock as every writer does, takes it over
  * once stale, writes a marker and holds it until killed.
  */
-import { existsSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { onTestFinished } from "vitest";
 import type { LockTiming } from "../../../src/state/lock.js";
 import { runChild } from "./child-process.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const THIEF = `
 const { writeFileSync } = await import("node:fs");
@@ -26,8 +26,8 @@ clearInterval(keepAlive);
 
 /** Starts the thief on `file`'s lock; `robbed()` is true once it holds it. Killed when the test ends. */
 export function startThief(file: string, timing: LockTiming): { robbed: () => boolean } {
-  const marker = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-thief-")), "locked");
-  const thief = runChild(THIEF, [file, JSON.stringify({ ...timing, waitMs: 20_000 }), marker]);
+  const marker = path.join(tempDirectory("torii-thief-"), "locked");
+  const thief = runChild(THIEF, [file, JSON.stringify({ ...timing, waitMs: 60_000 }), marker]);
   onTestFinished(() => {
     thief.child.kill("SIGKILL");
   });

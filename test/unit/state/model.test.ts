@@ -13,7 +13,8 @@ import { StaleRevisionError } from "../../../src/state/errors.js";
 import { grantEvidence, grantFingerprint, type GrantMode } from "../../../src/state/fingerprints.js";
 import { GRANTS_FILE, GrantStore } from "../../../src/state/grant-store.js";
 import { LeaseStore } from "../../../src/state/lease-store.js";
-import { FakeClock, hex64, T0, tempDir, TEST_LOCK_TIMING } from "./helpers.js";
+import { FakeClock, hex64, T0, tempDir } from "./helpers.js";
+import { STATE_LOCK_TIMING } from "../../../src/state/lock.js";
 
 const MINUTE = 60_000;
 const TARGETS = ["a", "b", "c"] as const;
@@ -217,8 +218,8 @@ class Expire implements Command {
 class Restart implements Command {
   check = (): boolean => true;
   async run(model: Model, real: Real): Promise<void> {
-    real.leases = new LeaseStore(real.dir, { clock: real.clock.now, lockTiming: TEST_LOCK_TIMING });
-    real.grants = new GrantStore(path.join(real.dir, GRANTS_FILE), { clock: real.clock.now, lockTiming: TEST_LOCK_TIMING });
+    real.leases = new LeaseStore(real.dir, { clock: real.clock.now, lockTiming: STATE_LOCK_TIMING });
+    real.grants = new GrantStore(path.join(real.dir, GRANTS_FILE), { clock: real.clock.now, lockTiming: STATE_LOCK_TIMING });
     checkAgainstModel(model, real);
     return Promise.resolve();
   }
@@ -258,13 +259,13 @@ describe("state stores against an in-memory model", () => {
         const real: Real = {
           dir,
           clock,
-          leases: new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING }),
-          grants: new GrantStore(path.join(dir, GRANTS_FILE), { clock: clock.now, lockTiming: TEST_LOCK_TIMING }),
+          leases: new LeaseStore(dir, { clock: clock.now, lockTiming: STATE_LOCK_TIMING }),
+          grants: new GrantStore(path.join(dir, GRANTS_FILE), { clock: clock.now, lockTiming: STATE_LOCK_TIMING }),
         };
         const model: Model = { now: T0, revision: 0, leases: new Map(), grants: new Map() };
         await fc.asyncModelRun(() => ({ model, real }), sequence);
       }),
       { seed: 20260301, numRuns: 100 },
     );
-  }, 60_000);
+  });
 });

@@ -9,17 +9,18 @@ import { describe, expect, it } from "vitest";
 import { StateError, type StateErrorKind } from "../../../src/state/errors.js";
 import { GRANTS_FILE, GrantStore } from "../../../src/state/grant-store.js";
 import { LEASE_FILE, LeaseStore } from "../../../src/state/lease-store.js";
-import { FakeClock, hex64, snapshot, tempDir, tempFiles, TEST_LOCK_TIMING } from "./helpers.js";
+import { FakeClock, hex64, snapshot, tempDir, tempFiles } from "./helpers.js";
+import { STATE_LOCK_TIMING } from "../../../src/state/lock.js";
 
 const B1 = hex64("b1");
 const FUTURE = "2026-03-01T10:30:00.000Z";
 
 function leaseStore(dir: string, clock = new FakeClock()): LeaseStore {
-  return new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING });
+  return new LeaseStore(dir, { clock: clock.now, lockTiming: STATE_LOCK_TIMING });
 }
 
 function grantStore(dir: string, clock = new FakeClock()): GrantStore {
-  return new GrantStore(path.join(dir, GRANTS_FILE), { clock: clock.now, lockTiming: TEST_LOCK_TIMING });
+  return new GrantStore(path.join(dir, GRANTS_FILE), { clock: clock.now, lockTiming: STATE_LOCK_TIMING });
 }
 
 const VALID_LEASES = `version: "1"\nrevision: 4\nauthorizations:\n  - target: prod\n    binding: ${B1}\n    expires_at: ${FUTURE}\n`;
@@ -272,7 +273,7 @@ describe("files and directories the stores create", () => {
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(tempFiles(providerDir)).toEqual([]);
 
-    const targetGrants = new GrantStore(path.join(providerDir, "targets", "prod", GRANTS_FILE), { lockTiming: TEST_LOCK_TIMING });
+    const targetGrants = new GrantStore(path.join(providerDir, "targets", "prod", GRANTS_FILE), { lockTiming: STATE_LOCK_TIMING });
     await targetGrants.add("prefix", ["get"], 5);
     expect(statSync(path.join(providerDir, "targets", "prod")).mode & 0o777).toBe(0o700);
     expect(statSync(targetGrants.file).mode & 0o777).toBe(0o600);

@@ -1,11 +1,11 @@
 /** `torii doctor`: the server's own load errors, missing CLIs, missing contexts, and a clean bill. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
 import { makeFakeBin } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 const IDP = {
   "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: "true"\nargv: {parser: plain}\n',
@@ -14,7 +14,7 @@ const IDP = {
 
 /** A home with no client files, so the real machine's client registrations do not enter the findings. */
 function emptyHome(): string {
-  return mkdtempSync(path.join(os.tmpdir(), "torii-doctor-home-"));
+  return tempDirectory("torii-doctor-home-");
 }
 
 /** A home whose `~/.kube/config` (the file the server's kubectl reads) has `contexts`. */
@@ -72,7 +72,7 @@ describe("torii doctor", () => {
 
   it.skipIf(process.platform === "win32")("fails an audit log that is a symbolic link, dangling or not, instead of verifying through it", async () => {
     const root = makeConfigTree({ ...IDP, "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n' });
-    const elsewhere = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-audit-elsewhere-")), "audit.jsonl");
+    const elsewhere = path.join(tempDirectory("torii-audit-elsewhere-"), "audit.jsonl");
     writeFileSync(elsewhere, "");
     symlinkSync(elsewhere, path.join(root, "audit.jsonl"));
     const env = { TORII_CONFIG_DIR: root, HOME: emptyHome() };
@@ -87,7 +87,7 @@ describe("torii doctor", () => {
   });
 
   it("reads a target's pinned kubeconfig, not ~/.kube/config, and fails a torn one naming the file", async () => {
-    const pinned = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-kube-")), "pinned");
+    const pinned = path.join(tempDirectory("torii-kube-"), "pinned");
     writeFileSync(pinned, "contexts: [\n", { mode: 0o600 });
     const root = makeConfigTree({
       ...IDP,
@@ -148,7 +148,7 @@ describe("torii doctor", () => {
   });
 
   it("runs the version probe with what locates the program and its files, never a .env credential", async () => {
-    const seen = path.join(mkdtempSync(path.join(os.tmpdir(), "torii-probe-")), "env.json");
+    const seen = path.join(tempDirectory("torii-probe-"), "env.json");
     const bin = makeFakeBin({
       kubectl: `require("node:fs").writeFileSync(${JSON.stringify(seen)}, JSON.stringify(process.env)); process.stdout.write("Client Version: v1.31.0\\n");`,
     });

@@ -4,14 +4,14 @@
  * that brings it up to date; an operator's own edit of a current copy is not
  * reported, and after the upgrade the warning is gone.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { providerTextDigest } from "../../../../src/config/provider-json.js";
 import { runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 const BUNDLED = fileURLToPath(new URL("../../../../providers", import.meta.url));
 
@@ -21,7 +21,7 @@ interface Report {
 
 /** A catalogue like the bundled one whose kubectl definition has one more locked option (a newer Torii). */
 function newerCatalogue(): string {
-  const catalogue = mkdtempSync(path.join(os.tmpdir(), "torii-catalogue-"));
+  const catalogue = tempDirectory("torii-catalogue-");
   cpSync(BUNDLED, catalogue, { recursive: true });
   const yamlFile = path.join(catalogue, "kubectl", "provider.yaml");
   const text = readFileSync(yamlFile, "utf8").replace("    - --profile-output", "    - --profile-output\n    - --torii-test-lock");
@@ -38,9 +38,9 @@ async function freshness(env: Record<string, string>): Promise<Report["checks"]>
 }
 
 async function installedKubectl(): Promise<{ env: Record<string, string>; dir: string }> {
-  const root = mkdtempSync(path.join(os.tmpdir(), "torii-doctor-fresh-"));
+  const root = tempDirectory("torii-doctor-fresh-");
   rmSync(root, { recursive: true });
-  const env = { TORII_CONFIG_DIR: root, HOME: mkdtempSync(path.join(os.tmpdir(), "torii-doctor-home-")) };
+  const env = { TORII_CONFIG_DIR: root, HOME: tempDirectory("torii-doctor-home-") };
   expect((await runCli(["provider", "install", "kubectl"], env)).status).toBe(0);
   return { env, dir: path.join(root, "providers", "kubectl") };
 }

@@ -3,14 +3,14 @@
  * $EDITOR (with a quoted argument, so the no-shell splitting is exercised)
  * that replaces the draft with prepared text and records the argv it got.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../../src/audit/audit-log.js";
 import { splitEditorCommand } from "../../../../src/commands/shared/editor-argv.js";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
 import { runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 const SHARED = 'version: "1"\n# the operator\'s note\ndeny: []\naccept: [logs]\n';
 
@@ -23,7 +23,7 @@ function setup(replacement: string) {
     "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: idp\nargv: {parser: plain}\n',
     "providers/idp/rules.yaml": 'version: "1"\n',
   });
-  const tools = mkdtempSync(path.join(os.tmpdir(), "torii editor "));
+  const tools = tempDirectory("torii editor ");
   const script = path.join(tools, "editor.mjs");
   const source = path.join(tools, "new rules.yaml");
   const argvLog = path.join(tools, "argv.json");
@@ -33,7 +33,14 @@ function setup(replacement: string) {
     `import { copyFileSync, writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(argvLog)}, JSON.stringify(process.argv.slice(2)));\ncopyFileSync(process.argv[2], process.argv[process.argv.length - 1]);\n`,
   );
   const editor = `${JSON.stringify(process.execPath)} "${script}" '${source}'`;
-  return { root, env: { TORII_CONFIG_DIR: root, EDITOR: editor }, argvLog, source, rules: path.join(root, "providers/kube/rules.yaml") };
+  // TMPDIR: the drafts an edit keeps (a copy that does not parse, a dry run) go in a directory the test removes.
+  return {
+    root,
+    env: { TORII_CONFIG_DIR: root, EDITOR: editor, TMPDIR: tempDirectory("torii-drafts-") },
+    argvLog,
+    source,
+    rules: path.join(root, "providers/kube/rules.yaml"),
+  };
 }
 
 describe("torii policy edit", () => {

@@ -2,16 +2,16 @@
  * `torii provider list|install|upgrade|remove` against a fresh configuration
  * root and the real bundled catalogue (or a copy of it, for upgrades).
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { makeFakeBin } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 const BUNDLED = fileURLToPath(new URL("../../../../providers", import.meta.url));
-const freshRoot = () => path.join(mkdtempSync(path.join(os.tmpdir(), "torii-provider-")), "config");
+const freshRoot = () => path.join(tempDirectory("torii-provider-"), "config");
 
 describe("torii provider", () => {
   it("lists the bundled catalogue with presets and the version each table was generated from", async () => {
@@ -28,7 +28,7 @@ describe("torii provider", () => {
 
   it("an installed provider's CLI is looked up through its calls' PATH (its .env), not the shell's", async () => {
     const root = freshRoot();
-    const shellPath = mkdtempSync(path.join(os.tmpdir(), "torii-empty-bin-"));
+    const shellPath = tempDirectory("torii-empty-bin-");
     const env = { TORII_CONFIG_DIR: root, PATH: shellPath };
     expect((await runCli(["provider", "install", "kubectl"], env)).status).toBe(0);
     const listed = async (): Promise<{ name: string; cli_on_path: boolean | null }[]> =>
@@ -84,7 +84,7 @@ describe("torii provider", () => {
     writeFileSync(path.join(dir, ".env"), "X=1\n", { mode: 0o600 });
     const rulesBefore = readFileSync(path.join(dir, "rules.yaml"), "utf8");
     // A newer catalogue: one more locked option.
-    const catalogue = mkdtempSync(path.join(os.tmpdir(), "torii-catalogue-"));
+    const catalogue = tempDirectory("torii-catalogue-");
     cpSync(BUNDLED, catalogue, { recursive: true });
     const yamlFile = path.join(catalogue, "kubectl", "provider.yaml");
     writeFileSync(yamlFile, readFileSync(yamlFile, "utf8").replace("    - --profile-output", "    - --profile-output\n    - --torii-test-lock"));

@@ -3,14 +3,13 @@
  * the registration (what a client launches) and the kube-identity provider;
  * the wizard itself converses, so `--json` alone is refused.
  */
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectUsageError, jsonOutput } from "../../../support/cli-expect.js";
 import { CLI_PATH, runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
-const freshRoot = (): string => path.join(mkdtempSync(path.join(os.tmpdir(), "torii-setup-json-")), "torii");
+const freshRoot = (): string => path.join(tempDirectory("torii-setup-json-"), "torii");
 
 describe("torii setup --json", () => {
   it("--registration --json: the server entry a client launches, and Claude Code's command line as argv", async () => {

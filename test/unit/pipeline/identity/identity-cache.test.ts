@@ -3,13 +3,13 @@
  * credential-source fingerprint changes with every edit of the files or the
  * steering variables the CLI reads.
  */
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
 import { credentialSourceFingerprint } from "../../../../src/pipeline/identity/credential-fingerprint.js";
 import { IdentityCache } from "../../../../src/pipeline/identity/identity-cache.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 describe("IdentityCache", () => {
   test("remembers a success for cache_ttl_seconds, never past the credentials' expiry, and not at all for 0", () => {
@@ -35,7 +35,7 @@ describe("IdentityCache", () => {
 });
 
 describe("credentialSourceFingerprint", () => {
-  const home = mkdtempSync(path.join(os.tmpdir(), "torii-fingerprint-"));
+  const home = tempDirectory("torii-fingerprint-");
   const config = path.join(home, "config");
   const env = { HOME: home, AWS_CONFIG_FILE: config };
   writeFileSync(config, "[profile dev]\nregion = eu-west-1\n");

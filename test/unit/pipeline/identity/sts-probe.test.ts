@@ -4,13 +4,13 @@
  * environment), classifies refusals as session problems, and ends promptly on
  * cancellation.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
 import { probeCallerIdentity } from "../../../../src/pipeline/identity/sts-probe.js";
 import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 let stub: StsStub;
 let hostile: StsStub;
@@ -20,7 +20,7 @@ const saved = { ...process.env };
 beforeAll(async () => {
   stub = await startStsStub({ identities: { AKIAONE: { account: "111111111111" } }, expired: ["AKIAOLD"], hang: ["AKIAHANG"] });
   hostile = await startStsStub({ identities: { AKIAONE: { account: "999999999999" } } });
-  home = mkdtempSync(path.join(os.tmpdir(), "torii-sts-probe-"));
+  home = tempDirectory("torii-sts-probe-");
   const profile = (name: string, extra = ""): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n${extra}`;
   writeFileSync(path.join(home, "config"), [profile("one"), profile("old"), profile("hang"), profile("viaproxy")].join(""));
   writeFileSync(
@@ -79,12 +79,11 @@ describe("probeCallerIdentity (real SDK, local STS)", () => {
 
   test("the call's cancellation aborts a probe that is waiting for STS", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const probe = probeCallerIdentity(inputs("hang"), controller.signal);
     await expect.poll(() => stub.requests.some((request) => request.accessKeyId === "AKIAHANG")).toBe(true);
     controller.abort();
+    // STS never answers this key: only the abort can end the probe, and it says so.
     await expect(probe).resolves.toEqual({ kind: "canceled" });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   test("a proxy the CLI would use is refused rather than bypassed", async () => {

@@ -239,7 +239,7 @@ beforeAll(async () => {
     ...azArgv.map((argv) => ({ parser: AZ_NAME, argv })),
     ...PINNED.map((pin) => ({ parser: pin.parser === "az" ? AZ_NAME : "aws", argv: pin.argv })),
   ]);
-}, 60_000);
+});
 
 describe("argparse model vs Python argparse", () => {
   it("the oracle declares the AWS CLI global options of the installed awscli (switches and value options)", () => {

@@ -6,7 +6,7 @@
  * malformed message gives the host up and fails its calls closed.
  */
 import { spawn, type Serializable } from "node:child_process";
-import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
@@ -15,6 +15,7 @@ import { ChildHostError } from "../../../../src/runtime/child-host/protocol.js";
 import { launch, type LaunchRequest } from "../../../../src/runtime/launcher.js";
 import { createRedactor } from "../../../../src/runtime/redaction.js";
 import { alive } from "../../../support/processes.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
 
 const BUILT_HOST = path.resolve(import.meta.dirname, "../../../../dist/runtime/child-host/child-host.js");
 const SOURCE_HOST = path.resolve(import.meta.dirname, "../../../../src/runtime/child-host/child-host.ts");
@@ -54,7 +55,7 @@ function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number, 
  * first (a slow start-up); `ready: false` never reports ready, as a host wedged in its start-up.
  */
 function fakeHost(reply: string, { start = "", ready = true }: { start?: string; ready?: boolean } = {}): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-fake-host-"));
+  const dir = tempDirectory("torii-fake-host-");
   const file = path.join(dir, "host.mjs");
   writeFileSync(
     file,
