@@ -21,14 +21,18 @@ Positional arguments are reported on stderr and left out: Torii refuses a URL
 operand for every command (today only `configure set <name> <value>`).
 """
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 
 def isolate_environment():
     """Keep a local ~/.aws/config ([plugins], aliases, cli_follow_urlparam) out of the walk."""
-    scratch = os.path.join(os.environ.get("TMPDIR", "/tmp"), "aws-options-empty")
-    os.makedirs(scratch, exist_ok=True)
+    # An empty directory of its own, removed at exit: the two files are never created.
+    scratch = tempfile.mkdtemp(prefix="aws-options-empty-")
+    atexit.register(shutil.rmtree, scratch, True)
     for var in list(os.environ):
         if var.startswith("AWS_"):
             del os.environ[var]
