@@ -6,11 +6,11 @@
  * control). Runs the bundle (`npm run build`).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { tempDirectory } from "../support/temp-dirs.js";
 
 const HOST = fileURLToPath(new URL("../../dist/server/child-host.js", import.meta.url));
 
@@ -38,7 +38,7 @@ process.send = (message, ...rest) => {
 `;
 
 function probe(main: string): Promise<{ optimised: boolean }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-host-tiering-"));
+  const dir = tempDirectory("torii-host-tiering-");
   const preload = path.join(dir, "probe.cjs");
   writeFileSync(preload, PROBE);
   const child = spawn(process.execPath, ["--allow-natives-syntax", "--no-concurrent-recompilation", "--require", preload, main], {
@@ -62,7 +62,7 @@ function probe(main: string): Promise<{ optimised: boolean }> {
 
 describe("the child host's compiler", () => {
   test("without the host's tiering, the probe's hot function is optimised (the control)", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "torii-host-tiering-main-"));
+    const dir = tempDirectory("torii-host-tiering-main-");
     const main = path.join(dir, "main.mjs");
     writeFileSync(main, `process.send({ type: "ready" }); process.on("disconnect", () => process.exit(0));`);
     expect(await probe(main)).toEqual({ optimised: true });

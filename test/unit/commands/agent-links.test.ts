@@ -23,9 +23,10 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli, type CliResult } from "../../support/run-cli.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 function scratch(): { home: string; env: Record<string, string> } {
-  const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "torii-agent-links-")));
+  const home = realpathSync(tempDirectory("torii-agent-links-"));
   return { home, env: { HOME: home, TORII_CONFIG_DIR: path.join(home, "torii-root"), XDG_CONFIG_HOME: path.join(home, ".config") } };
 }
 

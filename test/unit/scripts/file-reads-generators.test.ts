@@ -6,11 +6,11 @@
  * whose flag name says it reads a local file.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const SCRIPTS = fileURLToPath(new URL("../../../scripts/providers/", import.meta.url));
 const PYTHON = "/usr/bin/python3";
@@ -44,7 +44,7 @@ def load_arguments(self, _):
 
 describe.skipIf(!existsSync(PYTHON))("file_reads generators", () => {
   it("az_file_reads.py lists AAZ compound arguments and path-reading classic arguments, nothing else", () => {
-    const root = mkdtempSync(path.join(os.tmpdir(), "torii-az-reads-"));
+    const root = tempDirectory("torii-az-reads-");
     write(root, "monitor/aaz/latest/monitor/log_analytics/query_pack/_search.py", AAZ_SEARCH);
     write(root, "resource/_params.py", PARAMS);
     const run = spawnSync(PYTHON, [path.join(SCRIPTS, "az_file_reads.py"), "--root", root, "--print"], { encoding: "utf8", cwd: SCRIPTS });

@@ -6,18 +6,18 @@
  * az arguments), instead of loading the SDKs (minutes).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const script = (name: string) => fileURLToPath(new URL(`../../../scripts/providers/${name}`, import.meta.url));
 /** The Python az runs with (Debian's): az_scope_options.py reads az's module sources through it. */
 const PYTHON = "/usr/bin/python3";
 
 function run(name: string, input: unknown, extra: (dir: string) => string[] = () => []) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-scope-gen-"));
+  const dir = tempDirectory("torii-scope-gen-");
   writeFileSync(path.join(dir, "input.json"), JSON.stringify(input));
   const flag = name.startsWith("gcloud") ? "--tree" : "--arguments";
   const result = spawnSync(PYTHON, [script(name), flag, path.join(dir, "input.json"), ...extra(dir)], { encoding: "utf8" });

@@ -246,7 +246,7 @@ describe("messages the client cannot use", () => {
 
 describe("a server whose event loop stalls or is busy redacting", () => {
   test("a deadline that fires after a stall of the server looks once more after pending I/O: an answer waiting in the channel keeps the host", async () => {
-    const marks = mkdtempSync(path.join(os.tmpdir(), "torii-stall-"));
+    const marks = tempDirectory("torii-stall-");
     // The host writes a mark once its `spawned` is in the channel (the send's callback).
     const host = fakeHost(
       `process.send({ type: "spawned", id: message.id, pid: 4242 }, () => { import("node:fs").then((fs) => { fs.writeFileSync(${JSON.stringify(marks)} + "/" + message.id, ""); send(ok(message.id, "answered")); }); });`,
