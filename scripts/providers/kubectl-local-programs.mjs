@@ -13,7 +13,8 @@
 //   - serves beyond what the call names: `proxy --www` ("serve static files from the
 //     given directory", ~/.aws included), and the listening address and host filter
 //     of `proxy` and `port-forward` (`--address`, `--accept-hosts`,
-//     `--disable-filter`), which would offer the cluster API or a pod's ports, with
+//     `--disable-filter`, and `--reject-paths`, whose default keeps exec and
+//     attach off the proxy; `--accept-paths` and `--reject-methods` only narrow), which would offer the cluster API or a pod's ports, with
 //     the target's credentials, to the network for the call's life.
 //
 // The kubectl_context floor in src/config/locked-floor.ts lists the same options
@@ -27,7 +28,7 @@ import { describedOptions } from "./kubectl-file-writes.mjs";
 const RUNS_PROGRAM = /\bpath to executable\b|\benable use of the helm chart inflator\b|\benable kustomize plugins\b/i;
 const READS_OUTSIDE = /\bload files from outside\b|\bread from the filesystem\b/i;
 const SERVES_BEYOND =
-  /\bserve static files from the given directory\b|\bIP address on which to serve\b|\baddresses to listen on\b|\bhosts that the proxy should accept\b|\bdisable request filtering\b/i;
+  /\bserve static files from the given directory\b|\bIP address on which to serve\b|\baddresses to listen on\b|\bhosts that the proxy should accept\b|\bdisable request filtering\b|\bpaths that the proxy should reject\b/i;
 
 /** The reasons the denial gives; the floor's rows (listed first) give the same. */
 const WHY_PROGRAM = "it makes kustomize run a local program (helm, an exec or container KRM function) the call or its kustomization chooses";
@@ -45,6 +46,7 @@ const KNOWN = [
   "proxy --address",
   "proxy --accept-hosts",
   "proxy --disable-filter",
+  "proxy --reject-paths",
   "port-forward --address",
 ];
 

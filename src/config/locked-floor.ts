@@ -101,7 +101,7 @@ export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly L
     // Every spelling kubectl reads (pflag has no abbreviations); the generated table may list more.
     { command: ["kustomize"], options: ["--enable-alpha-plugins", "--enable-helm", "--helm-command"], why: KUSTOMIZE_RUNS_PROGRAM },
     { command: ["kustomize"], options: ["--load-restrictor", "--mount"], why: KUSTOMIZE_READS_OUTSIDE_ROOT },
-    { command: ["proxy"], options: ["--accept-hosts", "--address", "--disable-filter", "--www"], why: SERVES_BEYOND_CALL },
+    { command: ["proxy"], options: ["--accept-hosts", "--address", "--disable-filter", "--reject-paths", "--www"], why: SERVES_BEYOND_CALL },
     { command: ["port-forward"], options: ["--address"], why: SERVES_BEYOND_CALL },
     // -o jsonpath-file=, go-template-file, custom-columns-file, templatefile: a template file with no action prints as it is.
     { command: [], options: ["--output"], valueContains: "-file", why: TEMPLATE_FILE_READ },

@@ -100,8 +100,16 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
   const guardedRmdir = (target: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
     if (mine === undefined) {
       // A takeover (before the lock is ours): by one waiter only (stale-takeover.ts); proper-lockfile's `mkdir` follows.
+      // Runs inside proper-lockfile's fs callback: a throw here would escape as an uncaught exception
+      // and end the server, so a failed takeover (no room for the guard file, a read-only directory)
+      // is handed back as the error of this rmdir, and the lock is simply not taken.
       const { stale } = effectiveTiming(timing);
-      takeOverDeadLock(target, stale);
+      try {
+        takeOverDeadLock(target, stale);
+      } catch (error) {
+        callback(error as NodeJS.ErrnoException);
+        return;
+      }
       callback(null);
       return;
     }

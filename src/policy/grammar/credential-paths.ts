@@ -14,6 +14,10 @@
  * Every such spelling holds a directory or file name below, compared without
  * case (macOS and Windows file systems ignore it) on either separator, also
  * inside `key=value` shorthand and after a URL-ish prefix (`file:///root/.aws`).
+ * The segments are read twice: as written, and with `.` and `..` resolved
+ * (`~/.config/./torii`, `~/.config/x/../gcloud`) and the trailing dots and
+ * spaces Windows drops removed (`.aws.`). A token that is the home directory
+ * itself (`~`, `~/`) or a `.config` directory holds every store below it.
  */
 
 /** Directory names, and name pairs (`.config/gcloud`), that hold credentials. */
@@ -45,7 +49,26 @@ function isDotEnv(segment: string): boolean {
  * be a secret), or `undefined`.
  */
 export function credentialStoreIn(token: string): string | undefined {
-  const segments = token.toLowerCase().split(SEGMENT_BREAK);
+  const written = token.toLowerCase().split(SEGMENT_BREAK);
+  const resolved = resolveDotSegments(written);
+  if (resolved.at(-1) === "~") return "the home directory";
+  if (resolved.at(-1) === ".config") return ".config";
+  return storeIn(written) ?? storeIn(resolved);
+}
+
+/** The segments with empty and `.` ones dropped, `..` removing the one before, and Windows' dropped trailing dots and spaces gone. */
+function resolveDotSegments(segments: readonly string[]): string[] {
+  const resolved: string[] = [];
+  for (const raw of segments) {
+    const segment = /^\.+$/u.test(raw) ? raw : raw.replace(/[. ]+$/u, "");
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") resolved.pop();
+    else resolved.push(segment);
+  }
+  return resolved;
+}
+
+function storeIn(segments: readonly string[]): string | undefined {
   for (let i = 0; i < segments.length; i += 1) {
     const segment = segments[i] ?? "";
     for (const names of STORE_DIRECTORIES) {

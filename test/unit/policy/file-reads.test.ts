@@ -107,6 +107,16 @@ describe("paths into a credential store", () => {
     [".env", ".env"],
     ["./prod.env", ".env"],
     ["app/.env.local", ".env"],
+    // Dot segments resolved, Windows' dropped trailing dots (merged-diff review).
+    ["~/.config/./torii/rules.yaml", ".config/torii"],
+    ["/root/.config/./gcloud/properties", ".config/gcloud"],
+    ["~/.config/x/../gcloud/configurations", ".config/gcloud"],
+    ["C:\\Users\\a\\.aws.\\credentials", ".aws"],
+    // A folder that holds every store below it.
+    ["~", "the home directory"],
+    ["~/", "the home directory"],
+    ["/home/op/.config", ".config"],
+    ["~/.config/", ".config"],
   ])("%s is refused whatever the rules, naming the store and not the value", (value, store) => {
     for (const argv of [
       [...PUT, "--body", value],

@@ -157,6 +157,7 @@ describe("kubectl proxy and port-forward options that serve beyond the call", ()
     ["proxy", "--address", ["proxy", "--address", "0.0.0.0"]],
     ["proxy", "--accept-hosts", ["proxy", "--accept-hosts=.*"]],
     ["proxy", "--disable-filter", ["proxy", "--disable-filter"]],
+    ["proxy", "--reject-paths", ["proxy", "--reject-paths=^$"]],
     ["port-forward", "--address", ["port-forward", "--address=0.0.0.0", "pod/web", "8080:80"]],
     ["port-forward", "--address", ["-n", "prod", "port-forward", "pod/web", "8080:80", "--address", "0.0.0.0"]],
   ];

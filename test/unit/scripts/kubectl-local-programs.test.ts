@@ -20,13 +20,13 @@ const help = (...args: string[]): string[] =>
 const kustomize = (): { path: string[]; optionLines: string[] } => ({ path: ["kustomize"], optionLines: help("kustomize", "--help") });
 
 describe("localProgramRows", () => {
-  test("the real kubectl's help yields the five kustomize options and the five that serve beyond the call, grouped by why", () => {
+  test("the real kubectl's help yields the five kustomize options and the six that serve beyond the call, grouped by why", () => {
     const scopes = ["kustomize", "get", "proxy", "port-forward"].map((command) => ({ path: [command], optionLines: help(command, "--help") }));
     const rows = localProgramRows(scopes, help("options"), []);
     expect(rows.map((row) => [row.command.join(" "), row.options])).toEqual([
       ["kustomize", ["--enable-alpha-plugins", "--enable-helm", "--helm-command"]],
       ["kustomize", ["--load-restrictor", "--mount"]],
-      ["proxy", ["--accept-hosts", "--address", "--disable-filter", "--www"]],
+      ["proxy", ["--accept-hosts", "--address", "--disable-filter", "--reject-paths", "--www"]],
       ["port-forward", ["--address"]],
     ]);
     expect(rows[0]?.why).toContain("run a local program");

@@ -8,7 +8,7 @@
  * directory and processes): they spend their time waiting for a lock to go stale,
  * not computing, so the file takes as long as its longest test instead of the sum.
  */
-import { lstatSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LockCompromisedError, LockTimeoutError } from "../../../src/state/errors.js";
@@ -145,5 +145,15 @@ describe.concurrent("the state lock and the clock", () => {
     await withFileLock(file, { ...TEST_LOCK_TIMING, waitMs: 60_000 }, () => Promise.resolve());
     const waited = performance.now() - killedAt;
     expect(waited).toBeGreaterThan(TEST_LOCK_TIMING.update);
+  });
+
+  it("a takeover that fails (no room for its guard file) refuses the lock with that error instead of crashing the process", async ({ onTestFinished }) => {
+    const dir = tempDir(onTestFinished);
+    // The lock's own name fits; the guard's (`<lock>.takeover-<identity>`) is longer than a file name may be.
+    const file = path.join(dir, "s".repeat(230));
+    mkdirSync(`${file}.lock`);
+    utimesSync(`${file}.lock`, new Date("2020-01-01"), new Date("2020-01-01"));
+    await expect(withFileLock(file, TEST_LOCK_TIMING, () => Promise.resolve("held"))).rejects.toMatchObject({ code: "ENAMETOOLONG" });
+    expect(lstatSync(`${file}.lock`).isDirectory()).toBe(true);
   });
 });
