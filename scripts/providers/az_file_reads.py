@@ -28,6 +28,7 @@ import os
 import re
 import sys
 
+from az_file_writes import _keyword, _strings  # the same AST readers as the write generator
 from file_reads_yaml import splice, yaml_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,16 +52,6 @@ READ_TYPES = {
 WORD = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 LONG = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9._-]*$")
 SHORT = re.compile(r"^-[A-Za-z0-9]$")
-
-
-def _strings(node):
-    if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-        return [e.value for e in node.elts]
-    return None
-
-
-def _keyword(call, name):
-    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _name(node):
