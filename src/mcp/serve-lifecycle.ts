@@ -12,9 +12,30 @@ import { BoundedStdioTransport } from "./stdio/transport.js";
 const TERMINATING_SIGNALS: readonly NodeJS.Signals[] =
   process.platform === "win32" ? ["SIGINT", "SIGTERM", "SIGHUP"] : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
-/** Where stdio MCP servers may write: never stdout. */
+/** Set once stderr failed (EPIPE, EIO): its reader is gone and nothing more is written there. */
+let stderrGone = false;
+
+/**
+ * Stderr is the client's to read, and it may go away first (the client died,
+ * its terminal closed): a failed write must never end the server, whose
+ * shutdown still has the running call's records to write. Without a listener,
+ * the stream's 'error' event (EPIPE) is an uncaught exception.
+ */
+function keepStderrFailuresQuiet(): void {
+  if (process.stderr.listenerCount("error") > 0) return;
+  process.stderr.on("error", () => {
+    stderrGone = true;
+  });
+}
+
+/** Where stdio MCP servers may write: never stdout. Best effort: a client that stopped reading loses the line, nothing else. */
 export function logToStderr(message: string): void {
-  process.stderr.write(`torii: ${message}\n`);
+  if (stderrGone || process.stderr.destroyed) return;
+  try {
+    process.stderr.write(`torii: ${message}\n`);
+  } catch {
+    stderrGone = true;
+  }
 }
 
 export interface LifecycleOptions {
@@ -28,6 +49,7 @@ export interface LifecycleOptions {
 /** Serves `created` on stdio until the client goes away or a signal arrives; resolves once shut down. */
 export async function serveUntilClosed(created: CreatedServer, options: LifecycleOptions): Promise<void> {
   const { server } = created;
+  keepStderrFailuresQuiet();
   const transport = new BoundedStdioTransport({ maxMessageBytes: options.maxMessageBytes, log: logToStderr });
 
   let closing: Promise<void> | undefined;

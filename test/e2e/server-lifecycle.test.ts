@@ -1,9 +1,10 @@
 /**
  * Server lifecycle and bookkeeping through a real stdio session: calls beyond
- * max_concurrent_calls wait their turn; SIGTERM or a hang-up shuts the server down
+ * max_concurrent_calls wait their turn; SIGTERM, a hang-up or a client that went away shuts the server down
  * and kills the children of calls in flight; every call leaves a verifiable audit chain
  * that holds no .env value and no more than two argv tokens.
  */
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -40,9 +41,11 @@ describe("concurrency", () => {
 
 describe("shutdown", () => {
   test.each([
-    ["SIGTERM to the server", "SIGTERM", false],
-    ["SIGHUP to the server and its child host, as a closing terminal sends its process group", "SIGHUP", true],
-  ] as const)("%s stops the server, kills the process group of a call in flight and writes its records", async (_, signal, toHost) => {
+    ["SIGTERM to the server", "SIGTERM", false, false],
+    ["SIGHUP to the server and its child host, as a closing terminal sends its process group", "SIGHUP", true, false],
+    // A client that died: nobody reads the server's stderr any more (its shutdown line gets EPIPE), and stdin ends.
+    ["the client going away, its stderr reader first", "stdin", false, true],
+  ] as const)("%s stops the server, kills the process group of a call in flight and writes its records", async (_, signal, toHost, stderrGone) => {
     const pidFile = path.join(makeConfigTree({}), "pid");
     const bin = makeFakeBin({ sleeper: `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);` });
     const root = makeConfigTree({
@@ -66,10 +69,15 @@ describe("shutdown", () => {
     expect(serverPid).toBeGreaterThan(0);
     const hosts = toHost ? childrenOf(serverPid) : [];
     if (toHost) expect(hosts).toHaveLength(1);
-    for (const pid of [serverPid, ...hosts]) process.kill(pid, signal);
+    const server = (session.client.transport as unknown as { _process?: ChildProcess })._process;
+    if (stderrGone) server?.stderr?.destroy();
+    if (signal === "stdin") server?.stdin?.end();
+    else for (const pid of [serverPid, ...hosts]) process.kill(pid, signal);
     await call;
     await expect.poll(() => alive(child), { message: "the call's child survived", timeout: 30_000 }).toBe(false);
     await expect.poll(() => alive(serverPid), { message: "the server survived", timeout: 30_000 }).toBe(false);
+    // It ended through its shutdown, not by an uncaught write error (exit code 1).
+    await expect.poll(() => server?.exitCode, { message: "the server's exit code", timeout: 30_000 }).toBe(0);
     await session.close().catch(() => undefined);
     const events = readFileSync(path.join(root, "audit.jsonl"), "utf8")
       .trim()
