@@ -44,7 +44,7 @@ export async function redactOutput(
 function* outputSpans(output: StreamsInOrder, redactor: Redactor, cut: boolean): Generator<void, { stdout: Span[]; stderr: Span[] }, void> {
   const stdout = yield* redactor.spans(output.stdout, cut);
   const stderr = yield* redactor.spans(output.stderr, cut);
-  yield* crossStreamSpans(output, redactor, { stdout, stderr });
+  yield* crossStreamSpans(output, redactor, { stdout, stderr }, cut);
   return { stdout, stderr };
 }
 

@@ -57,8 +57,13 @@ export function arrivalRuns(output: StreamsInOrder): Run[] {
   return runs;
 }
 
-/** Pushes to `spans` what the redactor finds across the switches between the two streams. */
-export function* crossStreamSpans(output: StreamsInOrder, redactor: Redactor, spans: Record<StreamName, Span[]>): Generator<void, void, void> {
+/**
+ * Pushes to `spans` what the redactor finds across the switches between the
+ * two streams. With `cut` (the output was cut short), the window that reaches
+ * the end of the output is searched as cut too: a value begun on one stream and
+ * cut off on the other is a leaked prefix on both.
+ */
+export function* crossStreamSpans(output: StreamsInOrder, redactor: Redactor, spans: Record<StreamName, Span[]>, cut = false): Generator<void, void, void> {
   if (output.stdout === "" || output.stderr === "") return;
   const runs = arrivalRuns(output);
   const end = output.stdout.length + output.stderr.length;
@@ -68,7 +73,7 @@ export function* crossStreamSpans(output: StreamsInOrder, redactor: Redactor, sp
     const pieces: Run[] = [];
     for (let index = first; index < runs.length && (runs[index] as Run).at < to; index += 1) pieces.push(runs[index] as Run);
     const text = pieces.map((run) => output[run.stream].slice(run.from + Math.max(0, from - run.at), run.from + Math.min(run.length, to - run.at))).join("");
-    for (const span of yield* redactor.spans(text, false)) mapBack(pieces, from + span.start, from + span.end, span.marker, spans);
+    for (const span of yield* redactor.spans(text, cut && to === end)) mapBack(pieces, from + span.start, from + span.end, span.marker, spans);
   }
 }
 

@@ -91,6 +91,14 @@ describe("a value split across stdout and stderr", () => {
     expect(out.stdout).toBe(`start\n${MARK} done\n`);
   });
 
+  test("cut short while the value was under way on the second stream: both parts are a leaked prefix (red team 11b F4)", async () => {
+    const stdout = `token=${VALUE.slice(0, 8)}`;
+    const stderr = VALUE.slice(8, -2);
+    const out = await redactOutput({ stdout, stderr, interleaving: [stdout.length, stderr.length] }, redactor, { cut: true, maxBytes: 4096 });
+    expect(out.stdout).toBe(`token=${MARK}`);
+    expect(out.stderr).toBe(MARK);
+  });
+
   test("parts that are not one value across the switch are left alone", async () => {
     const stdout = `${VALUE.slice(0, 8)}\n`;
     const stderr = `not${VALUE.slice(8)}\n`;
