@@ -12,7 +12,10 @@
  * - ANSI escape sequences whole: CSI (`ESC [ … final`, colours between
  *   characters), OSC (`ESC ] … BEL` or `ESC \`), and two-character escapes;
  * - zero-width and bidirectional marks (U+200B–U+200F, U+202A–U+202E,
- *   U+2060–U+2064, U+2066–U+2069, U+FEFF).
+ *   U+2060–U+2064, U+2066–U+2069, U+FEFF), the no-break space and the soft
+ *   hyphen (U+00A0, U+00AD: a word processor's or a table's line filling);
+ * - the spaces that indent the line after a line break (a value wrapped into
+ *   an indented table cell or YAML block).
  *
  * A value holding such a character itself is still found in the text as it is
  * (redaction searches both). Built in slices (a generator), in linear time.
@@ -33,10 +36,13 @@ const C1_CSI = 0x9b;
 const MAX_OSC = 4096;
 
 // eslint-disable-next-line no-control-regex -- control characters are what the view removes
-const REMOVABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+const REMOVABLE = /[\u0000-\u001f\u007f-\u00a0\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
 
 function removable(code: number): boolean {
-  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) return true;
   if (code < 0x200b) return false;
   return code <= 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2060 && code <= 0x2064) || (code >= 0x2066 && code <= 0x2069) || code === 0xfeff;
 }
@@ -79,7 +85,11 @@ function nextKept(text: string, at: number, limit: number): number {
   while (at < limit) {
     const code = text.charCodeAt(at);
     if (code === ESC || code === C1_CSI) at = escapeEnd(text, at);
-    else if (removable(code)) at += 1;
+    else if (code === LF || code === CR) {
+      // The line break and the next line's indentation (within this run: a run boundary keeps the rest).
+      at += 1;
+      while (at < limit && text.charCodeAt(at) === SPACE) at += 1;
+    } else if (removable(code)) at += 1;
     else return at;
   }
   return at;

@@ -21,8 +21,9 @@
  * longer encoded blob the value starts at byte offset 0, 1 or 2 of a 3-byte
  * group, and each offset gives different characters; only the characters whose
  * 6 bits all come from the value are used, so the form matches whatever
- * surrounds it. And hex of its UTF-8 bytes, lower or upper case (`xxd -p`,
- * a hex dump of a request body).
+ * surrounds it. And hex of its UTF-8 bytes, lower or upper case (`xxd -p`),
+ * also with a space or a colon between bytes (`od`/`hexdump`-style dumps of a
+ * request body, `curl --trace`, fingerprints) and in xxd's 2-byte groups.
  *
  * Pure: no I/O.
  */
@@ -71,8 +72,12 @@ export function blobForms(value: string): readonly string[] {
     forms.add(core.replaceAll("+", "-").replaceAll("/", "_"));
   }
   const hexForm = Buffer.from(value, "utf8").toString("hex");
-  forms.add(hexForm);
-  forms.add(hexForm.toUpperCase());
+  const pairs = hexForm.match(/../gu) ?? [];
+  const groups = hexForm.match(/.{1,4}/gu) ?? [];
+  for (const form of [hexForm, pairs.join(" "), pairs.join(":"), groups.join(" ")]) {
+    forms.add(form);
+    forms.add(form.toUpperCase());
+  }
   forms.delete("");
   return [...forms];
 }

@@ -48,6 +48,25 @@ describe("accidental forms of a value are masked, and nothing else", () => {
     expect(Buffer.from(left, "base64").toString("latin1")).not.toContain(VALUE.slice(2, -2));
   });
 
+  test("a value wrapped onto an indented line, or with a no-break space or soft hyphen inside (red team 11b F5)", () => {
+    expect(redactor.redact(`token:  ${VALUE.slice(0, 10)}\n        ${VALUE.slice(10)}\n`)).toBe(`token:  ${MARK}\n`);
+    expect(redactor.redact(`  key:\n    ${VALUE.slice(0, 5)}\r\n    ${VALUE.slice(5)}\n`)).toBe(`  key:\n    ${MARK}\n`);
+    expect(redactor.redact(`x ${VALUE.slice(0, 6)}\u00a0${VALUE.slice(6)} y`)).toBe(`x ${MARK} y`);
+    expect(redactor.redact(`x ${VALUE.slice(0, 6)}\u00ad${VALUE.slice(6)} y`)).toBe(`x ${MARK} y`);
+  });
+
+  test("hex dumps with a separator between bytes or 2-byte groups, either case (red team 11b F5)", () => {
+    const bytes = Buffer.from(VALUE, "utf8").toString("hex").match(/../gu) ?? [];
+    const dumps = [
+      bytes.join(" "),
+      bytes.join(":"),
+      bytes.join(" ").toUpperCase(),
+      bytes.join(":").toUpperCase(),
+      (bytes.join("").match(/.{1,4}/gu) ?? []).join(" "),
+    ];
+    for (const dump of dumps) expect(redactor.redact(`0000: ${dump} |`)).toBe(`0000: ${MARK} |`);
+  });
+
   test("a value that holds a line break itself is still masked as it is and JSON-escaped", () => {
     const pem = "-----BEGIN KEY-----\nMIIBOgIBAAJBAK\n-----END KEY-----";
     const keyed = createRedactor([{ name: "KEY", value: pem }]);
