@@ -162,6 +162,9 @@ def main():
             '    - {command: [acr], options: [--name, -n, --registry, -r], value_contains: "%s", single_value: true, why: "%s"}' % (char, ACR_WHY)
             for char in ("/", "#", "?", "\\\\")
         ],
+        "  # A secret printed behind an option of a read: `bot show --msbot` reads the bot's web app",
+        "  # settings and prints its MicrosoftAppPassword (red team 11 F5). The option is refused, the read stays.",
+        '    - {command: [bot, show], options: [--msbot], why: "it prints the bot\'s app password (MicrosoftAppPassword), a credential usable outside Torii"}',
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]
@@ -184,6 +187,13 @@ def main():
     lines.append("  # Command arguments are not modelled (they stay positional in canonical form).")
     lines.append("  commands: []")
     text = "\n".join(lines) + "\n"
+    # Arguments az reads from a bare path (az_file_reads.py, from its committed listing): kept when
+    # this section is rewritten, so running this generator alone never drops them.
+    from az_file_reads import COMMENT as FILE_READS_COMMENT, LISTING as FILE_READS_LISTING
+    from file_reads_yaml import splice, yaml_rows as file_read_rows
+
+    with open(FILE_READS_LISTING) as f:
+        text = splice(text, FILE_READS_COMMENT, file_read_rows(f.read().splitlines()))
 
     if opts.write:
         with open(opts.write) as f:

@@ -53,6 +53,18 @@ describe("the az read-only preset against az's key-listing reads", () => {
     }
   });
 
+  test("a read that prints a secret behind one of its options: `bot show --msbot` prints the app password (red team 11 F5)", () => {
+    expect(decide(["bot", "show", "-n", "b", "-g", "rg"])).toBe("accept");
+    for (const argv of [
+      ["bot", "show", "-n", "b", "-g", "rg", "--msbot"],
+      ["bot", "show", "-n", "b", "-g", "rg", "--msbot", "true"],
+      ["bot", "show", "--msbot=true", "-n", "b", "-g", "rg"],
+      ["bot", "show", "-n", "b", "-g", "rg", "--msb"],
+    ]) {
+      expect(decide(argv), argv.join(" ")).toBe("deny");
+    }
+  });
+
   test("reads that print no key stay accepted", () => {
     for (const argv of [
       ["vm", "list"],
