@@ -10,7 +10,9 @@ token, a password, an OAuth token, a signed URL that opens a session) hands the 
 something that outlives the target's lease (docs/policy.md, "Credential issuers"). This
 walks every operation of the installed CLI and lists each output member, however deep
 and whether or not botocore marks it `sensitive`, whose name is one a credential goes by
-(`issued_words` of the review). Each candidate takes the verdict of the first entry of
+(`issued_words` of the review), and each member botocore marks `sensitive` whose
+`<service> <command> <path>` matches the review's `sensitive_match` (tokens, key material,
+plain text, connection strings under other names: red team 11 F4). Each candidate takes the verdict of the first entry of
 scripts/providers/aws-credential-issuers-reviewed.json whose `match` finds
 `"<service> <command> <path>"`: `issues` or `not`; a candidate without one stops the
 script. Hand-written CLI commands (`ecr get-login-password`, `eks get-token`) have no
@@ -33,8 +35,9 @@ from credential_issuers_common import HERE, rows, write_or_check
 REVIEWED = os.path.join(HERE, "aws-credential-issuers-reviewed.json")
 
 
-def issued_paths(shape, words):
-    """Paths of the output members named like a credential, sensitive ones included."""
+def issued_paths(shape, words, sensitive=None, command=""):
+    """Paths of the output members named like a credential, sensitive ones included; and the
+    members botocore marks sensitive whose `<command> <path>` `sensitive` matches (other names)."""
     found = []
 
     def walk(node, path, seen):
@@ -43,6 +46,8 @@ def issued_paths(shape, words):
         seen = seen | {node.name}
         leaf = re.split(r"[.\[\]{}]+", path.strip("[]{}."))[-1] if path else ""
         if node.type_name in ("string", "blob", "structure", "list") and words.match(leaf):
+            found.append(path)
+        elif sensitive and node.metadata.get("sensitive") and node.type_name in ("string", "blob") and sensitive.search("%s %s" % (command, path)):
             found.append(path)
         if node.type_name == "structure":
             for name, member in node.members.items():
@@ -61,13 +66,15 @@ def candidates(driver, reviewed, only=None):
     from awscli.clidriver import ServiceCommand, ServiceOperation
 
     words = re.compile(reviewed["issued_words"], re.I)
+    sensitive = re.compile(reviewed["sensitive_match"])
     rows = []
     for service, command in sorted(driver._get_command_table().items()):
         if not isinstance(command, ServiceCommand) or service in reviewed["skipped_services"] or (only and service not in only):
             continue
         for name, sub in sorted(command._get_command_table().items()):
             if isinstance(sub, ServiceOperation):
-                rows.extend(("%s %s" % (service, name), path) for path in issued_paths(sub._operation_model.output_shape, words))
+                command_name = "%s %s" % (service, name)
+                rows.extend((command_name, path) for path in issued_paths(sub._operation_model.output_shape, words, sensitive, command_name))
     return sorted(set(rows))
 
 
@@ -97,21 +104,21 @@ def generate():
     reviewed = json.load(open(REVIEWED))
     review = [(re.compile(entry["match"]), entry) for entry in reviewed["entries"]]
     driver = create_clidriver()
-    rows = candidates(driver, reviewed)
-    unreviewed = ["%s %s" % row for row in rows if verdict(row, review) is None]
+    found = candidates(driver, reviewed)
+    unreviewed = ["%s %s" % row for row in found if verdict(row, review) is None]
     if unreviewed:
         sys.exit("no review entry in %s for:\n  %s" % (REVIEWED, "\n  ".join(unreviewed)))
     missing = [c["command"] for c in reviewed["custom"] if c["command"] not in custom_commands(driver)]
     if missing:
         sys.exit("custom commands the installed CLI does not have: %s" % ", ".join(missing))
     issuers = {}
-    for row in rows:
+    for row in found:
         entry = verdict(row, review)
         if entry["verdict"] == "issues":
             issuers.setdefault(row[0], entry["why"])
     for custom in reviewed["custom"]:
         issuers[custom["command"]] = custom["why"]
-    listing = "".join("%s %s  # %s\n" % (row[0], row[1], verdict(row, review)["verdict"]) for row in rows)
+    listing = "".join("%s %s  # %s\n" % (row[0], row[1], verdict(row, review)["verdict"]) for row in found)
     listing += "".join("%s (custom)  # issues\n" % c["command"] for c in reviewed["custom"])
     header = (
         "# AWS CLI commands whose output may hold a credential: `<service> <command> <output path>  # verdict`,\n"
