@@ -27,7 +27,8 @@ const HOLDER = `
 const { LeaseStore } = await import(process.env.STATE_DIST + "/lease-store.js");
 const [dir, binding, holdMs, timing, method = "startWhileActive"] = process.argv.slice(1);
 const store = new LeaseStore(dir, { lockTiming: JSON.parse(timing) });
-await store.activate("prod", binding, 30, "replace");
+// Activated before anyone waits, with a stale period (half of it bounds the write) a loaded machine's write stays within.
+await new LeaseStore(dir, { lockTiming: { ...JSON.parse(timing), stale: 10000 } }).activate("prod", binding, 30, "replace");
 // proper-lockfile's refresh timer is unref'd; keep the process alive while holding.
 const keepAlive = setInterval(() => {}, 1000);
 const result = await store[method]("prod", binding, async () => {
