@@ -24,11 +24,11 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
 import { TextDecoder } from "node:util";
 import { redactOutput } from "./redact-output.js";
 import { NO_REDACTION, type Redactor } from "./redaction.js";
+import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "./timers.js";
 
 export interface LaunchRequest {
   /** Absolute path of the file to run (see resolveExecutable). */
@@ -50,6 +50,11 @@ export interface LaunchRequest {
   readonly windowsVerbatimArguments?: boolean | undefined;
   /** The call's redactor: the injected secrets are masked in the returned output (redact-output.ts). */
   readonly redactor?: Redactor | undefined;
+  /**
+   * The run's clock and timers; SYSTEM_TIMERS when absent. Only tests pass one (a manual clock that
+   * fires the timeout or the kill grace once the child is ready); it never crosses to the child host.
+   */
+  readonly timers?: Timers | undefined;
 }
 
 export interface LaunchResult {
@@ -189,10 +194,11 @@ function startChild(request: LaunchRequest, platform: NodeJS.Platform): Started 
  * cannot end. Settles the launch promise exactly once.
  */
 class ChildRun {
-  private readonly started = performance.now();
+  private readonly timers: Timers;
+  private readonly started: number;
   private readonly output: CappedOutput;
   private readonly killGraceMs: number;
-  private readonly timeoutTimer: NodeJS.Timeout;
+  private readonly timeoutTimer: CancelTimer;
   private readonly onAbort = (): void => {
     if (this.exit !== undefined || this.timedOut) return;
     this.canceled = true;
@@ -205,9 +211,9 @@ class ChildRun {
   private canceled = false;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private openStreams = 2;
-  private killTimer: NodeJS.Timeout | undefined;
-  private drainTimer: NodeJS.Timeout | undefined;
-  private backstopTimer: NodeJS.Timeout | undefined;
+  private killTimer: CancelTimer | undefined;
+  private drainTimer: CancelTimer | undefined;
+  private backstopTimer: CancelTimer | undefined;
   private streams: readonly Readable[] = [];
 
   constructor(
@@ -216,13 +222,15 @@ class ChildRun {
     private readonly child: ChildProcess,
     private readonly settle: { resolve: (result: LaunchResult | Promise<LaunchResult>) => void; reject: (error: LaunchError) => void },
   ) {
+    this.timers = request.timers ?? SYSTEM_TIMERS;
+    this.started = this.timers.now();
     this.output = new CappedOutput(request.maxOutputBytes);
     this.killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-    this.timeoutTimer = setTimeout(() => {
+    this.timeoutTimer = this.timers.after(request.timeoutMs, () => {
       if (this.exit !== undefined || this.canceled) return;
       this.timedOut = true;
       this.terminate();
-    }, request.timeoutMs);
+    });
     request.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
 
@@ -259,8 +267,8 @@ class ChildRun {
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.exit = { code, signal };
-    clearTimeout(this.timeoutTimer);
-    clearTimeout(this.killTimer);
+    this.timeoutTimer();
+    this.killTimer?.();
     // The leader is gone; its group may not be. This is the last signal sent to
     // the group: once it is empty its id may be reused.
     if (this.platform !== "win32" && this.child.pid !== undefined) signalGroup(this.child, this.child.pid, "SIGKILL");
@@ -268,9 +276,9 @@ class ChildRun {
       this.finish();
       return;
     }
-    this.drainTimer = setTimeout(() => {
+    this.drainTimer = this.timers.after(EXIT_DRAIN_GRACE_MS, () => {
       this.finish();
-    }, EXIT_DRAIN_GRACE_MS);
+    });
   }
 
   /** SIGTERM to the group, SIGKILL after the grace (Windows: the tree at once); once per run. */
@@ -284,26 +292,26 @@ class ChildRun {
       return;
     }
     signalGroup(this.child, pid, "SIGTERM");
-    this.killTimer = setTimeout(() => {
+    this.killTimer = this.timers.after(this.killGraceMs, () => {
       if (this.exit !== undefined) return;
       signalGroup(this.child, pid, "SIGKILL");
       this.startBackstop();
-    }, this.killGraceMs);
+    });
   }
 
   /** A process that SIGKILL cannot end (uninterruptible I/O, say) must not hold the call forever. */
   private startBackstop(): void {
-    this.backstopTimer = setTimeout(() => {
+    this.backstopTimer = this.timers.after(UNKILLABLE_BACKSTOP_MS, () => {
       this.finish(true);
-    }, UNKILLABLE_BACKSTOP_MS);
+    });
   }
 
   private cleanUp(): void {
     this.settled = true;
-    clearTimeout(this.timeoutTimer);
-    clearTimeout(this.killTimer);
-    clearTimeout(this.drainTimer);
-    clearTimeout(this.backstopTimer);
+    this.timeoutTimer();
+    this.killTimer?.();
+    this.drainTimer?.();
+    this.backstopTimer?.();
     this.request.signal?.removeEventListener("abort", this.onAbort);
     for (const stream of this.streams) stream.destroy();
   }
@@ -321,7 +329,7 @@ class ChildRun {
       truncated: this.output.truncated,
       timedOut: this.timedOut,
       canceled: this.canceled,
-      durationMs: Math.round(performance.now() - this.started),
+      durationMs: Math.round(this.timers.now() - this.started),
       pid: this.child.pid,
       interleaving: this.output.interleaving,
     };

@@ -76,6 +76,8 @@ export interface AtomicWriteOptions {
    * (the audit head: an older head anchors a prefix of the log).
    */
   readonly syncDirectory?: boolean;
+  /** The pause between two Windows rename attempts (a real timer by default); tests record the pauses asked for. */
+  readonly pause?: (ms: number) => Promise<void>;
 }
 
 /** The prefix every temp file of `file` starts with (`.<name>.tmp-`); such files are never read as state. */
@@ -107,7 +109,7 @@ export async function writeFileAtomic(file: string, data: Uint8Array, options: A
     closed = true;
     await handle.close();
     options.beforeCommit?.();
-    await renameWithRetry(fs, temp, file, platform);
+    await renameWithRetry(fs, temp, file, platform, options.pause ?? pauseFor);
   } catch (error) {
     if (!closed) await handle.close().catch(() => undefined);
     await fs.unlink(temp).catch(() => undefined);
@@ -125,7 +127,11 @@ async function writeAll(handle: WritableFile, data: Uint8Array): Promise<void> {
   }
 }
 
-async function renameWithRetry(fs: AtomicFs, from: string, to: string, platform: NodeJS.Platform): Promise<void> {
+function pauseFor(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function renameWithRetry(fs: AtomicFs, from: string, to: string, platform: NodeJS.Platform, pause: (ms: number) => Promise<void>): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       await fs.rename(from, to);
@@ -134,7 +140,7 @@ async function renameWithRetry(fs: AtomicFs, from: string, to: string, platform:
       const delay = RENAME_RETRY_DELAYS[attempt];
       const code = (error as NodeJS.ErrnoException).code ?? "";
       if (platform !== "win32" || delay === undefined || !RENAME_RETRY_CODES.has(code)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await pause(delay);
     }
   }
 }

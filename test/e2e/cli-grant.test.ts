@@ -11,7 +11,7 @@ import { grantFingerprint } from "../../src/state/fingerprints.js";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
-import { expectUsageError, jsonOutput, minutesFromNow, runChecked } from "../support/cli-expect.js";
+import { expectUsageError, expiresBetween, jsonOutput, runChecked } from "../support/cli-expect.js";
 import { runCli, type CliResult } from "../support/run-cli.js";
 
 const DEMO = `version: "1"
@@ -98,7 +98,9 @@ const EVIDENCE = /^grant:(exact|prefix):\d+:[0-9a-f]{8}$/u;
 describe("torii grant add", () => {
   test("--exact grants the whole canonical argv for default_grant_minutes, in the provider's grants file", async () => {
     const tree = makeTree({ "settings.yaml": 'version: "1"\ndefault_grant_minutes: 4\n' });
+    const before = Date.now();
     const out = jsonOutput(await torii(tree, "grant", "add", "demo", "--exact", "--json", "--", "fetch", "origin", "--prune"));
+    const after = Date.now();
     expect(out).toMatchObject({
       action: "grant-added",
       tool: "demo",
@@ -110,8 +112,7 @@ describe("torii grant add", () => {
       minutes: 4,
     });
     expect(out.evidence).toMatch(EVIDENCE);
-    expect(minutesFromNow(out.expires_at)).toBeGreaterThan(3.5);
-    expect(minutesFromNow(out.expires_at)).toBeLessThanOrEqual(4);
+    expect(expiresBetween(out.expires_at, before, after)).toBe(4);
     expect(statSync(tree.demoGrants).mode & 0o777).toBe(0o600);
     const stored = storedGrants(tree.demoGrants);
     expect(stored.version).toBe("2");

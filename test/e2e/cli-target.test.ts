@@ -7,7 +7,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { describe, expect, test } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
-import { ANY_NUMBER, ANY_STRING, expectUsageError, jsonOutput, minutesFromNow, runChecked } from "../support/cli-expect.js";
+import { ANY_NUMBER, ANY_STRING, expectUsageError, expiresBetween, jsonOutput, runChecked } from "../support/cli-expect.js";
 import { runCli, type CliResult } from "../support/run-cli.js";
 
 const IDP = `version: "1"
@@ -333,10 +333,11 @@ describe("torii target list, show and status", () => {
 describe("torii target activate", () => {
   test("defaults to default_target_minutes from settings.yaml", async () => {
     const tree = makeTree({ "settings.yaml": 'version: "1"\ndefault_target_minutes: 7\n' });
+    const before = Date.now();
     const out = jsonOutput(await torii(tree, "target", "activate", "kube", "dev", "--json"));
+    const after = Date.now();
     expect(out).toMatchObject({ action: "target-activated", tool: "kube", target: "dev", mode: "replace", minutes: 7, replaced: [], active: ["dev"] });
-    expect(minutesFromNow(out.expires_at)).toBeGreaterThan(6.5);
-    expect(minutesFromNow(out.expires_at)).toBeLessThanOrEqual(7);
+    expect(expiresBetween(out.expires_at, before, after)).toBe(7);
     expect(mode(tree.leaseFile)).toBe(0o600);
   });
 
@@ -372,8 +373,9 @@ describe("torii target activate", () => {
 
   test("--for 1440 is the longest lease", async () => {
     const tree = makeTree();
+    const before = Date.now();
     const out = jsonOutput(await torii(tree, "target", "activate", "kube", "dev", "--for", "1440", "--json"));
-    expect(minutesFromNow(out.expires_at)).toBeGreaterThan(1439);
+    expect(expiresBetween(out.expires_at, before, Date.now())).toBe(1440);
   });
 
   test("an unknown alias is refused", async () => {

@@ -113,8 +113,11 @@ describe("torii_policy", () => {
   });
 });
 
-/** Sends raw lines to a fresh server and returns every stdout line it wrote. */
-async function rawExchange(lines: readonly string[], settleMs = 1500): Promise<{ stdout: string[]; code: number | null }> {
+/**
+ * Sends raw lines to a fresh server, closes its stdin once `answered` holds for what it wrote (at once by default),
+ * and returns every stdout line it wrote until it exited.
+ */
+async function rawExchange(lines: readonly string[], answered: (stdout: string) => boolean = () => true): Promise<{ stdout: string[]; code: number | null }> {
   const child = spawn(process.execPath, [CLI_PATH], {
     env: { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "/root", TORII_CONFIG_DIR: root, TORII_NO_GUI: "1" },
     stdio: ["pipe", "pipe", "pipe"],
@@ -124,7 +127,8 @@ async function rawExchange(lines: readonly string[], settleMs = 1500): Promise<{
     stdout += chunk.toString("utf8");
   });
   for (const line of lines) child.stdin.write(`${line}\n`);
-  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  // Waits for the answers, not a fixed time a loaded machine may need more than (the test's timeout is the hang guard).
+  while (!answered(stdout)) await new Promise((resolve) => setTimeout(resolve, 20));
   child.stdin.end();
   const code = await new Promise<number | null>((resolve) => {
     child.on("exit", resolve);
@@ -134,6 +138,7 @@ async function rawExchange(lines: readonly string[], settleMs = 1500): Promise<{
 
 describe("stdout purity and lifecycle", () => {
   test("every stdout line is JSON-RPC, through every error path", async () => {
+    const ANSWERED_IDS = [1, 2, 4, 5, 6, 7, 8, 9, 10, 11];
     const init = {
       jsonrpc: "2.0",
       id: 1,
@@ -141,34 +146,44 @@ describe("stdout purity and lifecycle", () => {
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
     };
     const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
-    const { stdout, code } = await rawExchange([
-      JSON.stringify(init),
-      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-      "this is not json",
-      '{"jsonrpc":"2.0","id":3,"method":',
-      call(4, "rec", { args: ["status"] }),
-      call(5, "rec", { args: ["push"] }),
-      call(6, "rec", { args: [] }),
-      call(7, "nope", { args: ["x"] }),
-      call(8, "kube", { args: ["get"], target: "prod" }),
-      call(9, "rec", { args: ["fetch"] }),
-      call(10, "torii_policy", { provider: "nope" }),
-      JSON.stringify({ jsonrpc: "2.0", id: 11, method: "no/such/method" }),
-      JSON.stringify([{ jsonrpc: "2.0", id: 12, method: "tools/list" }]),
-    ]);
+    const { stdout, code } = await rawExchange(
+      [
+        JSON.stringify(init),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+        "this is not json",
+        '{"jsonrpc":"2.0","id":3,"method":',
+        call(4, "rec", { args: ["status"] }),
+        call(5, "rec", { args: ["push"] }),
+        call(6, "rec", { args: [] }),
+        call(7, "nope", { args: ["x"] }),
+        call(8, "kube", { args: ["get"], target: "prod" }),
+        call(9, "rec", { args: ["fetch"] }),
+        call(10, "torii_policy", { provider: "nope" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 11, method: "no/such/method" }),
+        JSON.stringify([{ jsonrpc: "2.0", id: 12, method: "tools/list" }]),
+      ],
+      (written) => {
+        // Complete lines only (what follows the last newline may be cut); each is checked as JSON-RPC below.
+        const ids = written
+          .split("\n")
+          .slice(0, -1)
+          .map((line) => (JSON.parse(line) as { id?: number }).id);
+        return ANSWERED_IDS.every((id) => ids.includes(id));
+      },
+    );
     expect(stdout.length).toBeGreaterThanOrEqual(10);
     for (const line of stdout) {
       const message = JSON.parse(line) as { jsonrpc?: string };
       expect(message.jsonrpc).toBe("2.0");
     }
     const ids = stdout.map((line) => (JSON.parse(line) as { id?: number }).id);
-    for (const id of [1, 2, 4, 5, 6, 7, 8, 9, 10, 11]) expect(ids).toContain(id);
+    for (const id of ANSWERED_IDS) expect(ids).toContain(id);
     expect(code).toBe(0);
   });
 
   test("the server exits when stdin closes", async () => {
-    const { code } = await rawExchange([], 300);
+    const { code } = await rawExchange([]);
     expect(code).toBe(0);
   });
 });

@@ -34,7 +34,12 @@ export function expectUsageError(result: CliResult, message: RegExp | string): v
   else expect(result.stderr).toMatch(message);
 }
 
-/** Minutes from now until the ISO-8601 time `iso`. */
-export function minutesFromNow(iso: unknown): number {
-  return (Date.parse(String(iso)) - Date.now()) / 60_000;
+/**
+ * The whole minutes from the command's run to the ISO-8601 time `iso`, when `iso` lies that many minutes after some
+ * moment between `before` and `after` (the clock read around the command); NaN otherwise. No margin to outrun.
+ */
+export function expiresBetween(iso: unknown, before: number, after: number): number {
+  const at = Date.parse(String(iso));
+  const minutes = Math.round((at - before) / 60_000);
+  return at >= before + minutes * 60_000 && at <= after + minutes * 60_000 ? minutes : Number.NaN;
 }

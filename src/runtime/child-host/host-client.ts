@@ -12,6 +12,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { startLaunch, type LaunchRequest, type StartedLaunch } from "../launcher.js";
+import type { Timers } from "../timers.js";
 import { HostProcess } from "./host-process.js";
 
 /** How long an idle host is kept for the next call: a host costs ~40 MiB, a restart ~50 ms of CPU. */
@@ -37,6 +38,8 @@ export interface ChildHostOptions {
   readonly platform?: NodeJS.Platform;
   /** Called when a host is gone (it exited, idle or not, or was given up and killed), with its pid. */
   readonly onHostGone?: (pid: number | undefined) => void;
+  /** The answer deadlines' timers; real ones when absent (tests pass a manual clock: timers.ts). */
+  readonly timers?: Timers;
 }
 
 /** The file the server runs as its child host. */
@@ -54,6 +57,7 @@ export class ChildHostClient {
   private readonly startAllowanceMs: number | undefined;
   private readonly platform: NodeJS.Platform;
   private readonly onHostGone: ((pid: number | undefined) => void) | undefined;
+  private readonly timers: Timers | undefined;
 
   constructor(options: ChildHostOptions = {}) {
     this.hostFile = options.hostFile ?? defaultHostFile();
@@ -62,6 +66,7 @@ export class ChildHostClient {
     this.startAllowanceMs = options.startAllowanceMs;
     this.platform = options.platform ?? process.platform;
     this.onHostGone = options.onHostGone;
+    this.timers = options.timers;
   }
 
   /** The current host's pid, if one runs (for tests and the bench). */
@@ -99,6 +104,7 @@ export class ChildHostClient {
       this.platform,
       this.spawnDeadlineMs,
       this.startAllowanceMs,
+      this.timers,
     );
     return this.host;
   }

@@ -21,6 +21,7 @@ import {
   type StartedLaunch,
 } from "../launcher.js";
 import { NO_REDACTION } from "../redaction.js";
+import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
 interface Pending {
@@ -32,7 +33,7 @@ interface Pending {
   readonly running: Promise<LaunchResult>;
   readonly stopCancel: () => void;
   /** Fires when the host owes an answer (`spawned`, then the end of the run) past its deadline. */
-  deadline: NodeJS.Timeout | undefined;
+  deadline: CancelTimer | undefined;
 }
 
 export interface HostEvents {
@@ -70,6 +71,8 @@ export class HostProcess {
     private readonly platform: NodeJS.Platform,
     private readonly spawnDeadlineMs: number,
     private readonly startAllowanceMs: number = HOST_START_ALLOWANCE_MS,
+    /** The answer deadlines' timers: a test's manual clock fires them on an event (timers.ts). */
+    private readonly timers: Timers = SYSTEM_TIMERS,
   ) {
     // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
     this.child = spawn(process.execPath, [hostFile], {
@@ -204,22 +207,25 @@ export class HostProcess {
 
   /** Gives the host up unless it answers `pending` within `ms` (no deadline beyond a timer's range). */
   private expectAnswer(id: number, pending: Pending, ms: number, what: string): void {
-    clearTimeout(pending.deadline);
+    pending.deadline?.();
     if (ms > MAX_TIMER_MS) return;
-    const deadline = setTimeout(() => {
-      // Timers run before pending I/O: after a stall of the server's own event loop, the answer may
-      // be waiting in the channel. It is read before setImmediate runs; only then is the host given up.
-      setImmediate(() => {
-        if (pending.deadline === deadline && this.pending.has(id)) this.abandon(`the child host ${what} within ${ms} ms and was killed`);
-      });
-    }, ms);
+    const deadline = this.timers.after(
+      ms,
+      () => {
+        // Timers run before pending I/O: after a stall of the server's own event loop, the answer may
+        // be waiting in the channel. It is read before setImmediate runs; only then is the host given up.
+        setImmediate(() => {
+          if (pending.deadline === deadline && this.pending.has(id)) this.abandon(`the child host ${what} within ${ms} ms and was killed`);
+        });
+      },
+      true,
+    );
     pending.deadline = deadline;
-    deadline.unref();
   }
 
   private finish(id: number, pending: Pending): void {
     this.pending.delete(id);
-    clearTimeout(pending.deadline);
+    pending.deadline?.();
     pending.stopCancel();
     this.events.onBusyChange(this);
   }

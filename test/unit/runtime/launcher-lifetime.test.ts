@@ -2,12 +2,17 @@
  * launch(): no process outlives its call. Timeouts and cancellation signal the
  * whole process group (SIGTERM, then SIGKILL after the grace); grandchildren
  * are killed when the child exits; a pipe held open cannot hang the call.
+ *
+ * Timeouts and graces run on a manual clock (test/support/manual-timers.ts),
+ * moved only once the child said it is ready or that SIGTERM reached it: a
+ * child slow to start on a loaded machine changes nothing the tests see.
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launch } from "../../../src/runtime/launcher.js";
 import { firstLinePid, isAlive, killQuietly, nodeScript, SIGNAL_READY, spawnGrandchild, waitForFile, waitUntilGone } from "./process-helpers.js";
+import { ManualTimers } from "../../support/manual-timers.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const created: string[] = [];
@@ -22,31 +27,56 @@ function readyMarker(): string {
   return path.join(dir, "ready");
 }
 
-/** A child that survives SIGTERM (and says so on stderr) until SIGKILL. */
+/** The file a child running IGNORES_SIGTERM creates when SIGTERM reaches it. */
+const sigtermMarker = (ready: string): string => `${ready}.sigterm`;
+
+/** A child that survives SIGTERM (says so on stderr, and creates its marker) until SIGKILL. */
 const IGNORES_SIGTERM = `
-  process.on("SIGTERM", () => process.stderr.write("got SIGTERM\\n"));
+  process.on("SIGTERM", () => {
+    process.stderr.write("got SIGTERM\\n");
+    require("node:fs").writeFileSync(process.argv[1] + ".sigterm", "");
+  });
   process.stdout.write("ready\\n");
   ${SIGNAL_READY}
   setInterval(() => {}, 1000);`;
 
 describe("launch: timeout", () => {
   it("sends SIGTERM to the group, then SIGKILL after the grace, for a child that ignores SIGTERM", async () => {
-    const result = await launch(nodeScript(IGNORES_SIGTERM, { timeoutMs: 1000, killGraceMs: 500 }, [readyMarker()]));
+    const timers = new ManualTimers();
+    const ready = readyMarker();
+    const running = launch(nodeScript(IGNORES_SIGTERM, { timeoutMs: 1000, killGraceMs: 500, timers }, [ready]));
+    await waitForFile(ready);
+    expect(timers.pending).toEqual([1000]);
+    timers.advance(1000);
+    await waitForFile(sigtermMarker(ready));
+    // SIGTERM was sent and ignored; SIGKILL waits for the whole grace.
+    expect(timers.pending).toEqual([500]);
+    timers.advance(500);
+    const result = await running;
     expect(result).toMatchObject({ timedOut: true, canceled: false, exitCode: null, signal: "SIGKILL", stdout: "ready\n", stderr: "got SIGTERM\n" });
-    // SIGKILL only after the grace (no upper bound: a loaded machine is slower, never faster).
-    expect(result.durationMs).toBeGreaterThanOrEqual(1400);
+    expect(result.durationMs).toBe(1500);
   });
 
-  it("ends with SIGTERM alone when the child honours it, well before the grace runs out", async () => {
-    const result = await launch(nodeScript(`setInterval(() => {}, 1000)`, { timeoutMs: 500, killGraceMs: 5000 }));
+  it("ends with SIGTERM alone when the child honours it, before the grace runs out", async () => {
+    const timers = new ManualTimers();
+    const ready = readyMarker();
+    const running = launch(nodeScript(`${SIGNAL_READY} setInterval(() => {}, 1000)`, { timeoutMs: 500, killGraceMs: 5000, timers }, [ready]));
+    await waitForFile(ready);
+    timers.advance(500);
+    // The clock never reaches the grace: only SIGTERM can have ended the child.
+    const result = await running;
     expect(result).toMatchObject({ timedOut: true, signal: "SIGTERM" });
-    expect(result.durationMs).toBeGreaterThanOrEqual(450);
-    // Well before the grace: ended by SIGTERM, never escalated to SIGKILL.
+    expect(result.durationMs).toBe(500);
   });
 
   it("kills the grandchildren of a child that timed out", async () => {
-    const script = `${spawnGrandchild("ignore")} process.stdout.write(grandchild.pid + "\\n"); setInterval(() => {}, 1000);`;
-    const result = await launch(nodeScript(script, { timeoutMs: 1500, killGraceMs: 500 }));
+    const timers = new ManualTimers();
+    const ready = readyMarker();
+    const script = `${spawnGrandchild("ignore")} process.stdout.write(grandchild.pid + "\\n"); ${SIGNAL_READY} setInterval(() => {}, 1000);`;
+    const running = launch(nodeScript(script, { timeoutMs: 1500, killGraceMs: 500, timers }, [ready]));
+    await waitForFile(ready);
+    timers.advance(1500);
+    const result = await running;
     expect(result.timedOut).toBe(true);
     expect(await waitUntilGone(firstLinePid(result.stdout))).toBe(true);
   });
@@ -99,10 +129,13 @@ describe("launch: cancellation", () => {
 
   it("escalates to SIGKILL for a child that ignores SIGTERM", async () => {
     const controller = new AbortController();
+    const timers = new ManualTimers();
     const ready = readyMarker();
-    const running = launch(nodeScript(IGNORES_SIGTERM, { signal: controller.signal, killGraceMs: 300, timeoutMs: 20_000 }, [ready]));
+    const running = launch(nodeScript(IGNORES_SIGTERM, { signal: controller.signal, killGraceMs: 300, timeoutMs: 20_000, timers }, [ready]));
     await waitForFile(ready);
     controller.abort();
+    await waitForFile(sigtermMarker(ready));
+    timers.advance(300);
     const result = await running;
     expect(result).toMatchObject({ canceled: true, timedOut: false, signal: "SIGKILL", stderr: "got SIGTERM\n" });
   });
@@ -117,7 +150,12 @@ describe("launch: cancellation", () => {
 
 describe("launch: the Windows branch, as far as it runs on Linux", () => {
   it("does not start a process group, and still ends a timed-out child (taskkill missing, direct kill fallback)", async () => {
-    const result = await launch(nodeScript(IGNORES_SIGTERM, { platform: "win32", timeoutMs: 600, killGraceMs: 5000 }, [readyMarker()]));
+    const timers = new ManualTimers();
+    const ready = readyMarker();
+    const running = launch(nodeScript(IGNORES_SIGTERM, { platform: "win32", timeoutMs: 600, killGraceMs: 5000, timers }, [ready]));
+    await waitForFile(ready);
+    timers.advance(600);
+    const result = await running;
     // No SIGTERM stage on Windows: the tree is force-killed at once.
     expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL", stderr: "" });
   });

@@ -158,19 +158,22 @@ describe("writeFileAtomic", () => {
 
     it("gives up after about 0.6 s of refusals, keeps the original and removes the temp file", async () => {
       const { dir, file } = setup();
-      let attempts = 0;
+      const steps: string[] = [];
       const fs: AtomicFs = {
         ...nodeAtomicFs,
         rename: () => {
-          attempts += 1;
+          steps.push("rename");
           return Promise.reject(Object.assign(new Error("denied"), { code: "EPERM" }));
         },
       };
-      const started = performance.now();
-      await expect(writeFileAtomic(file, NEW, { fs, platform: "win32" })).rejects.toMatchObject({ code: "EPERM" });
-      expect(attempts).toBe(10);
-      // It waited between the attempts (555 ms of delays); ten attempts bound the wait, a loaded machine only stretches it.
-      expect(performance.now() - started).toBeGreaterThanOrEqual(540);
+      const pause = (ms: number): Promise<void> => {
+        steps.push(`pause ${ms}`);
+        return Promise.resolve();
+      };
+      await expect(writeFileAtomic(file, NEW, { fs, platform: "win32", pause })).rejects.toMatchObject({ code: "EPERM" });
+      // Ten attempts with a pause before each retry: 555 ms of pauses in all, counted rather than timed.
+      const pauses = [5, 10, 20, 40, 80, 100, 100, 100, 100];
+      expect(steps).toEqual(["rename", ...pauses.flatMap((ms) => [`pause ${ms}`, "rename"])]);
       expect(snapshot(file)).toEqual(OLD);
       expect(tempFiles(dir)).toEqual([]);
     });

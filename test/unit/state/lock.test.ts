@@ -4,7 +4,9 @@
  * is alive keeps refreshing its lock and is never robbed; a lock whose mtime
  * lies in the future (the clock went back) does not lock everyone out.
  * Every process in a test uses TEST_LOCK_TIMING (stale 2 s, refresh 1 s), the
- * shortest proper-lockfile accepts. The tests run concurrently (each with its own
+ * shortest proper-lockfile accepts, where the stale period is what is waited
+ * out; where it also bounds a write's own hold (half of it), a roomier one that
+ * a loaded machine's write stays within. The tests run concurrently (each with its own
  * directory and processes): they spend their time waiting for a lock to go stale,
  * not computing, so the file takes as long as its longest test instead of the sum.
  */
@@ -13,7 +15,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LockCompromisedError, LockTimeoutError } from "../../../src/state/errors.js";
 import { LEASE_FILE, LeaseStore } from "../../../src/state/lease-store.js";
-import { withFileLock } from "../../../src/state/lock.js";
+import { withFileLock, type LockTiming } from "../../../src/state/lock.js";
 import { assertBuiltStateIsFresh, runChild } from "./child-process.js";
 import { hex64, tempDir, TEST_LOCK_TIMING } from "./helpers.js";
 import { startThief, stallUntil } from "./lock-thief.js";
@@ -25,7 +27,8 @@ const HOLDER = `
 const { LeaseStore } = await import(process.env.STATE_DIST + "/lease-store.js");
 const [dir, binding, holdMs, timing, method = "startWhileActive"] = process.argv.slice(1);
 const store = new LeaseStore(dir, { lockTiming: JSON.parse(timing) });
-await store.activate("prod", binding, 30, "replace");
+// Activated before anyone waits, with a stale period (half of it bounds the write) a loaded machine's write stays within.
+await new LeaseStore(dir, { lockTiming: { ...JSON.parse(timing), stale: 10000 } }).activate("prod", binding, 30, "replace");
 // proper-lockfile's refresh timer is unref'd; keep the process alive while holding.
 const keepAlive = setInterval(() => {}, 1000);
 const result = await store[method]("prod", binding, async () => {
@@ -37,9 +40,18 @@ clearInterval(keepAlive);
 process.stdout.write("released " + Date.now() + " " + JSON.stringify(result) + "\\n");
 `;
 
-function storeIn(dir: string, waitMs: number): LeaseStore {
-  return new LeaseStore(dir, { lockTiming: { ...TEST_LOCK_TIMING, waitMs } });
+function storeIn(dir: string, waitMs: number, timing: LockTiming = TEST_LOCK_TIMING): LeaseStore {
+  return new LeaseStore(dir, { lockTiming: { ...timing, waitMs } });
 }
+
+/**
+ * For a lock that only has to be taken once it is free: a write that took more than half the stale period is
+ * refused as possibly robbed, and a loaded machine can stretch a write past TEST_LOCK_TIMING's one second.
+ */
+const ROOMY_TIMING: LockTiming = { ...TEST_LOCK_TIMING, stale: 10_000 };
+
+/** A live holder against a waiter that judges its staleness: both agree on a stale period roomy enough for a loaded machine's writes (3 s). */
+const SLOW_HOLDER_TIMING: LockTiming = { ...TEST_LOCK_TIMING, stale: 6_000 };
 
 describe.concurrent("the state lock across processes", () => {
   beforeAll(() => {
@@ -63,8 +75,8 @@ describe.concurrent("the state lock across processes", () => {
     });
     expect(takenAt).toBeGreaterThanOrEqual(lastRefresh + TEST_LOCK_TIMING.stale - 5);
     // The lease store's own wait takes it once free.
-    await storeIn(dir, 0).revoke("prod");
-    expect(storeIn(dir, 0).isActive("prod", B1)).toBe(false);
+    await storeIn(dir, 0, ROOMY_TIMING).revoke("prod");
+    expect(storeIn(dir, 0, ROOMY_TIMING).isActive("prod", B1)).toBe(false);
   });
 
   // startNowWhileActive takes the lock with a bare mkdir (no proper-lockfile) and refreshes it itself while the start waits for the child host.
@@ -72,11 +84,12 @@ describe.concurrent("the state lock across processes", () => {
     "a slow live holder (%s) keeps its lock beyond the stale period and is not robbed",
     async (method, { onTestFinished }) => {
       const dir = tempDir(onTestFinished);
-      const holdMs = TEST_LOCK_TIMING.stale + 1_500;
-      const holder = runChild(HOLDER, [dir, B1, String(holdMs), JSON.stringify(TEST_LOCK_TIMING), method]);
+      const holdMs = SLOW_HOLDER_TIMING.stale + 1_500;
+      const holder = runChild(HOLDER, [dir, B1, String(holdMs), JSON.stringify(SLOW_HOLDER_TIMING), method]);
       await holder.line("locked ");
       // When the clear committed, by the wall clock both processes share: a robbed lock lets it commit while the holder still holds.
-      const waiting = storeIn(dir, holdMs + 3_000)
+      // The clear's own wait is not what is tested: a budget past the hold however late the holder lets go.
+      const waiting = storeIn(dir, 60_000, SLOW_HOLDER_TIMING)
         .clear()
         .then((cleared) => ({ cleared, at: Date.now() }));
       const released = await holder.line("released ");

@@ -25,7 +25,7 @@ async function treeWithPending(): Promise<{ root: string; id: string }> {
     page: "http://127.0.0.1:1/a/0123456789abcdef",
     page_secrets: [],
     created_at: new Date(now).toISOString(),
-    expires_at: new Date(now + 60_000).toISOString(),
+    expires_at: new Date(now + 3_600_000).toISOString(),
   });
   return { root, id };
 }

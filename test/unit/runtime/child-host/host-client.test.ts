@@ -4,6 +4,11 @@
  * and small fake hosts that misbehave on purpose. A message the client cannot
  * use never crashes it: an unknown id or a second answer is ignored, a
  * malformed message gives the host up and fails its calls closed.
+ *
+ * Answer deadlines that a test is about run on a manual clock
+ * (test/support/manual-timers.ts), moved only after the event they race
+ * (the host's answer, its ready report): a host slow on a loaded machine
+ * changes nothing the tests see.
  */
 import { spawn, type Serializable } from "node:child_process";
 import { existsSync, statSync, writeFileSync } from "node:fs";
@@ -11,9 +16,12 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { ChildHostClient } from "../../../../src/runtime/child-host/host-client.js";
+import { HOST_START_ALLOWANCE_MS } from "../../../../src/runtime/child-host/host-process.js";
 import { ChildHostError } from "../../../../src/runtime/child-host/protocol.js";
 import { launch, type LaunchRequest } from "../../../../src/runtime/launcher.js";
 import { createRedactor } from "../../../../src/runtime/redaction.js";
+import type { Timers } from "../../../../src/runtime/timers.js";
+import { ManualTimers } from "../../../support/manual-timers.js";
 import { alive } from "../../../support/processes.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
 
@@ -32,13 +40,14 @@ function request(executable: string, args: readonly string[], extra: Partial<Lau
 }
 
 /** A client whose host is closed when the test ends; `gone` resolves with each host's pid as it goes. */
-function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number, startAllowanceMs?: number) {
+function clientFor(hostFile: string, idleMs = 60_000, spawnDeadlineMs?: number, startAllowanceMs?: number, timers?: Timers) {
   const gone: ((pid: number | undefined) => void)[] = [];
   const client = new ChildHostClient({
     hostFile,
     idleMs,
     ...(spawnDeadlineMs === undefined ? {} : { spawnDeadlineMs }),
     ...(startAllowanceMs === undefined ? {} : { startAllowanceMs }),
+    ...(timers === undefined ? {} : { timers }),
     onHostGone: (pid) => {
       gone.shift()?.(pid);
     },
@@ -202,11 +211,16 @@ describe("messages the client cannot use", () => {
     const host = fakeHost(
       `if (message.request.executable === "/bin/sleep") import("node:child_process").then(({ spawn }) => { const child = spawn("/bin/sleep", ["30"], { detached: true, stdio: "ignore" }); send({ type: "spawned", id: message.id, pid: child.pid }); });`,
     );
-    const { client, nextGone } = clientFor(host, 60_000, 2_500);
+    const timers = new ManualTimers();
+    const { client, nextGone } = clientFor(host, 60_000, 2_500, undefined, timers);
     const gone = nextGone();
     const first = await client.start(request("/bin/sleep", ["30"]));
     const hostPid = client.hostPid;
-    await expect(client.start(request("/bin/true", []))).rejects.toThrow(
+    const second = client.start(request("/bin/true", []));
+    // The unanswered launch's deadline, and the running one's: its timeout, its kill grace and the deadline.
+    expect(timers.pending).toEqual([2_500, 10_000 + 200 + 2_500]);
+    expect(timers.advance(2_500)).toBe(1);
+    await expect(second).rejects.toThrow(
       /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the process may have started/,
     );
     await expect(first.running).rejects.toThrow(/did not answer within 2500 ms and was killed during the call; its process group was killed/);
@@ -219,11 +233,22 @@ describe("messages the client cannot use", () => {
   });
 
   test("the answer deadline runs from the host's ready report: a host busy starting up for longer than the deadline still runs the launch", async () => {
-    // 1.5 s of start-up work (a loaded machine's cold start) against a 500 ms answer deadline.
-    const host = fakeHost("send(ok(message.id, 'slow start, then answered'));", { start: "const until = Date.now() + 1500; while (Date.now() < until);" });
-    const { client } = clientFor(host, 60_000, 500);
-    const started = await client.start(request("/bin/true", []));
+    // The host's start-up (a loaded machine's cold start) lasts until the test lets it end, after the clock passed the deadline.
+    const go = path.join(tempDirectory("torii-slow-start-"), "go");
+    const start = `import { existsSync } from "node:fs";
+while (!existsSync(${JSON.stringify(go)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);`;
+    const host = fakeHost("send(ok(message.id, 'slow start, then answered'));", { start });
+    const timers = new ManualTimers();
+    const { client } = clientFor(host, 60_000, 500, undefined, timers);
+    const starting = client.start(request("/bin/true", []));
+    // Sent during the host's start-up: the start allowance runs too, so 1.5 s of start-up fire nothing.
+    expect(timers.pending).toEqual([HOST_START_ALLOWANCE_MS + 500]);
+    expect(timers.advance(1_500)).toBe(0);
+    writeFileSync(go, "");
+    const started = await starting;
     expect((await started.running).stdout).toBe("slow start, then answered");
+    // Once the host reported ready, the plain deadline was counted again from then.
+    expect(timers.requested).toEqual([HOST_START_ALLOWANCE_MS + 500, 500]);
   });
 
   test("a host that never reports ready is given up after its start allowance and the answer deadline: the call fails closed", async () => {
@@ -251,17 +276,26 @@ describe("a server whose event loop stalls or is busy redacting", () => {
     const host = fakeHost(
       `process.send({ type: "spawned", id: message.id, pid: 4242 }, () => { import("node:fs").then((fs) => { fs.writeFileSync(${JSON.stringify(marks)} + "/" + message.id, ""); send(ok(message.id, "answered")); }); });`,
     );
-    const { client } = clientFor(host, 60_000, 50);
+    const timers = new ManualTimers();
+    const { client } = clientFor(host, 60_000, 50, undefined, timers);
     expect((await (await client.start(request("/bin/true", []))).running).stdout).toBe("answered");
     const hostPid = client.hostPid;
     const start = client.start(request("/bin/true", []));
-    // The server's event loop stalls (a long synchronous task) until the answer waits in the channel
-    // and the 50 ms deadline is past: when the loop turns again, the deadline's timer runs first.
+    // The 50 ms deadline falls due in the timers phase after the stall below, where a real one would run.
+    let fired = -1;
+    setTimeout(() => {
+      fired = timers.advance(50);
+    }, 0);
+    // The server's event loop stalls (a long synchronous task) until the answer waits in the channel:
+    // when the loop turns again, the deadline's timer runs before the channel is read.
     const stalledAt = performance.now();
-    while (!existsSync(path.join(marks, "1")) && performance.now() - stalledAt < 10_000);
-    while (performance.now() - stalledAt < 200);
+    while (!existsSync(path.join(marks, "1")) && performance.now() - stalledAt < 30_000);
+    // A lower bound, not a race: after 2 ms the 1 ms timer above is due, however slow the machine.
+    while (performance.now() - stalledAt < 2);
     expect(existsSync(path.join(marks, "1"))).toBe(true);
     const started = await start;
+    // The deadline ran while the answer still waited unread (reading it replaces the deadline), and kept the host.
+    expect(fired).toBe(1);
     expect(started.pid).toBe(4242);
     expect((await started.running).stdout).toBe("answered");
     expect(client.hostPid).toBe(hostPid);
