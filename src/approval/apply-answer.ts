@@ -3,7 +3,8 @@
  * carrying out what it asks for: a grant through the grant store (the same
  * file the grant gate reads), a rule through the rule editor. An answer that
  * does not fit the call (a prefix longer than the argv, a mode it does not
- * know) or that cannot be carried out allows nothing.
+ * know), a rule other than the one the page showed, or one that cannot be
+ * carried out allows nothing.
  */
 import type { Settings } from "../config/settings.js";
 import type { AddedRule, ApprovalAnswer, ApprovalRequest } from "../pipeline/gates.js";
@@ -16,8 +17,12 @@ import type { RuleOffer } from "./page-model.js";
 export interface RuleEditor {
   /** The rules the page offers for this call (with what each would change, or why it is disabled). */
   offers(request: ApprovalRequest): readonly RuleOffer[];
-  /** Adds the offered rule of `effect` to its rules.yaml. @throws when it is not offered or cannot be written. */
-  add(request: ApprovalRequest, effect: "accept" | "deny"): Promise<AddedRule>;
+  /**
+   * Adds the offered rule of `effect` to its rules.yaml. `shown`: the rules the page showed when it was rendered;
+   * the rule offered now must be one of them (same rule, same file).
+   * @throws when it is not offered, is not what the page showed, or cannot be written.
+   */
+  add(request: ApprovalRequest, effect: "accept" | "deny", shown: readonly RuleOffer[]): Promise<AddedRule>;
 }
 
 /** Who answered through which channel, as the audit log records it (never a secret). */
@@ -33,7 +38,7 @@ function refused(reason: string, by: string): ApprovalAnswer {
 export async function applyAnswer(
   answer: ApprovalAnswerRecord,
   request: ApprovalRequest,
-  deps: { readonly settings: Settings; readonly rules: RuleEditor },
+  deps: { readonly settings: Settings; readonly rules: RuleEditor; readonly shownRules: readonly RuleOffer[] },
 ): Promise<ApprovalAnswer> {
   const by = answeredBy(answer);
   const tokens = request.canonicalTokens;
@@ -61,7 +66,7 @@ export async function applyAnswer(
       const effect = answer.choice === "rule-accept" ? "accept" : "deny";
       let addedRule: AddedRule;
       try {
-        addedRule = await deps.rules.add(request, effect);
+        addedRule = await deps.rules.add(request, effect, deps.shownRules);
       } catch (error) {
         return refused(`the operator's rule could not be added (${error instanceof Error ? error.message : String(error)})`, by);
       }

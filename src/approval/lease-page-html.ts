@@ -7,6 +7,7 @@
  * would be active. The same script and style sheet as the call page serve it.
  */
 import { escapeHtml, pageHead, visibleToken } from "./page-html.js";
+import type { PageOffer } from "./page-offer.js";
 
 export interface LeasePageModel {
   readonly tool: string;
@@ -14,7 +15,8 @@ export interface LeasePageModel {
   readonly active: readonly { readonly target: string; readonly expires_at: string }[];
   readonly tokens: readonly string[];
   readonly description?: string;
-  readonly minutes: number;
+  /** What the page offers (page-offer.ts `leasePageOffer`): it renders these durations, and the server takes no other. */
+  readonly offer: PageOffer;
   readonly expiresAt: string;
 }
 
@@ -43,7 +45,7 @@ export function renderLeasePage(model: LeasePageModel, base: string, csrf: strin
 <section aria-labelledby="h-call"><h2 id="h-call">The call that asks</h2><ol class="argv">${tokens}</ol>${description}</section>
 <section aria-labelledby="h-answer" class="answer"><h2 id="h-answer">Your answer</h2>
 <p class="hint" id="hold-hint">Replace and Add are press-and-hold: keep the button (or Space/Enter on it) pressed for one second.</p>
-<label>for <input type="number" id="minutes" min="1" max="1440" value="${model.minutes}" aria-label="minutes"> minutes (<span id="minutes-shown">${model.minutes}</span>)</label>
+<label>for <input type="number" id="minutes" min="${model.offer.minutes.min}" max="${model.offer.minutes.max}" value="${model.offer.minutes.initial}" aria-label="minutes"> minutes (<span id="minutes-shown">${model.offer.minutes.initial}</span>)</label>
 <div class="row"><button type="button" class="deny" data-choice="deny">Deny</button>
 <button type="button" class="hold" data-choice="lease-replace" aria-describedby="hold-hint">Replace: only ${escapeHtml(model.target)} active</button>
 <button type="button" class="hold" data-choice="lease-add" aria-describedby="hold-hint">Add: keep the others active</button></div>

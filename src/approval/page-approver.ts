@@ -21,7 +21,8 @@ import { applyAnswer, type RuleEditor } from "./apply-answer.js";
 import { activeLeases, applyLeaseAnswer } from "./apply-lease-answer.js";
 import { renderLeasePage } from "./lease-page-html.js";
 import { leaseText } from "./lease-text.js";
-import type { PageAnswer, PageModel } from "./page-model.js";
+import type { PageAnswer, PageModel, RuleOffer } from "./page-model.js";
+import { callPageOffer, leasePageOffer, offerRefusal, type PageOffer } from "./page-offer.js";
 import { renderPage } from "./page-html.js";
 import type { ApprovalPageServer } from "./page-server.js";
 import { waitForAnswer } from "./wait-for-answer.js";
@@ -38,7 +39,7 @@ export interface PageApproverDeps {
 }
 
 /** What an HTTP refusal of the page says for each refusal of the store. */
-const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410, "no-secret": 404 } as const;
+const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410, "no-secret": 404, ended: 403 } as const;
 
 /** What a pending approval holds besides its id, page, secrets and times. */
 type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "page" | "page_secrets" | "created_at" | "expires_at">;
@@ -69,13 +70,14 @@ export class PageApprover implements Approver {
   async askLease(request: LeaseRequest): Promise<LeaseAnswer> {
     const lease = { minutes: this.deps.settings.defaultTargetMinutes, active: activeLeases(request, this.clock()) };
     const { provider, target, canonicalTokens, description } = request;
-    const model = { tool: provider.tool, target: target.name, tokens: canonicalTokens, minutes: lease.minutes, active: lease.active };
+    const model = { tool: provider.tool, target: target.name, tokens: canonicalTokens, offer: leasePageOffer(lease.minutes), active: lease.active };
     try {
       return await this.pose(
         request.signal,
         (_id, expiresAt) => ({
           render: (base, csrf, settleMs) =>
             renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, base, csrf, settleMs),
+          offer: model.offer,
           record: {
             kind: "lease",
             tool: provider.tool,
@@ -105,12 +107,15 @@ export class PageApprover implements Approver {
 
   private askOperator(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const { provider, target, canonicalTokens, description } = request;
+    let shownRules: readonly RuleOffer[] = [];
     return this.pose(
       request.signal,
       (id, expiresAt) => {
         const model = this.modelOf(id, request, expiresAt);
+        shownRules = model.rules;
         return {
           render: (base, csrf, settleMs) => renderPage(model, base, csrf, settleMs),
+          offer: model.offer,
           record: {
             kind: "call",
             tool: provider.tool,
@@ -120,7 +125,7 @@ export class PageApprover implements Approver {
           },
         };
       },
-      (end) => this.outcomeOfEnd(end, request),
+      (end) => this.outcomeOfEnd(end, request, shownRules),
     );
   }
 
@@ -131,20 +136,21 @@ export class PageApprover implements Approver {
    */
   private async pose<T>(
     signal: AbortSignal,
-    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string, settleMs: number) => string; record: PendingFields },
+    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string, settleMs: number) => string; offer: PageOffer; record: PendingFields },
     settle: (end: ApprovalRecord | "timeout" | "aborted", record: ApprovalRecord) => Promise<T>,
   ): Promise<T> {
     const id = randomBytes(8).toString("hex");
     const csrf = randomBytes(24).toString("base64url");
     const created = this.clock();
     const expiresAt = new Date(created.getTime() + this.deps.settings.approvalTimeoutSeconds * 1000).toISOString();
-    const { render, record } = build(id, expiresAt);
+    const { render, offer, record } = build(id, expiresAt);
     const page = await this.deps.page.add({
       id,
       csrf,
       render: (base, settleMs) => render(base, csrf, settleMs),
       consume: (secret) => this.store.consumePageSecret(id, secret),
-      answer: (answer) => this.answerFromPage(id, answer),
+      unoffered: (answer) => offerRefusal(offer, answer),
+      answer: (answer, live) => this.answerFromPage(id, answer, live),
     });
     try {
       this.store.prune();
@@ -158,7 +164,7 @@ export class PageApprover implements Approver {
     }
   }
 
-  private outcomeOfEnd(end: ApprovalRecord | "timeout" | "aborted", request: ApprovalRequest): Promise<ApprovalAnswer> {
+  private outcomeOfEnd(end: ApprovalRecord | "timeout" | "aborted", request: ApprovalRequest, shownRules: readonly RuleOffer[]): Promise<ApprovalAnswer> {
     if (end === "aborted") {
       return Promise.resolve({
         result: "deny",
@@ -166,7 +172,7 @@ export class PageApprover implements Approver {
         reason: "the call was cancelled while its approval was pending; the approval was withdrawn",
       });
     }
-    if (end !== "timeout") return this.outcomeOf(end, request);
+    if (end !== "timeout") return this.outcomeOf(end, request, shownRules);
     return Promise.resolve({
       result: "deny",
       source: "approval-timeout",
@@ -202,21 +208,21 @@ export class PageApprover implements Approver {
     return "timeout";
   }
 
-  private outcomeOf(record: ApprovalRecord, request: ApprovalRequest): Promise<ApprovalAnswer> {
+  private outcomeOf(record: ApprovalRecord, request: ApprovalRequest, shownRules: readonly RuleOffer[]): Promise<ApprovalAnswer> {
     if (record.status !== "answered" || record.answer === undefined) {
       return Promise.resolve({ result: "deny", source: "approval-timeout", reason: `the approval ended unanswered (${record.status})` });
     }
-    return applyAnswer(record.answer, request, { settings: this.deps.settings, rules: this.deps.rules });
+    return applyAnswer(record.answer, request, { settings: this.deps.settings, rules: this.deps.rules, shownRules });
   }
 
-  private async answerFromPage(id: string, answer: PageAnswer): Promise<{ status: number; message: string }> {
+  private async answerFromPage(id: string, answer: PageAnswer, live: () => boolean): Promise<{ status: number; message: string }> {
     const chosen =
       answer.choice === "grant"
         ? { choice: answer.choice, mode: answer.mode, token_count: answer.token_count, minutes: answer.minutes }
         : answer.choice === "lease-replace" || answer.choice === "lease-add"
           ? { choice: answer.choice, minutes: answer.minutes }
           : { choice: answer.choice };
-    const change: ApprovalChange = await this.store.answer(id, { ...chosen, channel: "page", by: "the approval page" });
+    const change: ApprovalChange = await this.store.answer(id, { ...chosen, channel: "page", by: "the approval page" }, live);
     if (!change.ok) return { status: REFUSAL_STATUS[change.refusal], message: `refused: ${change.detail}` };
     for (const nudge of this.nudges.get(id) ?? []) nudge();
     return {
@@ -233,6 +239,13 @@ export class PageApprover implements Approver {
     } catch {
       near = []; // the pipeline loaded these rules a moment ago; a file edited since shows no nearest rules
     }
+    const rules = this.deps.rules.offers(request);
+    const offer = callPageOffer({
+      tokenCount: request.canonicalTokens.length,
+      minimumPrefix: request.minimumPrefix,
+      defaultMinutes: this.deps.settings.defaultGrantMinutes,
+      rules,
+    });
     return {
       id,
       tool: request.provider.tool,
@@ -243,9 +256,9 @@ export class PageApprover implements Approver {
       reason: request.reason,
       nearestRules: near,
       grants: request.grants,
-      defaultMinutes: this.deps.settings.defaultGrantMinutes,
       expiresAt,
-      rules: this.deps.rules.offers(request),
+      rules,
+      offer,
     };
   }
 }

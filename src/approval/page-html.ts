@@ -75,14 +75,20 @@ export function pageHead(title: string, base: string, csrf: string, settleMs: nu
 export function renderPage(model: PageModel, base: string, csrf: string, settleMs: number): string {
   const { grants } = model;
   const tokens = model.tokens.map((token, index) => `<li><span class="index">${index + 1}</span><code>${visibleToken(token)}</code></li>`).join("");
-  const boundary = model.tokens
-    .map((_, index) => {
-      const count = index + 1;
+  const { offer } = model;
+  const boundary = offer.prefixCounts
+    .map((count) => {
       const selected = count === grants.prefix.token_count ? " selected" : "";
       const preview = model.tokens.slice(0, count).join(" ");
       return `<option value="${count}"${selected}>${count}: ${visibleText(preview.length > 60 ? `${preview.slice(0, 57)}...` : preview)}</option>`;
     })
     .join("");
+  const prefixChoice =
+    offer.prefixCounts.length === 0
+      ? `<label><input type="radio" name="mode" value="prefix" disabled> a prefix: not offered, since this call writes a local file and only a grant naming its whole command would allow it</label>`
+      : `<label><input type="radio" name="mode" value="prefix"> every argv starting with the first
+<select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>`;
+  const { min, max, initial } = offer.minutes;
   const nearest =
     model.nearestRules.length === 0
       ? "<p>No rule starts like this call.</p>"
@@ -113,10 +119,9 @@ export function renderPage(model: PageModel, base: string, csrf: string, settleM
 <button type="button" class="hold" data-choice="once" aria-describedby="hold-hint">Allow once</button></div>
 <fieldset><legend>Allow for a while (a grant)</legend>
 <label><input type="radio" name="mode" value="exact" checked> exactly this argv</label>
-<label><input type="radio" name="mode" value="prefix"> every argv starting with the first
-<select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>
-<label>for <input type="number" id="minutes" min="1" max="1440" value="${model.defaultMinutes}" aria-label="minutes"> minutes</label>
-<button type="button" class="hold" data-choice="grant" data-token-total="${model.tokens.length}" aria-describedby="hold-hint">Allow for <span id="minutes-shown">${model.defaultMinutes}</span> minutes</button></fieldset>
+${prefixChoice}
+<label>for <input type="number" id="minutes" min="${min}" max="${max}" value="${initial}" aria-label="minutes"> minutes</label>
+<button type="button" class="hold" data-choice="grant" data-token-total="${offer.tokenCount}" aria-describedby="hold-hint">Allow for <span id="minutes-shown">${initial}</span> minutes</button></fieldset>
 ${model.rules.length === 0 ? "" : `<fieldset><legend>Permanently (a rule)</legend>${model.rules.map(ruleOffer).join("")}</fieldset>`}
 <p id="status" role="status" aria-live="polite"></p>
 </section>

@@ -2,10 +2,11 @@
  * What the approval page shows and what an answer from it may say. The model
  * is built once per approval by the approver (page-approver.ts) from the
  * pipeline's request; the page renders it (page-html.ts) and the page server
- * validates answers against it (page-server.ts).
+ * validates answers against it (page-server.ts) and its offer (page-offer.ts).
  */
 import * as z from "zod";
 import type { GrantSuggestions } from "../policy/grant-suggestion.js";
+import type { PageOffer } from "./page-offer.js";
 
 /** A permanent rule the page offers (Always allow / Always deny). */
 export interface RuleOffer {
@@ -36,9 +37,10 @@ export interface PageModel {
   readonly reason: string;
   readonly nearestRules: readonly { readonly list: "deny" | "accept"; readonly rule: string }[];
   readonly grants: GrantSuggestions;
-  readonly defaultMinutes: number;
   readonly expiresAt: string;
   readonly rules: readonly RuleOffer[];
+  /** What the page offers (page-offer.ts `callPageOffer`): it renders these choices, and the server takes no other. */
+  readonly offer: PageOffer;
 }
 
 /** The longest grant or lease a page may give, in minutes (one day). */

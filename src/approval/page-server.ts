@@ -4,7 +4,7 @@
  * lives at `/a/<id>` (page), `…/page.js`, `…/page.css`, `…/hold` and
  * `…/answer` (POSTs). `/a/<id>/<secret>` opens it once: the request that
  * consumes the one-time secret gets the page's session cookie
- * (page-session.ts) and a redirect to the page; a second one is told the page
+ * (page-session.ts) and a redirect to the page (page-link.ts); a second one is told the page
  * was already opened in another browser and gets nothing, and every session of
  * the page ends (the link leaked: only the terminal answers). Every other request
  * needs the cookie. Every request must carry `Host: 127.0.0.1:<port>` or
@@ -17,65 +17,73 @@
  * anything before the operator's browser, starting within that period, opens
  * the link too and so ends every session. Refusals say little (404 for a
  * wrong id or secret alike).
+ *
+ * A request is routed when its headers arrive and its body is read after
+ * that, so every handler re-checks after each await that its page is still
+ * the one registered (identity, not id) and its session is still live: a
+ * request held open across a second open, an answer or a timeout acts on
+ * nothing. The answer's own write checks it again under the pending file's
+ * lock. Headers and bodies also have a short deadline (`requestTimeoutMs`),
+ * so a held request does not outlive the settle period. An answer may only
+ * choose what its page offered (page-offer.ts, the page's own source).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PAGE_CSS, PAGE_JS, SERVER_HOLD_MS } from "./page-assets.js";
-import { holdStartSchema, needsHold, pageAnswerSchema, type PageAnswer } from "./page-model.js";
-import { newSession, sessionCookie, sessionOf, type PageSession } from "./page-session.js";
+import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
+import { revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
+import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
 import { hostAllowed } from "./request-guard.js";
-import { pageSecretDigest } from "../state/page-secret.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
-export interface PageRegistration {
-  readonly id: string;
-  readonly csrf: string;
-  /** The page's HTML for its base path (`/a/<id>`), `settleMs` before its allowing buttons may wake. */
-  readonly render: (base: string, settleMs: number) => string;
-  /** Consumes a one-time secret (state/approval-store.ts `consumePageSecret`): true once per secret minted for this page. */
-  readonly consume: (secret: string) => Promise<boolean>;
-  /** Applies a validated answer; returns the HTTP status and the message the page shows. */
-  readonly answer: (answer: PageAnswer) => Promise<{ readonly status: number; readonly message: string }>;
-}
-
-interface Entry {
-  readonly registration: PageRegistration;
-  readonly sessions: PageSession[];
-  /** Digests of the secrets this server consumed, to tell "already opened" from a wrong secret. */
-  readonly consumed: Set<string>;
-}
+/** Headers and body of one request must arrive within this, by default (ms). */
+const REQUEST_TIMEOUT_MS = 3000;
+/** The headers alone, at most (ms). */
+const HEADERS_TIMEOUT_MS = 2000;
+/** How often Node's server checks those deadlines (ms). */
+const DEADLINE_CHECK_MS = 500;
+/** What a POST held across the end of its session or page is told. */
+const ENDED = "refused: this page no longer answers (another browser opened its link, or the approval ended)";
 
 const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Za-z0-9_-]{16,128}))?$/;
 
 export class ApprovalPageServer {
   private server: Server | undefined;
   private port: Promise<number> | undefined;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, PageEntry>();
 
   private readonly now: () => number;
   private readonly settleMs: number;
+  private readonly requestTimeoutMs: number;
 
-  /** `settleMs`: approval.settle_seconds in ms; `now`: the clock (tests control it). */
-  constructor(options: { readonly settleMs?: number; readonly now?: () => number } = {}) {
+  /**
+   * `settleMs`: approval.settle_seconds in ms; `now`: the clock (tests control it); `requestTimeoutMs`: how long
+   * one request's headers and body may take (tests that hold a body on purpose lengthen it).
+   */
+  constructor(options: { readonly settleMs?: number; readonly now?: () => number; readonly requestTimeoutMs?: number } = {}) {
     this.now = options.now ?? (() => Date.now());
     this.settleMs = options.settleMs ?? DEFAULT_SETTINGS.approvalSettleSeconds * 1000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   }
 
   /** Registers an approval's page and returns its URL without a secret, `http://127.0.0.1:<port>/a/<id>` (starting the server if needed). */
   async add(registration: PageRegistration): Promise<string> {
     const port = await this.listen();
-    this.entries.set(registration.id, { registration, sessions: [], consumed: new Set() });
+    this.entries.set(registration.id, newPageEntry(registration));
     return `http://127.0.0.1:${port}/a/${registration.id}`;
   }
 
-  /** Forgets an approval: its page and answers are refused from now on. */
+  /** Forgets an approval: its page and answers are refused from now on, requests already in flight included. */
   remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry !== undefined) revokeSessions(entry.sessions);
     this.entries.delete(id);
   }
 
   /** Stops the server (shutdown). */
   async close(): Promise<void> {
+    for (const id of [...this.entries.keys()]) this.remove(id);
     const server = this.server;
     if (server === undefined) return;
     server.closeAllConnections();
@@ -88,7 +96,12 @@ export class ApprovalPageServer {
 
   private listen(): Promise<number> {
     this.port ??= new Promise<number>((resolve, reject) => {
-      const server = createServer((request, response) => {
+      const timeouts = {
+        requestTimeout: this.requestTimeoutMs,
+        headersTimeout: Math.min(HEADERS_TIMEOUT_MS, this.requestTimeoutMs),
+        connectionsCheckingInterval: Math.min(DEADLINE_CHECK_MS, this.requestTimeoutMs),
+      };
+      const server = createServer(timeouts, (request, response) => {
         this.route(request).then(
           (reply) => {
             send(response, reply);
@@ -116,7 +129,9 @@ export class ApprovalPageServer {
     const entry = match === null ? undefined : this.entries.get(match[1] ?? "");
     if (match === null || entry === undefined) return text(404, "no such approval");
     const [, id, part, secret] = match as unknown as [string, string, string | undefined, string | undefined];
-    if (secret !== undefined) return request.method === "GET" ? this.open(request, entry, id, secret) : text(405, "GET only");
+    if (secret !== undefined) {
+      return request.method === "GET" ? openLink(entry, request, secret, this.now, () => this.live(entry)) : text(405, "GET only");
+    }
     const session = sessionOf(request, entry.sessions);
     if (session === undefined) return text(403, "refused: this page answers only the browser that opened it");
     if (part === "hold" || part === "answer") {
@@ -129,25 +144,9 @@ export class ApprovalPageServer {
     return { status: 200, type: "text/html; charset=utf-8", body: entry.registration.render(`/a/${id}`, this.settleLeft(session)) };
   }
 
-  /** The one-time link: consumes the secret and starts a session, or says the page was opened elsewhere. */
-  private async open(request: IncomingMessage, entry: Entry, id: string, secret: string): Promise<Reply> {
-    const page = `/a/${id}`;
-    if (await entry.registration.consume(secret)) {
-      const session = newSession(this.now());
-      entry.sessions.push(session);
-      entry.consumed.add(pageSecretDigest(secret));
-      return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: page, "Set-Cookie": sessionCookie(session, id) } };
-    }
-    // The browser that consumed it, opening the link again, just goes back to its page.
-    if (sessionOf(request, entry.sessions) !== undefined) return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: page } };
-    if (!entry.consumed.has(pageSecretDigest(secret))) return text(404, "no such approval");
-    // Two browsers had the link: one of them read it from somewhere it leaked (the opener's argv). Which one
-    // came first is unknowable here, so no page answers any more; the terminal still does.
-    entry.sessions.length = 0;
-    return text(
-      410,
-      `This approval page was already opened in another browser, so no page answers it any more. Answer from the terminal: torii approvals deny ${id} (or approve it, if the other browser was yours)`,
-    );
+  /** Whether `entry` is still the page registered under its id (not removed, not replaced) and `session`, if given, still live. */
+  private live(entry: PageEntry, session?: PageSession): boolean {
+    return this.entries.get(entry.registration.id) === entry && (session === undefined || !session.revoked);
   }
 
   /** How long `session` still settles before it may allow, in ms (0 once settled). */
@@ -156,21 +155,25 @@ export class ApprovalPageServer {
   }
 
   /** The session's "hold started" request: the hold of an allowing answer is timed from here, by the server's clock. */
-  private async hold(request: IncomingMessage, entry: Entry, session: PageSession, host: string): Promise<Reply> {
-    const post = await checkedPost(request, entry.registration.csrf, host);
+  private async hold(request: IncomingMessage, entry: PageEntry, session: PageSession, host: string): Promise<Reply> {
+    const post = await checkedPost(request, entry.registration.csrf, host, this.requestTimeoutMs);
+    if (!this.live(entry, session)) return json(403, ENDED);
     if (!post.ok) return post.refusal;
     if (!holdStartSchema.safeParse(post.body).success) return json(400, "refused: not a valid hold");
     session.holdStartedAt = this.now();
     return json(200, "holding");
   }
 
-  private async answer(request: IncomingMessage, entry: Entry, session: PageSession, host: string): Promise<Reply> {
-    const post = await checkedPost(request, entry.registration.csrf, host);
+  private async answer(request: IncomingMessage, entry: PageEntry, session: PageSession, host: string): Promise<Reply> {
+    const post = await checkedPost(request, entry.registration.csrf, host, this.requestTimeoutMs);
+    if (!this.live(entry, session)) return json(403, ENDED);
     if (!post.ok) return post.refusal;
     const result = pageAnswerSchema.safeParse(post.body);
     if (!result.success) return json(400, "refused: not a valid answer");
     const started = session.holdStartedAt;
     session.holdStartedAt = undefined; // one hold, one answer
+    const unoffered = entry.registration.unoffered(result.data);
+    if (unoffered !== undefined) return json(422, `refused: ${unoffered}`);
     if (needsHold(result.data.choice)) {
       const settling = this.settleLeft(session);
       if (settling > 0) {
@@ -181,7 +184,7 @@ export class ApprovalPageServer {
       }
       if (started === undefined || this.now() - started < SERVER_HOLD_MS) return json(403, "refused: an allowing answer needs the press-and-hold on the page");
     }
-    const outcome = await entry.registration.answer(result.data);
+    const outcome = await entry.registration.answer(result.data, () => this.live(entry, session));
     return json(outcome.status, outcome.message);
   }
 }

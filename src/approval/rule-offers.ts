@@ -102,9 +102,13 @@ export function fileRuleEditor(auditFile: string): RuleEditor {
       }
       return offers;
     },
-    async add(request, effect): Promise<AddedRule> {
+    async add(request, effect, shown): Promise<AddedRule> {
       const offer = offerFor(request, effect, recent());
       if (offer.disabledReason !== undefined) throw new Error(`the rule would not take effect: ${offer.disabledReason}`);
+      // The rules may have changed while the page waited: write only the rule the operator saw, to the file it named.
+      if (!shown.some((seen) => seen.effect === effect && seen.rule === offer.rule && seen.file === offer.file)) {
+        throw new Error("the rules changed since the page showed this rule, so it is no longer the one shown; nothing was added");
+      }
       await editRulesFile(offer.file, { action: "add", list: effect, rule: offer.rule });
       return { effect, rule: offer.rule };
     },

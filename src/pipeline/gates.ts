@@ -50,6 +50,8 @@ export interface ApprovalRequest {
   readonly reason: string;
   /** The narrowest grants that would allow the call (policy/grant-suggestion.ts, the one source). */
   readonly grants: GrantSuggestions;
+  /** A file write's hold (policy/file-write-hold.ts): a prefix grant covering fewer tokens would not allow the call, so none is offered. */
+  readonly minimumPrefix?: number;
   readonly signal: AbortSignal;
 }
 

@@ -152,6 +152,7 @@ async function stepAllow(
     description: call.description,
     reason: decision.reason,
     grants,
+    ...(minimumPrefix === undefined ? {} : { minimumPrefix }),
     signal: call.signal,
   });
   if (answer.addedRule !== undefined) {

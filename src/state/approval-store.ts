@@ -112,7 +112,7 @@ export function orphanedDetail(record: ApprovalRecord): string {
 }
 
 /** Why a change was refused. */
-export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned" | "no-secret";
+export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned" | "no-secret" | "ended";
 
 export type ApprovalChange =
   { readonly ok: true; readonly record: ApprovalRecord } | { readonly ok: false; readonly refusal: ApprovalChangeRefusal; readonly detail: string };
@@ -187,9 +187,19 @@ export class ApprovalStore {
     return { pending: pending.sort((a, b) => a.created_at.localeCompare(b.created_at)), invalid };
   }
 
-  /** Answers a pending, unexpired approval whose server still runs (compare-and-swap under the lock). */
-  answer(id: string, answer: Omit<ApprovalAnswerRecord, "at">): Promise<ApprovalChange> {
-    return this.change(id, (record) => ({ ...record, status: "answered", answer: { ...answer, at: this.clock().toISOString() } }), false, true);
+  /**
+   * Answers a pending, unexpired approval whose server still runs (compare-and-swap under the lock).
+   * `live` is asked under the lock too: false (the page session that answers has ended) refuses with `ended`.
+   */
+  answer(id: string, answer: Omit<ApprovalAnswerRecord, "at">, live: () => boolean = () => true): Promise<ApprovalChange> {
+    const ended = { refusal: "ended", detail: "the page that sent this answer no longer answers (another browser opened its link)" } as const;
+    return this.change(
+      id,
+      (record) => (live() ? { ...record, status: "answered", answer: { ...answer, at: this.clock().toISOString() } } : undefined),
+      false,
+      true,
+      ended,
+    );
   }
 
   /** Ends a pending approval unanswered: `expired` (timeout) or `withdrawn` (the agent cancelled). */
@@ -230,8 +240,17 @@ export class ApprovalStore {
     }
   }
 
-  /** `next` returns the updated record, or undefined to refuse (`no-secret`: the secret it was given is not among the file's). */
-  private change(id: string, next: (record: ApprovalRecord) => ApprovalRecord | undefined, ignoreExpiry = false, needServer = false): Promise<ApprovalChange> {
+  /** `next` returns the updated record, or undefined to refuse with `declined` (by default `no-secret`: the secret it was given is not among the file's). */
+  private change(
+    id: string,
+    next: (record: ApprovalRecord) => ApprovalRecord | undefined,
+    ignoreExpiry = false,
+    needServer = false,
+    declined: { readonly refusal: ApprovalChangeRefusal; readonly detail: string } = {
+      refusal: "no-secret",
+      detail: `that secret does not open approval ${id}`,
+    },
+  ): Promise<ApprovalChange> {
     const state = this.stateOf(id);
     return state.locked(async (write): Promise<ApprovalChange> => {
       const read = state.read();
@@ -244,7 +263,7 @@ export class ApprovalStore {
       }
       if (needServer && approvalOrphaned(record)) return { ok: false, refusal: "orphaned", detail: orphanedDetail(record) };
       const updated = next(record);
-      if (updated === undefined) return { ok: false, refusal: "no-secret", detail: `that secret does not open approval ${id}` };
+      if (updated === undefined) return { ok: false, ...declined };
       await write(updated);
       return { ok: true, record: updated };
     });

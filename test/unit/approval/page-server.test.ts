@@ -3,11 +3,15 @@
  * controlled clock: the one-time link opens one browser session, a second
  * GET gets nothing, nothing but the session answers, an allowing answer
  * is timed from the session's "hold started" request, not from the page, and
- * waits out the settle period after the link was opened.
+ * waits out the settle period after the link was opened. A request whose body
+ * is held back acts on nothing once its session or page has ended, a held body
+ * is cut off, and an answer may only choose what the page offered.
  */
+import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { SERVER_HOLD_MS } from "../../../src/approval/page-assets.js";
 import type { PageAnswer } from "../../../src/approval/page-model.js";
+import { callPageOffer, offerRefusal, type PageOffer } from "../../../src/approval/page-offer.js";
 import { ApprovalPageServer } from "../../../src/approval/page-server.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { ApprovalStore } from "../../../src/state/approval-store.js";
@@ -25,20 +29,41 @@ afterEach(async () => {
   await server?.close();
 });
 
-/** A server with one pending approval whose page opens with the returned one-time link. */
-async function servedApproval() {
+/** What the test page offers for its call `deploy prod`: every prefix, both rules. */
+const OFFER = callPageOffer({
+  tokenCount: 2,
+  defaultMinutes: 15,
+  rules: [
+    { effect: "accept", rule: "/^deploy prod$/", scope: "", file: "rules.yaml", alsoAffects: [] },
+    { effect: "deny", rule: "deploy prod", scope: "", file: "rules.yaml", alsoAffects: [] },
+  ],
+});
+
+/**
+ * A server with one pending approval whose page opens with the returned one-time link; an answer is recorded
+ * in the real pending file, as the approver does (a compare-and-swap that asks whether the session is live).
+ */
+async function servedApproval(options: { readonly offer?: PageOffer; readonly requestTimeoutMs?: number } = {}) {
   const clock = { now: 1_000_000 };
   const store = new ApprovalStore(tempDirectory("torii-page-"));
   const answers: PageAnswer[] = [];
-  server = new ApprovalPageServer({ now: () => clock.now, settleMs: SETTLE_MS });
+  const offer = options.offer ?? OFFER;
+  server = new ApprovalPageServer({
+    now: () => clock.now,
+    settleMs: SETTLE_MS,
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+  });
   const page = await server.add({
     id: ID,
     csrf: CSRF,
     render: (base, settleMs) => `<p>page at ${base}, settling ${settleMs}</p>`,
     consume: (secret) => store.consumePageSecret(ID, secret),
-    answer: (answer) => {
+    unoffered: (answer) => offerRefusal(offer, answer),
+    answer: async (answer, live) => {
+      const change = await store.answer(ID, { choice: answer.choice, channel: "page", by: "the approval page" }, live);
+      if (!change.ok) return { status: 409, message: change.detail };
       answers.push(answer);
-      return Promise.resolve({ status: 200, message: "ok" });
+      return { status: 200, message: "ok" };
     },
   });
   const secret = newPageSecret();
@@ -65,7 +90,42 @@ async function servedApproval() {
       headers: { host, origin: `http://${host}`, cookie, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
-  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, get, post };
+  /**
+   * A POST whose headers are sent now and whose body is held back until `send` is called. It resolves once the
+   * server has routed the request (its session resolved): it asks for `100 Continue`, which Node's server
+   * writes just before it hands the request over.
+   */
+  const heldPost = async (target: string, body: object, cookie: string) => {
+    const socket: Socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.on("error", () => undefined); // a connection the server cuts shows in `closed`
+    const text = JSON.stringify(body);
+    const routed = new Promise<void>((resolve) => socket.on("data", () => received.startsWith("HTTP/1.1 100") && resolve()));
+    socket.write(
+      `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nOrigin: http://${host}\r\nCookie: ${cookie}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    await routed;
+    return {
+      /** Sends the held body and returns the final status line and body (what came after `100 Continue`). */
+      send: async (): Promise<{ status: number; body: string }> => {
+        socket.write(text);
+        await closed; // Connection: close: the server ends the connection after its answer
+        const final = received.slice(received.indexOf("\r\n\r\n") + 4);
+        return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(final)?.[1] ?? 0), body: final.slice(final.indexOf("\r\n\r\n") + 4) };
+      },
+      /** Resolves when the server closes the connection; `received` is what it sent. */
+      closed: closed.then(() => received),
+    };
+  };
+  const pending = () => {
+    const record = store.read(ID);
+    return record !== undefined && "version" in record ? record.status : undefined;
+  };
+  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, get, post, heldPost, pending };
 }
 
 async function opened(approval: Awaited<ReturnType<typeof servedApproval>>): Promise<string> {
@@ -182,5 +242,95 @@ describe("the settle period after the link is opened", () => {
     expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, reader)).status).toBe(403);
     expect((await approval.post(`${approval.base}/answer`, { choice: "rule-accept", csrf: CSRF }, reader)).status).toBe(403);
     expect(approval.answers).toEqual([]);
+  });
+});
+
+describe("a request in flight when its session or page ends (red team 11b F1)", () => {
+  test("an answer whose body is held back across the operator's second open, and sent after the settle period, allows nothing", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 60_000 });
+    const reader = await opened(approval);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, reader)).status).toBe(200);
+    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, reader);
+    expect((await approval.get(approval.link)).status).toBe(410); // the operator's browser
+    approval.clock.now += SETTLE_MS + SERVER_HOLD_MS;
+    const reply = await answer.send();
+    expect(reply.status).toBe(403);
+    expect(JSON.parse(reply.body)).toEqual({ message: expect.stringMatching(/no longer answers/) as unknown });
+    expect(approval.answers).toEqual([]);
+    expect(approval.pending()).toBe("pending");
+  });
+
+  test("a hold whose body is held back across the second open starts no hold", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 60_000 });
+    const reader = await opened(approval);
+    const hold = await approval.heldPost(`${approval.base}/hold`, { csrf: CSRF }, reader);
+    expect((await approval.get(approval.link)).status).toBe(410);
+    expect((await hold.send()).status).toBe(403);
+  });
+
+  test("an answer in flight when the approval ends (answered elsewhere, timed out, withdrawn) records nothing", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 60_000 });
+    const cookie = await opened(approval);
+    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, cookie);
+    server?.remove(ID);
+    expect((await answer.send()).status).toBe(403);
+    expect(approval.answers).toEqual([]);
+    expect(approval.pending()).toBe("pending");
+  });
+
+  test("a body held back past the request deadline is cut off unanswered", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 200 });
+    const cookie = await opened(approval);
+    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, cookie);
+    const received = await answer.closed; // no body was sent: only the deadline closes it
+    expect(received).not.toMatch(/HTTP\/1\.1 200/);
+    expect(approval.answers).toEqual([]);
+    expect(approval.pending()).toBe("pending");
+  });
+});
+
+describe("an answer chooses only what the page offered", () => {
+  test("a prefix shorter than the file-write hold, an exact grant of another length, an unoffered rule or a lease choice is refused before anything is recorded", async () => {
+    const offer = callPageOffer({
+      tokenCount: 4,
+      minimumPrefix: 3,
+      defaultMinutes: 15,
+      rules: [{ effect: "accept", rule: "/^x$/", scope: "", file: "rules.yaml", alsoAffects: [], disabledReason: "a deny wins" }],
+    });
+    expect(offer.prefixCounts).toEqual([3, 4]);
+    const approval = await servedApproval({ offer });
+    const cookie = await opened(approval);
+    approval.clock.now += SETTLE_MS;
+    const refused = [
+      { choice: "grant", mode: "prefix", token_count: 1, minutes: 1440 },
+      { choice: "grant", mode: "prefix", token_count: 2, minutes: 5 },
+      { choice: "grant", mode: "prefix", token_count: 5, minutes: 5 },
+      { choice: "grant", mode: "exact", token_count: 3, minutes: 5 },
+      { choice: "rule-accept" },
+      { choice: "lease-add", minutes: 60 },
+    ];
+    for (const body of refused) {
+      expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+      approval.clock.now += SERVER_HOLD_MS;
+      const reply = await approval.post(`${approval.base}/answer`, { ...body, csrf: CSRF }, cookie);
+      expect([reply.status, body]).toEqual([422, body]);
+      expect(JSON.parse(reply.body)).toEqual({
+        message: expect.stringMatching(/^refused: the page (did not offer|offered)|^refused: an exact grant/) as unknown,
+      });
+    }
+    expect(approval.answers).toEqual([]);
+    expect(approval.pending()).toBe("pending");
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    approval.clock.now += SERVER_HOLD_MS;
+    const offered = { choice: "grant", mode: "prefix", token_count: 3, minutes: 1440, csrf: CSRF } as const;
+    expect((await approval.post(`${approval.base}/answer`, offered, cookie)).status).toBe(200);
+    expect(approval.answers).toEqual([offered]);
+  });
+
+  test("a lease page takes Deny, Replace and Add, not a call's choices", () => {
+    const lease = { choices: ["deny", "lease-replace", "lease-add"], tokenCount: 0, prefixCounts: [], minutes: { min: 1, max: 1440, initial: 15 } } as const;
+    expect(offerRefusal(lease, { choice: "lease-add", minutes: 1440, csrf: CSRF })).toBeUndefined();
+    expect(offerRefusal(lease, { choice: "once", csrf: CSRF })).toMatch(/did not offer the choice once/);
+    expect(offerRefusal(lease, { choice: "grant", mode: "prefix", token_count: 1, minutes: 5, csrf: CSRF })).toMatch(/did not offer/);
   });
 });

@@ -53,6 +53,22 @@ describe("ApprovalStore", () => {
     expect(store.list().pending).toEqual([]);
   });
 
+  test("an answer whose page session ended while it waited for the lock is refused under the lock, and the approval stays pending", async () => {
+    const { store } = storeAt({ value: T0 });
+    await created(store);
+    let asked = 0;
+    const ended = () => {
+      asked += 1;
+      return false;
+    };
+    expect(await store.answer("0123456789abcdef", { choice: "once", channel: "page", by: "the approval page" }, ended)).toMatchObject({
+      ok: false,
+      refusal: "ended",
+    });
+    expect(asked).toBe(1);
+    expect(store.list().pending.map((record) => record.id)).toEqual(["0123456789abcdef"]);
+  });
+
   test("after its expiry an approval cannot be answered, only marked expired", async () => {
     const now = { value: T0 };
     const { store } = storeAt(now);

@@ -1,0 +1,64 @@
+/**
+ * What an approval page offers, the one source for both of its sides: the
+ * page renders its choices from the offer (page-html.ts, lease-page-html.ts)
+ * and the page server refuses, before anything is recorded, an answer that
+ * chooses anything else (page-server.ts). A POST is not a page: a process that
+ * got hold of a session could otherwise send a prefix grant of one token for a
+ * day, or a rule the page showed disabled.
+ */
+import { MAX_PAGE_MINUTES, type PageAnswer, type RuleOffer } from "./page-model.js";
+
+export interface PageOffer {
+  /** The choices the page shows enabled. */
+  readonly choices: readonly PageAnswer["choice"][];
+  /** The call's canonical token count: an exact grant names every token. */
+  readonly tokenCount: number;
+  /** The prefix boundaries (token counts) offered for a prefix grant, ascending; empty when none is. */
+  readonly prefixCounts: readonly number[];
+  /** The durations offered: every whole number of minutes from `min` to `max`, `initial` shown first. */
+  readonly minutes: { readonly min: number; readonly max: number; readonly initial: number };
+}
+
+function minutesFrom(initial: number): PageOffer["minutes"] {
+  return { min: 1, max: MAX_PAGE_MINUTES, initial: Math.min(Math.max(initial, 1), MAX_PAGE_MINUTES) };
+}
+
+/**
+ * The call page's offer: Deny, Allow once, an exact grant, a prefix grant at
+ * any boundary from `minimumPrefix` (a file write's hold, policy/file-write-hold.ts:
+ * a shorter prefix grant would not allow this call) to the whole argv, and the
+ * rules offered enabled (rule-offers.ts).
+ */
+export function callPageOffer(call: {
+  readonly tokenCount: number;
+  readonly minimumPrefix?: number | undefined;
+  readonly defaultMinutes: number;
+  readonly rules: readonly RuleOffer[];
+}): PageOffer {
+  const first = Math.max(1, call.minimumPrefix ?? 1);
+  const prefixCounts = Array.from({ length: Math.max(0, call.tokenCount - first + 1) }, (_, index) => first + index);
+  const rules = call.rules
+    .filter((rule) => rule.disabledReason === undefined)
+    .map((rule): PageAnswer["choice"] => (rule.effect === "accept" ? "rule-accept" : "rule-deny"));
+  return { choices: ["deny", "once", "grant", ...rules], tokenCount: call.tokenCount, prefixCounts, minutes: minutesFrom(call.defaultMinutes) };
+}
+
+/** The lease page's offer: Deny, Replace and Add, for 1..MAX_PAGE_MINUTES minutes. */
+export function leasePageOffer(defaultMinutes: number): PageOffer {
+  return { choices: ["deny", "lease-replace", "lease-add"], tokenCount: 0, prefixCounts: [], minutes: minutesFrom(defaultMinutes) };
+}
+
+/** Why `answer` is not among what `offer` offered, or undefined when it is. */
+export function offerRefusal(offer: PageOffer, answer: PageAnswer): string | undefined {
+  if (!offer.choices.includes(answer.choice)) return `the page did not offer the choice ${answer.choice}`;
+  if (!("minutes" in answer)) return undefined;
+  if (answer.minutes < offer.minutes.min || answer.minutes > offer.minutes.max) {
+    return `the page offered ${offer.minutes.min} to ${offer.minutes.max} minutes, not ${answer.minutes}`;
+  }
+  if (answer.choice !== "grant") return undefined;
+  if (answer.mode === "exact") return answer.token_count === offer.tokenCount ? undefined : `an exact grant names all ${offer.tokenCount} tokens of the call`;
+  if (offer.prefixCounts.includes(answer.token_count)) return undefined;
+  return offer.prefixCounts.length === 0
+    ? "the page offered no prefix grant for this call"
+    : `the page offered prefix grants of ${offer.prefixCounts[0]} to ${offer.prefixCounts.at(-1)} tokens, not ${answer.token_count}`;
+}

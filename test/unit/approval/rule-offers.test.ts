@@ -1,0 +1,55 @@
+/**
+ * Always allow / Always deny are written only as the page showed them: a rule
+ * the page did not show (its rules changed while it waited, or it offered no
+ * rule of that effect) is not added, and the rules file is left as it was.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { fileRuleEditor } from "../../../src/approval/rule-offers.js";
+import { loadRegistry } from "../../../src/config/registry.js";
+import type { ApprovalRequest } from "../../../src/pipeline/gates.js";
+import { suggestGrants } from "../../../src/policy/grant-suggestion.js";
+import { makeConfigTree } from "../../support/config-tree.js";
+
+const RULES = '# the operator\'s rules\nversion: "1"\ndeny: [push]\naccept: [status]\n';
+
+function requestIn(root: string, tokens: string[]): ApprovalRequest {
+  const provider = loadRegistry(root).providers.get("rec");
+  if (provider === undefined) throw new Error("no provider rec");
+  return {
+    provider,
+    target: undefined,
+    canonicalTokens: tokens,
+    description: undefined,
+    reason: "no rule",
+    grants: suggestGrants("rec", undefined, { positionals: tokens, options: [], hasTail: false, tail: [] }),
+    signal: new AbortController().signal,
+  };
+}
+
+describe("the rule the page showed is the rule written", () => {
+  test("a rule among those shown is added; one the page did not show is refused and the file is unchanged", async () => {
+    const root = makeConfigTree({
+      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+      "providers/rec/rules.yaml": RULES,
+    });
+    const rulesFile = path.join(root, "providers/rec/rules.yaml");
+    const editor = fileRuleEditor(path.join(root, "audit.jsonl"));
+    const request = requestIn(root, ["reflog", "show"]);
+    const shown = editor.offers(request);
+    expect(shown.map((offer) => offer.effect)).toEqual(["accept", "deny"]);
+    await expect(editor.add(request, "accept", [])).rejects.toThrow(/no longer the one shown; nothing was added/);
+    await expect(
+      editor.add(
+        request,
+        "accept",
+        shown.filter((offer) => offer.effect === "deny"),
+      ),
+    ).rejects.toThrow(/nothing was added/);
+    expect(readFileSync(rulesFile, "utf8")).toBe(RULES);
+    const added = await editor.add(request, "accept", shown);
+    expect(added).toEqual({ effect: "accept", rule: shown[0]?.rule });
+    expect(readFileSync(rulesFile, "utf8")).toContain(shown[0]?.rule ?? "?");
+  });
+});
