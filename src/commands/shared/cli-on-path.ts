@@ -1,10 +1,12 @@
 /**
  * Finding a provider's CLI the way the server will (runtime/resolve-executable:
- * PATH only, never the working directory or Torii's own folder) and asking it
+ * PATH only, never the working directory or below it, Torii's own folder or a
+ * directory others can write to) and asking it
  * for its version, without a shell.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { searchTrust } from "../../config/search-trust.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { resolveExecutable } from "../../runtime/resolve-executable.js";
 
@@ -17,6 +19,7 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env
       platform: process.platform,
       selfDir: toriiCodeDirectory(),
       cwd: process.cwd(),
+      trust: searchTrust(),
     }).path;
   } catch {
     return undefined;
