@@ -10,7 +10,7 @@
  * no POSIX owner or mode bits: only links and real paths are resolved there.
  */
 import { realpathSync } from "node:fs";
-import type { SearchTrust, TrustVerdict } from "../runtime/search-path.js";
+import { MISSING_ENTRY, trustedSearchPath, type SearchTrust, type SkippedEntry, type TrustVerdict } from "../runtime/search-path.js";
 import { currentTrustPolicy } from "./file-trust.js";
 import { trustedOutsideRealPath } from "./trusted-path.js";
 
@@ -54,4 +54,18 @@ function inspectOnce(walk: () => string | undefined): TrustVerdict {
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The entries of `pathEnv` the search leaves out for the operator to see (the
+ * server log when the call side loads, `torii doctor`), each named with why:
+ * relative entries, the working directory or below it, Torii's own directory,
+ * entries that fail the trust rule. Missing entries are not listed.
+ */
+export function skippedPathEntries(
+  pathEnv: string | undefined,
+  place: { readonly cwd: string; readonly selfDir: string },
+  platform: NodeJS.Platform,
+): readonly SkippedEntry[] {
+  return trustedSearchPath(pathEnv, { ...place, platform, trust: searchTrust(platform) }).skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
 }

@@ -77,6 +77,8 @@ const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
 /** Why an entry at or below one of the excluded places is left out. */
 export const BELOW_WORKING_DIRECTORY = "at or below the working directory, which the agent can write to";
 const TORII_OWN_DIRECTORY = "Torii's own code directory";
+/** Why a missing entry is left out (the operator's reports omit it: common and harmless). */
+export const MISSING_ENTRY = "does not exist";
 
 /**
  * The directories of `pathEnv` that may be searched: absolute entries only
@@ -146,7 +148,7 @@ export function agentReach(context: SearchPathContext): (target: string, kind: "
     if (within(lexical, working)) return BELOW_WORKING_DIRECTORY;
     if (within(lexical, own)) return TORII_OWN_DIRECTORY;
     const verdict = context.trust.inspect(target, kind);
-    if ("missing" in verdict) return "does not exist";
+    if ("missing" in verdict) return MISSING_ENTRY;
     if ("problem" in verdict) return verdict.problem;
     const real = comparable(verdict.real, pathModule, windows);
     if (within(real, working)) return `${BELOW_WORKING_DIRECTORY} (through a link)`;
