@@ -8,10 +8,11 @@
  * whose own PATH holds none of those entries, and the server names each
  * skipped entry on stderr. The real server, over the MCP SDK's Client.
  */
-import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { writeExecutable } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { tempDirectory } from "../support/temp-dirs.js";
 
@@ -23,16 +24,10 @@ let markers: string;
 let system: string;
 let session: McpSession;
 
-function executable(file: string, body: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, body);
-  chmodSync(file, 0o755);
-}
-
 /** A `mycli` in `dir` that leaves a marker naming `dir` when run: the agent's planted copy. */
 function plant(dir: string): void {
   const marker = path.join(markers, path.relative(top, dir).replaceAll("/", "_"));
-  executable(path.join(dir, "mycli"), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
+  writeExecutable(path.join(dir, "mycli"), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
 }
 
 beforeAll(async () => {
@@ -46,7 +41,7 @@ beforeAll(async () => {
   chmodSync(shared, 0o775); // group-writable: another user of the group could plant it
   symlinkSync(project, path.join(top, "project-link"));
   // The real CLI: prints the PATH it was given.
-  executable(path.join(system, "mycli"), `#!${process.execPath}\nprocess.stdout.write("real " + process.env.PATH);\n`);
+  writeExecutable(path.join(system, "mycli"), `#!${process.execPath}\nprocess.stdout.write("real " + process.env.PATH);\n`);
 
   const root = makeConfigTree({
     "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: mycli\n',
