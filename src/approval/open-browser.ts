@@ -9,19 +9,24 @@
  * The opener is a program the server starts itself, with the one-time link in
  * its argv, so it is found the way a provider's CLI is and never through the
  * agent's reach: `open` and `explorer.exe` by their fixed system paths,
- * `xdg-open` through PATH's absolute entries only, never the working
- * directory or Torii's own (resolve-executable.ts). The server's working
- * directory is usually the agent's project: a planted `xdg-open` there, found
- * through a relative PATH entry such as `node_modules/.bin`, would get the
- * link and answer the page. The opener runs in the root directory with that
- * same reduced PATH, since `xdg-open` itself looks up the browser by name.
+ * `xdg-open` through PATH's trusted absolute entries only, never the working
+ * directory or below it, nor Torii's own (search-path.ts). The server's
+ * working directory is usually the agent's project: a planted `xdg-open`
+ * there, found through `node_modules/.bin` (relative, or absolute as npx puts
+ * it), would get the link and answer the page. The opener runs in the root
+ * directory with that same reduced PATH, since `xdg-open` itself looks up the
+ * browser by name.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { searchTrust } from "../config/search-trust.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
 import { childPathValue, type SearchPathContext } from "../runtime/search-path.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** The server's working directory and Torii's code directory: never searched, nor anything below them. */
+type SearchPlace = Pick<SearchPathContext, "cwd" | "selfDir">;
 
 /** Whether a browser should be opened at all in this environment. */
 export function browserWanted(env: Env, platform: NodeJS.Platform): boolean {
@@ -43,16 +48,16 @@ export interface OpenerLaunch {
  * outside the agent's reach. `place` is the server's working directory and
  * Torii's code directory, which are never searched.
  */
-export function openerLaunch(url: string, env: Env, place: Omit<SearchPathContext, "platform">, platform: NodeJS.Platform): OpenerLaunch | undefined {
+export function openerLaunch(url: string, env: Env, place: SearchPlace, platform: NodeJS.Platform): OpenerLaunch | undefined {
   if (platform === "win32") {
     const systemRoot = /^[A-Za-z]:\\/u.test(env.SystemRoot ?? "") ? (env.SystemRoot ?? "") : "C:\\Windows";
     return { file: path.win32.join(systemRoot, "explorer.exe"), args: [url], cwd: systemRoot, env };
   }
-  const context = { ...place, platform };
+  const context = { ...place, platform, trust: searchTrust(platform) };
   const reducedEnv = { ...env, PATH: childPathValue(env.PATH, context) };
   if (platform === "darwin") return { file: "/usr/bin/open", args: [url], cwd: "/", env: reducedEnv };
   try {
-    const { path: file } = resolveExecutable("xdg-open", { pathEnv: env.PATH, platform, cwd: place.cwd, selfDir: place.selfDir });
+    const { path: file } = resolveExecutable("xdg-open", { pathEnv: env.PATH, ...context });
     return { file, args: [url], cwd: "/", env: reducedEnv };
   } catch {
     return undefined;
@@ -60,7 +65,7 @@ export function openerLaunch(url: string, env: Env, place: Omit<SearchPathContex
 }
 
 /** Starts the opener for `url`, detached, ignoring its output; returns whether one was started. */
-export function openBrowser(url: string, env: Env, place: Omit<SearchPathContext, "platform">, platform: NodeJS.Platform): boolean {
+export function openBrowser(url: string, env: Env, place: SearchPlace, platform: NodeJS.Platform): boolean {
   if (!browserWanted(env, platform)) return false;
   const launch = openerLaunch(url, env, place, platform);
   if (launch === undefined) return false;

@@ -295,7 +295,20 @@ function isInside(candidate: string, bound: string): boolean {
  * @throws ConfigError naming the offending path and the command that fixes it.
  */
 export function checkTrustedOutsideFile(policy: TrustPolicy, file: string): boolean {
-  const resolved = path.resolve(file);
+  return trustedOutsideRealPath(policy, file, "file") !== undefined;
+}
+
+/**
+ * Checks `target` outside the configuration root as checkTrustedOutsideFile
+ * does, a directory or a file (a PATH entry, a program found in one).
+ * `passed` is one trustPass's memory (never kept from one call to the next).
+ *
+ * @returns the real path, or undefined when `target` does not exist.
+ * @throws ConfigError naming the offending path and the command that fixes it.
+ */
+export function trustedOutsideRealPath(policy: TrustPolicy, target: string, kind: "file" | "directory", passed?: Set<string>): string | undefined {
+  const resolved = path.resolve(target);
   const fsRoot = path.parse(resolved).root;
-  return walk({ root: fsRoot, policy }, { start: fsRoot, rest: path.relative(fsRoot, resolved), target: file, kind: "file" }) !== undefined;
+  const trust: ConfigTrust = passed === undefined ? { root: fsRoot, policy } : { root: fsRoot, policy, passed };
+  return walk(trust, { start: fsRoot, rest: path.relative(fsRoot, resolved), target, kind })?.real;
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createApprover } from "../approval/create-approver.js";
+import { skippedPathEntries } from "../config/search-trust.js";
 import { AuditLog, SERVER_HEAD_DELAY_MS } from "../audit/audit-log.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
 import { invoke, type InvokeDeps, type ProviderCall } from "../pipeline/invoke.js";
@@ -16,6 +17,7 @@ import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import type { ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore } from "../runtime/concurrency.js";
 import { ChildHostClient, DEFAULT_HOST_IDLE_MS, DEFAULT_SPAWN_DEADLINE_MS } from "../runtime/child-host/host-client.js";
+import { logToStderr } from "./serve-lifecycle.js";
 
 /** The call side of a running server. */
 export interface CallPath {
@@ -37,6 +39,9 @@ export interface StartupPlace {
 
 /** Builds the call side for a loaded configuration. */
 export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
+  // Named once, for the operator: an entry of the client's PATH that no call will search (a .env may still set its own PATH).
+  for (const { entry, reason } of skippedPathEntries(process.env.PATH, { cwd, selfDir }, process.platform))
+    logToStderr(`PATH entry ${entry} is not searched: ${reason}`);
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
   const slots = new Semaphore(settings.maxConcurrentCalls);
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform, place: { cwd, selfDir } });

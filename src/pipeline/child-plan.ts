@@ -7,9 +7,11 @@
  */
 import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
+import { searchTrust } from "../config/search-trust.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
+import type { SearchTrust } from "../runtime/search-path.js";
 
 export interface ChildPlanDeps {
   /** The server's own environment: only its allowlisted variables reach a child. */
@@ -40,18 +42,23 @@ export function variable(env: Readonly<Record<string, string>>, name: string, pl
 /** A child that cannot be started safely (no such program, a refused batch wrapper). */
 export class ChildPlanError extends Error {}
 
-/** The environment a child of `provider` gets: the one computation behind planChild and the operator CLI's checks (child-files.ts). */
+/**
+ * The environment a child of `provider` gets: the one computation behind planChild and the operator CLI's checks (child-files.ts).
+ * `trust` is the PATH search's view of the filesystem, fresh for each computation unless planChild shares its own.
+ */
 export function childEnvOf(
   provider: ProviderEntry,
   layers: CredentialLayers,
   pinned: Readonly<Record<string, string>>,
   deps: ChildPlanDeps,
+  trust: SearchTrust = searchTrust(deps.platform),
 ): Record<string, string> {
   return buildChildEnv({
     serverEnv: deps.serverEnv,
     platform: deps.platform,
     cwd: deps.cwd,
     selfDir: deps.selfDir,
+    trust,
     layers,
     removedEnv: provider.config.auth?.removed_env ?? [],
     pinned,
@@ -66,7 +73,9 @@ export function planChild(
   pinned: Readonly<Record<string, string>>,
   deps: ChildPlanDeps,
 ): ChildPlan {
-  const env = childEnvOf(provider, layers, pinned, deps);
+  // One view of the filesystem for the child's PATH and the lookup through it: each entry is inspected once.
+  const trust = searchTrust(deps.platform);
+  const env = childEnvOf(provider, layers, pinned, deps, trust);
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
   const pathExt = variable(env, "PATHEXT", deps.platform);
@@ -76,6 +85,7 @@ export function planChild(
     platform: deps.platform,
     selfDir: deps.selfDir,
     cwd: deps.cwd,
+    trust,
   });
   if (resolved.kind === "binary") return { executable: resolved.path, args, env, windowsVerbatimArguments: false };
   if (provider.config.runtime?.allow_batch_wrapper !== true) {

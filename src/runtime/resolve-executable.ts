@@ -3,8 +3,11 @@
  *
  * A bare name is looked up the way a careful shell would, minus the traps:
  * PATH entries that are empty or relative (including `.`), the current
- * directory and Torii's own directory are never searched, so nothing dropped
- * into the working directory or next to Torii can stand in for `aws`. On
+ * directory and anything below it, Torii's own directory and entries others
+ * can write to are never searched (search-path.ts), so nothing dropped into
+ * the agent's project or next to Torii can stand in for `aws`. The file found
+ * is held to the same rule by its real path (a link in `/usr/local/bin` into
+ * the project, a group-writable `aws`), and so is an absolute command. On
  * Windows the search walks PATH × PATHEXT itself, because libuv (and `which`)
  * would try the current directory first for a bare name; the result says
  * whether the file is a batch script, which cmd.exe re-parses and so needs its
@@ -15,7 +18,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
-import { isWindowsAbsolute, parsePathExt, trustedSearchPath } from "./search-path.js";
+import { agentReach, isWindowsAbsolute, parsePathExt, trustedSearchPath, type DirectorySearch, type SearchTrust, type SkippedEntry } from "./search-path.js";
 
 /** `binary`: spawned directly. `batch`: a Windows `.bat`/`.cmd`, runnable only through cmd.exe. */
 export type ExecutableKind = "binary" | "batch";
@@ -34,8 +37,10 @@ export interface ResolveExecutableOptions {
   readonly platform: NodeJS.Platform;
   /** Torii's own directory (where its entry script lives); never searched. */
   readonly selfDir: string;
-  /** The current working directory; never searched. */
+  /** The current working directory; never searched, nor anything below it. */
   readonly cwd: string;
+  /** The trust rule and real paths of the filesystem (config/search-trust.ts). */
+  readonly trust: SearchTrust;
   /** Whether a regular file exists at the path (follows symlinks). Injected by tests. */
   readonly isFile?: ((candidate: string) => boolean) | undefined;
   /** POSIX only: whether the file is executable by this process. Injected by tests. */
@@ -46,10 +51,13 @@ export interface ResolveExecutableOptions {
 export class ExecutableNotFoundError extends Error {
   override readonly name = "ExecutableNotFoundError";
   readonly command: string;
+  /** PATH entries and matching programs left out, named, for the operator (never in the message, which may reach the agent). */
+  readonly skipped: readonly SkippedEntry[];
 
-  constructor(command: string, detail: string) {
+  constructor(command: string, detail: string, skipped: readonly SkippedEntry[] = []) {
     super(`executable ${JSON.stringify(command)} not found: ${detail}`);
     this.command = command;
+    this.skipped = skipped;
   }
 }
 
@@ -105,6 +113,7 @@ export function resolveExecutable(command: string, options: ResolveExecutableOpt
     if (absolute) {
       const file = path.win32.normalize(command);
       if (!isFile(file)) throw new ExecutableNotFoundError(command, "no such file");
+      refuseOutOfReach(command, file, options);
       return { path: file, kind: windowsKind(command, file) };
     }
     return searchWindowsPath(command, options, isFile);
@@ -114,6 +123,7 @@ export function resolveExecutable(command: string, options: ResolveExecutableOpt
     const file = path.posix.normalize(command);
     if (!isFile(file)) throw new ExecutableNotFoundError(command, "no such file");
     if (!isExecutable(file)) throw new ExecutableRefusedError(command, "the file is not executable");
+    refuseOutOfReach(command, file, options);
     return { path: file, kind: "binary" };
   }
   if (command.includes("/")) throw relativePathRefusal(command);
@@ -128,12 +138,13 @@ function searchPosixPath(
   isExecutable: (candidate: string) => boolean,
 ): ResolvedExecutable {
   const search = trustedSearchPath(options.pathEnv, options);
+  const programs = programCheck(options);
   for (const directory of search.directories) {
     const candidate = path.posix.join(directory, name);
-    // Like a shell, a file we may not execute does not end the search.
-    if (isFile(candidate) && isExecutable(candidate)) return { path: candidate, kind: "binary" };
+    // Like a shell, a file we may not execute does not end the search; nor does one we may not trust.
+    if (isFile(candidate) && isExecutable(candidate) && programs.accepts(candidate)) return { path: candidate, kind: "binary" };
   }
-  throw new ExecutableNotFoundError(name, search.summary());
+  throw notFound(name, search, programs.skipped);
 }
 
 function searchWindowsPath(name: string, options: ResolveExecutableOptions, isFile: (candidate: string) => boolean): ResolvedExecutable {
@@ -141,13 +152,42 @@ function searchWindowsPath(name: string, options: ResolveExecutableOptions, isFi
   const ownExtension = path.win32.extname(name).toUpperCase();
   const names = [...(extensions.includes(ownExtension) ? [name] : []), ...extensions.map((extension) => name + extension)];
   const search = trustedSearchPath(options.pathEnv, options);
+  const programs = programCheck(options);
   for (const directory of search.directories) {
     for (const candidateName of names) {
       const candidate = path.win32.join(directory, candidateName);
-      if (isFile(candidate)) return { path: candidate, kind: windowsKind(name, candidate) };
+      if (isFile(candidate) && programs.accepts(candidate)) return { path: candidate, kind: windowsKind(name, candidate) };
     }
   }
-  throw new ExecutableNotFoundError(name, search.summary());
+  throw notFound(name, search, programs.skipped);
+}
+
+/** Programs found in searched directories, held to the rule of the directories by their real paths; the ones left out, named. */
+function programCheck(options: ResolveExecutableOptions): { accepts(candidate: string): boolean; readonly skipped: SkippedEntry[] } {
+  const outOfReach = agentReach(options);
+  const skipped: SkippedEntry[] = [];
+  return {
+    skipped,
+    accepts(candidate) {
+      const reason = outOfReach(candidate, "file");
+      if (reason !== undefined) skipped.push({ entry: candidate, reason });
+      return reason === undefined;
+    },
+  };
+}
+
+function notFound(name: string, search: DirectorySearch, programs: readonly SkippedEntry[]): ExecutableNotFoundError {
+  const refused = programs.length === 0 ? "" : `; ${programs.length} matching program(s) refused (in the working directory, or others can write to them)`;
+  return new ExecutableNotFoundError(name, search.summary() + refused, [...search.skipped, ...programs]);
+}
+
+/**
+ * An absolute command is the operator's choice, but not one the agent may
+ * replace: it is refused below the working directory or when others can write it.
+ */
+function refuseOutOfReach(command: string, file: string, options: ResolveExecutableOptions): void {
+  const reason = agentReach(options)(file, "file");
+  if (reason !== undefined) throw new ExecutableRefusedError(command, reason);
 }
 
 function checkWindowsCommandShape(command: string, absolute: boolean): void {

@@ -4,27 +4,63 @@
  *
  * Torii resolves a provider's `command` through PATH itself, but the child
  * then looks names up on its own: `#!/usr/bin/env bash` (every pyenv shim),
- * kubectl plugins (`kubectl foo` runs `kubectl-foo`), a CLI calling `git`. An
- * empty or relative PATH entry (`::`, `.`, `bin`, `~/bin`, which execvp never
- * expands) is searched relative to the child's working directory, the server's
- * own, where anything may have been dropped. So the child's PATH is the very
- * list `resolveExecutable` searches, computed by `trustedSearchPath`, and
- * `resolveExecutable` searches the child's PATH: they cannot disagree.
+ * kubectl plugins (`kubectl foo` runs `kubectl-foo`), a CLI calling `git`. So
+ * the child's PATH is the very list `resolveExecutable` searches, computed by
+ * `trustedSearchPath`, and `resolveExecutable` searches the child's PATH: they
+ * cannot disagree.
+ *
+ * No entry may be one the agent can write to. An empty or relative entry
+ * (`::`, `.`, `bin`, `~/bin`, which execvp never expands) is searched from the
+ * working directory, the agent's project. An absolute entry may lead there
+ * too: venv activation, direnv's `PATH_add` and npx put `<project>/.venv/bin`
+ * or `<project>/node_modules/.bin` on the client's PATH, and a link may spell
+ * the project another way. So entries are compared by their real paths, and
+ * one at or below the working directory (or Torii's own code directory) is
+ * dropped. Every other entry must pass the configuration's trust rule through
+ * `SearchTrust` (config/search-trust.ts): it and every directory above it
+ * belong to this user or root and are not writable by group or others, a
+ * sticky directory above it excepted; a missing entry is dropped (under a
+ * sticky `/tmp` anyone could create it later).
  */
 import path from "node:path";
+
+/** What the filesystem says about an entry or a program: its real path, a trust problem, or nothing there. */
+export type TrustVerdict = { readonly real: string } | { readonly problem: string } | { readonly missing: true };
+
+/**
+ * The filesystem side of the search, injected because the trust rule lives in
+ * config/ (config/search-trust.ts builds the real one). One per computation:
+ * it may remember what it found for milliseconds, never from one call to the next.
+ */
+export interface SearchTrust {
+  /** The real path of `target` (links resolved), or undefined when it cannot be resolved. */
+  realPath(target: string): string | undefined;
+  /** Holds `target` (and every directory its resolution passes through) to the trust rule. */
+  inspect(target: string, kind: "directory" | "file"): TrustVerdict;
+}
 
 /** What decides which PATH entries are searched, besides PATH itself. */
 export interface SearchPathContext {
   readonly platform: NodeJS.Platform;
-  /** The current working directory (the child's too); never searched. */
+  /** The current working directory (the child's too); never searched, nor anything below it. */
   readonly cwd: string;
-  /** Torii's own directory (where its entry script lives); never searched. */
+  /** Torii's own directory (where its entry script lives); never searched, nor anything below it. */
   readonly selfDir: string;
+  /** The trust rule and real paths of the filesystem. */
+  readonly trust: SearchTrust;
+}
+
+/** A PATH entry (or a program found in one) left out, and why: for the operator (server log, doctor), never for the agent. */
+export interface SkippedEntry {
+  readonly entry: string;
+  readonly reason: string;
 }
 
 /** The searchable directories of a PATH value, in order, without duplicates. */
 export interface DirectorySearch {
   readonly directories: readonly string[];
+  /** Absolute entries left out, named, with the reason. PATH entries are environment values: keep them out of messages to the agent. */
+  readonly skipped: readonly SkippedEntry[];
   /** Counts only: PATH entries are environment values and stay out of messages. */
   readonly summary: () => string;
 }
@@ -38,41 +74,86 @@ export const FALLBACK_POSIX_PATH = "/usr/bin:/bin";
 
 const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
 
+/** Why an entry at or below one of the excluded places is left out. */
+export const BELOW_WORKING_DIRECTORY = "at or below the working directory, which the agent can write to";
+const TORII_OWN_DIRECTORY = "Torii's own code directory";
+/** Why a missing entry is left out (the operator's reports omit it: common and harmless). */
+export const MISSING_ENTRY = "does not exist";
+
 /**
  * The directories of `pathEnv` that may be searched: absolute entries only
  * (on Windows drive-rooted or UNC; `C:x` and `\x` depend on process state),
- * never the current directory or `selfDir`, normalised, first occurrence
- * kept. cmd.exe's quotes around a Windows entry are not part of the name.
+ * existing, trusted, and by their real paths neither at or below the current
+ * directory nor at or below `selfDir`; normalised, first occurrence kept.
+ * cmd.exe's quotes around a Windows entry are not part of the name.
  */
 export function trustedSearchPath(pathEnv: string | undefined, context: SearchPathContext): DirectorySearch {
   const windows = context.platform === "win32";
   const pathModule = windows ? path.win32 : path.posix;
   const isAbsolute = windows ? isWindowsAbsolute : (entry: string): boolean => path.posix.isAbsolute(entry);
-  const excluded = new Set([comparable(context.cwd, pathModule, windows), comparable(context.selfDir, pathModule, windows)]);
+  const outOfReach = agentReach(context);
   const directories: string[] = [];
+  const skipped: SkippedEntry[] = [];
   const seen = new Set<string>();
-  let skipped = 0;
+  let empty = 0;
   for (const rawEntry of (pathEnv ?? "").split(windows ? ";" : ":")) {
     const entry = windows ? rawEntry.replace(/^"(.*)"$/su, "$1") : rawEntry;
-    if (entry === "" || entry.includes("\0") || !isAbsolute(entry)) {
-      skipped += 1;
+    if (entry === "") {
+      empty += 1;
+      continue;
+    }
+    if (entry.includes("\0") || !isAbsolute(entry)) {
+      skipped.push({ entry, reason: "not an absolute path, so it would be searched from the working directory" });
       continue;
     }
     const key = comparable(entry, pathModule, windows);
-    if (excluded.has(key)) {
-      skipped += 1;
-      continue;
-    }
     if (seen.has(key)) continue;
     seen.add(key);
-    directories.push(pathModule.normalize(entry));
+    const normalized = pathModule.normalize(entry);
+    const reason = outOfReach(normalized, "directory");
+    if (reason !== undefined) skipped.push({ entry: normalized, reason });
+    else directories.push(normalized);
   }
   return {
     directories,
+    skipped,
     summary: () => {
       const searched = `${directories.length} PATH ${directories.length === 1 ? "directory" : "directories"} searched`;
-      return skipped === 0 ? searched : `${searched}; ${skipped} skipped (empty or relative entries, the current directory, Torii's own directory)`;
+      const count = empty + skipped.length;
+      return count === 0
+        ? searched
+        : `${searched}; ${count} skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to)`;
     },
+  };
+}
+
+/**
+ * A check of an absolute, normalised path (a PATH entry, or a program found
+ * through one) against the agent's reach: the reason to leave it out, or
+ * undefined when it may be used. The excluded places are resolved once.
+ */
+export function agentReach(context: SearchPathContext): (target: string, kind: "directory" | "file") => string | undefined {
+  const windows = context.platform === "win32";
+  const pathModule = windows ? path.win32 : path.posix;
+  const place = (directory: string): readonly string[] => {
+    const lexical = comparable(directory, pathModule, windows);
+    const real = context.trust.realPath(directory);
+    return real === undefined ? [lexical] : [lexical, comparable(real, pathModule, windows)];
+  };
+  const working = place(context.cwd);
+  const own = place(context.selfDir);
+  const within = (candidate: string, places: readonly string[]): boolean => places.some((where) => atOrBelow(candidate, where, pathModule));
+  return (target, kind) => {
+    const lexical = comparable(target, pathModule, windows);
+    if (within(lexical, working)) return BELOW_WORKING_DIRECTORY;
+    if (within(lexical, own)) return TORII_OWN_DIRECTORY;
+    const verdict = context.trust.inspect(target, kind);
+    if ("missing" in verdict) return MISSING_ENTRY;
+    if ("problem" in verdict) return verdict.problem;
+    const real = comparable(verdict.real, pathModule, windows);
+    if (within(real, working)) return `${BELOW_WORKING_DIRECTORY} (through a link)`;
+    if (within(real, own)) return TORII_OWN_DIRECTORY;
+    return undefined;
   };
 }
 
@@ -108,6 +189,17 @@ export function parsePathExt(pathExt: string | undefined): readonly string[] {
 export function isWindowsAbsolute(candidate: string): boolean {
   if (/^[A-Za-z]:[\\/]/u.test(candidate)) return true;
   return /^[\\/]{2}[^\\/?.]/u.test(candidate);
+}
+
+/**
+ * Whether `candidate` is `place` or below it; both comparable(). A place that
+ * is a filesystem root (a server started in `/`, as some GUI clients do) holds
+ * every path, yet is no project: then only the root itself is left out.
+ */
+function atOrBelow(candidate: string, place: string, pathModule: path.PlatformPath): boolean {
+  if (candidate === place) return true;
+  if (pathModule.parse(place).root === place) return false;
+  return candidate.startsWith(place + pathModule.sep);
 }
 
 /** A directory in a form where equal directories compare equal (case-insensitive on Windows). */

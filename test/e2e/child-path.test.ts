@@ -8,10 +8,11 @@
  * absolutely, and PATH set by a provider's `.env`. None may run; the absolute
  * entries still work (the shim finds the real bash, kubectl its real plugin).
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { writeExecutable } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { tempDirectory } from "../support/temp-dirs.js";
 
@@ -23,16 +24,10 @@ let work: string;
 let markers: string;
 let session: McpSession;
 
-function executable(file: string, body: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, body);
-  chmodSync(file, 0o755);
-}
-
 /** A program that writes a marker naming where it was planted, then succeeds. */
 function plant(dir: string, name: string): void {
   const marker = path.join(markers, `${path.relative(base, dir).replaceAll("/", "_") || "base"}-${name}`);
-  executable(path.join(dir, name), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
+  writeExecutable(path.join(dir, name), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
 }
 
 beforeAll(async () => {
@@ -52,11 +47,11 @@ beforeAll(async () => {
     plant(dir, "kubectl-foo");
   }
   const shim = path.join(base, "shims", "shim");
-  executable(shim, '#!/usr/bin/env bash\necho "shim ran under $BASH"\n');
+  writeExecutable(shim, '#!/usr/bin/env bash\necho "shim ran under $BASH"\n');
   const recorder = path.join(base, "shims", "path-recorder");
-  executable(recorder, `#!${process.execPath}\nprocess.stdout.write(process.env.PATH ?? "<unset>");\n`);
+  writeExecutable(recorder, `#!${process.execPath}\nprocess.stdout.write(process.env.PATH ?? "<unset>");\n`);
   const plugins = path.join(base, "plugins");
-  executable(path.join(plugins, "kubectl-ok"), "#!/bin/sh\necho plugin-ok\n");
+  writeExecutable(path.join(plugins, "kubectl-ok"), "#!/bin/sh\necho plugin-ok\n");
 
   const root = makeConfigTree({
     "providers/shim/provider.yaml": provider("shim", shim),

@@ -6,7 +6,7 @@
  * - `must-not-run`: a sentinel; writes a marker file when it runs.
  * - any script given by the test.
  */
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { tempDirectory } from "./temp-dirs.js";
 
@@ -40,4 +40,11 @@ export function makeFakeBin(scripts: Record<string, string> = {}, sentinels: rea
     markerOf: (name) => path.join(markers, name),
     ran: (name) => existsSync(path.join(markers, name)),
   };
+}
+
+/** Writes an executable script `body` at `file` (its directory created as needed). */
+export function writeExecutable(file: string, body: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, body);
+  chmodSync(file, 0o755);
 }

@@ -20,6 +20,7 @@ import { configRoot } from "../shared/operator-context.js";
 import { emit, type JsonOption } from "../shared/operator-output.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 import { providerChecks } from "./provider-checks.js";
+import { pathCheck } from "./path-check.js";
 import { clientRegistrationChecks } from "./registrations.js";
 import { targetChecks } from "./target-checks.js";
 
@@ -47,7 +48,7 @@ export function doctorChecks(root: string): DoctorCheck[] {
     ];
   }
   const { registry } = load.configuration;
-  const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`)];
+  const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`), pathCheck()];
   for (const provider of registry.providers.values()) findings.push(...providerChecks(provider, registry), ...targetChecks(provider, registry));
   findings.push(auditCheck(root), ...clientRegistrationChecks(root));
   return findings;

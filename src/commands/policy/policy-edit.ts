@@ -21,6 +21,7 @@ import { EMPTY_RULES_TEXT, replaceRulesText } from "../../config/rules-edit.js";
 import { parseRulesFile } from "../../config/rules-file.js";
 import type { ProviderEntry } from "../../config/registry.js";
 import { previewRulesChange, type RuleChangePreview } from "../../pipeline/rule-change-preview.js";
+import { resolveOnPath } from "../shared/cli-on-path.js";
 import { editorCommandLine, splitEditorCommand } from "../shared/editor-argv.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -94,7 +95,14 @@ export async function runPolicyEdit(tool: string, target: string | undefined, op
 function runEditor(argv: readonly string[], file: string): void {
   const [command, ...args] = argv;
   if (command === undefined) throw new OperatorError("the editor command ($VISUAL or $EDITOR) is empty");
-  const result = spawnSync(command, [...args, file], { stdio: "inherit", shell: false });
+  // Found as the server finds a CLI: the operator's shell may sit in the agent's project, whose .venv/bin is on PATH.
+  let executable: string;
+  try {
+    executable = resolveOnPath(command);
+  } catch (error) {
+    throw new OperatorError(`cannot start the editor ${JSON.stringify(command)}: ${(error as Error).message}`);
+  }
+  const result = spawnSync(executable, [...args, file], { stdio: "inherit", shell: false });
   if (result.error !== undefined) throw new OperatorError(`cannot start the editor ${JSON.stringify(command)}: ${result.error.message}`);
   if (result.status !== 0)
     throw new OperatorError(

@@ -1,15 +1,32 @@
 /**
  * Finding a provider's CLI the way the server will (runtime/resolve-executable:
- * PATH only, never the working directory or Torii's own folder) and asking it
+ * PATH only, never the working directory or below it, Torii's own folder or a
+ * directory others can write to) and asking it
  * for its version, without a shell.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { searchTrust } from "../../config/search-trust.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
-import { resolveExecutable } from "../../runtime/resolve-executable.js";
+import { ExecutableNotFoundError, resolveExecutable } from "../../runtime/resolve-executable.js";
+import { MISSING_ENTRY } from "../../runtime/search-path.js";
 
 /** The absolute path the server would launch for `command`, or undefined when PATH has none. */
 export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return resolveOnPath(command, env);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The absolute file for `command` through this shell's PATH, searched as the
+ * server searches (for a program the operator CLI starts itself: the editor).
+ *
+ * @throws Error saying why there is none, naming the PATH entries left out (this is the operator's terminal).
+ */
+export function resolveOnPath(command: string, env: NodeJS.ProcessEnv = process.env): string {
   try {
     return resolveExecutable(command, {
       pathEnv: env.PATH,
@@ -17,9 +34,12 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env
       platform: process.platform,
       selfDir: toriiCodeDirectory(),
       cwd: process.cwd(),
+      trust: searchTrust(),
     }).path;
-  } catch {
-    return undefined;
+  } catch (error) {
+    const skipped = error instanceof ExecutableNotFoundError ? error.skipped.filter((entry) => entry.reason !== MISSING_ENTRY) : [];
+    if (skipped.length === 0) throw error;
+    throw new Error(`${(error as Error).message}; not searched: ${skipped.map(({ entry, reason }) => `${entry} (${reason})`).join("; ")}`);
   }
 }
 

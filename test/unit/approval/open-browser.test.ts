@@ -3,7 +3,7 @@
  * in its argv, so it must never be found where the agent can write: real files
  * and the real PATH search, no mocks.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -38,6 +38,23 @@ describe("the browser opener is found outside the agent's reach", () => {
     expect(launch).toMatchObject({ file: path.join(system, "xdg-open"), args: [URL], cwd: "/" });
     expect(launch?.env.PATH).toBe(system);
     expect(launch?.env.DISPLAY).toBe(":0");
+  });
+
+  it("Linux: an absolute entry in the project (npx, venv activation, direnv) or a link spelling of it is not searched either", () => {
+    const { project, system, place } = layout();
+    const link = path.join(path.dirname(project), "project-link");
+    symlinkSync(project, link);
+    const env = { PATH: `${project}/node_modules/.bin:${link}/node_modules/.bin:${link}:${system}`, DISPLAY: ":0" };
+    const launch = openerLaunch(URL, env, place, "linux");
+    expect(launch).toMatchObject({ file: path.join(system, "xdg-open"), cwd: "/" });
+    expect(launch?.env.PATH).toBe(system);
+    expect(openerLaunch(URL, { PATH: `${project}/node_modules/.bin:${link}`, DISPLAY: ":0" }, place, "linux")).toBeUndefined();
+  });
+
+  it("Linux: an xdg-open in a directory others can write to is not started", () => {
+    const { system, place } = layout();
+    chmodSync(system, 0o777);
+    expect(openerLaunch(URL, { PATH: system, DISPLAY: ":0" }, place, "linux")).toBeUndefined();
   });
 
   it("Linux: with only the agent's copies reachable, no opener is started", () => {

@@ -12,11 +12,12 @@ import {
   type ChildEnvInput,
 } from "../../../src/runtime/child-env.js";
 import { FALLBACK_POSIX_PATH } from "../../../src/runtime/search-path.js";
+import { lexicalTrust } from "../../support/search-trust.js";
 
 const SEED = 20260101;
 
 function build(overrides: Partial<ChildEnvInput> = {}): Record<string, string> {
-  return buildChildEnv({ serverEnv: {}, platform: "linux", cwd: "/srv/work", selfDir: "/opt/torii/dist", removedEnv: [], ...overrides });
+  return buildChildEnv({ serverEnv: {}, platform: "linux", cwd: "/srv/work", selfDir: "/opt/torii/dist", trust: lexicalTrust(), removedEnv: [], ...overrides });
 }
 
 function env(entries: Record<string, string>): ReadonlyMap<string, string> {

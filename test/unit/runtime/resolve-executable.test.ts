@@ -2,6 +2,8 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExecutableNotFoundError, ExecutableRefusedError, resolveExecutable, type ResolveExecutableOptions } from "../../../src/runtime/resolve-executable.js";
+import { searchTrust } from "../../../src/config/search-trust.js";
+import { lexicalTrust } from "../../support/search-trust.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const created: string[] = [];
@@ -38,7 +40,7 @@ const notFound = (action: () => unknown): ExecutableNotFoundError => thrown(Exec
 
 describe("resolveExecutable on POSIX (real temp tree)", () => {
   function posix(root: string, pathEnv: string, extra: Partial<ResolveExecutableOptions> = {}): ResolveExecutableOptions {
-    return { pathEnv, platform: "linux", selfDir: path.join(root, "torii"), cwd: path.join(root, "work"), ...extra };
+    return { pathEnv, platform: "linux", selfDir: path.join(root, "torii"), cwd: path.join(root, "work"), trust: searchTrust(), ...extra };
   }
 
   it("searches PATH entries in order and returns the absolute file", () => {
@@ -79,7 +81,8 @@ describe("resolveExecutable on POSIX (real temp tree)", () => {
     const root = tree({ "work/tool": 0o755, "torii/tool": 0o755, "usr/bin/tool": 0o755 });
     const pathEnv = [`${root}/work`, `${root}/work/`, `${root}/torii`, `${root}/x/../torii/`].join(":");
     const error = notFound(() => resolveExecutable("tool", posix(root, pathEnv)));
-    expect(error.message).toMatch(/0 PATH directories searched; 4 skipped/);
+    // The second spelling of each is a duplicate of the first, which is skipped.
+    expect(error.message).toMatch(/0 PATH directories searched; 2 skipped/);
     // With a real directory after them, the search goes on to it.
     expect(resolveExecutable("tool", posix(root, `${pathEnv}:${root}/usr/bin`)).path).toBe(`${root}/usr/bin/tool`);
   });
@@ -108,10 +111,11 @@ describe("resolveExecutable on POSIX (real temp tree)", () => {
   it("keeps PATH values out of error messages", () => {
     const root = tree({});
     const secretDir = `${root}/token-5ecret-value`;
+    mkdirSync(secretDir);
     const error = notFound(() => resolveExecutable("tool", posix(root, `${secretDir}:relative-5ecret`)));
     expect(error.message).not.toContain("5ecret");
     expect(error.message).toBe(
-      'executable "tool" not found: 1 PATH directory searched; 1 skipped (empty or relative entries, the current directory, Torii\'s own directory)',
+      `executable "tool" not found: 1 PATH directory searched; 1 skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to)`,
     );
   });
 });
@@ -131,7 +135,15 @@ describe("resolveExecutable on Windows (path.win32 logic, injected file system)"
   }
 
   function windows(pathEnv: string, files: readonly string[], extra: Partial<ResolveExecutableOptions> = {}): ResolveExecutableOptions {
-    return { pathEnv, platform: "win32", selfDir: "C:\\Program Files\\Torii", cwd: "C:\\Work", isFile: windowsFiles(...files).isFile, ...extra };
+    return {
+      pathEnv,
+      platform: "win32",
+      selfDir: "C:\\Program Files\\Torii",
+      cwd: "C:\\Work",
+      trust: lexicalTrust(),
+      isFile: windowsFiles(...files).isFile,
+      ...extra,
+    };
   }
 
   it("tries each PATHEXT extension in order (default .COM;.EXE;.BAT;.CMD)", () => {

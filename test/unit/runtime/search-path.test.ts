@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { buildChildEnv, type ChildEnvInput } from "../../../src/runtime/child-env.js";
 import { resolveExecutable } from "../../../src/runtime/resolve-executable.js";
 import { childPathValue, FALLBACK_POSIX_PATH, parsePathExt, trustedSearchPath, type SearchPathContext } from "../../../src/runtime/search-path.js";
+import { lexicalTrust } from "../../support/search-trust.js";
 
-const POSIX: SearchPathContext = { platform: "linux", cwd: "/srv/work", selfDir: "/opt/torii/dist" };
-const WINDOWS: SearchPathContext = { platform: "win32", cwd: "C:\\work", selfDir: "C:\\torii\\dist" };
+const POSIX: SearchPathContext = { platform: "linux", cwd: "/srv/work", selfDir: "/opt/torii/dist", trust: lexicalTrust() };
+const WINDOWS: SearchPathContext = { platform: "win32", cwd: "C:\\work", selfDir: "C:\\torii\\dist", trust: lexicalTrust() };
 
 function child(input: Partial<ChildEnvInput>, context: SearchPathContext = POSIX): Record<string, string> {
   return buildChildEnv({ serverEnv: {}, removedEnv: [], ...context, ...input });

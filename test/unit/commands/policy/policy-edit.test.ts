@@ -3,12 +3,13 @@
  * $EDITOR (with a quoted argument, so the no-shell splitting is exercised)
  * that replaces the draft with prepared text and records the argv it got.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../../src/audit/audit-log.js";
 import { splitEditorCommand } from "../../../../src/commands/shared/editor-argv.js";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
+import { writeExecutable } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
 
@@ -90,6 +91,27 @@ describe("torii policy edit", () => {
     const created = await runCli(["policy", "edit", "kube", "dev", "--create"], env);
     expect(created.status).toBe(0);
     expect(readFileSync(path.join(root, "providers/kube/targets/dev/rules.yaml"), "utf8")).toContain("delete");
+  });
+
+  it("finds a bare editor name as the server finds a CLI: never in a PATH directory others can write to", async () => {
+    const { env, rules, source } = setup('version: "1"\ndeny: []\naccept: [logs, top]\n');
+    const shared = tempDirectory("torii-shared-bin-");
+    const own = tempDirectory("torii-own-bin-");
+    const marker = path.join(own, "planted-ran");
+    writeExecutable(path.join(shared, "myeditor"), `#!/bin/sh\necho planted > '${marker}'\n`);
+    chmodSync(shared, 0o777);
+    writeExecutable(
+      path.join(own, "myeditor"),
+      `#!${process.execPath}\nrequire("node:fs").copyFileSync(process.argv[2], process.argv[process.argv.length - 1]);\n`,
+    );
+    const result = await runCli(["policy", "edit", "kube"], { ...env, EDITOR: `myeditor '${source}'`, PATH: `${shared}:${own}:/usr/bin:/bin` });
+    expect(result.status).toBe(0);
+    expect(readFileSync(rules, "utf8")).toContain("top");
+    expect(existsSync(marker)).toBe(false);
+    const alone = await runCli(["policy", "edit", "kube"], { ...env, EDITOR: "myeditor", PATH: shared });
+    expect(alone.status).not.toBe(0);
+    expect(alone.stderr).toContain(`not searched: ${shared} (`);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("without VISUAL or EDITOR says what to set", async () => {

@@ -1,0 +1,86 @@
+/**
+ * A provider's program is never found where the agent can write, however the
+ * client's PATH spells that place. The client's PATH starts with absolute
+ * entries inside the agent's project (venv activation, direnv's PATH_add and
+ * npx put them there), a link spelling of the project, and a directory others
+ * can write to; each holds a planted `mycli` that writes a marker. A call the
+ * rules accept must run the real `mycli` (on a trusted entry further down),
+ * whose own PATH holds none of those entries, and the server names each
+ * skipped entry on stderr. The real server, over the MCP SDK's Client.
+ */
+import { chmodSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { writeExecutable } from "../support/fake-clis.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { tempDirectory } from "../support/temp-dirs.js";
+
+const posixOnly = process.platform === "win32" ? describe.skip : describe;
+
+let top: string;
+let project: string;
+let markers: string;
+let system: string;
+let session: McpSession;
+
+/** A `mycli` in `dir` that leaves a marker naming `dir` when run: the agent's planted copy. */
+function plant(dir: string): void {
+  const marker = path.join(markers, path.relative(top, dir).replaceAll("/", "_"));
+  writeExecutable(path.join(dir, "mycli"), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
+}
+
+beforeAll(async () => {
+  top = tempDirectory("torii-project-path-");
+  project = path.join(top, "project");
+  markers = path.join(top, "markers");
+  system = path.join(top, "system-bin");
+  mkdirSync(markers);
+  const shared = path.join(top, "shared-bin");
+  for (const dir of [path.join(project, ".venv", "bin"), path.join(project, "node_modules", ".bin"), project, shared]) plant(dir);
+  chmodSync(shared, 0o775); // group-writable: another user of the group could plant it
+  symlinkSync(project, path.join(top, "project-link"));
+  // The real CLI: prints the PATH it was given.
+  writeExecutable(path.join(system, "mycli"), `#!${process.execPath}\nprocess.stdout.write("real " + process.env.PATH);\n`);
+
+  const root = makeConfigTree({
+    "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: mycli\n',
+    "providers/rec/rules.yaml": 'version: "1"\naccept: [status]\n',
+  });
+  const clientPath = [
+    path.join(project, ".venv", "bin"),
+    path.join(top, "project-link", "node_modules", ".bin"),
+    `${project}/`,
+    shared,
+    system,
+    "/usr/bin",
+    "/bin",
+  ].join(":");
+  session = await startSession(root, { PATH: clientPath }, { cwd: project });
+});
+
+afterAll(async () => {
+  await session.close();
+});
+
+posixOnly("absolute PATH entries in the agent's reach", () => {
+  test("an accepted call runs the real CLI, never one planted in the project (by any spelling) or in a group-writable directory", async () => {
+    const outcome = outcomeOf(await session.call("rec", { args: ["status"] }));
+    expect(outcome.decision).toMatchObject({ result: "allow", source: "rules" });
+    expect(outcome.execution?.stdout).toBe(`real ${system}:/usr/bin:/bin`);
+    expect(readdirSync(markers)).toEqual([]);
+  });
+
+  test("the server names each skipped entry and why on stderr", () => {
+    const stderr = session.stderr();
+    expect(stderr).toContain(`PATH entry ${path.join(project, ".venv", "bin")} is not searched: at or below the working directory`);
+    expect(stderr).toMatch(
+      new RegExp(
+        `PATH entry ${path.join(top, "project-link", "node_modules", ".bin")} is not searched: at or below the working directory.*\\(through a link\\)`,
+        "u",
+      ),
+    );
+    expect(stderr).toContain(`PATH entry ${project}/ is not searched: at or below the working directory`);
+    expect(stderr).toMatch(new RegExp(`PATH entry ${path.join(top, "shared-bin")} is not searched: .*writable by group or others \\(mode 775\\)`, "u"));
+  });
+});
