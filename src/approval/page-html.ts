@@ -85,7 +85,7 @@ export function renderPage(model: PageModel, base: string, csrf: string, settleM
     .join("");
   const prefixChoice =
     offer.prefixCounts.length === 0
-      ? `<label><input type="radio" name="mode" value="prefix" disabled> a prefix: not offered, since this call writes a local file and only a grant naming its whole command would allow it</label>`
+      ? `<label><input type="radio" name="mode" value="prefix" disabled> a prefix: not offered, since ${escapeHtml(offer.noPrefixReason ?? "none fits this call")}</label>`
       : `<label><input type="radio" name="mode" value="prefix"> every argv starting with the first
 <select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>`;
   const { min, max, initial } = offer.minutes;

@@ -15,6 +15,8 @@ export interface PageOffer {
   readonly tokenCount: number;
   /** The prefix boundaries (token counts) offered for a prefix grant, ascending; empty when none is. */
   readonly prefixCounts: readonly number[];
+  /** Why no prefix grant is offered, when `prefixCounts` is empty. */
+  readonly noPrefixReason?: string;
   /** The durations offered: every whole number of minutes from `min` to `max`, `initial` shown first. */
   readonly minutes: { readonly min: number; readonly max: number; readonly initial: number };
 }
@@ -40,12 +42,26 @@ export function callPageOffer(call: {
   const rules = call.rules
     .filter((rule) => rule.disabledReason === undefined)
     .map((rule): PageAnswer["choice"] => (rule.effect === "accept" ? "rule-accept" : "rule-deny"));
-  return { choices: ["deny", "once", "grant", ...rules], tokenCount: call.tokenCount, prefixCounts, minutes: minutesFrom(call.defaultMinutes) };
+  const noPrefixReason =
+    call.tokenCount === 0 ? "the call has no tokens to name" : "the call writes a local file, which only a grant naming its whole command allows";
+  return {
+    choices: ["deny", "once", "grant", ...rules],
+    tokenCount: call.tokenCount,
+    prefixCounts,
+    ...(prefixCounts.length === 0 ? { noPrefixReason } : {}),
+    minutes: minutesFrom(call.defaultMinutes),
+  };
 }
 
 /** The lease page's offer: Deny, Replace and Add, for 1..MAX_PAGE_MINUTES minutes. */
 export function leasePageOffer(defaultMinutes: number): PageOffer {
-  return { choices: ["deny", "lease-replace", "lease-add"], tokenCount: 0, prefixCounts: [], minutes: minutesFrom(defaultMinutes) };
+  return {
+    choices: ["deny", "lease-replace", "lease-add"],
+    tokenCount: 0,
+    prefixCounts: [],
+    noPrefixReason: "a lease page offers no grant",
+    minutes: minutesFrom(defaultMinutes),
+  };
 }
 
 /** Why `answer` is not among what `offer` offered, or undefined when it is. */
@@ -59,6 +75,6 @@ export function offerRefusal(offer: PageOffer, answer: PageAnswer): string | und
   if (answer.mode === "exact") return answer.token_count === offer.tokenCount ? undefined : `an exact grant names all ${offer.tokenCount} tokens of the call`;
   if (offer.prefixCounts.includes(answer.token_count)) return undefined;
   return offer.prefixCounts.length === 0
-    ? "the page offered no prefix grant for this call"
+    ? `the page offered no prefix grant: ${offer.noPrefixReason ?? "none fits this call"}`
     : `the page offered prefix grants of ${offer.prefixCounts[0]} to ${offer.prefixCounts.at(-1)} tokens, not ${answer.token_count}`;
 }

@@ -10,7 +10,7 @@
  * A session ends for good (`revoked`): when a second browser opens the used
  * link, when the page is removed (answered, timed out, withdrawn) and when the
  * server closes. A request resolves its session when its headers arrive, but
- * its body comes later; the handlers re-check `sessionLive` after every await,
+ * its body comes later; the page server re-checks `revoked` after every await,
  * so a request held open across a revocation acts on nothing.
  */
 import { randomBytes } from "node:crypto";

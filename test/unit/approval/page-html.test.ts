@@ -65,6 +65,7 @@ describe("the page renders its offer, the one the server checks answers against"
     const offer = callPageOffer({ tokenCount: 2, minimumPrefix: 3, defaultMinutes: 20, rules: [] });
     expect(offer.prefixCounts).toEqual([]);
     expect(offered(renderPage(callModel(["a", "b"], offer), "/a/x", "csrf", 0))).toMatchObject({ prefixCounts: [], prefixDisabled: true });
+    expect(offer.noPrefixReason).toMatch(/writes a local file/);
   });
 
   test("a rule offered disabled is not among the offer's choices", () => {

@@ -11,7 +11,7 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { SERVER_HOLD_MS } from "../../../src/approval/page-assets.js";
 import type { PageAnswer } from "../../../src/approval/page-model.js";
-import { callPageOffer, offerRefusal, type PageOffer } from "../../../src/approval/page-offer.js";
+import { callPageOffer, leasePageOffer, offerRefusal, type PageOffer } from "../../../src/approval/page-offer.js";
 import { ApprovalPageServer } from "../../../src/approval/page-server.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { ApprovalStore } from "../../../src/state/approval-store.js";
@@ -328,7 +328,7 @@ describe("an answer chooses only what the page offered", () => {
   });
 
   test("a lease page takes Deny, Replace and Add, not a call's choices", () => {
-    const lease = { choices: ["deny", "lease-replace", "lease-add"], tokenCount: 0, prefixCounts: [], minutes: { min: 1, max: 1440, initial: 15 } } as const;
+    const lease = leasePageOffer(15);
     expect(offerRefusal(lease, { choice: "lease-add", minutes: 1440, csrf: CSRF })).toBeUndefined();
     expect(offerRefusal(lease, { choice: "once", csrf: CSRF })).toMatch(/did not offer the choice once/);
     expect(offerRefusal(lease, { choice: "grant", mode: "prefix", token_count: 1, minutes: 5, csrf: CSRF })).toMatch(/did not offer/);
