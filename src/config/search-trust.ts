@@ -10,7 +10,7 @@
  * no POSIX owner or mode bits: only links and real paths are resolved there.
  */
 import { realpathSync } from "node:fs";
-import { MISSING_ENTRY, trustedSearchPath, type SearchTrust, type SkippedEntry, type TrustVerdict } from "../runtime/search-path.js";
+import { childPathValue, MISSING_ENTRY, trustedSearchPath, type SearchTrust, type SkippedEntry, type TrustVerdict } from "../runtime/search-path.js";
 import { currentTrustPolicy } from "./file-trust.js";
 import { trustedOutsideRealPath } from "./trusted-path.js";
 
@@ -68,4 +68,23 @@ export function skippedPathEntries(
   platform: NodeJS.Platform,
 ): readonly SkippedEntry[] {
   return trustedSearchPath(pathEnv, { ...place, platform, trust: searchTrust(platform) }).skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
+}
+
+/**
+ * Reduces `env.PATH` (the server's own environment) to the directories a
+ * child's PATH keeps, for what runs inside the server by name: the AWS SDK
+ * runs a profile's `credential_process` through `/bin/sh` (or cmd.exe) with
+ * the server's own environment during the STS check (pipeline/identity/sts-probe.ts).
+ *
+ * @returns the entries left out, for the server log (missing ones not listed).
+ */
+export function restrictOwnPath(
+  env: NodeJS.ProcessEnv,
+  place: { readonly cwd: string; readonly selfDir: string },
+  platform: NodeJS.Platform,
+): readonly SkippedEntry[] {
+  const context = { ...place, platform, trust: searchTrust(platform) };
+  const search = trustedSearchPath(env.PATH, context);
+  if (env.PATH !== undefined || platform !== "win32") env.PATH = childPathValue(env.PATH, context);
+  return search.skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
 }

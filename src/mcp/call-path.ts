@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createApprover } from "../approval/create-approver.js";
-import { skippedPathEntries } from "../config/search-trust.js";
+import { restrictOwnPath } from "../config/search-trust.js";
 import { AuditLog, SERVER_HEAD_DELAY_MS } from "../audit/audit-log.js";
 import { FileGrantGate, FileLeaseGate } from "../pipeline/file-gates.js";
 import { invoke, type InvokeDeps, type ProviderCall } from "../pipeline/invoke.js";
@@ -39,8 +39,9 @@ export interface StartupPlace {
 
 /** Builds the call side for a loaded configuration. */
 export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
-  // Named once, for the operator: an entry of the client's PATH that no call will search (a .env may still set its own PATH).
-  for (const { entry, reason } of skippedPathEntries(process.env.PATH, { cwd, selfDir }, process.platform))
+  // The server's own PATH is reduced as a child's is (the AWS SDK runs credential_process by name in this process),
+  // before the copy below is taken; each entry left out is named once, for the operator.
+  for (const { entry, reason } of restrictOwnPath(process.env, { cwd, selfDir }, process.platform))
     logToStderr(`PATH entry ${entry} is not searched: ${reason}`);
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
   const slots = new Semaphore(settings.maxConcurrentCalls);

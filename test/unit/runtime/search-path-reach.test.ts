@@ -9,7 +9,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { searchTrust, skippedPathEntries } from "../../../src/config/search-trust.js";
+import { restrictOwnPath, searchTrust, skippedPathEntries } from "../../../src/config/search-trust.js";
 import { ExecutableRefusedError, resolveExecutable } from "../../../src/runtime/resolve-executable.js";
 import { childPathValue, trustedSearchPath, type SearchPathContext } from "../../../src/runtime/search-path.js";
 import { lexicalTrust } from "../../support/search-trust.js";
@@ -142,6 +142,16 @@ posixOnly("entries and programs others can write to", () => {
     expect(skippedPathEntries(`${missing}:${system}:relative`, { cwd: context.cwd, selfDir: context.selfDir }, "linux")).toEqual([
       { entry: "relative", reason: expect.stringMatching(/not an absolute path/u) as string },
     ]);
+  });
+});
+
+posixOnly("the server's own PATH", () => {
+  it("is reduced in place as a child's is (the AWS SDK runs credential_process by name in the server), naming what it left out", () => {
+    const { project, system, context } = layout();
+    const env: NodeJS.ProcessEnv = { PATH: `${project}/.venv/bin:${system}:/usr/bin`, HOME: "/home/op" };
+    const skipped = restrictOwnPath(env, { cwd: context.cwd, selfDir: context.selfDir }, "linux");
+    expect(env).toEqual({ PATH: `${system}:/usr/bin`, HOME: "/home/op" });
+    expect(skipped).toEqual([{ entry: `${project}/.venv/bin`, reason: expect.stringMatching(/^at or below the working directory/u) as string }]);
   });
 });
 
