@@ -21,6 +21,7 @@ import {
   type StartedLaunch,
 } from "../launcher.js";
 import { NO_REDACTION } from "../redaction.js";
+import { HOST_V8_FLAGS } from "./host-tiering.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
 interface Pending {
@@ -71,8 +72,9 @@ export class HostProcess {
     private readonly spawnDeadlineMs: number,
     private readonly startAllowanceMs: number = HOST_START_ALLOWANCE_MS,
   ) {
-    // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
-    this.child = spawn(process.execPath, [hostFile], {
+    // Not the server's execArgv (only the host's own fixed V8 flags) and an empty environment: the server's
+    // NODE_OPTIONS, --inspect or .env values never reach the host.
+    this.child = spawn(process.execPath, [...HOST_V8_FLAGS, hostFile], {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
       env: hostEnvironment(process.env, platform),
       shell: false,
