@@ -16,7 +16,7 @@
  * limit and replaces control, line-separator and bidi characters. There is no
  * field for output, credentials or `.env` values.
  */
-import { createHash } from "node:crypto";
+import { hash as oneShotHash } from "node:crypto";
 import * as z from "zod";
 import { auditArgvHead } from "./argv-head.js";
 import { AUDIT_EVENTS, AUDIT_EVENT_SHAPE, type AuditEvent } from "./events.js";
@@ -31,7 +31,7 @@ export const GENESIS_HASH = "0".repeat(64);
  * `verify` then knows that a head found missing later was deleted or lost, not
  * that of a log from before heads.
  */
-export const ANCHORED_GENESIS_HASH = createHash("sha256").update("torii-audit-v1: anchored by audit.head from its first record").digest("hex");
+export const ANCHORED_GENESIS_HASH = sha256Hex("torii-audit-v1: anchored by audit.head from its first record");
 
 /** Length limits, in Unicode code points. */
 export const AUDIT_LIMITS = Object.freeze({
@@ -207,8 +207,12 @@ export function canonicalJson(record: Partial<AuditRecord>): string {
   return JSON.stringify(ordered);
 }
 
+/**
+ * SHA-256 in hex (a string is hashed as UTF-8). Node's one-shot `hash` builds
+ * no Hash object: each record costs two of these per append, on the call path.
+ */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return oneShotHash("sha256", data, "hex");
 }
 
 const limited = (max: number) => z.string().refine((value) => Array.from(value).length <= max, { error: `longer than ${max} characters` });

@@ -93,7 +93,7 @@ describe.runIf(process.platform === "linux")("the child host", () => {
     const { ppid: hostPid } = await whoami(session);
     expect(hostPid).not.toBe(serverPid);
     expect(Number(statusField(hostPid, "PPid"))).toBe(serverPid);
-    expect(readFileSync(`/proc/${hostPid}/cmdline`, "utf8").split("\0").filter(Boolean)).toEqual([process.execPath, HOST_FILE]);
+    expect(readFileSync(`/proc/${hostPid}/cmdline`, "utf8").split("\0").filter(Boolean)).toEqual([process.execPath, "--single-threaded", HOST_FILE]);
     const environ = readFileSync(`/proc/${hostPid}/environ`, "utf8");
     expect(environ).not.toContain(SECRET);
     expect(environ).not.toContain("NODE_OPTIONS");

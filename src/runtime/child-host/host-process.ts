@@ -22,6 +22,7 @@ import {
 } from "../launcher.js";
 import { NO_REDACTION } from "../redaction.js";
 import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
+import { HOST_V8_FLAGS } from "./host-tiering.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
 interface Pending {
@@ -74,8 +75,9 @@ export class HostProcess {
     /** The answer deadlines' timers: a test's manual clock fires them on an event (timers.ts). */
     private readonly timers: Timers = SYSTEM_TIMERS,
   ) {
-    // No execArgv and an empty environment: the server's NODE_OPTIONS, --inspect or .env values never reach the host.
-    this.child = spawn(process.execPath, [hostFile], {
+    // Not the server's execArgv (only the host's own fixed V8 flags) and an empty environment: the server's
+    // NODE_OPTIONS, --inspect or .env values never reach the host.
+    this.child = spawn(process.execPath, [...HOST_V8_FLAGS, hostFile], {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
       env: hostEnvironment(process.env, platform),
       shell: false,

@@ -130,7 +130,8 @@ describe("the built host", () => {
     const host = fakeHost(`send(ok(message.id, JSON.stringify({ env: process.env, execArgv: process.execArgv, argv: process.argv.slice(1) })));`);
     const { client } = clientFor(host);
     const seen = JSON.parse((await (await client.start(request("/bin/true", []))).running).stdout) as { env: object; execArgv: string[]; argv: string[] };
-    expect(seen).toEqual({ env: {}, execArgv: [], argv: [host] });
+    // Only the host's own fixed V8 flags (host-tiering.ts).
+    expect(seen).toEqual({ env: {}, execArgv: ["--single-threaded"], argv: [host] });
   });
 });
 
