@@ -32,11 +32,11 @@ const CATASTROPHIC = [
 
 const policyModule = (name: string): string => pathToFileURL(new URL(`../../dist/policy/${name}`, import.meta.url).pathname).href;
 
-/** The child: compiles one deny rule and evaluates each argv with the built engine, printing the decisions as JSON. */
+/** The child: for each case in turn, compiles its deny rule and evaluates each argv with the built engine, printing one JSON line per case. */
 const CHILD = `
 import { compilePolicy } from ${JSON.stringify(policyModule("compile.js"))};
 import { evaluatePolicy } from ${JSON.stringify(policyModule("evaluate.js"))};
-const { rule, argvs } = JSON.parse(process.argv[1]);
+const cases = JSON.parse(process.argv[1]);
 const context = {
   tool: "demo",
   grammar: { parser: "plain", options: [], commands: [], forbiddenValuePrefixes: [] },
@@ -44,40 +44,80 @@ const context = {
   settings: { minimumAcceptTokens: 1, forbiddenArgs: [], ignoreArgs: { leading: [], flags: [] } },
 };
 process.stdout.write("ready\\n");
-const policy = compilePolicy(context, { shared: { deny: [{ text: rule, origin: "rules.yaml:2:3" }], accept: [] } });
-process.stdout.write(JSON.stringify({ errors: policy.errors, decisions: argvs.map((argv) => evaluatePolicy(policy, argv).decision.result) }));
+for (const { rule, argvs } of cases) {
+  const policy = compilePolicy(context, { shared: { deny: [{ text: rule, origin: "rules.yaml:2:3" }], accept: [] } });
+  process.stdout.write(JSON.stringify({ errors: policy.errors, decisions: argvs.map((argv) => evaluatePolicy(policy, argv).decision.result) }) + "\\n");
+}
 `;
 
+interface EngineResult {
+  readonly errors: unknown[];
+  readonly decisions: string[];
+}
+
 /**
- * Runs the engine in a child; resolves with its output, or rejects when the
- * deadline passes (the child is killed). The deadline starts when the child has
- * loaded the engine, so a slow start on a loaded machine does not count.
+ * Runs the engine over every case in one child (one Node start and one engine load
+ * for all of them); resolves each case's result as its line arrives. Each case has
+ * the deadline, counted from the previous line (the first from the engine's load,
+ * so a slow start on a loaded machine does not count); when it passes, the child
+ * is killed and that case and the ones after it fail, naming the rule that backtracks.
  */
-function decideInChild(rule: string, argvs: readonly (readonly string[])[]): Promise<{ errors: unknown[]; decisions: string[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, JSON.stringify({ rule, argvs })], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.once("data", () => {
-      timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`no decision for ${rule} within ${DEADLINE_MS} ms of loading the engine: it backtracks`));
-      }, DEADLINE_MS);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(JSON.parse(stdout.slice(stdout.indexOf("\n") + 1)) as { errors: unknown[]; decisions: string[] });
-      else reject(new Error(`engine child exited ${String(code)}: ${stderr}`));
-    });
+function decideInChild(cases: readonly { rule: string; argvs: readonly (readonly string[])[] }[]): Promise<EngineResult>[] {
+  const settlers: { resolve: (result: EngineResult) => void; reject: (error: Error) => void }[] = [];
+  const results = cases.map(
+    () =>
+      new Promise<EngineResult>((resolve, reject) => {
+        settlers.push({ resolve, reject });
+      }),
+  );
+  // Each test awaits its own case; a case nobody awaits yet must not count as an unhandled rejection.
+  for (const result of results) result.catch(() => undefined);
+  const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, JSON.stringify(cases)], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let answered = -1; // -1 until the engine has loaded ("ready")
+  let timer: NodeJS.Timeout | undefined;
+  const failRest = (error: Error): void => {
+    for (const settler of settlers.slice(Math.max(answered, 0))) settler.reject(error);
+    answered = settlers.length;
+  };
+  const armDeadline = (): void => {
+    clearTimeout(timer);
+    if (answered >= cases.length) return;
+    const rule = cases[answered]!.rule;
+    timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      failRest(new Error(`no decision for ${rule} within ${DEADLINE_MS} ms of the previous answer: it backtracks`));
+    }, DEADLINE_MS);
+  };
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+    for (let end = stdout.indexOf("\n"); end !== -1; end = stdout.indexOf("\n")) {
+      const line = stdout.slice(0, end);
+      stdout = stdout.slice(end + 1);
+      if (answered === -1) answered = 0;
+      else if (answered < cases.length) settlers[answered++]!.resolve(JSON.parse(line) as EngineResult);
+      else continue;
+      armDeadline();
+    }
   });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.on("close", (code) => {
+    clearTimeout(timer);
+    if (answered < cases.length) failRest(new Error(`engine child exited ${String(code)} before every decision: ${stderr}`));
+  });
+  return results;
 }
 
 describe("a catastrophic-backtracking rule returns a decision on long adversarial argv", () => {
-  test.each(CATASTROPHIC)("$rule on $adversarial.length token(s)", async ({ rule, adversarial, matching }) => {
-    const result = await decideInChild(rule, [adversarial, matching]);
+  let results: Promise<EngineResult>[];
+
+  beforeAll(() => {
+    results = decideInChild(CATASTROPHIC.map(({ rule, adversarial, matching }) => ({ rule, argvs: [adversarial, matching] })));
+  });
+
+  test.each(CATASTROPHIC.map((scenario, index) => ({ ...scenario, index })))("$rule on $adversarial.length token(s)", async ({ index }) => {
+    const result = await results[index]!;
     expect(result.errors).toEqual([]);
     // The deny rule does not match the adversarial argv (no rule accepts it either) and matches the other.
     expect(result.decisions).toEqual(["unresolved", "deny"]);
