@@ -8,10 +8,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFilesWithout, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 
@@ -31,12 +29,10 @@ for (let i = 0; i < args.length; i += 1) {
 process.stdout.write("[]\\n");
 `;
 
-const PROVIDER = ((): string => {
-  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/az/provider.yaml", import.meta.url)), "utf8"));
-  doc.deleteIn(["targeting", "mode"]);
-  doc.deleteIn(["auth", "identity"]);
-  return String(doc);
-})();
+const PROVIDER = bundledProviderFilesWithout("az", [
+  ["targeting", "mode"],
+  ["auth", "identity"],
+]);
 
 const SEARCH = ["monitor", "log-analytics", "query-pack", "query", "search", "-g", "g", "--query-pack-name", "q"];
 
@@ -52,7 +48,7 @@ beforeAll(async () => {
   writeFileSync(path.join(home, ".azure", "msal_token_cache.json"), '{"secret": "SECRET-TOKEN-CACHE"}\n');
   writeFileSync(path.join(home, "notes.json"), '{"note": "LOCAL-NOTES"}\n');
   const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
-  const tree = (rules: string): string => makeConfigTree({ "providers/az/provider.yaml": PROVIDER, "providers/az/rules.yaml": rules });
+  const tree = (rules: string): string => makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": rules });
   [broad, named] = await Promise.all([
     startSession(tree(`version: "1"\naccept:\n  - /.*/\n  - monitor\n`), env),
     startSession(tree(`version: "1"\naccept:\n  - monitor log-analytics query-pack query search\n`), env),

@@ -7,10 +7,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFilesWithout, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 
@@ -38,12 +36,10 @@ for (let i = 0; i < args.length; i += 1) {
 `;
 
 /** The bundled provider without targets and identity check, its file_writes and floor as shipped. */
-const PROVIDER = ((): string => {
-  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/az/provider.yaml", import.meta.url)), "utf8"));
-  doc.deleteIn(["targeting", "mode"]);
-  doc.deleteIn(["auth", "identity"]);
-  return String(doc);
-})();
+const PROVIDER = bundledProviderFilesWithout("az", [
+  ["targeting", "mode"],
+  ["auth", "identity"],
+]);
 
 let home: string;
 let broad: McpSession;
@@ -57,7 +53,7 @@ beforeAll(async () => {
   home = makeConfigTree({});
   mkdirSync(path.join(home, ".azure"));
   const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
-  const tree = (rules: string): string => makeConfigTree({ "providers/az/provider.yaml": PROVIDER, "providers/az/rules.yaml": rules });
+  const tree = (rules: string): string => makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": rules });
   [broad, named] = await Promise.all([
     startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n`), env),
     startSession(tree(`version: "1"\naccept:\n  - storage blob download\n  - storage fs directory download\n`), env),

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const bin = makeFakeBin({ aws: FAKE_AWS });
   home = makeConfigTree({});
   const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
-  const tree = (rules: string): string => makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": rules });
+  const tree = (rules: string): string => makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": rules });
   grantsRoot = tree(`version: "1"\ndeny: []\naccept: []\n`);
   [broad, granted] = await Promise.all([
     startSession(tree(`version: "1"\naccept:\n  - iam\n  - sso\n  - ecr\n  - /.*/\n`), env),

@@ -42,7 +42,7 @@ beforeAll(async () => {
   endpoint = await startAnsweringEndpoint(PLANTED);
   home = awsHomeFor(endpoint.base);
   childPath = awsChildPath();
-  const tree = (rules: string): string => makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": rules });
+  const tree = (rules: string): string => makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": rules });
   broadRoot = tree(BROAD);
   [broad, named] = await Promise.all([startSession(broadRoot, { HOME: home, PATH: childPath }), startSession(tree(NAMED), { HOME: home, PATH: childPath })]);
 });

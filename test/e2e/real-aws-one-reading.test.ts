@@ -42,7 +42,7 @@ beforeAll(async () => {
   endpoint = await startAnsweringEndpoint(PLANTED);
   home = awsHomeFor(endpoint.base);
   const env = { HOME: home, PATH: awsChildPath() };
-  const tree = (text: string): string => makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": text });
+  const tree = (text: string): string => makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": text });
   grantsRoot = tree(`version: "1"\ndeny: []\naccept: []\n`);
   [rules, grants] = await Promise.all([startSession(tree(RULES), env), startSession(grantsRoot, env)]);
 });
@@ -98,7 +98,7 @@ describe("aws: a -- after the service is read as the CLI reads it", () => {
   });
 
   test("torii policy check agrees: s3 -- cp to ~/.bashrc is not accepted by the rule s3", async () => {
-    const root = makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": `version: "1"\naccept:\n  - s3\n` });
+    const root = makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": `version: "1"\naccept:\n  - s3\n` });
     const result = await runCli(["policy", "check", "aws", "--", "s3", "--", "cp", "s3://b/k", profileFile()], {
       TORII_CONFIG_DIR: root,
       HOME: home,

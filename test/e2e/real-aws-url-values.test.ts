@@ -73,7 +73,7 @@ beforeAll(async () => {
     "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = dummy-secret-for-tests\n",
   );
   childPath = `${awsDirectory()}${path.delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`;
-  const root = makeConfigTree({ "providers/aws/provider.yaml": untargetedAws(), "providers/aws/rules.yaml": RULES });
+  const root = makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": RULES });
   session = await startSession(root, { HOME: home, PATH: childPath });
 });
 

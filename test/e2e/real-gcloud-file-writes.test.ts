@@ -46,7 +46,7 @@ beforeAll(async () => {
   original =
     `[core]\nproject = p\ndisable_usage_reporting = true\n[auth]\naccess_token_file = ${path.join(home, "token")}\n` +
     `[api_endpoint_overrides]\nsecretmanager = ${base}\n`;
-  const tree = (rules: string): string => makeConfigTree({ "providers/gcloud/provider.yaml": PROVIDER, "providers/gcloud/rules.yaml": rules });
+  const tree = (rules: string): string => makeConfigTree({ ...PROVIDER, "providers/gcloud/rules.yaml": rules });
   broadRoot = tree(`version: "1"\naccept:\n  - secrets\n`);
   [broad, named] = await Promise.all([
     startSession(broadRoot, { HOME: home, PATH: CHILD_PATH }),

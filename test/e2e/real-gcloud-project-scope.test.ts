@@ -33,7 +33,7 @@ beforeAll(async () => {
     `[core]\nproject = ${PINNED}\ndisable_usage_reporting = true\n[auth]\naccess_token_file = ${path.join(home, "token")}\n` +
       `[api_endpoint_overrides]\nsecretmanager = ${stub.endpoint}\n`,
   );
-  const root = makeConfigTree({ "providers/gcloud/provider.yaml": PROVIDER, "providers/gcloud/rules.yaml": `version: "1"\naccept:\n  - secrets\n` });
+  const root = makeConfigTree({ ...PROVIDER, "providers/gcloud/rules.yaml": `version: "1"\naccept:\n  - secrets\n` });
   session = await startSession(root, { HOME: home, PATH: CHILD_PATH });
 });
 

@@ -7,26 +7,22 @@
  * anything runs; the sink hears nothing and the value is never echoed.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
+import { bundledProviderFilesWithout, makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 
 const AZ = "/usr/bin/az";
 const PAYLOAD = "scope-options-payload";
 
 /** The bundled provider without targets and identity check, its locked command options as shipped. */
-const PROVIDER = ((): string => {
-  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/az/provider.yaml", import.meta.url)), "utf8"));
-  doc.deleteIn(["targeting", "mode"]);
-  doc.deleteIn(["auth", "identity"]);
-  return String(doc);
-})();
+const PROVIDER = bundledProviderFilesWithout("az", [
+  ["targeting", "mode"],
+  ["auth", "identity"],
+]);
 
 let sink: Server;
 let received: string[];
@@ -63,7 +59,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
   home = makeConfigTree({});
   mkdirSync(path.join(home, ".azure"));
-  const root = makeConfigTree({ "providers/az/provider.yaml": PROVIDER, "providers/az/rules.yaml": `version: "1"\naccept:\n  - storage\n` });
+  const root = makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": `version: "1"\naccept:\n  - storage\n` });
   session = await startSession(root, { HOME: home, PATH: "/usr/bin:/bin" });
 }, 30_000);
 

@@ -2,11 +2,9 @@
  * Small helpers for the policy unit tests: canonicalise-or-fail, reject-or-fail,
  * and rule lists with stable origins.
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { providerPolicyContext } from "../../src/config/policy-context.js";
-import { providerFileSchema } from "../../src/config/provider-schema.js";
+import { loadProviderDocument, type ProviderConfig } from "../../src/config/provider-schema.js";
 import { canonicalise, type CanonicaliseMode } from "../../src/policy/grammar/canonicalise.js";
 import type { CompiledGrammar } from "../../src/policy/grammar/option-table.js";
 import { flattenCanonical, type ArgvRejection, type CanonicalArgv } from "../../src/policy/grammar/types.js";
@@ -40,11 +38,19 @@ export function ruleList(deny: readonly string[] = [], accept: readonly string[]
   return { deny: specs(deny, `${name}.deny`), accept: specs(accept, `${name}.accept`) };
 }
 
+/**
+ * A bundled provider's validated providers/<name>/provider.yaml, read as the server reads it: from
+ * provider.generated.json while that was made from exactly this YAML text (which
+ * test/unit/config/provider-json.test.ts checks), so a test does not parse a large option table
+ * as YAML (hundreds of milliseconds each). A fresh object on each call: a test may change it.
+ */
+export function bundledProviderConfig(name: string): ProviderConfig {
+  return loadProviderDocument(fileURLToPath(new URL(`../../providers/${name}/provider.yaml`, import.meta.url))).value;
+}
+
 /** The policy context of a bundled provider (providers/<name>/provider.yaml), as the server builds it. */
 export function bundledPolicyContext(name: string): ProviderPolicyContext {
-  const file = fileURLToPath(new URL(`../../providers/${name}/provider.yaml`, import.meta.url));
-  const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
-  return providerPolicyContext(config);
+  return providerPolicyContext(bundledProviderConfig(name));
 }
 
 /** A policy context with some of its settings replaced. */

@@ -4,13 +4,11 @@
  * check; its grammar, locked options and removed_env stay).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
-import { makeConfigTree } from "./config-tree.js";
+import { bundledProviderFilesWithout, makeConfigTree, type TreeFiles } from "./config-tree.js";
 
 /** The directory of the `aws` that belongs to the python .ci/run found (pyenv shims need a real HOME). */
 export function awsDirectory(): string {
@@ -20,12 +18,12 @@ export function awsDirectory(): string {
   return run.stdout.trim();
 }
 
-/** The bundled providers/aws/provider.yaml without `targeting.mode` and the identity probe. */
-export function untargetedAws(): string {
-  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/aws/provider.yaml", import.meta.url)), "utf8"));
-  doc.deleteIn(["targeting", "mode"]);
-  doc.deleteIn(["auth", "identity"]);
-  return String(doc);
+/** The bundled aws provider's files without `targeting.mode` and the identity probe. */
+export function untargetedAws(): TreeFiles {
+  return bundledProviderFilesWithout("aws", [
+    ["targeting", "mode"],
+    ["auth", "identity"],
+  ]);
 }
 
 /** A 127.0.0.1 HTTP endpoint that answers every request with one body and counts the requests. */

@@ -4,18 +4,14 @@
  * Torii, as the control.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { parseDocument } from "yaml";
+import { bundledProviderFilesWithout, type TreeFiles } from "./config-tree.js";
 
 /** The directories the gcloud child gets as PATH. */
 export const GCLOUD_CHILD_PATH = "/usr/bin:/bin";
 
-/** providers/gcloud/provider.yaml without `targeting.mode`, everything else as shipped. */
-export function gcloudProviderWithoutTargets(): string {
-  const doc = parseDocument(readFileSync(fileURLToPath(new URL("../../providers/gcloud/provider.yaml", import.meta.url)), "utf8"));
-  doc.deleteIn(["targeting", "mode"]);
-  return String(doc);
+/** The bundled gcloud provider's files without `targeting.mode`, everything else as shipped. */
+export function gcloudProviderWithoutTargets(): TreeFiles {
+  return bundledProviderFilesWithout("gcloud", [["targeting", "mode"]]);
 }
 
 /** Runs the real gcloud with `home` as HOME (its configuration there) and no shell; resolves to its exit code. */

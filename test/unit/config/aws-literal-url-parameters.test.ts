@@ -4,16 +4,14 @@
  * the config layer reads it, checked against the installed CLI's own handler.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, test } from "vitest";
-import { providerFileSchema, toGrammarSpec } from "../../../src/config/provider-schema.js";
+import { toGrammarSpec } from "../../../src/config/provider-schema.js";
 import type { LiteralUrlParameter } from "../../../src/policy/grammar/types.js";
+import { bundledProviderConfig } from "../../support/policy-helpers.js";
 
-const providerFile = fileURLToPath(new URL("../../../providers/aws/provider.yaml", import.meta.url));
 const oracle = fileURLToPath(new URL("../../support/awscli_url_oracle.py", import.meta.url));
-const spec = toGrammarSpec(providerFileSchema.parse(parse(readFileSync(providerFile, "utf8"))));
+const spec = toGrammarSpec(bundledProviderConfig("aws"));
 const literal = spec.fetchedValues?.literal ?? [];
 const key = (row: Pick<LiteralUrlParameter, "command" | "option">): string => `${row.command.join(" ")} ${row.option}`;
 

@@ -11,17 +11,14 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { lockedCommandsOf } from "../../../src/config/locked-floor.js";
-import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
 const at = (file: string): string => fileURLToPath(new URL(`../../../${file}`, import.meta.url));
-const providerOf = (name: string) => providerFileSchema.parse(parse(readFileSync(at(`providers/${name}/provider.yaml`), "utf8")));
-const contextOf = (name: string) => ({ ...bundledPolicyContext(name), lockedCommands: lockedCommandsOf(providerOf(name)) });
+const contextOf = (name: string) => ({ ...bundledPolicyContext(name), lockedCommands: lockedCommandsOf(bundledProviderConfig(name)) });
 const az = contextOf("az");
 const aws = contextOf("aws");
 const decide = (context: typeof az, accept: readonly string[], argv: readonly string[]) =>
@@ -105,7 +102,7 @@ describe("the generated table against its review", () => {
   });
 
   it("provider.yaml's file_writes are exactly the listed writers, every long alias and short form included", () => {
-    const rows = (providerOf("az").argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? ""} ${row.short ?? ""}`.trim());
+    const rows = (bundledProviderConfig("az").argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? ""} ${row.short ?? ""}`.trim());
     const writers = listing
       .filter((line) => line.verdict === "write")
       .flatMap((line) => line.longs.map((option, i) => `${line.command} ${option}${i === 0 && line.short ? ` ${line.short}` : ""}`));

@@ -3,16 +3,13 @@
  * rule (a regex, a shorter literal) never accepts them; a rule that names the
  * command path does. Deny rules and the other decisions are unchanged.
  */
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { providerFileSchema, toGrammarSpec } from "../../../src/config/provider-schema.js";
+import { toGrammarSpec } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { GrammarSpec } from "../../../src/policy/grammar/types.js";
 import { AWS_LOCKED, awsSpec, context } from "../../support/grammars.js";
-import { ruleList } from "../../support/policy-helpers.js";
+import { bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
 const writing: GrammarSpec = {
   ...awsSpec,
@@ -64,8 +61,7 @@ describe("calls that write a local file", () => {
   });
 
   it("the bundled aws provider lists the streaming operations the red team used, and its own outfile options", () => {
-    const file = fileURLToPath(new URL("../../../providers/aws/provider.yaml", import.meta.url));
-    const spec = toGrammarSpec(providerFileSchema.parse(parse(readFileSync(file, "utf8"))));
+    const spec = toGrammarSpec(bundledProviderConfig("aws"));
     const rows = (spec.fileWrites ?? []).map((row) => `${row.command.join(" ")} ${row.operand ?? row.option ?? ""}`);
     for (const expected of [
       "iot-data get-thing-shadow outfile",

@@ -8,16 +8,14 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { lockedCommandsOf } from "../../../src/config/locked-floor.js";
-import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
 const at = (file: string): string => fileURLToPath(new URL(`../../../${file}`, import.meta.url));
-const config = providerFileSchema.parse(parse(readFileSync(at("providers/gcloud/provider.yaml"), "utf8")));
+const config = bundledProviderConfig("gcloud");
 const gcloud = { ...bundledPolicyContext("gcloud"), lockedCommands: lockedCommandsOf(config) };
 const decide = (accept: readonly string[], argv: readonly string[]) => evaluatePolicy(compilePolicy(gcloud, { shared: ruleList([], accept) }), argv).decision;
 

@@ -4,21 +4,17 @@
  * read, through the bundled providers' own tables (providers/kubectl, aws, az):
  * an accept-everything rule set cannot allow them.
  */
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { effectiveLockedOptions, LOCKED_COMMAND_OPTION_FLOOR, lockedCommandsOf, withLockedCommandOptionFloor } from "../../../src/config/locked-floor.js";
-import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
+import { toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
-import { ruleList } from "../../support/policy-helpers.js";
+import { bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
 /** A bundled provider as the registry builds it; `withoutTable`: as an older tree's copy without `locked_command_options`. */
 function bundled(name: string, withoutTable = false): ProviderPolicyContext {
-  const file = fileURLToPath(new URL(`../../../providers/${name}/provider.yaml`, import.meta.url));
-  const config = providerFileSchema.parse(parse(readFileSync(file, "utf8")));
+  const config = bundledProviderConfig(name);
   if (withoutTable && config.argv !== undefined) delete config.argv.locked_command_options;
   return {
     tool: name,
@@ -193,9 +189,7 @@ describe("providers/aws/provider.yaml locked_command_options", () => {
   });
 
   it("is backed by the aws_profile floor, which the generated table covers, so an older tree's copy still refuses them", () => {
-    const table = toGrammarSpec(
-      providerFileSchema.parse(parse(readFileSync(fileURLToPath(new URL("../../../providers/aws/provider.yaml", import.meta.url)), "utf8"))),
-    );
+    const table = toGrammarSpec(bundledProviderConfig("aws"));
     for (const row of LOCKED_COMMAND_OPTION_FLOOR.aws_profile) expect(table.lockedCommandOptions).toContainEqual(row);
     const older = bundled("aws", true);
     expect(decide(older, ["emr", "create-default-roles", "--iam-end=http://127.0.0.1:18999"])).toMatchObject({ result: "deny", source: "locked-option" });
