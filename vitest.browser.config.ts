@@ -8,8 +8,9 @@ export default defineConfig({
     include: ["test/browser/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 1,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Hang guards, as in vitest.config.ts: Chromium on a machine busy with other work takes several times longer.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/setup-temp.ts"],
   },
