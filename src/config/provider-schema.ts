@@ -23,6 +23,7 @@ import {
 } from "./common-fields.js";
 import { mappingWithin, plainRowsSchema } from "./plain-rows.js";
 import { providerJsonFor } from "./provider-json.js";
+import { rowsPerTrack, tracksProblem } from "./release-tracks.js";
 import { sessionVariableProblem } from "./session-variables.js";
 import { readConfigText } from "./read-file.js";
 import { documentFromData, parseYamlDocument } from "./yaml-document.js";
@@ -103,9 +104,12 @@ interface FileWriteRow {
   readonly operand?: string;
   readonly option?: string;
   readonly short?: string;
+  /** The release tracks the row holds in (release-tracks.ts); absent: its command path as written. */
+  readonly tracks?: readonly string[];
 }
 
-const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short"]);
+const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short", "tracks"]);
+const isCommandWord = (word: string): boolean => COMMAND_WORD.test(word);
 
 /** A field's value against a pattern: the path and message of the problem, or undefined. */
 function badString(value: unknown, pattern: RegExp, path: readonly (string | number)[], message: string): FileWriteProblem | undefined {
@@ -129,7 +133,7 @@ function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
   const fields = row as Readonly<Record<string, unknown>>;
   const unknown = Object.keys(fields).find((key) => !FILE_WRITE_FIELDS.has(key));
   if (unknown !== undefined) return { path: [unknown], message: `unknown field "${unknown}"` };
-  const { command, operand, option, short } = fields;
+  const { command, operand, option, short, tracks } = fields;
   if (!Array.isArray(command) || command.length === 0) return { path: ["command"], message: "a command path needs at least one word" };
   for (const [index, word] of command.entries()) {
     const problem = badString(word, COMMAND_WORD, ["command", index], COMMAND_WORD_ERROR);
@@ -140,6 +144,8 @@ function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
     (option === undefined ? undefined : badString(option, OPTION_NAME, ["option"], OPTION_NAME_ERROR)) ??
     (short === undefined ? undefined : badString(short, SHORT_OPTION, ["short"], SHORT_OPTION_ERROR));
   if (fieldProblem !== undefined) return fieldProblem;
+  const trackProblem = tracksProblem(tracks, isCommandWord);
+  if (trackProblem !== undefined) return { path: ["tracks"], message: trackProblem };
   if ((operand === undefined) === (option === undefined)) return { path: [], message: "a file write names either an operand or an option" };
   if (short !== undefined && option === undefined) return { path: [], message: "a file write's short form goes with its option" };
   return undefined;
@@ -397,6 +403,14 @@ export const providerFileSchema = z
               command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
               except: z.array(commandWordSchema).default([]),
               why: singleLineSchema(),
+              /** The release tracks the row holds in (release-tracks.ts); absent: its command path as written. */
+              tracks: z
+                .array(z.string())
+                .superRefine((tracks, ctx) => {
+                  const problem = tracksProblem(tracks, isCommandWord);
+                  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+                })
+                .optional(),
             }),
           )
           .optional(),
@@ -483,8 +497,8 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
-    ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
-    ...(argv.file_reads === undefined ? {} : { fileReads: argv.file_reads.map(toFileWriteSpec) }),
+    ...(argv.file_writes === undefined ? {} : { fileWrites: rowsPerTrack(argv.file_writes).map(toFileWriteSpec) }),
+    ...(argv.file_reads === undefined ? {} : { fileReads: rowsPerTrack(argv.file_reads).map(toFileWriteSpec) }),
     ...(argv.plugins === undefined ? {} : { plugins: argv.plugins }),
     ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.locked_command_options === undefined
@@ -513,7 +527,7 @@ function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): Fetc
   };
 }
 
-function toFileWriteSpec(row: FileWriteRow): FileWriteSpec {
+function toFileWriteSpec(row: Omit<FileWriteRow, "tracks">): FileWriteSpec {
   const command = [...row.command];
   if (row.operand !== undefined) return { command, operand: row.operand };
   return row.short === undefined ? { command, option: row.option as string } : { command, option: row.option as string, short: row.short };
