@@ -21,6 +21,20 @@ import {
   singleLineSchema,
   versionSchema,
 } from "./common-fields.js";
+import {
+  COMMAND_WORD,
+  COMMAND_WORD_ERROR,
+  commandWordSchema,
+  isCommandWord,
+  lockedOptionSchema,
+  OPTION_NAME,
+  OPTION_NAME_ERROR,
+  optionNameSchema,
+  SHORT_OPTION,
+  SHORT_OPTION_ERROR,
+  shortOptionSchema,
+} from "./argv-words.js";
+import { lockedCommandOptionsSchema, lockedCommandsSchema } from "./locked-rows.js";
 import { mappingWithin, plainRowsSchema } from "./plain-rows.js";
 import { providerJsonFor } from "./provider-json.js";
 import { rowsPerTrack, tracksProblem } from "./release-tracks.js";
@@ -39,18 +53,6 @@ export const RESERVED_TOOL_NAMES: readonly string[] = ["torii_policy"];
 
 /** How Torii obtains credentials for a provider. `session_command` and `credential_file` are reserved. */
 export const AUTH_STRATEGIES = ["environment", "inherited", "session_command", "credential_file"] as const;
-
-const lockedOptionSchema = z.string().regex(/^--[\x21-\x3c\x3e-\x7e]+$/, {
-  error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
-});
-
-const OPTION_NAME = /^--[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const OPTION_NAME_ERROR = 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"';
-const optionNameSchema = z.string().regex(OPTION_NAME, { error: OPTION_NAME_ERROR });
-
-const SHORT_OPTION = /^-[A-Za-z0-9?]$/;
-const SHORT_OPTION_ERROR = 'a short option must be "-" and one ASCII letter, digit or "?"';
-const shortOptionSchema = z.string().regex(SHORT_OPTION, { error: SHORT_OPTION_ERROR });
 
 const optionRowSchema = z.strictObject({
   name: optionNameSchema,
@@ -77,10 +79,6 @@ function plainOptionRow(element: unknown): OptionRow | undefined {
 
 /** An option table: kubectl's holds over a thousand rows, read at every start-up. */
 const optionTableSchema = plainRowsSchema(optionRowSchema, plainOptionRow);
-
-const COMMAND_WORD = /^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/;
-const COMMAND_WORD_ERROR = 'a command path word must be printable ASCII without spaces and must not start with "-"';
-const commandWordSchema = z.string().regex(COMMAND_WORD, { error: COMMAND_WORD_ERROR });
 
 /** Values the CLI downloads or clones before it runs (new in Torii TS; see docs/configuration.md). */
 const fetchedValuesSchema = z.strictObject({
@@ -109,7 +107,6 @@ interface FileWriteRow {
 }
 
 const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short", "tracks"]);
-const isCommandWord = (word: string): boolean => COMMAND_WORD.test(word);
 
 /** A field's value against a pattern: the path and message of the problem, or undefined. */
 function badString(value: unknown, pattern: RegExp, path: readonly (string | number)[], message: string): FileWriteProblem | undefined {
@@ -206,27 +203,7 @@ const argvSchema = z
     /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
     double_dash: z.enum(["separates", "ignored"]).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
-    locked_command_options: z
-      .array(
-        z
-          .strictObject({
-            command: z.array(commandWordSchema),
-            /** Long names, and short ones (`-n`) for a command whose own parser has them (az `acr -n`). */
-            options: z.array(z.union([lockedOptionSchema, shortOptionSchema])).default([]),
-            /** `true`: a `--` tail under the command is refused too (it goes to a local program). */
-            tail: z.literal(true).optional(),
-            value_contains: z.string().min(1).optional(),
-            /** Values still allowed (exact): gcloud `--image-project` of a public image project. */
-            allowed_values: z.array(z.string().min(1)).min(1).optional(),
-            /** `true`: the option takes one value; value_contains reads only it, not the operands after it. */
-            single_value: z.literal(true).optional(),
-            /** `true`: the CLI reads only the full name (gcloud), so a prefix is not this option. */
-            exact: z.literal(true).optional(),
-            why: z.string().min(1).optional(),
-          })
-          .refine((row) => row.options.length > 0 || row.tail === true, { error: "a row needs options, tail: true, or both" }),
-      )
-      .optional(),
+    locked_command_options: lockedCommandOptionsSchema.optional(),
     options: optionTableSchema.default([]),
     commands: z
       .array(
@@ -397,23 +374,7 @@ export const providerFileSchema = z
         mode: z.enum(TARGET_MODES).optional(),
         locked_options: z.array(lockedOptionSchema).default([]),
         /** Commands no rule may allow, added to the mode's floor (`docs/configuration.md`). */
-        locked_commands: z
-          .array(
-            z.strictObject({
-              command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
-              except: z.array(commandWordSchema).default([]),
-              why: singleLineSchema(),
-              /** The release tracks the row holds in (release-tracks.ts); absent: its command path as written. */
-              tracks: z
-                .array(z.string())
-                .superRefine((tracks, ctx) => {
-                  const problem = tracksProblem(tracks, isCommandWord);
-                  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-                })
-                .optional(),
-            }),
-          )
-          .optional(),
+        locked_commands: lockedCommandsSchema.optional(),
         /** Values refused in any argument because they do what a locked option does (`docs/configuration.md`). */
         locked_values: z
           .array(
