@@ -15,7 +15,7 @@ gcloud_file_writes.py as not writing); a flag whose name says it reads a local f
 (LOCAL_READ) is kept (`--gcs-*`, `--*-uri`, `--destination`, `--path` name remote
 objects and are not). SOURCE_COMMANDS adds the upload commands read from the SDK's
 source. Written: the `file_reads:` block of providers/gcloud/provider.yaml
-(src/policy/file-reads.ts).
+(src/policy/file-reads.ts), a row's release tracks folded into one (release_tracks.py).
 """
 
 import argparse
@@ -24,6 +24,7 @@ import re
 import sys
 
 from file_reads_yaml import splice, yaml_rows
+from release_tracks import fold_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LISTING = os.path.join(HERE, "gcloud-file-writes.txt")
@@ -69,7 +70,7 @@ def main():
     if args.print:
         sys.stdout.write("".join(line + "\n" for line in listing))
         return
-    text = splice(open(PROVIDER).read(), COMMENT, yaml_rows(listing))
+    text = splice(open(PROVIDER).read(), COMMENT, fold_rows(yaml_rows(listing)))
     open(PROVIDER, "w").write(text)
     sys.stderr.write("%d arguments read a local path\n" % len(listing))
 

@@ -30,6 +30,8 @@ import os
 import re
 import sys
 
+from release_tracks import fold_rows
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LISTING = os.path.join(HERE, "gcloud-file-writes.txt")
 HIDDEN = os.path.join(HERE, "gcloud-hidden-file-flags.txt")
@@ -124,22 +126,22 @@ def listing_text(lines):
 
 
 def file_write_rows(lines):
-    """YAML rows of argv.file_writes for the `write` lines."""
+    """YAML rows of argv.file_writes for the `write` lines, release tracks folded (release_tracks.py)."""
     rows = []
     for path, argument, verdict in sorted(lines):
         if verdict != "write":
             continue
         where = "operand: %s" % argument[1:-1] if argument.startswith("<") else "option: %s" % argument
         rows.append("    - {command: [%s], %s}" % (", ".join(path.split()), where))
-    return rows
+    return fold_rows(rows)
 
 
 def floor_rows(tree):
     """targeting.locked_commands rows for every command named get-credentials, in every release
-    track (a row for a path this SDK lacks costs nothing, and another SDK version may have it)."""
+    track (a row for a path this SDK lacks costs nothing, and another SDK version may have it), folded."""
     bare = {TRACK.sub("", " ".join(path)) for path, _ in tree if path[-1] == "get-credentials"}
     paths = sorted((track + " " + p).split() for p in bare for track in ("", "alpha", "beta", "preview"))
-    return ['    - {command: [%s], why: "%s"}' % (", ".join(p), KUBECONFIG_WHY) for p in paths]
+    return fold_rows(['    - {command: [%s], why: "%s"}' % (", ".join(p), KUBECONFIG_WHY) for p in paths])
 
 
 def replace_floor(text, rows):

@@ -49,14 +49,15 @@ export function intAtLeast(min: number): z.ZodNumber {
  * replaces zod's message when the value is not a string at all.
  */
 export function singleLineSchema(typeError?: string): z.ZodString {
-  return (
-    z
-      .string(typeError === undefined ? undefined : { error: typeError })
-      .min(1, { error: "must not be empty" })
-      // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be a single line without control characters" })
-  );
+  return z
+    .string(typeError === undefined ? undefined : { error: typeError })
+    .min(1, { error: "must not be empty" })
+    .regex(SINGLE_LINE, { error: "must be a single line without control characters" });
 }
+
+/** A text without control characters (singleLineSchema's pattern, for plain row checks). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+export const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
 
 /**
  * A program to run: a bare name looked up on PATH, or an absolute path.

@@ -6,6 +6,7 @@
  */
 import type { FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
+import { rowsPerTrack } from "./release-tracks.js";
 
 /** The options every provider of a mode locks, whatever its `locked_options` say. */
 export const LOCKED_OPTION_FLOOR: Readonly<Record<TargetMode, readonly string[]>> = Object.freeze({
@@ -82,7 +83,7 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
 export function lockedCommandsOf(provider: ProviderConfig): readonly LockedCommand[] {
   const mode = provider.targeting?.mode;
   const floor = mode === undefined ? [] : LOCKED_COMMAND_FLOOR[mode];
-  return [...floor, ...(provider.targeting?.locked_commands ?? [])];
+  return [...floor, ...rowsPerTrack(provider.targeting?.locked_commands ?? [])];
 }
 
 const KUSTOMIZE_RUNS_PROGRAM = "it makes kustomize run a local program (helm, an exec or container KRM function) the call or its kustomization chooses";

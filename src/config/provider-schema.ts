@@ -21,8 +21,23 @@ import {
   singleLineSchema,
   versionSchema,
 } from "./common-fields.js";
+import {
+  COMMAND_WORD,
+  COMMAND_WORD_ERROR,
+  commandWordSchema,
+  isCommandWord,
+  lockedOptionSchema,
+  OPTION_NAME,
+  OPTION_NAME_ERROR,
+  optionNameSchema,
+  SHORT_OPTION,
+  SHORT_OPTION_ERROR,
+  shortOptionSchema,
+} from "./argv-words.js";
+import { lockedCommandOptionsSchema, lockedCommandsSchema } from "./locked-rows.js";
 import { mappingWithin, plainRowsSchema } from "./plain-rows.js";
 import { providerJsonFor } from "./provider-json.js";
+import { rowsPerTrack, tracksProblem } from "./release-tracks.js";
 import { sessionVariableProblem } from "./session-variables.js";
 import { readConfigText } from "./read-file.js";
 import { documentFromData, parseYamlDocument } from "./yaml-document.js";
@@ -38,18 +53,6 @@ export const RESERVED_TOOL_NAMES: readonly string[] = ["torii_policy"];
 
 /** How Torii obtains credentials for a provider. `session_command` and `credential_file` are reserved. */
 export const AUTH_STRATEGIES = ["environment", "inherited", "session_command", "credential_file"] as const;
-
-const lockedOptionSchema = z.string().regex(/^--[\x21-\x3c\x3e-\x7e]+$/, {
-  error: 'a locked option must be "--" and a name of printable ASCII, without "=" or whitespace',
-});
-
-const OPTION_NAME = /^--[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const OPTION_NAME_ERROR = 'an option name must be "--" and ASCII letters, digits, ".", "_" or "-"';
-const optionNameSchema = z.string().regex(OPTION_NAME, { error: OPTION_NAME_ERROR });
-
-const SHORT_OPTION = /^-[A-Za-z0-9?]$/;
-const SHORT_OPTION_ERROR = 'a short option must be "-" and one ASCII letter, digit or "?"';
-const shortOptionSchema = z.string().regex(SHORT_OPTION, { error: SHORT_OPTION_ERROR });
 
 const optionRowSchema = z.strictObject({
   name: optionNameSchema,
@@ -77,10 +80,6 @@ function plainOptionRow(element: unknown): OptionRow | undefined {
 /** An option table: kubectl's holds over a thousand rows, read at every start-up. */
 const optionTableSchema = plainRowsSchema(optionRowSchema, plainOptionRow);
 
-const COMMAND_WORD = /^[\x21-\x2c\x2e-\x7e][\x21-\x7e]*$/;
-const COMMAND_WORD_ERROR = 'a command path word must be printable ASCII without spaces and must not start with "-"';
-const commandWordSchema = z.string().regex(COMMAND_WORD, { error: COMMAND_WORD_ERROR });
-
 /** Values the CLI downloads or clones before it runs (new in Torii TS; see docs/configuration.md). */
 const fetchedValuesSchema = z.strictObject({
   url_options: z.array(z.union([z.literal("*"), optionNameSchema, shortOptionSchema])).default([]),
@@ -103,9 +102,11 @@ interface FileWriteRow {
   readonly operand?: string;
   readonly option?: string;
   readonly short?: string;
+  /** The release tracks the row holds in (release-tracks.ts); absent: its command path as written. */
+  readonly tracks?: readonly string[];
 }
 
-const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short"]);
+const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short", "tracks"]);
 
 /** A field's value against a pattern: the path and message of the problem, or undefined. */
 function badString(value: unknown, pattern: RegExp, path: readonly (string | number)[], message: string): FileWriteProblem | undefined {
@@ -129,7 +130,7 @@ function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
   const fields = row as Readonly<Record<string, unknown>>;
   const unknown = Object.keys(fields).find((key) => !FILE_WRITE_FIELDS.has(key));
   if (unknown !== undefined) return { path: [unknown], message: `unknown field "${unknown}"` };
-  const { command, operand, option, short } = fields;
+  const { command, operand, option, short, tracks } = fields;
   if (!Array.isArray(command) || command.length === 0) return { path: ["command"], message: "a command path needs at least one word" };
   for (const [index, word] of command.entries()) {
     const problem = badString(word, COMMAND_WORD, ["command", index], COMMAND_WORD_ERROR);
@@ -140,6 +141,8 @@ function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
     (option === undefined ? undefined : badString(option, OPTION_NAME, ["option"], OPTION_NAME_ERROR)) ??
     (short === undefined ? undefined : badString(short, SHORT_OPTION, ["short"], SHORT_OPTION_ERROR));
   if (fieldProblem !== undefined) return fieldProblem;
+  const trackProblem = tracksProblem(tracks, isCommandWord);
+  if (trackProblem !== undefined) return { path: ["tracks"], message: trackProblem };
   if ((operand === undefined) === (option === undefined)) return { path: [], message: "a file write names either an operand or an option" };
   if (short !== undefined && option === undefined) return { path: [], message: "a file write's short form goes with its option" };
   return undefined;
@@ -200,27 +203,7 @@ const argvSchema = z
     /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
     double_dash: z.enum(["separates", "ignored"]).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
-    locked_command_options: z
-      .array(
-        z
-          .strictObject({
-            command: z.array(commandWordSchema),
-            /** Long names, and short ones (`-n`) for a command whose own parser has them (az `acr -n`). */
-            options: z.array(z.union([lockedOptionSchema, shortOptionSchema])).default([]),
-            /** `true`: a `--` tail under the command is refused too (it goes to a local program). */
-            tail: z.literal(true).optional(),
-            value_contains: z.string().min(1).optional(),
-            /** Values still allowed (exact): gcloud `--image-project` of a public image project. */
-            allowed_values: z.array(z.string().min(1)).min(1).optional(),
-            /** `true`: the option takes one value; value_contains reads only it, not the operands after it. */
-            single_value: z.literal(true).optional(),
-            /** `true`: the CLI reads only the full name (gcloud), so a prefix is not this option. */
-            exact: z.literal(true).optional(),
-            why: z.string().min(1).optional(),
-          })
-          .refine((row) => row.options.length > 0 || row.tail === true, { error: "a row needs options, tail: true, or both" }),
-      )
-      .optional(),
+    locked_command_options: lockedCommandOptionsSchema.optional(),
     options: optionTableSchema.default([]),
     commands: z
       .array(
@@ -391,15 +374,7 @@ export const providerFileSchema = z
         mode: z.enum(TARGET_MODES).optional(),
         locked_options: z.array(lockedOptionSchema).default([]),
         /** Commands no rule may allow, added to the mode's floor (`docs/configuration.md`). */
-        locked_commands: z
-          .array(
-            z.strictObject({
-              command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
-              except: z.array(commandWordSchema).default([]),
-              why: singleLineSchema(),
-            }),
-          )
-          .optional(),
+        locked_commands: lockedCommandsSchema.optional(),
         /** Values refused in any argument because they do what a locked option does (`docs/configuration.md`). */
         locked_values: z
           .array(
@@ -483,8 +458,8 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     commands: argv.commands.map((scope): CommandScope => ({ path: [...scope.path], options: scope.options.map(toOptionSpec) })),
     forbiddenValuePrefixes: [...argv.forbidden_value_prefixes],
     ...(argv.fetched_values === undefined ? {} : { fetchedValues: toFetchedValueSpec(argv.fetched_values) }),
-    ...(argv.file_writes === undefined ? {} : { fileWrites: argv.file_writes.map(toFileWriteSpec) }),
-    ...(argv.file_reads === undefined ? {} : { fileReads: argv.file_reads.map(toFileWriteSpec) }),
+    ...(argv.file_writes === undefined ? {} : { fileWrites: rowsPerTrack(argv.file_writes).map(toFileWriteSpec) }),
+    ...(argv.file_reads === undefined ? {} : { fileReads: rowsPerTrack(argv.file_reads).map(toFileWriteSpec) }),
     ...(argv.plugins === undefined ? {} : { plugins: argv.plugins }),
     ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.locked_command_options === undefined
@@ -513,7 +488,7 @@ function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): Fetc
   };
 }
 
-function toFileWriteSpec(row: FileWriteRow): FileWriteSpec {
+function toFileWriteSpec(row: Omit<FileWriteRow, "tracks">): FileWriteSpec {
   const command = [...row.command];
   if (row.operand !== undefined) return { command, operand: row.operand };
   return row.short === undefined ? { command, option: row.option as string } : { command, option: row.option as string, short: row.short };

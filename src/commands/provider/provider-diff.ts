@@ -5,6 +5,7 @@
  * removed environment variables, options, command paths).
  */
 import { parse } from "yaml";
+import { rowsPerTrack } from "../../config/release-tracks.js";
 import { generatedFromVersion } from "./catalogue.js";
 
 /** One reviewed change. */
@@ -26,11 +27,14 @@ const shown = (value: unknown): string => (value === undefined ? "unset" : JSON.
 const commandPaths = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => strings(asDoc(row).path).join(" ")) : []);
 const lockedValueTexts = (value: unknown): string[] =>
   Array.isArray(value) ? value.map((row) => `${String(asDoc(row).contains)} (${String(asDoc(row).option)})`) : [];
+/** A locked command row's paths, one per release track it lists (a folded gcloud row, config/release-tracks.ts). */
+const pathsPerTrack = (row: Doc): string[] =>
+  rowsPerTrack([{ command: strings(row.command), tracks: Array.isArray(row.tracks) ? strings(row.tracks) : undefined }]).map((one) => one.command.join(" "));
 const lockedCommandTexts = (value: unknown): string[] =>
   Array.isArray(value)
-    ? value.map((row) => {
+    ? value.flatMap((row) => {
         const except = strings(asDoc(row).except);
-        return `${strings(asDoc(row).command).join(" ")}${except.length === 0 ? "" : ` (but ${except.join("|")})`}`;
+        return pathsPerTrack(asDoc(row)).map((path) => `${path}${except.length === 0 ? "" : ` (but ${except.join("|")})`}`);
       })
     : [];
 const commandOptions = (value: unknown): string[] =>

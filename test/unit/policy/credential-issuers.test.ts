@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { rowsPerTrack } from "../../../src/config/release-tracks.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { LockedCommand } from "../../../src/policy/grammar/types.js";
@@ -28,12 +29,13 @@ const contexts = Object.fromEntries(["aws", "az", "gcloud", "kubectl"].map((name
 const decide = (ctx: ProviderPolicyContext, accept: readonly string[], argv: readonly string[]) =>
   evaluatePolicy(compilePolicy(ctx, { shared: ruleList([], accept) }), argv).decision;
 
-/** The generated issuer rows of a provider, as the server reads them (provider.generated.json). */
+/** The generated issuer rows of a provider, as the server reads them (provider.generated.json), one per release track. */
 function generatedRows(name: string): LockedCommand[] {
   const json = JSON.parse(readFileSync(at(`providers/${name}/provider.generated.json`), "utf8")) as {
-    document: { targeting: { locked_commands: { command: string[]; except?: string[]; why: string }[] } };
+    document: { targeting: { locked_commands: { command: string[]; except?: string[]; why: string; tracks?: string[] }[] } };
   };
-  return json.document.targeting.locked_commands.filter((row) => row.why.startsWith(ISSUER)).map((row) => ({ ...row, except: row.except ?? [] }));
+  const rows = rowsPerTrack(json.document.targeting.locked_commands);
+  return rows.filter((row) => row.why.startsWith(ISSUER)).map((row) => ({ ...row, except: row.except ?? [] }));
 }
 
 /** The commands the generator's listing marks `issues` (release track and output path dropped). */

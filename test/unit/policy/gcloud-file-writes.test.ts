@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { lockedCommandsOf } from "../../../src/config/locked-floor.js";
+import { rowsPerTrack } from "../../../src/config/release-tracks.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
@@ -94,7 +95,7 @@ describe("the generated table against its review", () => {
   });
 
   it("provider.yaml's file_writes are exactly the listed writers", () => {
-    const rows = (config.argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? `<${row.operand ?? ""}>`}`);
+    const rows = rowsPerTrack(config.argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? `<${row.operand ?? ""}>`}`);
     const writers = listing.filter((line) => line.verdict === "write").map((line) => `${line.path.join(" ")} ${line.argument}`);
     expect(rows.sort()).toEqual(writers.sort());
     expect(writers).toContain("secrets versions access --out-file");

@@ -49,6 +49,16 @@ describe("diffProviderDefinitions: targeting.locked_commands", () => {
     });
   });
 
+  it("reads a row's release tracks as the rows it stands for: folding them is no change", () => {
+    const head = 'version: "1"\ntargeting:\n  locked_commands:\n';
+    const unfolded = `${head}    - {command: [auth], why: w}\n    - {command: [alpha, auth], why: w}\n`;
+    const folded = `${head}    - {command: [auth], why: w, tracks: [ga, alpha]}\n`;
+    expect(diffProviderDefinitions(unfolded, folded)).toEqual([]);
+    expect(diffProviderDefinitions(unfolded, `${head}    - {command: [auth], why: w, tracks: [ga, beta]}\n`)).toEqual([
+      { what: "targeting.locked_commands", added: ["beta auth"], removed: ["alpha auth"] },
+    ]);
+  });
+
   it("shows a locked command's exceptions", () => {
     const GCLOUD = readFileSync(fileURLToPath(new URL("../../../../providers/gcloud/provider.yaml", import.meta.url)), "utf8");
     const change = diffProviderDefinitions("version: '1'\n", GCLOUD).find((row) => row.what === "targeting.locked_commands");
