@@ -12,7 +12,6 @@
  * system without user ids) means compiling from source, as without a cache.
  */
 import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
 import { cacheKey, readCacheFile, writeCacheFile } from "./code-cache-file.js";
@@ -29,6 +28,17 @@ export interface CachedBundle {
    * does not run as the bundle's owner, or when writing fails.
    */
   saveCache(): void;
+}
+
+/**
+ * The bundle's `require`: Node's built-in modules only, since the bundle is
+ * self-contained. Not `module.createRequire`: loading `node:module` loads Node's
+ * ES module loader with it, which a CommonJS command otherwise never needs.
+ */
+function requireBuiltin(specifier: string): unknown {
+  const builtin = process.getBuiltinModule(specifier);
+  if (builtin === undefined) throw new Error(`torii: a self-contained bundle required ${specifier}, which is not one of Node's built-in modules`);
+  return builtin;
 }
 
 /** The CommonJS module scope the bundle's text is wrapped in (as Node's own loader does). */
@@ -49,7 +59,7 @@ export function loadCachedBundle(file: string, cacheDirectory: string): CachedBu
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
   const module = { exports: {} as Record<string, unknown> };
   const scope = script.runInThisContext() as (...args: unknown[]) => void;
-  scope.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  scope.call(module.exports, module.exports, requireBuiltin, module, file, path.dirname(file));
   return {
     exports: module.exports,
     cacheUsed,
