@@ -49,11 +49,13 @@ const WRAPPER = ["(function (exports, require, module, __filename, __dirname) {"
  * built-in modules) with the code cache kept in `cacheDirectory`.
  */
 export function loadCachedBundle(file: string, cacheDirectory: string): CachedBundle {
-  const source = readFileSync(file, "utf8");
+  // Hashed as read: hashing the decoded string would encode it back to UTF-8 first.
+  const bytes = readFileSync(file);
+  const source = bytes.toString("utf8");
   // No user ids (Windows): no owner to trust, so no cache.
   const owner = process.getuid === undefined ? undefined : statSync(file).uid;
   const name = path.basename(file);
-  const key = owner === undefined ? undefined : cacheKey(source);
+  const key = owner === undefined ? undefined : cacheKey(bytes);
   const cachedData = owner === undefined || key === undefined ? undefined : readCacheFile(cacheDirectory, name, key, owner);
   const script = new Script(`${WRAPPER[0]}${source}${WRAPPER[1]}`, { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
