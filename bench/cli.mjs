@@ -1,5 +1,6 @@
 // Operator CLI latency: `torii --version` and `torii target activate` (a real
-// config with a target) against an empty `node -e ""`, interleaved run by run.
+// config with a target) through the package's `bin`, as an operator's shell runs
+// them, against an empty `node -e ""`, interleaved run by run.
 // `target activate` runs through V8's code cache (src/commands/shared/code-cache.ts);
 // "activate (no code cache)" is the same command with the cache directory made
 // group-writable for that run, which the loader refuses to read or write: what a
@@ -9,13 +10,13 @@ import { chmodSync, existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { baselineCli, CLI, since, targetConfig } from "./harness.mjs";
+import { baselineBin, BIN, since, targetConfig } from "./harness.mjs";
 import { median, ms, pairedMedian } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const root = targetConfig("/bin/true");
 
-const CODE_CACHE = path.join(path.dirname(CLI), "v8-cache");
+const CODE_CACHE = path.join(path.dirname(BIN), "v8-cache");
 
 /** Runs `body` with the code cache directory refused (group-writable), then trusted again. */
 function withoutCodeCache(body) {
@@ -46,12 +47,12 @@ function timed(args) {
 
 const commands = {
   node: ["-e", ""],
-  version: [CLI, "--version"],
-  activate: [CLI, "target", "activate", "kube", "dev", "--for", "60"],
-  "activate (no code cache)": ["no-code-cache", CLI, "target", "activate", "kube", "dev", "--for", "60"],
-  ...(baselineCli === undefined
+  version: [BIN, "--version"],
+  activate: [BIN, "target", "activate", "kube", "dev", "--for", "60"],
+  "activate (no code cache)": ["no-code-cache", BIN, "target", "activate", "kube", "dev", "--for", "60"],
+  ...(baselineBin === undefined
     ? {}
-    : { "version (baseline)": [baselineCli, "--version"], "activate (baseline)": [baselineCli, "target", "activate", "kube", "dev", "--for", "60"] }),
+    : { "version (baseline)": [baselineBin, "--version"], "activate (baseline)": [baselineBin, "target", "activate", "kube", "dev", "--for", "60"] }),
 };
 for (const args of Object.values(commands)) timed(args);
 const samples = Object.fromEntries(Object.keys(commands).map((name) => [name, { wall: [], cpu: [] }]));

@@ -18,6 +18,15 @@ const REPO = fileURLToPath(new URL("..", import.meta.url));
 export const baselineCli = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE, "dist/cli.js") : undefined;
 /** The baseline checkout itself: its bundled providers are the ones its build can load. */
 export const baselineRepo = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+
+/** What a checkout's `torii` command runs: its package.json's `bin` (an operator's shell runs that; client registrations run dist/cli.js). */
+function binOf(checkout) {
+  return path.resolve(checkout, JSON.parse(readFileSync(path.join(checkout, "package.json"), "utf8")).bin.torii);
+}
+/** This checkout's `torii` bin. */
+export const BIN = binOf(REPO);
+/** The baseline checkout's `torii` bin (BENCH_BASELINE=<dir>). */
+export const baselineBin = baselineRepo === undefined ? undefined : binOf(baselineRepo);
 export const BUNDLED_PROVIDERS = ["kubectl", "aws", "az", "gcloud"];
 
 function writeTree(root, files) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Bundles the `torii` binary after `tsc` has built dist/: src/cli.ts and what it
-// imports (the MCP SDK, zod, yaml, …) become dist/cli.js plus one chunk per
-// lazily imported operator command under dist/chunks/; the MCP server is a build
+// Bundles the `torii` binary after `tsc` has built dist/: src/cli.ts becomes
+// dist/cli.cjs, a small CommonJS entry (the package's `bin`; dist/cli.js runs it
+// for the command lines that name that file); the operator program, the shell
+// guard and what they import (commander, zod, yaml, …) become dist/chunks/, with
+// one chunk per lazily imported operator command; the MCP server is a build
 // of its own, dist/server/serve.js, whose start-up code sits in one shared chunk
 // and whose call path (and the AWS SDK) in lazy ones. Node then loads a handful
 // of files instead of several hundred modules, which is most of the start-up
@@ -13,7 +15,7 @@
 // source maps still names functions): a short-lived command spends much of its
 // time parsing what it loads, and the smaller text parses faster. The other
 // files tsc wrote to dist/ stay for the tests and benchmarks that import them.
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -58,18 +60,20 @@ const withoutAjv = {
   },
 };
 /**
- * `src/cli.ts` imports the server as "./mcp/serve.js" and the direct `target
- * activate` as "./commands/target/direct-activate.js": in the CLI's build, those
- * are the entries of their own builds.
+ * What `src/cli.ts` imports lazily, as the CommonJS entry finds it: the server,
+ * the operator program and the shell guard are ES module builds of their own,
+ * loaded by a real `import()`; the direct `target activate` is its CommonJS build.
  */
 const BUILT_APART = new Map([
   ["./mcp/serve.js", "./server/serve.js"],
+  ["./commands/program.js", "./chunks/program.js"],
+  ["./commands/guard/guard.js", "./chunks/guard.js"],
   ["./commands/target/direct-activate.js", "./activate/direct-activate.cjs"],
 ]);
 const builtApart = {
   name: "built-apart",
   setup(on) {
-    on.onResolve({ filter: /^\.\/(mcp\/serve|commands\/target\/direct-activate)\.js$/ }, (args) =>
+    on.onResolve({ filter: /^\.\/(mcp\/serve|commands\/program|commands\/guard\/guard|commands\/target\/direct-activate)\.js$/ }, (args) =>
       args.importer === path.join(repo, "src", "cli.ts") ? { path: BUILT_APART.get(args.path), external: true } : undefined,
     );
   },
@@ -90,15 +94,47 @@ const common = {
   banner: { js: 'import { createRequire as __toriiCreateRequire } from "node:module";\nconst require = __toriiCreateRequire(import.meta.url);' },
 };
 for (const folder of ["chunks", "server", "activate", "v8-cache"]) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true });
+// The operator commands: the program (commander and the command groups) and the shell guard, each
+// an entry of its own that the CommonJS entry imports by name, and one chunk per lazily imported command.
 await build({
   ...common,
-  entryPoints: { cli: "src/cli.ts" },
-  outdir: "dist",
-  chunkNames: "chunks/[name]-[hash]",
+  entryPoints: { program: "src/commands/program.ts", guard: "src/commands/guard/guard.ts" },
+  outdir: "dist/chunks",
+  chunkNames: "[name]-[hash]",
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [englishOnlyZodLocales, withoutAjv, builtApart],
+  plugins: [englishOnlyZodLocales, withoutAjv],
 });
+// The `bin`, dist/cli.cjs: CommonJS, so `torii --version` and a plain `target activate` never start
+// Node's ES module loader (7-20 ms of CPU per command); `"type": "module"` makes a `.js` an ES module,
+// hence `.cjs`. What src/cli.ts imports lazily and is not built apart (the code cache loader, the
+// server's V8 tuning) is in the file, evaluated only when imported.
+await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  entryPoints: { cli: "src/cli.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  banner: { js: '"use strict";\nconst __toriiImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__toriiImportMetaUrl" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [builtApart],
+});
+// dist/cli.js, what `torii agent install` registered (`node <package>/dist/cli.js`, for the server and
+// the shell guard) and what a checkout runs: an ES module that runs the CommonJS entry.
+writeFileSync(
+  path.join(repo, "dist", "cli.js"),
+  [
+    "#!/usr/bin/env node",
+    "// The ES module entry of registrations and checkouts: runs the CommonJS entry, dist/cli.cjs (scripts/bundle.mjs).",
+    'import { createRequire } from "node:module";',
+    'createRequire(import.meta.url)("./cli.cjs");',
+    "",
+  ].join("\n"),
+);
+rmSync(path.join(repo, "dist", "cli.js.map"), { force: true });
 await build({
   ...common,
   entryPoints: { serve: "src/mcp/serve.ts" },

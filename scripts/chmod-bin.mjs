@@ -1,3 +1,3 @@
-// npm chmods linked bins itself; this keeps `./dist/cli.js` runnable from a checkout too.
+// npm chmods linked bins itself; this keeps `./dist/cli.cjs` (the bin) and `./dist/cli.js` runnable from a checkout too.
 import { chmodSync } from "node:fs";
-chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);
+for (const entry of ["cli.cjs", "cli.js"]) chmodSync(new URL(`../dist/${entry}`, import.meta.url), 0o755);

@@ -4,13 +4,34 @@
  * stdio; otherwise the operator's CLI (src/commands/program.ts). Each side is
  * imported only when used, so the server starts without loading the CLI, and
  * `torii --version` is answered here without loading either.
+ *
+ * The build makes this file `dist/cli.cjs`, a CommonJS script (the package's
+ * `bin`): a command that loads no ES module (`--version`, a plain `target
+ * activate`) never starts Node's ES module loader. So it has no top-level
+ * `await`, and `import.meta.url` is the script's own URL (scripts/bundle.mjs).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   return manifest.version;
+}
+
+/**
+ * Writes `text` to stdout straight to its descriptor: `process.stdout` builds a
+ * stream over it (for a pipe, a socket with its modules), some 5-10 ms of CPU
+ * that a one-line answer does not need. A descriptor that refuses the write (a
+ * full non-blocking pipe) gets it through the stream after all.
+ */
+function writeStdoutLine(text: string): void {
+  try {
+    const bytes = Buffer.from(`${text}\n`);
+    const written = writeSync(1, bytes);
+    if (written < bytes.length) process.stdout.write(bytes.subarray(written));
+  } catch {
+    process.stdout.write(`${text}\n`);
+  }
 }
 
 /**
@@ -57,19 +78,25 @@ async function directActivate(args: readonly string[]): Promise<number | undefin
   return code;
 }
 
-const args = process.argv.slice(2);
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  // What commander would print, without loading commander or any command.
-  process.stdout.write(`${packageVersion()}\n`);
-} else if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
-  // Exit explicitly once shut down: a client that vanished must not leave the server behind.
-  process.exit(await serve());
-} else if (args[0] === "guard" && !args.includes("--help") && !args.includes("-h")) {
-  // The shell guard runs before every shell command an agent runs: it skips commander and the operator program.
-  const { runGuardFromArgv } = await import("./commands/guard/guard.js");
-  process.exitCode = await runGuardFromArgv(args.slice(1));
-} else {
+/** Runs the operator command `args` (anything but the server and the shell guard) and exits once its output is written. */
+async function operatorCommand(args: readonly string[]): Promise<void> {
   // `target activate`, the operator's most frequent command, skips commander when its argv is plain (it returns undefined otherwise).
   const direct = args[0] === "target" && args[1] === "activate" ? await directActivate(args) : undefined;
   exitOnceWritten(direct ?? (await (await import("./commands/program.js")).runOperatorCommand(packageVersion(), args)));
+}
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // What commander would print, without loading commander or any command.
+  writeStdoutLine(packageVersion());
+} else if (args.length === 0 || (args.length === 1 && args[0] === "mcp")) {
+  // Exit explicitly once shut down: a client that vanished must not leave the server behind.
+  void serve().then((code) => process.exit(code));
+} else if (args[0] === "guard" && !args.includes("--help") && !args.includes("-h")) {
+  // The shell guard runs before every shell command an agent runs: it skips commander and the operator program.
+  void import("./commands/guard/guard.js").then(async ({ runGuardFromArgv }) => {
+    process.exitCode = await runGuardFromArgv(args.slice(1));
+  });
+} else {
+  void operatorCommand(args);
 }

@@ -25,6 +25,7 @@ describe("the published package (npm pack → global install → torii agent ins
       "LICENSE",
       "README.md",
       "package.json",
+      "dist/cli.cjs",
       "dist/cli.js",
       "dist/server/serve.js",
       "dist/server/child-host.js",
@@ -42,7 +43,7 @@ describe("the published package (npm pack → global install → torii agent ins
           !file.startsWith("dist/chunks/") &&
           !file.startsWith("dist/server/") &&
           !file.startsWith("dist/activate/") &&
-          !file.startsWith("dist/cli.js"),
+          !file.startsWith("dist/cli."),
       ),
     ).toEqual([]);
 

@@ -1,6 +1,7 @@
 /**
- * The built binary is a bundle (scripts/bundle.mjs): dist/cli.js and the
- * chunks it imports load no module from node_modules, the operator commands
+ * The built binary is a bundle (scripts/bundle.mjs): the `bin`, dist/cli.cjs
+ * (a CommonJS entry, which dist/cli.js runs), and the chunks it imports load no
+ * module from node_modules, the operator commands
  * stay behind a dynamic import (the server never loads them), so does the AWS
  * SDK (loaded only for an aws_profile account check), the server's call path
  * (loaded with the first tool call, not before tools/list), source maps
@@ -27,7 +28,12 @@ function importsOf(file: string): { static: string[]; dynamic: string[] } {
   };
 }
 
-/** Every built file reachable from dist/cli.js through static imports only. */
+/** The specifiers of `require("x")` in a built CommonJS file. */
+function requiredBy(file: string): string[] {
+  return [...readFileSync(file, "utf8").matchAll(/\brequire\("([^"]+)"\)/g)].map((match) => match[1]!);
+}
+
+/** Every built file reachable from `entry` through static imports only. */
 function staticClosure(entry: string): string[] {
   const seen = new Set<string>();
   const visit = (file: string): void => {
@@ -48,8 +54,8 @@ function lazyChunk(from: string, name: RegExp): string {
   return path.resolve(path.dirname(from), specifier!);
 }
 
-describe("dist/cli.js is a bundle", () => {
-  const entry = path.join(dist, "cli.js");
+describe("dist/cli.cjs is a bundle", () => {
+  const entry = path.join(dist, "cli.cjs");
   /** What the server loads before answering tools/list. */
   const startupFiles = (): string[] => staticClosure(lazyChunk(entry, /serve/));
   /** Everything the server may load: its start-up files and the call path it loads with the first call. */
@@ -58,6 +64,7 @@ describe("dist/cli.js is a bundle", () => {
   test("neither the entry nor the server's chunks import a package: only node: built-ins and chunks", () => {
     const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier));
     expect(serve).toBe("./server/serve.js");
+    for (const specifier of requiredBy(entry)) expect(isBuiltin(specifier), `cli.cjs requires ${specifier}`).toBe(true);
     const files = [...staticClosure(entry), ...serverFiles()];
     for (const file of files) {
       for (const specifier of importsOf(file).static) expect(specifier, `${file} imports ${specifier}`).toMatch(/^(node:|\.\.?\/)/);
@@ -65,8 +72,8 @@ describe("dist/cli.js is a bundle", () => {
   });
 
   test("the operator commands are reached only through a dynamic import, never from the server's chunks", () => {
-    const program = importsOf(path.join(dist, "cli.js")).dynamic.find((specifier) => /program/.test(specifier));
-    expect(program).toMatch(/^\.\/chunks\/program-[\w-]+\.js$/);
+    const program = importsOf(entry).dynamic.find((specifier) => /program/.test(specifier));
+    expect(program).toBe("./chunks/program.js");
     expect(serverFiles()).not.toContain(path.resolve(dist, program!));
   });
 
@@ -128,7 +135,7 @@ describe("dist/cli.js is a bundle", () => {
         .map((name) => `${folder}/${name}`);
     const chunks = [...built("chunks"), ...built("server")];
     expect(chunks.length).toBeGreaterThanOrEqual(3);
-    for (const name of ["cli.js", ...chunks]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
+    for (const name of ["cli.cjs", ...chunks]) expect(existsSync(path.join(dist, `${name}.map`)), name).toBe(true);
   });
 
   test("`target activate` runs from one CommonJS file of its own: no chunk, no commander, only Node's built-ins required", () => {

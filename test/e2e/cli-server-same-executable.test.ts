@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
-import { CLI_PATH } from "../support/run-cli.js";
+import { BIN_PATH } from "../support/run-cli.js";
 import { tempDirectory } from "../support/temp-dirs.js";
 
 const PROVIDER = 'version: "1"\nname: tf\ntool: tf\ncommand: tfish\n';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   // The prefix's bin directory: Torii's link and the provider's CLI side by side.
   prefixBin = makeFakeBin({ tfish: 'process.stdout.write("tfish from the bin directory torii is linked in")' });
   toriiLink = path.join(prefixBin.dir, "torii");
-  symlinkSync(CLI_PATH, toriiLink);
+  symlinkSync(BIN_PATH, toriiLink);
   // Further down PATH, another tfish that neither side should pick.
   laterBin = makeFakeBin({ tfish: 'process.stdout.write("tfish from later on PATH")' });
   root = makeConfigTree({

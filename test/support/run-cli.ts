@@ -17,7 +17,15 @@ import { fileURLToPath } from "node:url";
 import { runOperatorCommand } from "../../src/commands/program.js";
 import { runDirectActivate } from "../../src/commands/target/direct-activate.js";
 
+/** dist/cli.js, what client registrations run (`node <package>/dist/cli.js`); it runs the bin, BIN_PATH. */
 export const CLI_PATH = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+/** The package's `bin` (dist/cli.cjs), what npm links as `torii` and an operator's shell runs. */
+export const BIN_PATH = fileURLToPath(
+  new URL(
+    `../../${(JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { bin: { torii: string } }).bin.torii}`,
+    import.meta.url,
+  ),
+);
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 

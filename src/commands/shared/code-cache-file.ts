@@ -103,8 +103,8 @@ export function writeCacheFile(directory: string, bundleName: string, key: Buffe
   }
 }
 
-/** The key of a bundle's cache: this node binary and the bundle's text. */
-export function cacheKey(source: string): Buffer {
+/** The key of a bundle's cache: this node binary and the bundle's text (as a string, or its UTF-8 bytes: the same key). */
+export function cacheKey(source: Buffer | string): Buffer {
   const node = [process.execPath, process.version, process.versions.v8, process.arch, process.platform].join("\0");
   return sha256(`${node}\0${sha256(source).toString("hex")}`);
 }

@@ -12,7 +12,6 @@
  * system without user ids) means compiling from source, as without a cache.
  */
 import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
 import { cacheKey, readCacheFile, writeCacheFile } from "./code-cache-file.js";
@@ -31,6 +30,17 @@ export interface CachedBundle {
   saveCache(): void;
 }
 
+/**
+ * The bundle's `require`: Node's built-in modules only, since the bundle is
+ * self-contained. Not `module.createRequire`: loading `node:module` loads Node's
+ * ES module loader with it, which a CommonJS command otherwise never needs.
+ */
+function requireBuiltin(specifier: string): unknown {
+  const builtin = process.getBuiltinModule(specifier);
+  if (builtin === undefined) throw new Error(`torii: a self-contained bundle required ${specifier}, which is not one of Node's built-in modules`);
+  return builtin;
+}
+
 /** The CommonJS module scope the bundle's text is wrapped in (as Node's own loader does). */
 const WRAPPER = ["(function (exports, require, module, __filename, __dirname) {", "\n})"] as const;
 
@@ -39,17 +49,19 @@ const WRAPPER = ["(function (exports, require, module, __filename, __dirname) {"
  * built-in modules) with the code cache kept in `cacheDirectory`.
  */
 export function loadCachedBundle(file: string, cacheDirectory: string): CachedBundle {
-  const source = readFileSync(file, "utf8");
+  // Hashed as read: hashing the decoded string would encode it back to UTF-8 first.
+  const bytes = readFileSync(file);
+  const source = bytes.toString("utf8");
   // No user ids (Windows): no owner to trust, so no cache.
   const owner = process.getuid === undefined ? undefined : statSync(file).uid;
   const name = path.basename(file);
-  const key = owner === undefined ? undefined : cacheKey(source);
+  const key = owner === undefined ? undefined : cacheKey(bytes);
   const cachedData = owner === undefined || key === undefined ? undefined : readCacheFile(cacheDirectory, name, key, owner);
   const script = new Script(`${WRAPPER[0]}${source}${WRAPPER[1]}`, { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
   const module = { exports: {} as Record<string, unknown> };
   const scope = script.runInThisContext() as (...args: unknown[]) => void;
-  scope.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  scope.call(module.exports, module.exports, requireBuiltin, module, file, path.dirname(file));
   return {
     exports: module.exports,
     cacheUsed,
