@@ -25,7 +25,7 @@ const root = makeConfigTree({
 /** The agent's project is a folder of the home: `..` from the child's working directory is the home. */
 const home = path.dirname(process.cwd());
 
-async function check(tool: string, args: readonly string[]): Promise<{ status: number; report: { decision: string; source: string; reason: string } }> {
+async function check(tool: string, args: readonly string[]): Promise<{ status: number | null; report: { decision: string; source: string; reason: string } }> {
   const result = await runCli(["policy", "check", tool, "--", ...args], { TORII_CONFIG_DIR: root, HOME: home });
   return { status: result.status, report: JSON.parse(result.stdout) as { decision: string; source: string; reason: string } };
 }
