@@ -10,6 +10,7 @@ import * as z from "zod";
 import { ConfigError } from "../config/errors.js";
 import { exposedProviders } from "../config/exposure.js";
 import type { Registry } from "../config/registry.js";
+import { processPlaces } from "../pipeline/credential-places.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, explainWith } from "../policy/explain.js";
 import { policyOutputSchema } from "./output-schemas.js";
@@ -58,7 +59,8 @@ export function policyTool(registry: Registry, policies: PolicyCache): ToolDefin
         const { tool, ...rest } = effectivePolicyOf(policy, input.target);
         const structured: Record<string, unknown> = { provider: tool, ...rest };
         if (input.args !== undefined) {
-          const explanation: Record<string, unknown> = { ...explainWith(policy, input.args, input.target) };
+          const places = processPlaces(registry.root, input.target === undefined ? undefined : entry.targets.get(input.target)?.config.kubeconfig);
+          const explanation: Record<string, unknown> = { ...explainWith(policy, input.args, input.target, places) };
           delete explanation.tool;
           delete explanation.target;
           structured.explain = explanation;

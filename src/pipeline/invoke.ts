@@ -36,6 +36,7 @@ import { askForLease } from "./lease-question.js";
 import { runProgram, type ProgramDeps } from "./run-program.js";
 import type { PolicyCache } from "./policy-cache.js";
 import { callScope, type ProviderCall } from "./provider-call.js";
+import { callPlaces } from "./credential-places.js";
 
 export type { ProviderCall } from "./provider-call.js";
 
@@ -70,8 +71,8 @@ function fromPolicy(decision: Exclude<PolicyDecision, { result: "unresolved" }>)
     : { source: decision.source, reason: decision.reason };
 }
 
-function stepCanonicalise(call: ProviderCall): Step<CanonicalArgv> {
-  const result = canonicalise(call.args, grammarFor(call.provider.policyContext), "agent");
+function stepCanonicalise(call: ProviderCall, deps: InvokeDeps): Step<CanonicalArgv> {
+  const result = canonicalise(call.args, grammarFor(call.provider.policyContext), "agent", callPlaces(call, deps));
   if (result.ok) {
     call.audit.setPositionals(result.canonical.positionals);
     return { ok: true, value: result.canonical };
@@ -183,7 +184,7 @@ async function stepAllow(
 export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<CallOutcome> {
   call.audit.record({ event: "invoke" });
 
-  const canonical = stepCanonicalise(call);
+  const canonical = stepCanonicalise(call, deps);
   if (!canonical.ok) return canonical.outcome;
 
   // One trust pass for the call's reads (rules, then the .env layers), so a directory they share is walked once;

@@ -11,6 +11,7 @@
  */
 import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
+import type { CredentialPlaces } from "./grammar/credential-places.js";
 import { bodyOption } from "./grammar/body-option.js";
 import { commandBody, flattenCanonical, type ArgvRejection, type CanonicalArgv } from "./grammar/types.js";
 import { denyWordMatches } from "./object-set.js";
@@ -365,10 +366,13 @@ export function rejectionDecision(rejection: ArgvRejection): DenyDecision {
   return { result: "deny", source: rejection.kind, reason: rejection.reason };
 }
 
-/** Evaluates an argument vector; never throws (an internal error is a deny). */
-export function evaluatePolicy(policy: CompiledPolicy, argv: readonly string[]): PolicyEvaluation {
+/**
+ * Evaluates an argument vector; never throws (an internal error is a deny).
+ * `places` locates this call's credential stores (grammar/credential-places.ts).
+ */
+export function evaluatePolicy(policy: CompiledPolicy, argv: readonly string[], places?: CredentialPlaces): PolicyEvaluation {
   try {
-    const result = canonicalise(argv, policy.grammar, "agent");
+    const result = canonicalise(argv, policy.grammar, "agent", places);
     if (!result.ok) return { decision: rejectionDecision(result.rejection) };
     const decision = decideUnchecked(policy, result.canonical);
     return { decision, canonical: result.canonical, canonicalTokens: flattenCanonical(result.canonical) };

@@ -6,6 +6,7 @@
  */
 import type { CompiledPolicy } from "./compile.js";
 import { evaluatePolicy } from "./evaluate.js";
+import type { CredentialPlaces } from "./grammar/credential-places.js";
 import { suggestGrants, type GrantSuggestions } from "./grant-suggestion.js";
 import type { DecisionSource, RuleRef } from "./types.js";
 
@@ -35,9 +36,12 @@ export interface EffectivePolicy {
   readonly errors: readonly { readonly rule: string; readonly origin: string; readonly message: string }[];
 }
 
-/** What policy alone decides for `argv` (deny / accept / unresolved), with the deciding rule and the canonical argv. */
-export function explainWith(policy: CompiledPolicy, argv: readonly string[], target?: string): Explanation {
-  const { decision, canonical, canonicalTokens } = evaluatePolicy(policy, argv);
+/**
+ * What policy alone decides for `argv` (deny / accept / unresolved), with the
+ * deciding rule and the canonical argv; `places` as for evaluatePolicy.
+ */
+export function explainWith(policy: CompiledPolicy, argv: readonly string[], target?: string, places?: CredentialPlaces): Explanation {
+  const { decision, canonical, canonicalTokens } = evaluatePolicy(policy, argv, places);
   const tool = policy.context.tool;
   const base = {
     tool,

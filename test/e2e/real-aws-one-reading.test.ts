@@ -85,6 +85,15 @@ describe("aws: a -- after the service is read as the CLI reads it", () => {
     expectUntouched();
   });
 
+  test("a folder above the store (the home, in the spellings the CLI resolves) is refused before any rule", async () => {
+    for (const folder of [home, `${home}/x/..`, `${home.toUpperCase()}/.A*S/credentials`, "$HOME"]) {
+      const outcome = outcomeOf(await rules.call("aws", { args: shadowInto(folder) }));
+      expect(outcome.decision, folder).toMatchObject({ result: "deny", source: "forbidden-value" });
+      expect(outcome.execution).toBeUndefined();
+    }
+    expectUntouched();
+  });
+
   test("ec2 -- run-instances --cli-input-json is denied by the deny rule its carrier could satisfy", async () => {
     const body = '{"ImageId":"ami-1","UserData":"ZXZpbA==","MinCount":1,"MaxCount":1}';
     for (const args of [

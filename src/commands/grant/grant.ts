@@ -13,6 +13,7 @@
  */
 import type { ProviderEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
+import { processPlaces } from "../../pipeline/credential-places.js";
 import { grammarFor } from "../../policy/compile.js";
 import { canonicalise } from "../../policy/grammar/canonicalise.js";
 import { flattenCanonical } from "../../policy/grammar/types.js";
@@ -82,7 +83,8 @@ export async function runGrantAdd(tool: string, target: string | undefined, opti
   }
   const root = configRoot();
   const minutes = parseMinutes(options.for, loadSettings(root).defaultGrantMinutes);
-  const canonical = canonicalise(args, grammarFor(scope.provider.policyContext), "agent");
+  const kubeconfig = scope.target === undefined ? undefined : scope.provider.targets.get(scope.target)?.config.kubeconfig;
+  const canonical = canonicalise(args, grammarFor(scope.provider.policyContext), "agent", processPlaces(scope.provider.trust.root, kubeconfig));
   if (!canonical.ok) {
     const { rejection } = canonical;
     throw new OperatorError(`refused: ${rejection.reason} (${rejection.kind}, argument ${rejection.index + 1}); no grant can allow this argv`);

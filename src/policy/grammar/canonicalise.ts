@@ -3,19 +3,29 @@
  */
 import type { CanonicaliseMode } from "./canonical-builder.js";
 import { canonicaliseArgparse } from "./argparse.js";
+import { credentialPlaceIn, type CredentialPlaces } from "./credential-places.js";
 import type { CompiledGrammar } from "./option-table.js";
 import { canonicalisePflag } from "./pflag.js";
 import { canonicalisePlain } from "./plain.js";
-import type { CanonicaliseResult } from "./types.js";
+import type { ArgvRejection, CanonicaliseResult } from "./types.js";
 
 export type { CanonicaliseMode } from "./canonical-builder.js";
 
 /**
  * Canonicalises `argv` under the provider's grammar. In `agent` mode the argv
  * is checked strictly and the first problem is returned as a rejection; the
- * canonical argv is what rules see and what the launcher spawns.
+ * canonical argv is what rules see and what the launcher spawns. With `places`
+ * (where this call's credential stores are), an agent's token that points
+ * inside or above one is refused first, whatever the rules.
  */
-export function canonicalise(argv: readonly string[], grammar: CompiledGrammar, mode: CanonicaliseMode = "agent"): CanonicaliseResult {
+export function canonicalise(
+  argv: readonly string[],
+  grammar: CompiledGrammar,
+  mode: CanonicaliseMode = "agent",
+  places?: CredentialPlaces,
+): CanonicaliseResult {
+  const reached = mode === "agent" && places !== undefined ? credentialPlaceRejection(argv, places) : undefined;
+  if (reached !== undefined) return { ok: false, rejection: reached };
   switch (grammar.parser) {
     case "pflag":
       return canonicalisePflag(argv, grammar, mode);
@@ -24,4 +34,15 @@ export function canonicalise(argv: readonly string[], grammar: CompiledGrammar, 
     case "plain":
       return canonicalisePlain(argv, grammar, mode);
   }
+}
+
+/** The first token that reaches a credential store by where it points, as a rejection that names the place but not the token. */
+function credentialPlaceRejection(argv: readonly string[], places: CredentialPlaces): ArgvRejection | undefined {
+  for (const [index, token] of argv.entries()) {
+    const place = credentialPlaceIn(token, places);
+    if (place !== undefined) {
+      return { kind: "forbidden-value", token, index, reason: `argument ${index} points at ${place}; Torii never lets a CLI read or write there` };
+    }
+  }
+  return undefined;
 }
