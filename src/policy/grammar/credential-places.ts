@@ -105,6 +105,7 @@ function placeOfPart(written: string, places: CompiledPlaces): string | undefine
   const part = written.replace(LOCAL_PREFIX, "");
   // s3://, gs://, https://: the CLI reads a remote object, not a local path.
   if (part === "" || URL_SCHEME.test(part)) return undefined;
+  if (isProcessView(part)) return "a process's view of the file system (/proc/*/cwd, root, fd; /dev/fd)";
   const tilde = /^~([^\\/]*)/u.exec(part);
   let segments: Segments;
   if (tilde !== null) {
@@ -130,4 +131,20 @@ function overlaps(path: Segments, store: Segments): boolean {
     if (!segmentMatches(pattern, store[i] as string)) return false;
   }
   return true;
+}
+
+/** Segments of a kernel link to a process's directories and files under /proc/<pid>/. */
+const PROCESS_LINKS = new Set(["cwd", "root", "fd", "fdinfo", "map_files", "exe"]);
+
+/**
+ * `/proc/self/cwd/..`, `/proc/1/root/home/u`, `/dev/fd/3`: links the kernel
+ * resolves to a process's working or root directory or open files, which reach
+ * any place (a store, a home) without naming it, and which `..` cannot be
+ * resolved through lexically. Read on the written segments, before any `.`/`..`.
+ */
+function isProcessView(part: string): boolean {
+  if (!/^[\\/]/u.test(part)) return false;
+  const segments = part.split(/[\\/]+/u).filter((segment) => segment !== "" && segment !== ".");
+  if (segments[0] === "dev" && segments[1] === "fd") return true;
+  return segments[0] === "proc" && segments.some((segment) => PROCESS_LINKS.has(segment));
 }

@@ -53,6 +53,11 @@ describe("paths inside or above a credential store", () => {
     ["C:\\Users\\alice\\APPDAT~1\\Roaming\\gcloud", "a credential store or a directory above one"],
     ["/home/alice./.aws./config", "a credential store or a directory above one"],
     ["\\\\?\\C:\\Users\\bob", "a credential store or a directory above one"],
+    // The kernel's links to a process's directories, which `..` cannot be resolved through (review 11).
+    ["/proc/self/cwd/..", "a process's view of the file system (/proc/*/cwd, root, fd; /dev/fd)"],
+    ["/proc/self/root/home/alice", "a process's view of the file system (/proc/*/cwd, root, fd; /dev/fd)"],
+    ["/proc/1/./cwd", "a process's view of the file system (/proc/*/cwd, root, fd; /dev/fd)"],
+    ["/dev/fd/3", "a process's view of the file system (/proc/*/cwd, root, fd; /dev/fd)"],
     // Stores Torii knows but does not name: the configuration root, a kubeconfig pin, files variables name.
     ["/srv/torii/providers/aws/targets/prod/identities/x/session.yaml", "a credential store or a directory above one"],
     ["/srv/kube/prod.yaml", "a credential store or a directory above one"],
