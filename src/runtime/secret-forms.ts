@@ -23,7 +23,8 @@
  * 6 bits all come from the value are used, so the form matches whatever
  * surrounds it. And hex of its UTF-8 bytes, lower or upper case (`xxd -p`),
  * also with a space or a colon between bytes (`od`/`hexdump`-style dumps of a
- * request body, `curl --trace`, fingerprints) and in xxd's 2-byte groups.
+ * request body, `curl --trace`, fingerprints) and in xxd's 2-byte groups (only
+ * when the value starts at an even byte of a group and its dump fits one line).
  *
  * Pure: no I/O.
  */
