@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutcome } from "../pipeline/call-types.js";
+import { fitOutcomeToMessage, MESSAGE_BUDGET_BYTES } from "./message-limit.js";
 
 export function structuredResult(summary: string, structured: Record<string, unknown>, isError: boolean): CallToolResult {
   return {
@@ -15,7 +16,7 @@ export function structuredResult(summary: string, structured: Record<string, unk
   };
 }
 
-function summarise(outcome: CallOutcome): string {
+function summarise(outcome: CallOutcome, cutToFit: boolean): string {
   const { decision } = outcome;
   if (decision.result === "deny") {
     const grant = decision.grants === undefined ? "" : ` The operator could allow it with: ${decision.grants.exact.command}`;
@@ -27,7 +28,11 @@ function summarise(outcome: CallOutcome): string {
   const notes = [
     execution.timed_out ? "timed out and was killed" : "",
     execution.canceled ? "was canceled" : "",
-    execution.truncated ? "output was truncated at the cap" : "",
+    cutToFit
+      ? `output was cut to fit one MCP message (${MESSAGE_BUDGET_BYTES / 1024 / 1024} MiB)`
+      : execution.truncated
+        ? "output was truncated at the cap"
+        : "",
   ].filter((note) => note !== "");
   const status = execution.exit_code === null ? `ended by ${execution.signal ?? "a signal"}` : `exited with code ${execution.exit_code}`;
   return `Ran (${decision.source}): ${status}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}.`;
@@ -36,5 +41,8 @@ function summarise(outcome: CallOutcome): string {
 /** The result of a provider call. A non-zero exit code is a normal result; a denial or a failure to run is an error result. */
 export function callResult(outcome: CallOutcome): CallToolResult {
   const isError = outcome.decision.result === "deny" || outcome.error !== undefined;
-  return structuredResult(summarise(outcome), outcome as unknown as Record<string, unknown>, isError);
+  const build = (fitted: CallOutcome, cut: boolean): CallToolResult =>
+    structuredResult(summarise(fitted, cut), fitted as unknown as Record<string, unknown>, isError);
+  const fitted = fitOutcomeToMessage(outcome, (candidate) => Buffer.byteLength(JSON.stringify(build(candidate, true))));
+  return build(fitted.outcome, fitted.cut);
 }
