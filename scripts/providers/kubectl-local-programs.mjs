@@ -80,18 +80,6 @@ export function localProgramRows(scopes, globalLines, lockedOptions) {
   return rows;
 }
 
-/**
- * Rows reviewed by hand, written after the generated ones: `config view --raw|--flatten`
- * prints the kubeconfig's credentials (docs/policy.md, "Credential issuers").
- */
-const CREDENTIAL_PRINTERS = [
-  {
-    command: ["config", "view"],
-    options: ["--raw", "--flatten"],
-    why: "it prints the kubeconfig's credentials (tokens, client keys, passwords), usable outside Torii after the target's lease ends",
-  },
-];
-
 /** The YAML lines of `argv.locked_command_options`. */
 export function localProgramYaml(rows) {
   const lines = [
@@ -102,7 +90,5 @@ export function localProgramYaml(rows) {
   ];
   const row = (entry) => `    - {command: [${entry.command.join(", ")}], options: [${entry.options.join(", ")}], why: ${JSON.stringify(entry.why)}}`;
   for (const entry of rows) lines.push(row(entry));
-  lines.push("    # Without them, config view prints REDACTED and DATA+OMITTED; --flatten prints the data even with --raw=false.");
-  for (const entry of CREDENTIAL_PRINTERS) lines.push(row(entry));
   return lines;
 }

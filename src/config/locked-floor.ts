@@ -53,6 +53,8 @@ export function effectiveLockedOptions(provider: ProviderConfig): string[] {
 const KUBECONFIG_WRITE = "they can rewrite the kubeconfig that defines the target (its server, credentials or current context)";
 const STS_CREDENTIALS =
   "they issue temporary credentials (another role's, possibly in another account, or the target's own) and print them to the caller, outside the broker";
+const KUBECONFIG_PRINT =
+  "it prints the kubeconfig: kubectl leaves an auth-provider's config (OIDC refresh tokens, client secrets) and an exec plugin's env unredacted even without --raw, usable outside Torii after the target's lease ends";
 const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
 
 /**
@@ -64,8 +66,12 @@ const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the 
  */
 export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCommand[]>> = Object.freeze({
   kubectl_context: Object.freeze([
-    // `view` stays up to the policy (the bundled provider locks its --raw/--flatten, which print credentials); every writer (set*, unset, use-context, rename-context, delete-*) is refused.
+    // Every writer (set*, unset, use-context, rename-context, delete-*) is refused; the listing sub-commands print names only.
     { command: ["config"], except: ["view", "get-contexts", "current-context", "get-clusters", "get-users"], why: KUBECONFIG_WRITE },
+    // `view` in every form: --raw/--flatten print everything, and even the plain form redacts only the
+    // token, password and *-data fields, not an auth-provider's config (OIDC refresh tokens, client
+    // secrets) nor an exec plugin's env (red team 12a).
+    { command: ["config", "view"], except: [], why: KUBECONFIG_PRINT },
   ]),
   aws_profile: Object.freeze([
     // `configure get` and `export-credentials` print secrets; set, import, sso, add-model and the bare wizard write the files.

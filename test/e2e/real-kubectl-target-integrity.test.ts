@@ -3,7 +3,7 @@
  * accept `config set` (the red team's reproduction), the built server refuses it
  * before the lease, the environment or kubectl, the pinned kubeconfig is left
  * as it was, and the real kubectl's next `get pods` still reaches the target's
- * API server, never the one the agent named. Read-only `config view` stays up to
+ * API server, never the one the agent named. Read-only `config get-contexts` stays up to
  * the rules and runs. `torii policy check` gives the same answer.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -17,7 +17,7 @@ import { runCli } from "../support/run-cli.js";
 import { tempDirectory } from "../support/temp-dirs.js";
 
 /** What the red team's rules accepted, plus a read-only view. */
-const RULES = 'version: "1"\naccept: [get pods, config set, config set-cluster, config use-context, config view]\n';
+const RULES = 'version: "1"\naccept: [get pods, config set, config set-cluster, config use-context, config get-contexts, config view]\n';
 
 let api: KubeApiStub;
 let hostile: KubeApiStub;
@@ -79,12 +79,18 @@ describe("kubectl_context: config writers are the broker's", () => {
     expect(hostile.requests).toEqual([]);
   });
 
-  test("config view stays up to the rules and runs", async () => {
+  test("config get-contexts stays up to the rules and runs", async () => {
+    const outcome = outcomeOf(await session.call("kubectl", { args: ["config", "get-contexts", "-o", "name"], target: "lab" }, { timeout: 60_000 }));
+    expect(outcome.decision).toMatchObject({ result: "allow" });
+    expect(outcome.execution?.stdout.trim()).toBe("lab");
+  });
+
+  test("config view is refused even when a rule accepts it: kubectl prints OIDC and exec secrets unredacted", async () => {
     const outcome = outcomeOf(
       await session.call("kubectl", { args: ["config", "view", "-o", "jsonpath={.clusters[0].name}"], target: "lab" }, { timeout: 60_000 }),
     );
-    expect(outcome.decision).toMatchObject({ result: "allow" });
-    expect(outcome.execution?.stdout.trim()).toBe("c");
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "locked-command" });
+    expect(outcome.execution).toBeUndefined();
   });
 
   test("the audit names the floor's command, never the agent's words", () => {

@@ -2,7 +2,7 @@
  * The real kubectl through Torii, with the bundled provider's option table and
  * locked options. (Target leases arrive with the lease store, so this suite uses
  * the bundled provider without `targeting.mode`; its locked options stay.)
- * kubectl needs no cluster for `version --client` and `config view`.
+ * kubectl needs no cluster for `version --client` and `config get-contexts`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -22,9 +22,10 @@ function untargetedKubectl(): string {
 
 const RULES = `version: "1"
 deny:
-  - config view --raw
+  - get --raw
 accept:
   - version --client
+  - config get-contexts
   - config view
 `;
 
@@ -74,20 +75,33 @@ describe("kubectl through Torii", () => {
   });
 
   test("the server's KUBECONFIG never reaches kubectl", async () => {
-    const outcome = outcomeOf(await session.call("kubectl", { args: ["config", "view", "-o", "json"] }));
+    const outcome = outcomeOf(await session.call("kubectl", { args: ["config", "get-contexts", "-o", "name"] }));
     expect(outcome.decision.result).toBe("allow");
+    expect(outcome.execution?.exit_code).toBe(0);
     expect(outcome.execution?.stdout).not.toContain("evil");
-    expect(outcome.execution?.stdout).not.toContain("server-secret-token");
   });
 
-  test("deny rules match every spelling: config view --raw", async () => {
+  test("config view is a locked command in every form, a rule accepting it notwithstanding", async () => {
     for (const args of [
+      ["config", "view"],
+      ["config", "view", "-o", "json"],
       ["config", "view", "--raw"],
-      ["config", "view", "--raw=true", "-o", "json"],
       ["config", "--raw", "view"],
     ]) {
       const outcome = outcomeOf(await session.call("kubectl", { args }));
       expect(outcome.decision, args.join(" ")).toMatchObject({ result: "deny" });
+      expect(outcome.execution, args.join(" ")).toBeUndefined();
+    }
+  });
+
+  test("deny rules match every spelling: get --raw", async () => {
+    for (const args of [
+      ["get", "--raw", "/api/v1/secrets"],
+      ["get", "--raw=/api/v1/secrets"],
+      ["get", "-o", "json", "--raw", "/api"],
+    ]) {
+      const outcome = outcomeOf(await session.call("kubectl", { args }));
+      expect(outcome.decision, args.join(" ")).toMatchObject({ result: "deny", source: "explicit-deny", rule: "get --raw" });
     }
   });
 

@@ -122,8 +122,13 @@ describe("spellings the CLIs read as the same command are refused alike", () => 
     [["config", "view", "--raw=true", "-o", "json"]],
     [["config", "view", "--flatten"]],
     [["config", "view", "--raw=false", "--flatten", "--minify"]],
+    // Plain view redacts tokens and keys but prints an auth-provider's config and an exec plugin's env.
+    [["config", "view"]],
+    [["config", "view", "--minify"]],
+    [["config", "view", "-o", "jsonpath={.users[0].user.auth-provider.config.refresh-token}"]],
+    [["-n", "kube-system", "config", "view"]],
   ])("kubectl %j prints the kubeconfig's credentials: refused under accept /.*/", (argv) => {
-    expect(decide(contexts.kubectl!, ["/.*/"], argv)).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(decide(contexts.kubectl!, ["/.*/"], argv)).toMatchObject({ result: "deny", source: "locked-command" });
   });
 
   it("kubectl [config --raw view] is refused too (an option before the command is not kubectl's)", () => {
@@ -156,8 +161,8 @@ describe("the reads a target needs stay with the policy", () => {
     ["gcloud", ["config", "list"]],
     ["gcloud", ["secrets", "versions", "access", "1", "--secret=s"]],
     ["gcloud", ["iam", "service-accounts", "keys", "list", "--iam-account=sa"]],
-    ["kubectl", ["config", "view"]],
-    ["kubectl", ["config", "view", "--minify"]],
+    ["kubectl", ["config", "get-contexts"]],
+    ["kubectl", ["config", "current-context"]],
     ["kubectl", ["create", "deployment", "d", "--image=i"]],
     ["kubectl", ["get", "secret", "s", "-o", "yaml"]],
   ])("%s %j is accepted by accept /.*/", (name, argv) => {

@@ -60,8 +60,19 @@ describe("kubectl_context: config writers are refused whatever the rules", () =>
     expect(decision.reason).toContain("kubeconfig");
   });
 
+  it("kubectl [config view] is refused in every form: it prints OIDC refresh tokens, client secrets and exec env unredacted", () => {
+    for (const argv of [
+      ["config", "view"],
+      ["config", "view", "--minify", "-o", "json"],
+      ["config", "view", "--raw"],
+    ]) {
+      const decision = decide(kubectl, argv);
+      expect(decision).toMatchObject({ result: "deny", source: "locked-command" });
+      expect(decision.reason).toContain("refresh tokens");
+    }
+  });
+
   it.each([
-    ["config", "view"],
     ["config", "get-contexts"],
     ["config", "current-context"],
     ["config", "get-clusters"],
