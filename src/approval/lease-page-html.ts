@@ -6,6 +6,7 @@
  * allowing choice) and Deny (a click). Add warns when more than one target
  * would be active. The same script and style sheet as the call page serve it.
  */
+import type { PageFrame } from "./page-model.js";
 import { escapeHtml, pageHead, visibleToken } from "./page-html.js";
 import type { PageOffer } from "./page-offer.js";
 
@@ -20,8 +21,8 @@ export interface LeasePageModel {
   readonly expiresAt: string;
 }
 
-/** The whole lease page. `base` is its path (`/a/<id>`), `csrf` its per-page token, `settleMs` what is left of its settle period. */
-export function renderLeasePage(model: LeasePageModel, base: string, csrf: string, settleMs: number): string {
+/** The whole lease page, in the session's `frame`. */
+export function renderLeasePage(model: LeasePageModel, frame: PageFrame): string {
   const others = model.active.filter((lease) => lease.target !== model.target);
   const active =
     others.length === 0
@@ -37,7 +38,7 @@ export function renderLeasePage(model: LeasePageModel, base: string, csrf: strin
       ? "<p>The agent gave no description.</p>"
       : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
   const title = `Torii: activate ${model.tool} target ${model.target}?`;
-  return `${pageHead(title, base, csrf, settleMs)}<body data-mode="lease">
+  return `${pageHead(title, frame)}<body data-mode="lease">
 <main>
 <h1>${escapeHtml(title)}</h1>
 <p class="expires">A call needs target <code>${escapeHtml(model.target)}</code>, which has no live lease. Unanswered by <time>${escapeHtml(model.expiresAt)}</time>, it is denied. A lease does not allow the command: the rules, a grant or your approval still decide it.</p>

@@ -21,7 +21,7 @@ import { applyAnswer, type RuleEditor } from "./apply-answer.js";
 import { activeLeases, applyLeaseAnswer } from "./apply-lease-answer.js";
 import { renderLeasePage } from "./lease-page-html.js";
 import { leaseText } from "./lease-text.js";
-import type { PageAnswer, PageModel, RuleOffer } from "./page-model.js";
+import type { PageAnswer, PageFrame, PageModel, RuleOffer } from "./page-model.js";
 import { callPageOffer, leasePageOffer, offerRefusal, type PageOffer } from "./page-offer.js";
 import { renderPage } from "./page-html.js";
 import type { ApprovalPageServer } from "./page-server.js";
@@ -75,8 +75,7 @@ export class PageApprover implements Approver {
       return await this.pose(
         request.signal,
         (_id, expiresAt) => ({
-          render: (base, csrf, settleMs) =>
-            renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, base, csrf, settleMs),
+          render: (frame) => renderLeasePage({ ...model, expiresAt, ...(description === undefined ? {} : { description }) }, frame),
           offer: model.offer,
           record: {
             kind: "lease",
@@ -114,7 +113,7 @@ export class PageApprover implements Approver {
         const model = this.modelOf(id, request, expiresAt);
         shownRules = model.rules;
         return {
-          render: (base, csrf, settleMs) => renderPage(model, base, csrf, settleMs),
+          render: (frame) => renderPage(model, frame),
           offer: model.offer,
           record: {
             kind: "call",
@@ -136,7 +135,7 @@ export class PageApprover implements Approver {
    */
   private async pose<T>(
     signal: AbortSignal,
-    build: (id: string, expiresAt: string) => { render: (base: string, csrf: string, settleMs: number) => string; offer: PageOffer; record: PendingFields },
+    build: (id: string, expiresAt: string) => { render: (frame: PageFrame) => string; offer: PageOffer; record: PendingFields },
     settle: (end: ApprovalRecord | "timeout" | "aborted", record: ApprovalRecord) => Promise<T>,
   ): Promise<T> {
     const id = randomBytes(8).toString("hex");
@@ -147,7 +146,7 @@ export class PageApprover implements Approver {
     const page = await this.deps.page.add({
       id,
       csrf,
-      render: (base, settleMs) => render(base, csrf, settleMs),
+      render: (session) => render({ ...session, csrf }),
       consume: (secret) => this.store.consumePageSecret(id, secret),
       unoffered: (answer) => offerRefusal(offer, answer),
       answer: (answer, live) => this.answerFromPage(id, answer, live),
@@ -241,7 +240,7 @@ export class PageApprover implements Approver {
     }
     const rules = this.deps.rules.offers(request);
     const offer = callPageOffer({
-      tokenCount: request.canonicalTokens.length,
+      tokens: request.canonicalTokens,
       minimumPrefix: request.minimumPrefix,
       defaultMinutes: this.deps.settings.defaultGrantMinutes,
       rules,

@@ -9,7 +9,9 @@
  * the server's settle period, given in the page's `torii-settle-ms` meta
  * tag, is over), so a click that was meant for another window, or a key
  * already down, cannot approve. Releasing, leaving the button, losing focus or hiding the page
- * resets the hold. Deny is a plain click. A hold that starts tells the server
+ * resets the hold. Deny is a plain click. Every POST carries the session's
+ * page key (the page's `torii-page-key` meta tag) in `X-Torii-Page-Key`
+ * (page-session.ts). A hold that starts tells the server
  * (`…/hold`, with the session cookie), and the server refuses an allowing
  * answer sooner than SERVER_HOLD_MS after that request, so the hold is timed
  * by the server, not from when the page was fetched.
@@ -26,6 +28,7 @@ export const PAGE_JS = `"use strict";
 (function () {
   var HOLD_MS = ${HOLD_MS}, ARM_MS = ${ARM_MS};
   var csrf = document.querySelector('meta[name="torii-csrf"]').getAttribute("content");
+  var pageKey = document.querySelector('meta[name="torii-page-key"]').getAttribute("content");
   var settleMs = Number(document.querySelector('meta[name="torii-settle-ms"]').getAttribute("content")) || 0;
   var status = document.getElementById("status");
   var armedAt = performance.now() + Math.max(ARM_MS, settleMs);
@@ -50,7 +53,7 @@ export const PAGE_JS = `"use strict";
   function post(path, body) {
     return fetch(location.pathname + path, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-torii-page-key": pageKey },
       body: JSON.stringify(body),
       credentials: "same-origin",
       cache: "no-store"
@@ -134,8 +137,9 @@ export const PAGE_JS = `"use strict";
       setStatus("Allowing answers wake in " + Math.ceil(left / 1000) + " s: if another browser opens this page's link meanwhile, this page stops answering (use the terminal).");
     }
   }
+  // A call whose argv holds characters that do not show on screen gets no grant, so no duration field.
   var minutes = document.getElementById("minutes");
-  minutes.addEventListener("input", function () { document.getElementById("minutes-shown").textContent = minutes.value; });
+  if (minutes) minutes.addEventListener("input", function () { document.getElementById("minutes-shown").textContent = minutes.value; });
   document.body.setAttribute("data-ready", "yes");
   armWhenDue();
 })();

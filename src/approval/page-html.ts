@@ -8,7 +8,8 @@
  * script and style sheet are served beside it.
  */
 import { codeEscape, visibleAscii } from "../runtime/display-text.js";
-import type { PageModel, RuleOffer } from "./page-model.js";
+import type { AffectedCalls, PageFrame, PageModel, RuleOffer } from "./page-model.js";
+import type { PageOffer } from "./page-offer.js";
 
 /** A token longer than this is marked with its length. */
 const LONG_TOKEN = 80;
@@ -37,45 +38,52 @@ export function visibleToken(token: string): string {
   return length > LONG_TOKEN ? `${html} <span class="note">(${length} characters)</span>` : html;
 }
 
+/** One line of what a rule would also change: the scope and head (what agents sent) made visible, Torii's own words as they are. */
+function affectedLine(affected: AffectedCalls): string {
+  const count = `${affected.calls} call${affected.calls === 1 ? "" : "s"}${affected.certain ? "" : ", some of them"}`;
+  return `<li><code>${visibleText(affected.scope)}: ${visibleText(affected.head.join(" "))} … (${count})</code></li>`;
+}
+
 function ruleOffer(offer: RuleOffer): string {
   const name = offer.effect === "accept" ? "Always allow" : "Always deny";
   const also =
     offer.alsoAffects.length === 0
       ? "<p>Among the recent audited calls, it would change no other decision.</p>"
-      : `<p>Among the recent audited calls, it would also ${offer.effect === "accept" ? "allow" : "deny"}:</p><ul>${offer.alsoAffects
-          .map((line) => `<li><code>${escapeHtml(line)}</code></li>`)
-          .join("")}</ul>`;
+      : `<p>Among the recent audited calls, it would also ${offer.effect === "accept" ? "allow" : "deny"}:</p><ul>${offer.alsoAffects.map(affectedLine).join("")}</ul>`;
   const disabled = offer.disabledReason === undefined ? "" : ` disabled aria-describedby="why-${offer.effect}"`;
   const why = offer.disabledReason === undefined ? "" : `<p class="disabled-why" id="why-${offer.effect}">Not offered: ${escapeHtml(offer.disabledReason)}</p>`;
-  return `<div class="rule"><p>Add <code>${escapeHtml(offer.rule)}</code> to the ${offer.effect} list of <code>${escapeHtml(offer.file)}</code>. <span class="scope">${escapeHtml(offer.scope)}</span></p>${also}${why}
+  return `<div class="rule"><p>Add <code>${visibleText(offer.rule)}</code> to the ${offer.effect} list of <code>${escapeHtml(offer.file)}</code>. <span class="scope">${escapeHtml(offer.scope)}</span></p>${also}${why}
 <button type="button" class="hold${offer.effect === "deny" ? " danger" : ""}" data-choice="rule-${offer.effect}"${disabled}>${name}</button></div>`;
 }
 
 /**
- * The document's start up to `</head>`: the CSRF token, how long the page
- * still settles before its allowing buttons wake (page-server.ts), the title,
- * and the page's own style sheet and script.
+ * The document's start up to `</head>`: the CSRF token, the session's page
+ * key (every request of the page's script carries it, page-session.ts), how
+ * long the page still settles before its allowing buttons wake
+ * (page-server.ts), the title, and the page's own style sheet and script.
  */
-export function pageHead(title: string, base: string, csrf: string, settleMs: number): string {
+export function pageHead(title: string, frame: PageFrame): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="torii-csrf" content="${escapeHtml(csrf)}">
-<meta name="torii-settle-ms" content="${Math.max(0, Math.ceil(settleMs))}">
+<meta name="torii-csrf" content="${escapeHtml(frame.csrf)}">
+<meta name="torii-page-key" content="${escapeHtml(frame.pageKey)}">
+<meta name="torii-settle-ms" content="${Math.max(0, Math.ceil(frame.settleMs))}">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${base}/page.css">
-<script src="${base}/page.js" defer></script>
+<link rel="stylesheet" href="${frame.base}/page.css">
+<script src="${frame.base}/page.js" defer></script>
 </head>
 `;
 }
 
-/** The whole page for one pending approval. `base` is its path (`/a/<id>`), `csrf` its per-page token, `settleMs` what is left of its settle period. */
-export function renderPage(model: PageModel, base: string, csrf: string, settleMs: number): string {
+/** The choices that last, a grant and the rules, or why none is offered. */
+function lastingChoices(model: PageModel, offer: PageOffer): string {
+  if (offer.noLastingReason !== undefined) {
+    return `<p class="disabled-why" id="no-lasting">Allow for a while (a grant) and Always allow / Always deny (a rule) are not offered: ${escapeHtml(offer.noLastingReason)}.</p>`;
+  }
   const { grants } = model;
-  const tokens = model.tokens.map((token, index) => `<li><span class="index">${index + 1}</span><code>${visibleToken(token)}</code></li>`).join("");
-  const { offer } = model;
   const boundary = offer.prefixCounts
     .map((count) => {
       const selected = count === grants.prefix.token_count ? " selected" : "";
@@ -89,6 +97,18 @@ export function renderPage(model: PageModel, base: string, csrf: string, settleM
       : `<label><input type="radio" name="mode" value="prefix"> every argv starting with the first
 <select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>`;
   const { min, max, initial } = offer.minutes;
+  return `<fieldset><legend>Allow for a while (a grant)</legend>
+<label><input type="radio" name="mode" value="exact" checked> exactly this argv</label>
+${prefixChoice}
+<label>for <input type="number" id="minutes" min="${min}" max="${max}" value="${initial}" aria-label="minutes"> minutes</label>
+<button type="button" class="hold" data-choice="grant" data-token-total="${offer.tokenCount}" aria-describedby="hold-hint">Allow for <span id="minutes-shown">${initial}</span> minutes</button></fieldset>
+${model.rules.length === 0 ? "" : `<fieldset><legend>Permanently (a rule)</legend>${model.rules.map(ruleOffer).join("")}</fieldset>`}`;
+}
+
+/** The whole page for one pending approval, in the session's `frame`. */
+export function renderPage(model: PageModel, frame: PageFrame): string {
+  const { grants, offer } = model;
+  const tokens = model.tokens.map((token, index) => `<li><span class="index">${index + 1}</span><code>${visibleToken(token)}</code></li>`).join("");
   const nearest =
     model.nearestRules.length === 0
       ? "<p>No rule starts like this call.</p>"
@@ -98,7 +118,7 @@ export function renderPage(model: PageModel, base: string, csrf: string, settleM
       ? "<p>The agent gave no description.</p>"
       : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
   const title = `Torii: approve ${model.tool}${model.target === undefined ? "" : ` on ${model.target}`}?`;
-  return `${pageHead(title, base, csrf, settleMs)}<body>
+  return `${pageHead(title, frame)}<body>
 <main>
 <h1>${escapeHtml(title)}</h1>
 <p class="expires">No rule or grant decides this call. Unanswered by <time>${escapeHtml(model.expiresAt)}</time>, it is denied.</p>
@@ -117,12 +137,7 @@ export function renderPage(model: PageModel, base: string, csrf: string, settleM
 <p class="hint" id="hold-hint">Allowing choices are press-and-hold: keep the button (or Space/Enter on it) pressed for one second. They wake a moment after the page appears.</p>
 <div class="row"><button type="button" class="deny" data-choice="deny">Deny</button>
 <button type="button" class="hold" data-choice="once" aria-describedby="hold-hint">Allow once</button></div>
-<fieldset><legend>Allow for a while (a grant)</legend>
-<label><input type="radio" name="mode" value="exact" checked> exactly this argv</label>
-${prefixChoice}
-<label>for <input type="number" id="minutes" min="${min}" max="${max}" value="${initial}" aria-label="minutes"> minutes</label>
-<button type="button" class="hold" data-choice="grant" data-token-total="${offer.tokenCount}" aria-describedby="hold-hint">Allow for <span id="minutes-shown">${initial}</span> minutes</button></fieldset>
-${model.rules.length === 0 ? "" : `<fieldset><legend>Permanently (a rule)</legend>${model.rules.map(ruleOffer).join("")}</fieldset>`}
+${lastingChoices(model, offer)}
 <p id="status" role="status" aria-live="polite"></p>
 </section>
 </main>

@@ -12,15 +12,15 @@
  */
 import type { IncomingMessage } from "node:http";
 import { text, type Reply } from "./page-http.js";
-import type { PageAnswer } from "./page-model.js";
+import type { PageAnswer, SessionFrame } from "./page-model.js";
 import { newSession, revokeSessions, sessionCookie, sessionOf, type PageSession } from "./page-session.js";
 import { pageSecretDigest } from "../state/page-secret.js";
 
 export interface PageRegistration {
   readonly id: string;
   readonly csrf: string;
-  /** The page's HTML for its base path (`/a/<id>`), `settleMs` before its allowing buttons may wake. */
-  readonly render: (base: string, settleMs: number) => string;
+  /** The page's HTML for one session: its base path (`/a/<id>`), `settleMs` before its allowing buttons may wake, the session's page key. */
+  readonly render: (session: SessionFrame) => string;
   /** Consumes a one-time secret (state/approval-store.ts `consumePageSecret`): true once per secret minted for this page. */
   readonly consume: (secret: string) => Promise<boolean>;
   /** Why the page did not offer `answer` (page-offer.ts `offerRefusal`), or undefined when it did. */
@@ -74,7 +74,10 @@ export async function openLink(entry: PageEntry, request: IncomingMessage, secre
   return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: `/a/${id}`, "Set-Cookie": sessionCookie(session, id) } };
 }
 
-/** A second GET of a used link: its own browser goes back to its page; anyone else ends every session. */
+/**
+ * A second GET of a used link: its own browser goes back to its page (which, loaded a second time, ends that
+ * session: page-server.ts); anyone else ends every session.
+ */
 function openedAgain(entry: PageEntry, request: IncomingMessage): Reply {
   const { id } = entry.registration;
   if (sessionOf(request, entry.sessions) !== undefined) return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: `/a/${id}` } };

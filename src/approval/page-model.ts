@@ -19,8 +19,22 @@ export interface RuleOffer {
   readonly file: string;
   /** Why the rule would not take effect (a deny or the floor wins); the choice is then shown disabled. */
   readonly disabledReason?: string;
-  /** Recent audited calls whose decision the rule would change, as display lines. */
-  readonly alsoAffects: readonly string[];
+  /** Recent audited calls whose decision the rule would change, grouped by scope and head. */
+  readonly alsoAffects: readonly AffectedCalls[];
+}
+
+/**
+ * Recent audited calls a rule would decide otherwise, as the audit log keeps
+ * them: a scope and a call's head (both from what agents sent, so the page
+ * shows them with every odd character visible), how many calls, and whether
+ * the rule is known to change all of them or only some (an exact rule read
+ * against a head).
+ */
+export interface AffectedCalls {
+  readonly scope: string;
+  readonly head: readonly string[];
+  readonly calls: number;
+  readonly certain: boolean;
 }
 
 export interface PageModel {
@@ -41,6 +55,22 @@ export interface PageModel {
   readonly rules: readonly RuleOffer[];
   /** What the page offers (page-offer.ts `callPageOffer`): it renders these choices, and the server takes no other. */
   readonly offer: PageOffer;
+}
+
+/**
+ * What the page server hands each rendering of a page: its path (`/a/<id>`),
+ * what is left of the session's settle period (ms), and the session's page key
+ * (page-session.ts), which only that one HTML response carries.
+ */
+export interface SessionFrame {
+  readonly base: string;
+  readonly settleMs: number;
+  readonly pageKey: string;
+}
+
+/** A SessionFrame with the page's CSRF token: everything a page's HTML needs besides its model. */
+export interface PageFrame extends SessionFrame {
+  readonly csrf: string;
 }
 
 /** The longest grant or lease a page may give, in minutes (one day). */

@@ -7,6 +7,11 @@
  * day, or a rule the page showed disabled.
  */
 import { MAX_PAGE_MINUTES, type PageAnswer, type RuleOffer } from "./page-model.js";
+import { hasUnseen } from "../runtime/display-text.js";
+
+/** Why a page offers nothing that lasts for a call whose argv holds characters that do not show on screen. */
+export const UNSEEN_ARGV_REASON =
+  "the argv holds characters that do not show on screen (written above as \\u{…}: zero-width, bidi, format or control characters, variation selectors, tags or unusual spaces), and a grant or a rule would keep text you cannot read; allow it once, or deny it";
 
 export interface PageOffer {
   /** The choices the page shows enabled. */
@@ -17,6 +22,8 @@ export interface PageOffer {
   readonly prefixCounts: readonly number[];
   /** Why no prefix grant is offered, when `prefixCounts` is empty. */
   readonly noPrefixReason?: string;
+  /** Why neither a grant nor a rule is offered (only Deny and Allow once), when that is so. */
+  readonly noLastingReason?: string;
   /** The durations offered: every whole number of minutes from `min` to `max`, `initial` shown first. */
   readonly minutes: { readonly min: number; readonly max: number; readonly initial: number };
 }
@@ -29,24 +36,38 @@ function minutesFrom(initial: number): PageOffer["minutes"] {
  * The call page's offer: Deny, Allow once, an exact grant, a prefix grant at
  * any boundary from `minimumPrefix` (a file write's hold, policy/file-write-hold.ts:
  * a shorter prefix grant would not allow this call) to the whole argv, and the
- * rules offered enabled (rule-offers.ts).
+ * rules offered enabled (rule-offers.ts). A call whose canonical `tokens` hold
+ * a character that does not show on screen (runtime/display-text.ts
+ * `hasUnseen`) gets Deny and Allow once only, whatever rules it is handed:
+ * the operator cannot read what a grant or a rule would keep.
  */
 export function callPageOffer(call: {
-  readonly tokenCount: number;
+  readonly tokens: readonly string[];
   readonly minimumPrefix?: number | undefined;
   readonly defaultMinutes: number;
   readonly rules: readonly RuleOffer[];
 }): PageOffer {
+  const tokenCount = call.tokens.length;
+  if (call.tokens.some(hasUnseen)) {
+    return {
+      choices: ["deny", "once"],
+      tokenCount,
+      prefixCounts: [],
+      noPrefixReason: UNSEEN_ARGV_REASON,
+      noLastingReason: UNSEEN_ARGV_REASON,
+      minutes: minutesFrom(call.defaultMinutes),
+    };
+  }
   const first = Math.max(1, call.minimumPrefix ?? 1);
-  const prefixCounts = Array.from({ length: Math.max(0, call.tokenCount - first + 1) }, (_, index) => first + index);
+  const prefixCounts = Array.from({ length: Math.max(0, tokenCount - first + 1) }, (_, index) => first + index);
   const rules = call.rules
     .filter((rule) => rule.disabledReason === undefined)
     .map((rule): PageAnswer["choice"] => (rule.effect === "accept" ? "rule-accept" : "rule-deny"));
   const noPrefixReason =
-    call.tokenCount === 0 ? "the call has no tokens to name" : "the call writes a local file, which only a grant naming its whole command allows";
+    tokenCount === 0 ? "the call has no tokens to name" : "the call writes a local file, which only a grant naming its whole command allows";
   return {
     choices: ["deny", "once", "grant", ...rules],
-    tokenCount: call.tokenCount,
+    tokenCount,
     prefixCounts,
     ...(prefixCounts.length === 0 ? { noPrefixReason } : {}),
     minutes: minutesFrom(call.defaultMinutes),

@@ -7,7 +7,13 @@
  * (page-session.ts) and a redirect to the page (page-link.ts); a second one is told the page
  * was already opened in another browser and gets nothing, and every session of
  * the page ends (the link leaked: only the terminal answers). Every other request
- * needs the cookie. Every request must carry `Host: 127.0.0.1:<port>` or
+ * needs the cookie. The page's HTML is served once per session and carries
+ * the session's page key; the hold and the answer must send that key back in
+ * `X-Torii-Page-Key` (page-session.ts), so a replayed cookie shows and
+ * answers nothing. A second load of the page gets a 409 notice without the
+ * key, and ends that session: whether the operator reloaded or someone else
+ * replayed the cookie is unknowable, and a fresh link from the terminal opens
+ * a new session. Every request must carry `Host: 127.0.0.1:<port>` or
  * `localhost:<port>`; a POST must also come from the same origin with the
  * page's CSRF token, as JSON. An allowing answer is refused unless the same
  * session's "hold started" request came at least SERVER_HOLD_MS before it, and
@@ -31,7 +37,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PAGE_CSS, PAGE_JS, SERVER_HOLD_MS } from "./page-assets.js";
 import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
-import { revokeSessions, sessionOf, type PageSession } from "./page-session.js";
+import { carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
 import { hostAllowed } from "./request-guard.js";
@@ -44,7 +50,9 @@ const HEADERS_TIMEOUT_MS = 2000;
 /** How often Node's server checks those deadlines (ms). */
 const DEADLINE_CHECK_MS = 500;
 /** What a POST held across the end of its session or page is told. */
-const ENDED = "refused: this page no longer answers (another browser opened its link, or the approval ended)";
+const ENDED = "refused: this page no longer answers (another browser opened its link, the page was loaded again, or the approval ended)";
+/** What a hold or an answer without the session's page key is told. */
+const NO_PAGE_KEY = "refused: the request does not carry this page's key (only the page as first loaded answers)";
 
 const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Za-z0-9_-]{16,128}))?$/;
 
@@ -136,12 +144,31 @@ export class ApprovalPageServer {
     if (session === undefined) return text(403, "refused: this page answers only the browser that opened it");
     if (part === "hold" || part === "answer") {
       if (request.method !== "POST") return text(405, "POST only");
+      if (!carriesPageKey(request, session)) return json(403, NO_PAGE_KEY);
       return part === "hold" ? this.hold(request, entry, session, host ?? "") : this.answer(request, entry, session, host ?? "");
     }
     if (request.method !== "GET") return text(405, "GET only");
+    // The script and style sheet are the same for every page and show nothing of the approval: the cookie suffices.
     if (part === "page.js") return { status: 200, type: "text/javascript; charset=utf-8", body: PAGE_JS };
     if (part === "page.css") return { status: 200, type: "text/css; charset=utf-8", body: PAGE_CSS };
-    return { status: 200, type: "text/html; charset=utf-8", body: entry.registration.render(`/a/${id}`, this.settleLeft(session)) };
+    return this.page(entry, session, id);
+  }
+
+  /** The page's HTML, with the session's page key, to the session's first load only; a second load ends the session. */
+  private page(entry: PageEntry, session: PageSession, id: string): Reply {
+    if (session.pageServed) {
+      revokeSession(entry.sessions, session);
+      return text(
+        409,
+        `This approval page was already loaded in this browser session, and it is shown only once (a copied session cookie must not show or answer it), so this session has ended. Open a fresh link from the terminal (torii approvals list prints one), or answer there: torii approvals deny ${id}`,
+      );
+    }
+    session.pageServed = true;
+    return {
+      status: 200,
+      type: "text/html; charset=utf-8",
+      body: entry.registration.render({ base: `/a/${id}`, settleMs: this.settleLeft(session), pageKey: session.pageKey }),
+    };
   }
 
   /** Whether `entry` is still the page registered under its id (not removed, not replaced) and `session`, if given, still live. */

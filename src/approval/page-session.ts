@@ -7,11 +7,21 @@
  * the browser opened it (from the browser's argv, its history) holds nothing
  * that answers.
  *
+ * The cookie alone is not enough either: it can be read from the browser's
+ * profile or a proxy's log and replayed. Each session also has a page key,
+ * random and held only in this process's memory, that the page's HTML carries
+ * and nothing else does (no cookie, no URL, no log): every request that shows
+ * or changes something, the hold and the answer, must carry it in the
+ * `X-Torii-Page-Key` header (compared in constant time). The HTML is served
+ * once per session; a second load ends the session (page-server.ts), so a
+ * replayed cookie neither gets the key nor keeps a session that has one.
+ *
  * A session ends for good (`revoked`): when a second browser opens the used
- * link, when the page is removed (answered, timed out, withdrawn) and when the
- * server closes. A request resolves its session when its headers arrive, but
- * its body comes later; the page server re-checks `revoked` after every await,
- * so a request held open across a revocation acts on nothing.
+ * link, when its page is loaded a second time, when the page is removed
+ * (answered, timed out, withdrawn) and when the server closes. A request
+ * resolves its session when its headers arrive, but its body comes later;
+ * the page server re-checks `revoked` after every await, so a request held
+ * open across a revocation acts on nothing.
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -20,8 +30,15 @@ import { secretsEqual } from "./request-guard.js";
 /** The cookie's name. */
 export const SESSION_COOKIE = "torii_session";
 
+/** The request header that carries the session's page key (lower case, as Node reports headers). */
+export const PAGE_KEY_HEADER = "x-torii-page-key";
+
 export interface PageSession {
   readonly token: string;
+  /** The key only this session's HTML carries; the hold and the answer must send it back in PAGE_KEY_HEADER. */
+  readonly pageKey: string;
+  /** Set once the page's HTML (and so its key) was served to this session; a second load ends the session. */
+  pageServed: boolean;
   /** When the one-time link that started this session was consumed (server clock): its settle period starts here. */
   readonly openedAt: number;
   /** When this session's "hold started" request arrived (server clock), if a hold is under way. */
@@ -32,16 +49,20 @@ export interface PageSession {
 
 /** A new session for one browser, opened at `openedAt` (server clock, ms). */
 export function newSession(openedAt: number): PageSession {
-  return { token: randomBytes(32).toString("base64url"), openedAt, revoked: false };
+  return { token: randomBytes(32).toString("base64url"), pageKey: randomBytes(32).toString("base64url"), pageServed: false, openedAt, revoked: false };
+}
+
+/** Ends `session` for good and forgets it from `sessions`; the page's other sessions go on. */
+export function revokeSession(sessions: PageSession[], session: PageSession): void {
+  session.revoked = true;
+  session.holdStartedAt = undefined;
+  const index = sessions.indexOf(session);
+  if (index >= 0) sessions.splice(index, 1);
 }
 
 /** Ends every session in `sessions` for good, including the ones requests in flight already resolved, and forgets them. */
 export function revokeSessions(sessions: PageSession[]): void {
-  for (const session of sessions) {
-    session.revoked = true;
-    session.holdStartedAt = undefined;
-  }
-  sessions.length = 0;
+  for (const session of [...sessions]) revokeSession(sessions, session);
 }
 
 /** The Set-Cookie header value for `session` on the page of approval `id`. */
@@ -58,4 +79,10 @@ export function sessionOf(request: IncomingMessage, sessions: readonly PageSessi
     .filter((pair) => pair.startsWith(`${SESSION_COOKIE}=`))
     .map((pair) => pair.slice(SESSION_COOKIE.length + 1));
   return sessions.find((session) => !session.revoked && given.some((token) => secretsEqual(token, session.token)));
+}
+
+/** Whether the request carries `session`'s page key in PAGE_KEY_HEADER (exactly one such header, compared in constant time). */
+export function carriesPageKey(request: IncomingMessage, session: PageSession): boolean {
+  const given = request.headersDistinct[PAGE_KEY_HEADER];
+  return given?.length === 1 && secretsEqual(given[0] ?? "", session.pageKey);
 }

@@ -10,7 +10,9 @@
  * and policy/rule-simulation.ts, shared with `torii policy edit`), and a rule
  * that would not take effect (a deny or the floor wins, the rule does not
  * compile: an exact rule too large for the regex engine) is offered disabled
- * with the reason. The edit
+ * with the reason. A call whose argv holds a character that does not show on
+ * screen (runtime/display-text.ts `hasUnseen`) gets no rule at all, offered or
+ * added: the operator could not read what the rule keeps. The edit
  * itself goes through config/rules-edit.ts: comments and layout kept, atomic.
  */
 import { readRecentCalls, type RecentCall } from "../audit/recent-calls.js";
@@ -20,8 +22,10 @@ import type { AddedRule, ApprovalRequest } from "../pipeline/gates.js";
 import { policiesWith, previewRuleEdit } from "../pipeline/rule-change-preview.js";
 import { exactAcceptRule } from "../policy/exact-rule.js";
 import { ruleTakesEffect } from "../policy/rule-simulation.js";
+import { hasUnseen } from "../runtime/display-text.js";
 import type { RuleEditor } from "./apply-answer.js";
-import type { RuleOffer } from "./page-model.js";
+import type { AffectedCalls, RuleOffer } from "./page-model.js";
+import { UNSEEN_ARGV_REASON } from "./page-offer.js";
 
 /** How many other affected heads the page lists per rule. */
 const MAX_AFFECTED_LINES = 10;
@@ -69,10 +73,7 @@ function offerFor(request: ApprovalRequest, effect: "accept" | "deny", calls: re
     .flatMap((scope) =>
       scope.outcomes
         .filter((outcome) => outcome.change === wanted)
-        .map(
-          (outcome) =>
-            `${scope.scope}: ${outcome.head.join(" ")} … (${outcome.calls.length} call${outcome.calls.length === 1 ? "" : "s"}${outcome.certain ? "" : ", some of them"})`,
-        ),
+        .map((outcome): AffectedCalls => ({ scope: scope.scope, head: outcome.head, calls: outcome.calls.length, certain: outcome.certain })),
     )
     .slice(0, MAX_AFFECTED_LINES);
   const { after } = policiesWith(provider, target?.name, { file, text: preview.text });
@@ -91,6 +92,7 @@ export function fileRuleEditor(auditFile: string): RuleEditor {
   };
   return {
     offers(request) {
+      if (request.canonicalTokens.some(hasUnseen)) return [];
       const calls = recent();
       const offers: RuleOffer[] = [];
       for (const effect of ["accept", "deny"] as const) {
@@ -103,6 +105,7 @@ export function fileRuleEditor(auditFile: string): RuleEditor {
       return offers;
     },
     async add(request, effect, shown): Promise<AddedRule> {
+      if (request.canonicalTokens.some(hasUnseen)) throw new Error(`no rule is written for this call: ${UNSEEN_ARGV_REASON}`);
       const offer = offerFor(request, effect, recent());
       if (offer.disabledReason !== undefined) throw new Error(`the rule would not take effect: ${offer.disabledReason}`);
       // The rules may have changed while the page waited: write only the rule the operator saw, to the file it named.

@@ -4,6 +4,9 @@
  * terminal and a page show the same thing. Control characters (C0 and C1,
  * whose CSI can drive a terminal), line breaks and bidirectional or zero-width
  * marks (which reorder or hide text on screen) never reach the screen raw.
+ * `hasUnseen` tells the approval page when a call holds characters a human
+ * cannot see, so it offers nothing that would keep them (page-offer.ts,
+ * approval/rule-offers.ts).
  */
 /** DEL, C1 controls, bidi, zero-width and line-separator marks: everything unsafe but C0. */
 const UNSAFE_ABOVE_C0 = "\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff";
@@ -55,4 +58,20 @@ export function visibleJson(value: unknown): string {
  */
 export function terminalSafeJson(json: string): string {
   return json.replace(UNSAFE_IN_JSON, (ch) => `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Characters that do not show as themselves on screen: C0 and C1 controls,
+ * format characters (zero-width, bidi marks, embeddings, overrides and
+ * isolates, the soft hyphen, tag characters), every default-ignorable code
+ * point (variation selectors, the combining grapheme joiner, Hangul fillers),
+ * separators other than the plain space (no-break, en/em, ideographic, line
+ * and paragraph), private-use, unassigned and lone-surrogate code points, and
+ * the blank Braille pattern.
+ */
+const UNSEEN = /(?!\u0020)[\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\p{Co}\p{Cn}\p{Cs}\u2800]/u;
+
+/** Whether `text` holds a character that does not show as itself on screen (see UNSEEN): what a human reads is then not all there is. */
+export function hasUnseen(text: string): boolean {
+  return UNSEEN.test(text);
 }

@@ -96,6 +96,7 @@ describe("lease requests", () => {
     const shown = await rawRequest({ port: Number(page.port), path: base, headers: { host, cookie } });
     expect(shown.status).toBe(200);
     const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
+    const pageKey = /name="torii-page-key" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
     const listedIds = async (): Promise<string[]> =>
       (JSON.parse((await cli("approvals", "list", "--json")).stdout) as { approvals: { id: string }[] }).approvals.map((item) => item.id);
     expect(await listedIds()).toContain(pending.id);
@@ -115,7 +116,7 @@ describe("lease requests", () => {
       port: Number(page.port),
       path: `${base}/answer`,
       method: "POST",
-      headers: { host, origin: `http://${host}`, cookie, "content-type": "application/json" },
+      headers: { host, origin: `http://${host}`, cookie, "x-torii-page-key": pageKey, "content-type": "application/json" },
       body: JSON.stringify({ choice: "lease-replace", csrf, minutes: 5 }),
     });
     expect(answer.status).toBe(404);

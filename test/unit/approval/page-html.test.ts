@@ -3,8 +3,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { renderLeasePage } from "../../../src/approval/lease-page-html.js";
-import type { PageModel } from "../../../src/approval/page-model.js";
-import { callPageOffer, leasePageOffer } from "../../../src/approval/page-offer.js";
+import type { PageModel, RuleOffer } from "../../../src/approval/page-model.js";
+import { callPageOffer, leasePageOffer, offerRefusal } from "../../../src/approval/page-offer.js";
 import { escapeHtml, renderPage, visibleText, visibleToken } from "../../../src/approval/page-html.js";
 import { suggestGrants } from "../../../src/policy/grant-suggestion.js";
 import { hostAllowed, sameOrigin, secretsEqual } from "../../../src/approval/request-guard.js";
@@ -21,6 +21,9 @@ describe("rendering", () => {
     expect(visibleText("kubectl get 'a\u202eb'")).toBe("kubectl get &#39;a\\u{202e}b&#39;");
   });
 });
+
+/** What the page server and the approver hand a rendering. */
+const FRAME = { base: "/a/x", csrf: "csrf", settleMs: 0, pageKey: "key-of-this-session" };
 
 /** A call page's model for `tokens` with `offer`. */
 function callModel(tokens: string[], offer: PageModel["offer"]): PageModel {
@@ -51,8 +54,8 @@ describe("the page renders its offer, the one the server checks answers against"
   test("the prefix boundaries listed are the offer's: every one from a file write's hold to the whole argv", () => {
     const tokens = ["cp", "pod:/etc/x", "/tmp/x", "--retries", "3"];
     for (const minimumPrefix of [undefined, 3]) {
-      const offer = callPageOffer({ tokenCount: tokens.length, minimumPrefix, defaultMinutes: 20, rules: [] });
-      expect(offered(renderPage(callModel(tokens, offer), "/a/x", "csrf", 0))).toEqual({
+      const offer = callPageOffer({ tokens, minimumPrefix, defaultMinutes: 20, rules: [] });
+      expect(offered(renderPage(callModel(tokens, offer), FRAME))).toEqual({
         prefixCounts: minimumPrefix === undefined ? [1, 2, 3, 4, 5] : [3, 4, 5],
         minutes: [1, 1440, 20],
         prefixDisabled: false,
@@ -62,16 +65,16 @@ describe("the page renders its offer, the one the server checks answers against"
   });
 
   test("a file write no prefix grant can name gets no prefix choice, and the offer holds none", () => {
-    const offer = callPageOffer({ tokenCount: 2, minimumPrefix: 3, defaultMinutes: 20, rules: [] });
+    const offer = callPageOffer({ tokens: ["a", "b"], minimumPrefix: 3, defaultMinutes: 20, rules: [] });
     expect(offer.prefixCounts).toEqual([]);
-    expect(offered(renderPage(callModel(["a", "b"], offer), "/a/x", "csrf", 0))).toMatchObject({ prefixCounts: [], prefixDisabled: true });
+    expect(offered(renderPage(callModel(["a", "b"], offer), FRAME))).toMatchObject({ prefixCounts: [], prefixDisabled: true });
     expect(offer.noPrefixReason).toMatch(/writes a local file/);
   });
 
   test("a rule offered disabled is not among the offer's choices", () => {
     const rule = { rule: "x", scope: "", file: "rules.yaml", alsoAffects: [] };
     const offer = callPageOffer({
-      tokenCount: 1,
+      tokens: ["x"],
       defaultMinutes: 20,
       rules: [
         { effect: "accept", ...rule, disabledReason: "a deny wins" },
@@ -83,14 +86,104 @@ describe("the page renders its offer, the one the server checks answers against"
 
   test("the lease page's duration field is the lease offer's", () => {
     const offer = leasePageOffer(45);
-    const html = renderLeasePage(
-      { tool: "kubectl", target: "prod", active: [], tokens: ["get", "pods"], offer, expiresAt: "2026-01-01T00:00:00.000Z" },
-      "/a/x",
-      "csrf",
-      0,
-    );
+    const html = renderLeasePage({ tool: "kubectl", target: "prod", active: [], tokens: ["get", "pods"], offer, expiresAt: "2026-01-01T00:00:00.000Z" }, FRAME);
     expect(offered(html).minutes).toEqual([1, 1440, 45]);
     expect(offer.choices).toEqual(["deny", "lease-replace", "lease-add"]);
+  });
+});
+
+/** Both rules offered enabled, as the rule builder would for a call it could name. */
+function enabledRules(rule: string): RuleOffer[] {
+  return [
+    { effect: "accept", rule, scope: "It allows exactly this call.", file: "rules.yaml", alsoAffects: [] },
+    { effect: "deny", rule, scope: "It denies this call.", file: "rules.yaml", alsoAffects: [] },
+  ];
+}
+
+describe("argv with characters that do not show on screen (red team F2)", () => {
+  const CSRF = "csrf";
+  const classes = {
+    "zero-width": "\u200b",
+    bidi: "\u202e",
+    "format (Cf)": "\u00ad",
+    "variation selector": "\ufe0f",
+    tag: "\u{e0041}",
+    C0: "\u0007",
+    C1: "\u009b",
+    "unusual space": "\u00a0",
+  };
+
+  for (const [name, character] of Object.entries(classes)) {
+    test(`a ${name} character: the offer is Deny and Allow once only, and the server's check refuses a grant or a rule even when rules were handed in`, () => {
+      const tokens = ["get", `pods${character}`];
+      const offer = callPageOffer({ tokens, defaultMinutes: 20, rules: enabledRules("/^get pods$/") });
+      expect(offer.choices).toEqual(["deny", "once"]);
+      expect(offer.prefixCounts).toEqual([]);
+      expect(offer.noLastingReason).toMatch(/do not show on screen/);
+      for (const answer of [
+        { choice: "rule-accept", csrf: CSRF },
+        { choice: "rule-deny", csrf: CSRF },
+        { choice: "grant", mode: "exact", token_count: 2, minutes: 5, csrf: CSRF },
+        { choice: "grant", mode: "prefix", token_count: 1, minutes: 5, csrf: CSRF },
+      ] as const) {
+        expect(offerRefusal(offer, answer), answer.choice).toMatch(/did not offer/);
+      }
+      expect(offerRefusal(offer, { choice: "once", csrf: CSRF })).toBeUndefined();
+      expect(offerRefusal(offer, { choice: "deny", csrf: CSRF })).toBeUndefined();
+    });
+  }
+
+  test("visible characters, accented or in another script, keep the grant and the rules", () => {
+    for (const token of ["café", "pod\u0430", "東京"]) {
+      expect(callPageOffer({ tokens: ["get", token], defaultMinutes: 20, rules: enabledRules("/^x$/") }).choices).toEqual([
+        "deny",
+        "once",
+        "grant",
+        "rule-accept",
+        "rule-deny",
+      ]);
+    }
+  });
+
+  test("the page shows the character as an escape, renders no grant or rule button, and says why", () => {
+    const tokens = ["get", "pods\u200b"];
+    const offer = callPageOffer({ tokens, defaultMinutes: 20, rules: enabledRules("/^get pods$/") });
+    const html = renderPage({ ...callModel(tokens, offer), rules: enabledRules("/^get pods$/") }, FRAME);
+    expect(html).toContain('pods<span class="odd" title="U+200B">\\u{200b}</span>');
+    expect(html).toContain('data-choice="once"');
+    expect(html).toContain('data-choice="deny"');
+    for (const choice of ["grant", "rule-accept", "rule-deny"]) expect(html).not.toContain(`data-choice="${choice}"`);
+    expect(html).toMatch(/id="no-lasting">[^<]*not offered: the argv holds characters that do not show on screen/);
+  });
+
+  test("a rule's text and the scope and head of what it would also change show odd characters as escapes; Torii's own words and its … do not", () => {
+    const rules: RuleOffer[] = [
+      {
+        effect: "accept",
+        rule: "/^get p\u043eds$/",
+        scope: "It allows exactly this call.",
+        file: "rules.yaml",
+        alsoAffects: [{ scope: "rec\u202e", head: ["get", "p\u043eds\u200b"], calls: 2, certain: false }],
+      },
+    ];
+    const tokens = ["get", "p\u043eds"];
+    const html = renderPage({ ...callModel(tokens, callPageOffer({ tokens, defaultMinutes: 20, rules })), rules }, FRAME);
+    expect(html).toContain("<code>/^get p\\u{43e}ds$/</code>");
+    expect(html).toContain("<li><code>rec\\u{202e}: get p\\u{43e}ds\\u{200b} … (2 calls, some of them)</code></li>");
+    expect(html).not.toContain("\\u{2026}");
+  });
+});
+
+describe("the page key in the HTML", () => {
+  test("the call page and the lease page carry the session's page key in a meta tag, escaped", () => {
+    const tokens = ["a"];
+    const frame = { ...FRAME, pageKey: 'k"<' };
+    const call = renderPage(callModel(tokens, callPageOffer({ tokens, defaultMinutes: 20, rules: [] })), frame);
+    const lease = renderLeasePage(
+      { tool: "kubectl", target: "prod", active: [], tokens, offer: leasePageOffer(45), expiresAt: "2026-01-01T00:00:00.000Z" },
+      frame,
+    );
+    for (const html of [call, lease]) expect(html).toContain('<meta name="torii-page-key" content="k&#34;&#60;">');
   });
 });
 

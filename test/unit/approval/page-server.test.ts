@@ -31,7 +31,7 @@ afterEach(async () => {
 
 /** What the test page offers for its call `deploy prod`: every prefix, both rules. */
 const OFFER = callPageOffer({
-  tokenCount: 2,
+  tokens: ["deploy", "prod"],
   defaultMinutes: 15,
   rules: [
     { effect: "accept", rule: "/^deploy prod$/", scope: "", file: "rules.yaml", alsoAffects: [] },
@@ -56,7 +56,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
   const page = await server.add({
     id: ID,
     csrf: CSRF,
-    render: (base, settleMs) => `<p>page at ${base}, settling ${settleMs}</p>`,
+    render: ({ base, settleMs, pageKey }) => `<p>page at ${base}, settling ${settleMs}, key ${pageKey}</p>`,
     consume: (secret) => store.consumePageSecret(ID, secret),
     unoffered: (answer) => offerRefusal(offer, answer),
     answer: async (answer, live) => {
@@ -82,12 +82,12 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
   const port = Number(url.port);
   const host = url.host;
   const get = (target: string, cookie = "") => rawRequest({ port, path: target, headers: { host, cookie } });
-  const post = (target: string, body: object, cookie: string) =>
+  const post = (target: string, body: object, { cookie, key }: Client) =>
     rawRequest({
       port,
       path: target,
       method: "POST",
-      headers: { host, origin: `http://${host}`, cookie, "content-type": "application/json" },
+      headers: { host, origin: `http://${host}`, cookie, "content-type": "application/json", ...(key === undefined ? {} : { "x-torii-page-key": key }) },
       body: JSON.stringify(body),
     });
   /**
@@ -95,7 +95,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
    * server has routed the request (its session resolved): it asks for `100 Continue`, which Node's server
    * writes just before it hands the request over.
    */
-  const heldPost = async (target: string, body: object, cookie: string) => {
+  const heldPost = async (target: string, body: object, { cookie, key }: Client) => {
     const socket: Socket = connect(port, "127.0.0.1");
     let received = "";
     socket.setEncoding("utf8");
@@ -105,7 +105,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     const text = JSON.stringify(body);
     const routed = new Promise<void>((resolve) => socket.on("data", () => received.startsWith("HTTP/1.1 100") && resolve()));
     socket.write(
-      `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nOrigin: http://${host}\r\nCookie: ${cookie}\r\n` +
+      `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nOrigin: http://${host}\r\nCookie: ${cookie}\r\nX-Torii-Page-Key: ${key ?? ""}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
     );
     await routed;
@@ -128,10 +128,34 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
   return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, get, post, heldPost, pending };
 }
 
-async function opened(approval: Awaited<ReturnType<typeof servedApproval>>): Promise<string> {
+/** What a browser holds of a session: its cookie and, once it loaded the page, the page key the HTML carried. */
+interface Client {
+  readonly cookie: string;
+  readonly key?: string | undefined;
+}
+
+type Approval = Awaited<ReturnType<typeof servedApproval>>;
+
+/** Opens the one-time link and returns the session cookie it set. */
+async function opened(approval: Approval): Promise<string> {
   const response = await approval.get(approval.link);
   expect(response.status).toBe(303);
   return String(response.headers["set-cookie"]).split(";")[0] ?? "";
+}
+
+/** Opens the link and loads the page once, as a browser does: the session's cookie and the page key its HTML carried. */
+async function loaded(approval: Approval): Promise<Client> {
+  const cookie = await opened(approval);
+  const page = await approval.get(approval.base, cookie);
+  expect(page.status).toBe(200);
+  return { cookie, key: keyIn(page.body) };
+}
+
+/** The page key the test page's HTML carries. */
+function keyIn(html: string): string {
+  const key = /, key ([A-Za-z0-9_-]+)<\/p>$/.exec(html)?.[1];
+  if (key === undefined) throw new Error("the page carries no key");
+  return key;
 }
 
 describe("the one-time link", () => {
@@ -143,7 +167,7 @@ describe("the one-time link", () => {
     expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([]);
     // The browser holding the session, opening the link again, just goes back to its page.
     expect((await approval.get(approval.link, cookie)).headers.location).toBe(approval.base);
-    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}, settling ${SETTLE_MS}</p>`);
+    expect((await approval.get(approval.base, cookie)).body).toMatch(new RegExp(`^<p>page at ${approval.base}, settling ${SETTLE_MS}, key `));
     const second = await approval.get(approval.link);
     expect(second.status).toBe(410);
     expect(second.body).toMatch(/already opened in another browser.*torii approvals deny 0123456789abcdef/);
@@ -152,12 +176,12 @@ describe("the one-time link", () => {
 
   test("a used link opened by a second browser ends every session: the first one, maybe the reader of a leaked link, can no longer answer", async () => {
     const approval = await servedApproval();
-    const cookie = await opened(approval);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    const client = await loaded(approval);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
     expect((await approval.get(approval.link)).status).toBe(410);
     approval.clock.now += SERVER_HOLD_MS;
-    expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, cookie)).status).toBe(403);
-    expect((await approval.get(approval.base, cookie)).status).toBe(403);
+    expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(403);
+    expect((await approval.get(approval.base, client.cookie)).status).toBe(403);
     expect(approval.answers).toEqual([]);
   });
 
@@ -165,8 +189,8 @@ describe("the one-time link", () => {
     const approval = await servedApproval();
     await opened(approval);
     for (const target of [approval.base, `${approval.base}/page.js`, `${approval.base}/page.css`]) expect((await approval.get(target)).status).toBe(403);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, "")).status).toBe(403);
-    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, "torii_session=guessed")).status).toBe(403);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, { cookie: "" })).status).toBe(403);
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie: "torii_session=guessed" })).status).toBe(403);
     expect(approval.answers).toEqual([]);
   });
 
@@ -178,22 +202,73 @@ describe("the one-time link", () => {
   });
 });
 
+describe("the page key: the session cookie alone shows and answers nothing (red team F1)", () => {
+  test("a hold or an answer with the cookie but without the session's page key, or with a wrong one, is refused and records nothing", async () => {
+    const approval = await servedApproval();
+    const client = await loaded(approval);
+    approval.clock.now += SETTLE_MS;
+    const stolen = { cookie: client.cookie };
+    const forged = { cookie: client.cookie, key: `${client.key ?? ""}x` };
+    for (const thief of [stolen, forged, { cookie: client.cookie, key: "" }]) {
+      const hold = await approval.post(`${approval.base}/hold`, { csrf: CSRF }, thief);
+      expect(hold.status).toBe(403);
+      expect(JSON.parse(hold.body)).toEqual({ message: expect.stringMatching(/does not carry this page's key/) as unknown });
+      expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, thief)).status).toBe(403);
+    }
+    expect(approval.answers).toEqual([]);
+    expect(approval.pending()).toBe("pending");
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client)).status).toBe(200);
+  });
+
+  test("the key is in no cookie, header or URL the link's request gets, and one session's key does not answer for another", async () => {
+    const approval = await servedApproval();
+    const opening = await approval.get(approval.link);
+    const cookie = String(opening.headers["set-cookie"]).split(";")[0] ?? "";
+    const key = keyIn((await approval.get(approval.base, cookie)).body);
+    expect(JSON.stringify(opening.headers)).not.toContain(key);
+    // A second session, opened through a fresh link (what `torii approvals list` mints), has a key of its own.
+    const minted = await approval.store.mintPageSecret(ID);
+    if (!minted.ok) throw new Error(minted.detail);
+    const other = await approval.get(new URL(minted.url).pathname);
+    const otherCookie = String(other.headers["set-cookie"]).split(";")[0] ?? "";
+    const otherKey = keyIn((await approval.get(approval.base, otherCookie)).body);
+    expect(otherKey).not.toBe(key);
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie: otherCookie, key })).status).toBe(403);
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie, key: otherKey })).status).toBe(403);
+    expect(approval.answers).toEqual([]);
+  });
+
+  test("the page's HTML is served once per session: a second load gets a 409 notice without the key and ends the session", async () => {
+    const approval = await servedApproval();
+    const client = await loaded(approval);
+    const reload = await approval.get(approval.base, client.cookie);
+    expect(reload.status).toBe(409);
+    expect(reload.body).toMatch(/already loaded in this browser session.*torii approvals list.*torii approvals deny 0123456789abcdef/);
+    expect(reload.body).not.toContain(client.key);
+    // Whoever loaded it first, the session that had the key answers nothing now.
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client)).status).toBe(403);
+    expect((await approval.get(approval.base, client.cookie)).status).toBe(403);
+    expect(approval.answers).toEqual([]);
+    expect(approval.pending()).toBe("pending");
+  });
+});
+
 describe("the hold is timed from the session's hold request", () => {
   test("an allowing answer long after the page was served but without a hold request, or sooner than SERVER_HOLD_MS after it, is refused; after it, accepted", async () => {
     const approval = await servedApproval();
-    const cookie = await opened(approval);
-    const answer = () => approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, cookie);
+    const client = await loaded(approval);
+    const answer = () => approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client);
     approval.clock.now += 60_000;
     expect((await answer()).status).toBe(403);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: "forged" }, cookie)).status).toBe(403);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: "forged" }, client)).status).toBe(403);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
     approval.clock.now += SERVER_HOLD_MS - 1;
     expect((await answer()).status).toBe(403);
     // A refused answer uses the hold up: the next one needs a new hold.
     approval.clock.now += 10_000;
     expect((await answer()).status).toBe(403);
     expect(approval.answers).toEqual([]);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
     approval.clock.now += SERVER_HOLD_MS;
     expect((await answer()).status).toBe(200);
     expect(approval.answers).toEqual([{ choice: "once", csrf: CSRF }]);
@@ -201,8 +276,8 @@ describe("the hold is timed from the session's hold request", () => {
 
   test("Deny needs no hold and does not wait for the settle period, but still needs the session", async () => {
     const approval = await servedApproval();
-    const cookie = await opened(approval);
-    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, cookie)).status).toBe(200);
+    const client = await loaded(approval);
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client)).status).toBe(200);
     expect(approval.answers).toEqual([{ choice: "deny", csrf: CSRF }]);
   });
 });
@@ -213,17 +288,18 @@ describe("the settle period after the link is opened", () => {
     const approval = await servedApproval();
     const cookie = await opened(approval);
     approval.clock.now += 1_000;
-    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}, settling ${SETTLE_MS - 1_000}</p>`);
-    const answer = (choice: "once" | "deny") => approval.post(`${approval.base}/answer`, { choice, csrf: CSRF }, cookie);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    const page = await approval.get(approval.base, cookie);
+    expect(page.body).toMatch(new RegExp(`^<p>page at ${approval.base}, settling ${SETTLE_MS - 1_000}, key `));
+    const client = { cookie, key: keyIn(page.body) };
+    const answer = (choice: "once" | "deny") => approval.post(`${approval.base}/answer`, { choice, csrf: CSRF }, client);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
     approval.clock.now += SETTLE_MS - 1_000 - 1;
     const early = await answer("once");
     expect(early.status).toBe(425);
     expect(JSON.parse(early.body)).toEqual({ message: expect.stringMatching(/wait 5 s after the link is opened.*try again in 1 s/) as unknown });
     expect(approval.answers).toEqual([]);
     approval.clock.now += 1;
-    expect((await approval.get(approval.base, cookie)).body).toBe(`<p>page at ${approval.base}, settling 0</p>`);
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
     approval.clock.now += SERVER_HOLD_MS;
     expect((await answer("once")).status).toBe(200);
     expect(approval.answers).toEqual([{ choice: "once", csrf: CSRF }]);
@@ -231,7 +307,7 @@ describe("the settle period after the link is opened", () => {
 
   test("a reader of a leaked link who opens it first cannot allow before the operator's browser, opening it within the settle period, ends its session", async () => {
     const approval = await servedApproval();
-    const reader = await opened(approval);
+    const reader = await loaded(approval);
     expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, reader)).status).toBe(200);
     approval.clock.now += SERVER_HOLD_MS;
     // What won before the settle period: a 0.9 s hold, before a slow browser started.
@@ -248,7 +324,7 @@ describe("the settle period after the link is opened", () => {
 describe("a request in flight when its session or page ends (red team 11b F1)", () => {
   test("an answer whose body is held back across the operator's second open, and sent after the settle period, allows nothing", async () => {
     const approval = await servedApproval({ requestTimeoutMs: 60_000 });
-    const reader = await opened(approval);
+    const reader = await loaded(approval);
     expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, reader)).status).toBe(200);
     const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, reader);
     expect((await approval.get(approval.link)).status).toBe(410); // the operator's browser
@@ -262,7 +338,7 @@ describe("a request in flight when its session or page ends (red team 11b F1)", 
 
   test("a hold whose body is held back across the second open starts no hold", async () => {
     const approval = await servedApproval({ requestTimeoutMs: 60_000 });
-    const reader = await opened(approval);
+    const reader = await loaded(approval);
     const hold = await approval.heldPost(`${approval.base}/hold`, { csrf: CSRF }, reader);
     expect((await approval.get(approval.link)).status).toBe(410);
     expect((await hold.send()).status).toBe(403);
@@ -270,8 +346,8 @@ describe("a request in flight when its session or page ends (red team 11b F1)", 
 
   test("an answer in flight when the approval ends (answered elsewhere, timed out, withdrawn) records nothing", async () => {
     const approval = await servedApproval({ requestTimeoutMs: 60_000 });
-    const cookie = await opened(approval);
-    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, cookie);
+    const client = await loaded(approval);
+    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client);
     server?.remove(ID);
     expect((await answer.send()).status).toBe(403);
     expect(approval.answers).toEqual([]);
@@ -280,8 +356,8 @@ describe("a request in flight when its session or page ends (red team 11b F1)", 
 
   test("a body held back past the request deadline is cut off unanswered", async () => {
     const approval = await servedApproval({ requestTimeoutMs: 200 });
-    const cookie = await opened(approval);
-    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, cookie);
+    const client = await loaded(approval);
+    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client);
     const received = await answer.closed; // no body was sent: only the deadline closes it
     expect(received).not.toMatch(/HTTP\/1\.1 200/);
     expect(approval.answers).toEqual([]);
@@ -292,14 +368,14 @@ describe("a request in flight when its session or page ends (red team 11b F1)", 
 describe("an answer chooses only what the page offered", () => {
   test("a prefix shorter than the file-write hold, an exact grant of another length, an unoffered rule or a lease choice is refused before anything is recorded", async () => {
     const offer = callPageOffer({
-      tokenCount: 4,
+      tokens: ["cp", "pod:/x", "/tmp/x", "y"],
       minimumPrefix: 3,
       defaultMinutes: 15,
       rules: [{ effect: "accept", rule: "/^x$/", scope: "", file: "rules.yaml", alsoAffects: [], disabledReason: "a deny wins" }],
     });
     expect(offer.prefixCounts).toEqual([3, 4]);
     const approval = await servedApproval({ offer });
-    const cookie = await opened(approval);
+    const client = await loaded(approval);
     approval.clock.now += SETTLE_MS;
     const refused = [
       { choice: "grant", mode: "prefix", token_count: 1, minutes: 1440 },
@@ -310,9 +386,9 @@ describe("an answer chooses only what the page offered", () => {
       { choice: "lease-add", minutes: 60 },
     ];
     for (const body of refused) {
-      expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+      expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
       approval.clock.now += SERVER_HOLD_MS;
-      const reply = await approval.post(`${approval.base}/answer`, { ...body, csrf: CSRF }, cookie);
+      const reply = await approval.post(`${approval.base}/answer`, { ...body, csrf: CSRF }, client);
       expect([reply.status, body]).toEqual([422, body]);
       expect(JSON.parse(reply.body)).toEqual({
         message: expect.stringMatching(/^refused: the page (did not offer|offered)|^refused: an exact grant/) as unknown,
@@ -320,10 +396,10 @@ describe("an answer chooses only what the page offered", () => {
     }
     expect(approval.answers).toEqual([]);
     expect(approval.pending()).toBe("pending");
-    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, cookie)).status).toBe(200);
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
     approval.clock.now += SERVER_HOLD_MS;
     const offered = { choice: "grant", mode: "prefix", token_count: 3, minutes: 1440, csrf: CSRF } as const;
-    expect((await approval.post(`${approval.base}/answer`, offered, cookie)).status).toBe(200);
+    expect((await approval.post(`${approval.base}/answer`, offered, client)).status).toBe(200);
     expect(approval.answers).toEqual([offered]);
   });
 

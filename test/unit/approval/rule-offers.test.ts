@@ -1,7 +1,9 @@
 /**
  * Always allow / Always deny are written only as the page showed them: a rule
  * the page did not show (its rules changed while it waited, or it offered no
- * rule of that effect) is not added, and the rules file is left as it was.
+ * rule of that effect) is not added, and the rules file is left as it was. A
+ * call whose argv holds a character that does not show on screen gets no rule,
+ * offered or added.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -51,5 +53,25 @@ describe("the rule the page showed is the rule written", () => {
     const added = await editor.add(request, "accept", shown);
     expect(added).toEqual({ effect: "accept", rule: shown[0]?.rule });
     expect(readFileSync(rulesFile, "utf8")).toContain(shown[0]?.rule ?? "?");
+  });
+});
+
+describe("no rule from an argv with characters that do not show on screen (red team F2)", () => {
+  test("the builder offers no rule, and adds none even when told the page showed one; the file is unchanged", async () => {
+    const root = makeConfigTree({
+      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+      "providers/rec/rules.yaml": RULES,
+    });
+    const rulesFile = path.join(root, "providers/rec/rules.yaml");
+    const editor = fileRuleEditor(path.join(root, "audit.jsonl"));
+    const visible = editor.offers(requestIn(root, ["reflog", "show"]));
+    for (const token of ["sh\u200bow", "show\u202e", "show\ufe0f", "show\u{e0041}", "sh\u00a0ow", "show\u0085"]) {
+      const request = requestIn(root, ["reflog", token]);
+      expect(editor.offers(request), JSON.stringify(token)).toEqual([]);
+      // What a page showed for a look-alike visible call is no licence either.
+      const shown = visible.map((offer) => ({ ...offer, rule: offer.rule.replace("show", token) }));
+      for (const effect of ["accept", "deny"] as const) await expect(editor.add(request, effect, shown)).rejects.toThrow(/do not show on screen/);
+    }
+    expect(readFileSync(rulesFile, "utf8")).toBe(RULES);
   });
 });
