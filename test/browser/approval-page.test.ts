@@ -59,12 +59,28 @@ async function csrfOf(page: Page): Promise<string> {
   return (await page.locator('meta[name="torii-csrf"]').getAttribute("content")) ?? "";
 }
 
-/** The status of a Deny answer POSTed from inside `page` (its cookies, its origin). */
-function denyFrom(page: Page, target: string, csrf: string): Promise<number> {
+/** The page key the page's HTML carries. */
+async function pageKeyOf(page: Page): Promise<string> {
+  return (await page.locator('meta[name="torii-page-key"]').getAttribute("content")) ?? "";
+}
+
+/** The page key in a page's HTML as text. */
+function keyIn(html: string): string {
+  return /name="torii-page-key" content="([^"]+)"/.exec(html)?.[1] ?? "";
+}
+
+/** The status of a Deny answer POSTed from inside `page` (its cookies, its origin), with the page key `key`. */
+function denyFrom(page: Page, target: string, csrf: string, key: string): Promise<number> {
   return page.evaluate(
-    async ([url, token]) =>
-      (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "deny", csrf: token }) })).status,
-    [target, csrf] as const,
+    async ([url, token, pageKey]) =>
+      (
+        await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-torii-page-key": pageKey },
+          body: JSON.stringify({ choice: "deny", csrf: token }),
+        })
+      ).status,
+    [target, csrf, key] as const,
   );
 }
 
@@ -152,12 +168,12 @@ describe("press-and-hold", () => {
 
 describe("what the page shows", () => {
   test("tokens one by one as text (markup inert, odd characters visible), the agent's words labelled unverified", async () => {
-    const call = session.call("rec", { args: ["<b>bold</b>", "zero\u200bwidth", "x".repeat(120)], description: '<img src=x id="injected"> trust me' });
+    const call = session.call("rec", { args: ["<b>bold</b>", "pod\u0430", "x".repeat(120)], description: '<img src=x id="injected"> trust me' });
     const pending = await nextPending(root, (record) => record.argv[0] === "<b>bold</b>");
     const page = await openArmed(await pageUrl(root, pending.id));
     const tokens = await page.locator("ol.argv li code").allTextContents();
     expect(tokens[0]).toBe("<b>bold</b>");
-    expect(tokens[1]).toBe("zero\\u{200b}width");
+    expect(tokens[1]).toBe("pod\\u{430}");
     expect(tokens[2]).toContain("(120 characters)");
     expect(await page.locator("b, #injected").count()).toBe(0);
     expect(await page.getByRole("heading", { name: /own words, unverified/ }).isVisible()).toBe(true);
@@ -166,6 +182,22 @@ describe("what the page shows", () => {
     for (const name of ["Deny", "Allow once", "Allow for 2 minutes"]) expect(await page.getByRole("button", { name, exact: true }).isVisible()).toBe(true);
     await page.getByRole("button", { name: "Deny", exact: true }).click();
     expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
+    await page.close();
+  });
+});
+
+describe("argv with characters that do not show on screen (red team F2)", () => {
+  test("a zero-width character is shown escaped, and the page offers no grant and no rule, only Deny and Allow once, saying why", async () => {
+    const call = session.call("rec", { args: ["unseen-argv", "get\u200bpods"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "unseen-argv");
+    const page = await openArmed(await pageUrl(root, pending.id));
+    expect(await page.locator("ol.argv li code").allTextContents()).toEqual(["unseen-argv", "get\\u{200b}pods"]);
+    for (const name of [/^Always allow$/, /^Always deny$/, /^Allow for \d+ minutes$/]) expect(await page.getByRole("button", { name }).count()).toBe(0);
+    expect(await page.locator("#no-lasting").textContent()).toMatch(/not offered: the argv holds characters that do not show on screen/);
+    const rulesBefore = readFileSync(path.join(root, "providers/rec/rules.yaml"), "utf8");
+    await holdButton(page, "Allow once");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
+    expect(readFileSync(path.join(root, "providers/rec/rules.yaml"), "utf8")).toBe(rulesBefore);
     await page.close();
   });
 });
@@ -230,12 +262,13 @@ describe("security of the page", () => {
     const host = `127.0.0.1:${port}`;
     const origin = `http://${host}`;
     let cookie = "";
+    let pageKey = "";
     const post = (body: object, headers: Record<string, string> = {}, path = `${base}/answer`) =>
       rawRequest({
         port,
         path,
         method: "POST",
-        headers: { host, origin, cookie, "content-type": "application/json", ...headers },
+        headers: { host, origin, cookie, "x-torii-page-key": pageKey, "content-type": "application/json", ...headers },
         body: JSON.stringify(body),
       });
 
@@ -258,6 +291,7 @@ describe("security of the page", () => {
     expect(shown.headers["cache-control"]).toBe("no-store");
     expect(shown.body).not.toMatch(/<script>|style=/);
     const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
+    pageKey = keyIn(shown.body);
     // The CSRF token alone (what the page's HTML gives) answers nothing without the cookie.
     expect((await post({ choice: "deny", csrf }, { cookie: "" })).status).toBe(403);
     expect((await post({ choice: "deny", csrf }, { cookie: "torii_session=forged-forged-forged-forged" })).status).toBe(403);
@@ -281,9 +315,68 @@ describe("security of the page", () => {
     // A fresh link (`torii approvals list`) opens a new session, which answers once.
     const fresh = parts(await pageUrl(root, pending.id));
     cookie = String((await rawRequest({ port, path: fresh.link, headers: { host } })).headers["set-cookie"]).split(";")[0] ?? "";
+    pageKey = keyIn((await rawRequest({ port, path: base, headers: { host, cookie } })).body);
     expect((await post({ choice: "deny", csrf })).status).toBe(200);
     expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
     expect((await post({ choice: "deny", csrf })).status).toBe(404);
+  });
+
+  test("a stolen session cookie without the page key (red team F1): its hold and answers are refused, its load of the page gets a 409 without the argv or the key, and that load ends the session; the terminal answers", async () => {
+    const call = session.call("rec", { args: ["stolen-cookie"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "stolen-cookie");
+    const url = await pageUrl(root, pending.id);
+    const { port, base } = parts(url);
+    const page = await openArmed(url);
+    const csrf = await csrfOf(page);
+    const key = await pageKeyOf(page);
+    // What another local process copies from the browser's profile: the cookie, nothing the page's HTML holds.
+    const stolen = (await browser.cookies(url)).find((cookie) => cookie.name === "torii_session");
+    expect(stolen).toBeDefined();
+    const host = `127.0.0.1:${port}`;
+    const thief = (path: string, body: object, headers: Record<string, string> = {}) =>
+      rawRequest({
+        port,
+        path,
+        method: "POST",
+        headers: { host, origin: `http://${host}`, cookie: `torii_session=${stolen?.value ?? ""}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify({ ...body, csrf }),
+      });
+    for (const headers of [{}, { "x-torii-page-key": "guessed" }, { "x-torii-page-key": "" }]) {
+      expect((await thief(`${base}/hold`, {}, headers)).status).toBe(403);
+      expect((await thief(`${base}/answer`, { choice: "deny" }, headers)).status).toBe(403);
+      expect((await thief(`${base}/answer`, { choice: "once" }, headers)).status).toBe(403);
+    }
+    expect(approvalRecord(root, pending.id).status).toBe("pending");
+    const shown = await rawRequest({ port, path: base, headers: { host, cookie: `torii_session=${stolen?.value ?? ""}` } });
+    expect(shown.status).toBe(409);
+    expect(shown.body).toContain("already loaded in this browser session");
+    expect(shown.body).not.toContain("stolen-cookie");
+    expect(shown.body).not.toContain(key);
+    // Who loaded the page first is unknowable: the session that had the key ends, the operator's page too.
+    expect(await denyFrom(page, `${base}/answer`, csrf, key)).toBe(403);
+    expect(approvalRecord(root, pending.id).status).toBe("pending");
+    expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: root })).status).toBe(0);
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
+    await page.close();
+  });
+
+  test("a reload of the page gets a 409 notice (no key, no buttons) telling the operator to open a fresh link from the terminal; that link opens a page that answers", async () => {
+    const call = session.call("rec", { args: ["reloaded-page"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "reloaded-page");
+    const page = await openArmed(await pageUrl(root, pending.id));
+    const key = await pageKeyOf(page);
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(409);
+    const notice = (await page.locator("body").textContent()) ?? "";
+    expect(notice).toMatch(/already loaded in this browser session.*torii approvals list/);
+    expect(notice).not.toContain(key);
+    expect(await page.locator("button, meta[name=torii-page-key]").count()).toBe(0);
+    expect(approvalRecord(root, pending.id).status).toBe("pending");
+    const fresh = await openArmed(await pageUrl(root, pending.id));
+    await fresh.getByRole("button", { name: "Deny", exact: true }).click();
+    await fresh.waitForSelector("body[data-answered=yes]");
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
+    await Promise.all([page.close(), fresh.close()]);
   });
 
   test("in Chromium: a second browser opening the same link gets nothing and cannot answer, and the first one's page stops answering; the terminal answers", async () => {
@@ -299,13 +392,13 @@ describe("security of the page", () => {
       expect(await intruder.locator("body").textContent()).toContain("already opened in another browser");
       expect(await intruder.locator("button").count()).toBe(0);
       expect((await intruder.goto(new URL(base, url).href))?.status()).toBe(403);
-      expect(await denyFrom(intruder, `${base}/answer`, await csrfOf(page))).toBe(403);
+      expect(await denyFrom(intruder, `${base}/answer`, await csrfOf(page), await pageKeyOf(page))).toBe(403);
     } finally {
       await intruder.close();
     }
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     // Which browser read a leaked link is unknowable: after a second open no page answers, the first one's neither.
-    expect(await denyFrom(page, `${base}/answer`, await csrfOf(page))).toBe(403);
+    expect(await denyFrom(page, `${base}/answer`, await csrfOf(page), await pageKeyOf(page))).toBe(403);
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: root })).status).toBe(0);
     expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
@@ -337,20 +430,24 @@ describe("security of the page", () => {
       // The server is the authority, not the page's script: a hold and an allow sent from inside the page are refused.
       const csrf = await csrfOf(page);
       const statuses = await page.evaluate(
-        async ([target, token]) => {
+        async ([target, token, pageKey]) => {
           const send = (part: string, body: object) =>
-            fetch(target + part, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, csrf: token }) });
+            fetch(target + part, {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-torii-page-key": pageKey },
+              body: JSON.stringify({ ...body, csrf: token }),
+            });
           const hold = await send("/hold", {});
           const answer = await send("/answer", { choice: "once" });
           return [hold.status, answer.status, ((await answer.json()) as { message: string }).message];
         },
-        [base, csrf] as const,
+        [base, csrf, await pageKeyOf(page)] as const,
       );
       expect(statuses).toEqual([200, 425, expect.stringMatching(/wait 60 s after the link is opened/)]);
       const intruder = await otherBrowser.newPage();
       expect((await intruder.goto(url))?.status()).toBe(410);
       await intruder.close();
-      expect(await denyFrom(page, `${base}/answer`, csrf)).toBe(403);
+      expect(await denyFrom(page, `${base}/answer`, csrf, await pageKeyOf(page))).toBe(403);
       expect(approvalRecord(settlingRoot, pending.id).status).toBe("pending");
       expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: settlingRoot })).status).toBe(0);
       expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
@@ -393,13 +490,19 @@ describe("security of the page", () => {
     await page.goto(await pageUrl(root, pending.id));
     await page.waitForSelector("body[data-armed=yes]");
     const csrf = await page.locator('meta[name="torii-csrf"]').getAttribute("content");
+    const pageKey = await pageKeyOf(page);
     await holdButton(page, "Allow once");
     expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
     const replay = await page.evaluate(
-      async ([target, token]) =>
-        (await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ choice: "once", csrf: token }) }))
-          .status,
-      [`${base}/answer`, csrf ?? ""] as const,
+      async ([target, token, key]) =>
+        (
+          await fetch(target, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-torii-page-key": key },
+            body: JSON.stringify({ choice: "once", csrf: token }),
+          })
+        ).status,
+      [`${base}/answer`, csrf ?? "", pageKey] as const,
     );
     expect(replay).toBe(404);
     await page.close();
