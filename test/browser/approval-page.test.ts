@@ -69,18 +69,18 @@ function keyIn(html: string): string {
   return /name="torii-page-key" content="([^"]+)"/.exec(html)?.[1] ?? "";
 }
 
-/** The status of a Deny answer POSTed from inside `page` (its cookies, its origin), with the page key `key`. */
-function denyFrom(page: Page, target: string, csrf: string, key: string): Promise<number> {
+/** The status of an answer choosing `choice` POSTed from inside `page` (its cookies, its origin), with the page key `key`. */
+function answerFrom(page: Page, target: string, choice: "deny" | "once", csrf: string, key: string): Promise<number> {
   return page.evaluate(
-    async ([url, token, pageKey]) =>
+    async ([url, chosen, token, pageKey]) =>
       (
         await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", "x-torii-page-key": pageKey },
-          body: JSON.stringify({ choice: "deny", csrf: token }),
+          body: JSON.stringify({ choice: chosen, csrf: token }),
         })
       ).status,
-    [target, csrf, key] as const,
+    [target, choice, csrf, key] as const,
   );
 }
 
@@ -353,7 +353,7 @@ describe("security of the page", () => {
     expect(shown.body).not.toContain("stolen-cookie");
     expect(shown.body).not.toContain(key);
     // Who loaded the page first is unknowable: the session that had the key ends, the operator's page too.
-    expect(await denyFrom(page, `${base}/answer`, csrf, key)).toBe(403);
+    expect(await answerFrom(page, `${base}/answer`, "deny", csrf, key)).toBe(403);
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: root })).status).toBe(0);
     expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
@@ -392,13 +392,13 @@ describe("security of the page", () => {
       expect(await intruder.locator("body").textContent()).toContain("already opened in another browser");
       expect(await intruder.locator("button").count()).toBe(0);
       expect((await intruder.goto(new URL(base, url).href))?.status()).toBe(403);
-      expect(await denyFrom(intruder, `${base}/answer`, await csrfOf(page), await pageKeyOf(page))).toBe(403);
+      expect(await answerFrom(intruder, `${base}/answer`, "deny", await csrfOf(page), await pageKeyOf(page))).toBe(403);
     } finally {
       await intruder.close();
     }
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     // Which browser read a leaked link is unknowable: after a second open no page answers, the first one's neither.
-    expect(await denyFrom(page, `${base}/answer`, await csrfOf(page), await pageKeyOf(page))).toBe(403);
+    expect(await answerFrom(page, `${base}/answer`, "deny", await csrfOf(page), await pageKeyOf(page))).toBe(403);
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: root })).status).toBe(0);
     expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
@@ -447,7 +447,7 @@ describe("security of the page", () => {
       const intruder = await otherBrowser.newPage();
       expect((await intruder.goto(url))?.status()).toBe(410);
       await intruder.close();
-      expect(await denyFrom(page, `${base}/answer`, csrf, await pageKeyOf(page))).toBe(403);
+      expect(await answerFrom(page, `${base}/answer`, "deny", csrf, await pageKeyOf(page))).toBe(403);
       expect(approvalRecord(settlingRoot, pending.id).status).toBe("pending");
       expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: settlingRoot })).status).toBe(0);
       expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });
@@ -493,18 +493,7 @@ describe("security of the page", () => {
     const pageKey = await pageKeyOf(page);
     await holdButton(page, "Allow once");
     expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
-    const replay = await page.evaluate(
-      async ([target, token, key]) =>
-        (
-          await fetch(target, {
-            method: "POST",
-            headers: { "content-type": "application/json", "x-torii-page-key": key },
-            body: JSON.stringify({ choice: "once", csrf: token }),
-          })
-        ).status,
-      [`${base}/answer`, csrf ?? "", pageKey] as const,
-    );
-    expect(replay).toBe(404);
+    expect(await answerFrom(page, `${base}/answer`, "once", csrf ?? "", pageKey)).toBe(404);
     await page.close();
   });
 });

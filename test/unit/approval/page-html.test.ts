@@ -103,18 +103,18 @@ function enabledRules(rule: string): RuleOffer[] {
 describe("argv with characters that do not show on screen (red team F2)", () => {
   const CSRF = "csrf";
   const classes = {
-    "zero-width": "\u200b",
-    bidi: "\u202e",
-    "format (Cf)": "\u00ad",
-    "variation selector": "\ufe0f",
-    tag: "\u{e0041}",
-    C0: "\u0007",
-    C1: "\u009b",
-    "unusual space": "\u00a0",
+    "a zero-width character": "\u200b",
+    "a bidi control": "\u202e",
+    "a format (Cf) character": "\u00ad",
+    "a variation selector": "\ufe0f",
+    "a tag character": "\u{e0041}",
+    "a C0 control": "\u0007",
+    "a C1 control": "\u009b",
+    "an unusual space": "\u00a0",
   };
 
   for (const [name, character] of Object.entries(classes)) {
-    test(`a ${name} character: the offer is Deny and Allow once only, and the server's check refuses a grant or a rule even when rules were handed in`, () => {
+    test(`${name}: the offer is Deny and Allow once only, and the server's check refuses a grant or a rule even when rules were handed in`, () => {
       const tokens = ["get", `pods${character}`];
       const offer = callPageOffer({ tokens, defaultMinutes: 20, rules: enabledRules("/^get pods$/") });
       expect(offer.choices).toEqual(["deny", "once"]);

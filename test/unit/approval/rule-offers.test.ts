@@ -30,14 +30,18 @@ function requestIn(root: string, tokens: string[]): ApprovalRequest {
   };
 }
 
+/** A tree with provider `rec` and its rules RULES, the rules file's path and the rule editor over it. */
+function recTree() {
+  const root = makeConfigTree({
+    "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+    "providers/rec/rules.yaml": RULES,
+  });
+  return { root, rulesFile: path.join(root, "providers/rec/rules.yaml"), editor: fileRuleEditor(path.join(root, "audit.jsonl")) };
+}
+
 describe("the rule the page showed is the rule written", () => {
   test("a rule among those shown is added; one the page did not show is refused and the file is unchanged", async () => {
-    const root = makeConfigTree({
-      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
-      "providers/rec/rules.yaml": RULES,
-    });
-    const rulesFile = path.join(root, "providers/rec/rules.yaml");
-    const editor = fileRuleEditor(path.join(root, "audit.jsonl"));
+    const { root, rulesFile, editor } = recTree();
     const request = requestIn(root, ["reflog", "show"]);
     const shown = editor.offers(request);
     expect(shown.map((offer) => offer.effect)).toEqual(["accept", "deny"]);
@@ -58,12 +62,7 @@ describe("the rule the page showed is the rule written", () => {
 
 describe("no rule from an argv with characters that do not show on screen (red team F2)", () => {
   test("the builder offers no rule, and adds none even when told the page showed one; the file is unchanged", async () => {
-    const root = makeConfigTree({
-      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
-      "providers/rec/rules.yaml": RULES,
-    });
-    const rulesFile = path.join(root, "providers/rec/rules.yaml");
-    const editor = fileRuleEditor(path.join(root, "audit.jsonl"));
+    const { root, rulesFile, editor } = recTree();
     const visible = editor.offers(requestIn(root, ["reflog", "show"]));
     for (const token of ["sh\u200bow", "show\u202e", "show\ufe0f", "show\u{e0041}", "sh\u00a0ow", "show\u0085"]) {
       const request = requestIn(root, ["reflog", token]);
