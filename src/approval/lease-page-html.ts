@@ -7,7 +7,7 @@
  * would be active. The same script and style sheet as the call page serve it.
  */
 import type { PageFrame } from "./page-model.js";
-import { escapeHtml, pageHead, visibleToken } from "./page-html.js";
+import { escapeHtml, pageHead, visibleProse, visibleToken } from "./page-html.js";
 import type { PageOffer } from "./page-offer.js";
 
 export interface LeasePageModel {
@@ -36,7 +36,7 @@ export function renderLeasePage(model: LeasePageModel, frame: PageFrame): string
   const description =
     model.description === undefined || model.description === ""
       ? "<p>The agent gave no description.</p>"
-      : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
+      : `<blockquote class="agent-words">${visibleProse(model.description)}</blockquote>`;
   const title = `Torii: activate ${model.tool} target ${model.target}?`;
   return `${pageHead(title, frame)}<body data-mode="lease">
 <main>

@@ -4,10 +4,12 @@
  * per line, with any character outside printable ASCII written as a visible
  * `\u{…}` escape, an empty token labelled, and a long one's length stated, so
  * a homoglyph, a control character or trailing space cannot pass unseen.
+ * Text that mixes Torii's words with the agent's (a policy reason, the
+ * description) has its characters that do not show on screen escaped alike.
  * The page carries no inline script or style (the CSP forbids both): its
  * script and style sheet are served beside it.
  */
-import { codeEscape, visibleAscii } from "../runtime/display-text.js";
+import { codeEscape, unseenEscapes, visibleAscii } from "../runtime/display-text.js";
 import type { AffectedCalls, PageFrame, PageModel, RuleOffer } from "./page-model.js";
 import type { PageOffer } from "./page-offer.js";
 
@@ -22,6 +24,15 @@ export function escapeHtml(text: string): string {
 /** Text (a command line, an option label) with every character outside printable ASCII and space written as `\u{…}`, then escaped for HTML. */
 export function visibleText(text: string): string {
   return escapeHtml(visibleAscii(text));
+}
+
+/**
+ * Text that mixes Torii's words with what an agent sent (a policy reason
+ * quoting a command word, the agent's description, a rule): characters that
+ * do not show on screen written as `\u{…}`, then escaped for HTML.
+ */
+export function visibleProse(text: string): string {
+  return escapeHtml(unseenEscapes(text));
 }
 
 /** One token, with everything outside printable ASCII made visible. */
@@ -51,7 +62,8 @@ function ruleOffer(offer: RuleOffer): string {
       ? "<p>Among the recent audited calls, it would change no other decision.</p>"
       : `<p>Among the recent audited calls, it would also ${offer.effect === "accept" ? "allow" : "deny"}:</p><ul>${offer.alsoAffects.map(affectedLine).join("")}</ul>`;
   const disabled = offer.disabledReason === undefined ? "" : ` disabled aria-describedby="why-${offer.effect}"`;
-  const why = offer.disabledReason === undefined ? "" : `<p class="disabled-why" id="why-${offer.effect}">Not offered: ${escapeHtml(offer.disabledReason)}</p>`;
+  const why =
+    offer.disabledReason === undefined ? "" : `<p class="disabled-why" id="why-${offer.effect}">Not offered: ${visibleProse(offer.disabledReason)}</p>`;
   return `<div class="rule"><p>Add <code>${visibleText(offer.rule)}</code> to the ${offer.effect} list of <code>${escapeHtml(offer.file)}</code>. <span class="scope">${escapeHtml(offer.scope)}</span></p>${also}${why}
 <button type="button" class="hold${offer.effect === "deny" ? " danger" : ""}" data-choice="rule-${offer.effect}"${disabled}>${name}</button></div>`;
 }
@@ -112,11 +124,11 @@ export function renderPage(model: PageModel, frame: PageFrame): string {
   const nearest =
     model.nearestRules.length === 0
       ? "<p>No rule starts like this call.</p>"
-      : `<p>Nearest rules:</p><ul>${model.nearestRules.map((near) => `<li>${near.list}: <code>${escapeHtml(near.rule)}</code></li>`).join("")}</ul>`;
+      : `<p>Nearest rules:</p><ul>${model.nearestRules.map((near) => `<li>${near.list}: <code>${visibleProse(near.rule)}</code></li>`).join("")}</ul>`;
   const description =
     model.description === undefined || model.description === ""
       ? "<p>The agent gave no description.</p>"
-      : `<blockquote class="agent-words">${escapeHtml(model.description)}</blockquote>`;
+      : `<blockquote class="agent-words">${visibleProse(model.description)}</blockquote>`;
   const title = `Torii: approve ${model.tool}${model.target === undefined ? "" : ` on ${model.target}`}?`;
   return `${pageHead(title, frame)}<body>
 <main>
@@ -129,7 +141,7 @@ export function renderPage(model: PageModel, frame: PageFrame): string {
 <h3>Canonical argv, ${model.tokens.length} token${model.tokens.length === 1 ? "" : "s"} (what would run, after the target's injected options)</h3>
 <ol class="argv">${tokens}</ol></section>
 <section aria-labelledby="h-agent"><h2 id="h-agent">The agent's description: its own words, unverified</h2>${description}</section>
-<section aria-labelledby="h-why"><h2 id="h-why">Why nothing decided</h2><p>${escapeHtml(model.reason)}</p>${nearest}</section>
+<section aria-labelledby="h-why"><h2 id="h-why">Why nothing decided</h2><p>${visibleProse(model.reason)}</p>${nearest}</section>
 <section aria-labelledby="h-grant"><h2 id="h-grant">Narrowest grants</h2>
 <p>Exact: <code>${visibleText(grants.exact.command)}</code> allows ${escapeHtml(grants.exact.covers)}.</p>
 <p>Prefix: <code>${visibleText(grants.prefix.command)}</code> allows ${escapeHtml(grants.prefix.covers)}.</p></section>

@@ -71,7 +71,18 @@ export function terminalSafeJson(json: string): string {
  */
 const UNSEEN = /(?!\u0020)[\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\p{Co}\p{Cn}\p{Cs}\u2800]/u;
 
+const EVERY_UNSEEN = new RegExp(UNSEEN.source, "gu");
+
 /** Whether `text` holds a character that does not show as itself on screen (see UNSEEN): what a human reads is then not all there is. */
 export function hasUnseen(text: string): boolean {
   return UNSEEN.test(text);
+}
+
+/**
+ * `text` with only the characters that do not show on screen written as
+ * `\u{…}`: for text that mixes Torii's own words (whose `…` and `—` stay as
+ * they are) with what an agent sent (a policy reason quoting a command word).
+ */
+export function unseenEscapes(text: string): string {
+  return text.replace(EVERY_UNSEEN, (ch) => codeEscape(ch.codePointAt(0) ?? 0));
 }

@@ -174,6 +174,27 @@ describe("argv with characters that do not show on screen (red team F2)", () => 
   });
 });
 
+describe("text mixing Torii's words with the agent's", () => {
+  test("the policy's reason, the nearest rules and the description show characters that do not show on screen as escapes, Torii's … and — as they are", () => {
+    const tokens = ["get", "pods"];
+    const model = {
+      ...callModel(tokens, callPageOffer({ tokens, defaultMinutes: 20, rules: [] })),
+      reason: 'rec get\u202e reads a local file — only a rule that names "get\u202e" accepts it …',
+      nearestRules: [{ list: "accept" as const, rule: "get\u200b" }],
+      description: "list the pods\u{e0041}\u{e0042}",
+    };
+    const html = renderPage(model, FRAME);
+    expect(html).toContain("<p>rec get\\u{202e} reads a local file — only a rule that names &#34;get\\u{202e}&#34; accepts it …</p>");
+    expect(html).toContain("accept: <code>get\\u{200b}</code>");
+    expect(html).toContain('<blockquote class="agent-words">list the pods\\u{e0041}\\u{e0042}</blockquote>');
+    const lease = renderLeasePage(
+      { tool: "kubectl", target: "prod", active: [], tokens, offer: leasePageOffer(45), expiresAt: "2026-01-01T00:00:00.000Z", description: "why\u2066" },
+      FRAME,
+    );
+    expect(lease).toContain('<blockquote class="agent-words">why\\u{2066}</blockquote>');
+  });
+});
+
 describe("the page key in the HTML", () => {
   test("the call page and the lease page carry the session's page key in a meta tag, escaped", () => {
     const tokens = ["a"];

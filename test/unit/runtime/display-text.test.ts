@@ -2,10 +2,10 @@
  * `hasUnseen`: the one test of whether text shown to a human holds characters
  * that do not show as themselves, for every class the approval page must not
  * let into a grant or a rule (red team F2), and not for visible text, accented
- * or not.
+ * or not. `unseenEscapes` writes exactly those characters as `\u{…}`.
  */
 import { describe, expect, test } from "vitest";
-import { hasUnseen } from "../../../src/runtime/display-text.js";
+import { hasUnseen, unseenEscapes } from "../../../src/runtime/display-text.js";
 
 /** One or more examples of each class of character that does not show as itself on screen. */
 const UNSEEN_CLASSES: Readonly<Record<string, readonly string[]>> = {
@@ -49,5 +49,16 @@ describe("hasUnseen", () => {
     for (const text of ["get pods -n kube-system", "--query=Reservations[].Instances[]", "café", "pod\u0430", "東京", "naïve résumé", "→ ✓", "\u{1f680}", ""]) {
       expect(hasUnseen(text), JSON.stringify(text)).toBe(false);
     }
+  });
+});
+
+describe("unseenEscapes", () => {
+  test("writes every character hasUnseen finds as \\u{…} and leaves visible text, ASCII or not, as it is", () => {
+    for (const character of Object.values(UNSEEN_CLASSES).flat()) {
+      const escaped = unseenEscapes(`a${character}…`);
+      expect(escaped).toBe(`a\\u{${(character.codePointAt(0) ?? 0).toString(16)}}…`);
+      expect(hasUnseen(escaped)).toBe(false);
+    }
+    expect(unseenEscapes('accepts "get p\u043eds" — café')).toBe('accepts "get p\u043eds" — café');
   });
 });
