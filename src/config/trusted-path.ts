@@ -184,8 +184,10 @@ function walk(trust: ConfigTrust, request: WalkRequest): Walked | undefined {
         current = path.dirname(current);
         queue.unshift(...components(link));
       } else if (bound === undefined) {
+        // Component by component, `..` included, as the kernel does: normalising `a/link/..` to `a`
+        // would skip where `link` leads (and the directories it steps on on the way).
         current = path.parse(link).root;
-        queue.unshift(...components(path.relative(current, link)));
+        queue.unshift(...components(link.slice(current.length)));
       } else {
         // Absolute, below the root: only a target inside the root is followed (the final check below
         // refuses the path if the kernel resolves it elsewhere).
