@@ -80,7 +80,8 @@ describe("the Windows search compares final paths in their ordinary spelling (pl
   });
 
   it("compares the working directory itself in its ordinary spelling when its real path is namespaced", () => {
-    const search = trustedSearchPath("C:\\Work\\bin;C:\\Tools", context({ "C:\\Work": "\\\\?\\C:\\Work" }));
+    // Started through D:\Proj, a link to C:\Work: only its (namespaced) real path says the entry is inside.
+    const search = trustedSearchPath("C:\\Work\\bin;C:\\Tools", context({ "D:\\Proj": "\\\\?\\C:\\Work" }, "D:\\Proj"));
     expect(search.directories).toEqual(["C:\\Tools"]);
   });
 });
