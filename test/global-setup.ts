@@ -2,15 +2,18 @@
  * Vitest global setup. End-to-end suites spawn `dist/`, which `npm test` builds
  * before vitest starts; fail early with a clear message when it is missing.
  *
- * The run gets a temporary directory of its own: TMPDIR points into it for the
- * workers and every process they start, so os.tmpdir() is the run's. At the end
- * whatever a test left there is named by prefix and fails the run (a test
- * removes what it creates: test/support/temp-dirs.ts), and the directory goes,
- * so a failing or interrupted run does not fill the system temp directory either.
+ * The run gets a directory of its own, outside the shared temporary
+ * directories (Torii never searches PATH entries below `/tmp` or `$TMPDIR`,
+ * and the tests' fake CLIs must be found): the test helpers make their trees
+ * in it (test/support/temp-dirs.ts), and its `tmp/` is TMPDIR for the workers
+ * and every process they start, so os.tmpdir() is the run's as well. At the
+ * end whatever a test left there is named by prefix and fails the run (a test
+ * removes what it creates), and the directory goes, so a failing or interrupted
+ * run does not fill the disk either.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import os from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { TEMP_SUBDIRECTORY, testRunsDirectory } from "./support/temp-dirs.js";
 
 /** "torii-test-Ab12Cd" -> "torii-test-": mkdtemp's six random characters are not part of the prefix. */
 function prefixOf(name: string): string {
@@ -24,10 +27,11 @@ function prefixOf(name: string): string {
  */
 const BROWSER_OWN = /^\.org\.chromium\.Chromium\./u;
 
-/** The entries left in `dir`, counted by prefix ("torii-test- (3), torii-bin- (1)"), or "" when there are none. */
-export function leftovers(dir: string): string {
+/** The entries left in `dir` but `expected`, counted by prefix ("torii-test- (3), torii-bin- (1)"), or "" when there are none. */
+export function leftovers(dir: string, expected?: string): string {
   const counts = new Map<string, number>();
-  for (const name of readdirSync(dir).filter((entry) => !BROWSER_OWN.test(entry))) counts.set(prefixOf(name), (counts.get(prefixOf(name)) ?? 0) + 1);
+  for (const name of readdirSync(dir).filter((entry) => !BROWSER_OWN.test(entry) && entry !== expected))
+    counts.set(prefixOf(name), (counts.get(prefixOf(name)) ?? 0) + 1);
   return [...counts].map(([prefix, count]) => `${prefix}* (${count})`).join(", ");
 }
 
@@ -37,15 +41,17 @@ export default function setup(): () => void {
   }
   // Once per run: each vitest project runs its global setup, and the second finds the first's directory.
   if (process.env.TORII_TEST_RUN_DIR !== undefined) return () => undefined;
-  const runDir = mkdtempSync(path.join(os.tmpdir(), "torii-run-"));
+  const runDir = mkdtempSync(path.join(testRunsDirectory(), "torii-run-"));
+  const tmp = path.join(runDir, TEMP_SUBDIRECTORY);
+  mkdirSync(tmp);
   const previous = process.env.TMPDIR;
-  process.env.TMPDIR = runDir;
+  process.env.TMPDIR = tmp;
   process.env.TORII_TEST_RUN_DIR = runDir;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     delete process.env.TORII_TEST_RUN_DIR;
-    const left = leftovers(runDir);
+    const left = [leftovers(runDir, TEMP_SUBDIRECTORY), leftovers(tmp)].filter((text) => text !== "").join(", ");
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
     if (left === "") return;
     // Vitest only logs an error thrown here; the exit status has to be set as well.

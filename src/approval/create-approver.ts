@@ -3,6 +3,7 @@
  * `TORII_NO_GUI=1` or `approval.mode: off` in settings.yaml, otherwise the
  * page approver with its local page server, which `close` stops at shutdown.
  */
+import type { SearchPlace } from "../config/search-trust.js";
 import type { Settings } from "../config/settings.js";
 import { headlessApprover, type Approver } from "../pipeline/gates.js";
 import type { PolicyCache } from "../pipeline/policy-cache.js";
@@ -32,8 +33,8 @@ export function createApprover(options: {
   readonly policies: PolicyCache;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;
-  /** The server's working directory and Torii's code directory: never searched for the browser opener. */
-  readonly place: { readonly cwd: string; readonly selfDir: string };
+  /** The server's working directory and Torii's code directory (never searched for the browser opener), and the operator's trusted PATH directories. */
+  readonly place: SearchPlace;
   readonly rules?: RuleEditor;
 }): ApproverSetup {
   if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };

@@ -19,14 +19,11 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { searchTrust } from "../config/search-trust.js";
+import { searchContext, type SearchPlace } from "../config/search-trust.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
-import { childPathValue, type SearchPathContext } from "../runtime/search-path.js";
+import { childPathValue } from "../runtime/search-path.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** The server's working directory and Torii's code directory: never searched, nor anything below them. */
-type SearchPlace = Pick<SearchPathContext, "cwd" | "selfDir">;
 
 /** Whether a browser should be opened at all in this environment. */
 export function browserWanted(env: Env, platform: NodeJS.Platform): boolean {
@@ -53,7 +50,7 @@ export function openerLaunch(url: string, env: Env, place: SearchPlace, platform
     const systemRoot = /^[A-Za-z]:\\/u.test(env.SystemRoot ?? "") ? (env.SystemRoot ?? "") : "C:\\Windows";
     return { file: path.win32.join(systemRoot, "explorer.exe"), args: [url], cwd: systemRoot, env };
   }
-  const context = { ...place, platform, trust: searchTrust(platform) };
+  const context = searchContext(place, platform);
   const reducedEnv = { ...env, PATH: childPathValue(env.PATH, context) };
   if (platform === "darwin") return { file: "/usr/bin/open", args: [url], cwd: "/", env: reducedEnv };
   try {

@@ -20,6 +20,13 @@ export interface TrustPolicy {
   readonly platform: NodeJS.Platform;
   /** This process's uid; undefined skips the owner and mode checks (Windows). */
   readonly uid: number | undefined;
+  /**
+   * Real paths of directories in and below which a group-writable directory or
+   * file is accepted (never an other-writable one): the operator's
+   * `path.trusted_directories`, for the PATH search only (config/search-trust.ts).
+   * The configuration's own trust never has any.
+   */
+  readonly groupWriteAccepted?: readonly string[];
 }
 
 /** The policy of this process on `platform`. */
@@ -38,6 +45,7 @@ export interface TrustProblem {
 
 const ROOT_UID = 0;
 const GROUP_OR_OTHER_WRITE = 0o022;
+const OTHER_WRITE = 0o002;
 const STICKY = 0o1000;
 
 /**
@@ -53,18 +61,38 @@ export function ownerAndModeProblem(
   rule: WriteRule = "strict",
 ): TrustProblem | undefined {
   if (policy.uid === undefined) return undefined;
-  if (stats.uid !== policy.uid && stats.uid !== ROOT_UID) {
-    return {
-      detail: `belongs to uid ${stats.uid}, not to this user (uid ${policy.uid}) or root`,
-      fix: `chown ${policy.uid} ${shellQuote(subject)}`,
-    };
-  }
+  const owner = ownerProblem(subject, stats.uid, policy);
+  if (owner !== undefined) return owner;
   const writable = (stats.mode & GROUP_OR_OTHER_WRITE) !== 0;
   if (!writable || (rule === "sticky-ok" && (stats.mode & STICKY) !== 0)) return undefined;
+  if ((stats.mode & OTHER_WRITE) === 0 && groupWriteAccepted(subject, policy)) return undefined;
   return {
     detail: `is writable by group or others (mode ${(stats.mode & 0o7777).toString(8)})`,
     fix: `chmod go-w ${shellQuote(subject)}`,
   };
+}
+
+/**
+ * Checks only the owner of `subject`; `link` for a symbolic link, whose mode
+ * bits mean nothing on Linux but whose owner may replace it (in a sticky
+ * directory, or one it may write) with a link to anywhere.
+ *
+ * @returns the problem, or undefined when the owner is this user or root (or the platform has no owners).
+ */
+export function ownerProblem(subject: string, uid: number, policy: TrustPolicy, link = false): TrustProblem | undefined {
+  if (policy.uid === undefined || uid === policy.uid || uid === ROOT_UID) return undefined;
+  return {
+    detail: `${link ? "is a symbolic link that " : ""}belongs to uid ${uid}, not to this user (uid ${policy.uid}) or root`,
+    // `-h`: the link itself, not the file it points at.
+    fix: `chown ${link ? "-h " : ""}${policy.uid} ${shellQuote(subject)}`,
+  };
+}
+
+/** Whether `subject` (a real POSIX path) is one of the operator's group-writable directories or below one. */
+function groupWriteAccepted(subject: string, policy: TrustPolicy): boolean {
+  return (policy.groupWriteAccepted ?? []).some(
+    (directory) => subject === directory || subject.startsWith(directory.endsWith("/") ? directory : `${directory}/`),
+  );
 }
 
 /** `problem` as one line: what is wrong, then `fix: <command>`. */

@@ -10,9 +10,19 @@
  * no POSIX owner or mode bits: only links and real paths are resolved there.
  */
 import { realpathSync } from "node:fs";
-import { childPathValue, MISSING_ENTRY, trustedSearchPath, type SearchTrust, type SkippedEntry, type TrustVerdict } from "../runtime/search-path.js";
-import { currentTrustPolicy } from "./file-trust.js";
-import { trustedOutsideRealPath } from "./trusted-path.js";
+import path from "node:path";
+import {
+  childPathValue,
+  isWindowsAbsolute,
+  MISSING_ENTRY,
+  trustedSearchPath,
+  type SearchPathContext,
+  type SearchTrust,
+  type SkippedEntry,
+  type TrustVerdict,
+} from "../runtime/search-path.js";
+import { currentTrustPolicy, type TrustPolicy } from "./file-trust.js";
+import { trustedOutsideRealPath, type OutsideResolution } from "./trusted-path.js";
 
 /** See trusted-path.ts: the kernel's answer in one call on POSIX. */
 const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSync.native;
@@ -23,18 +33,20 @@ const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSyn
  * directories found trusted on the way, so the child's PATH and the lookup
  * through it inspect each entry once. Never keep one from one call to the next.
  */
-export function searchTrust(platform: NodeJS.Platform = process.platform): SearchTrust {
-  const policy = currentTrustPolicy(platform);
+export function searchTrust(platform: NodeJS.Platform = process.platform, options: SearchTrustOptions = {}): SearchTrust {
+  const realPath = (target: string): string | undefined => {
+    try {
+      return kernelRealpath(target);
+    } catch {
+      return undefined;
+    }
+  };
+  const accepted = (options.trustedDirectories ?? []).flatMap((directory) => realPath(directory) ?? []);
+  const policy: TrustPolicy = { ...currentTrustPolicy(platform), groupWriteAccepted: accepted };
   const passed = new Set<string>();
   const verdicts = new Map<string, TrustVerdict>();
   return {
-    realPath(target) {
-      try {
-        return kernelRealpath(target);
-      } catch {
-        return undefined;
-      }
-    },
+    realPath,
     inspect(target, kind) {
       const key = `${kind}\0${target}`;
       let verdict = verdicts.get(key);
@@ -44,16 +56,59 @@ export function searchTrust(platform: NodeJS.Platform = process.platform): Searc
       }
       return verdict;
     },
+    sharedTemporary: sharedTemporaryDirectories(platform, options.env ?? process.env),
   };
 }
 
-function inspectOnce(walk: () => string | undefined): TrustVerdict {
+/** What a search trust takes from the operator and the environment besides the filesystem. */
+export interface SearchTrustOptions {
+  /**
+   * The operator's `path.trusted_directories` (settings.yaml): directories in
+   * and below which group write is accepted. Never from the agent's side.
+   */
+  readonly trustedDirectories?: readonly string[] | undefined;
+  /** Where `$TMPDIR` (Windows: `%TEMP%`, `%TMP%`, `%SystemRoot%`) is read; this process's environment by default. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/**
+ * The shared temporary directories of `platform`: the fixed ones and what the
+ * environment names. A relative or empty value names nothing; a value naming a
+ * trusted directory only narrows the search, never widens it.
+ */
+export function sharedTemporaryDirectories(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>): readonly string[] {
+  if (platform === "win32") {
+    const named = [env.TEMP, env.TMP, env.SystemRoot === undefined ? undefined : path.win32.join(env.SystemRoot, "Temp")];
+    return named.filter((value): value is string => value !== undefined && isWindowsAbsolute(value));
+  }
+  const named = env.TMPDIR;
+  return [...POSIX_SHARED_TEMPORARY, ...(named !== undefined && path.posix.isAbsolute(named) ? [named] : [])];
+}
+
+const POSIX_SHARED_TEMPORARY = ["/tmp", "/var/tmp", "/dev/shm"];
+
+function inspectOnce(walk: () => OutsideResolution | undefined): TrustVerdict {
   try {
-    const real = walk();
-    return real === undefined ? { missing: true } : { real };
+    const resolution = walk();
+    return resolution === undefined ? { missing: true } : resolution;
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** Where a search runs from: the places never searched, and the operator's trusted directories. */
+export interface SearchPlace {
+  /** The working directory; never searched, nor anything below it. */
+  readonly cwd: string;
+  /** Torii's own code directory; never searched, nor anything below it. */
+  readonly selfDir: string;
+  /** The operator's `path.trusted_directories` (settings.yaml); none when absent. */
+  readonly trustedDirectories?: readonly string[] | undefined;
+}
+
+/** The search context of `place` on `platform`, with a fresh search trust (one computation). */
+export function searchContext(place: SearchPlace, platform: NodeJS.Platform): SearchPathContext {
+  return { cwd: place.cwd, selfDir: place.selfDir, platform, trust: searchTrust(platform, { trustedDirectories: place.trustedDirectories }) };
 }
 
 /**
@@ -62,12 +117,8 @@ function inspectOnce(walk: () => string | undefined): TrustVerdict {
  * relative entries, the working directory or below it, Torii's own directory,
  * entries that fail the trust rule. Missing entries are not listed.
  */
-export function skippedPathEntries(
-  pathEnv: string | undefined,
-  place: { readonly cwd: string; readonly selfDir: string },
-  platform: NodeJS.Platform,
-): readonly SkippedEntry[] {
-  return trustedSearchPath(pathEnv, { ...place, platform, trust: searchTrust(platform) }).skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
+export function skippedPathEntries(pathEnv: string | undefined, place: SearchPlace, platform: NodeJS.Platform): readonly SkippedEntry[] {
+  return trustedSearchPath(pathEnv, searchContext(place, platform)).skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
 }
 
 /**
@@ -78,12 +129,8 @@ export function skippedPathEntries(
  *
  * @returns the entries left out, for the server log (missing ones not listed).
  */
-export function restrictOwnPath(
-  env: NodeJS.ProcessEnv,
-  place: { readonly cwd: string; readonly selfDir: string },
-  platform: NodeJS.Platform,
-): readonly SkippedEntry[] {
-  const context = { ...place, platform, trust: searchTrust(platform) };
+export function restrictOwnPath(env: NodeJS.ProcessEnv, place: SearchPlace, platform: NodeJS.Platform): readonly SkippedEntry[] {
+  const context = searchContext(place, platform);
   const search = trustedSearchPath(env.PATH, context);
   if (env.PATH !== undefined || platform !== "win32") env.PATH = childPathValue(env.PATH, context);
   return search.skipped.filter((entry) => entry.reason !== MISSING_ENTRY);

@@ -2,8 +2,9 @@
  * `<root>/settings.yaml`: server-wide limits and defaults. The file is
  * optional; every field has a default.
  */
+import path from "node:path";
 import * as z from "zod";
-import { intInRange, versionSchema } from "./common-fields.js";
+import { intInRange, singleLineSchema, versionSchema } from "./common-fields.js";
 import { settingsPath } from "./paths.js";
 import { readTrustedConfigText } from "./read-file.js";
 import { configTrust, type ConfigTrust } from "./trusted-path.js";
@@ -33,6 +34,11 @@ export interface Settings {
    * (one that read it from the opener's arguments) is noticed first.
    */
   readonly approvalSettleSeconds: number;
+  /**
+   * `path.trusted_directories`: directories (and everything below them) where
+   * the PATH search accepts group write, never other write (config/search-trust.ts).
+   */
+  readonly pathTrustedDirectories: readonly string[];
 }
 
 /** The settings in force when `settings.yaml` is absent or leaves a field out. */
@@ -46,10 +52,28 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   approvalMode: "page",
   approvalTimeoutSeconds: 120,
   approvalSettleSeconds: 5,
+  pathTrustedDirectories: Object.freeze([]),
 });
 
 const GIB = 1024 * 1024 * 1024;
 const MIB = 1024 * 1024;
+
+/** How many directories `path.trusted_directories` may list: a short, reviewed list, not a second PATH. */
+const MAX_TRUSTED_DIRECTORIES = 32;
+
+/**
+ * One `path.trusted_directories` entry: an absolute, normalised directory
+ * path of this platform that is not a filesystem root (which would accept
+ * group write everywhere). Anything else fails the file, never widens trust.
+ */
+const trustedDirectorySchema = singleLineSchema("must be a string")
+  .refine((value) => path.isAbsolute(value) && (process.platform !== "win32" || /^(?:[A-Za-z]:[\\/]|[\\/]{2}[^\\/?.])/u.test(value)), {
+    error: "must be an absolute path",
+  })
+  .refine((value) => !path.isAbsolute(value) || path.normalize(value) === value, {
+    error: "must be written in normal form (no `.` or `..` components, no doubled separators)",
+  })
+  .refine((value) => !path.isAbsolute(value) || path.parse(value).root !== path.normalize(value), { error: "must not be a filesystem root" });
 
 /** The schema of `settings.yaml` (snake_case, as written in the file). */
 export const settingsFileSchema = z.strictObject({
@@ -71,6 +95,14 @@ export const settingsFileSchema = z.strictObject({
       timeout_seconds: DEFAULT_SETTINGS.approvalTimeoutSeconds,
       settle_seconds: DEFAULT_SETTINGS.approvalSettleSeconds,
     }),
+  path: z
+    .strictObject({
+      trusted_directories: z
+        .array(trustedDirectorySchema, { error: "must be a list of absolute paths" })
+        .max(MAX_TRUSTED_DIRECTORIES, { error: `must list at most ${MAX_TRUSTED_DIRECTORIES} directories` })
+        .default([]),
+    })
+    .default({ trusted_directories: [] }),
 });
 
 /**
@@ -96,5 +128,6 @@ export function loadSettings(root: string, trust: ConfigTrust = configTrust(root
     approvalMode: value.approval.mode,
     approvalTimeoutSeconds: value.approval.timeout_seconds,
     approvalSettleSeconds: value.approval.settle_seconds,
+    pathTrustedDirectories: value.path.trusted_directories.map((directory) => path.normalize(directory)),
   };
 }

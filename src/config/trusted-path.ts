@@ -17,7 +17,8 @@
 import { lstatSync, readlinkSync, realpathSync, type BigIntStats, type Stats } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "./errors.js";
-import { currentTrustPolicy, describeTrustProblem, ownerAndModeProblem, type TrustPolicy, type WriteRule } from "./file-trust.js";
+import { withoutWin32FilePrefix } from "../runtime/windows-final-path.js";
+import { currentTrustPolicy, describeTrustProblem, ownerAndModeProblem, ownerProblem, type TrustPolicy, type WriteRule } from "./file-trust.js";
 
 /** The configuration root and the rule its files are held to. */
 export interface ConfigTrust {
@@ -136,6 +137,8 @@ interface WalkRequest {
   readonly confirmedLater?: boolean;
   /** Take the last step's lstat with nanosecond times (the file's identity). */
   readonly identify?: boolean;
+  /** Collects every path the resolution steps on (directories and links, before links are followed). */
+  readonly steps?: string[];
 }
 
 /**
@@ -165,6 +168,7 @@ function walk(trust: ConfigTrust, request: WalkRequest): Walked | undefined {
     current = name === ".." ? path.dirname(current) : childOf(current, name);
     if (bound !== undefined && !isInside(current, bound)) throw escape(request.target, current, bound);
     if (name === "..") continue;
+    request.steps?.push(current);
     const passedThrough = !queue.every((rest) => rest === ".");
     if (passedThrough && trust.passed?.has(passedKey(current)) === true) continue;
     const stats = lstatOf(current, request.target, request.identify === true && !passedThrough);
@@ -172,14 +176,18 @@ function walk(trust: ConfigTrust, request: WalkRequest): Walked | undefined {
     if (stats.isSymbolicLink()) {
       links += 1;
       if (links > MAX_LINKS) throw new ConfigError(request.target, `has more than ${MAX_LINKS} symbolic links on its path`);
-      const link = readlinkSync(current);
+      checkLinkOwner(trust, current, stats);
+      // Windows may answer a junction's or link's target in the `\\?\` namespace; its ordinary spelling is walked.
+      const link = process.platform === "win32" ? withoutWin32FilePrefix(readlinkSync(current)) : readlinkSync(current);
       if (!path.isAbsolute(link)) {
         // Relative: resolved step by step from the directory holding the link, exactly as the kernel does.
         current = path.dirname(current);
         queue.unshift(...components(link));
       } else if (bound === undefined) {
+        // Component by component, `..` included, as the kernel does: normalising `a/link/..` to `a`
+        // would skip where `link` leads (and the directories it steps on on the way).
         current = path.parse(link).root;
-        queue.unshift(...components(path.relative(current, link)));
+        queue.unshift(...components(link.slice(current.length)));
       } else {
         // Absolute, below the root: only a target inside the root is followed (the final check below
         // refuses the path if the kernel resolves it elsewhere).
@@ -227,6 +235,16 @@ function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | BigIntSt
     const why = stats.isDirectory() ? ", so others could replace the configuration below it" : "";
     throw new ConfigError(subject, describeTrustProblem({ detail: `${problem.detail}${why}`, fix: problem.fix }));
   }
+}
+
+/**
+ * A link may point anywhere (its target is walked and checked), but whoever
+ * owns it may replace it with one pointing elsewhere: it must be this user's
+ * or root's, like every directory on the way.
+ */
+function checkLinkOwner(trust: ConfigTrust, subject: string, stats: Stats | BigIntStats): void {
+  const problem = ownerProblem(subject, Number(stats.uid), trust.policy, true);
+  if (problem !== undefined) throw new ConfigError(subject, describeTrustProblem(problem));
 }
 
 function lstatOf(subject: string, target: string, bigint = false): Stats | BigIntStats | undefined {
@@ -298,17 +316,31 @@ export function checkTrustedOutsideFile(policy: TrustPolicy, file: string): bool
   return trustedOutsideRealPath(policy, file, "file") !== undefined;
 }
 
+/** Where a path outside the configuration root leads, and every path its resolution stepped on. */
+export interface OutsideResolution {
+  readonly real: string;
+  /**
+   * Each directory and link the walk stepped on, links' targets included, as
+   * real directory plus one name (`/home/u/bin` linking to `/home/u/proj/x/bin`
+   * lists `/home/u/proj` and `/home/u/proj/x`): a caller may refuse a path
+   * that leads through a place another may write to even when it ends elsewhere.
+   */
+  readonly steps: readonly string[];
+}
+
 /**
  * Checks `target` outside the configuration root as checkTrustedOutsideFile
  * does, a directory or a file (a PATH entry, a program found in one).
  * `passed` is one trustPass's memory (never kept from one call to the next).
  *
- * @returns the real path, or undefined when `target` does not exist.
+ * @returns the real path and the steps to it, or undefined when `target` does not exist.
  * @throws ConfigError naming the offending path and the command that fixes it.
  */
-export function trustedOutsideRealPath(policy: TrustPolicy, target: string, kind: "file" | "directory", passed?: Set<string>): string | undefined {
+export function trustedOutsideRealPath(policy: TrustPolicy, target: string, kind: "file" | "directory", passed?: Set<string>): OutsideResolution | undefined {
   const resolved = path.resolve(target);
   const fsRoot = path.parse(resolved).root;
   const trust: ConfigTrust = passed === undefined ? { root: fsRoot, policy } : { root: fsRoot, policy, passed };
-  return walk(trust, { start: fsRoot, rest: path.relative(fsRoot, resolved), target, kind })?.real;
+  const steps: string[] = [];
+  const walked = walk(trust, { start: fsRoot, rest: path.relative(fsRoot, resolved), target, kind, steps });
+  return walked === undefined ? undefined : { real: walked.real, steps };
 }

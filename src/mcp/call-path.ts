@@ -41,11 +41,12 @@ export interface StartupPlace {
 export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
   // The server's own PATH is reduced as a child's is (the AWS SDK runs credential_process by name in this process),
   // before the copy below is taken; each entry left out is named once, for the operator.
-  for (const { entry, reason } of restrictOwnPath(process.env, { cwd, selfDir }, process.platform))
+  const trustedDirectories = settings.pathTrustedDirectories;
+  for (const { entry, reason } of restrictOwnPath(process.env, { cwd, selfDir, trustedDirectories }, process.platform))
     logToStderr(`PATH entry ${entry} is not searched: ${reason}`);
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
   const slots = new Semaphore(settings.maxConcurrentCalls);
-  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform, place: { cwd, selfDir } });
+  const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform, place: { cwd, selfDir, trustedDirectories } });
   // The server never forks a call's process itself: its child host does (docs/architecture.md, "Process model").
   const host = new ChildHostClient({
     idleMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_IDLE_MS", DEFAULT_HOST_IDLE_MS),
@@ -69,6 +70,7 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
     platform: process.platform,
     selfDir,
     cwd,
+    pathTrustedDirectories: trustedDirectories,
   };
 
   return {

@@ -20,6 +20,8 @@ export interface ChildPlanDeps {
   /** Torii's own directory, never searched for executables. */
   readonly selfDir: string;
   readonly cwd: string;
+  /** The operator's `path.trusted_directories` (settings.yaml): where the PATH search accepts group write. None when absent. */
+  readonly pathTrustedDirectories?: readonly string[] | undefined;
 }
 
 /** `.env` layers in increasing precedence: identity provider, provider, target. */
@@ -51,7 +53,7 @@ export function childEnvOf(
   layers: CredentialLayers,
   pinned: Readonly<Record<string, string>>,
   deps: ChildPlanDeps,
-  trust: SearchTrust = searchTrust(deps.platform),
+  trust: SearchTrust = searchTrustOf(deps),
 ): Record<string, string> {
   return buildChildEnv({
     serverEnv: deps.serverEnv,
@@ -65,6 +67,11 @@ export function childEnvOf(
   });
 }
 
+/** A fresh search trust for one computation, with the operator's trusted directories. */
+function searchTrustOf(deps: ChildPlanDeps): SearchTrust {
+  return searchTrust(deps.platform, { trustedDirectories: deps.pathTrustedDirectories });
+}
+
 export function planChild(
   command: string,
   args: readonly string[],
@@ -74,7 +81,7 @@ export function planChild(
   deps: ChildPlanDeps,
 ): ChildPlan {
   // One view of the filesystem for the child's PATH and the lookup through it: each entry is inspected once.
-  const trust = searchTrust(deps.platform);
+  const trust = searchTrustOf(deps);
   const env = childEnvOf(provider, layers, pinned, deps, trust);
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.

@@ -23,9 +23,14 @@
  * sticky `/tmp` anyone could create it later).
  */
 import path from "node:path";
+import { isUncomparableWindowsPath, withoutWin32FilePrefix } from "./windows-final-path.js";
 
-/** What the filesystem says about an entry or a program: its real path, a trust problem, or nothing there. */
-export type TrustVerdict = { readonly real: string } | { readonly problem: string } | { readonly missing: true };
+/**
+ * What the filesystem says about an entry or a program: its real path (and the
+ * directories and links its resolution stepped on, when known), a trust
+ * problem, or nothing there.
+ */
+export type TrustVerdict = { readonly real: string; readonly steps?: readonly string[] } | { readonly problem: string } | { readonly missing: true };
 
 /**
  * The filesystem side of the search, injected because the trust rule lives in
@@ -37,6 +42,13 @@ export interface SearchTrust {
   realPath(target: string): string | undefined;
   /** Holds `target` (and every directory its resolution passes through) to the trust rule. */
   inspect(target: string, kind: "directory" | "file"): TrustVerdict;
+  /**
+   * Shared temporary directories (`/tmp`, `/var/tmp`, `/dev/shm`, `$TMPDIR`;
+   * on Windows `%TEMP%`, `%TMP%`, `%SystemRoot%\Temp`): never searched, nor
+   * anything below them, whatever their mode, since anyone may create a
+   * `kubectl` there before the operator does. Compared by real path too.
+   */
+  readonly sharedTemporary: readonly string[];
 }
 
 /** What decides which PATH entries are searched, besides PATH itself. */
@@ -77,6 +89,9 @@ const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
 /** Why an entry at or below one of the excluded places is left out. */
 export const BELOW_WORKING_DIRECTORY = "at or below the working directory, which the agent can write to";
 const TORII_OWN_DIRECTORY = "Torii's own code directory";
+/** Why an entry in a shared temporary directory is left out. */
+export const IN_SHARED_TEMPORARY = "in a shared temporary directory, where anyone can create files first";
+const UNCOMPARABLE_REAL_PATH = "resolves to a Windows device or volume path that cannot be compared with the working directory";
 /** Why a missing entry is left out (the operator's reports omit it: common and harmless). */
 export const MISSING_ENTRY = "does not exist";
 
@@ -140,19 +155,30 @@ export function agentReach(context: SearchPathContext): (target: string, kind: "
     const real = context.trust.realPath(directory);
     return real === undefined ? [lexical] : [lexical, comparable(real, pathModule, windows)];
   };
-  const working = place(context.cwd);
-  const own = place(context.selfDir);
-  const within = (candidate: string, places: readonly string[]): boolean => places.some((where) => atOrBelow(candidate, where, pathModule));
+  const excluded: readonly (readonly [readonly string[], string])[] = [
+    [place(context.cwd), BELOW_WORKING_DIRECTORY],
+    [place(context.selfDir), TORII_OWN_DIRECTORY],
+    [context.trust.sharedTemporary.flatMap(place), IN_SHARED_TEMPORARY],
+  ];
+  /** Why `candidate` (comparable) lies in an excluded place, or undefined. */
+  const exclusion = (candidate: string): string | undefined =>
+    excluded.find(([places]) => places.some((where) => atOrBelow(candidate, where, pathModule)))?.[1];
   return (target, kind) => {
-    const lexical = comparable(target, pathModule, windows);
-    if (within(lexical, working)) return BELOW_WORKING_DIRECTORY;
-    if (within(lexical, own)) return TORII_OWN_DIRECTORY;
+    const lexical = exclusion(comparable(target, pathModule, windows));
+    if (lexical !== undefined) return lexical;
     const verdict = context.trust.inspect(target, kind);
     if ("missing" in verdict) return MISSING_ENTRY;
     if ("problem" in verdict) return verdict.problem;
     const real = comparable(verdict.real, pathModule, windows);
-    if (within(real, working)) return `${BELOW_WORKING_DIRECTORY} (through a link)`;
-    if (within(real, own)) return TORII_OWN_DIRECTORY;
+    if (windows && isUncomparableWindowsPath(real)) return UNCOMPARABLE_REAL_PATH;
+    const ofReal = exclusion(real);
+    if (ofReal !== undefined) return `${ofReal} (through a link)`;
+    // A link elsewhere that passes through such a place on the way (`/home/u/bin` -> `<project>/tools/../../bin`,
+    // or through a link the agent may repoint) leads wherever that place's owner decides next time.
+    for (const step of verdict.steps ?? []) {
+      const onTheWay = exclusion(comparable(step, pathModule, windows));
+      if (onTheWay !== undefined) return `its resolution passes through ${step}, ${onTheWay}`;
+    }
     return undefined;
   };
 }
@@ -202,9 +228,12 @@ function atOrBelow(candidate: string, place: string, pathModule: path.PlatformPa
   return candidate.startsWith(place + pathModule.sep);
 }
 
-/** A directory in a form where equal directories compare equal (case-insensitive on Windows). */
+/**
+ * A directory in a form where equal directories compare equal (on Windows
+ * case-insensitive, and without the `\\?\` prefix a final path may carry).
+ */
 function comparable(directory: string, pathModule: path.PlatformPath, windows: boolean): string {
-  let normalized = pathModule.normalize(directory);
+  let normalized = pathModule.normalize(windows ? withoutWin32FilePrefix(directory) : directory);
   const root = pathModule.parse(normalized).root;
   while (normalized.length > root.length && /[\\/]$/u.test(normalized)) normalized = normalized.slice(0, -1);
   return windows ? normalized.toUpperCase() : normalized;

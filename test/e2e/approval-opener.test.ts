@@ -4,19 +4,17 @@
  * and the client's PATH starts with that relative entry. The real one, on an
  * absolute PATH entry, gets the link; the planted one never runs.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, expect, test, vi } from "vitest";
+import { expect, test, vi } from "vitest";
 import { nextPending } from "../support/approvals.js";
 import { makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession } from "../support/mcp-session.js";
 import { runCli } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
 
-const top = mkdtempSync(path.join(os.tmpdir(), "torii-opener-e2e-"));
-afterAll(() => {
-  rmSync(top, { recursive: true, force: true });
-});
+// Not below the system temp directory, which the search never enters (temp-dirs.ts).
+const top = tempDirectory("torii-opener-e2e-");
 
 /** An executable script at `file` that records its working directory, PATH and argv into `marker`. */
 function recorder(file: string, marker: string): void {

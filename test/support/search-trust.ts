@@ -7,8 +7,16 @@
  */
 import type { SearchTrust } from "../../src/runtime/search-path.js";
 
-/** The filesystem as the paths spell it; `links` maps a path prefix to what it resolves to, `untrusted` names paths the trust rule refuses. */
-export function lexicalTrust(links: Readonly<Record<string, string>> = {}, untrusted: readonly string[] = []): SearchTrust {
+/**
+ * The filesystem as the paths spell it; `links` maps a path prefix to what it
+ * resolves to, `untrusted` names paths the trust rule refuses, `sharedTemporary`
+ * the shared temporary directories (none unless given).
+ */
+export function lexicalTrust(
+  links: Readonly<Record<string, string>> = {},
+  untrusted: readonly string[] = [],
+  sharedTemporary: readonly string[] = [],
+): SearchTrust {
   const real = (target: string): string => {
     for (const [link, resolved] of Object.entries(links)) {
       if (target === link || target.startsWith(link + "/") || target.startsWith(link + "\\")) return resolved + target.slice(link.length);
@@ -18,5 +26,6 @@ export function lexicalTrust(links: Readonly<Record<string, string>> = {}, untru
   return {
     realPath: real,
     inspect: (target) => (untrusted.includes(target) ? { problem: `${target}: is writable by group or others` } : { real: real(target) }),
+    sharedTemporary,
   };
 }

@@ -47,8 +47,8 @@ export function doctorChecks(root: string): DoctorCheck[] {
       ...clientRegistrationChecks(root),
     ];
   }
-  const { registry } = load.configuration;
-  const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`), pathCheck()];
+  const { registry, settings } = load.configuration;
+  const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`), pathCheck(settings.pathTrustedDirectories)];
   for (const provider of registry.providers.values()) findings.push(...providerChecks(provider, registry), ...targetChecks(provider, registry));
   findings.push(auditCheck(root), ...clientRegistrationChecks(root));
   return findings;

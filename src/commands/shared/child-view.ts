@@ -9,10 +9,17 @@ import type { ProviderEntry, Registry, TargetEntry } from "../../config/registry
 import { childFilesOf, type ChildFiles } from "../../pipeline/child-files.js";
 import type { ChildPlanDeps } from "../../pipeline/child-plan.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
+import { operatorTrustedDirectories } from "./operator-path-trust.js";
 
 /** The child-planning inputs of this process, as the server has its own. */
 export function operatorChildDeps(): ChildPlanDeps {
-  return { serverEnv: process.env, platform: process.platform, selfDir: toriiCodeDirectory(), cwd: process.cwd() };
+  return {
+    serverEnv: process.env,
+    platform: process.platform,
+    selfDir: toriiCodeDirectory(),
+    cwd: process.cwd(),
+    pathTrustedDirectories: operatorTrustedDirectories(),
+  };
 }
 
 /**

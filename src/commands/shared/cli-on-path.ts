@@ -10,6 +10,7 @@ import { searchTrust } from "../../config/search-trust.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { ExecutableNotFoundError, resolveExecutable } from "../../runtime/resolve-executable.js";
 import { MISSING_ENTRY } from "../../runtime/search-path.js";
+import { operatorTrustedDirectories } from "./operator-path-trust.js";
 
 /** The absolute path the server would launch for `command`, or undefined when PATH has none. */
 export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -34,7 +35,7 @@ export function resolveOnPath(command: string, env: NodeJS.ProcessEnv = process.
       platform: process.platform,
       selfDir: toriiCodeDirectory(),
       cwd: process.cwd(),
-      trust: searchTrust(),
+      trust: searchTrust(process.platform, { trustedDirectories: operatorTrustedDirectories() }),
     }).path;
   } catch (error) {
     const skipped = error instanceof ExecutableNotFoundError ? error.skipped.filter((entry) => entry.reason !== MISSING_ENTRY) : [];

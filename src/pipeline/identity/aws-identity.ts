@@ -15,6 +15,7 @@
  * Runs only after the allow (authenticate.ts), inside the scope lock.
  */
 import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
+import { restrictOwnPath } from "../../config/search-trust.js";
 import { leaseBindingOf } from "../../state/lease-status.js";
 import { recordBeforeStart, type CallAudit } from "../call-audit.js";
 import type { ChildPlanDeps, CredentialLayers } from "../child-plan.js";
@@ -48,10 +49,23 @@ export interface AwsIdentityDeps extends ChildPlanDeps {
 
 const serverCache = new IdentityCache();
 
-async function sdkProbe(inputs: StsProbeInputs, signal: AbortSignal): Promise<StsProbeResult> {
-  // Loaded on first use: servers without aws_profile targets never pay the SDK's start-up.
-  const { probeCallerIdentity } = await import("./sts-probe.js");
-  return probeCallerIdentity(inputs, signal);
+/**
+ * The SDK-backed probe for a process whose working directory, code directory
+ * and trusted PATH directories are `deps`'. The SDK runs a profile's
+ * `credential_process` through `/bin/sh` (or cmd.exe) by name, with this
+ * process's own PATH: reduced when the server's call side loaded
+ * (mcp/call-path.ts), and reduced again here, before every probe, so that an
+ * entry that has since become writable by others, or a link into the project,
+ * is no longer searched. Reducing only ever drops entries: one dropped at
+ * start-up comes back only with a restart.
+ */
+export function sdkProbeFor(deps: ChildPlanDeps): (inputs: StsProbeInputs, signal: AbortSignal) => Promise<StsProbeResult> {
+  return async (inputs, signal) => {
+    // Loaded on first use: servers without aws_profile targets never pay the SDK's start-up.
+    const { probeCallerIdentity } = await import("./sts-probe.js");
+    restrictOwnPath(process.env, { cwd: deps.cwd, selfDir: deps.selfDir, trustedDirectories: deps.pathTrustedDirectories }, deps.platform);
+    return probeCallerIdentity(inputs, signal);
+  };
 }
 
 function sessionStep(profile: string): string {
@@ -77,7 +91,7 @@ export async function checkAwsIdentity(request: AwsIdentityRequest, deps: AwsIde
   }
   // No request leaves the machine before the records that allowed it are in the file (it throws without them).
   await recordBeforeStart(audit);
-  const result = await (deps.stsProbe ?? sdkProbe)(inputs, request.signal);
+  const result = await (deps.stsProbe ?? sdkProbeFor(deps))(inputs, request.signal);
   switch (result.kind) {
     case "identity":
       if (result.account !== expected) {

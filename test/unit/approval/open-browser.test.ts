@@ -3,23 +3,17 @@
  * in its argv, so it must never be found where the agent can write: real files
  * and the real PATH search, no mocks.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openerLaunch } from "../../../src/approval/open-browser.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
 
 const URL = "http://127.0.0.1:1/a/0123456789abcdef/secret";
-const made: string[] = [];
-
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A project (the server's working directory) with a planted `xdg-open` in node_modules/.bin and at its top, and a system bin dir with the real one. */
 function layout() {
-  const top = mkdtempSync(path.join(os.tmpdir(), "torii-opener-"));
-  made.push(top);
+  // Not below the system temp directory, which the search never enters (temp-dirs.ts).
+  const top = tempDirectory("torii-opener-");
   const project = path.join(top, "project");
   const system = path.join(top, "system-bin");
   for (const dir of [path.join(project, "node_modules", ".bin"), system]) mkdirSync(dir, { recursive: true });

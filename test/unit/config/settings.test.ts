@@ -21,6 +21,7 @@ describe("loadSettings", () => {
       approvalMode: "page",
       approvalTimeoutSeconds: 120,
       approvalSettleSeconds: 5,
+      pathTrustedDirectories: [],
     });
     expect(loadSettings(tempDir())).toEqual(DEFAULT_SETTINGS);
   });
@@ -53,6 +54,7 @@ describe("loadSettings", () => {
       approvalMode: "page",
       approvalTimeoutSeconds: 9,
       approvalSettleSeconds: 0,
+      pathTrustedDirectories: [],
     });
   });
 
@@ -96,6 +98,34 @@ describe("loadSettings", () => {
   it("accepts the bounds", () => {
     const { root } = rootWithSettings(yaml(`max_output_bytes: ${1024 * 1024 * 1024}`, "default_grant_minutes: 1440", "max_concurrent_calls: 256"));
     expect(loadSettings(root).maxOutputBytes).toBe(1024 * 1024 * 1024);
+  });
+
+  it("reads path.trusted_directories, absolute directories in normal form", () => {
+    const { root } = rootWithSettings(yaml("path:", "  trusted_directories:", "    - /usr/local/bin", "    - /home/linuxbrew/.linuxbrew/"));
+    expect(loadSettings(root).pathTrustedDirectories).toEqual(["/usr/local/bin", "/home/linuxbrew/.linuxbrew/"]);
+  });
+
+  it.each([
+    ["bin", "must be an absolute path"],
+    ["~/.local/bin", "must be an absolute path"],
+    ["/usr/local/../bin", "normal form"],
+    ["/usr//local/bin", "normal form"],
+    ["/usr/./local", "normal form"],
+    ["/", "must not be a filesystem root"],
+    ['""', "must not be empty"],
+    ["7", "must be a string"],
+  ])("refuses path.trusted_directories entry %s at its line and column, never trusting more", (entry, detail) => {
+    const { root, file } = rootWithSettings(yaml("path:", "  trusted_directories:", "    - /usr/local/bin", `    - ${entry}`));
+    expectConfigErrorAt(() => loadSettings(root), file, 4, 7, new RegExp(`path\\.trusted_directories\\[1\\]: .*${detail.replace(/[.*]/gu, "\\$&")}`, "u"));
+  });
+
+  it("refuses a path.trusted_directories that is not a list, an unknown path field, and more than 32 entries", () => {
+    const scalar = rootWithSettings(yaml("path:", "  trusted_directories: /usr/local/bin"));
+    expectConfigErrorAt(() => loadSettings(scalar.root), scalar.file, 2, 24, /must be a list of absolute paths/u);
+    const unknown = rootWithSettings(yaml("path:", "  trusted: [/usr/local/bin]"));
+    expectConfigErrorAt(() => loadSettings(unknown.root), unknown.file, 2, 3, /unknown field "trusted"/u);
+    const many = rootWithSettings(yaml("path:", `  trusted_directories: [${Array.from({ length: 33 }, (_, index) => `/opt/d${index}`).join(", ")}]`));
+    expect(catchConfigError(() => loadSettings(many.root)).message).toMatch(/must list at most 32 directories/u);
   });
 
   it("refuses a version other than 1", () => {

@@ -3,19 +3,24 @@
  * to, on real directories with the real trust rule (config/search-trust.ts):
  * entries at or below the working directory by any spelling (links, trailing
  * slashes, doubled slashes), entries writable by group or others, missing
- * entries, and programs that lead into the project through a link. The
- * Windows comparison (case-insensitive) runs with the platform injected.
+ * entries, programs that lead into the project through a link, links on the
+ * way that another user owns or that pass through the project, and shared
+ * temporary directories. Links owned by another user are made with lchown to
+ * uid 65534 (as root). The Windows comparison (case-insensitive) runs with the
+ * platform injected.
  */
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lchownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { restrictOwnPath, searchTrust, skippedPathEntries } from "../../../src/config/search-trust.js";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { restrictOwnPath, searchTrust, sharedTemporaryDirectories, skippedPathEntries } from "../../../src/config/search-trust.js";
 import { ExecutableRefusedError, resolveExecutable } from "../../../src/runtime/resolve-executable.js";
 import { childPathValue, trustedSearchPath, type SearchPathContext } from "../../../src/runtime/search-path.js";
 import { lexicalTrust } from "../../support/search-trust.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
+const isRoot = process.getuid?.() === 0;
+const FOREIGN_UID = 65534;
 
 /** A project (the working directory) with bin directories inside, a trusted system bin, and a link spelling of the project. */
 function layout() {
@@ -141,6 +146,124 @@ posixOnly("entries and programs others can write to", () => {
     });
     expect(skippedPathEntries(`${missing}:${system}:relative`, { cwd: context.cwd, selfDir: context.selfDir }, "linux")).toEqual([
       { entry: "relative", reason: expect.stringMatching(/not an absolute path/u) as string },
+    ]);
+  });
+});
+
+posixOnly("links on the way to an entry or a program", () => {
+  it.skipIf(!isRoot)("drops an entry reached through a link another user owns, at any level, naming a chown -h that fixes it", () => {
+    const { top, system, context } = layout();
+    const libexec = path.join(top, "libexec");
+    mkdirSync(path.join(libexec, "bin"), { recursive: true });
+    symlinkSync(system, path.join(top, "last-link"));
+    symlinkSync(libexec, path.join(top, "middle-link"));
+    symlinkSync(system, path.join(top, "own-link"));
+    for (const link of ["last-link", "middle-link"]) lchownSync(path.join(top, link), FOREIGN_UID, FOREIGN_UID);
+    const entries = [path.join(top, "last-link"), path.join(top, "middle-link", "bin"), path.join(top, "own-link")];
+    const search = trustedSearchPath(entries.join(":"), context);
+    expect(search.directories).toEqual([path.join(top, "own-link")]);
+    expect(search.skipped).toEqual(
+      ["last-link", "middle-link"].map((link, index) => ({
+        entry: entries[index],
+        reason: `${path.join(top, link)}: is a symbolic link that belongs to uid ${FOREIGN_UID}, not to this user (uid 0) or root; fix: chown -h 0 ${path.join(top, link)}`,
+      })),
+    );
+  });
+
+  it.skipIf(!isRoot)("refuses a program that is a link another user owns, and goes on searching", () => {
+    const { top, system, context } = layout();
+    const linked = path.join(top, "linked-bin");
+    mkdirSync(linked);
+    symlinkSync(path.join(system, "mycli"), path.join(linked, "mycli"));
+    lchownSync(path.join(linked, "mycli"), FOREIGN_UID, FOREIGN_UID);
+    const other = path.join(top, "other-bin");
+    mkdirSync(other);
+    tool(other, "mycli");
+    expect(resolveExecutable("mycli", { pathEnv: `${linked}:${other}`, ...context }).path).toBe(path.join(other, "mycli"));
+    expect(() => resolveExecutable("mycli", { pathEnv: linked, ...context })).toThrow(/1 matching program\(s\) refused/u);
+    expect(() => resolveExecutable(path.join(linked, "mycli"), { pathEnv: "", ...context })).toThrow(/symbolic link that belongs to uid 65534/u);
+  });
+
+  it("drops an entry whose link passes through the working directory on the way elsewhere: the project's own links and `..` out of it", () => {
+    const { top, project, system, context } = layout();
+    mkdirSync(path.join(project, "tools"));
+    // The agent owns <project>/current and may repoint it at its own bin directory at any time.
+    symlinkSync(system, path.join(project, "current"));
+    symlinkSync(path.join(project, "current"), path.join(top, "via-project-link"));
+    symlinkSync(`${project}/tools/../../system-bin`, path.join(top, "via-dotdot"));
+    const entries = [path.join(top, "via-project-link"), path.join(top, "via-dotdot")];
+    const search = trustedSearchPath([...entries, system].join(":"), context);
+    expect(search.directories).toEqual([system]);
+    expect(search.skipped).toEqual([
+      { entry: entries[0], reason: `its resolution passes through ${project}, at or below the working directory, which the agent can write to` },
+      { entry: entries[1], reason: `its resolution passes through ${project}, at or below the working directory, which the agent can write to` },
+    ]);
+    expect(childPathValue([...entries, system].join(":"), context)).toBe(system);
+  });
+
+  it("refuses a program whose link passes through the working directory, though it ends outside", () => {
+    const { top, project, system, context } = layout();
+    symlinkSync(system, path.join(project, "current"));
+    const linked = path.join(top, "linked-bin");
+    mkdirSync(linked);
+    symlinkSync(path.join(project, "current", "mycli"), path.join(linked, "mycli"));
+    expect(() => resolveExecutable("mycli", { pathEnv: linked, ...context })).toThrow(/1 matching program\(s\) refused/u);
+    expect(() => resolveExecutable(path.join(linked, "mycli"), { pathEnv: "", ...context })).toThrow(
+      /passes through .*proj, at or below the working directory/u,
+    );
+  });
+});
+
+posixOnly("shared temporary directories", () => {
+  /** A directory only this user may write, made under `parent` (a shared temporary directory), removed after the test. */
+  function privateDirectoryIn(parent: string): string {
+    const dir = mkdtempSync(path.join(parent, "torii-reach-"));
+    onTestFinished(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    chmodSync(dir, 0o700);
+    tool(dir, "mycli");
+    return dir;
+  }
+
+  it("never searches /tmp or anything below it, however private, by name or through a link", () => {
+    const { top, system, context } = layout();
+    const inTmp = privateDirectoryIn("/tmp");
+    symlinkSync(inTmp, path.join(top, "tmp-link"));
+    const entries = [inTmp, path.join(top, "tmp-link")];
+    const search = trustedSearchPath([...entries, system].join(":"), context);
+    expect(search.directories).toEqual([system]);
+    expect(search.skipped).toEqual([
+      { entry: inTmp, reason: "in a shared temporary directory, where anyone can create files first" },
+      { entry: entries[1], reason: "in a shared temporary directory, where anyone can create files first (through a link)" },
+    ]);
+    expect(() => resolveExecutable(path.join(inTmp, "mycli"), { pathEnv: "", ...context })).toThrow(/in a shared temporary directory/u);
+  });
+
+  it("never searches $TMPDIR, compared by real path, nor a program that links into it", () => {
+    const { top, system, context } = layout();
+    const scratch = path.join(top, "scratch");
+    mkdirSync(path.join(scratch, "bin"), { recursive: true });
+    tool(path.join(scratch, "bin"), "mycli");
+    symlinkSync(scratch, path.join(top, "scratch-link"));
+    const linked = path.join(top, "linked-bin");
+    mkdirSync(linked);
+    symlinkSync(path.join(scratch, "bin", "mycli"), path.join(linked, "mycli"));
+    // TMPDIR names the directory by its link; the entry names it by its real path.
+    const withTmpdir: SearchPathContext = { ...context, trust: searchTrust("linux", { env: { TMPDIR: path.join(top, "scratch-link") } }) };
+    expect(trustedSearchPath(`${path.join(scratch, "bin")}:${system}`, withTmpdir).directories).toEqual([system]);
+    expect(() => resolveExecutable("mycli", { pathEnv: linked, ...withTmpdir })).toThrow(/1 matching program\(s\) refused/u);
+    // The same tree, with TMPDIR elsewhere, is searched: the refusal is the temporary directory's.
+    expect(trustedSearchPath(`${path.join(scratch, "bin")}:${system}`, context).directories).toEqual([path.join(scratch, "bin"), system]);
+    expect(resolveExecutable("mycli", { pathEnv: linked, ...context }).path).toBe(path.join(linked, "mycli"));
+  });
+
+  it("names /tmp, /var/tmp, /dev/shm and an absolute $TMPDIR (Windows: %TEMP%, %TMP%, %SystemRoot%\\Temp)", () => {
+    expect(sharedTemporaryDirectories("linux", { TMPDIR: "/run/user/1000/tmp" })).toEqual(["/tmp", "/var/tmp", "/dev/shm", "/run/user/1000/tmp"]);
+    expect(sharedTemporaryDirectories("darwin", { TMPDIR: "relative/tmp" })).toEqual(["/tmp", "/var/tmp", "/dev/shm"]);
+    expect(sharedTemporaryDirectories("win32", { TEMP: "C:\\Users\\ana\\AppData\\Local\\Temp", TMP: "temp", SystemRoot: "C:\\Windows" })).toEqual([
+      "C:\\Users\\ana\\AppData\\Local\\Temp",
+      "C:\\Windows\\Temp",
     ]);
   });
 });
