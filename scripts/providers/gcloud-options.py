@@ -217,7 +217,7 @@ def main():
 
     out += [
         "  # Refused in every spelling whatever the rules say: they run a local program on the caller's",
-        "  # words (scripts/providers/gcloud_local_programs.py).",
+        "  # words, or listen on an address other than loopback (scripts/providers/gcloud_local_programs.py).",
         "  locked_command_options:",
     ] + local_program_rows(tree)
     # Flags that name another project than the target's (gcloud_scope_flags.py).

@@ -141,6 +141,12 @@ export interface LockedCommandOptions {
    */
   readonly allowedValues?: readonly string[];
   /**
+   * The option names an address the CLI listens on (gcloud `--local-host-port`,
+   * emulators' `--host-port`): refused unless its value (glued after `=`, else
+   * the next word) keeps the listener on loopback (loopback-listener.ts).
+   */
+  readonly loopbackOnly?: boolean;
+  /**
    * The option takes one value: `valueContains` reads the glued value or the
    * next word only, not the operands after it (`acr build -r reg ./src`).
    * Absent: every word up to the next option (az `--ids a b`).
