@@ -80,6 +80,7 @@ describe("gcloud: commands that run a local program on the caller's code, a shel
       ["alpha", "code", "clean-up"],
       ["alpha", "functions", "local", "deploy", "f", "--entry-point=main"],
       ["alpha", "interactive"],
+      ["alpha", "spanner", "cli", "db", "--instance=i", "--system-command=ON", "--tee=/tmp/out"],
       ["meta", "debug"],
       ["meta", "list-commands"],
       ["init", "--console-only"],
