@@ -15,8 +15,15 @@ not print (`--authorization-token-file`, `--credential-file-override`,
 The result is cross-checked against the GLOBAL FLAGS / OTHER FLAGS of `gcloud help`.
 
 gcloud's parser refuses abbreviated long options (parser_extensions._get_option_tuples
-returns nothing), so the table only has to be exact. Command-local flags are not
-modelled (`commands: []`): they stay positional in Torii's canonical form.
+returns nothing unless `_ARGCOMPLETE` is set), so the table only has to be exact and
+the section says `abbreviations: none`. Command-local flags are not modelled
+(`commands: []`): they stay positional in Torii's canonical form.
+
+gcloud reads two flags from the whole argv before argparse sees it: `--configuration`
+(named_configs._FlagOverrideStack._FindFlagValue) and `--flags-file`
+(calliope.cli._ApplyFlagsFile, which splices the file's flags in), after `--` too. They
+are written as `prescanned_options`. Each of the three behaviours is checked on the
+SDK's own functions; the script stops when one no longer holds.
 """
 
 import argparse
@@ -58,6 +65,8 @@ def global_flag_rows():
     from googlecloudsdk import gcloud_main
 
     cli = gcloud_main.CreateCLI([])
+    if not sdk_refuses_abbreviations(cli):
+        sys.exit("gcloud's parser reads abbreviated flags: `abbreviations: none` no longer holds")
     ai = cli._TopElement().ai
     rows = []
     for action in ai.flag_args:
@@ -104,6 +113,38 @@ def documented_flags(sdk_root):
     return names
 
 
+# Flags gcloud finds at any position of the argv (checked by sdk_prescanned_options).
+PRESCANNED = ("--configuration", "--flags-file")
+
+
+def sdk_prescanned_options():
+    """PRESCANNED, after checking on the SDK's own functions that each is read after `--` too."""
+    import tempfile
+
+    from googlecloudsdk.calliope import cli
+    from googlecloudsdk.core.configurations import named_configs
+
+    if named_configs._FlagOverrideStack._FindFlagValue(["info", "--", "--configuration", "other"]) != "other":
+        sys.exit("--configuration is no longer read after `--`: review PRESCANNED")
+    with tempfile.TemporaryDirectory() as scratch:
+        flags = os.path.join(scratch, "flags.yaml")
+        with open(flags, "w") as f:
+            f.write("--project: other\n")
+        if "--project=other" not in cli._ApplyFlagsFile(["info", "--", "--flags-file=" + flags]):
+            sys.exit("--flags-file is no longer spliced in after `--`: review PRESCANNED")
+    return list(PRESCANNED)
+
+
+def sdk_refuses_abbreviations(cli):
+    """Whether the root parser finds no option by a prefix (`--proj`) outside shell completion."""
+    completing = os.environ.pop("_ARGCOMPLETE", None)
+    try:
+        return cli._TopElement()._parser._get_option_tuples("--proj") == []
+    finally:
+        if completing is not None:
+            os.environ["_ARGCOMPLETE"] = completing
+
+
 def sdk_version(sdk_root):
     from googlecloudsdk.core import config
 
@@ -141,6 +182,11 @@ def main():
         "argv:",
         "  parser: argparse",
         "  forbidden_value_prefixes: []",
+        "  # gcloud turns argparse's prefix matching off: `--config` is a command's own flag, not --configuration.",
+        "  abbreviations: none",
+        "  # Read from the whole argv before parsing, after `--` too (named_configs, cli._ApplyFlagsFile);",
+        "  # each is locked (targeting.locked_options), so such a token is refused wherever it stands.",
+        "  prescanned_options: [%s]" % ", ".join(sdk_prescanned_options()),
         "  # Root-command flags of gcloud (valid on every command). gcloud refuses abbreviations.",
         "  # Hidden flags are included: the parser accepts them even though help does not show them.",
         "  # Not representable and so not listed: `-h` (a short flag with no long name, distinct",
@@ -171,7 +217,7 @@ def main():
 
     out += [
         "  # Refused in every spelling whatever the rules say: they run a local program on the caller's",
-        "  # words (scripts/providers/gcloud_local_programs.py).",
+        "  # words, or listen on an address other than loopback (scripts/providers/gcloud_local_programs.py).",
         "  locked_command_options:",
     ] + local_program_rows(tree)
     # Flags that name another project than the target's (gcloud_scope_flags.py).

@@ -34,6 +34,7 @@ import {
   SHORT_OPTION_ERROR,
   shortOptionSchema,
 } from "./argv-words.js";
+import { LOCKED_OPTION_FLOOR } from "./locked-floor.js";
 import { lockedCommandOptionsSchema, lockedCommandsSchema } from "./locked-rows.js";
 import { mappingWithin, plainRowsSchema } from "./plain-rows.js";
 import { providerJsonFor } from "./provider-json.js";
@@ -202,6 +203,10 @@ const argvSchema = z
     plugins: z.boolean().optional(),
     /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
     double_dash: z.enum(["separates", "ignored"]).optional(),
+    /** `none`: the CLI reads long options by their full name only (gcloud), GrammarSpec.abbreviations. */
+    abbreviations: z.enum(["prefix", "none"]).optional(),
+    /** Options the CLI reads at any position (gcloud `--configuration`, `--flags-file`); each must be locked (GrammarSpec.prescannedOptions). */
+    prescanned_options: z.array(optionNameSchema).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: lockedCommandOptionsSchema.optional(),
     options: optionTableSchema.default([]),
@@ -232,6 +237,14 @@ const argvSchema = z
     if (argv.double_dash === "ignored" && argv.parser !== "argparse") {
       ctx.addIssue({ code: "custom", path: ["double_dash"], message: "double_dash: ignored is modelled for the argparse parser only" });
     }
+    if (argv.abbreviations !== undefined && argv.parser !== "argparse") {
+      ctx.addIssue({ code: "custom", path: ["abbreviations"], message: "abbreviations is modelled for the argparse parser only (pflag reads none)" });
+    }
+    argv.prescanned_options?.forEach((name, index) => {
+      if (argv.prescanned_options?.indexOf(name) !== index) {
+        ctx.addIssue({ code: "custom", path: ["prescanned_options", index], message: `${name} is listed more than once` });
+      }
+    });
     if (argv.parser === "pflag") {
       checkPflagNames(argv.options, ["options"], ctx);
       argv.commands.forEach((scope, index) => {
@@ -421,6 +434,18 @@ export const providerFileSchema = z
       .optional(),
   })
   .superRefine((provider, ctx) => {
+    // A prescanned option takes effect at any position, after `--` too, where no rule reads it: only a locked one is modelled.
+    const mode = provider.targeting?.mode;
+    const locked = new Set([...(mode === undefined ? [] : LOCKED_OPTION_FLOOR[mode]), ...(provider.targeting?.locked_options ?? [])]);
+    provider.argv?.prescanned_options?.forEach((name, index) => {
+      if (!locked.has(name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["argv", "prescanned_options", index],
+          message: `${name} must be a locked option (targeting.locked_options): the CLI reads it at any position, where no rule sees it`,
+        });
+      }
+    });
     const strategy = provider.auth?.strategy;
     if (provider.targeting?.mode === "aws_profile" && strategy !== undefined && strategy !== "inherited") {
       // The AWS CLI itself must resolve the human-pinned profile; collected credentials would bypass it.
@@ -462,6 +487,8 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     ...(argv.file_reads === undefined ? {} : { fileReads: rowsPerTrack(argv.file_reads).map(toFileWriteSpec) }),
     ...(argv.plugins === undefined ? {} : { plugins: argv.plugins }),
     ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
+    ...(argv.abbreviations === undefined ? {} : { abbreviations: argv.abbreviations }),
+    ...(argv.prescanned_options === undefined ? {} : { prescannedOptions: [...argv.prescanned_options] }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {
@@ -471,6 +498,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             ...(row.tail === undefined ? {} : { tail: row.tail }),
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
             ...(row.allowed_values === undefined ? {} : { allowedValues: [...row.allowed_values] }),
+            ...(row.loopback_only === undefined ? {} : { loopbackOnly: row.loopback_only }),
             ...(row.single_value === undefined ? {} : { singleValue: row.single_value }),
             ...(row.exact === undefined ? {} : { exact: row.exact }),
             ...(row.why === undefined ? {} : { why: row.why }),

@@ -3,8 +3,10 @@
  * for the options in the provider's table (the CLI's global options):
  *
  * - a long option may be abbreviated to any unambiguous prefix (`--prof` is
- *   `--profile`; `allow_abbrev` is never turned off by these CLIs), also in the
- *   `--prof=value` form; an ambiguous prefix is an error;
+ *   `--profile`, the aws and az CLIs keep `allow_abbrev`), also in the
+ *   `--prof=value` form; an ambiguous prefix is an error. A CLI that turns
+ *   prefixes off (`abbreviations: none`, gcloud) reads only full names, and a
+ *   prefix is an unknown token handed to the command's parser;
  * - `-o=json`, `-ojson` and `-o json` are equal; boolean shorts cluster (`-vh`);
  * - a known option's separate value may not start with `-` (argparse would read
  *   it as the next option and fail);
@@ -21,10 +23,17 @@ import type { CanonicaliseResult, OptionSpec } from "./types.js";
 
 const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/u;
 
-/** Resolves `--name` by exact match or unambiguous prefix, as argparse does. */
-function resolveLong(name: string, table: OptionTable, builder: CanonicalBuilder, token: string, index: number): OptionSpec | undefined {
+/** Resolves `--name` by exact match or, where the CLI allows it, unambiguous prefix, as argparse does. */
+function resolveLong(
+  name: string,
+  table: OptionTable,
+  grammar: CompiledGrammar,
+  builder: CanonicalBuilder,
+  token: string,
+  index: number,
+): OptionSpec | undefined {
   const exact = table.byLong.get(name);
-  if (exact !== undefined) return exact;
+  if (exact !== undefined || !grammar.prefixAbbreviations) return exact;
   const candidates = table.longNames.filter((long) => long.startsWith(name));
   if (candidates.length === 1) return table.byLong.get(candidates[0] as string);
   if (candidates.length > 1) {
@@ -118,7 +127,7 @@ function parseWith(argv: readonly string[], grammar: CompiledGrammar, table: Opt
     if (name === "--") {
       builder.reject("argv-rejected", token, i, `argument ${i} is not a valid option`);
     }
-    const spec = resolveLong(name, table, builder, token, i);
+    const spec = resolveLong(name, table, grammar, builder, token, i);
     if (spec === undefined) {
       // Unknown to the global parser: the command's own option, kept in place.
       builder.positional(token, i);

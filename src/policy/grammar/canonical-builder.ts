@@ -64,11 +64,24 @@ export class CanonicalBuilder {
     // Every token, whatever the parser makes of it: an option's value, a glued value, a positional, the tail.
     const locked = this.strict ? findLockedValue(token, index, this.grammar.lockedValues) : undefined;
     if (locked !== undefined) throw new Rejected(locked);
+    if (this.strict) this.checkPrescanned(token, index);
     const store = this.strict ? credentialStoreIn(token) : undefined;
     if (store !== undefined) {
       this.reject("forbidden-value", token, index, `argument ${index} names a path into a credential store (${store}); Torii never lets a CLI read it`);
     }
     this.checkValue(token, index);
+  }
+
+  /**
+   * A CLI that scans the whole argv for an option before parsing it (gcloud's
+   * `--configuration`, `--flags-file`) reads `--name` or `--name=value` as that
+   * option wherever it stands: an option's value, an operand, after `--`. Every
+   * raw token passes here, so the lock holds at every one of those places.
+   */
+  private checkPrescanned(token: string, index: number): void {
+    for (const name of this.grammar.prescanned) {
+      if (token === name || token.startsWith(`${name}=`)) this.checkLocked(undefined, name, token, index);
+    }
   }
 
   /** Rejects option names with non-ASCII, control or space characters. */

@@ -16,6 +16,7 @@
  * reading more words here can only refuse more.
  */
 import { bodyOption, namesBodyOption } from "./body-option.js";
+import { isLoopbackListener } from "./loopback-listener.js";
 import type { SitedToken } from "./fetched-values.js";
 import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions } from "./types.js";
 
@@ -76,18 +77,28 @@ function lockedCommandRejection(argv: ParsedArgv, words: readonly SitedToken[], 
   };
 }
 
+/** Why a use of a command-scoped locked option is refused; it names the option and command, never the agent's value. */
+function lockedOptionReason(scoped: LockedCommandOptions, option: string, index: number): string {
+  const where = scoped.command.length === 0 ? "any command" : `"${scoped.command.join(" ")}"`;
+  if (scoped.loopbackOnly === true && option !== "--") {
+    const why = scoped.why ?? "the listener would be reachable from other machines";
+    return `argument ${index} sets ${option} of ${where} to an address other than this machine's loopback (or none): ${why}. No rule, grant or approval can allow it; give localhost:PORT, 127.0.0.1:PORT or [::1]:PORT`;
+  }
+  const what = option === "--" ? "starts the -- arguments" : `sets ${option}`;
+  if (scoped.why === undefined) {
+    return `argument ${index} ${what} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`;
+  }
+  return `argument ${index} ${what} of ${where}, which is refused for every target of this provider: ${scoped.why}. No rule, grant or approval can allow it`;
+}
+
 function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scoped: LockedCommandOptions): ArgvRejection | undefined {
   if (!startsWith(words, scoped.command)) return undefined;
-  const where = scoped.command.length === 0 ? "any command" : `"${scoped.command.join(" ")}"`;
   const reject = (option: string, token: string, index: number): ArgvRejection => ({
     kind: "locked-option",
     token,
     index,
     option,
-    reason:
-      scoped.why === undefined
-        ? `argument ${index} ${option === "--" ? "starts the -- arguments" : `sets ${option}`} of ${where}, which Torii controls for this provider (it would leave the target's endpoint, region or scope); the operator chooses it through the target`
-        : `argument ${index} ${option === "--" ? "starts the -- arguments" : `sets ${option}`} of ${where}, which is refused for every target of this provider: ${scoped.why}. No rule, grant or approval can allow it`,
+    reason: lockedOptionReason(scoped, option, index),
   });
   const tail = scoped.tail === true ? argv.tail[0] : undefined;
   if (tail !== undefined) return reject("--", "--", tail.index - 1);
@@ -108,7 +119,8 @@ function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scope
 
 /**
  * Whether this use of the option is refused: its value (`glued` to the token,
- * else the next word) is not one of the entry's `allowedValues`, or its values
+ * else the next word) is not one of the entry's `allowedValues`, or not a
+ * loopback listener address for a `loopbackOnly` entry, or its values
  * (`glued`, else the words up to the next option, or the next word of a
  * `singleValue` option) hold the entry's
  * `valueContains`; always true with neither.
@@ -119,7 +131,11 @@ function valueMatches(scoped: LockedCommandOptions, glued: string | undefined, f
     const value = glued ?? following[0]?.token;
     if (value === undefined || !scoped.allowedValues.includes(value)) return true;
   }
-  if (scoped.valueContains === undefined) return scoped.allowedValues === undefined;
+  if (scoped.loopbackOnly === true) {
+    const value = glued ?? following[0]?.token;
+    if (value === undefined || !isLoopbackListener(value)) return true;
+  }
+  if (scoped.valueContains === undefined) return scoped.allowedValues === undefined && scoped.loopbackOnly !== true;
   const needle = scoped.valueContains.toLowerCase();
   const end = scoped.singleValue === true ? 1 : following.findIndex((site) => isOptionLike(site.token));
   const values = glued === undefined ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [glued];

@@ -45,6 +45,10 @@ export interface CompiledGrammar {
   readonly lockedValues: readonly CompiledLockedValue[];
   /** Whether the CLI drops `--` instead of ending its options there (GrammarSpec.doubleDash). */
   readonly doubleDashIgnored: boolean;
+  /** Whether a long option may be given by an unambiguous prefix (GrammarSpec.abbreviations). */
+  readonly prefixAbbreviations: boolean;
+  /** Options the CLI reads at any position of the argv (GrammarSpec.prescannedOptions). */
+  readonly prescanned: readonly string[];
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -60,9 +64,12 @@ function buildTable(options: readonly OptionSpec[]): OptionTable {
 /**
  * Compiles a grammar. A locked option missing from the table is added as a
  * value-taking global, so its `=` form, its abbreviations and the value it
- * would swallow are still recognised.
+ * would swallow are still recognised. The spec's prescanned options are
+ * locked too, whatever `providerLocked` says (the schema also requires it).
  */
-export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string[], lockedCommands: readonly LockedCommand[] = []): CompiledGrammar {
+export function compileGrammar(spec: GrammarSpec, providerLocked: readonly string[], lockedCommands: readonly LockedCommand[] = []): CompiledGrammar {
+  // A prescanned option takes effect wherever it stands, where no rule could see it: the broker owns it.
+  const lockedOptions = [...new Set([...providerLocked, ...(spec.prescannedOptions ?? [])])];
   const declared = new Set<string>(spec.options.map((option) => option.name));
   for (const scope of spec.commands) for (const option of scope.options) declared.add(option.name);
   const implicitLocked: OptionSpec[] = lockedOptions.filter((name) => !declared.has(name)).map((name) => ({ name, value: "required", repeatable: false }));
@@ -84,6 +91,8 @@ export function compileGrammar(spec: GrammarSpec, lockedOptions: readonly string
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
     lockedValues: compileLockedValues(spec.lockedValues),
     doubleDashIgnored: spec.doubleDash === "ignored",
+    prefixAbbreviations: spec.abbreviations !== "none",
+    prescanned: spec.prescannedOptions ?? [],
   };
 }
 

@@ -70,6 +70,22 @@ export interface GrammarSpec {
    * repeated), so canonicalisation drops it too and every check reads one call.
    */
   readonly doubleDash?: "separates" | "ignored";
+  /**
+   * Whether the CLI reads a long option by an unambiguous prefix (argparse's
+   * `allow_abbrev`). `prefix` (absent): `--prof` is `--profile` (aws, az).
+   * `none`: only the full name counts, and a prefix is another token for the
+   * command's own parser (gcloud turns argparse's prefix matching off, so
+   * `builds submit --config=x` is the command's `--config`, not `--configuration`).
+   */
+  readonly abbreviations?: "prefix" | "none";
+  /**
+   * Options the CLI finds by scanning the whole argv before it parses it
+   * (gcloud's `--configuration` and `--flags-file`): a token spelling one
+   * (`--name` or `--name=value`) takes effect at any position, as an option's
+   * value, among operands and after `--`. Each must be a locked option; such a
+   * token is refused wherever it stands (absent: none).
+   */
+  readonly prescannedOptions?: readonly string[];
 }
 
 /**
@@ -124,6 +140,12 @@ export interface LockedCommandOptions {
    * value glued after `=` or the next word counts (a single-value option).
    */
   readonly allowedValues?: readonly string[];
+  /**
+   * The option names an address the CLI listens on (gcloud `--local-host-port`,
+   * emulators' `--host-port`): refused unless its value (glued after `=`, else
+   * the next word) keeps the listener on loopback (loopback-listener.ts).
+   */
+  readonly loopbackOnly?: boolean;
   /**
    * The option takes one value: `valueContains` reads the glued value or the
    * next word only, not the operands after it (`acr build -r reg ./src`).

@@ -60,6 +60,7 @@ describe("rows the plain reading leaves to zod", () => {
     { ...option, allowed_values: [] },
     { ...option, allowed_values: [""] },
     { ...option, single_value: false },
+    { ...option, loopback_only: false },
     { ...option, exact: "yes" },
     { ...option, why: "" },
     { ...option, extra: 1 },

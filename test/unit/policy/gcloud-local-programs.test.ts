@@ -66,3 +66,35 @@ describe("provider.yaml: locked_command_options rows with tail", () => {
     expect(loadProviderDocument(file).value.argv?.locked_command_options).toEqual([{ command: ["docker"], options: [], tail: true }]);
   });
 });
+
+describe("gcloud: commands that run a local program on the caller's code, a shell or the SDK's maintenance group are refused whatever the rules", () => {
+  const decideBroad = (argv: readonly string[]) => evaluatePolicy(compilePolicy(gcloud, { shared: ruleList([], ["/.*/"]) }), argv).decision;
+
+  it.each(
+    [
+      ["ai-platform", "local", "train", "--module-name=trainer.task", "--package-path=."],
+      ["ai-platform", "local", "predict", "--model-dir=m", "--json-instances=i.json"],
+      ["beta", "ml-engine", "local", "train", "--module-name=t", "--package-path=."],
+      ["ai", "custom-jobs", "local-run", "--executor-image-uri=img", "--script=train.py"],
+      ["beta", "code", "dev", "--dockerfile=Dockerfile"],
+      ["alpha", "code", "clean-up"],
+      ["alpha", "functions", "local", "deploy", "f", "--entry-point=main"],
+      ["alpha", "interactive"],
+      ["alpha", "spanner", "cli", "db", "--instance=i", "--system-command=ON", "--tee=/tmp/out"],
+      ["meta", "debug"],
+      ["meta", "list-commands"],
+      ["init", "--console-only"],
+      ["beta", "init"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("gcloud %s is refused", (_, argv) => {
+    const decision = decideBroad(argv);
+    expect(decision).toMatchObject({ result: "deny", source: "locked-command" });
+    expect(decision.reason).toMatch(/local program|shell|maintenance group|configuration/u);
+  });
+
+  it("their remote neighbours stay up to the rules", () => {
+    expect(decideBroad(["ai-platform", "jobs", "list"]).result).toBe("accept");
+    expect(decideBroad(["ai", "custom-jobs", "list", "--region=r"]).result).toBe("accept");
+    expect(decideBroad(["functions", "list"]).result).toBe("accept");
+  });
+});
