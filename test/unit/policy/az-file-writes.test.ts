@@ -36,7 +36,7 @@ describe("az calls that write a local file need a rule naming the command", () =
     [["storage blob"], ["storage", "blob", "download-batch", "-s", "c", "-d", "/root/.azure-old"]],
     [["keyvault"], ["keyvault", "secret", "download", "--vault-name", "v", "-n", "s", "-f", CONFIG]],
     [["keyvault"], ["keyvault", "secret", "backup", "--vault-name", "v", "-n", "s", "--file", CONFIG]],
-    [["aks"], ["aks", "install-cli", "--install-location", "/usr/local/bin/kubectl"]],
+    [["aks"], ["aks", "create", "-g", "g", "-n", "c", "--generate-ssh-keys", "--ssh-key-value", "/root/.kube-old/config.pub"]],
     [["/^bicep /"], ["bicep", "build", "--file", "main.bicep", "--outfile", CONFIG]],
     // Red team 9 F2: a name-shape candidate on a writing verb, a module Debian's az cannot load.
     [["network"], ["network", "private-dns", "zone", "export", "-g", "g", "-n", "z", "-f", BASHRC]],
