@@ -76,6 +76,11 @@ CALL_MARKERS = {
 
 def command_table():
     """The installed az's command table, every core module loaded, with a scratch config dir."""
+    return commands_loader().command_table
+
+
+def commands_loader():
+    """az's main commands loader with every core module's command table loaded (arguments load per command)."""
     os.environ["AZURE_CONFIG_DIR"] = tempfile.mkdtemp(prefix="az-command-code-")
     logging.disable(logging.CRITICAL)
     from azure.cli.core import get_default_cli
@@ -84,10 +89,11 @@ def command_table():
     cli.invocation = cli.invocation_cls(cli_ctx=cli, parser_cls=cli.parser_cls, commands_loader_cls=cli.commands_loader_cls, help_cls=cli.help_cls)
     loader = cli.invocation.commands_loader
     loader.load_command_table(None)
-    return loader.command_table
+    return loader
 
 
 def _handler(command):
+    """A custom command's Python function (`module#function` of its operation), or None."""
     op_path = getattr(command.command_kwargs.get("command_operation"), "op_path", None) or ""
     module, _, attr = op_path.partition("#")
     if not module.startswith(OWN) or not attr:

@@ -26,7 +26,7 @@ const listing = readFileSync(at("scripts/providers/az-local-programs.txt"), "utf
   .filter((line) => line !== "" && !line.startsWith("#"))
   .map((line) => {
     const [command = "", rest = ""] = line.split("  # ");
-    return { command: command.split(" "), verdict: rest.split(":")[0] };
+    return { command: command.split(" "), verdict: rest.split(":")[0] ?? "" };
   });
 
 describe("az commands that install or start local programs are refused whatever the rules", () => {
