@@ -193,11 +193,11 @@ def main():
     text = "\n".join(lines) + "\n"
     # Arguments az reads from a bare path (az_file_reads.py, from its committed listing): kept when
     # this section is rewritten, so running this generator alone never drops them.
-    from az_file_reads import COMMENT as FILE_READS_COMMENT, LISTING as FILE_READS_LISTING
+    from az_file_reads import COMMENT as FILE_READS_COMMENT, LISTING as FILE_READS_LISTING, provider_lines
     from file_reads_yaml import splice, yaml_rows as file_read_rows
 
     with open(FILE_READS_LISTING) as f:
-        text = splice(text, FILE_READS_COMMENT, file_read_rows(f.read().splitlines()))
+        text = splice(text, FILE_READS_COMMENT, file_read_rows(provider_lines(f.read().splitlines())))
 
     if opts.write:
         with open(opts.write) as f:
