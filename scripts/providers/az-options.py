@@ -177,23 +177,27 @@ def main():
     # Arguments that write a local file the caller names (az_file_writes.py, from the committed listing).
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from az_file_writes import yaml_rows as file_write_rows
+    from az_default_writes import yaml_rows as default_write_rows
 
     lines += [
         "  # Arguments that write a local file the caller names (`storage blob download -f`,",
         "  # `keyvault secret download -f`, `aks install-cli --install-location`): a broad accept",
         "  # rule never accepts them, a rule names the command path (scripts/providers/az_file_writes.py).",
+        "  # Then the commands that write at a default place with no argument naming it",
+        "  # (`vm create --generate-ssh-keys`: ~/.ssh/id_rsa; `webapp up`: .azure/config of the",
+        "  # working directory), held alike (scripts/providers/az_default_writes.py).",
         "  file_writes:",
-    ] + file_write_rows()
+    ] + file_write_rows() + default_write_rows()
     lines.append("  # Command arguments are not modelled (they stay positional in canonical form).")
     lines.append("  commands: []")
     text = "\n".join(lines) + "\n"
     # Arguments az reads from a bare path (az_file_reads.py, from its committed listing): kept when
     # this section is rewritten, so running this generator alone never drops them.
-    from az_file_reads import COMMENT as FILE_READS_COMMENT, LISTING as FILE_READS_LISTING
+    from az_file_reads import COMMENT as FILE_READS_COMMENT, LISTING as FILE_READS_LISTING, provider_lines
     from file_reads_yaml import splice, yaml_rows as file_read_rows
 
     with open(FILE_READS_LISTING) as f:
-        text = splice(text, FILE_READS_COMMENT, file_read_rows(f.read().splitlines()))
+        text = splice(text, FILE_READS_COMMENT, file_read_rows(provider_lines(f.read().splitlines())))
 
     if opts.write:
         with open(opts.write) as f:

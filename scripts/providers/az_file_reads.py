@@ -162,6 +162,13 @@ def lines(root):
     return sorted(out)
 
 
+def provider_lines(listing):
+    """The `file_reads:` rows' listing lines: this script's, with the uploads of az_uploads.py's committed listing."""
+    from az_uploads import listing_lines as upload_lines
+
+    return sorted(set(listing) | set(upload_lines()))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true")
@@ -179,7 +186,7 @@ def main():
         return
     open(LISTING, "w").write(text)
     provider = open(PROVIDER).read()
-    open(PROVIDER, "w").write(splice(provider, COMMENT, yaml_rows(listing)))
+    open(PROVIDER, "w").write(splice(provider, COMMENT, yaml_rows(provider_lines(listing))))
     sys.stderr.write("%d arguments read a local path\n" % len(listing))
 
 

@@ -103,11 +103,15 @@ interface FileWriteRow {
   readonly operand?: string;
   readonly option?: string;
   readonly short?: string;
+  /** Where the command writes when no argument names a place (`~/.kube/config`); file_writes only. */
+  readonly default_path?: string;
   /** The release tracks the row holds in (release-tracks.ts); absent: its command path as written. */
   readonly tracks?: readonly string[];
 }
 
-const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short", "tracks"]);
+const FILE_WRITE_FIELDS: ReadonlySet<string> = new Set(["command", "operand", "option", "short", "default_path", "tracks"]);
+/** A default place as the CLI writes it: absolute, `~/…` or relative to the working directory; printable, one line. */
+const DEFAULT_PATH = /^[\x21-\x7e][\x20-\x7e]{0,199}$/u;
 
 /** A field's value against a pattern: the path and message of the problem, or undefined. */
 function badString(value: unknown, pattern: RegExp, path: readonly (string | number)[], message: string): FileWriteProblem | undefined {
@@ -126,12 +130,15 @@ interface FileWriteProblem {
  * plain pass. Generated tables hold hundreds of rows (gcloud: over 500), and
  * zod's per-row pipeline cost tens of milliseconds of a cold start-up.
  */
-function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
+function fileWriteProblem(row: unknown, kind: "write" | "read"): FileWriteProblem | undefined {
   if (typeof row !== "object" || row === null || Array.isArray(row)) return { path: [], message: "a file write must be a mapping" };
   const fields = row as Readonly<Record<string, unknown>>;
   const unknown = Object.keys(fields).find((key) => !FILE_WRITE_FIELDS.has(key));
-  if (unknown !== undefined) return { path: [unknown], message: `unknown field "${unknown}"` };
-  const { command, operand, option, short, tracks } = fields;
+  if (unknown !== undefined || (kind === "read" && "default_path" in fields)) {
+    const field = unknown ?? "default_path";
+    return { path: [field], message: `unknown field "${field}"` };
+  }
+  const { command, operand, option, short, default_path: defaultPath, tracks } = fields;
   if (!Array.isArray(command) || command.length === 0) return { path: ["command"], message: "a command path needs at least one word" };
   for (const [index, word] of command.entries()) {
     const problem = badString(word, COMMAND_WORD, ["command", index], COMMAND_WORD_ERROR);
@@ -140,25 +147,34 @@ function fileWriteProblem(row: unknown): FileWriteProblem | undefined {
   const fieldProblem =
     (operand === undefined ? undefined : badString(operand, COMMAND_WORD, ["operand"], COMMAND_WORD_ERROR)) ??
     (option === undefined ? undefined : badString(option, OPTION_NAME, ["option"], OPTION_NAME_ERROR)) ??
-    (short === undefined ? undefined : badString(short, SHORT_OPTION, ["short"], SHORT_OPTION_ERROR));
+    (short === undefined ? undefined : badString(short, SHORT_OPTION, ["short"], SHORT_OPTION_ERROR)) ??
+    (defaultPath === undefined
+      ? undefined
+      : badString(defaultPath, DEFAULT_PATH, ["default_path"], "a default path is one line of printable ASCII, at most 200 characters"));
   if (fieldProblem !== undefined) return fieldProblem;
   const trackProblem = tracksProblem(tracks, isCommandWord);
   if (trackProblem !== undefined) return { path: ["tracks"], message: trackProblem };
-  if ((operand === undefined) === (option === undefined)) return { path: [], message: "a file write names either an operand or an option" };
+  if (operand !== undefined && option !== undefined) return { path: [], message: "a file write names either an operand or an option" };
+  if (operand !== undefined && defaultPath !== undefined)
+    return { path: [], message: "a default path goes with an option or with the command alone, not with an operand" };
+  if (operand === undefined && option === undefined && defaultPath === undefined) {
+    return { path: [], message: "a file write names an operand, an option or a default path" };
+  }
   if (short !== undefined && option === undefined) return { path: [], message: "a file write's short form goes with its option" };
   return undefined;
 }
 
-/** `argv.file_writes`, each row checked by fileWriteProblem. */
-const fileWritesSchema = z
-  .array(z.unknown())
-  .superRefine((rows, ctx) => {
-    rows.forEach((row, index) => {
-      const problem = fileWriteProblem(row);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", path: [index, ...problem.path], message: problem.message });
-    });
-  })
-  .transform((rows) => rows as readonly FileWriteRow[]);
+/** `argv.file_writes` or (without `default_path`) `argv.file_reads`, each row checked by fileWriteProblem. */
+const fileRowsSchema = (kind: "write" | "read") =>
+  z
+    .array(z.unknown())
+    .superRefine((rows, ctx) => {
+      rows.forEach((row, index) => {
+        const problem = fileWriteProblem(row, kind);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", path: [index, ...problem.path], message: problem.message });
+      });
+    })
+    .transform((rows) => rows as readonly FileWriteRow[]);
 
 /** `policy.resource_types`: the CLI's resource types, read in one spelling by rules (src/policy/resource-types.ts). */
 const resourceTypesSchema = z.strictObject({
@@ -196,9 +212,9 @@ const argvSchema = z
     parser: z.enum(["pflag", "argparse", "plain"]).default("plain"),
     forbidden_value_prefixes: z.array(z.string().min(1, { error: "a forbidden value prefix must not be empty" })).default([]),
     fetched_values: fetchedValuesSchema.optional(),
-    file_writes: fileWritesSchema.optional(),
+    file_writes: fileRowsSchema("write").optional(),
     /** Arguments the CLI reads as a local path with no marker (src/policy/file-reads.ts); rows as `file_writes`. */
-    file_reads: fileWritesSchema.optional(),
+    file_reads: fileRowsSchema("read").optional(),
     /** An unknown command word runs a plugin program from PATH (`kubectl foo`): such a call is a file write (src/policy/file-writes.ts). */
     plugins: z.boolean().optional(),
     /** `ignored`: the CLI drops every `--` (the AWS CLI), so Torii drops it too (GrammarSpec.doubleDash). */
@@ -519,7 +535,9 @@ function toFetchedValueSpec(fetched: z.output<typeof fetchedValuesSchema>): Fetc
 function toFileWriteSpec(row: Omit<FileWriteRow, "tracks">): FileWriteSpec {
   const command = [...row.command];
   if (row.operand !== undefined) return { command, operand: row.operand };
-  return row.short === undefined ? { command, option: row.option as string } : { command, option: row.option as string, short: row.short };
+  const where = row.default_path === undefined ? {} : { defaultPath: row.default_path };
+  if (row.option === undefined) return { command, ...where };
+  return row.short === undefined ? { command, option: row.option, ...where } : { command, option: row.option, short: row.short, ...where };
 }
 
 function toOptionSpec(row: OptionRow): OptionSpec {

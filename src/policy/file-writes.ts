@@ -122,9 +122,11 @@ export function fileWriteReason(tool: string, write: LocalWrite): string {
     );
   }
   const path = write.command.join(" ");
+  const rule = `only an accept rule that names "${path}" accepts it, so a grant or the operator's approval is needed`;
+  if (write.defaultPath !== undefined) {
+    const when = write.option === undefined ? "" : ` when given ${write.option}`;
+    return `${tool} ${path} writes a local file at its default place, ${write.defaultPath}${when}, unless an argument names another; ${rule}`;
+  }
   const argument = write.option ?? `its ${write.operand ?? "outfile"} operand`;
-  return (
-    `${tool} ${path} can write a local file at the path given by ${argument}; ` +
-    `only an accept rule that names "${path}" accepts it, so a grant or the operator's approval is needed`
-  );
+  return `${tool} ${path} can write a local file at the path given by ${argument}; ${rule}`;
 }

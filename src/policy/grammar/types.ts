@@ -102,6 +102,13 @@ export interface FileWriteSpec {
   readonly option?: string;
   /** The option's short form (az `-f`), when it has one. */
   readonly short?: string;
+  /**
+   * Where the command writes with no argument naming a place (`az aks get-credentials`:
+   * `~/.kube/config`). Without `option`, every call writes there; with it, a call giving
+   * the option does (`vm create --generate-ssh-keys`: `~/.ssh/id_rsa`). Table words, so a
+   * reason may quote it.
+   */
+  readonly defaultPath?: string;
 }
 
 /**

@@ -274,12 +274,25 @@ describe("provider.yaml: argv", () => {
         "  file_writes:",
         "    - { command: [s3, cp], operand: destination }",
         "    - { command: [storage, blob, download], option: --file, short: -f }",
+        '    - { command: [aks, get-credentials], default_path: "~/.kube/config" }',
+        '    - { command: [vm, create], option: --generate-ssh-keys, default_path: "~/.ssh/id_rsa" }',
       ),
     );
     expect(grammar.fileWrites).toEqual([
       { command: ["s3", "cp"], operand: "destination" },
       { command: ["storage", "blob", "download"], option: "--file", short: "-f" },
+      { command: ["aks", "get-credentials"], defaultPath: "~/.kube/config" },
+      { command: ["vm", "create"], option: "--generate-ssh-keys", defaultPath: "~/.ssh/id_rsa" },
     ]);
+  });
+
+  it("refuses a default_path in file_reads: a default place is where a command writes", () => {
+    expectProviderError(
+      ["argv:", "  parser: argparse", "  file_reads:", '    - { command: [webapp, up], default_path: ".azure/config" }'],
+      8,
+      46,
+      /argv\.file_reads\[0\]\.default_path: unknown field "default_path"/,
+    );
   });
 
   it.each([
@@ -295,7 +308,15 @@ describe("provider.yaml: argv", () => {
       7,
       /argv\.file_writes\[0\]: a file write names either an operand or an option/,
     ],
-    ["neither an operand nor an option", "{ command: [cp] }", 8, 7, /argv\.file_writes\[0\]: a file write names either an operand or an option/],
+    ["no operand, option or default path", "{ command: [cp] }", 8, 7, /argv\.file_writes\[0\]: a file write names an operand, an option or a default path/],
+    [
+      "a default path with an operand",
+      '{ command: [cp], operand: dest, default_path: "~/x" }',
+      8,
+      7,
+      /argv\.file_writes\[0\]: a default path goes with an option or with the command alone/,
+    ],
+    ["a default path on two lines", '{ command: [cp], default_path: "a\\nb" }', 8, 38, /argv\.file_writes\[0\]\.default_path: a default path is one line/],
     [
       "a short form without its option",
       "{ command: [cp], operand: dest, short: -f }",

@@ -36,7 +36,7 @@ describe("az calls that write a local file need a rule naming the command", () =
     [["storage blob"], ["storage", "blob", "download-batch", "-s", "c", "-d", "/root/.azure-old"]],
     [["keyvault"], ["keyvault", "secret", "download", "--vault-name", "v", "-n", "s", "-f", CONFIG]],
     [["keyvault"], ["keyvault", "secret", "backup", "--vault-name", "v", "-n", "s", "--file", CONFIG]],
-    [["aks"], ["aks", "install-cli", "--install-location", "/usr/local/bin/kubectl"]],
+    [["aks"], ["aks", "create", "-g", "g", "-n", "c", "--generate-ssh-keys", "--ssh-key-value", "/root/.kube-old/config.pub"]],
     [["/^bicep /"], ["bicep", "build", "--file", "main.bicep", "--outfile", CONFIG]],
     // Red team 9 F2: a name-shape candidate on a writing verb, a module Debian's az cannot load.
     [["network"], ["network", "private-dns", "zone", "export", "-g", "g", "-n", "z", "-f", BASHRC]],
@@ -65,7 +65,7 @@ describe("az calls that write a local file need a rule naming the command", () =
   it("calls whose candidate arguments were reviewed as reads stay with the broad rule", () => {
     expect(decide(az, ["storage"], ["storage", "fs", "file", "download", "-f", "fs", "--path", "/x/y", "-d", "out"]).result).toBe("unresolved");
     expect(decide(az, ["storage"], ["storage", "fs", "file", "download", "-f", "fs", "--path", "/x/y"]).result).toBe("accept");
-    expect(decide(az, ["acr"], ["acr", "build", "-r", "r", "--file", "Dockerfile", "."]).result).toBe("accept");
+    expect(decide(az, ["aks"], ["aks", "get-versions", "--location", "westus"]).result).toBe("accept");
     expect(decide(az, ["vm"], ["vm", "user", "update", "-g", "g", "-n", "v", "-u", "u", "--ssh-key-value", "/root/.ssh/k.pub"]).result).toBe("accept");
   });
 });
@@ -102,13 +102,63 @@ describe("the generated table against its review", () => {
   });
 
   it("provider.yaml's file_writes are exactly the listed writers, every long alias and short form included", () => {
-    const rows = (bundledProviderConfig("az").argv?.file_writes ?? []).map((row) => `${row.command.join(" ")} ${row.option ?? ""} ${row.short ?? ""}`.trim());
+    const rows = (bundledProviderConfig("az").argv?.file_writes ?? [])
+      .filter((row) => row.default_path === undefined)
+      .map((row) => `${row.command.join(" ")} ${row.option ?? ""} ${row.short ?? ""}`.trim());
     const writers = listing
       .filter((line) => line.verdict === "write")
       .flatMap((line) => line.longs.map((option, i) => `${line.command} ${option}${i === 0 && line.short ? ` ${line.short}` : ""}`));
     expect(rows.sort()).toEqual(writers.sort());
     expect(writers).toContain("network dns zone export --file-name -f");
     expect(writers).toContain("dls fs download --destination-path");
+  });
+});
+
+/** The committed default-place listing's writes: `command words [--option] -> path  # writes`. */
+const defaultWrites = readFileSync(at("scripts/providers/az-default-writes.txt"), "utf8")
+  .split("\n")
+  .filter((line) => line.endsWith("  # writes"))
+  .map((line) => {
+    const [left = "", path = ""] = line.split("  # ")[0]!.split(" -> ");
+    const words = left.split(" ");
+    return { command: words.filter((w) => !w.startsWith("--")), option: words.find((w) => w.startsWith("--")), path };
+  });
+
+describe("az calls that write a local file at a default place need a rule naming the command", () => {
+  it.each([
+    [["vm"], ["vm", "create", "-g", "g", "-n", "v", "--image", "Ubuntu2204", "--generate-ssh-keys"], "~/.ssh/id_rsa"],
+    [["vm"], ["vm", "create", "-g", "g", "-n", "v", "--image", "Ubuntu2204", "--generate-ssh"], "~/.ssh/id_rsa"],
+    [["/.*/"], ["aks", "create", "-g", "g", "-n", "c", "--generate-ssh-keys"], "~/.ssh/id_rsa"],
+    [["webapp"], ["webapp", "up", "-n", "app", "--sku", "F1"], ".azure/config"],
+    [["webapp"], ["webapp", "log", "download", "-g", "g", "-n", "app"], "webapp_logs.zip"],
+    [["mysql"], ["mysql", "server-logs", "download", "-g", "g", "-s", "s", "-n", "mysql-slow.log"], "the working directory"],
+    [["bot"], ["bot", "download", "-g", "g", "-n", "b"], "the working directory"],
+  ])("rule %j leaves %j unresolved, naming the default place", (accept, argv, place) => {
+    const decision = decide(az, accept, argv);
+    expect(decision.result).toBe("unresolved");
+    expect(decision.reason).toContain(`writes a local file at its default place, ${place}`);
+  });
+
+  it("the same broad rules accept the commands' calls that write nothing there, and a rule naming the command accepts the write", () => {
+    expect(decide(az, ["vm"], ["vm", "create", "-g", "g", "-n", "v", "--image", "Ubuntu2204", "--admin-password", "p"]).result).toBe("accept");
+    expect(decide(az, ["webapp"], ["webapp", "list"]).result).toBe("accept");
+    expect(decide(az, ["vm create"], ["vm", "create", "-g", "g", "-n", "v", "--image", "Ubuntu2204", "--generate-ssh-keys"]).result).toBe("accept");
+    expect(decide(az, ["webapp up"], ["webapp", "up", "-n", "app"]).result).toBe("accept");
+  });
+
+  it("provider.yaml's default_path rows are exactly the listing's, and each holds its command under a broad rule", () => {
+    const rows = (bundledProviderConfig("az").argv?.file_writes ?? []).filter((row) => row.default_path !== undefined);
+    const text = (row: { command: readonly string[]; option?: string | undefined; path?: string; default_path?: string }) =>
+      `${row.command.join(" ")} ${row.option ?? ""} -> ${row.path ?? row.default_path ?? ""}`;
+    expect(rows.map(text).sort()).toEqual(defaultWrites.map(text).sort());
+    expect(defaultWrites.length).toBeGreaterThan(10);
+    for (const write of defaultWrites) {
+      const argv = [...write.command, "-g", "g", ...(write.option === undefined ? [] : [write.option])];
+      const decision = decide(az, [write.command[0]!], argv);
+      // A locked command (aks get-credentials, acr login) is refused before any hold.
+      if (decision.result === "deny") expect(decision.source, argv.join(" ")).toBe("locked-command");
+      else expect(decision.reason, argv.join(" ")).toContain(`at its default place, ${write.path}`);
+    }
   });
 });
 
