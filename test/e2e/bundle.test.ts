@@ -1,10 +1,11 @@
 /**
  * The built binary is a bundle (scripts/bundle.mjs): the `bin`, dist/cli.cjs
- * (a CommonJS entry, which dist/cli.js runs), and the chunks it imports load no
- * module from node_modules, the operator commands
- * stay behind a dynamic import (the server never loads them), so does the AWS
- * SDK (loaded only for an aws_profile account check), the server's call path
- * (loaded with the first tool call, not before tools/list), source maps
+ * (a CommonJS entry, which dist/cli.js runs), the chunks it imports and the
+ * server's one CommonJS file, dist/server/serve.cjs, load no module from
+ * node_modules, the operator commands stay behind a dynamic import (the server
+ * never loads them), the AWS SDK is a file of its own (required only for an
+ * aws_profile account check), the server's call path runs with the first tool
+ * call, not before tools/list, source maps
  * sit beside every file for readable stack traces, and every built file is
  * ASCII (V8 then keeps each module's source as a one-byte string).
  */
@@ -47,91 +48,120 @@ function staticClosure(entry: string): string[] {
   return [...seen];
 }
 
-/** The chunk `from` reaches through a dynamic import whose name matches `name`. */
-function lazyChunk(from: string, name: RegExp): string {
-  const specifier = importsOf(from).dynamic.find((candidate) => name.test(candidate));
-  expect(specifier, `${from} imports no ${String(name)} chunk`).toBeDefined();
-  return path.resolve(path.dirname(from), specifier!);
+/** The server's code, one CommonJS file (cli.ts runs it through V8's code cache), and its AWS SDK side, required with the first AWS account check. */
+const SERVER = path.join(dist, "server", "serve.cjs");
+const STS_PROBE = path.join(dist, "server", "sts-probe.cjs");
+
+/**
+ * The modules of a CommonJS bundle that run before its first lazy load, by the
+ * `// src/…` path esbuild names them with: every module it left unwrapped (run
+ * when the file is), and the wrapped ones (`var init_x = __esm({ "src/x.ts"() {…} })`,
+ * `var require_x = __commonJS(…)`) whose initialiser that code calls, directly or
+ * through other initialisers, leaving out the calls that are a dynamic import
+ * made lazy (`Promise.resolve().then(() => (init_x(), …))`).
+ */
+function modulesRunAtLoad(file: string): { atLoad: Set<string>; wrapped: Map<string, string> } {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const bodies = new Map<string, string[]>();
+  const wrapped = new Map<string, string>();
+  const topLevel: string[] = [];
+  const unwrappedModules = new Set<string>();
+  for (let index = 0; index < lines.length; index += 1) {
+    const opening = /^var ((?:init|require)_\w+) = __(?:esm|commonJS)\(\{$/u.exec(lines[index]!);
+    if (opening === null) {
+      topLevel.push(lines[index]!);
+      const named = /^\/\/ (src\/\S+\.ts)$/u.exec(lines[index]!);
+      if (named !== null) unwrappedModules.add(named[1]!);
+      continue;
+    }
+    const body: string[] = [];
+    for (index += 1; lines[index] !== "});"; index += 1) body.push(lines[index]!);
+    bodies.set(opening[1]!, body);
+    const module = /^ {2}"([^"]+)"/u.exec(body[0] ?? "");
+    if (module !== null) wrapped.set(opening[1]!, module[1]!);
+  }
+  const calledBy = (code: string[]): string[] =>
+    [
+      ...code
+        .join("\n")
+        .replace(/Promise\.resolve\(\)\.then\(\(\) => \(?(?:__toESM\()?(?:init|require)_\w+\(\)/gu, "")
+        .matchAll(/\b((?:init|require)_\w+)\(\)/gu),
+    ].map((match) => match[1]!);
+  const reached = new Set<string>();
+  const visit = (name: string): void => {
+    if (reached.has(name) || !bodies.has(name)) return;
+    reached.add(name);
+    for (const next of calledBy(bodies.get(name)!)) visit(next);
+  };
+  for (const name of calledBy(topLevel)) visit(name);
+  const atLoad = new Set([...unwrappedModules].filter((module) => ![...wrapped.values()].includes(module)));
+  for (const name of reached) if (wrapped.has(name)) atLoad.add(wrapped.get(name)!);
+  return { atLoad, wrapped };
 }
 
 describe("dist/cli.cjs is a bundle", () => {
   const entry = path.join(dist, "cli.cjs");
-  /** What the server loads before answering tools/list. */
-  const startupFiles = (): string[] => staticClosure(lazyChunk(entry, /serve/));
-  /** Everything the server may load: its start-up files and the call path it loads with the first call. */
-  const serverFiles = (): string[] => [...new Set([...startupFiles(), ...staticClosure(lazyChunk(lazyChunk(entry, /serve/), /call-path/))])];
+  /** Everything the server may load: its file and the STS probe's. */
+  const serverText = (): string => [SERVER, STS_PROBE].map((file) => readFileSync(file, "utf8")).join("\n");
 
-  test("neither the entry nor the server's chunks import a package: only node: built-ins and chunks", () => {
-    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier));
-    expect(serve).toBe("./server/serve.js");
+  test("neither the entry nor the server's files load a package: only node: built-ins, and the server only the STS probe beside it", () => {
+    expect(readFileSync(entry, "utf8")).toContain('"./server/serve.cjs"');
     for (const specifier of requiredBy(entry)) expect(isBuiltin(specifier), `cli.cjs requires ${specifier}`).toBe(true);
-    const files = [...staticClosure(entry), ...serverFiles()];
-    for (const file of files) {
+    for (const file of staticClosure(entry)) {
       for (const specifier of importsOf(file).static) expect(specifier, `${file} imports ${specifier}`).toMatch(/^(node:|\.\.?\/)/);
     }
+    // A vm.Script has no import(): the build turned the server's dynamic imports into require().
+    for (const file of [SERVER, STS_PROBE]) expect(importsOf(file), file).toEqual({ static: [], dynamic: [] });
+    // (The STS probe's text names an optional AWS package in its error messages: Node's own require loads that file.)
+    for (const specifier of requiredBy(SERVER).filter((required) => required !== "./sts-probe.cjs"))
+      expect(isBuiltin(specifier), `serve.cjs requires ${specifier}`).toBe(true);
   });
 
-  test("the operator commands are reached only through a dynamic import, never from the server's chunks", () => {
+  test("the operator commands are reached only through a dynamic import, never from the server's files", () => {
     const program = importsOf(entry).dynamic.find((specifier) => /program/.test(specifier));
     expect(program).toBe("./chunks/program.js");
-    expect(serverFiles()).not.toContain(path.resolve(dist, program!));
+    expect(serverText()).not.toMatch(/^\/\/ src\/commands\//mu);
   });
 
-  test("the AWS SDK sits in a lazy chunk: the server reaches it only through the STS probe's dynamic import", () => {
-    const files = serverFiles();
-    for (const file of files) expect(readFileSync(file, "utf8"), file).not.toContain("GetCallerIdentityCommand");
-    const importer = files.find((file) => importsOf(file).dynamic.some((specifier) => /sts-probe/.test(specifier)));
-    expect(importer).toBeDefined();
-    const probe = lazyChunk(importer!, /sts-probe/);
-    expect(path.basename(probe)).toMatch(/^sts-probe-[\w-]+\.js$/);
-    expect(readFileSync(probe, "utf8")).toContain("GetCallerIdentityCommand");
+  test("the AWS SDK sits in a file of its own: the server requires it only with the STS probe's first use", () => {
+    const server = readFileSync(SERVER, "utf8");
+    expect(server).not.toContain("GetCallerIdentityCommand");
+    expect(requiredBy(SERVER)).toContain("./sts-probe.cjs");
+    expect(server).toMatch(/Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("\.\/sts-probe\.cjs"\)/u);
+    expect(readFileSync(STS_PROBE, "utf8")).toContain("GetCallerIdentityCommand");
   });
 
-  test("the server's chunks leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
-    const serverText = serverFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    expect(serverText).toContain("@modelcontextprotocol/sdk/dist/esm/server/index.js");
-    expect(serverText).not.toMatch(/node_modules\/ajv\//);
+  test("the server's files leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
+    expect(serverText()).toContain("@modelcontextprotocol/sdk/dist/esm/server/index.js");
+    expect(serverText()).not.toMatch(/node_modules\/ajv\//);
   });
 
-  test("the call path (pipeline, launcher, audit writer, approval page server) is loaded with the first call, not before tools/list", () => {
-    const startupText = startupFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    const callPathText = serverFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
+  test("the call path (pipeline, launcher, audit writer, approval page server) runs with the first call, not before tools/list", () => {
+    const { atLoad, wrapped } = modulesRunAtLoad(SERVER);
+    expect(atLoad, "the start-up modules are found").toContain("src/mcp/serve-lifecycle.ts");
+    expect(atLoad).toContain("src/pipeline/server-configuration.ts");
     for (const module of [
+      "src/mcp/call-path.ts",
       "src/pipeline/invoke.ts",
       "src/runtime/launcher.ts",
       "src/audit/audit-log.ts",
       "src/approval/page-server.ts",
       "src/state/lease-store.ts",
     ]) {
-      expect(startupText, module).not.toContain(`// ${module}`);
-      expect(callPathText, module).toContain(`// ${module}`);
+      expect([...wrapped.values()], `${module} is in the file`).toContain(module);
+      expect(atLoad.has(module), `${module} runs at start-up`).toBe(false);
     }
   });
 
   test("zod is tree-shaken (src imports it as a namespace): the server leaves out what it never calls, such as fromJSONSchema", () => {
-    const serverText = serverFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    expect(serverText).toContain("// node_modules/zod/v4/core/schemas.js");
-    expect(serverText).not.toContain("// node_modules/zod/v4/classic/from-json-schema.js");
-  });
-
-  test("the server is a build of its own: its start-up loads a few files of dist/server/, none shared with the operator commands", () => {
-    const files = startupFiles();
-    for (const file of files) expect(path.dirname(file), file).toBe(path.join(dist, "server"));
-    expect(files.length).toBeLessThanOrEqual(4);
+    expect(serverText()).toContain("// node_modules/zod/v4/core/schemas.js");
+    expect(serverText()).not.toContain("// node_modules/zod/v4/classic/from-json-schema.js");
   });
 
   test("every built chunk has its source map", () => {
     const built = (folder: string): string[] =>
       readdirSync(path.join(dist, folder))
-        .filter((name) => name.endsWith(".js"))
+        .filter((name) => name.endsWith(".js") || name.endsWith(".cjs"))
         .map((name) => `${folder}/${name}`);
     const chunks = [...built("chunks"), ...built("server")];
     expect(chunks.length).toBeGreaterThanOrEqual(3);

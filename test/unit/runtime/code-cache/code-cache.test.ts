@@ -1,6 +1,6 @@
 /**
  * The V8 code cache of the operator CLI's CommonJS bundles
- * (src/commands/shared/code-cache.ts, code-cache-file.ts): the second run uses
+ * (src/runtime/code-cache/code-cache.ts, code-cache-file.ts): the second run uses
  * what the first stored, and a cache that is not the bundle owner's own, not
  * for this bundle, or damaged is never run. "Never run" is shown with foreign
  * code: a cache made from bundle A (exports "AAA") stored as the cache of bundle
@@ -11,8 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { Script } from "node:vm";
 import { afterEach, describe, expect, test } from "vitest";
-import { loadCachedBundle } from "../../../../src/commands/shared/code-cache.js";
-import { cacheFilePath, cacheKey, writeCacheFile } from "../../../../src/commands/shared/code-cache-file.js";
+import { loadCachedBundle } from "../../../../src/runtime/code-cache/code-cache.js";
+import { cacheFilePath, cacheKey, writeCacheFile } from "../../../../src/runtime/code-cache/code-cache-file.js";
 
 const A = 'module.exports = { value: "AAA" };\n';
 const B = 'module.exports = { value: "BBB" };\n';
