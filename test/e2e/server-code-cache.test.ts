@@ -80,6 +80,24 @@ describe.skipIf(process.getuid === undefined)("the server's code cache", () => {
     expect(second.tools).toEqual(first.tools);
   });
 
+  test("a client that calls a tool before listing any: the cache is stored before the call's work (under start-up's V8 flags, so the next start runs from it)", async () => {
+    const { cli, bundle, cacheDirectory } = installedCopy();
+    const cacheFile = cacheFileOf(bundle, cacheDirectory);
+    // A provider that needs no target; its empty rules deny the call, which still loads the call side.
+    const root = makeConfigTree({
+      "providers/run/provider.yaml": 'version: "1"\nname: run\ntool: run\ncommand: "true"\n',
+      "providers/run/rules.yaml": 'version: "1"\n',
+    });
+    const session = await startSession(root, { NODE_DEBUG: "torii-code-cache" }, { entry: cli });
+    try {
+      await session.call("run", { args: ["go"] });
+      expect(existsSync(cacheFile)).toBe(true);
+    } finally {
+      await session.close();
+    }
+    expect((await listTools(cli)).stderr).toContain(RAN_FROM_CACHE);
+  });
+
   test.each([
     ["a damaged (one payload byte changed)", (data: Buffer): Buffer => Buffer.concat([data.subarray(0, -1), Buffer.from([data.at(-1)! ^ 0xff])])],
     ["a torn (cut in half)", (data: Buffer): Buffer => data.subarray(0, data.length >> 1)],
