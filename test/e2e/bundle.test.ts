@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse } from "acorn";
 import { describe, expect, test } from "vitest";
 
 const dist = fileURLToPath(new URL("../../dist", import.meta.url));
@@ -52,57 +53,90 @@ function staticClosure(entry: string): string[] {
 const SERVER = path.join(dist, "server", "serve.cjs");
 const STS_PROBE = path.join(dist, "server", "sts-probe.cjs");
 
+/** An ESTree node as acorn returns it. */
+interface AstNode {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
+function childNodes(node: AstNode): AstNode[] {
+  return Object.values(node)
+    .flatMap((value: unknown) => (Array.isArray(value) ? (value as unknown[]) : [value]))
+    .filter((value): value is AstNode => typeof value === "object" && value !== null && typeof (value as AstNode).type === "string");
+}
+
+/** `Promise.resolve().then(…)`: what esbuild makes of a dynamic import in a CommonJS build (its initialiser runs later). */
+function isLazyImport(node: AstNode): boolean {
+  const callee = node.callee as AstNode | undefined;
+  const resolved = callee?.type === "MemberExpression" ? (callee.object as AstNode) : undefined;
+  const resolve = resolved?.type === "CallExpression" ? (resolved.callee as AstNode) : undefined;
+  return (
+    node.type === "CallExpression" &&
+    (callee?.property as AstNode | undefined)?.name === "then" &&
+    resolve?.type === "MemberExpression" &&
+    (resolve.object as AstNode).name === "Promise" &&
+    (resolve.property as AstNode).name === "resolve"
+  );
+}
+
+/** The module initialisers (`init_x()`, `require_x()`) that `node` calls, leaving out the lazy imports'. */
+function initialisersCalled(node: AstNode, found = new Set<string>()): Set<string> {
+  if (isLazyImport(node)) return found;
+  const callee = node.type === "CallExpression" ? (node.callee as AstNode) : undefined;
+  if (callee?.type === "Identifier" && /^(?:init|require)_\w+$/u.test(callee.name as string)) found.add(callee.name as string);
+  for (const child of childNodes(node)) initialisersCalled(child, found);
+  return found;
+}
+
 /**
- * The modules of a CommonJS bundle that run before its first lazy load, by the
- * `// src/…` path esbuild names them with: every module it left unwrapped (run
- * when the file is), and the wrapped ones (`var init_x = __esm({ "src/x.ts"() {…} })`,
- * `var require_x = __commonJS(…)`) whose initialiser that code calls, directly or
- * through other initialisers, leaving out the calls that are a dynamic import
- * made lazy (`Promise.resolve().then(() => (init_x(), …))`).
+ * The modules of a CommonJS bundle that run when the file does, among those
+ * esbuild wrapped in an initialiser (`var init_x = __esm({ "src/x.ts"() {…} })`,
+ * or `__commonJS`), by their path: the initialisers the file's top level calls,
+ * directly or through other initialisers, leaving out the calls that are a
+ * dynamic import made lazy (`Promise.resolve().then(() => (init_x(), …))`).
+ * Every call anywhere at the top level counts, even inside a function not yet
+ * called: the set can only be too large.
  */
-function modulesRunAtLoad(file: string): { atLoad: Set<string>; wrapped: Map<string, string> } {
-  const lines = readFileSync(file, "utf8").split("\n");
-  const bodies = new Map<string, string[]>();
-  const wrapped = new Map<string, string>();
-  const topLevel: string[] = [];
-  const unwrappedModules = new Set<string>();
-  for (let index = 0; index < lines.length; index += 1) {
-    const opening = /^var ((?:init|require)_\w+) = __(?:esm|commonJS)\(\{$/u.exec(lines[index]!);
-    if (opening === null) {
-      topLevel.push(lines[index]!);
-      const named = /^\/\/ (src\/\S+\.ts)$/u.exec(lines[index]!);
-      if (named !== null) unwrappedModules.add(named[1]!);
-      continue;
+function modulesRunAtLoad(file: string): { atLoad: Set<string>; wrapped: Set<string> } {
+  const program = parse(readFileSync(file, "utf8"), { ecmaVersion: "latest", sourceType: "script" }) as unknown as AstNode;
+  const initialisers = new Map<string, { module: string; body: AstNode }>();
+  const topLevel: AstNode[] = [];
+  for (const statement of program.body as AstNode[]) {
+    for (const part of statement.type === "VariableDeclaration" ? (statement.declarations as AstNode[]) : [statement]) {
+      const init = part.init as AstNode | undefined;
+      const wrapper = init?.type === "CallExpression" ? ((init.callee as AstNode).name as string | undefined) : undefined;
+      if (wrapper !== "__esm" && wrapper !== "__commonJS") {
+        topLevel.push(part);
+        continue;
+      }
+      const [property] = (init!.arguments as AstNode[])[0]!.properties as AstNode[];
+      initialisers.set((part.id as AstNode).name as string, { module: (property!.key as AstNode).value as string, body: property!.value as AstNode });
     }
-    const body: string[] = [];
-    for (index += 1; lines[index] !== "});"; index += 1) body.push(lines[index]!);
-    bodies.set(opening[1]!, body);
-    const module = /^ {2}"([^"]+)"/u.exec(body[0] ?? "");
-    if (module !== null) wrapped.set(opening[1]!, module[1]!);
   }
-  const calledBy = (code: string[]): string[] =>
-    [
-      ...code
-        .join("\n")
-        .replace(/Promise\.resolve\(\)\.then\(\(\) => \(?(?:__toESM\()?(?:init|require)_\w+\(\)/gu, "")
-        .matchAll(/\b((?:init|require)_\w+)\(\)/gu),
-    ].map((match) => match[1]!);
   const reached = new Set<string>();
   const visit = (name: string): void => {
-    if (reached.has(name) || !bodies.has(name)) return;
+    const initialiser = initialisers.get(name);
+    if (reached.has(name) || initialiser === undefined) return;
     reached.add(name);
-    for (const next of calledBy(bodies.get(name)!)) visit(next);
+    for (const next of initialisersCalled(initialiser.body)) visit(next);
   };
-  for (const name of calledBy(topLevel)) visit(name);
-  const atLoad = new Set([...unwrappedModules].filter((module) => ![...wrapped.values()].includes(module)));
-  for (const name of reached) if (wrapped.has(name)) atLoad.add(wrapped.get(name)!);
-  return { atLoad, wrapped };
+  for (const node of topLevel) for (const name of initialisersCalled(node)) visit(name);
+  return {
+    atLoad: new Set([...reached].map((name) => initialisers.get(name)!.module)),
+    wrapped: new Set([...initialisers.values()].map(({ module }) => module)),
+  };
+}
+
+/** The files a built file was made from, as its source map names them (relative to the repository). */
+function sourcesOf(file: string): string[] {
+  const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
+  return map.sources.map((source) => path.relative(path.join(dist, ".."), path.resolve(path.dirname(file), source)));
 }
 
 describe("dist/cli.cjs is a bundle", () => {
   const entry = path.join(dist, "cli.cjs");
-  /** Everything the server may load: its file and the STS probe's. */
-  const serverText = (): string => [SERVER, STS_PROBE].map((file) => readFileSync(file, "utf8")).join("\n");
+  /** What the server's files were built from. */
+  const serverSources = (): string[] => [SERVER, STS_PROBE].flatMap(sourcesOf);
 
   test("neither the entry nor the server's files load a package: only node: built-ins, and the server only the STS probe beside it", () => {
     expect(readFileSync(entry, "utf8")).toContain('"./server/serve.cjs"');
@@ -120,26 +154,28 @@ describe("dist/cli.cjs is a bundle", () => {
   test("the operator commands are reached only through a dynamic import, never from the server's files", () => {
     const program = importsOf(entry).dynamic.find((specifier) => /program/.test(specifier));
     expect(program).toBe("./chunks/program.js");
-    expect(serverText()).not.toMatch(/^\/\/ src\/commands\//mu);
+    expect(sourcesOf(SERVER)).toContain("src/mcp/serve.ts");
+    expect(serverSources().filter((source) => source.startsWith("src/commands/"))).toEqual([]);
   });
 
   test("the AWS SDK sits in a file of its own: the server requires it only with the STS probe's first use", () => {
     const server = readFileSync(SERVER, "utf8");
     expect(server).not.toContain("GetCallerIdentityCommand");
     expect(requiredBy(SERVER)).toContain("./sts-probe.cjs");
-    expect(server).toMatch(/Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("\.\/sts-probe\.cjs"\)/u);
+    expect(server).toMatch(/Promise\.resolve\(\)\.then\(\(\) ?=> ?__toESM\(require\("\.\/sts-probe\.cjs"\)/u);
     expect(readFileSync(STS_PROBE, "utf8")).toContain("GetCallerIdentityCommand");
   });
 
   test("the server's files leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
-    expect(serverText()).toContain("@modelcontextprotocol/sdk/dist/esm/server/index.js");
-    expect(serverText()).not.toMatch(/node_modules\/ajv\//);
+    // (The SDK ships source maps: its files are named by its TypeScript sources.)
+    expect(serverSources()).toContain("node_modules/@modelcontextprotocol/sdk/src/server/index.ts");
+    expect(serverSources().filter((source) => source.startsWith("node_modules/ajv/"))).toEqual([]);
   });
 
   test("the call path (pipeline, launcher, audit writer, approval page server) runs with the first call, not before tools/list", () => {
     const { atLoad, wrapped } = modulesRunAtLoad(SERVER);
     expect(atLoad, "the start-up modules are found").toContain("src/mcp/serve-lifecycle.ts");
-    expect(atLoad).toContain("src/pipeline/server-configuration.ts");
+    expect(atLoad).toContain("src/pipeline/call-audit.ts");
     for (const module of [
       "src/mcp/call-path.ts",
       "src/pipeline/invoke.ts",
@@ -148,14 +184,14 @@ describe("dist/cli.cjs is a bundle", () => {
       "src/approval/page-server.ts",
       "src/state/lease-store.ts",
     ]) {
-      expect([...wrapped.values()], `${module} is in the file`).toContain(module);
+      expect(wrapped.has(module), `${module} is in the file, in an initialiser`).toBe(true);
       expect(atLoad.has(module), `${module} runs at start-up`).toBe(false);
     }
   });
 
   test("zod is tree-shaken (src imports it as a namespace): the server leaves out what it never calls, such as fromJSONSchema", () => {
-    expect(serverText()).toContain("// node_modules/zod/v4/core/schemas.js");
-    expect(serverText()).not.toContain("// node_modules/zod/v4/classic/from-json-schema.js");
+    expect(serverSources()).toContain("node_modules/zod/v4/core/schemas.js");
+    expect(serverSources()).not.toContain("node_modules/zod/v4/classic/from-json-schema.js");
   });
 
   test("every built chunk has its source map", () => {
