@@ -135,4 +135,21 @@ describe.skipIf(process.getuid === undefined)("loadCachedBundle", () => {
     expect(readdirSync(cache)).toEqual([path.basename(cacheFile)]);
     expect(loadCachedBundle(file, cache).cacheUsed).toBe(true);
   });
+
+  test("the bundle's require serves Node's built-ins and a .cjs file beside the bundle, and refuses a package or a path out of its folder", () => {
+    const { file } = bundleOf(
+      [
+        'const path = require("node:path");',
+        'const beside = require("./beside.cjs");',
+        "const refused = (specifier) => { try { require(specifier); return undefined; } catch (error) { return error.message; } };",
+        'module.exports = { sep: path.sep, beside: beside.value, yaml: refused("yaml"), up: refused("../beside.cjs") };',
+      ].join("\n"),
+    );
+    writeFileSync(path.join(path.dirname(file), "beside.cjs"), 'module.exports = { value: "beside" };\n');
+    const { exports } = loadCachedBundle(file, path.join(path.dirname(file), "v8-cache"));
+    expect(exports.sep).toBe(path.sep);
+    expect(exports.beside).toBe("beside");
+    expect(exports.yaml).toMatch(/required yaml, which is neither one of Node's built-in modules nor a file beside it/u);
+    expect(exports.up).toMatch(/required \.\.\/beside\.cjs/u);
+  });
 });
