@@ -1,7 +1,7 @@
 // Operator CLI latency: `torii --version` and `torii target activate` (a real
 // config with a target) through the package's `bin`, as an operator's shell runs
 // them, against an empty `node -e ""`, interleaved run by run.
-// `target activate` runs through V8's code cache (src/commands/shared/code-cache.ts);
+// `target activate` runs through V8's code cache (src/runtime/code-cache/code-cache.ts);
 // "activate (no code cache)" is the same command with the cache directory made
 // group-writable for that run, which the loader refuses to read or write: what a
 // first run (or a root-owned install run by another user) costs.

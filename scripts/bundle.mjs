@@ -3,15 +3,14 @@
 // dist/cli.cjs, a small CommonJS entry (the package's `bin`; dist/cli.js runs it
 // for the command lines that name that file); the operator program, the shell
 // guard and what they import (commander, zod, yaml, …) become dist/chunks/, with
-// one chunk per lazily imported operator command; the MCP server is a build
-// of its own, dist/server/serve.js, whose start-up code sits in one shared chunk
-// and whose call path (and the AWS SDK) in lazy ones. Node then loads a handful
-// of files instead of several hundred modules, which is most of the start-up
-// time; built apart from the operator commands, the server's start-up is not
-// cut into the many small chunks esbuild shares between them (each costs a
-// module resolution and load). With source maps: stack traces stay readable
-// (node --enable-source-maps maps them back to src/). The operator CLI's build
-// is minified in whitespace and syntax only (names are kept, so a trace without
+// one chunk per lazily imported operator command; the MCP server is a build of
+// its own, one CommonJS file, dist/server/serve.cjs, that cli.ts runs through
+// V8's code cache (its call path is in the file, evaluated with the first call),
+// with the AWS SDK apart in dist/server/sts-probe.cjs, required with the first
+// AWS account check. Node then loads a handful of files instead of several
+// hundred modules, which is most of the start-up time. With source maps: stack traces stay readable
+// (node --enable-source-maps maps them back to src/). The operator CLI's and the
+// server's builds are minified in whitespace and syntax only (names are kept, so a trace without
 // source maps still names functions): a short-lived command spends much of its
 // time parsing what it loads, and the smaller text parses faster. The other
 // files tsc wrote to dist/ stay for the tests and benchmarks that import them.
@@ -60,12 +59,14 @@ const withoutAjv = {
   },
 };
 /**
- * What `src/cli.ts` imports lazily, as the CommonJS entry finds it: the server,
- * the operator program and the shell guard are ES module builds of their own,
- * loaded by a real `import()`; the direct `target activate` is its CommonJS build.
+ * What `src/cli.ts` imports lazily, as the CommonJS entry finds it: the operator
+ * program and the shell guard are ES module builds of their own, loaded by a
+ * real `import()`; the server and the direct `target activate` are CommonJS
+ * builds (cli.ts runs them through V8's code cache; the import is its fallback
+ * for a checkout without them).
  */
 const BUILT_APART = new Map([
-  ["./mcp/serve.js", "./server/serve.js"],
+  ["./mcp/serve.js", "./server/serve.cjs"],
   ["./commands/program.js", "./chunks/program.js"],
   ["./commands/guard/guard.js", "./chunks/guard.js"],
   ["./commands/target/direct-activate.js", "./activate/direct-activate.cjs"],
@@ -135,11 +136,44 @@ writeFileSync(
   ].join("\n"),
 );
 rmSync(path.join(repo, "dist", "cli.js.map"), { force: true });
+// The MCP server: one CommonJS file, run by cli.ts as a vm.Script through V8's code cache
+// (src/runtime/code-cache/code-cache.ts), which Node 20 offers for scripts only. A vm.Script has no
+// import(), so the dynamic imports become require(): the call path's, of a module in the file (esbuild
+// evaluates it then), and the STS probe's, of a file of its own (serveApart), so that start-up neither
+// reads nor compiles the AWS SDK.
+const commonJs = {
+  format: "cjs",
+  splitting: false,
+  outExtension: { ".js": ".cjs" },
+  supported: { "dynamic-import": false },
+  banner: { js: '"use strict";\nconst __toriiImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__toriiImportMetaUrl" },
+  // As the operator CLI's build, for the same reasons: less text to read, hash and keep (V8 holds a script's
+  // source for its life: ~1 MiB of idle RSS), and a start without its cache parses less.
+  minifyWhitespace: true,
+  minifySyntax: true,
+};
+/** The server's STS probe (the AWS SDK), required from the server's file as the file beside it. */
+const stsProbeApart = {
+  name: "sts-probe-apart",
+  setup(on) {
+    on.onResolve({ filter: /^\.\/sts-probe\.js$/ }, (args) =>
+      args.importer === path.join(repo, "src", "pipeline", "identity", "aws-identity.ts") ? { path: "./sts-probe.cjs", external: true } : undefined,
+    );
+  },
+};
 await build({
   ...common,
+  ...commonJs,
   entryPoints: { serve: "src/mcp/serve.ts" },
   outdir: "dist/server",
-  chunkNames: "[name]-[hash]",
+  plugins: [englishOnlyZodLocales, withoutAjv, stsProbeApart],
+});
+await build({
+  ...common,
+  ...commonJs,
+  entryPoints: { "sts-probe": "src/pipeline/identity/sts-probe.ts" },
+  outdir: "dist/server",
   plugins: [englishOnlyZodLocales, withoutAjv],
 });
 // The server's child host (src/runtime/child-host/child-host.ts): a file of its own with only the
@@ -152,7 +186,7 @@ await build({
 });
 // `target activate` without commander (src/commands/target/direct-activate.ts): one file, since
 // its thirty-odd shared chunks cost a module load each; the code it shares with the CLI's build is on disk twice.
-// CommonJS, because cli.ts runs it as a vm.Script with V8's code cache (src/commands/shared/code-cache.ts),
+// CommonJS, because cli.ts runs it as a vm.Script with V8's code cache (src/runtime/code-cache/code-cache.ts),
 // which Node 20 offers for scripts only; the cache, dist/v8-cache/, is written at run time.
 await build({
   ...common,

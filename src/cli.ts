@@ -38,13 +38,27 @@ function writeStdoutLine(text: string): void {
  * Serves MCP until the client goes away. A configuration that fails to load is
  * served as a server that only explains it (exit code 1 afterwards); what still
  * escapes is reported on stderr (stdout is JSON-RPC's).
+ *
+ * The built server is one CommonJS file, dist/server/serve.cjs, run through
+ * V8's code cache (runtime/code-cache/code-cache.ts) as `target activate` is;
+ * the cache is stored once the server has listed its tools. Without that build
+ * (a checkout not built), the module itself.
  */
 async function serve(): Promise<number> {
   try {
-    // Before the server's modules load: their objects are the start-up survivors (young-generation.ts).
+    // Before the server's code is compiled and run: its objects are the start-up survivors (young-generation.ts),
+    // its start-up runs without TurboFan (start-up-tiering.ts), and V8 accepts a code cache only under the flags it was made with.
     (await import("./mcp/young-generation.js")).holdYoungGenerationSmall();
-    const { serveStdio } = await import("./mcp/serve.js");
-    return await serveStdio(packageVersion());
+    (await import("./mcp/start-up-tiering.js")).holdOptimisingCompiler();
+    const bundle = fileURLToPath(new URL("./server/serve.cjs", import.meta.url));
+    if (!existsSync(bundle)) return await (await import("./mcp/serve.js")).serveStdio(packageVersion());
+    const loaded = (await import("./runtime/code-cache/code-cache.js")).loadCachedBundle(bundle, fileURLToPath(new URL("./v8-cache", import.meta.url)));
+    const serveStdio = loaded.exports.serveStdio as typeof import("./mcp/serve.js").serveStdio;
+    return await serveStdio(packageVersion(), {
+      startedUp: () => {
+        loaded.saveCache();
+      },
+    });
   } catch (error) {
     process.stderr.write(`torii: the MCP server could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
@@ -65,13 +79,13 @@ function exitOnceWritten(code: number): void {
 /**
  * A plain `target activate` (commands/target/direct-activate.ts), or undefined
  * for any other argv. The built binary runs its own CommonJS build through V8's
- * code cache (commands/shared/code-cache.ts); without that build (a checkout
+ * code cache (runtime/code-cache/code-cache.ts); without that build (a checkout
  * not built), the module itself.
  */
 async function directActivate(args: readonly string[]): Promise<number | undefined> {
   const bundle = fileURLToPath(new URL("./activate/direct-activate.cjs", import.meta.url));
   if (!existsSync(bundle)) return (await import("./commands/target/direct-activate.js")).runDirectActivate(args);
-  const loaded = (await import("./commands/shared/code-cache.js")).loadCachedBundle(bundle, fileURLToPath(new URL("./v8-cache", import.meta.url)));
+  const loaded = (await import("./runtime/code-cache/code-cache.js")).loadCachedBundle(bundle, fileURLToPath(new URL("./v8-cache", import.meta.url)));
   const run = loaded.exports.runDirectActivate as typeof import("./commands/target/direct-activate.js").runDirectActivate;
   const code = await run(args);
   if (code === 0) loaded.saveCache();

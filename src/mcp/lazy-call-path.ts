@@ -1,8 +1,10 @@
 /**
  * The call side of the server (call-path.ts), loaded once, on first use: it is
- * a lazy chunk because initialize and tools/list need none of it.
+ * imported lazily (in the built server, its modules are evaluated then) because
+ * initialize and tools/list need none of it.
  *
- * A failed load (a chunk missing from a broken install) is reported once on
+ * A failed load (a module that throws as it is evaluated, a file missing from a
+ * broken checkout) is reported once on
  * stderr and remembered: every call then fails and runs nothing, and the audit
  * sink answers with the failure, as AuditLog.appendBatch does for its own, so
  * no record is dropped without a word.

@@ -35,15 +35,26 @@ interface Served {
   readonly closeApprovals: () => Promise<void>;
 }
 
+/** What the server's entry (cli.ts) is told about the server's life. */
+export interface ServeHooks {
+  /**
+   * Start-up's work is done: called once, after the first tools/list answer or
+   * before the first tool call's work, whichever comes first (cli.ts stores the
+   * bundle's code cache then, while the start-up V8 flags still hold: V8 refuses
+   * a cache made under other flags).
+   */
+  readonly startedUp?: () => void;
+}
+
 /** Serves until the client goes away; returns the process exit code (1 when only a start-up failure was served). */
-export async function serveStdio(version: string): Promise<number> {
+export async function serveStdio(version: string, hooks: ServeHooks = {}): Promise<number> {
   holdOptimisingCompiler();
   const loadAgain = (): ConfigurationLoad => loadServerConfiguration({ env: process.env, platform: process.platform, homedir: os.homedir() });
   const load = loadAgain();
   if (!load.ok) return serveConfigurationError(version, load.failure, loadAgain);
   let served: Served;
   try {
-    served = buildServer(version, load.configuration);
+    served = buildServer(version, load.configuration, hooks);
   } catch (error) {
     return serveConfigurationError(version, startupFailureOf(error, load.configuration.root), loadAgain);
   }
@@ -64,12 +75,19 @@ export async function serveStdio(version: string): Promise<number> {
   return 0;
 }
 
-function buildServer(version: string, configuration: ServerConfiguration): Served {
+function buildServer(version: string, configuration: ServerConfiguration, hooks: ServeHooks): Served {
   const { registry, policies } = configuration;
+  let pendingStartedUp = hooks.startedUp;
+  const startedUp = (): void => {
+    const hook = pendingStartedUp;
+    pendingStartedUp = undefined;
+    hook?.();
+  };
   // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
   // Fixed now, as before the call side was lazy: a working directory removed later cannot make the first call's load fail.
   const place = { cwd: process.cwd(), selfDir: toriiCodeDirectory() };
   const callPath = lazyCallPath(() => {
+    startedUp();
     releaseYoungGeneration();
     releaseOptimisingCompiler();
     return import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place));
@@ -96,5 +114,5 @@ function buildServer(version: string, configuration: ServerConfiguration): Serve
     ),
     policyTool(registry, policies),
   ];
-  return { created: createServer(tools, version), pendingAudit, closeApprovals: () => callPath.close() };
+  return { created: createServer(tools, version, { listed: startedUp }), pendingAudit, closeApprovals: () => callPath.close() };
 }

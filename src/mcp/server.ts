@@ -35,6 +35,8 @@ export interface ServerOptions {
   readonly instructions?: string;
   /** Declare the logging capability (the failure server reports through `notifications/message`). */
   readonly logging?: boolean;
+  /** Called after each tools/list answer, once it is on its way (serve.ts stores the code cache then). */
+  readonly listed?: () => void;
 }
 
 export function createServer(tools: readonly ToolDefinition[], version: string, options: ServerOptions = {}): CreatedServer {
@@ -53,16 +55,20 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
-    tools: checked.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      annotations: tool.annotations,
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => {
+    // After this turn, so the answer is written before the hook's work.
+    if (options.listed !== undefined) setImmediate(options.listed);
+    return {
+      tools: checked.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+      })),
+    };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);

@@ -1,10 +1,11 @@
 /**
  * The built binary is a bundle (scripts/bundle.mjs): the `bin`, dist/cli.cjs
- * (a CommonJS entry, which dist/cli.js runs), and the chunks it imports load no
- * module from node_modules, the operator commands
- * stay behind a dynamic import (the server never loads them), so does the AWS
- * SDK (loaded only for an aws_profile account check), the server's call path
- * (loaded with the first tool call, not before tools/list), source maps
+ * (a CommonJS entry, which dist/cli.js runs), the chunks it imports and the
+ * server's one CommonJS file, dist/server/serve.cjs, load no module from
+ * node_modules, the operator commands stay behind a dynamic import (the server
+ * never loads them), the AWS SDK is a file of its own (required only for an
+ * aws_profile account check), the server's call path runs with the first tool
+ * call, not before tools/list, source maps
  * sit beside every file for readable stack traces, and every built file is
  * ASCII (V8 then keeps each module's source as a one-byte string).
  */
@@ -12,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse } from "acorn";
 import { describe, expect, test } from "vitest";
 
 const dist = fileURLToPath(new URL("../../dist", import.meta.url));
@@ -47,91 +49,155 @@ function staticClosure(entry: string): string[] {
   return [...seen];
 }
 
-/** The chunk `from` reaches through a dynamic import whose name matches `name`. */
-function lazyChunk(from: string, name: RegExp): string {
-  const specifier = importsOf(from).dynamic.find((candidate) => name.test(candidate));
-  expect(specifier, `${from} imports no ${String(name)} chunk`).toBeDefined();
-  return path.resolve(path.dirname(from), specifier!);
+/** The server's code, one CommonJS file (cli.ts runs it through V8's code cache), and its AWS SDK side, required with the first AWS account check. */
+const SERVER = path.join(dist, "server", "serve.cjs");
+const STS_PROBE = path.join(dist, "server", "sts-probe.cjs");
+
+/** An ESTree node as acorn returns it. */
+interface AstNode {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
+function childNodes(node: AstNode): AstNode[] {
+  return Object.values(node)
+    .flatMap((value: unknown) => (Array.isArray(value) ? (value as unknown[]) : [value]))
+    .filter((value): value is AstNode => typeof value === "object" && value !== null && typeof (value as AstNode).type === "string");
+}
+
+/** `Promise.resolve().then(…)`: what esbuild makes of a dynamic import in a CommonJS build (its initialiser runs later). */
+function isLazyImport(node: AstNode): boolean {
+  const callee = node.callee as AstNode | undefined;
+  const resolved = callee?.type === "MemberExpression" ? (callee.object as AstNode) : undefined;
+  const resolve = resolved?.type === "CallExpression" ? (resolved.callee as AstNode) : undefined;
+  return (
+    node.type === "CallExpression" &&
+    (callee?.property as AstNode | undefined)?.name === "then" &&
+    resolve?.type === "MemberExpression" &&
+    (resolve.object as AstNode).name === "Promise" &&
+    (resolve.property as AstNode).name === "resolve"
+  );
+}
+
+/** The module initialisers (`init_x()`, `require_x()`) that `node` calls, leaving out the lazy imports'. */
+function initialisersCalled(node: AstNode, found = new Set<string>()): Set<string> {
+  if (isLazyImport(node)) return found;
+  const callee = node.type === "CallExpression" ? (node.callee as AstNode) : undefined;
+  if (callee?.type === "Identifier" && /^(?:init|require)_\w+$/u.test(callee.name as string)) found.add(callee.name as string);
+  for (const child of childNodes(node)) initialisersCalled(child, found);
+  return found;
+}
+
+/**
+ * The modules of a CommonJS bundle that run when the file does, among those
+ * esbuild wrapped in an initialiser (`var init_x = __esm({ "src/x.ts"() {…} })`,
+ * or `__commonJS`), by their path: the initialisers the file's top level calls,
+ * directly or through other initialisers, leaving out the calls that are a
+ * dynamic import made lazy (`Promise.resolve().then(() => (init_x(), …))`).
+ * Every call anywhere at the top level counts, even inside a function not yet
+ * called: the set can only be too large.
+ */
+function modulesRunAtLoad(file: string): { atLoad: Set<string>; wrapped: Set<string> } {
+  const program = parse(readFileSync(file, "utf8"), { ecmaVersion: "latest", sourceType: "script" }) as unknown as AstNode;
+  const initialisers = new Map<string, { module: string; body: AstNode }>();
+  const topLevel: AstNode[] = [];
+  for (const statement of program.body as AstNode[]) {
+    for (const part of statement.type === "VariableDeclaration" ? (statement.declarations as AstNode[]) : [statement]) {
+      const init = part.init as AstNode | undefined;
+      const wrapper = init?.type === "CallExpression" ? ((init.callee as AstNode).name as string | undefined) : undefined;
+      if (wrapper !== "__esm" && wrapper !== "__commonJS") {
+        topLevel.push(part);
+        continue;
+      }
+      const [property] = (init!.arguments as AstNode[])[0]!.properties as AstNode[];
+      initialisers.set((part.id as AstNode).name as string, { module: (property!.key as AstNode).value as string, body: property!.value as AstNode });
+    }
+  }
+  const reached = new Set<string>();
+  const visit = (name: string): void => {
+    const initialiser = initialisers.get(name);
+    if (reached.has(name) || initialiser === undefined) return;
+    reached.add(name);
+    for (const next of initialisersCalled(initialiser.body)) visit(next);
+  };
+  for (const node of topLevel) for (const name of initialisersCalled(node)) visit(name);
+  return {
+    atLoad: new Set([...reached].map((name) => initialisers.get(name)!.module)),
+    wrapped: new Set([...initialisers.values()].map(({ module }) => module)),
+  };
+}
+
+/** The files a built file was made from, as its source map names them (relative to the repository). */
+function sourcesOf(file: string): string[] {
+  const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
+  return map.sources.map((source) => path.relative(path.join(dist, ".."), path.resolve(path.dirname(file), source)));
 }
 
 describe("dist/cli.cjs is a bundle", () => {
   const entry = path.join(dist, "cli.cjs");
-  /** What the server loads before answering tools/list. */
-  const startupFiles = (): string[] => staticClosure(lazyChunk(entry, /serve/));
-  /** Everything the server may load: its start-up files and the call path it loads with the first call. */
-  const serverFiles = (): string[] => [...new Set([...startupFiles(), ...staticClosure(lazyChunk(lazyChunk(entry, /serve/), /call-path/))])];
+  /** What the server's files were built from. */
+  const serverSources = (): string[] => [SERVER, STS_PROBE].flatMap(sourcesOf);
 
-  test("neither the entry nor the server's chunks import a package: only node: built-ins and chunks", () => {
-    const serve = importsOf(entry).dynamic.find((specifier) => /serve/.test(specifier));
-    expect(serve).toBe("./server/serve.js");
+  test("neither the entry nor the server's files load a package: only node: built-ins, and the server only the STS probe beside it", () => {
+    expect(readFileSync(entry, "utf8")).toContain('"./server/serve.cjs"');
     for (const specifier of requiredBy(entry)) expect(isBuiltin(specifier), `cli.cjs requires ${specifier}`).toBe(true);
-    const files = [...staticClosure(entry), ...serverFiles()];
-    for (const file of files) {
+    for (const file of staticClosure(entry)) {
       for (const specifier of importsOf(file).static) expect(specifier, `${file} imports ${specifier}`).toMatch(/^(node:|\.\.?\/)/);
     }
+    // A vm.Script has no import(): the build turned the server's dynamic imports into require().
+    for (const file of [SERVER, STS_PROBE]) expect(importsOf(file), file).toEqual({ static: [], dynamic: [] });
+    // (The STS probe's text names an optional AWS package in its error messages: Node's own require loads that file.)
+    for (const specifier of requiredBy(SERVER).filter((required) => required !== "./sts-probe.cjs"))
+      expect(isBuiltin(specifier), `serve.cjs requires ${specifier}`).toBe(true);
   });
 
-  test("the operator commands are reached only through a dynamic import, never from the server's chunks", () => {
+  test("the operator commands are reached only through a dynamic import, never from the server's files", () => {
     const program = importsOf(entry).dynamic.find((specifier) => /program/.test(specifier));
     expect(program).toBe("./chunks/program.js");
-    expect(serverFiles()).not.toContain(path.resolve(dist, program!));
+    expect(sourcesOf(SERVER)).toContain("src/mcp/serve.ts");
+    expect(serverSources().filter((source) => source.startsWith("src/commands/"))).toEqual([]);
   });
 
-  test("the AWS SDK sits in a lazy chunk: the server reaches it only through the STS probe's dynamic import", () => {
-    const files = serverFiles();
-    for (const file of files) expect(readFileSync(file, "utf8"), file).not.toContain("GetCallerIdentityCommand");
-    const importer = files.find((file) => importsOf(file).dynamic.some((specifier) => /sts-probe/.test(specifier)));
-    expect(importer).toBeDefined();
-    const probe = lazyChunk(importer!, /sts-probe/);
-    expect(path.basename(probe)).toMatch(/^sts-probe-[\w-]+\.js$/);
-    expect(readFileSync(probe, "utf8")).toContain("GetCallerIdentityCommand");
+  test("the AWS SDK sits in a file of its own: the server requires it only with the STS probe's first use", () => {
+    const server = readFileSync(SERVER, "utf8");
+    expect(server).not.toContain("GetCallerIdentityCommand");
+    expect(requiredBy(SERVER)).toContain("./sts-probe.cjs");
+    expect(server).toMatch(/Promise\.resolve\(\)\.then\(\(\) ?=> ?__toESM\(require\("\.\/sts-probe\.cjs"\)/u);
+    expect(readFileSync(STS_PROBE, "utf8")).toContain("GetCallerIdentityCommand");
   });
 
-  test("the server's chunks leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
-    const serverText = serverFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    expect(serverText).toContain("@modelcontextprotocol/sdk/dist/esm/server/index.js");
-    expect(serverText).not.toMatch(/node_modules\/ajv\//);
+  test("the server's files leave out the SDK's default validator, Ajv (Torii passes its own)", () => {
+    // (The SDK ships source maps: its files are named by its TypeScript sources.)
+    expect(serverSources()).toContain("node_modules/@modelcontextprotocol/sdk/src/server/index.ts");
+    expect(serverSources().filter((source) => source.startsWith("node_modules/ajv/"))).toEqual([]);
   });
 
-  test("the call path (pipeline, launcher, audit writer, approval page server) is loaded with the first call, not before tools/list", () => {
-    const startupText = startupFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    const callPathText = serverFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
+  test("the call path (pipeline, launcher, audit writer, approval page server) runs with the first call, not before tools/list", () => {
+    const { atLoad, wrapped } = modulesRunAtLoad(SERVER);
+    expect(atLoad, "the start-up modules are found").toContain("src/mcp/serve-lifecycle.ts");
+    expect(atLoad).toContain("src/pipeline/call-audit.ts");
     for (const module of [
+      "src/mcp/call-path.ts",
       "src/pipeline/invoke.ts",
       "src/runtime/launcher.ts",
       "src/audit/audit-log.ts",
       "src/approval/page-server.ts",
       "src/state/lease-store.ts",
     ]) {
-      expect(startupText, module).not.toContain(`// ${module}`);
-      expect(callPathText, module).toContain(`// ${module}`);
+      expect(wrapped.has(module), `${module} is in the file, in an initialiser`).toBe(true);
+      expect(atLoad.has(module), `${module} runs at start-up`).toBe(false);
     }
   });
 
   test("zod is tree-shaken (src imports it as a namespace): the server leaves out what it never calls, such as fromJSONSchema", () => {
-    const serverText = serverFiles()
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    expect(serverText).toContain("// node_modules/zod/v4/core/schemas.js");
-    expect(serverText).not.toContain("// node_modules/zod/v4/classic/from-json-schema.js");
-  });
-
-  test("the server is a build of its own: its start-up loads a few files of dist/server/, none shared with the operator commands", () => {
-    const files = startupFiles();
-    for (const file of files) expect(path.dirname(file), file).toBe(path.join(dist, "server"));
-    expect(files.length).toBeLessThanOrEqual(4);
+    expect(serverSources()).toContain("node_modules/zod/v4/core/schemas.js");
+    expect(serverSources()).not.toContain("node_modules/zod/v4/classic/from-json-schema.js");
   });
 
   test("every built chunk has its source map", () => {
     const built = (folder: string): string[] =>
       readdirSync(path.join(dist, folder))
-        .filter((name) => name.endsWith(".js"))
+        .filter((name) => name.endsWith(".js") || name.endsWith(".cjs"))
         .map((name) => `${folder}/${name}`);
     const chunks = [...built("chunks"), ...built("server")];
     expect(chunks.length).toBeGreaterThanOrEqual(3);

@@ -1,6 +1,6 @@
 /**
  * The V8 code cache of the operator CLI's CommonJS bundles
- * (src/commands/shared/code-cache.ts, code-cache-file.ts): the second run uses
+ * (src/runtime/code-cache/code-cache.ts, code-cache-file.ts): the second run uses
  * what the first stored, and a cache that is not the bundle owner's own, not
  * for this bundle, or damaged is never run. "Never run" is shown with foreign
  * code: a cache made from bundle A (exports "AAA") stored as the cache of bundle
@@ -11,8 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { Script } from "node:vm";
 import { afterEach, describe, expect, test } from "vitest";
-import { loadCachedBundle } from "../../../../src/commands/shared/code-cache.js";
-import { cacheFilePath, cacheKey, writeCacheFile } from "../../../../src/commands/shared/code-cache-file.js";
+import { loadCachedBundle } from "../../../../src/runtime/code-cache/code-cache.js";
+import { cacheFilePath, cacheKey, writeCacheFile } from "../../../../src/runtime/code-cache/code-cache-file.js";
 
 const A = 'module.exports = { value: "AAA" };\n';
 const B = 'module.exports = { value: "BBB" };\n';
@@ -134,5 +134,22 @@ describe.skipIf(process.getuid === undefined)("loadCachedBundle", () => {
     loaded.saveCache();
     expect(readdirSync(cache)).toEqual([path.basename(cacheFile)]);
     expect(loadCachedBundle(file, cache).cacheUsed).toBe(true);
+  });
+
+  test("the bundle's require serves Node's built-ins and a .cjs file beside the bundle, and refuses a package or a path out of its folder", () => {
+    const { file } = bundleOf(
+      [
+        'const path = require("node:path");',
+        'const beside = require("./beside.cjs");',
+        "const refused = (specifier) => { try { require(specifier); return undefined; } catch (error) { return error.message; } };",
+        'module.exports = { sep: path.sep, beside: beside.value, yaml: refused("yaml"), up: refused("../beside.cjs") };',
+      ].join("\n"),
+    );
+    writeFileSync(path.join(path.dirname(file), "beside.cjs"), 'module.exports = { value: "beside" };\n');
+    const { exports } = loadCachedBundle(file, path.join(path.dirname(file), "v8-cache"));
+    expect(exports.sep).toBe(path.sep);
+    expect(exports.beside).toBe("beside");
+    expect(exports.yaml).toMatch(/required yaml, which is neither one of Node's built-in modules nor a file beside it/u);
+    expect(exports.up).toMatch(/required \.\.\/beside\.cjs/u);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The files of the operator CLI's V8 code cache (code-cache.ts): bytecode that
+ * The files of V8 code caches of Torii's bundles (code-cache.ts): bytecode that
  * V8 runs instead of compiling the bundle it was made from, so it is code and
  * is trusted exactly as far as that bundle is.
  *
