@@ -8,16 +8,21 @@
  *   locked option and leaves the second to the rules;
  * - gcloud reads no abbreviated flag (`--verb=debug` is an unrecognised
  *   argument): Torii's canonical argv keeps it in the body, not as --verbosity.
+ *
+ * Then through the built server with broad rules: a prescanned flag after `--`
+ * and an IAP tunnel on every interface are denied and gcloud never starts,
+ * while `info` runs.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { canonicalise } from "../../src/policy/grammar/canonicalise.js";
 import { compileGrammar } from "../../src/policy/grammar/option-table.js";
 import { flattenCanonical } from "../../src/policy/grammar/types.js";
 import { bundledPolicyContext } from "../support/policy-helpers.js";
-import { GCLOUD_CHILD_PATH } from "../support/real-gcloud.js";
 import { makeConfigTree } from "../support/config-tree.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { GCLOUD_CHILD_PATH, gcloudProviderWithoutTargets } from "../support/real-gcloud.js";
 
 interface GcloudRun {
   readonly code: number | null;
@@ -71,5 +76,37 @@ describe("real gcloud and Torii read the same argv alike", () => {
     expect(run.stderr).toContain("unrecognized arguments: --verb=debug");
     const result = canonicalise(argv, grammar);
     expect(result.ok && flattenCanonical(result.canonical)).toEqual(["info", "--verb=debug"]);
+  }, 90_000);
+});
+
+describe("through the server, under rules that accept the commands", () => {
+  let session: McpSession;
+
+  beforeAll(async () => {
+    const root = makeConfigTree({
+      ...gcloudProviderWithoutTargets(),
+      "providers/gcloud/rules.yaml": `version: "1"\naccept:\n  - info\n  - compute\n  - dataproc\n`,
+    });
+    session = await startSession(root, { HOME: home, PATH: GCLOUD_CHILD_PATH });
+  });
+
+  afterAll(async () => {
+    await session.close();
+  });
+
+  test.each([
+    ["a configuration after --", ["dataproc", "jobs", "submit", "spark", "--cluster=c", "--region=r", "--class=M", "--", "--configuration=other"]],
+    ["a flags file after --", ["info", "--", `--flags-file=${missing}`]],
+    ["an IAP tunnel on every interface", ["compute", "start-iap-tunnel", "vm1", "22", "--zone=z", "--local-host-port=0.0.0.0:2222"]],
+  ])("%s is denied and gcloud never starts", async (_what, args) => {
+    const outcome = outcomeOf(await session.call("gcloud", { args }));
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(outcome.execution).toBeUndefined();
+  });
+
+  test("info runs", async () => {
+    const outcome = outcomeOf(await session.call("gcloud", { args: ["info", "--format=value(basic.version)"] }, { timeout: 90_000 }));
+    expect(outcome.decision.result).toBe("allow");
+    expect(outcome.execution?.exit_code).toBe(0);
   }, 90_000);
 });

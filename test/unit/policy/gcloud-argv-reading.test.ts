@@ -9,10 +9,12 @@
  * schema and grammar fields on their own.
  */
 import path from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadProviderDocument, toGrammarSpec } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import { canonicalise } from "../../../src/policy/grammar/canonicalise.js";
 import { compileGrammar } from "../../../src/policy/grammar/option-table.js";
 import type { GrammarSpec } from "../../../src/policy/grammar/types.js";
 import { bundledPolicyContext, bundledProviderConfig, canon, rejectionOf, ruleList } from "../../support/policy-helpers.js";
@@ -42,6 +44,20 @@ describe("gcloud: --configuration and --flags-file are read at any position", ()
     expect(decide([...SPARK, "--", "arg"]).result).toBe("accept");
     // gcloud compares the whole word or `--name=`: a longer flag name is not the prescanned one.
     expect(decide([...SPARK, "--", "--configuration-file=x", "--flags-filex"]).result).toBe("accept");
+  });
+
+  it("property: a call that runs, with either one inserted at any place, is never accepted by the grammar", () => {
+    const grammar = compileGrammar(gcloud.grammar, gcloud.lockedOptions);
+    const word = fc.constantFrom("compute", "instances", "list", "vm-1", "--zone=z", "--format=json", "--filter", "name:x", "--quiet", "--", "arg", "-q");
+    const prescanned = fc.constantFrom("--configuration=other", "--configuration", "--flags-file=f.yaml", "--flags-file", "--flags-file=-");
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 12 }), prescanned, fc.nat(), (argv, token, at) => {
+        fc.pre(canonicalise(argv, grammar).ok);
+        const inserted = [...argv.slice(0, at % (argv.length + 1)), token, ...argv.slice(at % (argv.length + 1))];
+        expect(canonicalise(inserted, grammar).ok).toBe(false);
+      }),
+      { seed: 20261202, numRuns: 400 },
+    );
   });
 
   it("the provider names exactly gcloud's two prescanned flags, each of them locked", () => {
