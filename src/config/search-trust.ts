@@ -13,6 +13,7 @@ import { realpathSync } from "node:fs";
 import { childPathValue, MISSING_ENTRY, trustedSearchPath, type SearchTrust, type SkippedEntry, type TrustVerdict } from "../runtime/search-path.js";
 import { currentTrustPolicy } from "./file-trust.js";
 import { trustedOutsideRealPath } from "./trusted-path.js";
+import { pinOwnVersionManagers } from "./version-pin.js";
 
 /** See trusted-path.ts: the kernel's answer in one call on POSIX. */
 const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSync.native;
@@ -75,6 +76,7 @@ export function skippedPathEntries(
  * child's PATH keeps, for what runs inside the server by name: the AWS SDK
  * runs a profile's `credential_process` through `/bin/sh` (or cmd.exe) with
  * the server's own environment during the STS check (pipeline/identity/sts-probe.ts).
+ * The version managers on the reduced PATH are pinned as a child's (version-pin.ts).
  *
  * @returns the entries left out, for the server log (missing ones not listed).
  */
@@ -86,5 +88,6 @@ export function restrictOwnPath(
   const context = { ...place, platform, trust: searchTrust(platform) };
   const search = trustedSearchPath(env.PATH, context);
   if (env.PATH !== undefined || platform !== "win32") env.PATH = childPathValue(env.PATH, context);
+  pinOwnVersionManagers(env, context);
   return search.skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
 }

@@ -11,7 +11,7 @@
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import { authScopeOf } from "./auth-scope.js";
 import { readLayers } from "./authenticate.js";
-import { childEnvOf, planChild, variable, type ChildPlanDeps } from "./child-plan.js";
+import { childEnvOf, planChild, variable, type ChildPlan, type ChildPlanDeps } from "./child-plan.js";
 import { childKubeconfigOf, type ChildKubeconfig } from "./child-kubeconfig.js";
 import { awsFilesOf } from "./identity/aws-call-plan.js";
 import { targetInjection } from "./target-injection.js";
@@ -47,18 +47,28 @@ export function childFilesOf(provider: ProviderEntry, target: TargetEntry | unde
   const pinned = targetInjection(provider, target).env;
   const env = childEnvOf(provider, layers, pinned, deps);
   let executable: ChildFiles["executable"];
+  let plan: ChildPlan | undefined;
   try {
-    executable = { ok: true, path: planChild(provider.config.command, [], provider, layers, pinned, deps).executable };
+    plan = planChild(provider.config.command, [], provider, layers, pinned, deps);
+    executable = { ok: true, path: plan.executable };
   } catch (error) {
     executable = { ok: false, reason: (error as Error).message };
   }
-  return { probeEnv: probeEnvOf(provider, env, deps), executable, kubeconfig: childKubeconfigOf(env, deps.platform), aws: awsFilesOf(env) };
+  return {
+    probeEnv: probeEnvOf(provider, plan?.env ?? env, plan?.pinnedVariables ?? [], deps),
+    executable,
+    kubeconfig: childKubeconfigOf(env, deps.platform),
+    aws: awsFilesOf(env),
+  };
 }
 
-/** The allowlisted server variables plus the call's own LOCATING_VARIABLES, built as a child environment is. */
-function probeEnvOf(provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): Record<string, string> {
+/**
+ * The allowlisted server variables plus the call's own LOCATING_VARIABLES and the version pins of its
+ * plan (the probe runs the same shim in the same working directory), built as a child environment is.
+ */
+function probeEnvOf(provider: ProviderEntry, env: Readonly<Record<string, string>>, pins: readonly string[], deps: ChildPlanDeps): Record<string, string> {
   const locating = new Map<string, string>();
-  for (const name of LOCATING_VARIABLES) {
+  for (const name of [...LOCATING_VARIABLES, ...pins]) {
     const value = variable(env, name, deps.platform);
     if (value !== undefined) locating.set(name, value);
   }
