@@ -11,7 +11,7 @@
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import { authScopeOf } from "./auth-scope.js";
 import { readLayers } from "./authenticate.js";
-import { childEnvOf, planChild, variable, type ChildPlan, type ChildPlanDeps } from "./child-plan.js";
+import { ChildPlanError, childEnvOf, planChild, variable, type ChildPlan, type ChildPlanDeps } from "./child-plan.js";
 import { childKubeconfigOf, type ChildKubeconfig } from "./child-kubeconfig.js";
 import { awsFilesOf } from "./identity/aws-call-plan.js";
 import { targetInjection } from "./target-injection.js";
@@ -30,8 +30,14 @@ export interface ChildFiles {
    * never another `.env` or pinned value.
    */
   readonly probeEnv: Readonly<Record<string, string>>;
-  /** The absolute program the call runs, or why there is none. */
-  readonly executable: { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string };
+  /**
+   * The absolute program the call runs and the version-manager variables pinned for it
+   * (config/version-pin.ts), or why there is none: `refused` when a program was found but
+   * cannot be run safely (a shim Torii cannot pin, a refused batch wrapper).
+   */
+  readonly executable:
+    | { readonly ok: true; readonly path: string; readonly pins: Readonly<Record<string, string>> }
+    | { readonly ok: false; readonly reason: string; readonly refused: boolean };
   readonly kubeconfig: ChildKubeconfig;
   readonly aws: ReturnType<typeof awsFilesOf>;
 }
@@ -50,9 +56,10 @@ export function childFilesOf(provider: ProviderEntry, target: TargetEntry | unde
   let plan: ChildPlan | undefined;
   try {
     plan = planChild(provider.config.command, [], provider, layers, pinned, deps);
-    executable = { ok: true, path: plan.executable };
+    const pins = Object.fromEntries(plan.pinnedVariables.map((name) => [name, plan?.env[name] ?? ""]));
+    executable = { ok: true, path: plan.executable, pins };
   } catch (error) {
-    executable = { ok: false, reason: (error as Error).message };
+    executable = { ok: false, reason: (error as Error).message, refused: error instanceof ChildPlanError };
   }
   return {
     probeEnv: probeEnvOf(provider, plan?.env ?? env, plan?.pinnedVariables ?? [], deps),

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../../src/audit/audit-log.js";
 import { splitEditorCommand } from "../../../../src/commands/shared/editor-argv.js";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
-import { writeExecutable } from "../../../support/fake-clis.js";
+import { makeFakeVersionManager, writeExecutable } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
 
@@ -116,19 +116,11 @@ describe("torii policy edit", () => {
 
   it("runs an editor behind a version manager's shim with the manager pinned to its global choice", async () => {
     const { env, rules, source } = setup('version: "1"\ndeny: []\naccept: [logs, top]\n');
-    // An rbenv-family manager (as pyenv lays itself out) whose `exec` records the version it was told, then edits.
-    const manager = tempDirectory("torii-fakeenv-");
-    const seen = path.join(manager, "version-seen");
-    writeExecutable(
-      path.join(manager, "shims", "myeditor"),
-      `#!/usr/bin/env bash\nset -e\nprogram="\${0##*/}"\nexport FAKEENV_ROOT="${manager}"\nexec "${manager}/libexec/fakeenv" exec "$program" "$@"\n`,
-    );
-    writeExecutable(path.join(manager, "libexec", "fakeenv"), `#!/bin/sh\nprintf '%s' "$FAKEENV_VERSION" > '${seen}'\nshift 2\ncp "$1" "$2"\n`);
-    writeFileSync(path.join(manager, "version"), "operator-choice\n");
-    const result = await runCli(["policy", "edit", "kube"], { ...env, EDITOR: `myeditor '${source}'`, PATH: `${manager}/shims:/usr/bin:/bin` });
+    const manager = makeFakeVersionManager("operator-choice", { myeditor: 'cp "$1" "$2"' });
+    const result = await runCli(["policy", "edit", "kube"], { ...env, EDITOR: `myeditor '${source}'`, PATH: `${manager.shims}:/usr/bin:/bin` });
     expect(result.status).toBe(0);
     expect(readFileSync(rules, "utf8")).toContain("top");
-    expect(readFileSync(seen, "utf8")).toBe("operator-choice");
+    expect(readFileSync(manager.seen, "utf8")).toBe("operator-choice");
   });
 
   it("without VISUAL or EDITOR says what to set", async () => {
