@@ -56,9 +56,13 @@ const MANAGER_VARIABLE = /^(?:PYENV|RBENV|NODENV|GOENV|PLENV|JENV|ASDF|MISE|RUST
  */
 export function pinOwnVersionManagers(env: NodeJS.ProcessEnv, context: SearchPathContext): void {
   for (const name of Object.keys(env)) if (MANAGER_VARIABLE.test(name)) Reflect.deleteProperty(env, name);
-  const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const { env: pinned } = pinVersionManagers(defined, undefined, context);
+  const { env: pinned } = pinVersionManagers(definedVariables(env), undefined, context);
   for (const [name, value] of Object.entries(pinned)) if (env[name] !== value) env[name] = value;
+}
+
+/** The variables of a process environment that have a value. */
+export function definedVariables(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** How many entries of a `shims` directory are sampled to recognise its manager (the first regular files, by name). */

@@ -56,8 +56,8 @@ export interface ProgramSample {
   readonly sameFileAsSiblingRustup?: boolean;
 }
 
-/** How many bytes of a program the markers need: every known shim states its manager within its first lines. */
-export const SHIM_SAMPLE_BYTES = 1024;
+/** How many bytes of a program the markers need: every known shim states its manager within its first lines (rbenv's `ruby` shim, the longest, about 700 bytes). */
+export const SHIM_SAMPLE_BYTES = 4096;
 
 // `exec "/root/.pyenv/libexec/pyenv" exec "$program" "$@"` (rbenv, nodenv, goenv: the same line).
 const ENV_FAMILY_EXEC = /^exec "(\/[^"\n]*\/libexec\/([a-z][a-z0-9]*env))" exec /mu;

@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { searchTrust } from "../../config/search-trust.js";
-import { pinVersionManagers } from "../../config/version-pin.js";
+import { definedVariables, pinVersionManagers } from "../../config/version-pin.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { ExecutableNotFoundError, resolveExecutable } from "../../runtime/resolve-executable.js";
 import { MISSING_ENTRY } from "../../runtime/search-path.js";
@@ -54,8 +54,12 @@ export function resolveOnPath(command: string, env: NodeJS.ProcessEnv = process.
  * @throws VersionPinError when `executable` is a shim that cannot be pinned.
  */
 export function pinnedShellEnv(executable: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  return pinVersionManagers(defined, executable, { platform: process.platform, cwd: process.cwd(), selfDir: toriiCodeDirectory(), trust: searchTrust() }).env;
+  return pinVersionManagers(definedVariables(env), executable, {
+    platform: process.platform,
+    cwd: process.cwd(),
+    selfDir: toriiCodeDirectory(),
+    trust: searchTrust(),
+  }).env;
 }
 
 /** How each bundled CLI prints its version. */

@@ -9,8 +9,8 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { searchTrust } from "../../../src/config/search-trust.js";
-import { pinOwnVersionManagers, pinVersionManagers, VersionPinError } from "../../../src/config/version-pin.js";
+import { restrictOwnPath, searchTrust } from "../../../src/config/search-trust.js";
+import { pinVersionManagers, VersionPinError } from "../../../src/config/version-pin.js";
 import type { SearchPathContext } from "../../../src/runtime/search-path.js";
 import { writeExecutable } from "../../support/fake-clis.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
@@ -141,7 +141,8 @@ posixOnly("the server's own environment", () => {
       mise_env: "x",
       TZ: "UTC",
     };
-    pinOwnVersionManagers(own, context);
+    // The server reduces its own PATH when its call side loads (restrictOwnPath), and pins on the way.
+    restrictOwnPath(own, { cwd: context.cwd, selfDir: context.selfDir }, "linux");
     expect(own).toEqual({ HOME: home, PATH: `${shimDir}:${system}`, PYENV_VERSION: "3.11.7", TZ: "UTC" });
   });
 });
