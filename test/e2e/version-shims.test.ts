@@ -4,7 +4,8 @@
  * machine behind a real server: the server's working directory holds a
  * `.python-version` naming another installed interpreter and a
  * `rust-toolchain.toml` whose `path` names a planted toolchain whose `rustc`
- * writes a marker. The shim run as the provider's program, and the shim a
+ * writes a marker. The shim run as the provider's program (also the bundled
+ * aws provider, whose `aws` is a pyenv shim on this machine), and the shim a
  * program finds through its own PATH, both run the operator's global choice;
  * the marker never appears. A rustup proxy's `+toolchain` argument is refused.
  */
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
+import { untargetedAws } from "../support/real-aws.js";
 import { writeExecutable } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { tempDirectory } from "../support/temp-dirs.js";
@@ -25,10 +27,16 @@ const CARGO_BIN = path.join(HOME, ".cargo", "bin");
 function pyenvVersions(): { global: string; planted: string } | undefined {
   if (!existsSync(path.join(PYENV_SHIMS, "python3"))) return undefined;
   const global = readFileSync(path.join(PYENV_ROOT, "version"), "utf8").trim().split(/\s+/u)[0] ?? "";
-  const planted = readdirSync(path.join(PYENV_ROOT, "versions")).find(
+  const others = readdirSync(path.join(PYENV_ROOT, "versions")).filter(
     (version) => version !== global && /^3\.\d+\.\d+$/u.test(version) && existsSync(path.join(PYENV_ROOT, "versions", version, "bin", "python3")),
   );
+  // Preferably one without the aws CLI, so that running the planted version's aws would fail visibly.
+  const planted = others.find((version) => !hasAws(version)) ?? others[0];
   return /^3\.\d+\.\d+$/u.test(global) && planted !== undefined ? { global, planted } : undefined;
+}
+
+function hasAws(version: string): boolean {
+  return existsSync(path.join(PYENV_ROOT, "versions", version, "bin", "aws"));
 }
 
 const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
@@ -54,6 +62,8 @@ beforeAll(async () => {
   writeExecutable(path.join(tools, "py-inside"), '#!/bin/sh\nexec python3 "$@"\n');
   writeExecutable(path.join(tools, "rustc-inside"), '#!/bin/sh\nexec rustc "$@"\n');
   const root = makeConfigTree({
+    ...untargetedAws(),
+    "providers/aws/rules.yaml": ACCEPT_ALL,
     "providers/python3/provider.yaml": provider("python3", "python3"),
     "providers/python3/rules.yaml": ACCEPT_ALL,
     "providers/pyinside/provider.yaml": provider("pyinside", path.join(tools, "py-inside")),
@@ -75,6 +85,15 @@ describe.skipIf(versions === undefined)("pyenv: a .python-version in the working
     const outcome = outcomeOf(await session.call("python3", { args: ["--version"] }));
     expect(outcome.execution?.stdout).toBe(`Python ${versions?.global ?? ""}\n`);
   });
+
+  test.skipIf(versions === undefined || !hasAws(versions.global) || hasAws(versions.planted))(
+    "the bundled aws provider, whose aws is a pyenv shim, runs the aws of the global version, not the planted one's (which has none)",
+    async () => {
+      const outcome = outcomeOf(await session.call("aws", { args: ["--version"] }));
+      expect(`${outcome.execution?.stdout ?? ""}${outcome.execution?.stderr ?? ""}`).toMatch(/^aws-cli\/\d+\.\d+/u);
+      expect(outcome.execution?.exit_code).toBe(0);
+    },
+  );
 
   test("the shim a program finds through its own PATH runs the global version too", async () => {
     const outcome = outcomeOf(await session.call("pyinside", { args: ["--version"] }));
