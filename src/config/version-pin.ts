@@ -83,7 +83,7 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   const command = executable === undefined ? "" : path.basename(executable);
   if (manager?.kind === "unpinnable") {
     throw new VersionPinError(
-      `${command} is a ${manager.name} shim, which picks its version from the working directory; Torii cannot pin ${manager.name}: set the provider's command to the absolute path of the real program (\`${manager.name} which ${command}\`)`,
+      `${command} is a shim of ${manager.name}, which picks its version from the working directory; Torii cannot pin ${manager.name}: run the real program by its absolute path instead (\`${manager.name} which ${command}\`), as the provider's command`,
     );
   }
   const pinned: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, env);
@@ -102,7 +102,7 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   const problem = manager === undefined ? undefined : pin(manager);
   if (manager !== undefined && problem !== undefined) {
     throw new VersionPinError(
-      `${command} is a ${managerName(manager)} shim, which picks its version from the working directory, and Torii cannot pin it: ${problem}`,
+      `${command} is a shim of ${managerName(manager)}, which picks its version from the working directory, and Torii cannot pin it: ${problem}`,
     );
   }
   const kept = directories.filter((directory) => {
@@ -161,7 +161,11 @@ function globalChoice(manager: VersionManager, env: Readonly<Record<string, stri
 function trustedText(file: string, context: SearchPathContext, missingIsEmpty: boolean): string | { problem: string } {
   const reason = agentReach(context)(file, "file");
   if (reason === MISSING_ENTRY && missingIsEmpty) return "";
-  if (reason !== undefined) return { problem: `its global file ${reason === MISSING_ENTRY ? "is missing" : "is refused (torii doctor names it)"}` };
+  if (reason !== undefined) {
+    return {
+      problem: `its global file ${reason === MISSING_ENTRY ? "is missing" : "is refused: it, or a directory above it, is at or below the working directory, or not owned by you or root, or writable by group or others"}`,
+    };
+  }
   try {
     return readFileSync(file, "utf8");
   } catch {

@@ -82,20 +82,20 @@ posixOnly("the program itself is a shim", () => {
   it("fails closed when the choice cannot be read: no default toolchain, a path in the version file, an untrusted file", () => {
     const { home, pyenvRoot, cargoBin, system, context, env } = layout();
     writeFileSync(path.join(home, ".rustup", "settings.toml"), 'version = "12"\n');
-    expect(() => pinVersionManagers(env([system]), path.join(cargoBin, "cargo"), context)).toThrow(/rustup shim.*no default toolchain/u);
+    expect(() => pinVersionManagers(env([system]), path.join(cargoBin, "cargo"), context)).toThrow(/shim of rustup.*no default toolchain/u);
     writeFileSync(path.join(pyenvRoot, "version"), "../../../tmp/planted\n");
     expect(() => pinVersionManagers(env([system]), path.join(pyenvRoot, "shims", "python3"), context)).toThrow(VersionPinError);
     writeFileSync(path.join(pyenvRoot, "version"), "3.11.7\n");
     chmodSync(path.join(pyenvRoot, "version"), 0o666);
     // A search trust remembers its verdicts for one computation: a new one sees the new mode.
     const fresh = { ...context, trust: searchTrust("linux") };
-    expect(() => pinVersionManagers(env([system]), path.join(pyenvRoot, "shims", "python3"), fresh)).toThrow(/pyenv shim.*refused/u);
+    expect(() => pinVersionManagers(env([system]), path.join(pyenvRoot, "shims", "python3"), fresh)).toThrow(/shim of pyenv.*refused/u);
   });
 
   it("refuses a manager it cannot pin (asdf), naming the fix and no PATH entry", () => {
     const { asdfShims, system, context, env } = layout();
     const run = (): unknown => pinVersionManagers(env([asdfShims, system]), path.join(asdfShims, "node"), context);
-    expect(run).toThrow(/node is a asdf shim.*absolute path of the real program \(`asdf which node`\)/u);
+    expect(run).toThrow(/node is a shim of asdf.*run the real program by its absolute path instead \(`asdf which node`\)/u);
     expect(run).not.toThrow(new RegExp(asdfShims.replaceAll("/", "\\/"), "u"));
   });
 });

@@ -186,6 +186,6 @@ describe("torii doctor", () => {
       "providers/kc/.env": `PATH=${path.join(asdf, "shims")}:/usr/bin:/bin\n`,
     });
     const failed = await runCli(["doctor"], { TORII_CONFIG_DIR: refused, HOME: emptyHome() });
-    expect(failed.stdout).toMatch(/FAIL cli kc: kubectl is a asdf shim, which picks its version from the working directory; .*no call can run/u);
+    expect(failed.stdout).toMatch(/FAIL cli kc: kubectl is a shim of asdf, which picks its version from the working directory; .*no call can run/u);
   });
 });
