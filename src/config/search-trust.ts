@@ -23,6 +23,7 @@ import {
 } from "../runtime/search-path.js";
 import { currentTrustPolicy, type TrustPolicy } from "./file-trust.js";
 import { trustedOutsideRealPath, type OutsideResolution } from "./trusted-path.js";
+import { pinOwnVersionManagers } from "./version-pin.js";
 
 /** See trusted-path.ts: the kernel's answer in one call on POSIX. */
 const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSync.native;
@@ -126,6 +127,7 @@ export function skippedPathEntries(pathEnv: string | undefined, place: SearchPla
  * child's PATH keeps, for what runs inside the server by name: the AWS SDK
  * runs a profile's `credential_process` through `/bin/sh` (or cmd.exe) with
  * the server's own environment during the STS check (pipeline/identity/sts-probe.ts).
+ * The version managers on the reduced PATH are pinned as a child's (version-pin.ts).
  *
  * @returns the entries left out, for the server log (missing ones not listed).
  */
@@ -133,5 +135,6 @@ export function restrictOwnPath(env: NodeJS.ProcessEnv, place: SearchPlace, plat
   const context = searchContext(place, platform);
   const search = trustedSearchPath(env.PATH, context);
   if (env.PATH !== undefined || platform !== "win32") env.PATH = childPathValue(env.PATH, context);
+  pinOwnVersionManagers(env, context);
   return search.skipped.filter((entry) => entry.reason !== MISSING_ENTRY);
 }

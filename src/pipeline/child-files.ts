@@ -11,7 +11,7 @@
 import type { ProviderEntry, Registry, TargetEntry } from "../config/registry.js";
 import { authScopeOf } from "./auth-scope.js";
 import { readLayers } from "./authenticate.js";
-import { childEnvOf, planChild, variable, type ChildPlanDeps } from "./child-plan.js";
+import { ChildPlanError, childEnvOf, planChild, variable, type ChildPlan, type ChildPlanDeps } from "./child-plan.js";
 import { childKubeconfigOf, type ChildKubeconfig } from "./child-kubeconfig.js";
 import { awsFilesOf } from "./identity/aws-call-plan.js";
 import { targetInjection } from "./target-injection.js";
@@ -30,8 +30,14 @@ export interface ChildFiles {
    * never another `.env` or pinned value.
    */
   readonly probeEnv: Readonly<Record<string, string>>;
-  /** The absolute program the call runs, or why there is none. */
-  readonly executable: { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string };
+  /**
+   * The absolute program the call runs and the version-manager variables pinned for it
+   * (config/version-pin.ts), or why there is none: `refused` when a program was found but
+   * cannot be run safely (a shim Torii cannot pin, a refused batch wrapper).
+   */
+  readonly executable:
+    | { readonly ok: true; readonly path: string; readonly pins: Readonly<Record<string, string>> }
+    | { readonly ok: false; readonly reason: string; readonly refused: boolean };
   readonly kubeconfig: ChildKubeconfig;
   readonly aws: ReturnType<typeof awsFilesOf>;
 }
@@ -47,18 +53,29 @@ export function childFilesOf(provider: ProviderEntry, target: TargetEntry | unde
   const pinned = targetInjection(provider, target).env;
   const env = childEnvOf(provider, layers, pinned, deps);
   let executable: ChildFiles["executable"];
+  let plan: ChildPlan | undefined;
   try {
-    executable = { ok: true, path: planChild(provider.config.command, [], provider, layers, pinned, deps).executable };
+    plan = planChild(provider.config.command, [], provider, layers, pinned, deps);
+    const pins = Object.fromEntries(plan.pinnedVariables.map((name) => [name, plan?.env[name] ?? ""]));
+    executable = { ok: true, path: plan.executable, pins };
   } catch (error) {
-    executable = { ok: false, reason: (error as Error).message };
+    executable = { ok: false, reason: (error as Error).message, refused: error instanceof ChildPlanError };
   }
-  return { probeEnv: probeEnvOf(provider, env, deps), executable, kubeconfig: childKubeconfigOf(env, deps.platform), aws: awsFilesOf(env) };
+  return {
+    probeEnv: probeEnvOf(provider, plan?.env ?? env, plan?.pinnedVariables ?? [], deps),
+    executable,
+    kubeconfig: childKubeconfigOf(env, deps.platform),
+    aws: awsFilesOf(env),
+  };
 }
 
-/** The allowlisted server variables plus the call's own LOCATING_VARIABLES, built as a child environment is. */
-function probeEnvOf(provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): Record<string, string> {
+/**
+ * The allowlisted server variables plus the call's own LOCATING_VARIABLES and the version pins of its
+ * plan (the probe runs the same shim in the same working directory), built as a child environment is.
+ */
+function probeEnvOf(provider: ProviderEntry, env: Readonly<Record<string, string>>, pins: readonly string[], deps: ChildPlanDeps): Record<string, string> {
   const locating = new Map<string, string>();
-  for (const name of LOCATING_VARIABLES) {
+  for (const name of [...LOCATING_VARIABLES, ...pins]) {
     const value = variable(env, name, deps.platform);
     if (value !== undefined) locating.set(name, value);
   }

@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
 import { searchTrust } from "../config/search-trust.js";
+import { pinVersionManagers, VersionPinError, type PinnedChild } from "../config/version-pin.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
@@ -32,6 +33,8 @@ export interface ChildPlan {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly windowsVerbatimArguments: boolean;
+  /** Version-manager override variables set by Torii (config/version-pin.ts), for the operator CLI's probes to pass on. */
+  readonly pinnedVariables: readonly string[];
 }
 
 /** A variable of a built environment; on Windows whatever its spelling (one spelling is kept). */
@@ -82,19 +85,20 @@ export function planChild(
 ): ChildPlan {
   // One view of the filesystem for the child's PATH and the lookup through it: each entry is inspected once.
   const trust = searchTrustOf(deps);
-  const env = childEnvOf(provider, layers, pinned, deps, trust);
+  const built = childEnvOf(provider, layers, pinned, deps, trust);
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
-  const pathExt = variable(env, "PATHEXT", deps.platform);
+  const pathExt = variable(built, "PATHEXT", deps.platform);
   const resolved = resolveExecutable(command, {
-    pathEnv: variable(env, "PATH", deps.platform),
+    pathEnv: variable(built, "PATH", deps.platform),
     ...(pathExt === undefined ? {} : { pathExt }),
     platform: deps.platform,
     selfDir: deps.selfDir,
     cwd: deps.cwd,
     trust,
   });
-  if (resolved.kind === "binary") return { executable: resolved.path, args, env, windowsVerbatimArguments: false };
+  const { env, pinnedVariables } = pinnedChild(command, resolved.path, args, built, deps, trust);
+  if (resolved.kind === "binary") return { executable: resolved.path, args, env, windowsVerbatimArguments: false, pinnedVariables };
   if (provider.config.runtime?.allow_batch_wrapper !== true) {
     throw new ChildPlanError(
       `${command} resolves to the batch file ${path.basename(resolved.path)}; batch wrappers are refused unless the provider sets runtime.allow_batch_wrapper`,
@@ -103,5 +107,32 @@ export function planChild(
   const cmdExe = path.win32.join(env.SystemRoot ?? env.SYSTEMROOT ?? "C:\\Windows", "System32", "cmd.exe");
   const plan = planBatchLaunch(cmdExe, resolved.path, args);
   if (!("executable" in plan)) throw new ChildPlanError(`refused to run the batch wrapper ${path.basename(resolved.path)}: ${plan.ok ? "" : plan.reason}`);
-  return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true };
+  return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true, pinnedVariables };
+}
+
+/**
+ * The child's environment with the version managers it can reach pinned to the operator's global
+ * choice (config/version-pin.ts): a shim would otherwise let a file in the working directory, the
+ * agent's project, choose the interpreter or toolchain.
+ */
+function pinnedChild(
+  command: string,
+  executable: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  deps: ChildPlanDeps,
+  trust: SearchTrust,
+): PinnedChild {
+  let child: PinnedChild;
+  try {
+    child = pinVersionManagers(env, executable, { platform: deps.platform, cwd: deps.cwd, selfDir: deps.selfDir, trust });
+  } catch (error) {
+    if (error instanceof VersionPinError) throw new ChildPlanError(error.message);
+    throw error;
+  }
+  // A rustup proxy takes `+toolchain` as its first argument, over RUSTUP_TOOLCHAIN.
+  if (child.manager?.kind === "rustup" && args[0]?.startsWith("+") === true) {
+    throw new ChildPlanError(`${command} is a rustup proxy: a first argument starting with "+" would choose the toolchain`);
+  }
+  return child;
 }

@@ -121,6 +121,17 @@ export const SERVER_ENV_DENYLIST: readonly string[] = Object.freeze([
   "GIT_*",
   "DOCKER_*",
   "XDG_*",
+  // Version managers: they choose which interpreter or toolchain a shim runs (config/version-pin.ts pins them).
+  "PYENV_*",
+  "RBENV_*",
+  "NODENV_*",
+  "GOENV_*",
+  "PLENV_*",
+  "JENV_*",
+  "ASDF_*",
+  "MISE_*",
+  "RUSTUP_*",
+  "VOLTA_*",
 ]);
 
 /**

@@ -48,3 +48,37 @@ export function writeExecutable(file: string, body: string): void {
   writeFileSync(file, body);
   chmodSync(file, 0o755);
 }
+
+/** A version manager of the rbenv family (laid out as pyenv lays itself out), for tests of its pinning. */
+export interface FakeVersionManager {
+  /** The directory of its shims, for PATH. */
+  readonly shims: string;
+  /** Where the manager writes the version it was told (`$FAKEENV_VERSION`) each time a shim runs. */
+  readonly seen: string;
+}
+
+/**
+ * A manager `fakeenv` whose global file names `globalVersion` and whose shims
+ * `programs` (name -> shell body run after the manager's `exec`, arguments as
+ * the shim got them) record `$FAKEENV_VERSION` first: what the shim runs is
+ * the manager's choice, and the record shows what it was told.
+ */
+export function makeFakeVersionManager(globalVersion: string, programs: Record<string, string>): FakeVersionManager {
+  const root = tempDirectory("torii-fakeenv-");
+  const seen = path.join(root, "version-seen");
+  const cases = Object.entries(programs)
+    .map(([name, body]) => `  ${name}) ${body} ;;\n`)
+    .join("");
+  writeExecutable(
+    path.join(root, "libexec", "fakeenv"),
+    `#!/bin/sh\nprintf '%s' "$FAKEENV_VERSION" > '${seen}'\nprogram="$2"\nshift 2\ncase "$program" in\n${cases}esac\n`,
+  );
+  for (const name of Object.keys(programs)) {
+    writeExecutable(
+      path.join(root, "shims", name),
+      `#!/usr/bin/env bash\nset -e\nprogram="\${0##*/}"\nexport FAKEENV_ROOT="${root}"\nexec "${root}/libexec/fakeenv" exec "$program" "$@"\n`,
+    );
+  }
+  writeFileSync(path.join(root, "version"), `${globalVersion}\n`);
+  return { shims: path.join(root, "shims"), seen };
+}

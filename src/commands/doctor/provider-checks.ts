@@ -91,6 +91,8 @@ function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
     const where = alike || entry.target === undefined ? subject : `${subject} (target ${entry.target.name})`;
     if (!("files" in entry)) {
       findings.push(check(where, "fail", `${entry.problem}; no call can run`, "fix the file named above, then run torii doctor again"));
+    } else if (!entry.files.executable.ok && entry.files.executable.refused) {
+      findings.push(check(where, "fail", `${entry.files.executable.reason}; no call can run`, "do what the message above says, then run torii doctor again"));
     } else if (!entry.files.executable.ok) {
       findings.push(
         check(
@@ -100,7 +102,7 @@ function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
           `install ${command}, or start the client with a PATH that holds it (GUI clients often see a shorter PATH than your shell), or set PATH in the provider's .env`,
         ),
       );
-    } else findings.push(versionCheck(provider, where, entry.files.executable.path, entry.files.probeEnv));
+    } else findings.push(versionCheck(provider, where, entry.files.executable, entry.files.probeEnv));
   }
   // A kubectl_context target's kubeconfig is target-checks.ts's; here, a KUBECONFIG another provider's .env sets.
   if (provider.config.targeting?.mode !== "kubectl_context")
@@ -131,10 +133,18 @@ function envKubeconfigCheck(provider: ProviderEntry, files: ChildFiles): DoctorC
   }
 }
 
-function versionCheck(provider: ProviderEntry, subject: string, executable: string, env: Readonly<Record<string, string>>): DoctorCheck {
+function versionCheck(
+  provider: ProviderEntry,
+  subject: string,
+  program: { readonly path: string; readonly pins: Readonly<Record<string, string>> },
+  env: Readonly<Record<string, string>>,
+): DoctorCheck {
   const command = provider.config.command;
   const expected = generatedFromVersion(readFileSync(provider.file, "utf8"));
-  const actualText = cliVersionText(command, executable, env);
+  const actualText = cliVersionText(command, program.path, env);
+  // A version manager's shim: which version runs is the pin's (docs/environment.md, "Version managers' shims").
+  const pins = Object.entries(program.pins).map(([name, value]) => `${name}=${value}`);
+  const executable = pins.length === 0 ? program.path : `${program.path} [pinned ${pins.join(", ")}]`;
   const actual = actualText === undefined ? undefined : firstVersion(actualText);
   if (expected === undefined || actual === undefined) return check(subject, "ok", `${executable}${actual === undefined ? "" : ` (${actual})`}`);
   const majorMinor = (version: string): string => version.split(".").slice(0, 2).join(".");

@@ -21,7 +21,7 @@ import { EMPTY_RULES_TEXT, replaceRulesText } from "../../config/rules-edit.js";
 import { parseRulesFile } from "../../config/rules-file.js";
 import type { ProviderEntry } from "../../config/registry.js";
 import { previewRulesChange, type RuleChangePreview } from "../../pipeline/rule-change-preview.js";
-import { resolveOnPath } from "../shared/cli-on-path.js";
+import { pinnedShellEnv, resolveOnPath } from "../shared/cli-on-path.js";
 import { editorCommandLine, splitEditorCommand } from "../shared/editor-argv.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -97,12 +97,14 @@ function runEditor(argv: readonly string[], file: string): void {
   if (command === undefined) throw new OperatorError("the editor command ($VISUAL or $EDITOR) is empty");
   // Found as the server finds a CLI: the operator's shell may sit in the agent's project, whose .venv/bin is on PATH.
   let executable: string;
+  let env: Record<string, string>;
   try {
     executable = resolveOnPath(command);
+    env = pinnedShellEnv(executable);
   } catch (error) {
     throw new OperatorError(`cannot start the editor ${JSON.stringify(command)}: ${(error as Error).message}`);
   }
-  const result = spawnSync(executable, [...args, file], { stdio: "inherit", shell: false });
+  const result = spawnSync(executable, [...args, file], { stdio: "inherit", shell: false, env });
   if (result.error !== undefined) throw new OperatorError(`cannot start the editor ${JSON.stringify(command)}: ${result.error.message}`);
   if (result.status !== 0)
     throw new OperatorError(

@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { searchTrust } from "../../config/search-trust.js";
+import { definedVariables, pinVersionManagers } from "../../config/version-pin.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { ExecutableNotFoundError, resolveExecutable } from "../../runtime/resolve-executable.js";
 import { MISSING_ENTRY } from "../../runtime/search-path.js";
@@ -42,6 +43,24 @@ export function resolveOnPath(command: string, env: NodeJS.ProcessEnv = process.
     if (skipped.length === 0) throw error;
     throw new Error(`${(error as Error).message}; not searched: ${skipped.map(({ entry, reason }) => `${entry} (${reason})`).join("; ")}`);
   }
+}
+
+/**
+ * The environment for a program this shell starts itself (the editor), with
+ * the version managers it can reach pinned to the operator's global choice
+ * (config/version-pin.ts): the shell may sit in the agent's project, whose
+ * `.python-version` or `rust-toolchain.toml` would choose the interpreter.
+ * An override variable already set in the operator's shell is kept.
+ *
+ * @throws VersionPinError when `executable` is a shim that cannot be pinned.
+ */
+export function pinnedShellEnv(executable: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return pinVersionManagers(definedVariables(env), executable, {
+    platform: process.platform,
+    cwd: process.cwd(),
+    selfDir: toriiCodeDirectory(),
+    trust: searchTrust(),
+  }).env;
 }
 
 /** How each bundled CLI prints its version. */

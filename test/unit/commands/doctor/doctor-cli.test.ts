@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "nod
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
-import { makeFakeBin } from "../../../support/fake-clis.js";
+import { makeFakeBin, makeFakeVersionManager, writeExecutable } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
 
@@ -165,5 +165,27 @@ describe("torii doctor", () => {
     expect(env.PATH).toBe(bin.dir);
     expect(env.KUBECONFIG).toBe(kubeconfig);
     expect(JSON.stringify(env)).not.toContain("s3cret-from-dotenv");
+  });
+
+  it("names the version a shim's manager is pinned to, runs the version probe with it, and fails a shim it cannot pin", async () => {
+    const manager = makeFakeVersionManager("operator-choice", { kubectl: 'echo "Client Version: v1.31.0"' });
+    const pinned = makeConfigTree({
+      "providers/kc/provider.yaml": 'version: "1"\nname: kc\ntool: kc\ncommand: kubectl\nargv: {parser: plain}\n',
+      "providers/kc/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kc/.env": `PATH=${manager.shims}:/usr/bin:/bin\n`,
+    });
+    const result = await runCli(["doctor"], { TORII_CONFIG_DIR: pinned, HOME: emptyHome() });
+    expect(result.stdout).toContain(`ok   cli kc: ${path.join(manager.shims, "kubectl")} [pinned FAKEENV_VERSION=operator-choice] (1.31.0)`);
+    expect(readFileSync(manager.seen, "utf8")).toBe("operator-choice");
+
+    const asdf = tempDirectory("torii-asdf-");
+    writeExecutable(path.join(asdf, "shims", "kubectl"), '#!/usr/bin/env bash\n# asdf-plugin: kubectl 1.31.0\nexec /opt/asdf/bin/asdf exec "kubectl" "$@"\n');
+    const refused = makeConfigTree({
+      "providers/kc/provider.yaml": 'version: "1"\nname: kc\ntool: kc\ncommand: kubectl\nargv: {parser: plain}\n',
+      "providers/kc/rules.yaml": 'version: "1"\naccept: [get]\n',
+      "providers/kc/.env": `PATH=${path.join(asdf, "shims")}:/usr/bin:/bin\n`,
+    });
+    const failed = await runCli(["doctor"], { TORII_CONFIG_DIR: refused, HOME: emptyHome() });
+    expect(failed.stdout).toMatch(/FAIL cli kc: kubectl is a shim of asdf, which picks its version from the working directory; .*no call can run/u);
   });
 });

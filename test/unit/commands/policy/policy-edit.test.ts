@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../../src/audit/audit-log.js";
 import { splitEditorCommand } from "../../../../src/commands/shared/editor-argv.js";
 import { kubeContextProvider, makeConfigTree } from "../../../support/config-tree.js";
-import { writeExecutable } from "../../../support/fake-clis.js";
+import { makeFakeVersionManager, writeExecutable } from "../../../support/fake-clis.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
 
@@ -112,6 +112,15 @@ describe("torii policy edit", () => {
     expect(alone.status).not.toBe(0);
     expect(alone.stderr).toContain(`not searched: ${shared} (`);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("runs an editor behind a version manager's shim with the manager pinned to its global choice", async () => {
+    const { env, rules, source } = setup('version: "1"\ndeny: []\naccept: [logs, top]\n');
+    const manager = makeFakeVersionManager("operator-choice", { myeditor: 'cp "$1" "$2"' });
+    const result = await runCli(["policy", "edit", "kube"], { ...env, EDITOR: `myeditor '${source}'`, PATH: `${manager.shims}:/usr/bin:/bin` });
+    expect(result.status).toBe(0);
+    expect(readFileSync(rules, "utf8")).toContain("top");
+    expect(readFileSync(manager.seen, "utf8")).toBe("operator-choice");
   });
 
   it("without VISUAL or EDITOR says what to set", async () => {

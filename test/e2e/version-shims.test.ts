@@ -1,0 +1,123 @@
+/**
+ * A version manager's shim cannot be steered from the agent's working
+ * directory (config/version-pin.ts), with the real pyenv and rustup of this
+ * machine behind a real server: the server's working directory holds a
+ * `.python-version` naming another installed interpreter and a
+ * `rust-toolchain.toml` whose `path` names a planted toolchain whose `rustc`
+ * writes a marker. The shim run as the provider's program (also the bundled
+ * aws provider, whose `aws` is a pyenv shim on this machine), and the shim a
+ * program finds through its own PATH, both run the operator's global choice;
+ * the marker never appears. A rustup proxy's `+toolchain` argument is refused.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { untargetedAws } from "../support/real-aws.js";
+import { writeExecutable } from "../support/fake-clis.js";
+import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { tempDirectory } from "../support/temp-dirs.js";
+
+const HOME = process.env.HOME ?? "/root";
+const PYENV_ROOT = process.env.PYENV_ROOT ?? path.join(HOME, ".pyenv");
+const PYENV_SHIMS = path.join(PYENV_ROOT, "shims");
+const CARGO_BIN = path.join(HOME, ".cargo", "bin");
+
+/** The operator's global pyenv version, and another installed one for the agent to plant. */
+function pyenvVersions(): { global: string; planted: string } | undefined {
+  if (!existsSync(path.join(PYENV_SHIMS, "python3"))) return undefined;
+  const global = readFileSync(path.join(PYENV_ROOT, "version"), "utf8").trim().split(/\s+/u)[0] ?? "";
+  const others = readdirSync(path.join(PYENV_ROOT, "versions")).filter(
+    (version) => version !== global && /^3\.\d+\.\d+$/u.test(version) && existsSync(path.join(PYENV_ROOT, "versions", version, "bin", "python3")),
+  );
+  // Preferably one without the aws CLI, so that running the planted version's aws would fail visibly.
+  const planted = others.find((version) => !hasAws(version)) ?? others[0];
+  return /^3\.\d+\.\d+$/u.test(global) && planted !== undefined ? { global, planted } : undefined;
+}
+
+function hasAws(version: string): boolean {
+  return existsSync(path.join(PYENV_ROOT, "versions", version, "bin", "aws"));
+}
+
+const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
+const provider = (name: string, command: string): string => `version: "1"\nname: ${name}\ntool: ${name}\ncommand: ${command}\n`;
+const versions = pyenvVersions();
+const rustup = existsSync(path.join(CARGO_BIN, "rustup")) && existsSync(path.join(HOME, ".rustup", "settings.toml"));
+
+let work: string;
+let marker: string;
+let session: McpSession;
+
+beforeAll(async () => {
+  const base = tempDirectory("torii-version-shims-");
+  work = path.join(base, "work");
+  marker = path.join(base, "planted-toolchain-ran");
+  const toolchain = path.join(work, "toolchain");
+  mkdirSync(path.join(toolchain, "lib"), { recursive: true });
+  writeExecutable(path.join(toolchain, "bin", "rustc"), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
+  writeFileSync(path.join(work, "rust-toolchain.toml"), `[toolchain]\npath = "${toolchain}"\n`);
+  writeFileSync(path.join(work, ".python-version"), `${versions?.planted ?? "3.12.1"}\n`);
+  // Programs outside the project that look a shim up through their own PATH, as a CLI runs `python3` or cargo runs `rustc`.
+  const tools = path.join(base, "tools");
+  writeExecutable(path.join(tools, "py-inside"), '#!/bin/sh\nexec python3 "$@"\n');
+  writeExecutable(path.join(tools, "rustc-inside"), '#!/bin/sh\nexec rustc "$@"\n');
+  const root = makeConfigTree({
+    ...untargetedAws(),
+    "providers/aws/rules.yaml": ACCEPT_ALL,
+    "providers/python3/provider.yaml": provider("python3", "python3"),
+    "providers/python3/rules.yaml": ACCEPT_ALL,
+    "providers/pyinside/provider.yaml": provider("pyinside", path.join(tools, "py-inside")),
+    "providers/pyinside/rules.yaml": ACCEPT_ALL,
+    "providers/rustc/provider.yaml": provider("rustc", "rustc"),
+    "providers/rustc/rules.yaml": ACCEPT_ALL,
+    "providers/rustcinside/provider.yaml": provider("rustcinside", path.join(tools, "rustc-inside")),
+    "providers/rustcinside/rules.yaml": ACCEPT_ALL,
+  });
+  session = await startSession(root, { PATH: [CARGO_BIN, PYENV_SHIMS, "/usr/bin", "/bin"].join(":"), HOME }, { cwd: work });
+});
+
+afterAll(async () => {
+  await session.close();
+});
+
+describe.skipIf(versions === undefined)("pyenv: a .python-version in the working directory does not choose the interpreter", () => {
+  test("the shim run as the provider's program runs the global version", async () => {
+    const outcome = outcomeOf(await session.call("python3", { args: ["--version"] }));
+    expect(outcome.execution?.stdout).toBe(`Python ${versions?.global ?? ""}\n`);
+  });
+
+  test.skipIf(versions === undefined || !hasAws(versions.global) || hasAws(versions.planted))(
+    "the bundled aws provider, whose aws is a pyenv shim, runs the aws of the global version, not the planted one's (which has none)",
+    async () => {
+      const outcome = outcomeOf(await session.call("aws", { args: ["--version"] }));
+      expect(`${outcome.execution?.stdout ?? ""}${outcome.execution?.stderr ?? ""}`).toMatch(/^aws-cli\/\d+\.\d+/u);
+      expect(outcome.execution?.exit_code).toBe(0);
+    },
+  );
+
+  test("the shim a program finds through its own PATH runs the global version too", async () => {
+    const outcome = outcomeOf(await session.call("pyinside", { args: ["--version"] }));
+    expect(outcome.execution?.stdout).toBe(`Python ${versions?.global ?? ""}\n`);
+  });
+});
+
+describe.skipIf(!rustup)("rustup: a rust-toolchain.toml in the working directory does not choose the toolchain", () => {
+  test("the proxy run as the provider's program runs the default toolchain, never the planted path", async () => {
+    const outcome = outcomeOf(await session.call("rustc", { args: ["--version"] }));
+    expect(outcome.execution?.stdout).toMatch(/^rustc \d+\.\d+\.\d+/u);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("the proxy a program finds through its own PATH runs the default toolchain too", async () => {
+    const outcome = outcomeOf(await session.call("rustcinside", { args: ["--version"] }));
+    expect(outcome.execution?.stdout).toMatch(/^rustc \d+\.\d+\.\d+/u);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("a first argument +toolchain, which would override the pin, is refused before anything runs", async () => {
+    const outcome = outcomeOf(await session.call("rustc", { args: [`+${path.join(work, "toolchain")}`, "--version"] }));
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toMatch(/rustup proxy: a first argument starting with "\+" would choose the toolchain/u);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
