@@ -4,10 +4,13 @@
  * file Torii trusts outside its configuration (trusted-path.ts, as a pinned
  * kubeconfig): it and each directory its resolution passes through, links
  * followed, belong to this user or root and are not writable by group or
- * others. A directory above it may be writable when sticky (`/tmp`: others
- * can add entries but not replace ours); the entry itself and the program may
- * not, since anyone could drop a `kubectl` into a sticky directory. Windows has
- * no POSIX owner or mode bits: only links and real paths are resolved there.
+ * others, and so does every symbolic link on the way (its owner could replace
+ * it). A directory above it may be writable when sticky; the entry itself and
+ * the program may not, since anyone could drop a `kubectl` into a sticky
+ * directory. The operator's `path.trusted_directories` accept group write in
+ * and below them, nothing more. This module also names the shared temporary
+ * directories, which the search never enters at all. Windows has no POSIX
+ * owner or mode bits: only links and real paths are resolved there.
  */
 import { realpathSync } from "node:fs";
 import path from "node:path";

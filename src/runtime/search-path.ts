@@ -16,11 +16,15 @@
  * or `<project>/node_modules/.bin` on the client's PATH, and a link may spell
  * the project another way. So entries are compared by their real paths, and
  * one at or below the working directory (or Torii's own code directory) is
- * dropped. Every other entry must pass the configuration's trust rule through
- * `SearchTrust` (config/search-trust.ts): it and every directory above it
- * belong to this user or root and are not writable by group or others, a
- * sticky directory above it excepted; a missing entry is dropped (under a
- * sticky `/tmp` anyone could create it later).
+ * dropped, and so is one whose resolution steps on such a place on its way
+ * elsewhere (a link the agent may repoint), and one in a shared temporary
+ * directory (`/tmp`, `$TMPDIR`: anyone can create it first). Every other entry
+ * must pass the configuration's trust rule through `SearchTrust`
+ * (config/search-trust.ts): it, every directory above it and every link on
+ * the way belong to this user or root, and the directories are not writable
+ * by group or others, a sticky directory above it excepted; a missing entry is
+ * dropped (anyone able to write the directory above could create it later).
+ * Windows real paths are compared without their `\\?\` prefix.
  */
 import path from "node:path";
 import { isUncomparableWindowsPath, withoutWin32FilePrefix } from "./windows-final-path.js";
@@ -137,7 +141,7 @@ export function trustedSearchPath(pathEnv: string | undefined, context: SearchPa
       const count = empty + skipped.length;
       return count === 0
         ? searched
-        : `${searched}; ${count} skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to)`;
+        : `${searched}; ${count} skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to, temporary directories)`;
     },
   };
 }

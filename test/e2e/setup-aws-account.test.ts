@@ -5,13 +5,14 @@
  * account a profile belongs to; the target is written pinned to that account
  * only once the operator confirms it.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { loadRegistry, type ProviderEntry } from "../../src/config/registry.js";
 import { addAwsTarget } from "../../src/commands/setup/aws-account.js";
 import { makeConfigTree } from "../support/config-tree.js";
+import { writeExecutable } from "../support/fake-clis.js";
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub } from "../support/sts-stub.js";
 import { tempDirectory } from "../support/temp-dirs.js";
@@ -29,7 +30,7 @@ beforeAll(async () => {
   hostile = await startStsStub({ identities: {} });
   awsDir = tempDirectory("torii-setup-aws-");
   const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
-  writeFileSync(path.join(awsDir, "config"), `${profile("dev")}${profile("old")}`);
+  writeFileSync(path.join(awsDir, "config"), `${profile("dev")}${profile("old")}${profile("helper")}credential_process = torii-cred-helper\n`);
   writeFileSync(
     path.join(awsDir, "credentials"),
     `[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = ${SECRETS[0]}\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = ${SECRETS[1]}\n`,
@@ -67,11 +68,12 @@ function freshAws(): { root: string; provider: ProviderEntry } {
 }
 
 /** Runs the step with a scripted operator; returns what it said, what it asked and whether it made a target. */
-async function step(provider: ProviderEntry, profile: string, confirmed: boolean) {
+async function step(provider: ProviderEntry, profile: string, confirmed: boolean, cwd?: string) {
   const said: string[] = [];
   const asked: string[] = [];
   // The server's own environment points elsewhere: the check must use the call's environment (the provider's .env).
-  const deps = { serverEnv: { ...process.env, AWS_ENDPOINT_URL_STS: hostile.url, AWS_ENDPOINT_URL: hostile.url, AWS_PROFILE: "hostile" } };
+  const serverEnv = { ...process.env, AWS_ENDPOINT_URL_STS: hostile.url, AWS_ENDPOINT_URL: hostile.url, AWS_PROFILE: "hostile" };
+  const deps = cwd === undefined ? { serverEnv } : { serverEnv, cwd };
   const created = await addAwsTarget(
     provider,
     profile,
@@ -121,6 +123,27 @@ describe("torii setup: the account of an AWS profile comes from STS", () => {
     expect(result.said).toContain("ExpiredToken");
     expect(result.said).toContain("aws sso login --profile old");
     for (const secret of [...SECRETS, "AKIAOLDSTUB"]) expect(result.said).not.toContain(secret);
+  });
+});
+
+describe("torii setup: the shell's PATH is reduced before the SDK runs a credential_process", () => {
+  test("a credential_process helper planted in the project the shell sits in, on the shell's PATH, never runs", async () => {
+    const { root, provider } = freshAws();
+    const project = tempDirectory("torii-setup-project-");
+    const marker = path.join(awsDir, "planted-helper-ran");
+    mkdirSync(path.join(project, ".venv", "bin"), { recursive: true });
+    writeExecutable(
+      path.join(project, ".venv", "bin", "torii-cred-helper"),
+      `#!/bin/sh\ntouch '${marker}'\necho '{"Version": 1, "AccessKeyId": "AKIADEVSTUB", "SecretAccessKey": "x"}'\n`,
+    );
+    // As venv activation leaves it: the shell's PATH starts in the project, and the operator runs setup there.
+    vi.stubEnv("PATH", `${path.join(project, ".venv", "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`);
+    const result = await step(provider, "helper", true, project);
+    // The check got as far as the SDK (the aws CLI was found), which found no helper on the reduced PATH.
+    expect(result.said).not.toContain("could not be prepared");
+    expect(existsSync(marker)).toBe(false);
+    expect(result.created).toBe(false);
+    expect(existsSync(targetFile(root, "helper"))).toBe(false);
   });
 });
 

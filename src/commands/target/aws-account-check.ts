@@ -3,7 +3,8 @@
  * as a new target's `identity.expect` (and by `torii target add aws
  * --check-account` before it writes one). The request goes through the server's own
  * identity check code: the child environment and STS inputs from planAwsCall
- * (aws-call-plan.ts), the request from probeCallerIdentity (sts-probe.ts). The
+ * (aws-call-plan.ts), the request from the server's probe (sdkProbeFor in
+ * aws-identity.ts, over sts-probe.ts), which reduces this process's PATH first. The
  * not-yet-written target is described to planAwsCall as it will be written, so
  * the probe reads the same provider `.env`, config files and endpoint that the
  * server's check of the finished target will.
@@ -12,6 +13,7 @@ import type { ProviderEntry } from "../../config/registry.js";
 import { readLayers } from "../../pipeline/authenticate.js";
 import type { ChildPlanDeps } from "../../pipeline/child-plan.js";
 import { planAwsCall } from "../../pipeline/identity/aws-call-plan.js";
+import { sdkProbeFor } from "../../pipeline/identity/aws-identity.js";
 import { operatorChildDeps } from "../shared/child-view.js";
 import { pendingTarget } from "./pending-target.js";
 
@@ -35,15 +37,16 @@ export async function stsAccountOfProfile(
     ...(region === undefined ? {} : { region }),
     identity: { provider: provider.name, profile, scope: alias },
   });
+  const childDeps = { ...operatorChildDeps(), ...deps };
   let plan;
   try {
-    plan = planAwsCall(provider, pending, readLayers({ provider, target: pending }, provider), { ...operatorChildDeps(), ...deps });
+    plan = planAwsCall(provider, pending, readLayers({ provider, target: pending }, provider), childDeps);
   } catch (error) {
     return { ok: false, reason: `the account check of profile ${profile} could not be prepared: ${(error as Error).message}` };
   }
-  // Loaded here, not at the top: the SDK is only paid for when a profile is checked.
-  const { probeCallerIdentity } = await import("../../pipeline/identity/sts-probe.js");
-  const result = await probeCallerIdentity(plan.sts, new AbortController().signal);
+  // The server's probe: the SDK (loaded only when a profile is checked) runs a credential_process by name
+  // with this process's PATH, which it reduces first, as the server does (the shell may sit in the agent's project).
+  const result = await sdkProbeFor(childDeps)(plan.sts, new AbortController().signal);
   switch (result.kind) {
     case "identity":
       return { ok: true, account: result.account };

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findOnPath } from "../../../src/commands/shared/cli-on-path.js";
+import { testRunsDirectory } from "../../support/temp-dirs.js";
 
 export const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -56,7 +57,8 @@ export interface OperatorSandbox {
 
 /** A fresh HOME whose ~/.kube/config has one context, `context`, on `server`; PATH holds only kubectl and node. */
 export function operatorSandbox(server: string, context: string): OperatorSandbox {
-  const home = mkdtempSync(path.join(os.tmpdir(), "torii-readme-home-"));
+  // Not below the system temp directory: its bin/ is the operator's PATH, which Torii never searches there.
+  const home = mkdtempSync(path.join(testRunsDirectory(), "torii-readme-home-"));
   mkdirSync(path.join(home, ".kube"), { mode: 0o700 });
   writeFileSync(
     path.join(home, ".kube", "config"),

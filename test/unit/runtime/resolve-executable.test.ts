@@ -115,7 +115,7 @@ describe("resolveExecutable on POSIX (real temp tree)", () => {
     const error = notFound(() => resolveExecutable("tool", posix(root, `${secretDir}:relative-5ecret`)));
     expect(error.message).not.toContain("5ecret");
     expect(error.message).toBe(
-      `executable "tool" not found: 1 PATH directory searched; 1 skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to)`,
+      `executable "tool" not found: 1 PATH directory searched; 1 skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to, temporary directories)`,
     );
   });
 });
