@@ -20,10 +20,12 @@ judged by its code, never by its name alone.
 """
 
 import ast
+import atexit
 import inspect
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -81,7 +83,9 @@ def command_table():
 
 def commands_loader():
     """az's main commands loader with every core module's command table loaded (arguments load per command)."""
-    os.environ["AZURE_CONFIG_DIR"] = tempfile.mkdtemp(prefix="az-command-code-")
+    scratch = tempfile.mkdtemp(prefix="az-command-code-")
+    atexit.register(shutil.rmtree, scratch, True)
+    os.environ["AZURE_CONFIG_DIR"] = scratch
     logging.disable(logging.CRITICAL)
     from azure.cli.core import get_default_cli
 
