@@ -162,6 +162,9 @@ def main():
             '    - {command: [acr], options: [--name, -n, --registry, -r], value_contains: "%s", single_value: true, why: "%s"}' % (char, ACR_WHY)
             for char in ("/", "#", "?", "\\\\")
         ],
+        "  # `storage copy -- OPTIONS` hands OPTIONS to AzCopy as they are (extra_options): AzCopy's own",
+        "  # options then read local files (`--list-of-files`) or change what it copies, unseen by the table.",
+        '    - {command: [storage, copy], tail: true, why: "az hands the words after -- to AzCopy as its own options, which Torii cannot read"}',
         "  # A secret printed behind an option of a read: `bot show --msbot` reads the bot's web app",
         "  # settings and prints its MicrosoftAppPassword (red team 11 F5). The option is refused, the read stays.",
         '    - {command: [bot, show], options: [--msbot], why: "it prints the bot\'s app password (MicrosoftAppPassword), a credential usable outside Torii"}',

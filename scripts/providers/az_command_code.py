@@ -19,11 +19,14 @@ classes the code names; what a review reads is the listing of markers, so a comm
 judged by its code, never by its name alone.
 """
 
+import argparse
 import ast
+import atexit
 import inspect
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -81,7 +84,9 @@ def command_table():
 
 def commands_loader():
     """az's main commands loader with every core module's command table loaded (arguments load per command)."""
-    os.environ["AZURE_CONFIG_DIR"] = tempfile.mkdtemp(prefix="az-command-code-")
+    scratch = tempfile.mkdtemp(prefix="az-command-code-")
+    atexit.register(shutil.rmtree, scratch, True)
+    os.environ["AZURE_CONFIG_DIR"] = scratch
     logging.disable(logging.CRITICAL)
     from azure.cli.core import get_default_cli
 
@@ -90,6 +95,18 @@ def commands_loader():
     loader = cli.invocation.commands_loader
     loader.load_command_table(None)
     return loader
+
+
+def command_arguments(loader, name):
+    """{dest: argument} of one command, loaded as az loads them for its help; None when its module fails to load."""
+    loader.command_name = name
+    for module_loader in loader.cmd_to_loader_map.get(name, []):
+        module_loader.skip_applicability = True
+    try:
+        loader.load_arguments(name)
+    except Exception:  # noqa: BLE001 - Debian's az fails some modules against its SDK packages
+        return None
+    return loader.command_table[name].arguments
 
 
 def _handler(command):
@@ -211,3 +228,23 @@ def cached_markers(path):
     if path:
         json.dump(result, open(path, "w"), indent=1, sort_keys=True)
     return result
+
+
+def generator_options(description):
+    """The options every generator over these findings takes: --check, and --markers FILE to reuse (or save) them."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--check", action="store_true", help="exit 1 when a written file differs from what the installed az gives")
+    ap.add_argument("--markers", metavar="FILE", help="the command findings: read when the file exists, else computed and saved there")
+    return ap
+
+
+def write_or_check(outputs, script, check, summary):
+    """Writes each (path, text); with `check`, exits 1 naming the files that differ instead."""
+    if check:
+        stale = [path for path, text in outputs if not os.path.exists(path) or open(path).read() != text]
+        if stale:
+            sys.exit("stale: %s; run scripts/providers/%s" % (", ".join(stale), script))
+        return
+    for path, text in outputs:
+        open(path, "w").write(text)
+    sys.stderr.write(summary + "\n")

@@ -25,7 +25,6 @@ Written: scripts/providers/az-default-writes.txt (`<command> [option] -> <defaul
 az-options.py turns the `writes` lines into `argv.file_writes` rows (yaml_rows below).
 """
 
-import argparse
 import json
 import os
 import re
@@ -52,23 +51,18 @@ def written_options():
 
 def option_defaults(options):
     """{(command, option): default} of the given options whose argument has a default value, as az loads them."""
-    from az_command_code import commands_loader
+    from az_command_code import command_arguments, commands_loader
 
     loader = commands_loader()
     table = loader.command_table
     defaults = {}
     for name, longs in sorted(options.items()):
-        if name not in table:
-            continue
-        loader.command_name = name
-        for module_loader in loader.cmd_to_loader_map.get(name, []):
-            module_loader.skip_applicability = True
-        try:
-            loader.load_arguments(name)
-        except Exception:  # a module Debian's az cannot load: its defaults are reviewed by hand (extra)
+        # A module Debian's az cannot load: its defaults are reviewed by hand (extra).
+        arguments = command_arguments(loader, name) if name in table else None
+        if arguments is None:
             continue
         signature = _signature(table[name])
-        for dest, argument in table[name].arguments.items():
+        for dest, argument in arguments.items():
             settings = argument.type.settings
             names = [o for o in settings.get("options_list") or [] if isinstance(o, str)]
             # A custom command's default is often only in its function's signature (`log_file='webapp_logs.zip'`).
@@ -141,20 +135,12 @@ def yaml_rows(indent="    "):
 
 
 def main():
-    from az_command_code import cached_markers
+    from az_command_code import cached_markers, generator_options, write_or_check
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--markers", metavar="FILE", help="az_command_code.py's findings: read when the file exists, else computed and saved there")
-    opts = ap.parse_args()
-    markers = cached_markers(opts.markers)
-    listing = generate(markers, option_defaults(written_options()))
-    if opts.check:
-        if not os.path.exists(LISTING) or open(LISTING).read() != listing:
-            sys.exit("stale: %s; run scripts/providers/az_default_writes.py" % LISTING)
-        return
-    open(LISTING, "w").write(listing)
-    sys.stderr.write("%d candidates, %d writes\n" % (listing.count("\n") - 2, listing.count("# writes")))
+    opts = generator_options(__doc__.split("\n")[0]).parse_args()
+    listing = generate(cached_markers(opts.markers), option_defaults(written_options()))
+    summary = "%d candidates, %d writes" % (listing.count("\n") - 2, listing.count("# writes"))
+    write_or_check([(LISTING, listing)], "az_default_writes.py", opts.check, summary)
 
 
 if __name__ == "__main__":

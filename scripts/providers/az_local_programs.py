@@ -28,13 +28,12 @@ Written: scripts/providers/az-local-programs.txt (`<command>  # <verdict>: <mark
 the generated block of `targeting.locked_commands` in providers/az/provider.yaml.
 """
 
-import argparse
 import json
 import os
 import re
 import sys
 
-from az_command_code import cached_markers
+from az_command_code import cached_markers, generator_options, write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LISTING = os.path.join(HERE, "az-local-programs.txt")
@@ -100,20 +99,11 @@ def generate(found):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--markers", metavar="FILE", help="az_command_code.py's findings: read when the file exists, else computed and saved there")
-    opts = ap.parse_args()
-    markers = cached_markers(opts.markers)
-    listing, provider = generate(markers)
-    if opts.check:
-        stale = [p for p, want in ((LISTING, listing), (PROVIDER, provider)) if not os.path.exists(p) or open(p).read() != want]
-        if stale:
-            sys.exit("stale: %s; run scripts/providers/az_local_programs.py" % ", ".join(stale))
-        return
-    open(LISTING, "w").write(listing)
-    open(PROVIDER, "w").write(provider)
-    sys.stderr.write("%d candidates, %d locked rows\n" % (listing.count("\n") - 2, provider.split(BEGIN)[1].split(END)[0].count("\n") - 1))
+    opts = generator_options(__doc__.split("\n")[0]).parse_args()
+    listing, provider = generate(cached_markers(opts.markers))
+    rows = provider.split(BEGIN)[1].split(END)[0].count("\n") - 1
+    summary = "%d candidates, %d locked rows" % (listing.count("\n") - 2, rows)
+    write_or_check([(LISTING, listing), (PROVIDER, provider)], "az_local_programs.py", opts.check, summary)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ Written: scripts/providers/az-uploads.txt (`<command> <argument>  # verdict`); a
 adds its `reads` lines to `argv.file_reads` (listing_lines below).
 """
 
-import argparse
 import json
 import os
 import re
@@ -41,22 +40,18 @@ SHORT = re.compile(r"^-[A-Za-z0-9]$")
 
 def load_arguments(review):
     """[(command, [option names] or ["OPERAND:<dest>"])] of every command whose verb sends something."""
-    from az_command_code import commands_loader
+    from az_command_code import command_arguments, commands_loader
 
     loader = commands_loader()
     found = []
     for name in sorted(loader.command_table):
         if not review["verb"].search(name.split()[-1]):
             continue
-        loader.command_name = name
-        for module_loader in loader.cmd_to_loader_map.get(name, []):
-            module_loader.skip_applicability = True
-        try:
-            loader.load_arguments(name)
-        except Exception:  # noqa: BLE001 - reported: an unloadable command is reviewed by name
+        arguments = command_arguments(loader, name)
+        if arguments is None:  # reported: an unloadable command is reviewed by name
             found.append((name, ["UNLOADABLE"]))
             continue
-        for dest, argument in loader.command_table[name].arguments.items():
+        for dest, argument in arguments.items():
             names = [o for o in argument.type.settings.get("options_list") or [] if isinstance(o, str)]
             if argument.type.settings.get("help") == "==SUPPRESS==" and not names:
                 continue
@@ -113,11 +108,9 @@ def listing_lines():
 
 
 def main():
-    from az_command_code import cached_markers
+    from az_command_code import cached_markers, generator_options, write_or_check
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--markers", metavar="FILE", help="az_command_code.py's findings: read when the file exists, else computed and saved there")
+    ap = generator_options(__doc__.split("\n")[0])
     ap.add_argument("--arguments", metavar="FILE", help="the loaded arguments: read when the file exists, else loaded and saved there")
     opts = ap.parse_args()
     review = load_review()
@@ -129,12 +122,8 @@ def main():
         if opts.arguments:
             json.dump(arguments, open(opts.arguments, "w"))
     listing = generate(arguments, markers, review)
-    if opts.check:
-        if not os.path.exists(LISTING) or open(LISTING).read() != listing:
-            sys.exit("stale: %s; run scripts/providers/az_uploads.py" % LISTING)
-        return
-    open(LISTING, "w").write(listing)
-    sys.stderr.write("%d candidates, %d reads\n" % (listing.count("\n") - 2, listing.count("# reads")))
+    summary = "%d candidates, %d reads" % (listing.count("\n") - 2, listing.count("# reads"))
+    write_or_check([(LISTING, listing)], "az_uploads.py", opts.check, summary)
 
 
 if __name__ == "__main__":

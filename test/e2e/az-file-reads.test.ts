@@ -89,6 +89,18 @@ describe("az arguments that read a bare local path, through Torii", () => {
     expect(JSON.stringify(result)).toContain("LOCAL-NOTES");
   });
 
+  test.each([
+    ["acr", "build", "-r", "r", "-t", "img:1", "HOME/project"],
+    ["storage", "blob", "upload-batch", "-d", "c", "--account-name", "a", "-s", "HOME/project"],
+    ["webapp", "up", "-n", "app"],
+  ])("a broad rule does not accept the upload %s …: az never runs, nothing leaves the machine", async (...argv) => {
+    const outcome = outcomeOf(await broad.call("az", { args: argv.map((token) => token.replace("HOME", home)) }));
+    expect(outcome.decision.result).toBe("deny");
+    expect(outcome.decision.reason).toContain("no operator approval is available");
+    expect(outcome.execution).toBeUndefined();
+    expect(readFileSync(runsLog(), "utf8")).toBe("");
+  });
+
   test.each(["~/.azure/msal_token_cache.json", "HOME/.azure/msal_token_cache.json", "k=~/.azure/msal_token_cache.json"])(
     "%s is refused even under the rule naming the command: az never runs, the token cache never reaches the agent",
     async (value) => {

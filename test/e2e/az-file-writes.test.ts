@@ -3,7 +3,10 @@
  * fake `az` at the boundary (the real one is not on every machine): like az, it
  * writes to the path after `-f`/`--file`, and records every run. Red team 8 F3:
  * `az storage blob download -f ~/.azure/config` under the rule `storage`; F5:
- * `az extension add --source` installs code every later az call loads.
+ * `az extension add --source` installs code every later az call loads. Commands that
+ * install or start local programs (`aks install-cli --base-src-url`, the serviceconnector
+ * commands that run `sh -c` lines) are refused; default-place writes (`vm create
+ * --generate-ssh-keys`, `webapp up`) are held like any file write.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -55,7 +58,7 @@ beforeAll(async () => {
   const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
   const tree = (rules: string): string => makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": rules });
   [broad, named] = await Promise.all([
-    startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n`), env),
+    startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n  - aks\n  - vm\n  - webapp\n  - connection\n`), env),
     startSession(tree(`version: "1"\naccept:\n  - storage blob download\n  - storage fs directory download\n`), env),
   ]);
 });
@@ -110,6 +113,43 @@ describe("az calls that write a local file or install code, through Torii", () =
     expect(outcome.decision).toMatchObject({ result: "deny" });
     expect(outcome.execution).toBeUndefined();
     expect(readFileSync(runsLog(), "utf8")).toBe("");
+  });
+
+  test.each([
+    ["aks", "install-cli", "--base-src-url", "http://127.0.0.1:9/kubectl", "--install-location", "BIN/kubectl"],
+    ["aks", "install-cli", "--kubelogin-base-src-url", "http://127.0.0.1:9/kubelogin"],
+    ["upgrade", "--yes"],
+    ["webapp", "connection", "list", "-g", "x;touch PWNED;", "-n", "app"],
+  ])("%s … (a command that installs or starts local programs) is refused whatever the rules: az never runs", async (...argv) => {
+    const args = argv.map((token) => token.replace("BIN", home).replace("PWNED", path.join(home, "pwned")));
+    const outcome = outcomeOf(await broad.call("az", { args }));
+    expect(outcome.decision).toMatchObject({ result: "deny", source: "locked-command" });
+    expect(outcome.execution).toBeUndefined();
+    expect(readFileSync(runsLog(), "utf8")).toBe("");
+    expect(existsSync(path.join(home, "kubectl"))).toBe(false);
+  });
+
+  test.each([
+    [["vm", "create", "-g", "g", "-n", "v", "--image", "Ubuntu2204", "--generate-ssh-keys"], "~/.ssh/id_rsa"],
+    [["webapp", "up", "-n", "app"], ".azure/config"],
+    [["webapp", "log", "download", "-g", "g", "-n", "app"], "webapp_logs.zip"],
+  ])("a broad rule does not accept %j, which writes at a default place (%s) with no argument naming it: az never runs", async (args) => {
+    const outcome = outcomeOf(await broad.call("az", { args }));
+    expect(outcome.decision.result).toBe("deny");
+    // Held, not denied by a rule: headless, the operator's approval is unavailable.
+    expect(outcome.decision.reason).toContain("no operator approval is available");
+    expect(outcome.execution).toBeUndefined();
+    expect(readFileSync(runsLog(), "utf8")).toBe("");
+  });
+
+  test("the same broad rules run the commands' calls that write nothing locally (the hold above is the file write)", async () => {
+    for (const args of [
+      ["vm", "list"],
+      ["webapp", "list"],
+    ]) {
+      expect(outcomeOf(await broad.call("az", { args })).decision.result, args.join(" ")).toBe("allow");
+    }
+    expect(readFileSync(runsLog(), "utf8")).toContain('["vm","list"]');
   });
 
   test("a rule that names storage blob download accepts it, and az writes the file it was given", async () => {

@@ -53,6 +53,24 @@ describe("az uploads of a local file or directory need a rule naming the command
     expect(decide([path.join(" ")], argv).result).toBe("accept");
   });
 
+  it("storage copy's `--` tail (options handed to AzCopy as they are) is refused whatever the rules; without one a remote copy stays with them", () => {
+    const remote = [
+      "storage",
+      "copy",
+      "--source-account-name",
+      "a",
+      "--source-container",
+      "c",
+      "--destination-account-name",
+      "b",
+      "--destination-container",
+      "c",
+    ];
+    expect(decide(["/.*/"], [...remote, "--", "--list-of-files=/srv/list.txt"])).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(decide(["storage copy"], [...remote, "--", "--recursive"])).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(decide(["storage"], remote).result).toBe("accept");
+  });
+
   it("the same broad rules still accept calls that upload nothing", () => {
     expect(decide(["storage"], ["storage", "blob", "list", "-c", "c", "--account-name", "a"]).result).toBe("accept");
     expect(decide(["webapp"], ["webapp", "list"]).result).toBe("accept");

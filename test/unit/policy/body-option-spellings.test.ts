@@ -76,7 +76,9 @@ describe("deny rules and forbidden arguments read body options the same way", ()
     for (const write of [["-rd", AZURE], [`-d${AZURE}`], [`-rd=${AZURE}`]]) {
       expect(decide(["storage"], [...copy, ...write], [], context).decision, write.join(" ")).toMatchObject({ result: "deny", source: "forbidden-arg" });
     }
-    expect(decide(["storage"], [...copy, "-r"], [], context).decision.result).toBe("accept");
+    // `-r` alone is not the forbidden `-d`: the call is only held, as every `storage copy -s` upload is (file_reads).
+    expect(decide(["storage"], [...copy, "-r"], [], context).decision.result).toBe("unresolved");
+    expect(decide(["storage copy"], [...copy, "-r"], [], context).decision.result).toBe("accept");
   });
 
   it("a forbidden global option is found by its short inside a body cluster (az reads -ro tsv as -r -o tsv)", () => {
