@@ -6,29 +6,13 @@
 // group-writable for that run, which the loader refuses to read or write: what a
 // first run (or a root-owned install run by another user) costs.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, statSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { baselineBin, BIN, since, targetConfig } from "./harness.mjs";
+import { baselineBin, BIN, since, targetConfig, withoutCodeCache } from "./harness.mjs";
 import { median, ms, pairedMedian } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const root = targetConfig("/bin/true");
-
-const CODE_CACHE = path.join(path.dirname(BIN), "v8-cache");
-
-/** Runs `body` with the code cache directory refused (group-writable), then trusted again. */
-function withoutCodeCache(body) {
-  if (!existsSync(CODE_CACHE)) return body();
-  const { mode } = statSync(CODE_CACHE);
-  chmodSync(CODE_CACHE, mode | 0o020);
-  try {
-    return body();
-  } finally {
-    chmodSync(CODE_CACHE, mode & 0o7777);
-  }
-}
 
 const CPU_AT_EXIT = fileURLToPath(new URL("cpu-at-exit.cjs", import.meta.url));
 

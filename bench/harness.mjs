@@ -3,7 +3,7 @@
 // the four bundled providers), a real MCP client session over stdio, and what
 // /proc says about a process (memory, CPU time).
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +25,31 @@ function binOf(checkout) {
 }
 /** This checkout's `torii` bin. */
 export const BIN = binOf(REPO);
+/** This checkout's V8 code cache (src/runtime/code-cache/), beside the bin: the server and `target activate` start through it. */
+const CODE_CACHE = path.join(path.dirname(BIN), "v8-cache");
+
+/**
+ * Runs `body` (a function, or one returning a promise) with the code cache
+ * directory refused, then trusted again: made group-writable, the loader neither
+ * reads nor writes it. What a first start (or a root-owned install started by
+ * another user) costs.
+ */
+export function withoutCodeCache(body) {
+  if (!existsSync(CODE_CACHE)) return body();
+  const { mode } = statSync(CODE_CACHE);
+  chmodSync(CODE_CACHE, mode | 0o020);
+  const restore = () => chmodSync(CODE_CACHE, mode & 0o7777);
+  let result;
+  try {
+    result = body();
+  } catch (error) {
+    restore();
+    throw error;
+  }
+  if (result instanceof Promise) return result.finally(restore);
+  restore();
+  return result;
+}
 /** The baseline checkout's `torii` bin (BENCH_BASELINE=<dir>). */
 export const baselineBin = baselineRepo === undefined ? undefined : binOf(baselineRepo);
 export const BUNDLED_PROVIDERS = ["kubectl", "aws", "az", "gcloud"];

@@ -2,8 +2,21 @@
 // the four bundled providers installed, the reference
 // @modelcontextprotocol/server-filesystem, and a bare SDK server
 // (bare-server.mjs), interleaved run by run so all see the same machine noise.
+// Torii starts through V8's code cache (the first, untimed, start writes it);
+// "torii-no-cache" is the same start with the cache refused: a first start.
 import os from "node:os";
-import { BARE_SERVER, baselineCli, baselineRepo, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, since } from "./harness.mjs";
+import {
+  BARE_SERVER,
+  baselineCli,
+  baselineRepo,
+  benchConfig,
+  CLI,
+  connect,
+  FILESYSTEM_SERVER,
+  installBundledProviders,
+  since,
+  withoutCodeCache,
+} from "./harness.mjs";
 import { median, ms, pairedRatio } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -21,6 +34,7 @@ async function timeToTools(args, env) {
 
 const servers = {
   torii: () => timeToTools([CLI], { TORII_CONFIG_DIR: root }),
+  "torii-no-cache": () => withoutCodeCache(() => timeToTools([CLI], { TORII_CONFIG_DIR: root })),
   filesystem: () => timeToTools([FILESYSTEM_SERVER, os.tmpdir()], {}),
   bare: () => timeToTools([BARE_SERVER], {}),
   ...(baselineCli === undefined ? {} : { before: () => timeToTools([baselineCli], { TORII_CONFIG_DIR: baselineRoot }) }),
@@ -39,8 +53,9 @@ console.log(
     .map(([name, values]) => `${name} ${ms(median(values))}`)
     .join(", ")}`,
 );
-for (const build of ["torii", "before"].filter((name) => name in samples)) {
-  const label = build === "torii" ? "this build" : "baseline (BENCH_BASELINE)";
+const labels = { torii: "this build", "torii-no-cache": "this build, no code cache", before: "baseline (BENCH_BASELINE)" };
+for (const build of ["torii", "torii-no-cache", "before"].filter((name) => name in samples)) {
+  const label = labels[build];
   console.log(
     `  ${label} / server-filesystem: ${(median(samples[build]) / median(samples.filesystem)).toFixed(2)} (paired ${pairedRatio(samples[build], samples.filesystem).toFixed(2)}; target <= 0.8)`,
   );
