@@ -23,6 +23,7 @@ import { lazyCallPath } from "./lazy-call-path.js";
 import { policyTool } from "./policy-tool.js";
 import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
+import { raiseOptimisationThreshold } from "./call-tiering.js";
 import { holdOptimisingCompiler, releaseOptimisingCompiler } from "./start-up-tiering.js";
 import { logToStderr, serveUntilClosed } from "./serve-lifecycle.js";
 import { createServer, type CreatedServer } from "./server.js";
@@ -90,6 +91,7 @@ function buildServer(version: string, configuration: ServerConfiguration, hooks:
     startedUp();
     releaseYoungGeneration();
     releaseOptimisingCompiler();
+    raiseOptimisationThreshold();
     return import("./call-path.js").then(({ createCallPath }) => createCallPath(configuration, place));
   }, logToStderr);
 
