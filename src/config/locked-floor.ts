@@ -57,10 +57,21 @@ const KUBECONFIG_PRINT =
   "it prints the kubeconfig: kubectl leaves an auth-provider's config (OIDC refresh tokens, client secrets) and an exec plugin's env unredacted even without --raw, usable outside Torii after the target's lease ends";
 const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
 
+const CODEDEPLOY_INSTALL = "it downloads and runs the CodeDeploy agent installer on this machine";
+const CODEDEPLOY_UNINSTALL = "it runs the CodeDeploy agent uninstaller on this machine";
+
+/** CodeDeploy's install and uninstall under each command path awscli attaches them to. */
+function codeDeployLocalCommands(...parents: readonly (readonly string[])[]): LockedCommand[] {
+  return parents.flatMap((parent) => [
+    { command: [...parent, "install"], except: [], why: CODEDEPLOY_INSTALL },
+    { command: [...parent, "uninstall"], except: [], why: CODEDEPLOY_UNINSTALL },
+  ]);
+}
+
 /**
  * The commands every provider of a mode refuses, whatever its rules say: an
  * allowed call must never change the files that define a target or an
- * identity. A command is matched on its words (options aside), so sub-command
+ * identity, nor install software on this machine. A command is matched on its words (options aside), so sub-command
  * aliases and spellings not listed in `except` are refused too, as are writers
  * a later CLI version adds.
  */
@@ -81,6 +92,10 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
     { command: ["sts"], except: ["get-caller-identity", "get-access-key-info", "decode-authorization-message"], why: STS_CREDENTIALS },
     // Writes the kubeconfig (an exec entry running aws), which defines kubectl targets.
     { command: ["eks", "update-kubeconfig"], except: [], why: "it rewrites a kubeconfig, which defines kubectl targets" },
+    // awscli attaches CodeDeploy's local commands to every command named `deploy`
+    // (building-command-table.deploy), so `cloudformation deploy ... install` runs the agent
+    // installer too; an operator tree keeps the provider.yaml it was installed with, so these are here.
+    ...codeDeployLocalCommands(["deploy"], ["cloudformation", "deploy"], ["ecs", "deploy"]),
   ]),
   credentials: Object.freeze([]),
 });
