@@ -107,6 +107,15 @@ describe("CodeDeploy's local commands under every deploy", () => {
     expect(decision.reason).not.toContain("t.yaml");
   });
 
+  it("the installed CLI reaches CodeDeploy's install under cloudformation deploy, and Torii refuses that argv", () => {
+    // `help` prints the sub-command's page and runs nothing; no configuration or credentials are read.
+    const argv = ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "install", "help"];
+    const scratch = { AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials", AWS_PAGER: "", PAGER: "cat" };
+    const run = spawnSync("aws", argv, { encoding: "utf8", shell: false, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch } });
+    expect(run.stdout.replace(/.\u0008/gu, "")).toContain("Configures and installs the AWS CodeDeploy Agent");
+    expect(decide(argv).result).toBe("deny");
+  });
+
   it("register prints a new access key under every deploy", () => {
     for (const parent of [["deploy"], ["cloudformation", "deploy", "--template-file", "t", "--stack-name", "s"], ["ecs", "deploy"]]) {
       const decision = decide([...parent, "register", "--instance-name", "i"]);
