@@ -20,6 +20,8 @@
 // locked option, and each reader known today must still be found, or the generator
 // fails, so a reworded help text is reviewed, never dropped silently.
 
+import { pathRowYaml, requireKnown } from "./kubectl-file-writes.mjs";
+
 /** Descriptions that say the option's value names a local file or directory. */
 const READS_PATH = /\b(?:filename|file path|path to|a file containing|files that contain|kustomization directory|read lines of|specifying a directory)\b/i;
 
@@ -90,8 +92,7 @@ export function fileReadRows(scopes, globalLines, lockedOptions) {
     if (source) rows.push({ command: scope.path, operand: (source[1] ?? source[2]).toLowerCase() });
     for (const option of readingOptions(scope.optionLines)) rows.push({ command: scope.path, option });
   }
-  const found = new Set(rows.map((row) => `${row.command.join(" ")} ${row.operand ?? row.option}`));
-  for (const known of KNOWN) if (!found.has(known)) throw new Error(`${known} is no longer found as a file read: review its help text`);
+  requireKnown(rows, KNOWN, "file read");
   return rows;
 }
 
@@ -102,10 +103,7 @@ export function fileReadYaml(rows) {
     "  # (from each command's help: scripts/providers/kubectl-file-reads.mjs); held like file",
     "  # writes: a call with one is accepted only by a rule naming its command path.",
     "  file_reads:",
+    ...pathRowYaml(rows),
   ];
-  for (const row of rows) {
-    const what = row.operand === undefined ? `option: ${row.option}` : `operand: ${row.operand}`;
-    lines.push(`    - {command: [${row.command.join(", ")}], ${what}}`);
-  }
   return lines;
 }

@@ -4,18 +4,11 @@
  * fails when a known reader is no longer found (a reworded help text is
  * reviewed, never dropped) or when a global option so described is not locked.
  */
-import { execFileSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { fileReadRows, readingOptions } from "../../../scripts/providers/kubectl-file-reads.mjs";
-import { tempDirectory } from "../../support/temp-dirs.js";
+import { kubectlHelp } from "../../support/kubectl-help.js";
 
-const home = tempDirectory("torii-kubectl-help-");
-const help = (...args: string[]): string[] =>
-  execFileSync("kubectl", args, {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, KUBECONFIG: path.join(home, "none") },
-    encoding: "utf8",
-  }).split("\n");
+const help = kubectlHelp;
 const scope = (words: string): { path: string[]; optionLines: string[]; usage: string } => {
   const lines = help(...words.split(" "), "--help");
   return { path: words.split(" "), optionLines: lines, usage: lines.join("\n") };
