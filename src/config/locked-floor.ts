@@ -71,9 +71,9 @@ function codeDeployLocalCommands(...parents: readonly (readonly string[])[]): Lo
 /**
  * The commands every provider of a mode refuses, whatever its rules say: an
  * allowed call must never change the files that define a target or an
- * identity, nor install software on this machine. A command is matched on its words (options aside), so sub-command
- * aliases and spellings not listed in `except` are refused too, as are writers
- * a later CLI version adds.
+ * identity, nor install software on this machine. A command is matched on
+ * its words (options aside), so sub-command aliases and spellings not listed
+ * in `except` are refused too, as are writers a later CLI version adds.
  */
 export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCommand[]>> = Object.freeze({
   kubectl_context: Object.freeze([

@@ -11,9 +11,9 @@
  * argv that are not options, in order (argparse hands an unknown option to the
  * sub-command's parser, so `emr --iam-endpoint=x create-default-roles` is
  * still `emr create-default-roles`); below the first two words a sub-command
- * may follow its parent's options and their values (command-path.ts). The `--` tail counts too: the AWS CLI's
- * top-level parser drops the `--` and hands what follows to the command's own
- * parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
+ * may follow its parent's options and their values (command-path.ts). The
+ * `--` tail counts too: the AWS CLI's top-level parser drops the `--` and
+ * hands what follows to the command's own parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
  * reading more words here can only refuse more.
  */
 import { bodyOption, namesBodyOption } from "./body-option.js";
