@@ -4,7 +4,7 @@
  * would switch cluster, identity, endpoint or trust is refused. A provider's
  * `targeting.locked_options` can add to this floor, never remove from it.
  */
-import type { FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
+import type { FileReadSpec, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
 import { rowsPerTrack } from "./release-tracks.js";
 
@@ -175,4 +175,52 @@ export function withFileWriteFloor(grammar: GrammarSpec, provider: ProviderConfi
   const floor = mode === undefined ? undefined : FILE_WRITE_FLOOR[mode];
   if (floor === undefined || (floor.writes.length === 0 && !floor.plugins)) return grammar;
   return { ...grammar, fileWrites: [...floor.writes, ...(grammar.fileWrites ?? [])], plugins: floor.plugins || grammar.plugins === true };
+}
+
+/** `options` of each command path as file-read rows. */
+function readRows(commands: readonly (readonly string[])[], options: readonly string[]): FileReadSpec[] {
+  return commands.flatMap((command) => options.map((option) => ({ command, option })));
+}
+
+/**
+ * File reads every provider of a mode lists, whatever its `argv.file_reads`
+ * say (an operator tree keeps the provider.yaml it was installed with): the
+ * uploads of a whole local directory or of a file the call names, held like a
+ * file write (policy/file-reads.ts). The bundled tables, generated, list more.
+ */
+export const FILE_READ_FLOOR: Readonly<Record<TargetMode, readonly FileReadSpec[]>> = Object.freeze({
+  kubectl_context: Object.freeze([
+    // -f DIR sends every manifest of a directory (its tree with -R), -k DIR a kustomization's files.
+    ...readRows([["apply"], ["create"], ["replace"], ["diff"], ["delete"]], ["--filename", "--kustomize"]),
+    // A directory given to --from-file is read whole: each file becomes a key of the object.
+    ...readRows(
+      [
+        ["create", "secret", "generic"],
+        ["create", "configmap"],
+        ["create", "cm"],
+      ],
+      ["--from-file", "--from-env-file"],
+    ),
+  ]),
+  aws_profile: Object.freeze([
+    // CodeDeploy's push zips and uploads a local directory under every command named `deploy`.
+    ...readRows(
+      [
+        ["deploy", "push"],
+        ["cloudformation", "deploy", "push"],
+        ["ecs", "deploy", "push"],
+      ],
+      ["--source"],
+    ),
+    ...readRows([["ecs", "deploy"]], ["--task-definition", "--codedeploy-appspec"]),
+  ]),
+  credentials: Object.freeze([]),
+});
+
+/** The provider's grammar with its mode's file-read floor added to its own `file_reads`. */
+export function withFileReadFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
+  const mode = provider.targeting?.mode;
+  const floor = mode === undefined ? [] : FILE_READ_FLOOR[mode];
+  if (floor.length === 0) return grammar;
+  return { ...grammar, fileReads: [...floor, ...(grammar.fileReads ?? [])] };
 }

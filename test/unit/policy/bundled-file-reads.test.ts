@@ -5,9 +5,10 @@
  * operator) lets the CLI read the path and send it to the cloud or the cluster.
  */
 import { describe, expect, it } from "vitest";
+import { providerPolicyContext } from "../../../src/config/policy-context.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
 const contexts = { aws: bundledPolicyContext("aws"), kubectl: bundledPolicyContext("kubectl") };
 
@@ -111,5 +112,28 @@ describe("kubectl uploads of local files and directories", () => {
   it("a credential store named by an upload is refused whatever the rules", () => {
     const decision = decide("kubectl", ["/.*/", "create secret generic"], ["create", "secret", "generic", "s", "--from-file=/root/.kube"]);
     expect(decision.result).toBe("deny");
+  });
+});
+
+describe("a provider.yaml installed before these rows (the floor)", () => {
+  /** The bundled provider without its file_reads block, as an operator tree installed earlier holds it. */
+  function stale(name: "aws" | "kubectl") {
+    const config = bundledProviderConfig(name); // a fresh object: the test may change it
+    delete config.argv?.file_reads;
+    return providerPolicyContext(config);
+  }
+
+  it.each([
+    ["kubectl", ["apply", "-f", "notes-dir"], "apply --filename"],
+    ["kubectl", ["delete", "-k", "notes-dir"], "delete --kustomize"],
+    ["kubectl", ["create", "secret", "generic", "s", "--from-file=notes-dir"], "create secret generic --from-file"],
+    ["kubectl", ["create", "cm", "c", "--from-env-file", "notes.txt"], "create cm --from-env-file"],
+    ["aws", ["cloudformation", "deploy", "--template-file", "t", "--stack-name", "s", "push", "--source", "notes-dir"], "cloudformation deploy push --source"],
+    ["aws", ["ecs", "deploy", "--service", "a", "--task-definition", "notes.json"], "ecs deploy --task-definition"],
+  ] as const)("%s %j is held from accept /.*/", (tool, argv, named) => {
+    const decision = evaluatePolicy(compilePolicy(stale(tool), { shared: ruleList([], ["/.*/"]) }), argv).decision;
+    expect(decision.result).toBe("unresolved");
+    const [path, argument] = [named.slice(0, named.lastIndexOf(" ")), named.slice(named.lastIndexOf(" ") + 1)];
+    expect(decision.reason).toContain(`${tool} ${path} reads a local file or directory at the path given by ${argument}`);
   });
 });
