@@ -140,10 +140,15 @@ export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly L
   credentials: Object.freeze([]),
 });
 
+/** The rows of a per-mode floor table for this provider's target mode (none without a mode). */
+function floorRows<T>(table: Readonly<Record<TargetMode, readonly T[]>>, provider: ProviderConfig): readonly T[] {
+  const mode = provider.targeting?.mode;
+  return mode === undefined ? [] : table[mode];
+}
+
 /** The provider's grammar with its mode's command-option floor added to its own `locked_command_options`. */
 export function withLockedCommandOptionFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
-  const mode = provider.targeting?.mode;
-  const floor = mode === undefined ? [] : LOCKED_COMMAND_OPTION_FLOOR[mode];
+  const floor = floorRows(LOCKED_COMMAND_OPTION_FLOOR, provider);
   if (floor.length === 0) return grammar;
   return { ...grammar, lockedCommandOptions: [...floor, ...(grammar.lockedCommandOptions ?? [])] };
 }
@@ -219,8 +224,7 @@ export const FILE_READ_FLOOR: Readonly<Record<TargetMode, readonly FileReadSpec[
 
 /** The provider's grammar with its mode's file-read floor added to its own `file_reads`. */
 export function withFileReadFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
-  const mode = provider.targeting?.mode;
-  const floor = mode === undefined ? [] : FILE_READ_FLOOR[mode];
+  const floor = floorRows(FILE_READ_FLOOR, provider);
   if (floor.length === 0) return grammar;
   return { ...grammar, fileReads: [...floor, ...(grammar.fileReads ?? [])] };
 }
