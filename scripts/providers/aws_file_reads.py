@@ -6,31 +6,97 @@
 `file://`/`fileb://` are refused, but some arguments take a plain path: every
 operation input member that is a streaming blob (`s3api put-object --body PATH`,
 `upload-part --body`, `glacier upload-archive --body`: the CLI opens the value as
-a file and uploads it), and hand-written arguments that upload a local file or
-directory (READER_ARGUMENTS, read from each command's source). `aws-options.py`
+a file and uploads it), and hand-written arguments that read or upload a local
+file or directory (READER_ARGUMENTS, read from each command's source), at every
+path the CLI attaches their command to (aws_command_tree.py: `deploy push` is
+also `cloudformation deploy push` and `ecs deploy push`). Every other hand-written
+argument whose name may name a path needs a NOT_READERS row saying why it reads
+none (fileb:// only, an S3 path, a setting), or the script stops. `aws-options.py`
 writes the result into providers/aws/provider.yaml (`argv.file_reads`,
 src/policy/file-reads.ts).
 """
 
+import re
 import sys
 
+from aws_command_tree import same_command_paths
 from aws_url_parameters import each_argument, isolate_environment
 
-# Hand-written arguments that read a local path: {command path: argument name}.
+# Hand-written arguments that read a local path: {command path: argument names}.
 READER_ARGUMENTS = {
-    ("deploy", "push"): "source",
-    ("cloudformation", "package"): "template-file",
-    ("cloudformation", "deploy"): "template-file",
-    ("gamelift", "upload-build"): "build-root",
-    ("s3", "cp"): "paths",
-    ("s3", "mv"): "paths",
-    ("s3", "sync"): "paths",
+    ("deploy", "push"): ("source",),
+    ("cloudformation", "package"): ("template-file",),
+    ("cloudformation", "deploy"): ("template-file",),
+    # ecs/deploy.py _get_file_contents: both are local paths (~ and $VARS expanded).
+    ("ecs", "deploy"): ("codedeploy-appspec", "task-definition"),
+    # ec2/decryptpassword.py: the private key file that decrypts the password data.
+    ("ec2", "get-password-data"): ("priv-launch-key",),
+    ("gamelift", "upload-build"): ("build-root",),
+    ("s3", "cp"): ("paths",),
+    ("s3", "mv"): ("paths",),
+    ("s3", "sync"): ("paths",),
+    # servicecatalog/generatebase.py: uploads the local file to S3.
+    ("servicecatalog", "generate", "product"): ("file-path",),
+    ("servicecatalog", "generate", "provisioning-artifact"): ("file-path",),
 }
 
 
-def reads_file(path, arg):
+# A hand-written argument (one no botocore member defines) whose name may name a local
+# path is a candidate: each must be a reader above or match a row here (why it reads no
+# bare local path), or the generator stops, so a CLI upgrade that adds one is reviewed.
+CANDIDATE_NAME = re.compile(r"file|path|dir|folder|root|source|appspec|definition|template|key|bundle|archive|zip|cert|document|content|data|bytes")
+NOT_READERS = [
+    (r" --(cli-input-json|generate-cli-skeleton)$", "the parameter carriers: a value, or file:// (refused)"),
+    (r"--(outfile|certificate-pem-outfile|public-key-outfile|private-key-outfile|output-template-file)$|^s3 (cp|mv|sync) --paths$", "writes, not reads (aws_file_writes.py)"),
+    (r" --(kms-key-id|sse-kms-key-id|log-encryption-kms-key-id|key-pair-id|metadata-directive|website-redirect|source-region|resource-type)$", "an identifier or a setting, not a path"),
+    (r" --(ignore-hidden-files|no-ignore-hidden-files|validate-same-s3-paths|source-dest-check|no-source-dest-check)$|-on-launch$", "a switch"),
+    (r"^s3 (cp|mv|sync) --content-(disposition|encoding|language|type)$", "an object header value"),
+    (r"^s3 website --(error|index)-document$", "an S3 key name"),
+    (r" --(description|product-description|provisioning-artifact-description|support-description|metadata)$", "text sent to the service"),
+    (r" --(sse-c-key|sse-c-copy-source|sse-c-copy-source-key)$", "key material as a value, or fileb:// (refused)"),
+    (r"^s3 (ls|mb|rb|rm|presign|website) --paths?$|^s3 (ls|rm) --paths$|^cloudfront create-invalidation --paths$", "S3 or CloudFront paths, not local ones"),
+    (r"^emr (create|restore-from|schedule)-hbase-backup --dir$", "an S3 location"),
+    (r"^emr (ssh|socks|put|get) --key-pair-file$|^(deploy|cloudformation deploy|ecs deploy) install --config-file$", "its command is a locked command (targeting.locked_commands)"),
+    (r"^emr create-cluster --ebs-root-volume-(size|iops|throughput)$", "a number"),
+    (r"^cloudfront (create|update)-distribution --default-root-object$|^cloudsearch define-index-field --source-field$|^ec2 (authorize|revoke)-security-group-(ingress|egress) --source-group$", "a name in the service"),
+    (r"^cloudfront sign --private-key$", "the key as a value, or file:// (refused): a bare path is read as PEM text"),
+    (r"^datapipeline put-pipeline-definition --pipeline-definition$", "file:// (refused) or the JSON itself"),
+    (
+        r"^lambda (create-function|publish-layer-version) --(zip-file|content)$|^(quicksight|rekognition|translate) \S+ --(asset-bundle-import-source-bytes|source-image-bytes|target-image-bytes|image-bytes|data-file|terminology-data|document|document-content)$",
+        "fileb:// (refused) or the bytes themselves",
+    ),
+]
+
+
+def unreviewed_candidates(arguments, readers):
+    """`path --name` of each hand-written path-like argument that is neither a reader nor matched by NOT_READERS."""
+    from awscli.arguments import CLIArgument
+
+    rows = [re.compile(pattern) for pattern, _ in NOT_READERS]
+    found = []
+    for path, arg in arguments:
+        # Model members (CLIArgument and its list and boolean kinds) are judged by their shape above.
+        if isinstance(arg, CLIArgument) and type(arg).__module__ == "awscli.arguments" or not CANDIDATE_NAME.search(arg.name):
+            continue
+        text = "%s --%s" % (" ".join(path), arg.name)
+        if arg.name not in readers.get(tuple(path), ()) and not any(row.search(text) for row in rows):
+            found.append(text)
+    return sorted(set(found))
+
+
+def readers_at_every_path(driver):
+    """READER_ARGUMENTS with each command's other paths (the same command class attached elsewhere) added."""
+    readers = dict(READER_ARGUMENTS)
+    for paths in same_command_paths(driver).values():
+        names = sorted({name for path in paths for name in READER_ARGUMENTS.get(tuple(path), ())})
+        for path in paths if names else []:
+            readers[tuple(path)] = tuple(names)
+    return readers
+
+
+def reads_file(readers, path, arg):
     """Whether the CLI reads a local file at this argument's value."""
-    if READER_ARGUMENTS.get(tuple(path)) == arg.name:
+    if arg.name in readers.get(tuple(path), ()):
         return True
     model = getattr(arg, "argument_model", None)
     return model is not None and model.type_name == "blob" and bool(model.serialization.get("streaming") or getattr(model, "metadata", {}).get("streaming"))
@@ -39,8 +105,18 @@ def reads_file(path, arg):
 def file_read_arguments(driver):
     """Rows {command, operand|option} for every argument that reads a local path."""
     rows = []
-    for path, _, arg in each_argument(driver):
-        if not reads_file(path, arg):
+    readers = readers_at_every_path(driver)
+    arguments = [(path, arg) for path, _, arg in each_argument(driver)]
+    # A reviewed argument the CLI no longer has is a review to redo, never a row dropped silently.
+    present = {(tuple(path), arg.name) for path, arg in arguments}
+    missing = ["%s --%s" % (" ".join(path), name) for path, names in readers.items() for name in names if (path, name) not in present]
+    if missing:
+        sys.exit("reader arguments the installed CLI does not have: %s" % ", ".join(missing))
+    unreviewed = unreviewed_candidates(arguments, readers)
+    if unreviewed:
+        sys.exit("hand-written arguments that may read a local path, not reviewed in aws_file_reads.py:\n  %s" % "\n  ".join(unreviewed))
+    for path, arg in arguments:
+        if not reads_file(readers, path, arg):
             continue
         if getattr(arg, "positional_arg", False):
             rows.append({"command": list(path), "operand": arg.name})

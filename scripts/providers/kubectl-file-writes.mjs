@@ -63,9 +63,19 @@ export function fileWriteRows(scopes, globalLines, lockedOptions) {
     if (dest) rows.push({ command: scope.path, operand: dest[1] });
     for (const option of writingOptions(scope.optionLines)) rows.push({ command: scope.path, option });
   }
-  const found = new Set(rows.map((row) => `${row.command.join(" ")} ${row.operand ?? row.option}`));
-  for (const known of KNOWN) if (!found.has(known)) throw new Error(`${known} is no longer found as a file write: review its help text`);
+  requireKnown(rows, KNOWN, "file write");
   return rows;
+}
+
+/** Throws unless every `known` row (`command words option|operand`) is among `rows`: a reworded help text is reviewed, never dropped. */
+export function requireKnown(rows, known, kind) {
+  const found = new Set(rows.map((row) => `${row.command.join(" ")} ${row.operand ?? row.option}`));
+  for (const row of known) if (!found.has(row)) throw new Error(`${row} is no longer found as a ${kind}: review its help text`);
+}
+
+/** The YAML lines of path rows (`{command, option}` or `{command, operand}`), one flow mapping each. */
+export function pathRowYaml(rows) {
+  return rows.map((row) => `    - {command: [${row.command.join(", ")}], ${row.operand === undefined ? `option: ${row.option}` : `operand: ${row.operand}`}}`);
 }
 
 /** The YAML lines of `argv.file_writes`. */
@@ -75,11 +85,8 @@ export function fileWriteYaml(rows) {
     "  # command's help: scripts/providers/kubectl-file-writes.mjs); a call with one is accepted",
     "  # only by a rule naming its command path. Unknown command words run plugins (plugins: true).",
     "  file_writes:",
+    ...pathRowYaml(rows),
+    "  plugins: true",
   ];
-  for (const row of rows) {
-    const what = row.operand === undefined ? `option: ${row.option}` : `operand: ${row.operand}`;
-    lines.push(`    - {command: [${row.command.join(", ")}], ${what}}`);
-  }
-  lines.push("  plugins: true");
   return lines;
 }

@@ -30,6 +30,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { fileReadRows, fileReadYaml } from "./kubectl-file-reads.mjs";
 import { fileWriteRows, fileWriteYaml } from "./kubectl-file-writes.mjs";
 import { localProgramRows, localProgramYaml } from "./kubectl-local-programs.mjs";
 
@@ -337,6 +338,7 @@ const writerScopes = out.map((s) => {
   const scope = byPath.get(s.canonical.join(" "));
   return { path: s.path, optionLines: scope.optionLines, usage: scope.usage };
 });
+for (const line of fileReadYaml(fileReadRows(writerScopes, globalLines, lockedOptions))) lines.push(line);
 for (const line of fileWriteYaml(fileWriteRows(writerScopes, globalLines, lockedOptions))) lines.push(line);
 for (const line of localProgramYaml(localProgramRows(writerScopes, globalLines, lockedOptions))) lines.push(line);
 lines.push("  # `kubectl options`: valid before or after any command.");

@@ -4,7 +4,7 @@
  * would switch cluster, identity, endpoint or trust is refused. A provider's
  * `targeting.locked_options` can add to this floor, never remove from it.
  */
-import type { FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
+import type { FileReadSpec, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions } from "../policy/grammar/types.js";
 import type { ProviderConfig, TargetMode } from "./provider-schema.js";
 import { rowsPerTrack } from "./release-tracks.js";
 
@@ -57,12 +57,23 @@ const KUBECONFIG_PRINT =
   "it prints the kubeconfig: kubectl leaves an auth-provider's config (OIDC refresh tokens, client secrets) and an exec plugin's env unredacted even without --raw, usable outside Torii after the target's lease ends";
 const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
 
+const CODEDEPLOY_INSTALL = "it downloads and runs the CodeDeploy agent installer on this machine";
+const CODEDEPLOY_UNINSTALL = "it runs the CodeDeploy agent uninstaller on this machine";
+
+/** CodeDeploy's install and uninstall under each command path awscli attaches them to. */
+function codeDeployLocalCommands(...parents: readonly (readonly string[])[]): LockedCommand[] {
+  return parents.flatMap((parent) => [
+    { command: [...parent, "install"], except: [], why: CODEDEPLOY_INSTALL },
+    { command: [...parent, "uninstall"], except: [], why: CODEDEPLOY_UNINSTALL },
+  ]);
+}
+
 /**
  * The commands every provider of a mode refuses, whatever its rules say: an
  * allowed call must never change the files that define a target or an
- * identity. A command is matched on its words (options aside), so sub-command
- * aliases and spellings not listed in `except` are refused too, as are writers
- * a later CLI version adds.
+ * identity, nor install software on this machine. A command is matched on
+ * its words (options aside), so sub-command aliases and spellings not listed
+ * in `except` are refused too, as are writers a later CLI version adds.
  */
 export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCommand[]>> = Object.freeze({
   kubectl_context: Object.freeze([
@@ -81,6 +92,10 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
     { command: ["sts"], except: ["get-caller-identity", "get-access-key-info", "decode-authorization-message"], why: STS_CREDENTIALS },
     // Writes the kubeconfig (an exec entry running aws), which defines kubectl targets.
     { command: ["eks", "update-kubeconfig"], except: [], why: "it rewrites a kubeconfig, which defines kubectl targets" },
+    // awscli attaches CodeDeploy's local commands to every command named `deploy`
+    // (building-command-table.deploy), so `cloudformation deploy ... install` runs the agent
+    // installer too; an operator tree keeps the provider.yaml it was installed with, so these are here.
+    ...codeDeployLocalCommands(["deploy"], ["cloudformation", "deploy"], ["ecs", "deploy"]),
   ]),
   credentials: Object.freeze([]),
 });
@@ -125,10 +140,15 @@ export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly L
   credentials: Object.freeze([]),
 });
 
+/** The rows of a per-mode floor table for this provider's target mode (none without a mode). */
+function floorRows<T>(table: Readonly<Record<TargetMode, readonly T[]>>, provider: ProviderConfig): readonly T[] {
+  const mode = provider.targeting?.mode;
+  return mode === undefined ? [] : table[mode];
+}
+
 /** The provider's grammar with its mode's command-option floor added to its own `locked_command_options`. */
 export function withLockedCommandOptionFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
-  const mode = provider.targeting?.mode;
-  const floor = mode === undefined ? [] : LOCKED_COMMAND_OPTION_FLOOR[mode];
+  const floor = floorRows(LOCKED_COMMAND_OPTION_FLOOR, provider);
   if (floor.length === 0) return grammar;
   return { ...grammar, lockedCommandOptions: [...floor, ...(grammar.lockedCommandOptions ?? [])] };
 }
@@ -160,4 +180,51 @@ export function withFileWriteFloor(grammar: GrammarSpec, provider: ProviderConfi
   const floor = mode === undefined ? undefined : FILE_WRITE_FLOOR[mode];
   if (floor === undefined || (floor.writes.length === 0 && !floor.plugins)) return grammar;
   return { ...grammar, fileWrites: [...floor.writes, ...(grammar.fileWrites ?? [])], plugins: floor.plugins || grammar.plugins === true };
+}
+
+/** `options` of each command path as file-read rows. */
+function readRows(commands: readonly (readonly string[])[], options: readonly string[]): FileReadSpec[] {
+  return commands.flatMap((command) => options.map((option) => ({ command, option })));
+}
+
+/**
+ * File reads every provider of a mode lists, whatever its `argv.file_reads`
+ * say (an operator tree keeps the provider.yaml it was installed with): the
+ * uploads of a whole local directory or of a file the call names, held like a
+ * file write (policy/file-reads.ts). The bundled tables, generated, list more.
+ */
+export const FILE_READ_FLOOR: Readonly<Record<TargetMode, readonly FileReadSpec[]>> = Object.freeze({
+  kubectl_context: Object.freeze([
+    // -f DIR sends every manifest of a directory (its tree with -R), -k DIR a kustomization's files.
+    ...readRows([["apply"], ["create"], ["replace"], ["diff"], ["delete"]], ["--filename", "--kustomize"]),
+    // A directory given to --from-file is read whole: each file becomes a key of the object.
+    ...readRows(
+      [
+        ["create", "secret", "generic"],
+        ["create", "configmap"],
+        ["create", "cm"],
+      ],
+      ["--from-file", "--from-env-file"],
+    ),
+  ]),
+  aws_profile: Object.freeze([
+    // CodeDeploy's push zips and uploads a local directory under every command named `deploy`.
+    ...readRows(
+      [
+        ["deploy", "push"],
+        ["cloudformation", "deploy", "push"],
+        ["ecs", "deploy", "push"],
+      ],
+      ["--source"],
+    ),
+    ...readRows([["ecs", "deploy"]], ["--task-definition", "--codedeploy-appspec"]),
+  ]),
+  credentials: Object.freeze([]),
+});
+
+/** The provider's grammar with its mode's file-read floor added to its own `file_reads`. */
+export function withFileReadFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
+  const floor = floorRows(FILE_READ_FLOOR, provider);
+  if (floor.length === 0) return grammar;
+  return { ...grammar, fileReads: [...floor, ...(grammar.fileReads ?? [])] };
 }

@@ -60,10 +60,16 @@ function givesPath(row: FileReadSpec & { option: string }, call: WriteCandidate)
 export function localFileRead(grammar: CompiledGrammar, call: WriteCandidate): FileReadHit | undefined {
   if (grammar.fileReads.length === 0) return undefined;
   const words = commandWords(call);
-  const row = grammar.fileReads.find((read) => {
+  const matching = grammar.fileReads.filter((read) => {
     if (!runsCommand(call, words, read.command)) return false;
     return read.option === undefined || givesPath({ ...read, option: read.option }, call);
   });
+  // The deepest path names the hold: `cloudformation deploy ... push --source DIR` is a push, and a
+  // rule that names "cloudformation deploy push" covers its parent's reads too, not the reverse.
+  const row = matching.reduce<FileReadSpec | undefined>(
+    (deepest, read) => (deepest === undefined || read.command.length > deepest.command.length ? read : deepest),
+    undefined,
+  );
   return row === undefined ? undefined : { ...row, read: true };
 }
 

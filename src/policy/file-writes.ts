@@ -17,6 +17,7 @@
  */
 import type { CompiledRule } from "./compile.js";
 import { exactRuleTexts } from "./exact-pattern.js";
+import { runsCommandPath } from "./grammar/command-path.js";
 import { bodyOption } from "./grammar/body-option.js";
 import { findScope, type CompiledGrammar } from "./grammar/option-table.js";
 import type { FileWriteSpec } from "./grammar/types.js";
@@ -68,9 +69,13 @@ export function commandWords(call: WriteCandidate): readonly string[] {
   return call.positionals.filter((token) => !token.startsWith("-") || token === "-");
 }
 
-/** Whether the call runs `command`: its canonical positionals or its non-option words start with the path. */
+/**
+ * Whether the call runs `command`: its canonical positionals start with the
+ * path, or its non-option words run it (a sub-command may follow its parent's
+ * options and their values, grammar/command-path.ts).
+ */
 export function runsCommand(call: WriteCandidate, words: readonly string[], command: readonly string[]): boolean {
-  return startsWith(call.positionals, command) || startsWith(words, command);
+  return startsWith(call.positionals, command) || runsCommandPath(words, command);
 }
 
 /**

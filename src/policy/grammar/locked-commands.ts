@@ -10,12 +10,14 @@
  * The command path is read as the CLI's parsers read it: the words of the
  * argv that are not options, in order (argparse hands an unknown option to the
  * sub-command's parser, so `emr --iam-endpoint=x create-default-roles` is
- * still `emr create-default-roles`). The `--` tail counts too: the AWS CLI's
- * top-level parser drops the `--` and hands what follows to the command's own
- * parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
+ * still `emr create-default-roles`); below the first two words a sub-command
+ * may follow its parent's options and their values (command-path.ts). The
+ * `--` tail counts too: the AWS CLI's top-level parser drops the `--` and
+ * hands what follows to the command's own parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
  * reading more words here can only refuse more.
  */
 import { bodyOption, namesBodyOption } from "./body-option.js";
+import { commandPathEnd, runsCommandPath } from "./command-path.js";
 import { isLoopbackListener } from "./loopback-listener.js";
 import type { SitedToken } from "./fetched-values.js";
 import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions } from "./types.js";
@@ -31,10 +33,6 @@ export interface ParsedArgv {
 
 function isOptionLike(token: string): boolean {
   return token.startsWith("-") && token !== "-";
-}
-
-function startsWith(words: readonly string[], path: readonly string[]): boolean {
-  return path.length <= words.length && path.every((word, i) => words[i] === word);
 }
 
 /**
@@ -55,16 +53,14 @@ function gluedValue(token: string, locked: string, exact: boolean): string | und
 }
 
 function lockedCommandRejection(argv: ParsedArgv, words: readonly SitedToken[], locked: LockedCommand): ArgvRejection | undefined {
-  if (
-    !startsWith(
-      words.map((site) => site.token),
-      locked.command,
-    )
-  )
-    return undefined;
-  const next = words[locked.command.length];
+  const end = commandPathEnd(
+    words.map((site) => site.token),
+    locked.command,
+  );
+  if (end === -1) return undefined;
+  const next = words[end];
   if (next !== undefined && locked.except.includes(next.token)) return undefined;
-  const site = next ?? words[locked.command.length - 1] ?? argv.positionals[0];
+  const site = next ?? words[end - 1] ?? argv.positionals[0];
   const name = locked.command.join(" ");
   // Only table words in the reason: the agent's next word may be anything, a secret included.
   const which = locked.except.length === 0 ? `"${name}"` : `"${name}" sub-commands other than ${locked.except.join(", ")}`;
@@ -92,7 +88,7 @@ function lockedOptionReason(scoped: LockedCommandOptions, option: string, index:
 }
 
 function lockedOptionRejection(argv: ParsedArgv, words: readonly string[], scoped: LockedCommandOptions): ArgvRejection | undefined {
-  if (!startsWith(words, scoped.command)) return undefined;
+  if (!runsCommandPath(words, scoped.command)) return undefined;
   const reject = (option: string, token: string, index: number): ArgvRejection => ({
     kind: "locked-option",
     token,

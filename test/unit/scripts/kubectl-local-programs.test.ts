@@ -5,18 +5,11 @@
  * when one is no longer found (a reworded help text is reviewed, never dropped)
  * or when a global option so described is not locked.
  */
-import { execFileSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { localProgramRows } from "../../../scripts/providers/kubectl-local-programs.mjs";
-import { tempDirectory } from "../../support/temp-dirs.js";
+import { kubectlHelp } from "../../support/kubectl-help.js";
 
-const home = tempDirectory("torii-kubectl-help-");
-const help = (...args: string[]): string[] =>
-  execFileSync("kubectl", args, {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, KUBECONFIG: path.join(home, "none") },
-    encoding: "utf8",
-  }).split("\n");
+const help = kubectlHelp;
 const kustomize = (): { path: string[]; optionLines: string[] } => ({ path: ["kustomize"], optionLines: help("kustomize", "--help") });
 
 describe("localProgramRows", () => {
