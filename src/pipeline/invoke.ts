@@ -11,6 +11,7 @@
  *   (after that wait: the rules decide again; an explicit deny still wins)
  *   recheck lease ("before-env")
  *   load .env, session, identity → only now, after the allow
+ *   stores the .env moves        → an argument inside or above one: deny
  *   recheck lease ("after-auth")
  *   build child env, spawn argv  → holding the lease at launch
  *   stream output with cap and timeout, audit, structured result
@@ -37,6 +38,8 @@ import { runProgram, type ProgramDeps } from "./run-program.js";
 import type { PolicyCache } from "./policy-cache.js";
 import { callScope, type ProviderCall } from "./provider-call.js";
 import { callPlaces } from "./credential-places.js";
+import type { CredentialLayers } from "./child-plan.js";
+import { movedStoreUse } from "./moved-stores.js";
 
 export type { ProviderCall } from "./provider-call.js";
 
@@ -103,6 +106,19 @@ function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalAr
   const event = decision.source === "explicit-deny" ? "denied-explicit" : decision.source === "forbidden-arg" ? "denied-forbidden-arg" : "denied-policy-error";
   call.audit.record({ event, source: decision.source, ...("rule" in decision ? { rule: decision.rule.text } : {}) });
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
+}
+
+/**
+ * The `.env` layers may place a store elsewhere (AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG, HOME):
+ * an argument inside or above it is refused before the child starts. The reason names the variable,
+ * never its value (a `.env` value stays out of messages and the audit).
+ */
+function stepMovedStores(call: ProviderCall, layers: CredentialLayers, deps: InvokeDeps): Step<undefined> {
+  const use = movedStoreUse(call, layers, deps);
+  if (use === undefined) return { ok: true, value: undefined };
+  call.audit.record({ event: "denied-argv", source: "forbidden-value", detail: `argument ${use.index}; ${use.variable}` });
+  const reason = `argument ${use.index} points into or above the credential store that ${use.variable} names in the operator's environment for this call; Torii never lets a CLI read or write there`;
+  return { ok: false, outcome: denied(call, { source: "forbidden-value", reason }) };
 }
 
 async function stepLease(
@@ -222,6 +238,9 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
       ? denied(call, { source: failure.source, reason: failure.reason })
       : { ...callScope(call), decision: allowed.value.decision, error: failure.message };
   }
+
+  const moved = stepMovedStores(call, auth.env, deps);
+  if (!moved.ok) return moved.outcome;
 
   const afterAuth = await stepLease(call, deps, "after-auth");
   if (!afterAuth.ok) return afterAuth.outcome;
