@@ -6,7 +6,8 @@
  * live below it), the target's `kubeconfig:` pin, Windows' roaming folder and
  * the store files the server's own environment names. A store a `.env` moves
  * elsewhere (AWS_SHARED_CREDENTIALS_FILE=/srv/x) is not known here: reading
- * the `.env` before the allow is what the pipeline order forbids.
+ * the `.env` before the allow is what the pipeline order forbids, so
+ * moved-stores.ts checks those once the layers are read.
  */
 import os from "node:os";
 import path from "node:path";
