@@ -5,15 +5,15 @@
  * the grammar proved remote left out.
  */
 import { describe, expect, it } from "vitest";
-import type { CredentialLayers } from "../../../src/pipeline/child-plan.js";
+import type { ChildPlanDeps, CredentialLayers } from "../../../src/pipeline/child-plan.js";
 import { movedStoreUse } from "../../../src/pipeline/moved-stores.js";
 import type { ProviderCall } from "../../../src/pipeline/provider-call.js";
 
 const provider = { trust: { root: "/srv/torii" } } as unknown as ProviderCall["provider"];
-const posix = { serverEnv: { HOME: "/home/op" }, platform: "linux" as const, selfDir: "/opt/torii", cwd: "/home/op/proj" };
-const windows = { serverEnv: { USERPROFILE: "C:\\Users\\op" }, platform: "win32" as const, selfDir: "C:\\torii", cwd: "C:\\Users\\op\\proj" };
+const posix: ChildPlanDeps = { serverEnv: { HOME: "/home/op" }, platform: "linux", selfDir: "/opt/torii", cwd: "/home/op/proj" };
+const windows: ChildPlanDeps = { serverEnv: { USERPROFILE: "C:\\Users\\op" }, platform: "win32", selfDir: "C:\\torii", cwd: "C:\\Users\\op\\proj" };
 
-function use(args: readonly string[], layers: CredentialLayers, deps = posix, remote?: ReadonlySet<number>): ReturnType<typeof movedStoreUse> {
+function use(args: readonly string[], layers: CredentialLayers, deps: ChildPlanDeps = posix, remote?: ReadonlySet<number>): ReturnType<typeof movedStoreUse> {
   return movedStoreUse({ provider, target: undefined, args }, layers, deps, remote);
 }
 
