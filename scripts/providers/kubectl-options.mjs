@@ -322,6 +322,27 @@ const FETCHED_VALUES = [
   "    git_operands_of: [[kustomize]]",
 ];
 
+// Arguments kubectl sends to the cluster (a container's command, an API path): the
+// credential-places check leaves them out. Kept with the table like FETCHED_VALUES.
+const REMOTE_ARGUMENTS = [
+  "  # Arguments kubectl sends to the cluster and never opens locally: the command run in a",
+  "  # container (after `--` of exec, debug, run, create job|cronjob|deployment) and the API",
+  "  # path of --raw. The credential-places check leaves them out (docs/policy.md).",
+  "  remote_arguments:",
+  "    - {command: [exec], tail: true}",
+  "    - {command: [debug], tail: true}",
+  "    - {command: [run], tail: true}",
+  "    - {command: [create, job], tail: true}",
+  "    - {command: [create, cronjob], tail: true}",
+  "    - {command: [create, cj], tail: true}",
+  "    - {command: [create, deployment], tail: true}",
+  "    - {command: [create, deploy], tail: true}",
+  "    - {command: [get], option: --raw}",
+  "    - {command: [create], option: --raw}",
+  "    - {command: [replace], option: --raw}",
+  "    - {command: [delete], option: --raw}",
+];
+
 const lines = [];
 lines.push(MARKER);
 lines.push(`# ${versionText.split("\n").join("; ")}`);
@@ -330,6 +351,7 @@ lines.push("argv:");
 lines.push("  parser: pflag");
 lines.push("  forbidden_value_prefixes: []");
 for (const line of FETCHED_VALUES) lines.push(line);
+for (const line of REMOTE_ARGUMENTS) lines.push(line);
 // The hand-written part above the marker holds the locked options the global writers must be among.
 const providerFile = writeTarget ?? new URL("../../providers/kubectl/provider.yaml", import.meta.url);
 const handWritten = readFileSync(providerFile, "utf8").split(MARKER)[0];

@@ -225,6 +225,18 @@ const argvSchema = z
     prescanned_options: z.array(optionNameSchema).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: lockedCommandOptionsSchema.optional(),
+    /** Arguments the CLI sends to another machine (`kubectl exec` tail, `get --raw`), GrammarSpec.remoteArguments. */
+    remote_arguments: z
+      .array(
+        z
+          .strictObject({
+            command: z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }),
+            tail: z.literal(true).optional(),
+            option: optionNameSchema.optional(),
+          })
+          .refine((row) => (row.tail === true) !== (row.option !== undefined), { error: "a remote argument is either the tail (tail: true) or one option" }),
+      )
+      .optional(),
     options: optionTableSchema.default([]),
     commands: z
       .array(
@@ -505,6 +517,15 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.abbreviations === undefined ? {} : { abbreviations: argv.abbreviations }),
     ...(argv.prescanned_options === undefined ? {} : { prescannedOptions: [...argv.prescanned_options] }),
+    ...(argv.remote_arguments === undefined
+      ? {}
+      : {
+          remoteArguments: argv.remote_arguments.map((row) => ({
+            command: [...row.command],
+            ...(row.tail === undefined ? {} : { tail: true }),
+            ...(row.option === undefined ? {} : { option: row.option }),
+          })),
+        }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {

@@ -6,11 +6,12 @@
  * live below it), the target's `kubeconfig:` pin, Windows' roaming folder and
  * the store files the server's own environment names. A store a `.env` moves
  * elsewhere (AWS_SHARED_CREDENTIALS_FILE=/srv/x) is not known here: reading
- * the `.env` before the allow is what the pipeline order forbids.
+ * the `.env` before the allow is what the pipeline order forbids, so
+ * moved-stores.ts checks those once the layers are read.
  */
 import os from "node:os";
 import path from "node:path";
-import type { CredentialPlaces } from "../policy/grammar/credential-places.js";
+import { isStoreVariable, type CredentialPlaces } from "../policy/grammar/credential-places.js";
 import type { ChildPlanDeps } from "./child-plan.js";
 import type { ProviderCall } from "./provider-call.js";
 
@@ -28,9 +29,7 @@ export interface PlaceInputs {
 }
 
 /** Variables whose value is a home or a folder of stores (a token may spell them). */
-const PLACE_VARIABLES = ["HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "XDG_CONFIG_HOME"];
-/** Variables whose value is a store, or a list of them. */
-const STORE_VARIABLE = /^(?:AWS_\w*FILE|KUBECONFIG|CLOUDSDK_CONFIG|AZURE_CONFIG_DIR|TORII_CONFIG_DIR|GOOGLE_APPLICATION_CREDENTIALS)$/u;
+const PLACE_VARIABLES = ["HOME", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "SYSTEMDRIVE", "APPDATA", "LOCALAPPDATA", "XDG_CONFIG_HOME"];
 
 /** The places of one call, from data the caller already holds. */
 export function credentialPlacesFor(inputs: PlaceInputs): CredentialPlaces {
@@ -44,14 +43,14 @@ export function credentialPlacesFor(inputs: PlaceInputs): CredentialPlaces {
   const homes = unique([value(platform === "win32" ? "USERPROFILE" : "HOME"), value("HOME"), os.homedir()]);
   const variables = Object.fromEntries(PLACE_VARIABLES.flatMap((name) => (value(name) === undefined ? [] : [[name, value(name) as string]])));
   const named = Object.keys(env)
-    .filter((name) => STORE_VARIABLE.test(name.toUpperCase()))
+    .filter(isStoreVariable)
     .flatMap((name) => (env[name] ?? "").split(paths.delimiter));
   const appData = value("APPDATA");
   const roaming = appData === undefined ? [] : [paths.join(appData, "gcloud"), paths.join(appData, "torii"), paths.join(appData, "azure")];
   const config = value("XDG_CONFIG_HOME");
   const xdg = config === undefined ? [] : [paths.join(config, "gcloud"), paths.join(config, "torii")];
   const stores = unique([inputs.root, inputs.kubeconfig, ...named, ...roaming, ...xdg]).filter((store) => paths.isAbsolute(store));
-  return { homes, cwd: inputs.cwd, userName: userName(), stores, variables };
+  return { homes, cwd: inputs.cwd, userName: userName(), stores, variables, hostNames: [os.hostname()] };
 }
 
 let accountName: { readonly name: string | undefined } | undefined;

@@ -11,6 +11,7 @@
  *   (after that wait: the rules decide again; an explicit deny still wins)
  *   recheck lease ("before-env")
  *   load .env, session, identity → only now, after the allow
+ *   stores the .env moves        → an argument inside or above one: deny
  *   recheck lease ("after-auth")
  *   build child env, spawn argv  → holding the lease at launch
  *   stream output with cap and timeout, audit, structured result
@@ -37,6 +38,8 @@ import { runProgram, type ProgramDeps } from "./run-program.js";
 import type { PolicyCache } from "./policy-cache.js";
 import { callScope, type ProviderCall } from "./provider-call.js";
 import { callPlaces } from "./credential-places.js";
+import type { CredentialLayers } from "./child-plan.js";
+import { movedStoreUse } from "./moved-stores.js";
 
 export type { ProviderCall } from "./provider-call.js";
 
@@ -71,11 +74,17 @@ function fromPolicy(decision: Exclude<PolicyDecision, { result: "unresolved" }>)
     : { source: decision.source, reason: decision.reason };
 }
 
-function stepCanonicalise(call: ProviderCall, deps: InvokeDeps): Step<CanonicalArgv> {
+/** A canonical argv and the agent arguments the grammar proves are read on another machine. */
+interface Canonical {
+  readonly argv: CanonicalArgv;
+  readonly remote: ReadonlySet<number>;
+}
+
+function stepCanonicalise(call: ProviderCall, deps: InvokeDeps): Step<Canonical> {
   const result = canonicalise(call.args, grammarFor(call.provider.policyContext), "agent", callPlaces(call, deps));
   if (result.ok) {
     call.audit.setPositionals(result.canonical.positionals);
-    return { ok: true, value: result.canonical };
+    return { ok: true, value: { argv: result.canonical, remote: new Set(result.remoteArguments) } };
   }
   const decision = rejectionDecision(result.rejection);
   // A refused argv leaves no token in the audit: only the kind and, for a locked option, the option the table names.
@@ -103,6 +112,19 @@ function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalAr
   const event = decision.source === "explicit-deny" ? "denied-explicit" : decision.source === "forbidden-arg" ? "denied-forbidden-arg" : "denied-policy-error";
   call.audit.record({ event, source: decision.source, ...("rule" in decision ? { rule: decision.rule.text } : {}) });
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
+}
+
+/**
+ * The `.env` layers may place a store elsewhere (AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG, HOME):
+ * an argument inside or above it is refused before the child starts. The reason names the variable,
+ * never its value (a `.env` value stays out of messages and the audit).
+ */
+function stepMovedStores(call: ProviderCall, layers: CredentialLayers, remote: ReadonlySet<number>, deps: InvokeDeps): Step<undefined> {
+  const use = movedStoreUse(call, layers, deps, remote);
+  if (use === undefined) return { ok: true, value: undefined };
+  call.audit.record({ event: "denied-argv", source: "forbidden-value", detail: `argument ${use.index}; ${use.variable}` });
+  const reason = `argument ${use.index} points into or above the credential store that ${use.variable} names in the operator's environment for this call; Torii never lets a CLI read or write there`;
+  return { ok: false, outcome: denied(call, { source: "forbidden-value", reason }) };
 }
 
 async function stepLease(
@@ -190,24 +212,24 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   // One trust pass for the call's reads (rules, then the .env layers), so a directory they share is walked once;
   // a wait for a human ends it: what is read after the wait is walked afresh.
   let pass = trustPass(call.provider.trust);
-  const policy = stepPolicy(call, deps, canonical.value, pass);
+  const policy = stepPolicy(call, deps, canonical.value.argv, pass);
   if (!policy.ok) return policy.outcome;
 
-  const lease = await stepLease(call, deps, "policy", flattenCanonical(canonical.value));
+  const lease = await stepLease(call, deps, "policy", flattenCanonical(canonical.value.argv));
   if (!lease.ok) return lease.outcome;
 
   // The lease question waited for a human: what the rules say now decides, not what they said before.
   if (lease.value.askedHuman) pass = trustPass(call.provider.trust);
-  const decision = lease.value.askedHuman ? stepPolicy(call, deps, canonical.value, pass) : policy;
+  const decision = lease.value.askedHuman ? stepPolicy(call, deps, canonical.value.argv, pass) : policy;
   if (!decision.ok) return decision.outcome;
 
-  const allowed = await stepAllow(call, deps, decision.value, canonical.value);
+  const allowed = await stepAllow(call, deps, decision.value, canonical.value.argv);
   if (!allowed.ok) return allowed.outcome;
 
   // So did an approval: an explicit deny added (or a rules file broken) while the operator answered still wins.
   if (allowed.value.askedHuman) {
     pass = trustPass(call.provider.trust);
-    const again = stepPolicy(call, deps, canonical.value, pass);
+    const again = stepPolicy(call, deps, canonical.value.argv, pass);
     if (!again.ok) return again.outcome;
   }
 
@@ -223,11 +245,14 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
       : { ...callScope(call), decision: allowed.value.decision, error: failure.message };
   }
 
+  const moved = stepMovedStores(call, auth.env, canonical.value.remote, deps);
+  if (!moved.ok) return moved.outcome;
+
   const afterAuth = await stepLease(call, deps, "after-auth");
   if (!afterAuth.ok) return afterAuth.outcome;
 
   return runProgram(
-    { call, decision: allowed.value.decision, canonicalTokens: flattenCanonical(canonical.value), credentials: auth.env, redactor: auth.redactor },
+    { call, decision: allowed.value.decision, canonicalTokens: flattenCanonical(canonical.value.argv), credentials: auth.env, redactor: auth.redactor },
     deps,
   );
 }

@@ -19,6 +19,8 @@ import { tempDirectory } from "../support/temp-dirs.js";
 const root = makeConfigTree({
   ...bundledProviderFiles("aws"),
   ...bundledProviderFiles("gcloud"),
+  ...bundledProviderFiles("kubectl"),
+  "providers/kubectl/rules.yaml": 'version: "1"\ndeny: []\naccept:\n  - exec\n  - get\n  - run\n  - cp\n',
   "providers/aws/rules.yaml": 'version: "1"\ndeny: []\naccept:\n  - s3 sync\n  - s3 cp\n',
   "providers/gcloud/rules.yaml": 'version: "1"\ndeny: []\naccept:\n  - storage cp\n',
 });
@@ -47,6 +49,31 @@ describe("torii policy check refuses a path inside or above a credential store",
     expect((await check("aws", ["s3", "cp", "s3://bucket/key", "."])).report.decision).toBe("accept");
     expect((await check("aws", ["s3", "sync", "build", "s3://bucket/"])).report.decision).toBe("accept");
     expect((await check("gcloud", ["storage", "cp", "gs://bucket/key", "./out"])).report.decision).toBe("accept");
+  });
+});
+
+describe("arguments the grammar proves remote are not local paths", () => {
+  test.each([
+    [["exec", "pod", "--", "ls", "/"]],
+    [["exec", "pod", "-c", "app", "--", "cat", "/root/.bashrc", ".."]],
+    [["run", "x", "--image=busybox", "--", "ls", "/home"]],
+    [["get", "--raw", "/"]],
+    [["get", "--raw=/"]],
+  ])("kubectl %j is accepted by its rule", async (args) => {
+    const { report } = await check("kubectl", args);
+    expect(report).toMatchObject({ decision: "accept" });
+  });
+
+  test.each([
+    // Before `--`, or a command whose tail is not a container's command: still read as local paths.
+    [["exec", "pod", "-f", "/"]],
+    [["get", "pods", "/"]],
+    [["cp", "/root", "pod:/tmp"]],
+    [["get", "-f", "/", "--raw", "/"]],
+  ])("kubectl %j is still refused", async (args) => {
+    const { report } = await check("kubectl", args);
+    expect(report).toMatchObject({ decision: "deny", source: "forbidden-value" });
+    expect(report.reason).toContain("credential store");
   });
 });
 

@@ -60,7 +60,7 @@ function takeKnown(argv: readonly string[], i: number, spec: OptionSpec, explici
     return 1;
   }
   const value = builder.takeSeparateValue(argv, i + 1, spec.name, token, i);
-  builder.option(spec, spec.name, value, token, i);
+  builder.option(spec, spec.name, value, token, i, i + 1);
   return value === undefined ? 1 : 2;
 }
 
@@ -154,6 +154,6 @@ export function canonicaliseArgparse(argv: readonly string[], grammar: CompiledG
     const table = findScope(grammar, leading)?.table ?? grammar.global;
     const builder = new CanonicalBuilder(grammar, mode);
     parseWith(argv, grammar, table, builder);
-    return builder.build();
+    return builder.built();
   });
 }

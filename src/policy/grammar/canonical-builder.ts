@@ -34,6 +34,14 @@ interface CollectedOption {
   readonly token: string;
   readonly value: string | undefined;
   readonly index: number;
+  /** Where the value stands: the option's own token (`--raw=/`), or the next one (`--raw /`). */
+  readonly valueIndex: number;
+}
+
+/** A canonical argv and the arguments the CLI sends to another machine (GrammarSpec.remoteArguments). */
+export interface BuiltArgv {
+  readonly canonical: CanonicalArgv;
+  readonly remoteArguments: readonly number[];
 }
 
 export class CanonicalBuilder {
@@ -149,14 +157,17 @@ export class CanonicalBuilder {
     return this.positionals.map((site) => site.token);
   }
 
-  /** Records an option in canonical spelling; a repeat of a single-valued option is refused. */
-  option(spec: OptionSpec | undefined, name: string, value: string | undefined, token: string, index: number): void {
+  /**
+   * Records an option in canonical spelling; a repeat of a single-valued option is refused.
+   * `valueIndex`: where a separate value stands (the value is taken to be in `token` otherwise).
+   */
+  option(spec: OptionSpec | undefined, name: string, value: string | undefined, token: string, index: number, valueIndex = index): void {
     if (this.strict && spec !== undefined && !spec.repeatable && this.seen.has(name)) {
       this.reject("argv-rejected", token, index, `${name} is given more than once; the CLI would use only one of them`);
     }
     this.seen.add(name);
     if (value !== undefined) this.checkValue(value, index);
-    this.options.push({ name, token: value === undefined ? name : `${name}=${value}`, value, index });
+    this.options.push({ name, token: value === undefined ? name : `${name}=${value}`, value, index, valueIndex });
   }
 
   /**
@@ -172,7 +183,29 @@ export class CanonicalBuilder {
     this.tail = rest.map((token, k) => ({ token, index: offset + k }));
   }
 
-  build(): CanonicalArgv {
+  /** The canonical argv and, once the command path is known, the arguments read on another machine. */
+  built(): BuiltArgv {
+    const canonical = this.build();
+    return { canonical, remoteArguments: this.remoteArguments() };
+  }
+
+  /**
+   * Indexes of the arguments the grammar proves are sent elsewhere: the `--`
+   * tail or an option's value under a command path a row names. Anything the
+   * rows do not name stays a possible local path.
+   */
+  private remoteArguments(): number[] {
+    const words = this.positionals.map((site) => site.token);
+    const indexes: number[] = [];
+    for (const row of this.grammar.remoteArguments) {
+      if (!row.command.every((word, k) => words[k] === word)) continue;
+      if (row.tail === true) indexes.push(...(this.tail ?? []).map((site) => site.index));
+      for (const option of this.options) if (option.name === row.option && option.value !== undefined) indexes.push(option.valueIndex);
+    }
+    return indexes;
+  }
+
+  private build(): CanonicalArgv {
     if (this.strict) {
       // After the whole argv is read: the command path decides which commands and options are the broker's.
       const locked = findLockedCommandUse(
@@ -205,9 +238,10 @@ export class CanonicalBuilder {
 }
 
 /** Runs a parser model and turns its first rejection into a result. */
-export function finish(run: () => CanonicalArgv): CanonicaliseResult {
+export function finish(run: () => BuiltArgv): CanonicaliseResult {
   try {
-    return { ok: true, canonical: run() };
+    const { canonical, remoteArguments } = run();
+    return remoteArguments.length === 0 ? { ok: true, canonical } : { ok: true, canonical, remoteArguments };
   } catch (error) {
     if (error instanceof Rejected) return { ok: false, rejection: error.rejection };
     throw error;

@@ -16,7 +16,10 @@ export type { CanonicaliseMode } from "./canonical-builder.js";
  * is checked strictly and the first problem is returned as a rejection; the
  * canonical argv is what rules see and what the launcher spawns. With `places`
  * (where this call's credential stores are), an agent's token that points
- * inside or above one is refused first, whatever the rules.
+ * inside or above one is refused, whatever the rules, and before any other
+ * rejection; a token the grammar proves is read on another machine (the
+ * `kubectl exec` tail, `get --raw`: GrammarSpec.remoteArguments) is not a
+ * local path and is left out.
  */
 export function canonicalise(
   argv: readonly string[],
@@ -24,8 +27,15 @@ export function canonicalise(
   mode: CanonicaliseMode = "agent",
   places?: CredentialPlaces,
 ): CanonicaliseResult {
-  const reached = mode === "agent" && places !== undefined ? credentialPlaceRejection(argv, places) : undefined;
-  if (reached !== undefined) return { ok: false, rejection: reached };
+  const parsed = parse(argv, grammar, mode);
+  if (mode !== "agent" || places === undefined) return parsed;
+  // Only an argv the grammar read whole can prove an argument remote; otherwise every token is checked.
+  const remote = new Set(parsed.ok ? (parsed.remoteArguments ?? []) : []);
+  const reached = credentialPlaceRejection(argv, places, remote);
+  return reached === undefined ? parsed : { ok: false, rejection: reached };
+}
+
+function parse(argv: readonly string[], grammar: CompiledGrammar, mode: CanonicaliseMode): CanonicaliseResult {
   switch (grammar.parser) {
     case "pflag":
       return canonicalisePflag(argv, grammar, mode);
@@ -37,8 +47,9 @@ export function canonicalise(
 }
 
 /** The first token that reaches a credential store by where it points, as a rejection that names the place but not the token. */
-function credentialPlaceRejection(argv: readonly string[], places: CredentialPlaces): ArgvRejection | undefined {
+function credentialPlaceRejection(argv: readonly string[], places: CredentialPlaces, remote: ReadonlySet<number>): ArgvRejection | undefined {
   for (const [index, token] of argv.entries()) {
+    if (remote.has(index)) continue;
     const place = credentialPlaceIn(token, places);
     if (place !== undefined) {
       return { kind: "forbidden-value", token, index, reason: `argument ${index} points at ${place}; Torii never lets a CLI read or write there` };

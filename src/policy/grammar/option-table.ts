@@ -4,7 +4,17 @@
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
 import { compileLockedValues, type CompiledLockedValue } from "./locked-values.js";
-import type { CommandScope, FileReadSpec, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
+import type {
+  CommandScope,
+  FileReadSpec,
+  FileWriteSpec,
+  GrammarSpec,
+  LockedCommand,
+  LockedCommandOptions,
+  OptionSpec,
+  ParserFamily,
+  RemoteArgumentSpec,
+} from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
 export interface OptionTable {
@@ -49,6 +59,8 @@ export interface CompiledGrammar {
   readonly prefixAbbreviations: boolean;
   /** Options the CLI reads at any position of the argv (GrammarSpec.prescannedOptions). */
   readonly prescanned: readonly string[];
+  /** Arguments read on another machine (GrammarSpec.remoteArguments). */
+  readonly remoteArguments: readonly RemoteArgumentSpec[];
 }
 
 function buildTable(options: readonly OptionSpec[]): OptionTable {
@@ -93,6 +105,7 @@ export function compileGrammar(spec: GrammarSpec, providerLocked: readonly strin
     doubleDashIgnored: spec.doubleDash === "ignored",
     prefixAbbreviations: spec.abbreviations !== "none",
     prescanned: spec.prescannedOptions ?? [],
+    remoteArguments: spec.remoteArguments ?? [],
   };
 }
 

@@ -101,7 +101,7 @@ function takeValue(argv: readonly string[], i: number, spec: OptionSpec, explici
         return 1;
       }
       const value = builder.takeSeparateValue(argv, i + 1, spec.name, token, i);
-      builder.option(spec, spec.name, value, token, i);
+      builder.option(spec, spec.name, value, token, i, i + 1);
       return value === undefined ? 1 : 2;
     }
   }
@@ -171,6 +171,6 @@ export function canonicalisePflag(argv: readonly string[], grammar: CompiledGram
         `options of "${finalScope?.path.join(" ") ?? ""}" appear before its full command path; put them after the command`,
       );
     }
-    return builder.build();
+    return builder.built();
   });
 }

@@ -31,6 +31,6 @@ export function canonicalisePlain(argv: readonly string[], grammar: CompiledGram
       }
       builder.positional(token, index);
     });
-    return builder.build();
+    return builder.built();
   });
 }

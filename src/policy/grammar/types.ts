@@ -86,6 +86,24 @@ export interface GrammarSpec {
    * token is refused wherever it stands (absent: none).
    */
   readonly prescannedOptions?: readonly string[];
+  /** Arguments the CLI hands to another machine, never opened locally (absent: none). */
+  readonly remoteArguments?: readonly RemoteArgumentSpec[];
+}
+
+/**
+ * Arguments of one command that the CLI sends elsewhere and never reads as a
+ * local path: the `--` tail of `kubectl exec POD -- ls /` (a command run in
+ * the container), the value of `kubectl get --raw /` (an API path). The
+ * credential-places check leaves them out (policy/grammar/credential-places.ts):
+ * a `/` there is the container's or the API server's, not this machine's.
+ */
+export interface RemoteArgumentSpec {
+  /** The command path (a prefix of the call's positionals), e.g. `["exec"]`. */
+  readonly command: readonly string[];
+  /** Every token after `--`. */
+  readonly tail?: boolean;
+  /** An option whose value is remote (its full name). */
+  readonly option?: string;
 }
 
 /**
@@ -271,7 +289,14 @@ export interface ArgvRejection {
   readonly reason: string;
 }
 
-export type CanonicaliseResult = { readonly ok: true; readonly canonical: CanonicalArgv } | { readonly ok: false; readonly rejection: ArgvRejection };
+export type CanonicaliseResult =
+  | {
+      readonly ok: true;
+      readonly canonical: CanonicalArgv;
+      /** Indexes of agent arguments the grammar proves are read on another machine (GrammarSpec.remoteArguments); absent: none. */
+      readonly remoteArguments?: readonly number[];
+    }
+  | { readonly ok: false; readonly rejection: ArgvRejection };
 
 /**
  * The one reading of a call's body that every body check consumes (file

@@ -523,3 +523,17 @@ describe("provider.yaml: runtime", () => {
     expectProviderError(["runtime:", "  allow_batch_wrapper: yes"], 6, 24, /runtime\.allow_batch_wrapper: .*expected boolean/);
   });
 });
+
+describe("provider.yaml: argv.remote_arguments", () => {
+  it("reads a tail row and an option row into the grammar", () => {
+    const config = load("argv:", "  parser: pflag", "  remote_arguments:", "    - {command: [exec], tail: true}", "    - {command: [get], option: --raw}");
+    expect(toGrammarSpec(config).remoteArguments).toEqual([
+      { command: ["exec"], tail: true },
+      { command: ["get"], option: "--raw" },
+    ]);
+  });
+
+  it.each([["{command: [exec]}"], ["{command: [exec], tail: true, option: --raw}"]])("refuses %s: a row is the tail or one option", (row) => {
+    expectProviderError(["argv:", "  parser: pflag", "  remote_arguments:", `    - ${row}`], 8, 7, /either the tail/u);
+  });
+});

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { credentialPlaceIn, type CredentialPlaces } from "../../../src/policy/grammar/credential-places.js";
+import { credentialPlaceIn, storesNamedBy, storeVariableReachedBy, type CredentialPlaces } from "../../../src/policy/grammar/credential-places.js";
 import { AWS_LOCKED, awsSpec, context } from "../../support/grammars.js";
 import { ruleList } from "../../support/policy-helpers.js";
 
@@ -108,6 +108,102 @@ describe("paths inside or above a credential store", () => {
     expect(credentialPlaceIn(".", { ...PLACES, cwd: "/home/alice" })).toBeDefined();
     expect(credentialPlaceIn("alice", { ...PLACES, cwd: "/home" })).toBeDefined();
     expect(credentialPlaceIn("proj", { ...PLACES, cwd: "/home/alice" })).toBeUndefined();
+  });
+});
+
+/** The same account on Windows: a profile under C:\\Users, this machine called WS01. */
+const WINDOWS: CredentialPlaces = {
+  homes: ["C:\\Users\\alice"],
+  cwd: "C:\\Users\\alice\\proj",
+  userName: "alice",
+  stores: [],
+  variables: { USERPROFILE: "C:\\Users\\alice", APPDATA: "C:\\Users\\alice\\AppData\\Roaming", HOMEDRIVE: "C:", HOMEPATH: "\\Users\\alice" },
+  hostNames: ["WS01.corp.example"],
+};
+
+describe("Windows spellings of a store", () => {
+  const STORE = "a credential store or a directory above one";
+  it.each([
+    // Administrative shares, on a loopback name or any other (this machine may have a name Torii does not know).
+    [String.raw`\\localhost\C$\Users\alice\.aws`, STORE],
+    [String.raw`\\127.0.0.1\c$\Users\alice\.aws\credentials`, STORE],
+    [String.raw`\\[::1]\c$\Users\alice\.kube`, STORE],
+    [String.raw`\\ws01\C$\Users`, STORE],
+    [String.raw`\\files.example\d$`, STORE],
+    ["//localhost/c$/Users/alice/.aws", STORE],
+    // Device namespaces in front of a drive path or a UNC path.
+    [String.raw`\\?\C:\Users\alice\.azure`, STORE],
+    [String.raw`\\.\C:\Users\alice\.kube\config`, STORE],
+    [String.raw`\??\C:\Users\alice\.aws`, STORE],
+    ["//?/C:/Users/alice/.aws", STORE],
+    [String.raw`\\?\UNC\localhost\C$\Users\alice\.aws`, STORE],
+    ["//?/unc/127.0.0.1/c$/users/alice", STORE],
+    // Profile variables, as cmd and PowerShell users spell the home.
+    [String.raw`%USERPROFILE%\.aws\credentials`, STORE],
+    [String.raw`%HOMEDRIVE%%HOMEPATH%\.azure`, STORE],
+    ["%HomePath%/.kube", STORE],
+    [String.raw`%APPDATA%\gcloud\credentials.db`, STORE],
+    ["%APPDATA%/../..", STORE],
+    // A drive-relative path is read from the working directory of that drive.
+    [String.raw`C:..\.aws`, STORE],
+    ["c:../../bob", STORE],
+  ])("%s is refused (%s)", (token, label) => {
+    expect(credentialPlaceIn(token, WINDOWS)).toBe(label);
+  });
+
+  it.each([
+    String.raw`\\localhost\Users\alice`,
+    String.raw`\\ws01\home$\alice`,
+    String.raw`\\WS01.corp.example\share`,
+    String.raw`\\?\UNC\127.0.0.1\profiles\alice`,
+  ])("%s, a share of this machine whose folder Torii cannot know, is refused", (token) => {
+    expect(credentialPlaceIn(token, WINDOWS)).toBe("a share of this machine (a UNC path), whose folder Torii cannot know");
+  });
+
+  it.each([
+    String.raw`\\?\GLOBALROOT\Device\HarddiskVolume2\Users\alice`,
+    String.raw`\\.\PhysicalDrive0`,
+    String.raw`\\?\Volume{b75e2c83-0000-0000-0000-602f00000000}\Users`,
+    String.raw`\\.\pipe\x`,
+    "//./GLOBALROOT/Device/HarddiskVolume2",
+  ])("%s, a device path that names no drive, is refused (fail closed)", (token) => {
+    expect(credentialPlaceIn(token, WINDOWS)).toContain("Windows device path");
+  });
+
+  it.each([
+    String.raw`\\files.example\builds\out.zip`,
+    String.raw`C:\Users\alice\proj\out.json`,
+    String.raw`\\?\C:\Users\alice\proj\out.json`,
+    String.raw`%APPDATA%\Code\x`,
+    "C:out.txt",
+  ])("%s is left to the rules", (token) => {
+    expect(credentialPlaceIn(token, WINDOWS)).toBeUndefined();
+  });
+});
+
+describe("stores only the child's environment names", () => {
+  const named = [...storesNamedBy("AWS_SHARED_CREDENTIALS_FILE", "/srv/secrets/aws", ":"), ...storesNamedBy("KUBECONFIG", "/opt/k/a.yaml:~/alt/k.yaml", ":")];
+
+  it.each([
+    ["/srv/secrets/aws", "AWS_SHARED_CREDENTIALS_FILE"],
+    ["/srv/secrets", "AWS_SHARED_CREDENTIALS_FILE"],
+    ["--body=/srv/./secrets/../secrets/a*", "AWS_SHARED_CREDENTIALS_FILE"],
+    ["/opt/k/a.yaml", "KUBECONFIG"],
+    ["~/alt", "KUBECONFIG"],
+    ["/home/alice/alt/k.yaml", "KUBECONFIG"],
+  ])("%s reaches the store %s names", (token, variable) => {
+    expect(storeVariableReachedBy(token, PLACES, named)).toBe(variable);
+  });
+
+  it.each(["/srv/other", "/opt/k/b.yaml", "s3://b/srv/secrets", "./out"])("%s reaches none", (token) => {
+    expect(storeVariableReachedBy(token, PLACES, named)).toBeUndefined();
+  });
+
+  it("a home or a folder of stores names the stores below it; other variables none", () => {
+    expect(storesNamedBy("HOME", "/srv/h", ":").map((store) => store.path)).toContain("/srv/h/.aws");
+    expect(storesNamedBy("APPDATA", "D:\\Roaming", ";").map((store) => store.path)).toContain("D:\\Roaming/gcloud");
+    expect(storesNamedBy("azure_config_dir", "D:\\az;E:\\az2", ";").map((store) => store.path)).toEqual(["D:\\az", "E:\\az2"]);
+    expect(storesNamedBy("LANG", "/srv", ":")).toEqual([]);
   });
 });
 
