@@ -225,6 +225,16 @@ const argvSchema = z
     prescanned_options: z.array(optionNameSchema).optional(),
     /** Options the broker owns under one command path (`emr create-default-roles --iam-endpoint`); `command: []` is every command. */
     locked_command_options: lockedCommandOptionsSchema.optional(),
+    /** Options of a command whose sub-commands may follow them, by arity (src/policy/grammar/command-path.ts). */
+    parent_options: z
+      .array(
+        z.strictObject({
+          command: z.array(commandWordSchema).min(2, { error: "a parent command's path has at least two words (the first two are always contiguous)" }),
+          values: z.array(optionNameSchema).default([]),
+          switches: z.array(optionNameSchema).default([]),
+        }),
+      )
+      .optional(),
     options: optionTableSchema.default([]),
     commands: z
       .array(
@@ -505,6 +515,9 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
     ...(argv.double_dash === undefined ? {} : { doubleDash: argv.double_dash }),
     ...(argv.abbreviations === undefined ? {} : { abbreviations: argv.abbreviations }),
     ...(argv.prescanned_options === undefined ? {} : { prescannedOptions: [...argv.prescanned_options] }),
+    ...(argv.parent_options === undefined
+      ? {}
+      : { parentOptions: argv.parent_options.map((row) => ({ command: [...row.command], values: [...row.values], switches: [...row.switches] })) }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {

@@ -4,7 +4,17 @@
  */
 import { compileFetchedValues, type CompiledFetchedValues } from "./fetched-values.js";
 import { compileLockedValues, type CompiledLockedValue } from "./locked-values.js";
-import type { CommandScope, FileReadSpec, FileWriteSpec, GrammarSpec, LockedCommand, LockedCommandOptions, OptionSpec, ParserFamily } from "./types.js";
+import type {
+  CommandScope,
+  FileReadSpec,
+  FileWriteSpec,
+  GrammarSpec,
+  LockedCommand,
+  LockedCommandOptions,
+  OptionSpec,
+  ParentOptions,
+  ParserFamily,
+} from "./types.js";
 
 /** Long-name and short-alias lookups for one command scope (globals included). */
 export interface OptionTable {
@@ -41,6 +51,8 @@ export interface CompiledGrammar {
   readonly lockedCommands: readonly LockedCommand[];
   /** Options the broker owns under one command path. */
   readonly lockedCommandOptions: readonly LockedCommandOptions[];
+  /** Options of commands whose sub-commands may follow them (command-path.ts). */
+  readonly parentOptions: readonly ParentOptions[];
   /** Values refused in any argument (`locked-values.ts`). */
   readonly lockedValues: readonly CompiledLockedValue[];
   /** Whether the CLI drops `--` instead of ending its options there (GrammarSpec.doubleDash). */
@@ -89,6 +101,7 @@ export function compileGrammar(spec: GrammarSpec, providerLocked: readonly strin
     plugins: spec.plugins ?? false,
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
+    parentOptions: spec.parentOptions ?? [],
     lockedValues: compileLockedValues(spec.lockedValues),
     doubleDashIgnored: spec.doubleDash === "ignored",
     prefixAbbreviations: spec.abbreviations !== "none",
