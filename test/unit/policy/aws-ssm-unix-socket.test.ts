@@ -12,10 +12,11 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { effectiveLockedOptions, lockedCommandsOf, withFileWriteFloor, withLockedCommandOptionFloor } from "../../../src/config/locked-floor.js";
-import { providerFileSchema, toGrammarSpec, toPolicySettings } from "../../../src/config/provider-schema.js";
+import { providerPolicyContext } from "../../../src/config/policy-context.js";
+import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import type { ProviderPolicyContext } from "../../../src/policy/types.js";
 import { ruleList } from "../../support/policy-helpers.js";
 
 const BUNDLED = readFileSync(fileURLToPath(new URL("../../../providers/aws/provider.yaml", import.meta.url)), "utf8");
@@ -25,22 +26,11 @@ const UNLOCKED = BUNDLED.replace(ISSUER_ROW, "");
 /** UNLOCKED as installed before the start-session file-write rows. */
 const UNLOCKED_STALE = UNLOCKED.replace(/\n {4}- \{command: \[ssm, start-session\], option: [^\n]*/gu, "");
 
-function buildContext(text: string) {
-  const config = providerFileSchema.parse(parse(text));
-  return {
-    tool: "aws",
-    grammar: withFileWriteFloor(withLockedCommandOptionFloor(toGrammarSpec(config), config), config),
-    lockedOptions: effectiveLockedOptions(config),
-    lockedCommands: lockedCommandsOf(config),
-    settings: toPolicySettings(config),
-  };
-}
-
 // Parsing the provider.yaml costs a few hundred ms: once per text, not per decision.
-const contexts = new Map<string, ReturnType<typeof buildContext>>();
-function registryContext(text: string): ReturnType<typeof buildContext> {
+const contexts = new Map<string, ProviderPolicyContext>();
+function registryContext(text: string): ProviderPolicyContext {
   let context = contexts.get(text);
-  if (context === undefined) contexts.set(text, (context = buildContext(text)));
+  if (context === undefined) contexts.set(text, (context = providerPolicyContext(providerFileSchema.parse(parse(text)))));
   return context;
 }
 

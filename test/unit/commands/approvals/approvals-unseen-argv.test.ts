@@ -14,7 +14,7 @@ import { DEFAULT_SETTINGS } from "../../../../src/config/settings.js";
 import type { ProviderEntry } from "../../../../src/config/registry.js";
 import type { ApprovalRequest } from "../../../../src/pipeline/gates.js";
 import { ApprovalStore, type ApprovalAnswerRecord } from "../../../../src/state/approval-store.js";
-import { makeConfigTree } from "../../../support/config-tree.js";
+import { treeWithPendingCall } from "../../../support/approvals.js";
 import { runCli } from "../../../support/run-cli.js";
 
 /** `delete` with a zero-width space inside the namespace, and a tag character: both invisible on a terminal. */
@@ -23,22 +23,7 @@ const UNSEEN = ["delete", "ns", "prod\u200b", "--now\u{e0041}"];
 const VISIBLE = ["get", "pods", "café"];
 const RAW = /[\u200b\u{e0041}]/u;
 
-async function treeWithPending(argv: readonly string[]): Promise<{ root: string; id: string }> {
-  const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
-  const id = "0123456789abcdef";
-  const now = Date.now();
-  await new ApprovalStore(root).create({
-    id,
-    kind: "call",
-    tool: "rec",
-    argv: [...argv],
-    page: "http://127.0.0.1:1/a/0123456789abcdef",
-    page_secrets: [],
-    created_at: new Date(now).toISOString(),
-    expires_at: new Date(now + 3_600_000).toISOString(),
-  });
-  return { root, id };
-}
+const treeWithPending = (argv: readonly string[]) => treeWithPendingCall(argv);
 
 describe("torii approvals for an argv with characters that do not show on screen", () => {
   test("list shows the argv escaped and says it can be allowed once only, in text and --json", async () => {
