@@ -49,6 +49,7 @@ def main():
         writes = None
         reads = None
         locked = None  # no command table without the awscli package
+        parents = None
     else:
         rows, version, abbrev = rows_from_parser()
         from aws_url_parameters import literal_url_parameters
@@ -60,7 +61,9 @@ def main():
         writes = file_write_arguments(create_clidriver())
         reads = file_read_arguments(create_clidriver())
         locked = locked_command_options(create_clidriver())
-    emit(rows, version, abbrev, literal, writes, locked, opts.write, reads)
+        from aws_command_tree import parent_options
+        parents = parent_options(create_clidriver())
+    emit(rows, version, abbrev, literal, writes, locked, opts.write, reads, parents)
 
 
 READS_HEAD = [
@@ -148,7 +151,7 @@ def rows_from_parser():
     return rows, version, parser.allow_abbrev
 
 
-def emit(rows, version, abbrev, literal, writes, locked, write, reads=None):
+def emit(rows, version, abbrev, literal, writes, locked, write, reads=None, parents=None):
     names = set()
     for r in rows:
         if not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", r["name"]):
@@ -196,6 +199,15 @@ def emit(rows, version, abbrev, literal, writes, locked, write, reads=None):
             "  # locked --endpoint-url/--region would (scripts/providers/aws_locked_parameters.py).",
             "  locked_command_options:",
         ] + locked_rows(locked, "    ")
+    if parents:
+        from aws_command_tree import yaml_rows as parent_rows
+        out += [
+            "  # Options of a command that has sub-commands of its own after them (awscli attaches",
+            "  # CodeDeploy's install, push, ... to every `deploy`): the command-path matcher skips the",
+            "  # value of each option in `values`, so `--stack-name install` names no sub-command",
+            "  # (src/policy/grammar/command-path.ts; scripts/providers/aws_command_tree.py).",
+            "  parent_options:",
+        ] + parent_rows(parents, "    ")
     out += [
         "  # Top-level options of `aws` (awscli/data/cli.json + --version): valid anywhere.",
         "  options:",

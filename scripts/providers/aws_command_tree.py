@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The AWS CLI's hand-written commands, where the CLI really attaches them.
 
-    python3 scripts/providers/aws_command_tree.py     # JSON: shared events and same-command paths
+    python3 scripts/providers/aws_command_tree.py     # JSON: shared events, same-command paths, parent options
 
 awscli customizations attach commands and arguments through events named after a
 command's *name*, not its path: `building-command-table.<name>` and
@@ -88,12 +88,43 @@ def shared_events(driver):
     return shared
 
 
+def parent_options(driver):
+    """Rows {command, values, switches} for every hand-written command below a service that has
+    sub-commands and options of its own: the sub-command may follow those options, so the
+    command-path matcher skips the values of the ones that take one (a value equal to a
+    sub-command's name is then no sub-command). Positional arguments are left out."""
+    from awscli.customizations.commands import BasicCommand
+
+    rows = []
+    for path, command in each_command(driver):
+        if len(path) < 2 or not isinstance(command, BasicCommand) or not command.subcommand_table:
+            continue
+        values, switches = [], []
+        for name, arg in sorted(command.arg_table.items()):
+            if getattr(arg, "positional_arg", False):
+                continue
+            switch = getattr(arg, "_action", None) in ("store_true", "store_false")
+            (switches if switch else values).append("--" + name)
+        if values or switches:
+            rows.append({"command": list(path), "values": values, "switches": switches})
+    return rows
+
+
+def yaml_rows(rows, indent):
+    return [
+        "%s- {command: [%s], values: [%s], switches: [%s]}"
+        % (indent, ", ".join(r["command"]), ", ".join(r["values"]), ", ".join(r["switches"]))
+        for r in rows
+    ]
+
+
 def main():
     isolate_environment()
     from awscli.clidriver import create_clidriver
 
     driver = create_clidriver()
-    json.dump({"shared_events": shared_events(driver), "same_command_paths": same_command_paths(driver)}, sys.stdout, indent=1)
+    found = {"shared_events": shared_events(driver), "same_command_paths": same_command_paths(driver), "parent_options": parent_options(driver)}
+    json.dump(found, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 

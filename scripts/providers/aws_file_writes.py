@@ -30,14 +30,28 @@ WRITER_CLASSES = {"StreamingOutputArgument", "QueryOutFileArgument"}
 # eks update-kubeconfig `--kubeconfig`.
 WRITER_NAMES = {"outfile", "save-as", "output-template-file", "kubeconfig"}
 # Arguments that write under one command only (`emr put --dest` is a remote path).
-WRITER_ARGUMENTS = {("emr", "get"): "dest", ("s3", "cp"): "paths", ("s3", "mv"): "paths", ("s3", "sync"): "paths"}
+# `ssm start-session` runs session-manager-plugin, which for a port-forwarding
+# document with `localConnectionType: unix` creates a Unix socket at the document's
+# `localUnixSocket` (net.Listen("unix", path), portsession/basicportforwarding.go
+# and muxportforwarding.go; an existing file is not replaced, the socket is unlinked
+# on close). The path comes from --parameters, or from the defaults of the document
+# --document-name names (any document of the account), and --cli-input-json can
+# carry both: a call giving any of them may write a local file.
+SSM_SOCKET_ARGUMENTS = {"document-name", "parameters", "cli-input-json", "cli-input-yaml"}
+WRITER_ARGUMENTS = {
+    ("emr", "get"): {"dest"},
+    ("s3", "cp"): {"paths"},
+    ("s3", "mv"): {"paths"},
+    ("s3", "sync"): {"paths"},
+    ("ssm", "start-session"): SSM_SOCKET_ARGUMENTS,
+}
 
 
 def writes_file(path, arg):
     """Whether the CLI writes a local file at this argument's value."""
     if type(arg).__name__ in WRITER_CLASSES:
         return True
-    if WRITER_ARGUMENTS.get(tuple(path)) == arg.name:
+    if arg.name in WRITER_ARGUMENTS.get(tuple(path), ()):
         return True
     return arg.name in WRITER_NAMES or arg.name.endswith("-outfile")
 

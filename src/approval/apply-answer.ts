@@ -3,14 +3,17 @@
  * carrying out what it asks for: a grant through the grant store (the same
  * file the grant gate reads), a rule through the rule editor. An answer that
  * does not fit the call (a prefix longer than the argv, a mode it does not
- * know), a rule other than the one the page showed, or one that cannot be
- * carried out allows nothing.
+ * know), a rule other than the one the page showed, a grant or a rule for
+ * an argv holding characters that do not show on screen (lasting-answers.ts:
+ * whichever front door recorded it), or one that cannot be carried out allows
+ * nothing.
  */
 import type { Settings } from "../config/settings.js";
 import type { AddedRule, ApprovalAnswer, ApprovalRequest } from "../pipeline/gates.js";
 import type { ApprovalAnswerRecord } from "../state/approval-store.js";
 import { grantEvidence } from "../state/fingerprints.js";
 import { GrantStore, grantsFileOf } from "../state/grant-store.js";
+import { lastingAnswerRefusal } from "./lasting-answers.js";
 import type { RuleOffer } from "./page-model.js";
 
 /** Adds Always allow / Always deny rules; the page offers only what `offers` returns. */
@@ -42,6 +45,9 @@ export async function applyAnswer(
 ): Promise<ApprovalAnswer> {
   const by = answeredBy(answer);
   const tokens = request.canonicalTokens;
+  const lasting = answer.choice === "grant" || answer.choice === "rule-accept" || answer.choice === "rule-deny";
+  const noLasting = lasting ? lastingAnswerRefusal(tokens) : undefined;
+  if (noLasting !== undefined) return refused(`the operator's ${answer.choice === "grant" ? "grant" : "rule"} was not carried out: ${noLasting}`, by);
   switch (answer.choice) {
     case "once":
       return { result: "allow", source: "human-once", answeredBy: by };

@@ -7,11 +7,7 @@
  * day, or a rule the page showed disabled.
  */
 import { MAX_PAGE_MINUTES, type PageAnswer, type RuleOffer } from "./page-model.js";
-import { hasUnseen } from "../runtime/display-text.js";
-
-/** Why a page offers nothing that lasts for a call whose argv holds characters that do not show on screen. */
-export const UNSEEN_ARGV_REASON =
-  "the argv holds characters that do not show on screen (written above as \\u{…}: zero-width, bidi, format or control characters, variation selectors, tags or unusual spaces), and a grant or a rule would keep text you cannot read; allow it once, or deny it";
+import { lastingAnswerRefusal } from "./lasting-answers.js";
 
 export interface PageOffer {
   /** The choices the page shows enabled. */
@@ -37,9 +33,9 @@ function minutesFrom(initial: number): PageOffer["minutes"] {
  * any boundary from `minimumPrefix` (a file write's hold, policy/file-write-hold.ts:
  * a shorter prefix grant would not allow this call) to the whole argv, and the
  * rules offered enabled (rule-offers.ts). A call whose canonical `tokens` hold
- * a character that does not show on screen (runtime/display-text.ts
- * `hasUnseen`) gets Deny and Allow once only, whatever rules it is handed:
- * the operator cannot read what a grant or a rule would keep.
+ * a character that does not show on screen gets Deny and Allow once only,
+ * whatever rules it is handed (lasting-answers.ts): the operator cannot read
+ * what a grant or a rule would keep.
  */
 export function callPageOffer(call: {
   readonly tokens: readonly string[];
@@ -48,13 +44,14 @@ export function callPageOffer(call: {
   readonly rules: readonly RuleOffer[];
 }): PageOffer {
   const tokenCount = call.tokens.length;
-  if (call.tokens.some(hasUnseen)) {
+  const noLastingReason = lastingAnswerRefusal(call.tokens);
+  if (noLastingReason !== undefined) {
     return {
       choices: ["deny", "once"],
       tokenCount,
       prefixCounts: [],
-      noPrefixReason: UNSEEN_ARGV_REASON,
-      noLastingReason: UNSEEN_ARGV_REASON,
+      noPrefixReason: noLastingReason,
+      noLastingReason,
       minutes: minutesFrom(call.defaultMinutes),
     };
   }

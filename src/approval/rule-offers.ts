@@ -11,8 +11,8 @@
  * that would not take effect (a deny or the floor wins, the rule does not
  * compile: an exact rule too large for the regex engine) is offered disabled
  * with the reason. A call whose argv holds a character that does not show on
- * screen (runtime/display-text.ts `hasUnseen`) gets no rule at all, offered or
- * added: the operator could not read what the rule keeps. The edit
+ * screen gets no rule at all, offered or added (lasting-answers.ts): the
+ * operator could not read what the rule keeps. The edit
  * itself goes through config/rules-edit.ts: comments and layout kept, atomic.
  */
 import { readRecentCalls, type RecentCall } from "../audit/recent-calls.js";
@@ -22,10 +22,9 @@ import type { AddedRule, ApprovalRequest } from "../pipeline/gates.js";
 import { policiesWith, previewRuleEdit } from "../pipeline/rule-change-preview.js";
 import { exactAcceptRule } from "../policy/exact-rule.js";
 import { ruleTakesEffect } from "../policy/rule-simulation.js";
-import { hasUnseen } from "../runtime/display-text.js";
 import type { RuleEditor } from "./apply-answer.js";
 import type { AffectedCalls, RuleOffer } from "./page-model.js";
-import { UNSEEN_ARGV_REASON } from "./page-offer.js";
+import { lastingAnswerRefusal } from "./lasting-answers.js";
 
 /** How many other affected heads the page lists per rule. */
 const MAX_AFFECTED_LINES = 10;
@@ -92,7 +91,7 @@ export function fileRuleEditor(auditFile: string): RuleEditor {
   };
   return {
     offers(request) {
-      if (request.canonicalTokens.some(hasUnseen)) return [];
+      if (lastingAnswerRefusal(request.canonicalTokens) !== undefined) return [];
       const calls = recent();
       const offers: RuleOffer[] = [];
       for (const effect of ["accept", "deny"] as const) {
@@ -105,7 +104,8 @@ export function fileRuleEditor(auditFile: string): RuleEditor {
       return offers;
     },
     async add(request, effect, shown): Promise<AddedRule> {
-      if (request.canonicalTokens.some(hasUnseen)) throw new Error(`no rule is written for this call: ${UNSEEN_ARGV_REASON}`);
+      const refusal = lastingAnswerRefusal(request.canonicalTokens);
+      if (refusal !== undefined) throw new Error(`no rule is written for this call: ${refusal}`);
       const offer = offerFor(request, effect, recent());
       if (offer.disabledReason !== undefined) throw new Error(`the rule would not take effect: ${offer.disabledReason}`);
       // The rules may have changed while the page waited: write only the rule the operator saw, to the file it named.

@@ -170,7 +170,13 @@ export const FILE_WRITE_FLOOR: Readonly<Record<TargetMode, { readonly writes: re
     ]),
     plugins: true,
   }),
-  aws_profile: Object.freeze({ writes: Object.freeze([]), plugins: false }),
+  aws_profile: Object.freeze({
+    // session-manager-plugin creates a Unix socket at the port-forwarding document's
+    // localUnixSocket, set by --parameters or by the defaults of the document named
+    // (scripts/providers/aws_file_writes.py); --cli-input-json carries both.
+    writes: Object.freeze(["--document-name", "--parameters", "--cli-input-json"].map((option) => ({ command: ["ssm", "start-session"], option }))),
+    plugins: false,
+  }),
   credentials: Object.freeze({ writes: Object.freeze([]), plugins: false }),
 });
 

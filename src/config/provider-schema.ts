@@ -237,6 +237,16 @@ const argvSchema = z
           .refine((row) => (row.tail === true) !== (row.option !== undefined), { error: "a remote argument is either the tail (tail: true) or one option" }),
       )
       .optional(),
+    /** Options of a command whose sub-commands may follow them, by arity (src/policy/grammar/command-path.ts). */
+    parent_options: z
+      .array(
+        z.strictObject({
+          command: z.array(commandWordSchema).min(2, { error: "a parent command's path has at least two words (the first two are always contiguous)" }),
+          values: z.array(optionNameSchema).default([]),
+          switches: z.array(optionNameSchema).default([]),
+        }),
+      )
+      .optional(),
     options: optionTableSchema.default([]),
     commands: z
       .array(
@@ -526,6 +536,9 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             ...(row.option === undefined ? {} : { option: row.option }),
           })),
         }),
+    ...(argv.parent_options === undefined
+      ? {}
+      : { parentOptions: argv.parent_options.map((row) => ({ command: [...row.command], values: [...row.values], switches: [...row.switches] })) }),
     ...(argv.locked_command_options === undefined
       ? {}
       : {

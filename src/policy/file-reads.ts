@@ -59,7 +59,7 @@ function givesPath(row: FileReadSpec & { option: string }, call: WriteCandidate)
  */
 export function localFileRead(grammar: CompiledGrammar, call: WriteCandidate): FileReadHit | undefined {
   if (grammar.fileReads.length === 0) return undefined;
-  const words = commandWords(call);
+  const words = commandWords(grammar, call);
   const matching = grammar.fileReads.filter((read) => {
     if (!runsCommand(call, words, read.command)) return false;
     return read.option === undefined || givesPath({ ...read, option: read.option }, call);

@@ -17,7 +17,7 @@
  */
 import type { CompiledRule } from "./compile.js";
 import { exactRuleTexts } from "./exact-pattern.js";
-import { runsCommandPath } from "./grammar/command-path.js";
+import { commandWordsOf, runsCommandPath } from "./grammar/command-path.js";
 import { bodyOption } from "./grammar/body-option.js";
 import { findScope, type CompiledGrammar } from "./grammar/option-table.js";
 import type { FileWriteSpec } from "./grammar/types.js";
@@ -53,7 +53,7 @@ function startsWith(tokens: readonly string[], path: readonly string[]): boolean
  * a cluster of switches, `-rd PATH`), or among the canonical options.
  */
 export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
-  const words = commandWords(call);
+  const words = commandWords(grammar, call);
   const listed = grammar.fileWrites.find((write) => {
     if (!runsCommand(call, words, write.command)) return false;
     if (write.option === undefined) return true;
@@ -64,9 +64,13 @@ export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): 
   return listed ?? (grammar.plugins ? pluginRun(grammar, call.positionals) : undefined);
 }
 
-/** The body's words that are not options, from which argparse's sub-command parsers also read the command path. */
-export function commandWords(call: WriteCandidate): readonly string[] {
-  return call.positionals.filter((token) => !token.startsWith("-") || token === "-");
+/**
+ * The body's words that are not options (nor values of a parent command's
+ * options the grammar knows, grammar/command-path.ts), from which argparse's
+ * sub-command parsers also read the command path.
+ */
+export function commandWords(grammar: CompiledGrammar, call: WriteCandidate): readonly string[] {
+  return commandWordsOf(call.positionals, grammar.parentOptions);
 }
 
 /**

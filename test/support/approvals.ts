@@ -4,6 +4,26 @@
  */
 import { mkdirSync, readdirSync, watch } from "node:fs";
 import { ApprovalStore, approvalsDir, type ApprovalRecord } from "../../src/state/approval-store.js";
+import { makeConfigTree } from "./config-tree.js";
+
+/** A config tree holding one pending call approval (id 0123456789abcdef, tool `rec`, an hour to go) with this argv. */
+export async function treeWithPendingCall(argv: readonly string[], description?: string): Promise<{ root: string; id: string }> {
+  const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
+  const id = "0123456789abcdef";
+  const now = Date.now();
+  await new ApprovalStore(root).create({
+    id,
+    kind: "call",
+    tool: "rec",
+    argv: [...argv],
+    ...(description === undefined ? {} : { description }),
+    page: "http://127.0.0.1:1/a/0123456789abcdef",
+    page_secrets: [],
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + 3_600_000).toISOString(),
+  });
+  return { root, id };
+}
 
 /** Resolves with the first pending approval `accept` takes (any by default), watching the approvals directory. */
 export function nextPending(root: string, accept: (record: ApprovalRecord) => boolean = () => true, timeoutMs = 60_000): Promise<ApprovalRecord> {

@@ -7,6 +7,7 @@
  * and records it in the audit log as answered through the CLI by this user.
  */
 import os from "node:os";
+import { lastingAnswerRefusal } from "../../approval/lasting-answers.js";
 import { sanitiseDescription, visibleAscii, visibleJson } from "../../runtime/display-text.js";
 import { approvalOrphaned, ApprovalStore, APPROVAL_ID, orphanedDetail, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -40,6 +41,11 @@ function user(): string {
   }
 }
 
+/** Why this approval may be answered only once or denied (no grant, no rule), or undefined when it may be granted. */
+function onceOnlyReason(record: ApprovalRecord): string | undefined {
+  return record.kind === "lease" ? undefined : lastingAnswerRefusal(record.argv);
+}
+
 function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undefined) {
   return {
     id: record.id,
@@ -53,16 +59,20 @@ function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undef
     expires_at: record.expires_at,
     lease: record.lease ?? null,
     orphaned,
+    once_only: onceOnlyReason(record) ?? null,
   };
 }
 
 /**
  * One pending approval for the terminal. The argv, and anything else from the
  * file, is printed with every character outside printable ASCII as `\u{…}` (as
- * on the approval page), the description sanitised as in the tool's field.
+ * on the approval page), the description sanitised as in the tool's field; an
+ * argv with characters that do not show on screen says it can be allowed once
+ * only (lasting-answers.ts).
  */
 function listText(record: ApprovalRecord, orphaned: boolean, url: string | undefined): string[] {
   const description = sanitiseDescription(record.description);
+  const onceOnly = onceOnlyReason(record);
   return [
     `${record.id}  ${record.kind === "lease" ? "lease " : ""}${visibleAscii(record.tool)}${record.target === undefined ? "" : ` ${visibleAscii(record.target)}`}  until ${record.expires_at}`,
     ...(orphaned ? [`  ORPHANED: the server that asked (pid ${record.server?.pid ?? 0}) is no longer running; this request cannot be answered`] : []),
@@ -72,6 +82,7 @@ function listText(record: ApprovalRecord, orphaned: boolean, url: string | undef
           `  lease for ${record.lease.minutes} min; active now: ${record.lease.active.map((lease) => `${visibleAscii(lease.target)} until ${lease.expires_at}`).join(", ") || "none"}`,
         ]),
     `  argv: ${visibleJson(record.argv)}`,
+    ...(onceOnly === undefined ? [] : [`  once only (no --for grant, no rule): ${onceOnly}`]),
     ...(description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(description)}`]),
     ...(url === undefined ? [] : [`  page (opens once, in one browser): ${visibleAscii(url)}`]),
   ];
@@ -110,12 +121,23 @@ function approveLease(options: ApproveOptions): Omit<ApprovalAnswerRecord, "at" 
   return { choice: options.add === true ? "lease-add" : "lease-replace", ...minutes };
 }
 
-/** The answer `approve` records for these options. */
-function approveAnswer(options: ApproveOptions, argvLength: number): Omit<ApprovalAnswerRecord, "at" | "channel" | "by"> {
+/**
+ * The answer `approve` records for these options. A grant for an argv holding
+ * characters that do not show on screen is refused here, with the argv
+ * escaped, as the page offers none (lasting-answers.ts); once is still allowed.
+ */
+function approveAnswer(options: ApproveOptions, record: ApprovalRecord): Omit<ApprovalAnswerRecord, "at" | "channel" | "by"> {
   if (options.add === true) throw new OperatorError("--add answers a lease request only; this approval asks about a call");
   const granting = options.for !== undefined || options.exact === true || options.prefix !== undefined;
   if (!granting) return { choice: "once" };
   if (options.once === true) throw new OperatorError("--once allows this call only: leave out --for, --exact and --prefix, or leave out --once");
+  const noLasting = lastingAnswerRefusal(record.argv);
+  if (noLasting !== undefined) {
+    throw new OperatorError(
+      `no grant for the argv ${visibleJson(record.argv)}: ${noLasting} (torii approvals approve ${record.id} --once, or torii approvals deny ${record.id})`,
+    );
+  }
+  const argvLength = record.argv.length;
   if (options.for === undefined) throw new OperatorError("--exact and --prefix need --for M (how many minutes the grant lasts)");
   if (options.exact === true && options.prefix !== undefined) throw new OperatorError("give one of --exact and --prefix N, not both");
   const minutes = parseWholeNumber(options.for, "--for", 1, MAX_MINUTES);
@@ -146,7 +168,7 @@ async function answer(id: string, options: JsonOption, make: (record: ApprovalRe
 }
 
 export function runApprovalsApprove(id: string, options: ApproveOptions): Promise<number> {
-  return answer(id, options, (record) => (record.kind === "lease" ? approveLease(options) : approveAnswer(options, record.argv.length)));
+  return answer(id, options, (record) => (record.kind === "lease" ? approveLease(options) : approveAnswer(options, record)));
 }
 
 export function runApprovalsDeny(id: string, options: JsonOption): Promise<number> {

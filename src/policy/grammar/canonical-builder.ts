@@ -212,6 +212,7 @@ export class CanonicalBuilder {
         { positionals: this.positionals, options: this.options, tail: this.tail ?? [] },
         this.grammar.lockedCommands,
         this.grammar.lockedCommandOptions,
+        this.grammar.parentOptions,
       );
       if (locked !== undefined) throw new Rejected(locked);
       // Whether a URL is passed on literally depends on the option before it.

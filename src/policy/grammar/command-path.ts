@@ -10,9 +10,14 @@
  * --template-file t --stack-name s install` runs `install` with `t` and `s`
  * between the path's words. Each further word of the path is therefore
  * matched at its next occurrence. Reading a path in more calls can only
- * refuse or hold more: a value equal to a locked word costs a refusal, never
- * an allowed call.
+ * refuse or hold more. Where the grammar knows a parent command's options
+ * (`argv.parent_options`, generated from the CLI), the value of one that takes
+ * a value is no word (`cloudformation deploy --stack-name install` runs no
+ * `install`: argparse gives `install` to `--stack-name`); an option it does not
+ * know, or an ambiguous abbreviation, skips nothing, so a value equal to a
+ * locked word there still costs a refusal, never an allowed call.
  */
+import type { ParentOptions } from "./types.js";
 
 /** How many leading words of a path must follow each other directly. */
 const CONTIGUOUS_WORDS = 2;
@@ -36,4 +41,53 @@ export function commandPathEnd(words: readonly string[], path: readonly string[]
 /** Whether the words run `path` (commandPathEnd finds it). */
 export function runsCommandPath(words: readonly string[], path: readonly string[]): boolean {
   return commandPathEnd(words, path) !== -1;
+}
+
+function isOptionToken(token: string): boolean {
+  return token.startsWith("-") && token !== "-";
+}
+
+/**
+ * Whether `token` (an option with no glued `=value`) names an option of
+ * `parent` that takes a value: its full name, or an abbreviation that names
+ * only that option (argparse's allow_abbrev). Unknown or ambiguous: false.
+ */
+function takesValue(parent: ParentOptions, token: string): boolean {
+  if (token.includes("=")) return false;
+  if (parent.values.includes(token)) return true;
+  if (parent.switches.includes(token)) return false;
+  const named = [...parent.values, ...parent.switches].filter((name) => name.startsWith(token));
+  return named.length === 1 && parent.values.includes(named[0] as string);
+}
+
+/**
+ * The indexes of the `body` tokens the CLI's sub-command parsers read as
+ * words: every token that is not an option, less the value of each option a
+ * parent command in `parents` takes a value with, between the parent's path
+ * and the first word after it (its sub-command; after it the sub-command's
+ * own parser reads, whose options Torii does not know).
+ */
+export function commandWordIndexes(body: readonly string[], parents: readonly ParentOptions[]): number[] {
+  const plain = body.flatMap((token, index) => (isOptionToken(token) ? [] : [index]));
+  const values = new Set<number>();
+  for (const parent of parents) {
+    const end = commandPathEnd(
+      plain.map((index) => body[index] as string),
+      parent.command,
+    );
+    if (end === -1) continue;
+    for (let at = (plain[end - 1] as number) + 1; at < body.length && isOptionToken(body[at] as string); at += 1) {
+      const next = body[at + 1];
+      if (next !== undefined && !isOptionToken(next) && takesValue(parent, body[at] as string)) {
+        values.add(at + 1);
+        at += 1;
+      }
+    }
+  }
+  return plain.filter((index) => !values.has(index));
+}
+
+/** The words of `body` (commandWordIndexes), in order. */
+export function commandWordsOf(body: readonly string[], parents: readonly ParentOptions[]): string[] {
+  return commandWordIndexes(body, parents).map((index) => body[index] as string);
 }

@@ -11,16 +11,17 @@
  * argv that are not options, in order (argparse hands an unknown option to the
  * sub-command's parser, so `emr --iam-endpoint=x create-default-roles` is
  * still `emr create-default-roles`); below the first two words a sub-command
- * may follow its parent's options and their values (command-path.ts). The
+ * may follow its parent's options and their values (command-path.ts, which
+ * skips the values of the parent options the grammar knows). The
  * `--` tail counts too: the AWS CLI's top-level parser drops the `--` and
  * hands what follows to the command's own parser (`aws emr -- create-default-roles --iam-endpoint x` reaches x), and
  * reading more words here can only refuse more.
  */
 import { bodyOption, namesBodyOption } from "./body-option.js";
-import { commandPathEnd, runsCommandPath } from "./command-path.js";
+import { commandPathEnd, commandWordIndexes, runsCommandPath } from "./command-path.js";
 import { isLoopbackListener } from "./loopback-listener.js";
 import type { SitedToken } from "./fetched-values.js";
-import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions } from "./types.js";
+import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions, type ParentOptions } from "./types.js";
 
 /** What the finished parse holds: positionals (argparse bodies keep command options there) and known options. */
 export interface ParsedArgv {
@@ -146,9 +147,13 @@ export function findLockedCommandUse(
   argv: ParsedArgv,
   lockedCommands: readonly LockedCommand[],
   lockedCommandOptions: readonly LockedCommandOptions[],
+  parentOptions: readonly ParentOptions[] = [],
 ): ArgvRejection | undefined {
   const body = { ...argv, positionals: commandBody(argv) };
-  const words = body.positionals.filter((site) => !isOptionLike(site.token));
+  const words = commandWordIndexes(
+    body.positionals.map((site) => site.token),
+    parentOptions,
+  ).map((index) => body.positionals[index] as SitedToken);
   for (const locked of lockedCommands) {
     const rejection = lockedCommandRejection(body, words, locked);
     if (rejection !== undefined) return rejection;

@@ -12,6 +12,7 @@ import type {
   LockedCommand,
   LockedCommandOptions,
   OptionSpec,
+  ParentOptions,
   ParserFamily,
   RemoteArgumentSpec,
 } from "./types.js";
@@ -51,6 +52,8 @@ export interface CompiledGrammar {
   readonly lockedCommands: readonly LockedCommand[];
   /** Options the broker owns under one command path. */
   readonly lockedCommandOptions: readonly LockedCommandOptions[];
+  /** Options of commands whose sub-commands may follow them (command-path.ts). */
+  readonly parentOptions: readonly ParentOptions[];
   /** Values refused in any argument (`locked-values.ts`). */
   readonly lockedValues: readonly CompiledLockedValue[];
   /** Whether the CLI drops `--` instead of ending its options there (GrammarSpec.doubleDash). */
@@ -101,6 +104,7 @@ export function compileGrammar(spec: GrammarSpec, providerLocked: readonly strin
     plugins: spec.plugins ?? false,
     lockedCommands,
     lockedCommandOptions: spec.lockedCommandOptions ?? [],
+    parentOptions: spec.parentOptions ?? [],
     lockedValues: compileLockedValues(spec.lockedValues),
     doubleDashIgnored: spec.doubleDash === "ignored",
     prefixAbbreviations: spec.abbreviations !== "none",

@@ -61,6 +61,8 @@ export interface GrammarSpec {
   readonly plugins?: boolean;
   /** Options the broker owns under one command path only (absent: none). */
   readonly lockedCommandOptions?: readonly LockedCommandOptions[];
+  /** Options of commands whose sub-commands may follow them, by arity (command-path.ts; absent: none). */
+  readonly parentOptions?: readonly ParentOptions[];
   /** Values that do what a locked option does, in any argument (absent: none). */
   readonly lockedValues?: readonly LockedValue[];
   /**
@@ -104,6 +106,21 @@ export interface RemoteArgumentSpec {
   readonly tail?: boolean;
   /** An option whose value is remote (its full name). */
   readonly option?: string;
+}
+
+/**
+ * The options of a command that has sub-commands after them (awscli's
+ * `cloudformation deploy`, under which CodeDeploy's `install` runs): the
+ * command-path matcher skips the value of each option in `values`, so a value
+ * equal to a sub-command's name (`--stack-name install`) is not read as it.
+ */
+export interface ParentOptions {
+  /** The parent command's path, e.g. `["cloudformation", "deploy"]`. */
+  readonly command: readonly string[];
+  /** Full names of its options that take a value (the next token, unless glued with `=`). */
+  readonly values: readonly string[];
+  /** Full names of its switches: known so that an abbreviation resolves as argparse resolves it. */
+  readonly switches: readonly string[];
 }
 
 /**

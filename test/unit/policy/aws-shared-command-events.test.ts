@@ -29,6 +29,7 @@ const REVIEWED_SHARED_EVENTS: Readonly<Record<string, string>> = {
 interface CommandTree {
   readonly shared_events: readonly { readonly event: string; readonly paths: readonly string[][] }[];
   readonly same_command_paths: Readonly<Record<string, readonly string[][]>>;
+  readonly parent_options: readonly { readonly command: string[]; readonly values: string[]; readonly switches: string[] }[];
 }
 
 const SCRIPT = fileURLToPath(new URL("../../../scripts/providers/aws_command_tree.py", import.meta.url));
@@ -123,6 +124,37 @@ describe("CodeDeploy's local commands under every deploy", () => {
       expect(decision.result, parent.join(" ")).toBe("deny");
       expect(decision.reason).toContain("credential usable outside Torii");
     }
+  });
+
+  it("a value of a parent option equal to install is no sub-command, as for the installed CLI; a second install still is", () => {
+    // `help` after the sub-command prints its page; after a value it is an invalid sub-command. Nothing runs either way.
+    const scratch = { AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials", AWS_PAGER: "", PAGER: "cat" };
+    const cli = (argv: readonly string[]) =>
+      spawnSync("aws", [...argv, "help"], { encoding: "utf8", shell: false, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch } });
+    const INSTALLER = "Configures and installs the AWS CodeDeploy Agent";
+    for (const argv of [
+      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "install"],
+      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack", "install"],
+      ["cloudformation", "deploy", "--stack-name", "uninstall", "--no-execute-changeset", "--template-file", "t.yaml"],
+    ]) {
+      expect(cli(argv).stdout, argv.join(" ")).not.toContain(INSTALLER);
+      expect(decide(argv).result, argv.join(" ")).not.toBe("deny");
+    }
+    expect(decide(["ecs", "deploy", "--service", "install", "--task-definition", "td.json"]).result).not.toBe("deny");
+    for (const argv of [
+      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "install", "install"],
+      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "--no-execute-changeset", "install"],
+    ]) {
+      expect(cli(argv).stdout, argv.join(" ")).toContain(INSTALLER);
+      expect(decide(argv).result, argv.join(" ")).toBe("deny");
+    }
+    // An ambiguous abbreviation (--s3-bucket, --s3-prefix, --stack-name) or a list option's second value skips nothing: refused.
+    expect(decide(["cloudformation", "deploy", "--template-file", "t.yaml", "--s", "install"]).result).toBe("deny");
+    expect(decide(["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "--tags", "a=b", "install"]).result).toBe("deny");
+  });
+
+  it("the bundled parent options are the installed CLI's", () => {
+    expect(bundledProviderConfig("aws").argv?.parent_options).toEqual(tree.parent_options);
   });
 
   it("the deploy operations themselves stay with the rules", () => {

@@ -6,29 +6,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { ApprovalStore } from "../../../../src/state/approval-store.js";
-import { makeConfigTree } from "../../../support/config-tree.js";
+import { treeWithPendingCall } from "../../../support/approvals.js";
 import { runCli } from "../../../support/run-cli.js";
 
 const HOSTILE = ["get", "pods\u202eexe.txt", "a\u2066b", "x\u009b31my", "caf\u00e9"];
 const RAW = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
-async function treeWithPending(): Promise<{ root: string; id: string }> {
-  const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
-  const id = "0123456789abcdef";
-  const now = Date.now();
-  await new ApprovalStore(root).create({
-    id,
-    kind: "call",
-    tool: "rec",
-    argv: HOSTILE,
-    description: "delete \u202eevil\u009b[2J now",
-    page: "http://127.0.0.1:1/a/0123456789abcdef",
-    page_secrets: [],
-    created_at: new Date(now).toISOString(),
-    expires_at: new Date(now + 3_600_000).toISOString(),
-  });
-  return { root, id };
-}
+const treeWithPending = () => treeWithPendingCall(HOSTILE, "delete \u202eevil\u009b[2J now");
 
 describe("torii approvals list shows agent text inert", () => {
   test("the argv is printed exactly, with every character outside printable ASCII as \\u{…}; the description is sanitised", async () => {

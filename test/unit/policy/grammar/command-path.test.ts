@@ -1,10 +1,11 @@
 /**
  * A command path read as the CLIs' sub-command parsers read it: the first two
  * words contiguous, each further word at its next occurrence (a sub-command
- * may follow its parent's options and their values).
+ * may follow its parent's options and their values), less the values of the
+ * parent options the grammar knows take one.
  */
 import { describe, expect, it } from "vitest";
-import { commandPathEnd, runsCommandPath } from "../../../../src/policy/grammar/command-path.js";
+import { commandPathEnd, commandWordsOf, runsCommandPath } from "../../../../src/policy/grammar/command-path.js";
 
 describe("command paths in a call's words", () => {
   it("a sub-command after its parent's option values still runs the path; the end is just after its word", () => {
@@ -24,5 +25,32 @@ describe("command paths in a call's words", () => {
     expect(runsCommandPath(["a", "b", "d", "c"], ["a", "b", "c", "d"])).toBe(false);
     expect(commandPathEnd(["a"], [])).toBe(0);
     expect(commandPathEnd([], ["a"])).toBe(-1);
+  });
+});
+
+describe("words less the values of a parent's options", () => {
+  const PARENTS = [
+    { command: ["cloudformation", "deploy"], values: ["--stack-name", "--s3-bucket", "--s3-prefix", "--tags"], switches: ["--no-execute-changeset"] },
+  ];
+  const words = (body: readonly string[]) => commandWordsOf(body, PARENTS);
+
+  it("the value of an option that takes one is no word, by its full name or an unambiguous abbreviation", () => {
+    expect(words(["cloudformation", "deploy", "--stack-name", "install"])).toEqual(["cloudformation", "deploy"]);
+    expect(words(["cloudformation", "deploy", "--stack", "install", "install", "--x", "y"])).toEqual(["cloudformation", "deploy", "install", "y"]);
+    expect(runsCommandPath(words(["cloudformation", "deploy", "--stack-name", "install"]), ["cloudformation", "deploy", "install"])).toBe(false);
+  });
+
+  it("a switch, a glued value, an ambiguous abbreviation and an unknown option skip nothing", () => {
+    expect(words(["cloudformation", "deploy", "--no-execute-changeset", "install"])).toEqual(["cloudformation", "deploy", "install"]);
+    expect(words(["cloudformation", "deploy", "--stack-name=s", "install"])).toEqual(["cloudformation", "deploy", "install"]);
+    expect(words(["cloudformation", "deploy", "--s3", "install"])).toEqual(["cloudformation", "deploy", "install"]);
+    expect(words(["cloudformation", "deploy", "--unknown", "install"])).toEqual(["cloudformation", "deploy", "install"]);
+  });
+
+  it("only one value is skipped (a list option's further values stay words), and only before the parent's sub-command", () => {
+    expect(words(["cloudformation", "deploy", "--tags", "a=b", "install"])).toEqual(["cloudformation", "deploy", "install"]);
+    expect(words(["cloudformation", "deploy", "push", "--stack-name", "install"])).toEqual(["cloudformation", "deploy", "push", "install"]);
+    // Another command's body is read as before.
+    expect(words(["cloudformation", "describe-stacks", "--stack-name", "install"])).toEqual(["cloudformation", "describe-stacks", "install"]);
   });
 });
