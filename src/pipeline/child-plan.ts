@@ -3,7 +3,8 @@
  * auth lifecycle's validate and identity commands (the identity check must run
  * with the very environment the call will use): the executable resolved through
  * PATH to an absolute file, and the environment built from the allowlist, the
- * credential layers, minus `removed_env`, plus pinned values.
+ * credential layers, minus `removed_env`, plus the provider's `fixed_env` and
+ * pinned values.
  */
 import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
@@ -66,6 +67,7 @@ export function childEnvOf(
     trust,
     layers,
     removedEnv: provider.config.auth?.removed_env ?? [],
+    fixedEnv: provider.config.runtime?.fixed_env ?? {},
     pinned,
   });
 }
