@@ -457,6 +457,10 @@ export const providerFileSchema = z
         allow_batch_wrapper: z.boolean().default(false),
         /** Variables the CLI always runs with, over every `.env` layer (src/runtime/child-env.ts, `docs/configuration.md`). */
         fixed_env: fixedEnvSchema.optional(),
+        /** Files the CLI reads from its working directory or a parent: a call is refused while one exists (src/runtime/working-directory-config.ts). */
+        working_directory_config: z
+          .array(z.string().refine(isContainedRelativePath, { error: "must be a relative path that stays inside the directory, such as .azure/config" }))
+          .optional(),
       })
       .optional(),
   })

@@ -8,8 +8,12 @@
  * The provider's `runtime.fixed_env` sets `PYTHONSAFEPATH=1`
  * in the child; the bundled az also fixes `AZURE_EXTENSION_USE_DYNAMIC_INSTALL=no`,
  * so the operator's `extension.use_dynamic_install` never makes a call install
- * an extension. The real az of this machine runs with a throw-away HOME (its
- * configuration and extension directory); nothing leaves 127.0.0.1.
+ * an extension. A `.azure/config` whose `[defaults]` would fill in the
+ * resource group of a call that left it out (az reads it in its working
+ * directory and every parent) makes Torii refuse the call
+ * (`runtime.working_directory_config`). The real az of this machine runs with
+ * a throw-away HOME (its configuration and extension directory); nothing
+ * leaves 127.0.0.1.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -42,12 +46,13 @@ let session: McpSession;
 
 beforeAll(async () => {
   base = tempDirectory("torii-workdir-code-");
-  work = path.join(base, "work");
+  // The project lies under the child's HOME, as usual: az's search for .azure/config stops there (and so does Torii's check).
+  azHome = path.join(base, "home");
+  work = path.join(azHome, "project");
   marker = path.join(base, "planted-pip-ran");
-  mkdirSync(work);
+  mkdirSync(work, { recursive: true });
   writeFileSync(path.join(work, "pip.py"), `open(${JSON.stringify(marker)}, "w").write("planted")\nraise SystemExit(3)\n`);
   // The operator's az configuration: installs extensions on demand, from an index on a closed loopback port.
-  azHome = path.join(base, "home");
   mkdirSync(path.join(azHome, ".azure"), { recursive: true });
   writeFileSync(path.join(azHome, ".azure", "config"), "[extension]\nuse_dynamic_install = yes_without_prompt\nindex_url = http://127.0.0.1:9/index.json\n");
   // az's cache of which extension owns which command (downloaded otherwise).
@@ -95,6 +100,21 @@ describe.skipIf(!safePathPython)("a Python module the CLI starts with -m", () =>
 });
 
 describe.skipIf(!realAz)("the real az, bundled provider", () => {
+  test("a .azure/config planted in the working directory, whose defaults az would take, refuses the call before az starts", async () => {
+    mkdirSync(path.join(work, ".azure"), { recursive: true });
+    writeFileSync(path.join(work, ".azure", "config"), "[defaults]\ngroup = planted-rg\n");
+    try {
+      const outcome = outcomeOf(await session.call("az", { args: ["group", "show"] }, { timeout: 120_000 }));
+      expect(outcome.execution, JSON.stringify(outcome)).toBeUndefined();
+      expect(outcome.error).toContain(path.join(work, ".azure", "config"));
+    } finally {
+      rmSync(path.join(work, ".azure"), { recursive: true, force: true });
+    }
+    // Without the file az runs, and asks for the group the call left out.
+    const outcome = outcomeOf(await session.call("az", { args: ["group", "show"] }, { timeout: 120_000 }));
+    expect(`${outcome.execution?.stderr ?? ""}`).toMatch(/the following arguments are required: --name\/-n\/--resource-group\/-g/u);
+  });
+
   test("a command of an uninstalled extension is not installed on demand, whatever the operator's az configuration says", async () => {
     const outcome = outcomeOf(await session.call("az", { args: ["frobnicate", "list"] }, { timeout: 120_000 }));
     const output = `${outcome.execution?.stdout ?? ""}${outcome.execution?.stderr ?? ""}`;

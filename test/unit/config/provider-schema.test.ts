@@ -522,6 +522,13 @@ describe("provider.yaml: runtime", () => {
     }
   });
 
+  it("reads runtime.working_directory_config and refuses absolute or escaping paths", () => {
+    expect(load("runtime:", "  working_directory_config: [.azure/config]").runtime?.working_directory_config).toEqual([".azure/config"]);
+    for (const entry of ["/etc/config", "../config", "a/../../config"]) {
+      expect(() => load("runtime:", `  working_directory_config: ["${entry}"]`), entry).toThrow(/working_directory_config/);
+    }
+  });
+
   it("reads timeout_seconds and allow_batch_wrapper", () => {
     expect(load("runtime:", "  timeout_seconds: 60", "  allow_batch_wrapper: true").runtime).toEqual({ timeout_seconds: 60, allow_batch_wrapper: true });
   });
