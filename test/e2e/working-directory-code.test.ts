@@ -5,6 +5,8 @@
  * a marker: a Python started with `-m` puts its working directory first on
  * `sys.path`, and the real az installs an extension with `python -m pip`
  * (verified by hand with `az extension add`, which the bundled provider locks).
+ * The real kubectl starts the operator's exec credential plugin
+ * `python3 -m json.tool` there too, beside a planted `json` package.
  * The provider's `runtime.fixed_env` sets `PYTHONSAFEPATH=1`
  * in the child; the bundled az also fixes `AZURE_EXTENSION_USE_DYNAMIC_INSTALL=no`,
  * so the operator's `extension.use_dynamic_install` never makes a call install
@@ -42,6 +44,7 @@ let base: string;
 let work: string;
 let marker: string;
 let azHome: string;
+let jsonMarker: string;
 let session: McpSession;
 
 beforeAll(async () => {
@@ -52,6 +55,27 @@ beforeAll(async () => {
   marker = path.join(base, "planted-pip-ran");
   mkdirSync(work, { recursive: true });
   writeFileSync(path.join(work, "pip.py"), `open(${JSON.stringify(marker)}, "w").write("planted")\nraise SystemExit(3)\n`);
+  // A package named like the standard library's json, which `python3 -m json.tool` would import from a working directory on sys.path.
+  jsonMarker = path.join(base, "planted-json-ran");
+  mkdirSync(path.join(work, "json"));
+  writeFileSync(path.join(work, "json", "__init__.py"), `open(${JSON.stringify(jsonMarker)}, "w").write("planted")\n`);
+  writeFileSync(path.join(work, "json", "tool.py"), "raise SystemExit(3)\n");
+  // The operator's kubeconfig: an exec credential plugin run as a Python module, a cluster on a closed loopback port.
+  const credential = path.join(base, "credential.json");
+  writeFileSync(credential, JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "t" } }));
+  const kubeconfig = path.join(base, "kubeconfig");
+  writeFileSync(
+    kubeconfig,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9'}}]",
+      "contexts: [{name: c, context: {cluster: c, user: u}}]",
+      "current-context: c",
+      `users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never, command: ${SYSTEM_PYTHON}, args: [-m, json.tool, ${JSON.stringify(credential)}]}}}]`,
+      "",
+    ].join("\n"),
+  );
   // The operator's az configuration: installs extensions on demand, from an index on a closed loopback port.
   mkdirSync(path.join(azHome, ".azure"), { recursive: true });
   writeFileSync(path.join(azHome, ".azure", "config"), "[extension]\nuse_dynamic_install = yes_without_prompt\nindex_url = http://127.0.0.1:9/index.json\n");
@@ -68,6 +92,9 @@ beforeAll(async () => {
       ["auth", "identity"],
     ]),
     "providers/az/rules.yaml": ACCEPT_ALL,
+    ...bundledProviderFilesWithout("kubectl", [["targeting", "mode"]]),
+    "providers/kubectl/rules.yaml": ACCEPT_ALL,
+    "providers/kubectl/.env": `KUBECONFIG=${kubeconfig}\n`,
     "providers/pysafe/provider.yaml": pythonProvider("pysafe", 'runtime:\n  fixed_env: {PYTHONSAFEPATH: "1"}\n'),
     "providers/pysafe/rules.yaml": ACCEPT_ALL,
     "providers/pysafe/.env": "PYTHONSAFEPATH=\n",
@@ -83,6 +110,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   rmSync(marker, { force: true });
+  rmSync(jsonMarker, { force: true });
 });
 
 describe.skipIf(!safePathPython)("a Python module the CLI starts with -m", () => {
@@ -96,6 +124,16 @@ describe.skipIf(!safePathPython)("a Python module the CLI starts with -m", () =>
     const outcome = outcomeOf(await session.call("pybare", { args: ["--version"] }));
     expect(outcome.execution?.exit_code).toBe(3);
     expect(existsSync(marker)).toBe(true);
+  });
+});
+
+describe.skipIf(!safePathPython || !existsSync("/usr/bin/kubectl"))("the real kubectl, bundled provider", () => {
+  test("an exec credential plugin run as a Python module does not import a json package planted in the working directory", async () => {
+    const outcome = outcomeOf(await session.call("kubectl", { args: ["get", "pods", "--request-timeout=20s"] }, { timeout: 120_000 }));
+    expect(outcome.execution, JSON.stringify(outcome)).toBeDefined();
+    // The plugin ran (kubectl got its token and then found the port closed), with the real json.tool.
+    expect(outcome.execution?.stderr).toMatch(/127\.0\.0\.1:9/u);
+    expect(existsSync(jsonMarker)).toBe(false);
   });
 });
 
