@@ -19,7 +19,7 @@
  * Residual: the check runs when the call is planned; a file written between
  * the check and the CLI's own start is read (docs/environment.md).
  */
-import { lstatSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -29,10 +29,10 @@ import path from "node:path";
 export function workingDirectoryConfigFound(cwd: string, home: string | undefined, entries: readonly string[]): string[] {
   if (entries.length === 0) return [];
   const found: string[] = [];
-  const stop = home === undefined || home === "" ? undefined : path.resolve(home);
+  const stops = home === undefined || home === "" ? new Set<string>() : homeSpellings(home);
   let directory = path.resolve(cwd);
   for (;;) {
-    if (directory === stop) break;
+    if (stops.has(directory)) break;
     for (const entry of entries) {
       const candidate = path.join(directory, entry);
       if (present(candidate)) found.push(candidate);
@@ -42,6 +42,22 @@ export function workingDirectoryConfigFound(cwd: string, home: string | undefine
     directory = parent;
   }
   return found;
+}
+
+/**
+ * HOME as written and as its real path: the working directory is a real path
+ * (the kernel's), and a HOME reached through a link (`/home` -> `/usr/home`)
+ * would otherwise never be met, and the operator's own file above the project
+ * would refuse every call.
+ */
+function homeSpellings(home: string): Set<string> {
+  const spellings = new Set([path.resolve(home)]);
+  try {
+    spellings.add(realpathSync.native(home));
+  } catch {
+    // No such HOME: only its spelling can be met.
+  }
+  return spellings;
 }
 
 /** True unless lstat says the path does not exist (ENOENT, or a parent that is not a directory). */

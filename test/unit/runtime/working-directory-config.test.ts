@@ -34,6 +34,13 @@ describe("workingDirectoryConfigFound", () => {
     expect(workingDirectoryConfigFound(sub, home, [".azure/config"])).toEqual([]);
   });
 
+  it("stops below HOME also when HOME is spelled through a link and the working directory is its real path", () => {
+    const { root, sub } = tree(["home/.azure/config"]);
+    const linkedHome = path.join(root, "linked-home");
+    symlinkSync(path.join(root, "home"), linkedHome);
+    expect(workingDirectoryConfigFound(sub, linkedHome, [".azure/config"])).toEqual([]);
+  });
+
   it("walks up to the root when the working directory is not under HOME, or HOME is unset", () => {
     const { root, sub } = tree(["home/.azure/config"]);
     // Above the test's root the walk goes on to the filesystem root (this machine's own ~/.azure may be there).
