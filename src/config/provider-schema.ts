@@ -397,6 +397,15 @@ const authSchema = z
   });
 
 /**
+ * `runtime.fixed_env`: values set in every child of the provider. PATH and
+ * PATHEXT are refused: Torii computes them from the trusted search path.
+ */
+const fixedEnvSchema = z.record(
+  envVarNameSchema.refine((name) => !["PATH", "PATHEXT"].includes(name.toUpperCase()), { error: "PATH and PATHEXT are computed by Torii, not fixed" }),
+  singleLineSchema(),
+);
+
+/**
  * A relative path that, once normalised, still names something inside the
  * provider directory: `.env`, `env/prod.env`; never `/etc/x`, `..\x` or `a/../../x`.
  */
@@ -468,6 +477,12 @@ export const providerFileSchema = z
       .strictObject({
         timeout_seconds: intInRange(1, 86_400).optional(),
         allow_batch_wrapper: z.boolean().default(false),
+        /** Variables the CLI always runs with, over every `.env` layer (src/runtime/child-env.ts, `docs/configuration.md`). */
+        fixed_env: fixedEnvSchema.optional(),
+        /** Files the CLI reads from its working directory or a parent: a call is refused while one exists (src/runtime/working-directory-config.ts). */
+        working_directory_config: z
+          .array(z.string().refine(isContainedRelativePath, { error: "must be a relative path that stays inside the directory, such as .azure/config" }))
+          .optional(),
       })
       .optional(),
   })

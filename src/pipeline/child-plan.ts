@@ -3,7 +3,8 @@
  * auth lifecycle's validate and identity commands (the identity check must run
  * with the very environment the call will use): the executable resolved through
  * PATH to an absolute file, and the environment built from the allowlist, the
- * credential layers, minus `removed_env`, plus pinned values.
+ * credential layers, minus `removed_env`, plus the provider's `fixed_env` and
+ * pinned values.
  */
 import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
@@ -12,6 +13,7 @@ import { pinVersionManagers, VersionPinError, type PinnedChild } from "../config
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
+import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
 export interface ChildPlanDeps {
@@ -66,6 +68,7 @@ export function childEnvOf(
     trust,
     layers,
     removedEnv: provider.config.auth?.removed_env ?? [],
+    fixedEnv: provider.config.runtime?.fixed_env ?? {},
     pinned,
   });
 }
@@ -86,6 +89,7 @@ export function planChild(
   // One view of the filesystem for the child's PATH and the lookup through it: each entry is inspected once.
   const trust = searchTrustOf(deps);
   const built = childEnvOf(provider, layers, pinned, deps, trust);
+  refuseWorkingDirectoryConfig(command, provider, built, deps);
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
   const pathExt = variable(built, "PATHEXT", deps.platform);
@@ -108,6 +112,23 @@ export function planChild(
   const plan = planBatchLaunch(cmdExe, resolved.path, args);
   if (!("executable" in plan)) throw new ChildPlanError(`refused to run the batch wrapper ${path.basename(resolved.path)}: ${plan.ok ? "" : plan.reason}`);
   return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true, pinnedVariables };
+}
+
+/**
+ * Refuses the call while the working directory (the agent's project) or a parent below the child's
+ * HOME holds a file the provider says its CLI reads from there (az's `.azure/config`, whose
+ * `[defaults]` would fill in the arguments the call left out).
+ */
+function refuseWorkingDirectoryConfig(command: string, provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): void {
+  const entries = provider.config.runtime?.working_directory_config ?? [];
+  const home = variable(env, "HOME", deps.platform) ?? (deps.platform === "win32" ? variable(env, "USERPROFILE", deps.platform) : undefined);
+  const found = workingDirectoryConfigFound(deps.cwd, home, entries);
+  if (found.length > 0) {
+    throw new ChildPlanError(
+      `${command} reads configuration from its working directory, and ${found.join(", ")} exists there: ` +
+        `remove it, or start the server in a directory without it (it would change what the call does)`,
+    );
+  }
 }
 
 /**

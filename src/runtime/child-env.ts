@@ -11,8 +11,13 @@
  *    provider, provider, target): a later layer wins. What the operator wrote in
  *    Torii's own files is the operator's choice and is never removed
  *    (docs/environment.md);
- * 3. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
- * 4. with PATH reduced to the directories executable lookup searches (absolute
+ * 3. then the provider's `runtime.fixed_env`, values its CLI must run with
+ *    whatever a `.env` says: the bundled Python CLIs' `PYTHONSAFEPATH=1` (a
+ *    Python started with `-m` or `-c`, as az runs `python -m pip`, would
+ *    otherwise put the working directory, the agent's project, first on its
+ *    module search path), az's `AZURE_EXTENSION_USE_DYNAMIC_INSTALL=no`;
+ * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
+ * 5. with PATH reduced to the directories executable lookup searches (absolute
  *    entries only, never the working directory or Torii's own: search-path.ts),
  *    whichever layer set it, and on Windows PATHEXT to its well-formed `.ext` entries.
  *
@@ -153,6 +158,8 @@ export interface ChildEnvInput extends SearchPathContext {
   readonly providerEnv?: ReadonlyMap<string, string>;
   /** The target's `.env`; applied after `providerEnv`. */
   readonly targetEnv?: ReadonlyMap<string, string>;
+  /** The provider's `runtime.fixed_env`; applied after every `.env` layer, before `pinned`. */
+  readonly fixedEnv?: Readonly<Record<string, string>>;
   /** The provider's `auth.removed_env`: names, or `NAME_*` prefixes, removed from the server's variables only. */
   readonly removedEnv: readonly string[];
   /** Values the broker owns; applied last, never removed. */
@@ -161,7 +168,8 @@ export interface ChildEnvInput extends SearchPathContext {
 
 /**
  * Builds a child's environment from the allowlisted server variables minus
- * `removed_env`, the `.env` layers and the pinned values (see the module comment).
+ * `removed_env`, the `.env` layers, the provider's fixed
+ * values and the pinned values (see the module comment).
  *
  * @throws TypeError for a `removed_env` entry that is neither a name nor `NAME_*`,
  *   or a layer or pinned name that no environment can hold (empty, `=`, NUL),
@@ -186,7 +194,9 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   for (const layer of layers) {
     for (const [name, value] of layer ?? []) set(checkedName(name), checkedValue(name, value));
   }
-  for (const [name, value] of Object.entries(input.pinned ?? {})) set(checkedName(name), checkedValue(name, value));
+  for (const values of [input.fixedEnv, input.pinned]) {
+    for (const [name, value] of Object.entries(values ?? {})) set(checkedName(name), checkedValue(name, value));
+  }
   restrictSearchVariables(merged, input, fold);
 
   const env = Object.create(null) as Record<string, string>;

@@ -515,6 +515,20 @@ describe("provider.yaml: runtime", () => {
     expectProviderError(["runtime:", `  timeout_seconds: ${String(value)}`], 6, 20, /runtime\.timeout_seconds: must be a whole number from 1 to 86400/);
   });
 
+  it("reads runtime.fixed_env and refuses PATH, PATHEXT, bad names and multi-line values", () => {
+    expect(load("runtime:", "  fixed_env: {PYTHONSAFEPATH: '1'}").runtime?.fixed_env).toEqual({ PYTHONSAFEPATH: "1" });
+    for (const entry of ["{PATH: /bin}", "{Pathext: .EXE}", "{'A-B': x}", '{A: "x\\ny"}']) {
+      expect(() => load("runtime:", `  fixed_env: ${entry}`), entry).toThrow(/fixed_env/);
+    }
+  });
+
+  it("reads runtime.working_directory_config and refuses absolute or escaping paths", () => {
+    expect(load("runtime:", "  working_directory_config: [.azure/config]").runtime?.working_directory_config).toEqual([".azure/config"]);
+    for (const entry of ["/etc/config", "../config", "a/../../config"]) {
+      expect(() => load("runtime:", `  working_directory_config: ["${entry}"]`), entry).toThrow(/working_directory_config/);
+    }
+  });
+
   it("reads timeout_seconds and allow_batch_wrapper", () => {
     expect(load("runtime:", "  timeout_seconds: 60", "  allow_batch_wrapper: true").runtime).toEqual({ timeout_seconds: 60, allow_batch_wrapper: true });
   });

@@ -231,6 +231,18 @@ describe("buildChildEnv: layering", () => {
     expect({ ...child }).toEqual({ PATH: "/pinned/bin", AWS_PROFILE: "pinned", AWS_REGION: "eu-west-1" });
   });
 
+  it("applies the provider's fixed_env over every .env layer, and pinned values over fixed_env", () => {
+    const child = build({
+      serverEnv: { PATH: "/bin" },
+      layers: [env({ PYTHONSAFEPATH: "" })],
+      providerEnv: env({ AZURE_EXTENSION_USE_DYNAMIC_INSTALL: "yes_without_prompt" }),
+      targetEnv: env({ PYTHONSAFEPATH: "", AWS_PROFILE: "from-target" }),
+      fixedEnv: { PYTHONSAFEPATH: "1", AZURE_EXTENSION_USE_DYNAMIC_INSTALL: "no", AWS_PROFILE: "fixed" },
+      pinned: { AWS_PROFILE: "pinned" },
+    });
+    expect({ ...child }).toEqual({ PATH: "/bin", PYTHONSAFEPATH: "1", AZURE_EXTENSION_USE_DYNAMIC_INSTALL: "no", AWS_PROFILE: "pinned" });
+  });
+
   it("returns a null-prototype object, so __proto__ is an ordinary variable and pollution cannot leak", () => {
     const child = build({
       providerEnv: new Map([
