@@ -11,7 +11,10 @@ file or directory (READER_ARGUMENTS, read from each command's source), at every
 path the CLI attaches their command to (aws_command_tree.py: `deploy push` is
 also `cloudformation deploy push` and `ecs deploy push`). Every other hand-written
 argument whose name may name a path needs a NOT_READERS row saying why it reads
-none (fileb:// only, an S3 path, a setting), or the script stops. `aws-options.py`
+none (fileb:// only, an S3 path, a setting), or the script stops. A reader option with
+a default (`deploy push --source`, default `.`) reads its default when it is left
+out: its row carries `default_path` (held on every call), and each such default
+must be in DEFAULT_READS, reviewed, or the script stops. `aws-options.py`
 writes the result into providers/aws/provider.yaml (`argv.file_reads`,
 src/policy/file-reads.ts).
 """
@@ -38,6 +41,15 @@ READER_ARGUMENTS = {
     # servicecatalog/generatebase.py: uploads the local file to S3.
     ("servicecatalog", "generate", "product"): ("file-path",),
     ("servicecatalog", "generate", "provisioning-artifact"): ("file-path",),
+}
+
+# Reader options whose ARG_TABLE `default` is read when the option is left out, reviewed:
+# {(command path, argument name): the default}. Their other command paths follow
+# (aws_command_tree.py). A reader with a default not listed here, or listed with another
+# value, stops the generator: a call without the option would read a place unseen.
+DEFAULT_READS = {
+    # customizations/codedeploy/push.py: zips and uploads the working directory (hidden files too).
+    (("deploy", "push"), "source"): ".",
 }
 
 
@@ -115,14 +127,37 @@ def file_read_arguments(driver):
     unreviewed = unreviewed_candidates(arguments, readers)
     if unreviewed:
         sys.exit("hand-written arguments that may read a local path, not reviewed in aws_file_reads.py:\n  %s" % "\n  ".join(unreviewed))
+    defaults = reviewed_defaults(driver)
+    unreviewed_defaults = []
     for path, arg in arguments:
         if not reads_file(readers, path, arg):
             continue
         if getattr(arg, "positional_arg", False):
             rows.append({"command": list(path), "operand": arg.name})
-        else:
-            rows.append({"command": list(path), "option": "--" + arg.name})
+            continue
+        row = {"command": list(path), "option": "--" + arg.name}
+        default = getattr(arg, "_default", None)
+        if default is not None:
+            if defaults.get((tuple(path), arg.name)) != default:
+                unreviewed_defaults.append("%s --%s (default %r)" % (" ".join(path), arg.name, default))
+            row["default_path"] = default
+        rows.append(row)
+    if unreviewed_defaults:
+        sys.exit("reader options with a default not reviewed in DEFAULT_READS:\n  %s" % "\n  ".join(unreviewed_defaults))
+    stale = ["%s --%s" % (" ".join(path), name) for (path, name) in defaults if not any(r["command"] == list(path) and r.get("option") == "--" + name and "default_path" in r for r in rows)]
+    if stale:
+        sys.exit("DEFAULT_READS rows the installed CLI no longer defaults: %s" % ", ".join(stale))
     return sorted(rows, key=lambda r: (r["command"], r.get("option", "")))
+
+
+def reviewed_defaults(driver):
+    """DEFAULT_READS at every path the CLI attaches each command to."""
+    defaults = dict(DEFAULT_READS)
+    for paths in same_command_paths(driver).values():
+        for (path, name), default in DEFAULT_READS.items():
+            if list(path) in [list(other) for other in paths]:
+                defaults.update({(tuple(other), name): default for other in paths})
+    return defaults
 
 
 def main():

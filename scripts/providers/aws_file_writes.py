@@ -18,6 +18,7 @@ file. `aws-options.py` writes the result into providers/aws/provider.yaml
 read operations among them as deny rules for the read-only preset.
 """
 
+import json
 import sys
 
 from aws_url_parameters import each_argument, isolate_environment
@@ -73,7 +74,9 @@ def yaml_rows(rows, indent):
     out = []
     for r in rows:
         where = "operand: %s" % r["operand"] if "operand" in r else "option: %s" % r["option"]
-        out.append("%s- {command: [%s], %s}" % (indent, ", ".join(r["command"]), where))
+        # A read option's default (aws_file_reads.py), quoted: `.` alone is not a YAML scalar one can trust.
+        default = "" if "default_path" not in r else ", default_path: %s" % json.dumps(r["default_path"])
+        out.append("%s- {command: [%s], %s%s}" % (indent, ", ".join(r["command"]), where, default))
     return out
 
 

@@ -1,5 +1,6 @@
 """The `argv.file_reads` block of a provider.yaml, written by the az and gcloud generators."""
 
+import json
 import re
 
 SHORT = re.compile(r"^-[A-Za-z0-9]$")
@@ -10,14 +11,17 @@ def yaml_rows(listing):
     rows = []
     for line in listing:
         words = line.split()
-        command = [w for w in words if not w.startswith("-") and not w.startswith("OPERAND:")]
+        command = [w for w in words if not w.startswith(("-", "OPERAND:", "DEFAULT:"))]
         operand = next((w[len("OPERAND:") :] for w in words if w.startswith("OPERAND:")), None)
         if operand is not None:
             rows.append("    - {command: [%s], operand: %s}" % (", ".join(command), operand))
             continue
         long = next(w for w in words if w.startswith("--"))
         short = next((w for w in words if SHORT.match(w)), None)
-        rows.append("    - {command: [%s], option: %s%s}" % (", ".join(command), long, ", short: %s" % short if short else ""))
+        # `DEFAULT:path`: what the flag reads when left out (a default_path row holds every call).
+        default = next((w[len("DEFAULT:") :] for w in words if w.startswith("DEFAULT:")), None)
+        where = ("" if short is None else ", short: %s" % short) + ("" if default is None else ", default_path: %s" % json.dumps(default))
+        rows.append("    - {command: [%s], option: %s%s}" % (", ".join(command), long, where))
     return rows
 
 

@@ -60,11 +60,18 @@ const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the 
 const CODEDEPLOY_INSTALL = "it downloads and runs the CodeDeploy agent installer on this machine";
 const CODEDEPLOY_UNINSTALL = "it runs the CodeDeploy agent uninstaller on this machine";
 
-/** CodeDeploy's install and uninstall under each command path awscli attaches them to. */
-function codeDeployLocalCommands(...parents: readonly (readonly string[])[]): LockedCommand[] {
-  return parents.flatMap((parent) => [
+const CODEDEPLOY_REGISTER =
+  "it prints a credential usable outside Torii, which outlives the target's lease: a new IAM user's access key, printed and saved to codedeploy.onpremises.yml in the working directory";
+
+/** Every command path awscli attaches CodeDeploy's commands to (building-command-table.deploy). */
+const CODEDEPLOY_PATHS: readonly (readonly string[])[] = [["deploy"], ["cloudformation", "deploy"], ["ecs", "deploy"]];
+
+/** CodeDeploy's install, uninstall and register under each command path awscli attaches them to. */
+function codeDeployLocalCommands(): LockedCommand[] {
+  return CODEDEPLOY_PATHS.flatMap((parent) => [
     { command: [...parent, "install"], except: [], why: CODEDEPLOY_INSTALL },
     { command: [...parent, "uninstall"], except: [], why: CODEDEPLOY_UNINSTALL },
+    { command: [...parent, "register"], except: [], why: CODEDEPLOY_REGISTER },
   ]);
 }
 
@@ -95,7 +102,7 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
     // awscli attaches CodeDeploy's local commands to every command named `deploy`
     // (building-command-table.deploy), so `cloudformation deploy ... install` runs the agent
     // installer too; an operator tree keeps the provider.yaml it was installed with, so these are here.
-    ...codeDeployLocalCommands(["deploy"], ["cloudformation", "deploy"], ["ecs", "deploy"]),
+    ...codeDeployLocalCommands(),
   ]),
   credentials: Object.freeze([]),
 });
@@ -214,15 +221,9 @@ export const FILE_READ_FLOOR: Readonly<Record<TargetMode, readonly FileReadSpec[
     ),
   ]),
   aws_profile: Object.freeze([
-    // CodeDeploy's push zips and uploads a local directory under every command named `deploy`.
-    ...readRows(
-      [
-        ["deploy", "push"],
-        ["cloudformation", "deploy", "push"],
-        ["ecs", "deploy", "push"],
-      ],
-      ["--source"],
-    ),
+    // CodeDeploy's push zips and uploads a local directory under every command named `deploy`,
+    // the working directory when --source is left out (its ARG_TABLE default is `.`).
+    ...CODEDEPLOY_PATHS.map((parent) => ({ command: [...parent, "push"], option: "--source", defaultPath: "." })),
     ...readRows([["ecs", "deploy"]], ["--task-definition", "--codedeploy-appspec"]),
   ]),
   credentials: Object.freeze([]),

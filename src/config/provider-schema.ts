@@ -103,7 +103,10 @@ interface FileWriteRow {
   readonly operand?: string;
   readonly option?: string;
   readonly short?: string;
-  /** Where the command writes when no argument names a place (`~/.kube/config`); file_writes only. */
+  /**
+   * file_writes: where the command writes when no argument names a place (`~/.kube/config`).
+   * file_reads (with an option): what the command reads when the option is left out (`.`).
+   */
   readonly default_path?: string;
   /** The release tracks the row holds in (release-tracks.ts); absent: its command path as written. */
   readonly tracks?: readonly string[];
@@ -134,10 +137,7 @@ function fileWriteProblem(row: unknown, kind: "write" | "read"): FileWriteProble
   if (typeof row !== "object" || row === null || Array.isArray(row)) return { path: [], message: "a file write must be a mapping" };
   const fields = row as Readonly<Record<string, unknown>>;
   const unknown = Object.keys(fields).find((key) => !FILE_WRITE_FIELDS.has(key));
-  if (unknown !== undefined || (kind === "read" && "default_path" in fields)) {
-    const field = unknown ?? "default_path";
-    return { path: [field], message: `unknown field "${field}"` };
-  }
+  if (unknown !== undefined) return { path: [unknown], message: `unknown field "${unknown}"` };
   const { command, operand, option, short, default_path: defaultPath, tracks } = fields;
   if (!Array.isArray(command) || command.length === 0) return { path: ["command"], message: "a command path needs at least one word" };
   for (const [index, word] of command.entries()) {
@@ -161,10 +161,12 @@ function fileWriteProblem(row: unknown, kind: "write" | "read"): FileWriteProble
     return { path: [], message: "a file write names an operand, an option or a default path" };
   }
   if (short !== undefined && option === undefined) return { path: [], message: "a file write's short form goes with its option" };
+  // A read's default is the option's: without an option, the row would say nothing an operand row does not.
+  if (kind === "read" && defaultPath !== undefined && option === undefined) return { path: [], message: "a file read's default path goes with its option" };
   return undefined;
 }
 
-/** `argv.file_writes` or (without `default_path`) `argv.file_reads`, each row checked by fileWriteProblem. */
+/** `argv.file_writes` or `argv.file_reads` (a `default_path` only with an option), each row checked by fileWriteProblem. */
 const fileRowsSchema = (kind: "write" | "read") =>
   z
     .array(z.unknown())

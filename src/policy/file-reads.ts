@@ -54,15 +54,17 @@ function givesPath(row: FileReadSpec & { option: string }, call: WriteCandidate)
 /**
  * The listed local read this call makes, if any. An operand row holds every
  * call of its command (`builds submit` with no SOURCE uploads the working
- * directory); an option row holds a call that gives the option a value other
- * than empty or `-`. `call` is read as localFileWrite reads it.
+ * directory), and so does an option row with a default path (`deploy push`
+ * without `--source` uploads `.`); another option row holds a call that gives
+ * the option a value other than empty or `-`. `call` is read as localFileWrite reads it.
  */
 export function localFileRead(grammar: CompiledGrammar, call: WriteCandidate): FileReadHit | undefined {
   if (grammar.fileReads.length === 0) return undefined;
   const words = commandWords(grammar, call);
   const matching = grammar.fileReads.filter((read) => {
     if (!runsCommand(call, words, read.command)) return false;
-    return read.option === undefined || givesPath({ ...read, option: read.option }, call);
+    // Left out, a defaulted option reads its default; given, it reads its value: either way a read.
+    return read.option === undefined || read.defaultPath !== undefined || givesPath({ ...read, option: read.option }, call);
   });
   // The deepest path names the hold: `cloudformation deploy ... push --source DIR` is a push, and a
   // rule that names "cloudformation deploy push" covers its parent's reads too, not the reverse.
@@ -77,8 +79,10 @@ export function localFileRead(grammar: CompiledGrammar, call: WriteCandidate): F
 export function fileReadReason(tool: string, read: FileReadHit): string {
   const path = read.command.join(" ");
   const argument = read.option ?? `its ${read.operand ?? "source"} operand`;
+  // The default is a table word (`.`), never the call's value, so it may be quoted.
+  const where = read.defaultPath === undefined ? "" : `, or at ${read.defaultPath} when ${argument} is left out`;
   return (
-    `${tool} ${path} reads a local file or directory at the path given by ${argument} (and may upload or echo it); ` +
+    `${tool} ${path} reads a local file or directory at the path given by ${argument}${where} (and may upload or echo it); ` +
     `only an accept rule that names "${path}" accepts it, so a grant or the operator's approval is needed`
   );
 }

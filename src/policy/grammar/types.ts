@@ -150,7 +150,9 @@ export interface FileWriteSpec {
  * An argument of one command whose value the CLI reads as a local path with no
  * marker (`s3api put-object --body PATH`, az `--tags ./f.json`, gcloud
  * `secrets versions add --data-file PATH`, `builds submit SOURCE`): the same row
- * shape as a file write (src/policy/file-reads.ts).
+ * shape as a file write (src/policy/file-reads.ts). An option row's `defaultPath`
+ * is what the CLI reads when the option is left out (`deploy push --source`
+ * defaults to `.`, the working directory): such a row holds every call.
  */
 export type FileReadSpec = FileWriteSpec;
 

@@ -286,12 +286,19 @@ describe("provider.yaml: argv", () => {
     ]);
   });
 
-  it("refuses a default_path in file_reads: a default place is where a command writes", () => {
+  it("maps a file_reads option's default_path (what the command reads when the option is left out) into the grammar", () => {
+    const grammar = toGrammarSpec(
+      load("argv:", "  parser: argparse", "  file_reads:", '    - { command: [deploy, push], option: --source, default_path: "." }'),
+    );
+    expect(grammar.fileReads).toEqual([{ command: ["deploy", "push"], option: "--source", defaultPath: "." }]);
+  });
+
+  it("refuses a default_path in file_reads without its option: an operand row already holds every call", () => {
     expectProviderError(
       ["argv:", "  parser: argparse", "  file_reads:", '    - { command: [webapp, up], default_path: ".azure/config" }'],
       8,
-      46,
-      /argv\.file_reads\[0\]\.default_path: unknown field "default_path"/,
+      7,
+      /argv\.file_reads\[0\]: a file read's default path goes with its option/,
     );
   });
 

@@ -10,7 +10,7 @@ import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
-const contexts = { aws: bundledPolicyContext("aws"), kubectl: bundledPolicyContext("kubectl") };
+const contexts = { aws: bundledPolicyContext("aws"), kubectl: bundledPolicyContext("kubectl"), gcloud: bundledPolicyContext("gcloud") };
 
 function decide(tool: keyof typeof contexts, accept: readonly string[], argv: readonly string[]) {
   return evaluatePolicy(compilePolicy(contexts[tool], { shared: ruleList([], accept) }), argv).decision;
@@ -73,9 +73,44 @@ describe("aws uploads of local files", () => {
     expectHeld("aws", argv, path, argument, "notes");
   });
 
+  // CodeDeploy's push zips and uploads the working directory when --source is left out (its default is `.`).
+  it.each([
+    ["deploy push", ["deploy", "push", "--application-name", "a", "--s3-location", "s3://b/k"]],
+    [
+      "cloudformation deploy push",
+      ["cloudformation", "deploy", "--template-file=t.yaml", "--stack-name", "s", "push", "--application-name", "a", "--s3-location", "s3://b/k"],
+    ],
+    ["ecs deploy push", ["ecs", "deploy", "push", "--application-name", "a", "--s3-location", "s3://b/k"]],
+  ])("%s without --source (the working directory) is held from a broad accept", (path, argv) => {
+    expectHeld("aws", argv, path, "--source, or at . when --source is left out", "s3://b/k");
+  });
+
   it("a rule naming the command path accepts the upload", () => {
+    expect(decide("aws", ["deploy push"], ["deploy", "push", "--application-name", "a", "--s3-location", "s3://b/k"]).result).toBe("accept");
     expect(decide("aws", ["ecs deploy"], ["ecs", "deploy", "--service", "a", "--task-definition", "td.json"]).result).toBe("accept");
     expect(decide("aws", ["servicecatalog generate product"], ["servicecatalog", "generate", "product", "--file-path", "p.zip"]).result).toBe("accept");
+  });
+});
+
+describe("gcloud uploads of the working directory when the source flag is left out", () => {
+  it.each([
+    ["run deploy", ["run", "deploy", "svc"]],
+    ["run deploy", ["beta", "run", "deploy", "svc", "--region", "r"]],
+    ["run jobs deploy", ["run", "jobs", "deploy", "job"]],
+    ["functions deploy", ["functions", "deploy", "fn", "--runtime", "python311", "--trigger-http"]],
+    ["deploy releases create", ["deploy", "releases", "create", "rel", "--delivery-pipeline", "p", "--region", "r"]],
+    ["artifacts go upload", ["artifacts", "go", "upload", "--repository", "r", "--module-path", "m", "--version", "v1.0.0"]],
+  ])("%s %j is held from a broad accept", (path, argv) => {
+    // gcloud's rows are folded across release tracks: the hold names the path without its track word.
+    const decision = decide("gcloud", ["/.*/"], argv);
+    expect(decision.result, argv.join(" ")).toBe("unresolved");
+    expect(decision.reason).toMatch(
+      new RegExp(`^gcloud (beta )?${path} reads a local file or directory at the path given by --source, or at \\. when --source is left out`, "u"),
+    );
+  });
+
+  it("a rule naming the command path accepts the upload", () => {
+    expect(decide("gcloud", ["run deploy"], ["run", "deploy", "svc"]).result).toBe("accept");
   });
 });
 
@@ -130,6 +165,9 @@ describe("a provider.yaml installed before these rows (the floor)", () => {
     ["kubectl", ["create", "cm", "c", "--from-env-file", "notes.txt"], "create cm --from-env-file"],
     ["aws", ["cloudformation", "deploy", "--template-file", "t", "--stack-name", "s", "push", "--source", "notes-dir"], "cloudformation deploy push --source"],
     ["aws", ["ecs", "deploy", "--service", "a", "--task-definition", "notes.json"], "ecs deploy --task-definition"],
+    // Without --source, push uploads the working directory: the floor's row carries the default.
+    ["aws", ["deploy", "push", "--application-name", "a", "--s3-location", "s3://b/k"], "deploy push --source"],
+    ["aws", ["ecs", "deploy", "push", "--application-name", "a", "--s3-location", "s3://b/k"], "ecs deploy push --source"],
   ] as const)("%s %j is held from accept /.*/", (tool, argv, named) => {
     const decision = evaluatePolicy(compilePolicy(stale(tool), { shared: ruleList([], ["/.*/"]) }), argv).decision;
     expect(decision.result).toBe("unresolved");

@@ -19,15 +19,17 @@ import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js"
 const at = (file: string): string => fileURLToPath(new URL(`../../../${file}`, import.meta.url));
 const PYTHON = "/usr/bin/python3";
 
-/** A listing line `command words --long [-s]` or `command words OPERAND:name` (gcloud_file_reads.py --print) as a row. */
+/** A listing line `command words --long [-s] [DEFAULT:path]` or `command words OPERAND:name` (gcloud_file_reads.py --print) as a row. */
 function readRow(line: string): FileWriteSpec {
   const words = line.split(" ");
-  const command = words.filter((word) => !word.startsWith("-") && !word.startsWith("OPERAND:"));
+  const command = words.filter((word) => !word.startsWith("-") && !word.startsWith("OPERAND:") && !word.startsWith("DEFAULT:"));
   const operand = words.find((word) => word.startsWith("OPERAND:"));
   if (operand !== undefined) return { command, operand: operand.slice("OPERAND:".length) };
   const short = words.find((word) => /^-[A-Za-z0-9]$/.test(word));
   const option = words.find((word) => word.startsWith("--")) as string;
-  return short === undefined ? { command, option } : { command, option, short };
+  const defaultPath = words.find((word) => word.startsWith("DEFAULT:"))?.slice("DEFAULT:".length);
+  const row = short === undefined ? { command, option } : { command, option, short };
+  return defaultPath === undefined ? row : { ...row, defaultPath };
 }
 
 /** The `write` lines of scripts/providers/gcloud-file-writes.txt (`path words --flag|<operand>  # write`) as rows. */

@@ -208,6 +208,25 @@ describe("providers/aws/provider.yaml locked_command_options", () => {
   });
 });
 
+describe("aws_profile floor: CodeDeploy's local commands under every `deploy`", () => {
+  /** The bundled aws provider without its own locked_commands, as an operator tree installed before them holds it. */
+  function olderTree(): ProviderPolicyContext {
+    const config = bundledProviderConfig("aws");
+    if (config.targeting !== undefined) delete config.targeting.locked_commands;
+    return { ...bundled("aws"), lockedCommands: lockedCommandsOf(config) };
+  }
+
+  it.each([
+    ["deploy", "register", "--instance-name", "i"],
+    ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "register", "--instance-name", "i"],
+    ["ecs", "deploy", "--service", "s", "--task-definition", "td.json", "register", "--instance-name", "i"],
+    ["deploy", "install", "--config-file", "c.yml"],
+    ["ecs", "deploy", "uninstall"],
+  ])("aws %j (a new IAM key printed, or the agent installer run) is refused by an older tree", (...argv) => {
+    expect(decide(olderTree(), argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+});
+
 describe("credentials providers: targeting.locked_commands (az, gcloud)", () => {
   const gcloud = bundled("gcloud");
 

@@ -70,6 +70,8 @@ builds triggers create github --included-files  # read
 compute instances create --metadata-from-file  # read
 storage buckets create --gcs-source-staging-dir  # read
 secrets versions access --out-file  # write
+run deploy --env-vars-file  # read
+beta run deploy --env-vars-file  # read
 """
 print("\\n".join(lines(listing)))
 `;
@@ -79,7 +81,11 @@ print("\\n".join(lines(listing)))
     expect(out).toContain("secrets versions add --data-file");
     expect(out).toContain("compute instances create --metadata-from-file");
     expect(out).toContain("builds submit OPERAND:source");
-    expect(out).toContain("run deploy --source");
+    // run deploy uploads the working directory without --source: its row carries the default, in each track listed.
+    expect(out).toContain("run deploy --source DEFAULT:.");
+    expect(out).toContain("beta run deploy --source DEFAULT:.");
+    expect(out).not.toContain("run deploy --source");
+    expect(out).not.toContain("alpha run deploy --source DEFAULT:.");
     expect(out.some((line) => line.includes("--included-files") || line.includes("--gcs-") || line.includes("--out-file"))).toBe(false);
   });
 });
