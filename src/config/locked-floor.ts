@@ -235,3 +235,42 @@ export function withFileReadFloor(grammar: GrammarSpec, provider: ProviderConfig
   if (floor.length === 0) return grammar;
   return { ...grammar, fileReads: [...floor, ...(grammar.fileReads ?? [])] };
 }
+
+/** How a CLI's own parser reads its argv, whatever the provider.yaml of an operator tree says. */
+interface ParserFloor {
+  /** The CLI reads no abbreviated long option (GrammarSpec.abbreviations). */
+  readonly abbreviations: "none";
+  /** Options the CLI reads at any position, `--` tail included (GrammarSpec.prescannedOptions; each is locked). */
+  readonly prescannedOptions: readonly string[];
+}
+
+/**
+ * Parser facts keyed by the executable a provider runs (its `command`'s file
+ * name), not by target mode: gcloud runs in `credentials` mode like az, whose
+ * parser differs, and the executable, not the provider's name, is what reads
+ * the argv. An operator tree keeps the provider.yaml it was installed with, so
+ * a tree from before `prescanned_options` would let `… -- --configuration=other`
+ * switch gcloud's configuration under a broad rule (named_configs._FindFlagValue
+ * and cli._ApplyFlagsFile scan the whole argv).
+ */
+export const PARSER_FLOOR: Readonly<Record<string, ParserFloor>> = Object.freeze({
+  gcloud: Object.freeze({ abbreviations: "none", prescannedOptions: Object.freeze(["--configuration", "--flags-file"]) }),
+});
+
+/** The executable's name a command runs: its last path segment, without a Windows launcher's extension. */
+function executableName(command: string): string {
+  const base = command.split(/[\\/]/u).at(-1) ?? command;
+  return base.replace(/\.(cmd|exe|bat|ps1)$/iu, "").toLowerCase();
+}
+
+/** The provider's grammar with the parser floor of the executable it runs (none for other CLIs) applied. */
+export function withParserFloor(grammar: GrammarSpec, provider: ProviderConfig): GrammarSpec {
+  const floor = PARSER_FLOOR[executableName(provider.command)];
+  // Both facts are argparse's (the schema models abbreviations for argparse only); another parser is another CLI.
+  if (floor === undefined || grammar.parser !== "argparse") return grammar;
+  return {
+    ...grammar,
+    abbreviations: floor.abbreviations,
+    prescannedOptions: [...new Set([...floor.prescannedOptions, ...(grammar.prescannedOptions ?? [])])],
+  };
+}

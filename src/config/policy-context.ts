@@ -6,14 +6,21 @@
  * different grammars.
  */
 import type { ProviderPolicyContext } from "../policy/types.js";
-import { effectiveLockedOptions, lockedCommandsOf, withFileReadFloor, withFileWriteFloor, withLockedCommandOptionFloor } from "./locked-floor.js";
+import {
+  effectiveLockedOptions,
+  lockedCommandsOf,
+  withFileReadFloor,
+  withFileWriteFloor,
+  withLockedCommandOptionFloor,
+  withParserFloor,
+} from "./locked-floor.js";
 import { toGrammarSpec, toPolicySettings, type ProviderConfig } from "./provider-schema.js";
 
 /** The policy context of a validated provider definition, floors included. */
 export function providerPolicyContext(config: ProviderConfig): ProviderPolicyContext {
   return {
     tool: config.tool,
-    grammar: withFileReadFloor(withFileWriteFloor(withLockedCommandOptionFloor(toGrammarSpec(config), config), config), config),
+    grammar: withParserFloor(withFileReadFloor(withFileWriteFloor(withLockedCommandOptionFloor(toGrammarSpec(config), config), config), config), config),
     lockedOptions: effectiveLockedOptions(config),
     lockedCommands: lockedCommandsOf(config),
     settings: toPolicySettings(config),

@@ -11,6 +11,7 @@
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { providerPolicyContext } from "../../../src/config/policy-context.js";
 import { loadProviderDocument, toGrammarSpec } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
@@ -89,6 +90,34 @@ describe("gcloud: no abbreviated flags", () => {
   it("full names of locked flags are still refused in both forms", () => {
     expect(rejectionOf(grammar, ["info", "--project=other"])).toMatchObject({ kind: "locked-option", option: "--project" });
     expect(rejectionOf(grammar, ["info", "--account", "a@b"])).toMatchObject({ kind: "locked-option", option: "--account" });
+  });
+});
+
+describe("a gcloud provider.yaml installed before prescanned_options and abbreviations (the parser floor)", () => {
+  /** The bundled gcloud provider without the two fields, as an operator tree installed earlier holds it. */
+  function olderTree(command = "gcloud") {
+    const config = { ...bundledProviderConfig("gcloud"), command };
+    if (config.argv !== undefined) {
+      delete config.argv.prescanned_options;
+      delete config.argv.abbreviations;
+    }
+    return providerPolicyContext(config);
+  }
+  const decideOlder = (argv: readonly string[], command?: string) =>
+    evaluatePolicy(compilePolicy(olderTree(command), { shared: ruleList([], ["/.*/"]) }), argv).decision;
+
+  it.each([
+    ["gcloud", ["compute", "instances", "list", "--", "--configuration=other"]],
+    ["gcloud", [...SPARK, "--", "--flags-file", "/tmp/f.yaml"]],
+    ["/usr/lib/google-cloud-sdk/bin/gcloud", ["compute", "instances", "list", "--", "--configuration", "other"]],
+    ["C:\\Program Files\\Google\\Cloud SDK\\bin\\gcloud.cmd", ["compute", "instances", "list", "--", "--configuration=other"]],
+  ])("%s: %j is refused under accept /.*/", (command, argv) => {
+    expect(decideOlder(argv, command)).toMatchObject({ result: "deny" });
+  });
+
+  it("reads no abbreviated flag: a command's own --config is not the locked --configuration", () => {
+    expect(decideOlder(["deployment-manager", "deployments", "create", "d", "--config=app.yaml"]).result).toBe("accept");
+    expect(canon(compileGrammar(olderTree().grammar, olderTree().lockedOptions), ["info", "--verb=debug"])).toEqual(["info", "--verb=debug"]);
   });
 });
 
