@@ -208,6 +208,14 @@ posixOnly("a shims directory Torii cannot read fails closed", () => {
     expect(pinVersionManagers(env([shims, localBin, system]), path.join(system, "kubectl"), context).env.PATH).toBe(system);
   });
 
+  it("takes off PATH a shims entry that cannot be listed (here not a directory: root reads any mode)", () => {
+    const { top, system, context, env } = layout();
+    const unlistable = path.join(top, "other", "shims");
+    mkdirSync(path.dirname(unlistable));
+    writeFileSync(unlistable, "");
+    expect(pinVersionManagers(env([unlistable, system]), path.join(system, "kubectl"), context).env.PATH).toBe(system);
+  });
+
   it("refuses a program in a shims directory it does not recognise, reached directly or through a link", () => {
     const { top, home, system, context, env } = layout();
     const shims = unknownShims(top);
