@@ -22,10 +22,10 @@
  * An override variable the operator's `.env` set is kept: it is the
  * operator's choice, and the server's own environment never passes one.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
-import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext } from "../runtime/search-path.js";
+import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
 
 /** The program is a shim Torii cannot pin, or its manager's global choice cannot be read. */
@@ -65,7 +65,7 @@ export function definedVariables(env: NodeJS.ProcessEnv): Record<string, string>
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-/** How many entries of a `shims` directory are sampled to recognise its manager (the first regular files, by name). */
+/** How many entries of a `shims` directory are sampled to recognise its manager (the first files, by name); each must be recognised. */
 const SHIMS_SAMPLED = 8;
 
 /**
@@ -79,8 +79,14 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   const windows = context.platform === "win32";
   const pathKey = variableKey(env, "PATH", windows) ?? "PATH";
   const directories = (env[pathKey] ?? "").split(windows ? ";" : ":").filter((entry) => entry !== "");
-  const manager = executable === undefined ? undefined : managerOfProgram(executable, context);
+  const rustups = knownRustups(env, directories, context.platform);
   const command = executable === undefined ? "" : path.basename(executable);
+  const manager = executable === undefined ? undefined : managerOfProgram(executable, context, rustups);
+  if (manager === UNRECOGNISED) {
+    throw new VersionPinError(
+      `${command} sits in a version manager's shims directory but is no shim Torii recognises, so it cannot be pinned: run the real program by its absolute path instead, as the provider's command`,
+    );
+  }
   if (manager?.kind === "unpinnable") {
     throw new VersionPinError(
       `${command} is a shim of ${manager.name}, which picks its version from the working directory; Torii cannot pin ${manager.name}: run the real program by its absolute path instead (\`${manager.name} which ${command}\`), as the provider's command`,
@@ -106,8 +112,8 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
     );
   }
   const kept = directories.filter((directory) => {
-    const found = managerOfDirectory(directory, context);
-    return found === undefined || pin(found) === undefined;
+    const found = managersOfDirectory(directory, context, rustups);
+    return found !== UNRECOGNISED && found.every((each) => pin(each) === undefined);
   });
   if (kept.length !== directories.length) pinned[pathKey] = kept.length === 0 && !windows ? FALLBACK_POSIX_PATH : kept.join(windows ? ";" : ":");
   return { env: pinned, manager, pinnedVariables };
@@ -173,39 +179,130 @@ function trustedText(file: string, context: SearchPathContext, missingIsEmpty: b
   }
 }
 
-/** The manager `program` belongs to, from its real path and first bytes. */
-export function managerOfProgram(program: string, context: Pick<SearchPathContext, "trust" | "platform">): VersionManager | undefined {
+/** A file in a `shims` directory (by its own path or its real one) that no known manager wrote: Torii cannot tell what chooses its version. */
+const UNRECOGNISED = Symbol("unrecognised shim");
+
+/** The identity of a file (device and inode), which a hard link shares with its original. */
+type FileIdentity = `${bigint}:${bigint}`;
+
+/**
+ * The manager `program` belongs to, from its real path and first bytes, and
+ * whether it is the very file of a rustup (a hard link of it, beside its real
+ * path, beside the path given, or one the caller knows); `UNRECOGNISED` for
+ * an unknown file in a `shims` directory.
+ */
+export function managerOfProgram(
+  program: string,
+  context: Pick<SearchPathContext, "trust" | "platform">,
+  rustups: ReadonlySet<FileIdentity> = new Set(),
+): VersionManager | typeof UNRECOGNISED | undefined {
   const realPath = context.trust.realPath(program) ?? program;
-  return versionManagerOf({ realPath, head: headOf(realPath), sameFileAsSiblingRustup: sameFileAsSiblingRustup(program, context.platform) });
+  const identity = identityOf(program);
+  const besideIt = [program, realPath].map((file) => path.join(path.dirname(file), rustupName(context.platform)));
+  const sameFileAsRustup = identity !== undefined && (rustups.has(identity) || besideIt.some((rustup) => identityOf(rustup) === identity));
+  const found = versionManagerOf({ realPath, head: headOf(realPath), sameFileAsRustup });
+  if (found === undefined && (isShimsDirectory(path.dirname(program)) || isShimsDirectory(path.dirname(realPath)))) return UNRECOGNISED;
+  return found;
 }
 
 /**
- * The manager whose shims or proxies fill `directory`, if any: rustup's
- * proxies sit beside `rustup` itself, volta's beside `volta-shim`; the others
- * keep them in a directory named `shims`, recognised by its first files.
+ * The rustups whose hard links are proxies: the one in each PATH directory,
+ * and the one rustup installs in `$CARGO_HOME/bin` (`~/.cargo/bin`), PATH or not.
  */
-function managerOfDirectory(directory: string, context: SearchPathContext): VersionManager | undefined {
-  const suffixes = context.platform === "win32" ? [".exe"] : [""];
-  for (const suffix of suffixes) {
-    if (isFile(path.join(directory, `rustup${suffix}`))) return { kind: "rustup" };
-    if (isFile(path.join(directory, `volta-shim${suffix}`))) return { kind: "unpinnable", name: "volta" };
-  }
-  if (path.basename(directory).toLowerCase() !== "shims") return undefined;
-  let names: string[];
+function knownRustups(env: Readonly<Record<string, string>>, directories: readonly string[], platform: NodeJS.Platform): ReadonlySet<FileIdentity> {
+  const windows = platform === "win32";
+  const home = env[variableKey(env, windows ? "USERPROFILE" : "HOME", windows) ?? ""];
+  const cargoHome = env[variableKey(env, "CARGO_HOME", windows) ?? ""] ?? (home === undefined ? undefined : path.join(home, ".cargo"));
+  const candidates = [...directories, ...(cargoHome !== undefined && path.isAbsolute(cargoHome) ? [path.join(cargoHome, "bin")] : [])];
+  return new Set(candidates.flatMap((directory) => identityOf(path.join(directory, rustupName(platform))) ?? []));
+}
+
+/**
+ * The managers whose shims or proxies `directory` holds, each to be pinned,
+ * or `UNRECOGNISED` when it cannot be told (the directory is then dropped).
+ * Decided by what its entries are, not by its name: rustup's proxies sit beside
+ * `rustup` and volta's beside `volta-shim`; a link counts by its real path and
+ * content (a link to a pyenv shim or to rustup in `~/.local/bin` is a shim of
+ * that manager). A directory named `shims` is a manager's: its first entries
+ * must each be a shim Torii recognises, and one that cannot be listed is
+ * dropped too (fail closed).
+ */
+function managersOfDirectory(directory: string, context: SearchPathContext, rustups: ReadonlySet<FileIdentity>): DirectoryManagers {
+  // `/bin` and `/usr/bin` are one directory on most systems: read it once per computation (a search trust lives for one).
+  const key = context.trust.realPath(directory) ?? directory;
+  let seen = directoriesSeen.get(context.trust);
+  if (seen === undefined) directoriesSeen.set(context.trust, (seen = new Map<string, DirectoryManagers>()));
+  let found = seen.get(key);
+  if (found === undefined) seen.set(key, (found = readManagersOfDirectory(directory, context, rustups)));
+  return found;
+}
+
+type DirectoryManagers = readonly VersionManager[] | typeof UNRECOGNISED;
+
+/** What each directory was found to hold, per search trust: one computation, never from one call to the next. */
+const directoriesSeen = new WeakMap<SearchTrust, Map<string, DirectoryManagers>>();
+
+function readManagersOfDirectory(directory: string, context: SearchPathContext, rustups: ReadonlySet<FileIdentity>): DirectoryManagers {
+  const found = new Map<string, VersionManager>();
+  const add = (manager: VersionManager): void => void found.set(JSON.stringify(manager), manager);
+  const suffix = context.platform === "win32" ? ".exe" : "";
+  if (isFile(path.join(directory, `rustup${suffix}`))) add({ kind: "rustup" });
+  if (isFile(path.join(directory, `volta-shim${suffix}`))) add({ kind: "unpinnable", name: "volta" });
+  const shims = isShimsDirectory(directory) || isShimsDirectory(context.trust.realPath(directory) ?? directory);
+  let entries: Dirent[];
   try {
-    names = readdirSync(directory).sort();
+    entries = readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
-    return undefined;
+    return shims ? UNRECOGNISED : [...found.values()];
   }
   let sampled = 0;
-  for (const name of names) {
-    const file = path.join(directory, name);
-    if (!isFile(file)) continue;
-    const found = managerOfProgram(file, context);
-    if (found !== undefined) return found;
-    if (++sampled >= SHIMS_SAMPLED) break;
+  const holdsRustup = new Map<string, boolean>();
+  for (const entry of entries) {
+    if ((!entry.isFile() && !entry.isSymbolicLink()) || MANAGER_PROGRAMS.has(entry.name.toLowerCase())) continue;
+    const file = path.join(directory, entry.name);
+    if (shims) {
+      if (fileFacts(file) === undefined) continue;
+      if (++sampled > SHIMS_SAMPLED) break;
+    } else if (!entry.isSymbolicLink() || !linksToShim(file, context, holdsRustup)) continue;
+    const manager = managerOfProgram(file, context, rustups);
+    if (manager === UNRECOGNISED) return UNRECOGNISED;
+    if (manager !== undefined) add(manager);
   }
-  return undefined;
+  return [...found.values()];
+}
+
+/**
+ * Whether a link outside a shims directory leads to what may be a shim: a
+ * manager's own program (rustup's proxies are links to it), a file in a shims
+ * directory, or a file beside a rustup (its proxies as hard links). Only links
+ * are followed there, by their real paths: statting every program of a PATH
+ * holding thousands cost milliseconds per call (a hard link or a copy of a
+ * shim elsewhere is a documented limit).
+ */
+function linksToShim(file: string, context: SearchPathContext, holdsRustup: Map<string, boolean>): boolean {
+  // A link to a name beside it (`python3 -> python3.11`) leads to an entry of this directory, judged as itself
+  // (unless that entry is a manager's program, which is skipped: `node -> mise` is a shim of mise).
+  const target = linkTarget(file);
+  if (!/[/\\]/u.test(target) && !MANAGER_PROGRAMS.has(target.toLowerCase())) return false;
+  const realPath = context.trust.realPath(file);
+  if (realPath === undefined) return false;
+  const directory = path.dirname(realPath);
+  if (MANAGER_PROGRAMS.has(path.basename(realPath).toLowerCase()) || isShimsDirectory(directory)) return true;
+  let rustup = holdsRustup.get(directory);
+  if (rustup === undefined) holdsRustup.set(directory, (rustup = isFile(path.join(directory, rustupName(context.platform)))));
+  return rustup;
+}
+
+/** The managers' own programs: beside their shims they are the manager, not a shim of it. */
+const MANAGER_PROGRAMS = new Set(["rustup", "rustup.exe", "mise", "mise.exe", "volta", "volta.exe", "volta-shim", "volta-shim.exe"]);
+
+/** Every manager that keeps shims (pyenv, pyenv-win, rbenv, nodenv, asdf, mise) keeps them in a directory of this name. */
+function isShimsDirectory(directory: string): boolean {
+  return path.basename(directory.replaceAll("\\", "/")).toLowerCase() === "shims";
+}
+
+function rustupName(platform: NodeJS.Platform): string {
+  return platform === "win32" ? "rustup.exe" : "rustup";
 }
 
 function headOf(file: string): string {
@@ -222,15 +319,29 @@ function headOf(file: string): string {
   }
 }
 
-/** Windows installs rustup's proxies as hard links of rustup.exe: the same file under another name. */
-function sameFileAsSiblingRustup(program: string, platform: NodeJS.Platform): boolean {
-  const sibling = path.join(path.dirname(program), platform === "win32" ? "rustup.exe" : "rustup");
+/** What a symbolic link names, as written; `/` (followed) when it cannot be read. */
+function linkTarget(file: string): string {
   try {
-    const own = statSync(program, { bigint: true });
-    const rustup = statSync(sibling, { bigint: true });
-    return own.ino !== 0n && own.ino === rustup.ino && own.dev === rustup.dev;
+    return readlinkSync(file);
   } catch {
-    return false;
+    return "/";
+  }
+}
+
+/** A regular file's identity, links resolved; undefined for anything else. */
+function identityOf(file: string): FileIdentity | undefined {
+  return fileFacts(file)?.identity;
+}
+
+/** What `stat` says of a regular file (links followed), or undefined for anything else or nothing. */
+function fileFacts(file: string): { identity: FileIdentity | undefined; links: bigint; size: bigint } | undefined {
+  try {
+    const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+    if (stats?.isFile() !== true) return undefined;
+    // A filesystem without inode numbers reports 0 for every file: no identity to compare.
+    return { identity: stats.ino === 0n ? undefined : `${stats.dev}:${stats.ino}`, links: stats.nlink, size: stats.size };
+  } catch {
+    return undefined;
   }
 }
 

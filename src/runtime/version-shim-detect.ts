@@ -52,8 +52,8 @@ export interface ProgramSample {
   readonly realPath: string;
   /** Its first bytes, decoded as latin1 (a binary never matches the text markers). */
   readonly head: string;
-  /** Whether it is the very file of a `rustup` beside it (Windows installs proxies as hard links, not symbolic ones). */
-  readonly sameFileAsSiblingRustup?: boolean;
+  /** Whether it is the very file of a `rustup` (a hard link: Windows, and rustup where symbolic links fail, install proxies so). */
+  readonly sameFileAsRustup?: boolean;
 }
 
 /** How many bytes of a program the markers need: every known shim states its manager within its first lines (rbenv's `ruby` shim, the longest, about 700 bytes). */
@@ -71,7 +71,7 @@ const MISE_SHIM = /^exec "?(?:\/[^\n]*\/)?mise"? (?:x|exec) /mu;
 /** The version manager `sample` is a shim or proxy of, or undefined for an ordinary program. */
 export function versionManagerOf(sample: ProgramSample): VersionManager | undefined {
   const base = path.basename(sample.realPath.replaceAll("\\", "/")).toLowerCase();
-  if (base === "rustup" || base === "rustup.exe" || sample.sameFileAsSiblingRustup === true) return { kind: "rustup" };
+  if (base === "rustup" || base === "rustup.exe" || sample.sameFileAsRustup === true) return { kind: "rustup" };
   if (base === "mise" || base === "mise.exe") return { kind: "unpinnable", name: "mise" };
   if (base === "volta-shim" || base === "volta-shim.exe") return { kind: "unpinnable", name: "volta" };
   if (!sample.head.startsWith("#!")) return undefined;

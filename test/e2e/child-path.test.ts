@@ -46,9 +46,9 @@ beforeAll(async () => {
     plant(dir, "bash");
     plant(dir, "kubectl-foo");
   }
-  const shim = path.join(base, "shims", "shim");
+  const shim = path.join(base, "scripts", "shim");
   writeExecutable(shim, '#!/usr/bin/env bash\necho "shim ran under $BASH"\n');
-  const recorder = path.join(base, "shims", "path-recorder");
+  const recorder = path.join(base, "scripts", "path-recorder");
   writeExecutable(recorder, `#!${process.execPath}\nprocess.stdout.write(process.env.PATH ?? "<unset>");\n`);
   const plugins = path.join(base, "plugins");
   writeExecutable(path.join(plugins, "kubectl-ok"), "#!/bin/sh\necho plugin-ok\n");

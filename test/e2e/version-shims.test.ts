@@ -7,16 +7,18 @@
  * writes a marker. The shim run as the provider's program (also the bundled
  * aws provider, whose `aws` is a pyenv shim on this machine), and the shim a
  * program finds through its own PATH, both run the operator's global choice;
- * the marker never appears. A rustup proxy's `+toolchain` argument is refused.
+ * the marker never appears; so does a hard-linked proxy reached through a link
+ * from another directory, with rustup's directory off PATH (recognised by the
+ * rustup beside its real path). A rustup proxy's `+toolchain` argument is refused.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { untargetedAws } from "../support/real-aws.js";
 import { writeExecutable } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
-import { tempDirectory } from "../support/temp-dirs.js";
+import { tempDirectory, testRunsDirectory } from "../support/temp-dirs.js";
 
 const HOME = process.env.HOME ?? "/root";
 const PYENV_ROOT = process.env.PYENV_ROOT ?? path.join(HOME, ".pyenv");
@@ -43,10 +45,13 @@ const ACCEPT_ALL = 'version: "1"\naccept: ["/.*/"]\n';
 const provider = (name: string, command: string): string => `version: "1"\nname: ${name}\ntool: ${name}\ncommand: ${command}\n`;
 const versions = pyenvVersions();
 const rustup = existsSync(path.join(CARGO_BIN, "rustup")) && existsSync(path.join(HOME, ".rustup", "settings.toml"));
+// A hard link of the real rustup can be made in the test's directory only on the same filesystem.
+const rustupLinkable = rustup && statSync(realpathSync(path.join(CARGO_BIN, "rustup"))).dev === statSync(testRunsDirectory()).dev;
 
 let work: string;
 let marker: string;
 let session: McpSession;
+let linkedSession: McpSession | undefined;
 
 beforeAll(async () => {
   const base = tempDirectory("torii-version-shims-");
@@ -61,6 +66,17 @@ beforeAll(async () => {
   const tools = path.join(base, "tools");
   writeExecutable(path.join(tools, "py-inside"), '#!/bin/sh\nexec python3 "$@"\n');
   writeExecutable(path.join(tools, "rustc-inside"), '#!/bin/sh\nexec rustc "$@"\n');
+  // rustup's proxies as hard links (what rustup installs where it can), and a link to one from another directory.
+  const linked = path.join(base, "local-bin", "rustc");
+  if (rustupLinkable) {
+    const proxies = path.join(base, "cargo-bin");
+    mkdirSync(proxies);
+    mkdirSync(path.dirname(linked));
+    const real = realpathSync(path.join(CARGO_BIN, "rustup"));
+    linkSync(real, path.join(proxies, "rustup"));
+    linkSync(real, path.join(proxies, "rustc"));
+    symlinkSync(path.join(proxies, "rustc"), linked);
+  }
   const root = makeConfigTree({
     ...untargetedAws(),
     "providers/aws/rules.yaml": ACCEPT_ALL,
@@ -74,10 +90,19 @@ beforeAll(async () => {
     "providers/rustcinside/rules.yaml": ACCEPT_ALL,
   });
   session = await startSession(root, { PATH: [CARGO_BIN, PYENV_SHIMS, "/usr/bin", "/bin"].join(":"), HOME }, { cwd: work });
+  // rustup's directory off PATH: only the program's own recognition can pin it.
+  if (rustupLinkable) {
+    const linkedRoot = makeConfigTree({
+      "providers/rustclinked/provider.yaml": provider("rustclinked", linked),
+      "providers/rustclinked/rules.yaml": ACCEPT_ALL,
+    });
+    linkedSession = await startSession(linkedRoot, { PATH: "/usr/bin:/bin", HOME }, { cwd: work });
+  }
 });
 
 afterAll(async () => {
   await session.close();
+  await linkedSession?.close();
 });
 
 describe.skipIf(versions === undefined)("pyenv: a .python-version in the working directory does not choose the interpreter", () => {
@@ -118,6 +143,14 @@ describe.skipIf(!rustup)("rustup: a rust-toolchain.toml in the working directory
     const outcome = outcomeOf(await session.call("rustc", { args: [`+${path.join(work, "toolchain")}`, "--version"] }));
     expect(outcome.execution).toBeUndefined();
     expect(outcome.error).toMatch(/rustup proxy: a first argument starting with "\+" would choose the toolchain/u);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe.skipIf(!rustupLinkable)("rustup: a hard-linked proxy reached through a link from another directory", () => {
+  test("is recognised by the rustup beside its real path and runs the default toolchain, with rustup's directory off PATH", async () => {
+    const outcome = outcomeOf(await (linkedSession as McpSession).call("rustclinked", { args: ["--version"] }));
+    expect(outcome.execution?.stdout).toMatch(/^rustc \d+\.\d+\.\d+/u);
     expect(existsSync(marker)).toBe(false);
   });
 });

@@ -6,11 +6,11 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { searchTrust } from "../../config/search-trust.js";
+import { searchContext } from "../../config/search-trust.js";
 import { definedVariables, pinVersionManagers } from "../../config/version-pin.js";
 import { toriiCodeDirectory } from "../../runtime/own-code.js";
 import { ExecutableNotFoundError, resolveExecutable } from "../../runtime/resolve-executable.js";
-import { MISSING_ENTRY } from "../../runtime/search-path.js";
+import { MISSING_ENTRY, type SearchPathContext } from "../../runtime/search-path.js";
 import { operatorTrustedDirectories } from "./operator-path-trust.js";
 
 /** The absolute path the server would launch for `command`, or undefined when PATH has none. */
@@ -30,14 +30,7 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env
  */
 export function resolveOnPath(command: string, env: NodeJS.ProcessEnv = process.env): string {
   try {
-    return resolveExecutable(command, {
-      pathEnv: env.PATH,
-      pathExt: env.PATHEXT,
-      platform: process.platform,
-      selfDir: toriiCodeDirectory(),
-      cwd: process.cwd(),
-      trust: searchTrust(process.platform, { trustedDirectories: operatorTrustedDirectories() }),
-    }).path;
+    return resolveExecutable(command, { pathEnv: env.PATH, pathExt: env.PATHEXT, ...operatorSearchContext() }).path;
   } catch (error) {
     const skipped = error instanceof ExecutableNotFoundError ? error.skipped.filter((entry) => entry.reason !== MISSING_ENTRY) : [];
     if (skipped.length === 0) throw error;
@@ -55,12 +48,16 @@ export function resolveOnPath(command: string, env: NodeJS.ProcessEnv = process.
  * @throws VersionPinError when `executable` is a shim that cannot be pinned.
  */
 export function pinnedShellEnv(executable: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return pinVersionManagers(definedVariables(env), executable, {
-    platform: process.platform,
-    cwd: process.cwd(),
-    selfDir: toriiCodeDirectory(),
-    trust: searchTrust(),
-  }).env;
+  return pinVersionManagers(definedVariables(env), executable, operatorSearchContext()).env;
+}
+
+/**
+ * Where this shell searches and what it trusts, for one computation: the
+ * lookup of a program and the pins of its managers use this one context, so
+ * the operator's `path.trusted_directories` cannot apply to one and not the other.
+ */
+function operatorSearchContext(): SearchPathContext {
+  return searchContext({ cwd: process.cwd(), selfDir: toriiCodeDirectory(), trustedDirectories: operatorTrustedDirectories() }, process.platform);
 }
 
 /** How each bundled CLI prints its version. */

@@ -6,7 +6,7 @@
  * shims sit on the child's PATH. What cannot be pinned fails (the program) or
  * leaves PATH (a directory).
  */
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { restrictOwnPath, searchTrust } from "../../../src/config/search-trust.js";
@@ -125,6 +125,107 @@ posixOnly("managers the program can reach through PATH", () => {
     const { system, context, env } = layout();
     const before = env([system]);
     expect({ ...pinVersionManagers(before, path.join(system, "kubectl"), context).env }).toEqual(before);
+  });
+});
+
+posixOnly("managers reached through links, decided by real paths and content, not by a directory's name", () => {
+  /** rustup's proxies as hard links (rustup's choice where it can), and a `~/.local/bin` of links to them and to pyenv's shims. */
+  function linkedLayout() {
+    const base = layout();
+    const { home, pyenvRoot, cargoBin } = base;
+    for (const name of ["cargo", "rustc"]) {
+      const proxy = path.join(cargoBin, name);
+      rmSync(proxy, { force: true });
+      linkSync(path.join(cargoBin, "rustup"), proxy);
+    }
+    const localBin = path.join(home, ".local", "bin");
+    mkdirSync(localBin, { recursive: true });
+    writeExecutable(path.join(localBin, "httpie"), `#!/bin/sh\n${"# an ordinary script\n".repeat(300)}`);
+    symlinkSync(path.join(cargoBin, "cargo"), path.join(localBin, "cargo"));
+    symlinkSync(path.join(pyenvRoot, "shims", "python3"), path.join(localBin, "python3"));
+    return { ...base, localBin };
+  }
+
+  it("a hard-linked rustup proxy reached through a link elsewhere is pinned as the program", () => {
+    const { localBin, system, context, env } = linkedLayout();
+    const pinned = pinVersionManagers(env([system]), path.join(localBin, "cargo"), context);
+    expect(pinned.manager).toEqual({ kind: "rustup" });
+    expect(pinned.env.RUSTUP_TOOLCHAIN).toBe("stable-x86_64-unknown-linux-gnu");
+  });
+
+  it("a hard link of rustup with no rustup beside it, as the program, is a proxy too (the rustup of ~/.cargo/bin is known)", () => {
+    const { top, cargoBin, system, context, env } = linkedLayout();
+    const optBin = path.join(top, "opt-bin");
+    mkdirSync(optBin);
+    linkSync(path.join(cargoBin, "rustup"), path.join(optBin, "cargo"));
+    const pinned = pinVersionManagers(env([system]), path.join(optBin, "cargo"), context);
+    expect(pinned.manager).toEqual({ kind: "rustup" });
+    expect(pinned.env.RUSTUP_TOOLCHAIN).toBe("stable-x86_64-unknown-linux-gnu");
+  });
+
+  it("pins every manager a PATH directory not named shims links to, and keeps the directory", () => {
+    const { localBin, system, context, env } = linkedLayout();
+    const pinned = pinVersionManagers(env([localBin, system]), path.join(system, "kubectl"), context);
+    expect(pinned.env.PYENV_VERSION).toBe("3.11.7");
+    expect(pinned.env.RUSTUP_TOOLCHAIN).toBe("stable-x86_64-unknown-linux-gnu");
+    expect(pinned.env.PATH).toBe(`${localBin}:${system}`);
+  });
+
+  it("takes such a directory off PATH when one of its managers cannot be pinned", () => {
+    const { home, localBin, system, context, env } = linkedLayout();
+    writeFileSync(path.join(home, ".rustup", "settings.toml"), 'version = "12"\n');
+    const pinned = pinVersionManagers(env([localBin, system]), path.join(system, "kubectl"), context);
+    expect(pinned.env.PATH).toBe(system);
+    expect(pinned.env.RUSTUP_TOOLCHAIN).toBeUndefined();
+  });
+
+  it("takes off PATH a directory where a link beside mise makes a shim of it, and keeps one holding only mise", () => {
+    const { top, system, context, env } = linkedLayout();
+    const miseBin = path.join(top, "mise-bin");
+    writeExecutable(path.join(miseBin, "mise"), "\u007fELF mise\n");
+    expect(pinVersionManagers(env([miseBin, system]), path.join(system, "kubectl"), context).env.PATH).toBe(`${miseBin}:${system}`);
+    symlinkSync("mise", path.join(miseBin, "node"));
+    const fresh = { ...context, trust: searchTrust("linux") };
+    expect(pinVersionManagers(env([miseBin, system]), path.join(system, "kubectl"), fresh).env.PATH).toBe(system);
+  });
+});
+
+posixOnly("a shims directory Torii cannot read fails closed", () => {
+  /** A `shims` directory of a manager Torii does not know (pyenv-win's `.bat` shims, a new format). */
+  function unknownShims(top: string): string {
+    const shims = path.join(top, ".pyenv", "pyenv-win", "shims");
+    writeExecutable(path.join(shims, "python.bat"), '@echo off\ncall "%PYENV%\\libexec\\pyenv-exec.bat" %~n0 %*\n');
+    writeExecutable(path.join(shims, "python"), '#!/bin/sh\nexec "$HOME/.newenv/bin/newenv" run python "$@"\n');
+    return shims;
+  }
+
+  it("takes an unrecognised shims directory off the child's PATH, and a directory linking into it", () => {
+    const { top, home, system, context, env } = layout();
+    const shims = unknownShims(top);
+    const localBin = path.join(home, ".local", "bin");
+    mkdirSync(localBin, { recursive: true });
+    symlinkSync(path.join(shims, "python"), path.join(localBin, "python"));
+    expect(pinVersionManagers(env([shims, localBin, system]), path.join(system, "kubectl"), context).env.PATH).toBe(system);
+  });
+
+  it("takes off PATH a shims entry that cannot be listed (here not a directory: root reads any mode)", () => {
+    const { top, system, context, env } = layout();
+    const unlistable = path.join(top, "other", "shims");
+    mkdirSync(path.dirname(unlistable));
+    writeFileSync(unlistable, "");
+    expect(pinVersionManagers(env([unlistable, system]), path.join(system, "kubectl"), context).env.PATH).toBe(system);
+  });
+
+  it("refuses a program in a shims directory it does not recognise, reached directly or through a link", () => {
+    const { top, home, system, context, env } = layout();
+    const shims = unknownShims(top);
+    const link = path.join(home, "python");
+    symlinkSync(path.join(shims, "python"), link);
+    for (const program of [path.join(shims, "python"), link]) {
+      expect(() => pinVersionManagers(env([system]), program, context)).toThrow(
+        /python sits in a version manager's shims directory but is no shim Torii recognises/u,
+      );
+    }
   });
 });
 

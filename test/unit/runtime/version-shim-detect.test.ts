@@ -52,8 +52,8 @@ describe("rustup proxies", () => {
     expect(versionManagerOf({ realPath: "C:\\Users\\op\\.cargo\\bin\\rustup.exe", head: "MZ" })).toEqual({ kind: "rustup" });
   });
 
-  it("recognises a hard-linked proxy (Windows) by its being the same file as the rustup beside it", () => {
-    expect(versionManagerOf({ realPath: "/home/op/.cargo/bin/cargo", head: "\u007fELF", sameFileAsSiblingRustup: true })).toEqual({ kind: "rustup" });
+  it("recognises a hard-linked proxy by its being the same file as a rustup", () => {
+    expect(versionManagerOf({ realPath: "/home/op/.cargo/bin/cargo", head: "\u007fELF", sameFileAsRustup: true })).toEqual({ kind: "rustup" });
   });
 });
 

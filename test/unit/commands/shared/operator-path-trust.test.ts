@@ -3,12 +3,16 @@
  * operator's `path.trusted_directories` from the configuration root's
  * settings.yaml, as the server does; a settings file that does not load
  * trusts none (the strict search), and nothing is read from the environment.
+ * The editor's version-manager pins (config/version-pin.ts) trust what its
+ * lookup trusts.
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pathCheck } from "../../../../src/commands/doctor/path-check.js";
+import { pinnedShellEnv, resolveOnPath } from "../../../../src/commands/shared/cli-on-path.js";
 import { operatorTrustedDirectories } from "../../../../src/commands/shared/operator-path-trust.js";
+import { writeExecutable } from "../../../support/fake-clis.js";
 import { tempDir, writeTree, yaml } from "../../config/temp-tree.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
@@ -51,5 +55,29 @@ posixOnly("torii doctor's path check", () => {
     expect(pathCheck([brew])).toMatchObject({ status: "ok" });
     expect(pathCheck([])).toMatchObject({ status: "warn" });
     expect(pathCheck([]).message).toMatch(/brew-bin \(.*writable by group or others \(mode 775\)/u);
+  });
+});
+
+posixOnly("the editor's pins", () => {
+  it("reads a manager's global file in a group-writable directory the operator trusts, as resolveOnPath finds the shim there", () => {
+    const top = tempDir();
+    const shared = path.join(top, "shared-tools");
+    const pyenvRoot = path.join(shared, ".pyenv");
+    const shims = path.join(pyenvRoot, "shims");
+    writeExecutable(
+      path.join(shims, "editor"),
+      `#!/usr/bin/env bash\nprogram="\${0##*/}"\nexport PYENV_ROOT="${pyenvRoot}"\nexec "${pyenvRoot}/libexec/pyenv" exec "$program" "$@"\n`,
+    );
+    writeFileSync(path.join(pyenvRoot, "version"), "3.11.7\n");
+    // A team's shared tool tree: group-writable, which only path.trusted_directories accepts.
+    for (const directory of [shared, pyenvRoot, shims]) chmodSync(directory, 0o775);
+    chmodSync(path.join(pyenvRoot, "version"), 0o664);
+    const root = tempDir();
+    writeTree(root, { "settings.yaml": yaml("path:", `  trusted_directories: [${JSON.stringify(shared)}]`) });
+    vi.stubEnv("TORII_CONFIG_DIR", root);
+    const env = { HOME: top, PATH: `${shims}:/usr/bin:/bin` };
+    const editor = resolveOnPath("editor", env);
+    expect(editor).toBe(path.join(shims, "editor"));
+    expect(pinnedShellEnv(editor, env).PYENV_VERSION).toBe("3.11.7");
   });
 });
