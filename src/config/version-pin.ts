@@ -22,7 +22,7 @@
  * An override variable the operator's `.env` set is kept: it is the
  * operator's choice, and the server's own environment never passes one.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
@@ -79,9 +79,10 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   const windows = context.platform === "win32";
   const pathKey = variableKey(env, "PATH", windows) ?? "PATH";
   const directories = (env[pathKey] ?? "").split(windows ? ";" : ":").filter((entry) => entry !== "");
-  const rustups = knownRustups(env, directories, context.platform);
+  let rustups: ReadonlySet<FileIdentity> | undefined;
+  const knownRustupsOnce = (): ReadonlySet<FileIdentity> => (rustups ??= knownRustups(env, directories, context.platform));
   const command = executable === undefined ? "" : path.basename(executable);
-  const manager = executable === undefined ? undefined : managerOfProgram(executable, context, rustups);
+  const manager = executable === undefined ? undefined : managerOfProgram(executable, context, knownRustupsOnce);
   if (manager === UNRECOGNISED) {
     throw new VersionPinError(
       `${command} sits in a version manager's shims directory but is no shim Torii recognises, so it cannot be pinned: run the real program by its absolute path instead, as the provider's command`,
@@ -112,7 +113,7 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
     );
   }
   const kept = directories.filter((directory) => {
-    const found = managersOfDirectory(directory, context, rustups);
+    const found = managersOfDirectory(directory, context, knownRustupsOnce);
     return found !== UNRECOGNISED && found.every((each) => pin(each) === undefined);
   });
   if (kept.length !== directories.length) pinned[pathKey] = kept.length === 0 && !windows ? FALLBACK_POSIX_PATH : kept.join(windows ? ";" : ":");
@@ -194,13 +195,18 @@ type FileIdentity = `${bigint}:${bigint}`;
 export function managerOfProgram(
   program: string,
   context: Pick<SearchPathContext, "trust" | "platform">,
-  rustups: ReadonlySet<FileIdentity> = new Set(),
+  rustups: () => ReadonlySet<FileIdentity> = () => new Set(),
 ): VersionManager | typeof UNRECOGNISED | undefined {
   const realPath = context.trust.realPath(program) ?? program;
-  const identity = identityOf(program);
-  const besideIt = [program, realPath].map((file) => path.join(path.dirname(file), rustupName(context.platform)));
-  const sameFileAsRustup = identity !== undefined && (rustups.has(identity) || besideIt.some((rustup) => identityOf(rustup) === identity));
-  const found = versionManagerOf({ realPath, head: headOf(realPath), sameFileAsRustup });
+  const head = headOf(realPath);
+  let found = versionManagerOf({ realPath, head });
+  // Only a binary can be a hard link of rustup: the identity checks (a stat each) are skipped for scripts and known shims.
+  if (found === undefined && !head.startsWith("#!")) {
+    const identity = identityOf(program);
+    const besideIt = [program, realPath].map((file) => path.join(path.dirname(file), rustupName(context.platform)));
+    const sameFileAsRustup = identity !== undefined && (rustups().has(identity) || besideIt.some((rustup) => identityOf(rustup) === identity));
+    if (sameFileAsRustup) found = versionManagerOf({ realPath, head, sameFileAsRustup });
+  }
   if (found === undefined && (isShimsDirectory(path.dirname(program)) || isShimsDirectory(path.dirname(realPath)))) return UNRECOGNISED;
   return found;
 }
@@ -227,9 +233,9 @@ function knownRustups(env: Readonly<Record<string, string>>, directories: readon
  * must each be a shim Torii recognises, and one that cannot be listed is
  * dropped too (fail closed).
  */
-function managersOfDirectory(directory: string, context: SearchPathContext, rustups: ReadonlySet<FileIdentity>): DirectoryManagers {
-  // `/bin` and `/usr/bin` are one directory on most systems: read it once per computation (a search trust lives for one).
-  const key = context.trust.realPath(directory) ?? directory;
+function managersOfDirectory(directory: string, context: SearchPathContext, rustups: () => ReadonlySet<FileIdentity>): DirectoryManagers {
+  // A directory named twice on PATH is read once per computation (a search trust lives for one).
+  const key = directory;
   let seen = directoriesSeen.get(context.trust);
   if (seen === undefined) directoriesSeen.set(context.trust, (seen = new Map<string, DirectoryManagers>()));
   let found = seen.get(key);
@@ -242,28 +248,29 @@ type DirectoryManagers = readonly VersionManager[] | typeof UNRECOGNISED;
 /** What each directory was found to hold, per search trust: one computation, never from one call to the next. */
 const directoriesSeen = new WeakMap<SearchTrust, Map<string, DirectoryManagers>>();
 
-function readManagersOfDirectory(directory: string, context: SearchPathContext, rustups: ReadonlySet<FileIdentity>): DirectoryManagers {
+function readManagersOfDirectory(directory: string, context: SearchPathContext, rustups: () => ReadonlySet<FileIdentity>): DirectoryManagers {
   const found = new Map<string, VersionManager>();
   const add = (manager: VersionManager): void => void found.set(JSON.stringify(manager), manager);
   const suffix = context.platform === "win32" ? ".exe" : "";
   if (isFile(path.join(directory, `rustup${suffix}`))) add({ kind: "rustup" });
   if (isFile(path.join(directory, `volta-shim${suffix}`))) add({ kind: "unpinnable", name: "volta" });
-  const shims = isShimsDirectory(directory) || isShimsDirectory(context.trust.realPath(directory) ?? directory);
+  // Only a directory named `shims` is listed: following every link of every PATH directory to its
+  // real path (216 in this machine's /usr/bin) cost about 7 ms of CPU per planned child. A link to a
+  // shim from a directory of another name is recognised when it is the program (by its real path),
+  // not for the program's own lookups through PATH (docs/environment.md, limits).
+  if (!isShimsDirectory(directory) && !isShimsDirectory(ownRealName(directory, context))) return [...found.values()];
   let entries: Dirent[];
   try {
     entries = readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
-    return shims ? UNRECOGNISED : [...found.values()];
+    return UNRECOGNISED;
   }
   let sampled = 0;
-  const holdsRustup = new Map<string, boolean>();
   for (const entry of entries) {
     if ((!entry.isFile() && !entry.isSymbolicLink()) || MANAGER_PROGRAMS.has(entry.name.toLowerCase())) continue;
     const file = path.join(directory, entry.name);
-    if (shims) {
-      if (fileFacts(file) === undefined) continue;
-      if (++sampled > SHIMS_SAMPLED) break;
-    } else if (!entry.isSymbolicLink() || !linksToShim(file, context, holdsRustup)) continue;
+    if (fileFacts(file) === undefined) continue;
+    if (++sampled > SHIMS_SAMPLED) break;
     const manager = managerOfProgram(file, context, rustups);
     if (manager === UNRECOGNISED) return UNRECOGNISED;
     if (manager !== undefined) add(manager);
@@ -272,25 +279,17 @@ function readManagersOfDirectory(directory: string, context: SearchPathContext, 
 }
 
 /**
- * Whether a link outside a shims directory leads to what may be a shim: a
- * manager's own program (rustup's proxies are links to it), a file in a shims
- * directory, or a file beside a rustup (its proxies as hard links). Only links
- * are followed there, by their real paths: statting every program of a PATH
- * holding thousands cost milliseconds per call (a hard link or a copy of a
- * shim elsewhere is a documented limit).
+ * The directory's path whose last name is its real one: a link (`~/bin` -> `~/.pyenv/shims`) is
+ * resolved; a directory that is no link keeps its own last name whatever links lie above it, and
+ * costs one lstat instead of a readlink per component.
  */
-function linksToShim(file: string, context: SearchPathContext, holdsRustup: Map<string, boolean>): boolean {
-  // A link to a name beside it (`python3 -> python3.11`) leads to an entry of this directory, judged as itself
-  // (unless that entry is a manager's program, which is skipped: `node -> mise` is a shim of mise).
-  const target = linkTarget(file);
-  if (!/[/\\]/u.test(target) && !MANAGER_PROGRAMS.has(target.toLowerCase())) return false;
-  const realPath = context.trust.realPath(file);
-  if (realPath === undefined) return false;
-  const directory = path.dirname(realPath);
-  if (MANAGER_PROGRAMS.has(path.basename(realPath).toLowerCase()) || isShimsDirectory(directory)) return true;
-  let rustup = holdsRustup.get(directory);
-  if (rustup === undefined) holdsRustup.set(directory, (rustup = isFile(path.join(directory, rustupName(context.platform)))));
-  return rustup;
+function ownRealName(directory: string, context: SearchPathContext): string {
+  try {
+    if (!lstatSync(directory).isSymbolicLink()) return directory;
+  } catch {
+    return directory;
+  }
+  return context.trust.realPath(directory) ?? directory;
 }
 
 /** The managers' own programs: beside their shims they are the manager, not a shim of it. */
@@ -316,15 +315,6 @@ function headOf(file: string): string {
     return "";
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
-  }
-}
-
-/** What a symbolic link names, as written; `/` (followed) when it cannot be read. */
-function linkTarget(file: string): string {
-  try {
-    return readlinkSync(file);
-  } catch {
-    return "/";
   }
 }
 
