@@ -196,8 +196,9 @@ export function managerOfProgram(
   program: string,
   context: Pick<SearchPathContext, "trust" | "platform">,
   rustups: () => ReadonlySet<FileIdentity> = () => new Set(),
+  knownRealPath?: string,
 ): VersionManager | typeof UNRECOGNISED | undefined {
-  const realPath = context.trust.realPath(program) ?? program;
+  const realPath = knownRealPath ?? context.trust.realPath(program) ?? program;
   const head = headOf(realPath);
   let found = versionManagerOf({ realPath, head });
   // Only a binary can be a hard link of rustup: the identity checks (a stat each) are skipped for scripts and known shims.
@@ -265,13 +266,15 @@ function readManagersOfDirectory(directory: string, context: SearchPathContext, 
   } catch {
     return UNRECOGNISED;
   }
+  const realDirectory = context.trust.realPath(directory);
   let sampled = 0;
   for (const entry of entries) {
     if ((!entry.isFile() && !entry.isSymbolicLink()) || MANAGER_PROGRAMS.has(entry.name.toLowerCase())) continue;
     const file = path.join(directory, entry.name);
     if (fileFacts(file) === undefined) continue;
     if (++sampled > SHIMS_SAMPLED) break;
-    const manager = managerOfProgram(file, context, rustups);
+    // A regular file's real path is its directory's real path and its name: one resolution per directory, not per file.
+    const manager = managerOfProgram(file, context, rustups, entry.isFile() && realDirectory !== undefined ? path.join(realDirectory, entry.name) : undefined);
     if (manager === UNRECOGNISED) return UNRECOGNISED;
     if (manager !== undefined) add(manager);
   }
