@@ -117,7 +117,32 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
     return found !== UNRECOGNISED && found.every((each) => pin(each) === undefined);
   });
   if (kept.length !== directories.length) pinned[pathKey] = kept.length === 0 && !windows ? FALLBACK_POSIX_PATH : kept.join(windows ? ";" : ":");
+  // A manager installed in its default place is pinned whatever the PATH holds: a link to one of its shims from a
+  // directory of another name (`~/.local/bin/python` -> `~/.pyenv/shims/python`) is not listed above, and the
+  // program's own lookups would reach it. A choice that cannot be read leaves such a manager unpinned: it is
+  // neither the program nor on PATH as a shims directory, and refusing every call for it would fail unrelated ones.
+  for (const installed of installedManagers(pinned, windows)) pin(installed);
   return { env: pinned, manager, pinnedVariables };
+}
+
+/** The rbenv family's managers Torii pins, by name (their roots default to `~/.<name>`). */
+const ENV_FAMILY_NAMES = ["pyenv", "rbenv", "nodenv", "goenv", "plenv", "jenv"] as const;
+
+/**
+ * The managers installed under the child's home: an rbenv-family root with a
+ * `shims` directory, rustup with its `settings.toml` (`$RUSTUP_HOME` or `~/.rustup`).
+ */
+function installedManagers(env: Readonly<Record<string, string>>, windows: boolean): VersionManager[] {
+  const home = env[variableKey(env, windows ? "USERPROFILE" : "HOME", windows) ?? ""];
+  if (home === undefined || !path.isAbsolute(home)) return [];
+  const found: VersionManager[] = [];
+  for (const name of ENV_FAMILY_NAMES) {
+    const root = path.join(home, `.${name}`);
+    if (isDirectory(path.join(root, "shims"))) found.push({ kind: "env-family", name, root, versionVariable: `${name.toUpperCase()}_VERSION` });
+  }
+  const rustupHome = env[variableKey(env, "RUSTUP_HOME", windows) ?? ""] ?? path.join(home, ".rustup");
+  if (path.isAbsolute(rustupHome) && isFile(path.join(rustupHome, "settings.toml"))) found.push({ kind: "rustup" });
+  return found;
 }
 
 function managerName(manager: VersionManager): string {
@@ -341,6 +366,14 @@ function fileFacts(file: string): { identity: FileIdentity | undefined; links: b
 function isFile(file: string): boolean {
   try {
     return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }

@@ -54,7 +54,8 @@ posixOnly("the program itself is a shim", () => {
     const shimDir = path.join(pyenvRoot, "shims");
     const pinned = pinVersionManagers(env([shimDir, system]), path.join(shimDir, "python3"), context);
     expect(pinned.env.PYENV_VERSION).toBe("3.11.7");
-    expect(pinned.pinnedVariables).toEqual(["PYENV_VERSION"]);
+    // rustup, installed under the same home, is pinned too (installed managers are, whatever PATH holds).
+    expect(pinned.pinnedVariables).toEqual(["PYENV_VERSION", "RUSTUP_TOOLCHAIN"]);
     expect(pinned.manager).toMatchObject({ kind: "env-family", name: "pyenv", root: pyenvRoot });
     expect(pinned.env.PATH).toBe(`${shimDir}:${system}`);
   });
@@ -69,7 +70,7 @@ posixOnly("the program itself is a shim", () => {
     const { pyenvRoot, system, context, env } = layout();
     const pinned = pinVersionManagers(env([system], { PYENV_VERSION: "3.9.18" }), path.join(pyenvRoot, "shims", "python3"), context);
     expect(pinned.env.PYENV_VERSION).toBe("3.9.18");
-    expect(pinned.pinnedVariables).toEqual([]);
+    expect(pinned.pinnedVariables).toEqual(["RUSTUP_TOOLCHAIN"]);
   });
 
   it("a rustup proxy runs with RUSTUP_TOOLCHAIN set to rustup's default toolchain", () => {
@@ -122,9 +123,23 @@ posixOnly("managers the program can reach through PATH", () => {
   });
 
   it("leaves an environment without managers as it was", () => {
-    const { system, context, env } = layout();
+    const { home, system, context, env } = layout();
+    rmSync(path.join(home, ".pyenv", "shims"), { recursive: true });
+    rmSync(path.join(home, ".rustup"), { recursive: true });
     const before = env([system]);
     expect({ ...pinVersionManagers(before, path.join(system, "kubectl"), context).env }).toEqual(before);
+  });
+
+  it("pins the managers installed under the child's home whatever PATH holds: a link to a shim from a directory of another name", () => {
+    const { home, pyenvRoot, cargoBin, system, context, env } = layout();
+    const localBin = path.join(home, ".local", "bin");
+    mkdirSync(localBin, { recursive: true });
+    symlinkSync(path.join(pyenvRoot, "shims", "python3"), path.join(localBin, "python3"));
+    symlinkSync(path.join(cargoBin, "cargo"), path.join(localBin, "cargo"));
+    const pinned = pinVersionManagers(env([localBin, system]), path.join(system, "kubectl"), context);
+    expect(pinned.env.PYENV_VERSION).toBe("3.11.7");
+    expect(pinned.env.RUSTUP_TOOLCHAIN).toBe("stable-x86_64-unknown-linux-gnu");
+    expect(pinned.env.PATH).toBe(`${localBin}:${system}`);
   });
 });
 
@@ -217,6 +232,6 @@ posixOnly("the server's own environment", () => {
     };
     // The server reduces its own PATH when its call side loads (restrictOwnPath), and pins on the way.
     restrictOwnPath(own, { cwd: context.cwd, selfDir: context.selfDir }, "linux");
-    expect(own).toEqual({ HOME: home, PATH: `${shimDir}:${system}`, PYENV_VERSION: "3.11.7", TZ: "UTC" });
+    expect(own).toEqual({ HOME: home, PATH: `${shimDir}:${system}`, PYENV_VERSION: "3.11.7", RUSTUP_TOOLCHAIN: "stable-x86_64-unknown-linux-gnu", TZ: "UTC" });
   });
 });
