@@ -25,6 +25,7 @@
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
+import { isDirectory, isFile } from "../runtime/file-kind.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
 
@@ -360,21 +361,5 @@ function fileFacts(file: string): { identity: FileIdentity | undefined; links: b
     return { identity: stats.ino === 0n ? undefined : `${stats.dev}:${stats.ino}`, links: stats.nlink, size: stats.size };
   } catch {
     return undefined;
-  }
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
   }
 }

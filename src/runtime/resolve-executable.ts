@@ -16,8 +16,9 @@
  * Errors name the command, never PATH or PATHEXT: both are environment values
  * and error messages travel to the agent and the audit log.
  */
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import path from "node:path";
+import { isFile as fileExists } from "./file-kind.js";
 import { agentReach, isWindowsAbsolute, parsePathExt, trustedSearchPath, type DirectorySearch, type SearchTrust, type SkippedEntry } from "./search-path.js";
 
 /** `binary`: spawned directly. `batch`: a Windows `.bat`/`.cmd`, runnable only through cmd.exe. */
@@ -101,7 +102,7 @@ const WINDOWS_RESERVED_NAMES = /^(?:CON|PRN|AUX|NUL|COM[0-9\u00B9\u00B2\u00B3]|L
  */
 export function resolveExecutable(command: string, options: ResolveExecutableOptions): ResolvedExecutable {
   const windows = options.platform === "win32";
-  const isFile = options.isFile ?? defaultIsFile;
+  const isFile = options.isFile ?? fileExists;
   const isExecutable = windows ? (): boolean => true : (options.isExecutable ?? defaultIsExecutable);
 
   if (command === "") throw new ExecutableRefusedError(command, "the command is empty");
@@ -228,14 +229,6 @@ function windowsKind(command: string, file: string): ExecutableKind {
 
 function relativePathRefusal(command: string): ExecutableRefusedError {
   return new ExecutableRefusedError(command, "a path must be absolute; give a bare name to search PATH");
-}
-
-function defaultIsFile(candidate: string): boolean {
-  try {
-    return statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
 }
 
 function defaultIsExecutable(candidate: string): boolean {
