@@ -38,12 +38,19 @@ const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSyn
  * through it inspect each entry once. Never keep one from one call to the next.
  */
 export function searchTrust(platform: NodeJS.Platform = process.platform, options: SearchTrustOptions = {}): SearchTrust {
+  // Remembered for the computation: the excluded places (the working directory, Torii's own, the shared
+  // temporary ones) are resolved by every check of the agent's reach, and a shims directory by each pin.
+  const realPaths = new Map<string, string | undefined>();
   const realPath = (target: string): string | undefined => {
+    if (realPaths.has(target)) return realPaths.get(target);
+    let real: string | undefined;
     try {
-      return kernelRealpath(target);
+      real = kernelRealpath(target);
     } catch {
-      return undefined;
+      real = undefined;
     }
+    realPaths.set(target, real);
+    return real;
   };
   const accepted = (options.trustedDirectories ?? []).flatMap((directory) => realPath(directory) ?? []);
   const policy: TrustPolicy = { ...currentTrustPolicy(platform), groupWriteAccepted: accepted };

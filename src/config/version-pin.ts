@@ -22,10 +22,10 @@
  * An override variable the operator's `.env` set is kept: it is the
  * operator's choice, and the server's own environment never passes one.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
-import { isDirectory, isFile } from "../runtime/file-kind.js";
+import { UnchangedSamples } from "./unchanged-sample.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
 
@@ -81,7 +81,7 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   const pathKey = variableKey(env, "PATH", windows) ?? "PATH";
   const directories = (env[pathKey] ?? "").split(windows ? ";" : ":").filter((entry) => entry !== "");
   let rustups: ReadonlySet<FileIdentity> | undefined;
-  const knownRustupsOnce = (): ReadonlySet<FileIdentity> => (rustups ??= knownRustups(env, directories, context.platform));
+  const knownRustupsOnce = (): ReadonlySet<FileIdentity> => (rustups ??= knownRustups(env, directories, context));
   const command = executable === undefined ? "" : path.basename(executable);
   const manager = executable === undefined ? undefined : managerOfProgram(executable, context, knownRustupsOnce);
   if (manager === UNRECOGNISED) {
@@ -122,7 +122,7 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   // directory of another name (`~/.local/bin/python` -> `~/.pyenv/shims/python`) is not listed above, and the
   // program's own lookups would reach it. A choice that cannot be read leaves such a manager unpinned: it is
   // neither the program nor on PATH as a shims directory, and refusing every call for it would fail unrelated ones.
-  for (const installed of installedManagers(pinned, windows)) pin(installed);
+  for (const installed of installedManagers(pinned, context)) pin(installed);
   return { env: pinned, manager, pinnedVariables };
 }
 
@@ -133,16 +133,18 @@ const ENV_FAMILY_NAMES = ["pyenv", "rbenv", "nodenv", "goenv", "plenv", "jenv"] 
  * The managers installed under the child's home: an rbenv-family root with a
  * `shims` directory, rustup with its `settings.toml` (`$RUSTUP_HOME` or `~/.rustup`).
  */
-function installedManagers(env: Readonly<Record<string, string>>, windows: boolean): VersionManager[] {
+function installedManagers(env: Readonly<Record<string, string>>, context: SearchPathContext): VersionManager[] {
+  const windows = context.platform === "win32";
   const home = env[variableKey(env, windows ? "USERPROFILE" : "HOME", windows) ?? ""];
   if (home === undefined || !path.isAbsolute(home)) return [];
   const found: VersionManager[] = [];
   for (const name of ENV_FAMILY_NAMES) {
     const root = path.join(home, `.${name}`);
-    if (isDirectory(path.join(root, "shims"))) found.push({ kind: "env-family", name, root, versionVariable: `${name.toUpperCase()}_VERSION` });
+    if (statOnce(path.join(root, "shims"), context.trust)?.isDirectory() === true)
+      found.push({ kind: "env-family", name, root, versionVariable: `${name.toUpperCase()}_VERSION` });
   }
   const rustupHome = env[variableKey(env, "RUSTUP_HOME", windows) ?? ""] ?? path.join(home, ".rustup");
-  if (path.isAbsolute(rustupHome) && isFile(path.join(rustupHome, "settings.toml"))) found.push({ kind: "rustup" });
+  if (path.isAbsolute(rustupHome) && statOnce(path.join(rustupHome, "settings.toml"), context.trust)?.isFile() === true) found.push({ kind: "rustup" });
   return found;
 }
 
@@ -229,9 +231,9 @@ export function managerOfProgram(
   let found = versionManagerOf({ realPath, head });
   // Only a binary can be a hard link of rustup: the identity checks (a stat each) are skipped for scripts and known shims.
   if (found === undefined && !head.startsWith("#!")) {
-    const identity = identityOf(program);
+    const identity = identityOf(program, context.trust);
     const besideIt = [program, realPath].map((file) => path.join(path.dirname(file), rustupName(context.platform)));
-    const sameFileAsRustup = identity !== undefined && (rustups().has(identity) || besideIt.some((rustup) => identityOf(rustup) === identity));
+    const sameFileAsRustup = identity !== undefined && (rustups().has(identity) || besideIt.some((rustup) => identityOf(rustup, context.trust) === identity));
     if (sameFileAsRustup) found = versionManagerOf({ realPath, head, sameFileAsRustup });
   }
   if (found === undefined && (isShimsDirectory(path.dirname(program)) || isShimsDirectory(path.dirname(realPath)))) return UNRECOGNISED;
@@ -242,12 +244,13 @@ export function managerOfProgram(
  * The rustups whose hard links are proxies: the one in each PATH directory,
  * and the one rustup installs in `$CARGO_HOME/bin` (`~/.cargo/bin`), PATH or not.
  */
-function knownRustups(env: Readonly<Record<string, string>>, directories: readonly string[], platform: NodeJS.Platform): ReadonlySet<FileIdentity> {
+function knownRustups(env: Readonly<Record<string, string>>, directories: readonly string[], context: SearchPathContext): ReadonlySet<FileIdentity> {
+  const { platform } = context;
   const windows = platform === "win32";
   const home = env[variableKey(env, windows ? "USERPROFILE" : "HOME", windows) ?? ""];
   const cargoHome = env[variableKey(env, "CARGO_HOME", windows) ?? ""] ?? (home === undefined ? undefined : path.join(home, ".cargo"));
   const candidates = [...directories, ...(cargoHome !== undefined && path.isAbsolute(cargoHome) ? [path.join(cargoHome, "bin")] : [])];
-  return new Set(candidates.flatMap((directory) => identityOf(path.join(directory, rustupName(platform))) ?? []));
+  return new Set(candidates.flatMap((directory) => identityOf(path.join(directory, rustupName(platform)), context.trust) ?? []));
 }
 
 /**
@@ -279,32 +282,81 @@ function readManagersOfDirectory(directory: string, context: SearchPathContext, 
   const found = new Map<string, VersionManager>();
   const add = (manager: VersionManager): void => void found.set(JSON.stringify(manager), manager);
   const suffix = context.platform === "win32" ? ".exe" : "";
-  if (isFile(path.join(directory, `rustup${suffix}`))) add({ kind: "rustup" });
-  if (isFile(path.join(directory, `volta-shim${suffix}`))) add({ kind: "unpinnable", name: "volta" });
+  if (statOnce(path.join(directory, `rustup${suffix}`), context.trust)?.isFile() === true) add({ kind: "rustup" });
+  if (statOnce(path.join(directory, `volta-shim${suffix}`), context.trust)?.isFile() === true) add({ kind: "unpinnable", name: "volta" });
   // Only a directory named `shims` is listed: following every link of every PATH directory to its
   // real path (216 in this machine's /usr/bin) cost about 7 ms of CPU per planned child. A link to a
   // shim from a directory of another name is recognised when it is the program (by its real path),
   // not for the program's own lookups through PATH (docs/environment.md, limits).
   if (!isShimsDirectory(directory) && !isShimsDirectory(ownRealName(directory, context))) return [...found.values()];
+  const shims = managersOfShims(directory, context, rustups);
+  if (shims === UNRECOGNISED) return UNRECOGNISED;
+  for (const manager of shims) add(manager);
+  return [...found.values()];
+}
+
+/** Shims directories' verdicts, kept from one call to the next while their basis is unchanged. */
+const shimsVerdicts = new UnchangedSamples<DirectoryManagers>();
+
+/**
+ * The managers of a `shims` directory's first SHIMS_SAMPLED files (by name), each of which must be a shim
+ * Torii recognises; `UNRECOGNISED` otherwise, or when the directory cannot be listed. Remembered while the
+ * directory and the sampled files are unchanged (unchanged-sample.ts says what that covers).
+ */
+function managersOfShims(directory: string, context: SearchPathContext, rustups: () => ReadonlySet<FileIdentity>): DirectoryManagers {
+  const { trust } = context;
+  const statOf = (name: string): BigIntStats | undefined => statOnce(path.join(directory, name), trust);
+  // Taken before the listing: a change after it shows in the next call's stat.
+  const directoryStats = statOnce(directory, trust);
+  const realDirectory = trust.realPath(directory);
+  const basisKnown = directoryStats !== undefined && realDirectory !== undefined;
+  if (basisKnown) {
+    const remembered = shimsVerdicts.verdictOf(directory, directoryStats, realDirectory, statOf);
+    if (remembered !== undefined) return remembered;
+  }
   let entries: Dirent[];
   try {
     entries = readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
     return UNRECOGNISED;
   }
-  const realDirectory = context.trust.realPath(directory);
-  let sampled = 0;
+  // Whether the verdict depends on nothing but the directory and the sampled files.
+  let rememberable = basisKnown;
+  const rustupsOfThisPath = (): ReadonlySet<FileIdentity> => {
+    rememberable = false;
+    return rustups();
+  };
+  const found = new Map<string, VersionManager>();
+  const files: { name: string; stats: BigIntStats }[] = [];
+  let verdict: DirectoryManagers | undefined;
   for (const entry of entries) {
+    if (files.length === SHIMS_SAMPLED) break;
     if ((!entry.isFile() && !entry.isSymbolicLink()) || MANAGER_PROGRAMS.has(entry.name.toLowerCase())) continue;
+    const stats = statOf(entry.name);
+    if (stats?.isFile() !== true) {
+      // A link passed over (dangling, or to no file) may lead to a file later without the directory changing.
+      rememberable = false;
+      continue;
+    }
+    if (entry.isSymbolicLink()) rememberable = false;
+    files.push({ name: entry.name, stats });
     const file = path.join(directory, entry.name);
-    if (fileFacts(file) === undefined) continue;
-    if (++sampled > SHIMS_SAMPLED) break;
     // A regular file's real path is its directory's real path and its name: one resolution per directory, not per file.
-    const manager = managerOfProgram(file, context, rustups, entry.isFile() && realDirectory !== undefined ? path.join(realDirectory, entry.name) : undefined);
-    if (manager === UNRECOGNISED) return UNRECOGNISED;
-    if (manager !== undefined) add(manager);
+    const manager = managerOfProgram(
+      file,
+      context,
+      rustupsOfThisPath,
+      entry.isFile() && realDirectory !== undefined ? path.join(realDirectory, entry.name) : undefined,
+    );
+    if (manager === UNRECOGNISED) {
+      verdict = UNRECOGNISED;
+      break;
+    }
+    if (manager !== undefined) found.set(JSON.stringify(manager), manager);
   }
-  return [...found.values()];
+  verdict ??= [...found.values()];
+  if (rememberable && basisKnown) shimsVerdicts.remember(directory, { directory: directoryStats, realDirectory, files }, verdict);
+  return verdict;
 }
 
 /**
@@ -348,18 +400,36 @@ function headOf(file: string): string {
 }
 
 /** A regular file's identity, links resolved; undefined for anything else. */
-function identityOf(file: string): FileIdentity | undefined {
-  return fileFacts(file)?.identity;
+function identityOf(file: string, trust: SearchTrust): FileIdentity | undefined {
+  return fileFacts(file, trust)?.identity;
 }
 
 /** What `stat` says of a regular file (links followed), or undefined for anything else or nothing. */
-function fileFacts(file: string): { identity: FileIdentity | undefined; links: bigint; size: bigint } | undefined {
-  try {
-    const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
-    if (stats?.isFile() !== true) return undefined;
-    // A filesystem without inode numbers reports 0 for every file: no identity to compare.
-    return { identity: stats.ino === 0n ? undefined : `${stats.dev}:${stats.ino}`, links: stats.nlink, size: stats.size };
-  } catch {
-    return undefined;
-  }
+function fileFacts(file: string, trust: SearchTrust): { identity: FileIdentity | undefined; links: bigint; size: bigint } | undefined {
+  const stats = statOnce(file, trust);
+  if (stats?.isFile() !== true) return undefined;
+  // A filesystem without inode numbers reports 0 for every file: no identity to compare.
+  return { identity: stats.ino === 0n ? undefined : `${stats.dev}:${stats.ino}`, links: stats.nlink, size: stats.size };
 }
+
+/**
+ * What `stat` says of `file` (links followed; undefined for nothing there or an error), asked once per
+ * computation: each PATH directory's `rustup` is looked at for its proxies and again for the rustups'
+ * identities, and the program's directory is on PATH too.
+ */
+function statOnce(file: string, trust: SearchTrust): BigIntStats | undefined {
+  let seen = statsSeen.get(trust);
+  if (seen === undefined) statsSeen.set(trust, (seen = new Map<string, BigIntStats | undefined>()));
+  if (seen.has(file)) return seen.get(file);
+  let stats: BigIntStats | undefined;
+  try {
+    stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    stats = undefined;
+  }
+  seen.set(file, stats);
+  return stats;
+}
+
+/** What `stat` said of each path, per search trust: one computation, never from one call to the next. */
+const statsSeen = new WeakMap<SearchTrust, Map<string, BigIntStats | undefined>>();

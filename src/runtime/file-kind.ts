@@ -1,6 +1,6 @@
 /**
  * What a path names, links followed, for lookups that only ask "is there a
- * file (or directory) here?": anything that cannot be read counts as no.
+ * file here?": anything that cannot be read counts as no.
  * Callers that must report an unreadable entry (config/registry.ts) or must
  * not follow a link (state/lock.ts) keep their own checks.
  */
@@ -9,14 +9,6 @@ import { statSync } from "node:fs";
 export function isFile(candidate: string): boolean {
   try {
     return statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
-export function isDirectory(candidate: string): boolean {
-  try {
-    return statSync(candidate, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
