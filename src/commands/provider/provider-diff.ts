@@ -1,12 +1,15 @@
 /**
  * What `torii provider upgrade` changes in a provider definition, in terms an
- * operator can review: the generated-from CLI version, scalar fields, and the
- * lists that decide what an agent may do (locked options and commands, forbidden arguments,
- * removed environment variables, options, command paths).
+ * operator can review: the generated-from CLI version and every field of
+ * `provider.yaml`, each shown as provider-field-views.ts says (a value
+ * `from -> to`, a table as the lines added and removed). A field no view
+ * names (one an older Torii wrote, or a newer schema's) is still compared
+ * whole: no difference in the document goes unshown.
  */
 import { parse } from "yaml";
-import { rowsPerTrack } from "../../config/release-tracks.js";
+import { providerFileSchema } from "../../config/provider-schema.js";
 import { generatedFromVersion } from "./catalogue.js";
+import { FIELD_VIEWS } from "./provider-field-views.js";
 
 /** One reviewed change. */
 export interface DefinitionChange {
@@ -17,60 +20,68 @@ export interface DefinitionChange {
   readonly to?: string;
 }
 
-type Doc = Record<string, unknown>;
+/** A change as `--json` prints it: a table's lines cut to a few examples, with their counts. */
+export interface ChangeSummary {
+  readonly what: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly added?: readonly string[];
+  readonly removed?: readonly string[];
+  readonly added_count?: number;
+  readonly removed_count?: number;
+}
 
-const asDoc = (value: unknown): Doc => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Doc) : {});
-const at = (doc: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((node, key) => asDoc(node)[key], doc);
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map((item) => (typeof item === "string" ? item : JSON.stringify(item))) : []);
-const optionNames = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => String(asDoc(row).name)) : []);
+/** Lines of a table change named in the terminal and in `--json`: enough to recognise it, not the table. */
+const TERMINAL_EXAMPLES = 8;
+const JSON_EXAMPLES = 20;
+
+type Doc = Readonly<Record<string, unknown>>;
+
+const isDoc = (value: unknown): value is Doc => typeof value === "object" && value !== null && !Array.isArray(value);
 const shown = (value: unknown): string => (value === undefined ? "unset" : JSON.stringify(value));
-const commandPaths = (value: unknown): string[] => (Array.isArray(value) ? value.map((row) => strings(asDoc(row).path).join(" ")) : []);
-const lockedValueTexts = (value: unknown): string[] =>
-  Array.isArray(value) ? value.map((row) => `${String(asDoc(row).contains)} (${String(asDoc(row).option)})`) : [];
-/** A locked command row's paths, one per release track it lists (a folded gcloud row, config/release-tracks.ts). */
-const pathsPerTrack = (row: Doc): string[] =>
-  rowsPerTrack([{ command: strings(row.command), tracks: Array.isArray(row.tracks) ? strings(row.tracks) : undefined }]).map((one) => one.command.join(" "));
-const lockedCommandTexts = (value: unknown): string[] =>
-  Array.isArray(value)
-    ? value.flatMap((row) => {
-        const except = strings(asDoc(row).except);
-        return pathsPerTrack(asDoc(row)).map((path) => `${path}${except.length === 0 ? "" : ` (but ${except.join("|")})`}`);
-      })
-    : [];
-const commandOptions = (value: unknown): string[] =>
-  Array.isArray(value) ? value.map((row) => `${strings(asDoc(row).command).join(" ")} ${strings(asDoc(row).options).join(",")}`.trim()) : [];
 
 /** The changes from the `provider.yaml` text `before` to `after`. */
 export function diffProviderDefinitions(before: string, after: string): DefinitionChange[] {
-  const old = parse(before) as unknown;
-  const next = parse(after) as unknown;
   const changes: DefinitionChange[] = [];
   const fromVersion = generatedFromVersion(before);
   const toVersion = generatedFromVersion(after);
   if (fromVersion !== toVersion) changes.push({ what: "option table generated from CLI version", from: fromVersion ?? "unknown", to: toVersion ?? "unknown" });
-  for (const keys of [["description"], ["command"], ["targeting", "mode"], ["auth", "strategy"], ["argv", "parser"], ["policy", "minimum_accept_tokens"]]) {
-    const from = shown(at(old, ...keys));
-    const to = shown(at(next, ...keys));
-    if (from !== to) changes.push({ what: keys.join("."), from, to });
-  }
-  const lists: [string, (doc: unknown) => string[]][] = [
-    ["targeting.locked_options", (doc) => strings(at(doc, "targeting", "locked_options"))],
-    ["targeting.locked_values", (doc) => lockedValueTexts(at(doc, "targeting", "locked_values"))],
-    ["targeting.locked_commands", (doc) => lockedCommandTexts(at(doc, "targeting", "locked_commands"))],
-    ["policy.forbidden_args", (doc) => strings(at(doc, "policy", "forbidden_args"))],
-    ["auth.removed_env", (doc) => strings(at(doc, "auth", "removed_env"))],
-    ["argv.options", (doc) => optionNames(at(doc, "argv", "options"))],
-    ["argv.commands", (doc) => commandPaths(at(doc, "argv", "commands"))],
-    ["argv.locked_command_options", (doc) => commandOptions(at(doc, "argv", "locked_command_options"))],
-  ];
-  for (const [what, read] of lists) {
-    const from = new Set(read(old));
-    const to = new Set(read(next));
-    const added = [...to].filter((item) => !from.has(item));
-    const removed = [...from].filter((item) => !to.has(item));
-    if (added.length + removed.length > 0) changes.push({ what, added, removed });
-  }
+  const [old, next] = comparableDocuments(parse(before) as unknown, parse(after) as unknown);
+  diffField([], old, next, changes);
   return changes;
+}
+
+/**
+ * Both documents as the schema reads them, defaults applied, so writing out a
+ * default is no change; when either does not load (an older tree's file), both
+ * as written, so the two sides are read alike.
+ */
+function comparableDocuments(old: unknown, next: unknown): [unknown, unknown] {
+  const oldRead = providerFileSchema.safeParse(old);
+  const nextRead = providerFileSchema.safeParse(next);
+  return oldRead.success && nextRead.success ? [oldRead.data, nextRead.data] : [old, next];
+}
+
+function diffField(path: readonly string[], old: unknown, next: unknown, changes: DefinitionChange[]): void {
+  const what = path.join(".");
+  const view = FIELD_VIEWS.get(what);
+  if (view?.kind === "table") {
+    const from = new Set(view.lines(old));
+    const to = new Set(view.lines(next));
+    const added = [...to].filter((line) => !from.has(line));
+    const removed = [...from].filter((line) => !to.has(line));
+    if (added.length + removed.length > 0) changes.push({ what, added, removed });
+    return;
+  }
+  if (view === undefined && (isDoc(old) || old === undefined) && (isDoc(next) || next === undefined) && (old !== undefined || next !== undefined)) {
+    const keys = new Set([...Object.keys(next ?? {}), ...Object.keys(old ?? {})]);
+    for (const key of keys) diffField([...path, key], old?.[key], next?.[key], changes);
+    return;
+  }
+  // A value, or a field no view names: compared whole.
+  const from = shown(old);
+  const to = shown(next);
+  if (from !== to) changes.push({ what, from, to });
 }
 
 /** One line per change, for the terminal. */
@@ -82,6 +93,20 @@ export function describeChange(change: DefinitionChange): string {
   return `  ${change.what}: ${change.from ?? ""} -> ${change.to ?? ""}`;
 }
 
+/** A change for `--json`: a table's added and removed lines cut to the first few, with how many there are. */
+export function summariseChange(change: DefinitionChange): ChangeSummary {
+  if (change.added === undefined && change.removed === undefined) return change;
+  const added = change.added ?? [];
+  const removed = change.removed ?? [];
+  return {
+    what: change.what,
+    added: added.slice(0, JSON_EXAMPLES),
+    removed: removed.slice(0, JSON_EXAMPLES),
+    added_count: added.length,
+    removed_count: removed.length,
+  };
+}
+
 function shortList(items: readonly string[]): string {
-  return items.length <= 8 ? items.join(", ") : `${items.slice(0, 8).join(", ")}, …`;
+  return items.length <= TERMINAL_EXAMPLES ? items.join(", ") : `${items.slice(0, TERMINAL_EXAMPLES).join(", ")}, …`;
 }

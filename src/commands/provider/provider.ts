@@ -27,7 +27,7 @@ import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, type JsonOption } from "../shared/operator-output.js";
 import { cliFinder } from "./provider-cli-found.js";
 import { catalogueDir, catalogueEntry, generatedFromVersion, listCatalogue, presetText, type CatalogueEntry } from "./catalogue.js";
-import { describeChange, diffProviderDefinitions } from "./provider-diff.js";
+import { describeChange, diffProviderDefinitions, summariseChange } from "./provider-diff.js";
 import { operatorStateIn, PACKAGE_FILES } from "./provider-files.js";
 
 const RESTART_NOTE = "restart the MCP server (your client) to load the change";
@@ -143,7 +143,7 @@ export async function runProviderUpgrade(name: string, options: JsonOption & { d
         ...(changes.length === 0 ? ["  comments and layout only"] : changes.map(describeChange)),
         ...(apply ? [RESTART_NOTE] : []),
       ];
-  emit(options, { name, status, changes }, lines);
+  emit(options, { name, status, changes: changes.map(summariseChange) }, lines);
   return 0;
 }
 

@@ -89,7 +89,10 @@ describe("torii provider", () => {
     const yamlFile = path.join(catalogue, "kubectl", "provider.yaml");
     writeFileSync(yamlFile, readFileSync(yamlFile, "utf8").replace("    - --profile-output", "    - --profile-output\n    - --torii-test-lock"));
     const dry = await runCli(["provider", "upgrade", "kubectl", "--dry-run", "--json"], { ...env, TORII_PROVIDER_CATALOG: catalogue });
-    expect(JSON.parse(dry.stdout)).toMatchObject({ status: "would-upgrade", changes: [{ what: "targeting.locked_options", added: ["--torii-test-lock"] }] });
+    expect(JSON.parse(dry.stdout)).toMatchObject({
+      status: "would-upgrade",
+      changes: [{ what: "targeting.locked_options", added: ["--torii-test-lock"], added_count: 1, removed_count: 0 }],
+    });
     expect(readFileSync(path.join(dir, "provider.yaml"), "utf8")).not.toContain("--torii-test-lock");
     const result = await runCli(["provider", "upgrade", "kubectl"], { ...env, TORII_PROVIDER_CATALOG: catalogue });
     expect(result.status).toBe(0);

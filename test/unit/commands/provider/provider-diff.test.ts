@@ -1,11 +1,14 @@
 /**
- * `torii provider upgrade` shows the command-scoped locked options a newer
- * definition adds, so an operator sees why an older tree refused less.
+ * `torii provider upgrade` shows every change of a definition that decides
+ * what an agent may do or what the child runs with: the locked rows, the
+ * file writes and reads, the grammar, the environment; a large table as
+ * counts and a few rows.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { describeChange, diffProviderDefinitions } from "../../../../src/commands/provider/provider-diff.js";
+import { stringify } from "yaml";
+import { describeChange, diffProviderDefinitions, summariseChange, type DefinitionChange } from "../../../../src/commands/provider/provider-diff.js";
 
 const AWS = readFileSync(fileURLToPath(new URL("../../../../providers/aws/provider.yaml", import.meta.url)), "utf8");
 
@@ -63,5 +66,170 @@ describe("diffProviderDefinitions: targeting.locked_commands", () => {
     const GCLOUD = readFileSync(fileURLToPath(new URL("../../../../providers/gcloud/provider.yaml", import.meta.url)), "utf8");
     const change = diffProviderDefinitions("version: '1'\n", GCLOUD).find((row) => row.what === "targeting.locked_commands");
     expect(change?.added).toContain("components (but list)");
+  });
+});
+
+type Doc = Record<string, unknown>;
+type Row = Record<string, unknown>;
+
+/** A bundled definition as data: its provider.generated.json holds the YAML's document, read faster. */
+const bundled = (name: string): Doc =>
+  (JSON.parse(readFileSync(fileURLToPath(new URL(`../../../../providers/${name}/provider.generated.json`, import.meta.url)), "utf8")) as { document: Doc })
+    .document;
+const section = (doc: Doc, name: string): Doc => doc[name] as Doc;
+const rows = (doc: Doc, ...keys: string[]): Row[] => keys.reduce<unknown>((node, key) => (node as Doc)[key], doc) as Row[];
+const rowWith = (table: Row[], command: string): Row => {
+  const row = table.find((candidate) => (candidate.command as string[] | undefined)?.join(" ") === command);
+  if (row === undefined) throw new Error(`no row for ${command}`);
+  return row;
+};
+
+/**
+ * The changes from a bundled definition edited by `older` to the same definition edited by `newer`:
+ * both written out by the same YAML writer, so the edits are the only difference.
+ */
+function upgradeChanges(name: string, edits: { older?: (doc: Doc) => void; newer?: (doc: Doc) => void }): DefinitionChange[] {
+  const older = bundled(name);
+  const newer = structuredClone(older);
+  edits.older?.(older);
+  edits.newer?.(newer);
+  return diffProviderDefinitions(stringify(older), stringify(newer));
+}
+
+describe("diffProviderDefinitions: an upgrade whose only change is one field shows that change", () => {
+  const cases: [string, string, { older?: (doc: Doc) => void; newer?: (doc: Doc) => void }, DefinitionChange][] = [
+    [
+      "a file_writes row (a new local file write)",
+      "aws",
+      { older: (doc) => rows(doc, "argv", "file_writes").splice(0, 1) },
+      { what: "argv.file_writes", added: ["apigateway get-export (operand: outfile)"], removed: [] },
+    ],
+    [
+      "a file_writes row's release track",
+      "gcloud",
+      { older: (doc) => (rowWith(rows(doc, "argv", "file_writes"), "ai-platform local train").tracks = ["ga", "alpha"]) },
+      { what: "argv.file_writes", added: ["beta ai-platform local train (option: --job-dir)"], removed: [] },
+    ],
+    [
+      "a parent_options value option",
+      "aws",
+      { older: (doc) => (rowWith(rows(doc, "argv", "parent_options"), "cloudformation deploy").values as string[]).splice(0, 1) },
+      { what: "argv.parent_options", added: ["cloudformation deploy --capabilities (takes a value)"], removed: [] },
+    ],
+    [
+      "a file_reads row",
+      "kubectl",
+      { older: (doc) => rows(doc, "argv", "file_reads").splice(0, 1) },
+      { what: "argv.file_reads", added: ["annotate (option: --filename)"], removed: [] },
+    ],
+    [
+      "a remote_arguments row",
+      "kubectl",
+      { older: (doc) => rows(doc, "argv", "remote_arguments").splice(0, 1) },
+      { what: "argv.remote_arguments", added: ["exec (tail)"], removed: [] },
+    ],
+    [
+      "a fetched_values.literal row",
+      "aws",
+      { older: (doc) => rows(doc, "argv", "fetched_values", "literal").splice(0, 1) },
+      { what: "argv.fetched_values.literal", added: ["cloudformation create-change-set (option: --template-url)"], removed: [] },
+    ],
+    [
+      "a prescanned option",
+      "gcloud",
+      { older: (doc) => (section(doc, "argv").prescanned_options = ["--configuration"]) },
+      { what: "argv.prescanned_options", added: ["--flags-file"], removed: [] },
+    ],
+    ["abbreviations", "gcloud", { older: (doc) => delete section(doc, "argv").abbreviations }, { what: "argv.abbreviations", from: "unset", to: '"none"' }],
+    [
+      "a field of a locked_command_options row other than its options",
+      "kubectl",
+      { newer: (doc) => (rowWith(rows(doc, "argv", "locked_command_options"), "port-forward").loopback_only = true) },
+      { what: "argv.locked_command_options", added: ["port-forward --address (loopback_only)"], removed: ["port-forward --address"] },
+    ],
+    [
+      "an option's value kind",
+      "aws",
+      { older: (doc) => (rows(doc, "argv", "options").find((row) => row.name === "--color")!.value = "none") },
+      { what: "argv.options", added: ["--color (value: required)"], removed: ["--color (value: none)"] },
+    ],
+    [
+      "an option of a command scope",
+      "kubectl",
+      {
+        older: (doc) => {
+          const scope = rows(doc, "argv", "commands").find((row) => (row.path as string[]).join(" ") === "annotate")!;
+          scope.options = (scope.options as Row[]).filter((option) => option.name !== "--all");
+        },
+      },
+      { what: "argv.commands", added: ["annotate --all (value: none)"], removed: [] },
+    ],
+    [
+      "a resource type's alias",
+      "kubectl",
+      {
+        older: (doc) =>
+          (section(section(doc, "policy"), "resource_types").types = { ...(section(section(doc, "policy"), "resource_types").types as Doc), pods: ["pod"] }),
+      },
+      { what: "policy.resource_types.types", added: ["pods: pod,po"], removed: ["pods: pod"] },
+    ],
+    [
+      "a fixed environment variable",
+      "az",
+      { older: (doc) => delete (section(section(doc, "runtime"), "fixed_env") as Doc).AZURE_EXTENSION_USE_DYNAMIC_INSTALL },
+      { what: "runtime.fixed_env", added: ["AZURE_EXTENSION_USE_DYNAMIC_INSTALL=no"], removed: [] },
+    ],
+    [
+      "a working-directory configuration file",
+      "az",
+      { older: (doc) => delete section(doc, "runtime").working_directory_config },
+      { what: "runtime.working_directory_config", added: [".azure/config"], removed: [] },
+    ],
+    [
+      "allow_batch_wrapper",
+      "aws",
+      { newer: (doc) => (section(doc, "runtime").allow_batch_wrapper = true) },
+      { what: "runtime.allow_batch_wrapper", from: "false", to: "true" },
+    ],
+    ["args_prefix (in order)", "aws", { newer: (doc) => (doc.args_prefix = ["--color", "off"]) }, { what: "args_prefix", from: "[]", to: '["--color","off"]' }],
+    [
+      "the identity probe's arguments",
+      "aws",
+      { newer: (doc) => (section(section(doc, "auth"), "identity").args = ["sts", "get-caller-identity"]) },
+      { what: "auth.identity.args", from: '["sts","get-caller-identity","--output","json"]', to: '["sts","get-caller-identity"]' },
+    ],
+    ["plugins", "kubectl", { older: (doc) => (section(doc, "argv").plugins = false) }, { what: "argv.plugins", from: "false", to: "true" }],
+  ];
+
+  it.each(cases)("%s", (_name, provider, edits, change) => {
+    expect(upgradeChanges(provider, edits)).toEqual([change]);
+  });
+
+  it("shows a field the schema does not know (an older or newer Torii's) as written", () => {
+    expect(diffProviderDefinitions('version: "1"\nargv:\n  parser: pflag\n', 'version: "1"\nargv:\n  parser: pflag\n  future_rows: [a]\n')).toEqual([
+      { what: "argv.future_rows", from: "unset", to: '["a"]' },
+    ]);
+  });
+
+  it("leaving a default out is no change: both sides are read as the schema reads them", () => {
+    expect(upgradeChanges("aws", { older: (doc) => delete section(doc, "policy").minimum_accept_tokens })).toEqual([]);
+  });
+});
+
+describe("large tables are summarised, not dumped", () => {
+  const GCLOUD = readFileSync(fileURLToPath(new URL("../../../../providers/gcloud/provider.yaml", import.meta.url)), "utf8");
+  const reads = diffProviderDefinitions("version: '1'\n", GCLOUD).find((row) => row.what === "argv.file_reads");
+
+  it("the terminal line counts the rows and names a few", () => {
+    expect(reads?.added?.length).toBeGreaterThan(1000);
+    const line = describeChange(reads ?? { what: "" });
+    expect(line).toContain(`argv.file_reads: +${reads?.added?.length ?? 0} (access-context-manager cloud-bindings create (option: --binding-file), `);
+    expect(line.split(", ").length).toBeLessThan(12);
+  });
+
+  it("--json holds the counts and the first 20 rows", () => {
+    const summary = summariseChange(reads ?? { what: "" });
+    expect(summary).toMatchObject({ what: "argv.file_reads", added_count: reads?.added?.length, removed_count: 0, removed: [] });
+    expect(summary.added).toEqual(reads?.added?.slice(0, 20));
   });
 });
