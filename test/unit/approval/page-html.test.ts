@@ -62,6 +62,12 @@ describe("the page renders its offer, the one the server checks answers against"
         prefixDisabled: false,
       });
       expect(offer.prefixCounts).toEqual(minimumPrefix === undefined ? [1, 2, 3, 4, 5] : [3, 4, 5]);
+      const floor = /id="prefix-floor">([^<]*)</u.exec(renderPage(callModel(tokens, offer), FRAME))?.[1];
+      expect(floor).toBe(
+        minimumPrefix === undefined
+          ? undefined
+          : "No prefix shorter than 3 tokens: the call writes a local file, and a prefix grant of fewer tokens would not name its command, so it would not allow this call.",
+      );
     }
   });
 
