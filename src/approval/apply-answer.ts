@@ -2,18 +2,19 @@
  * Turns the operator's recorded answer into the pipeline's ApprovalAnswer,
  * carrying out what it asks for: a grant through the grant store (the same
  * file the grant gate reads), a rule through the rule editor. An answer that
- * does not fit the call (a prefix longer than the argv, a mode it does not
- * know), a rule other than the one the page showed, a grant or a rule for
- * an argv holding characters that do not show on screen (lasting-answers.ts:
- * whichever front door recorded it), or one that cannot be carried out allows
- * nothing.
+ * does not fit the call (a prefix longer than the argv or shorter than a file
+ * write's hold, a mode it does not know), a rule other than the one the page
+ * showed, a grant or a rule for an argv holding characters that do not show on
+ * screen, or one that cannot be carried out allows nothing. What fits is
+ * decided by lasting-answers.ts, as for the page and the terminal, whichever
+ * front door recorded the answer.
  */
 import type { Settings } from "../config/settings.js";
 import type { AddedRule, ApprovalAnswer, ApprovalRequest } from "../pipeline/gates.js";
 import type { ApprovalAnswerRecord } from "../state/approval-store.js";
 import { grantEvidence } from "../state/fingerprints.js";
 import { GrantStore, grantsFileOf } from "../state/grant-store.js";
-import { lastingAnswerRefusal } from "./lasting-answers.js";
+import { grantRefusal, lastingAnswerRefusal, lastingAnswersOf } from "./lasting-answers.js";
 import type { RuleOffer } from "./page-model.js";
 
 /** Adds Always allow / Always deny rules; the page offers only what `offers` returns. */
@@ -56,9 +57,9 @@ export async function applyAnswer(
     case "grant": {
       const count = answer.token_count ?? tokens.length;
       const mode = answer.mode ?? "exact";
-      if ((mode === "exact" && count !== tokens.length) || count < 1 || count > tokens.length) {
-        return refused("the operator's grant does not fit this call, so nothing was granted", by);
-      }
+      // The same decision as the page's offer and the terminal's check, on this server's own request (not the file's copy).
+      const misfit = grantRefusal(lastingAnswersOf({ tokens, hold: request.hold }), { mode, tokenCount: count });
+      if (misfit !== undefined) return refused(`the operator's grant does not fit this call, so nothing was granted: ${misfit}`, by);
       const minutes = answer.minutes ?? deps.settings.defaultGrantMinutes;
       try {
         const entry = await new GrantStore(grantsFileOf(request.provider, request.target)).add(mode, tokens.slice(0, count), minutes);

@@ -20,6 +20,7 @@ import { ApprovalStore, type ApprovalChange, type ApprovalRecord } from "../stat
 import { applyAnswer, type RuleEditor } from "./apply-answer.js";
 import { activeLeases, applyLeaseAnswer } from "./apply-lease-answer.js";
 import { renderLeasePage } from "./lease-page-html.js";
+import { recordedHold } from "./lasting-answers.js";
 import { leaseText } from "./lease-text.js";
 import type { PageAnswer, PageFrame, PageModel, RuleOffer } from "./page-model.js";
 import { callPageOffer, leasePageOffer, offerRefusal, type PageOffer } from "./page-offer.js";
@@ -121,6 +122,8 @@ export class PageApprover implements Approver {
             ...(target === undefined ? {} : { target: target.name }),
             argv: [...canonicalTokens],
             ...(description === undefined ? {} : { description }),
+            // The terminal admits the grants the page offers only if it knows the hold (lasting-answers.ts).
+            ...recordedHold(request.hold),
           },
         };
       },
@@ -241,7 +244,7 @@ export class PageApprover implements Approver {
     const rules = this.deps.rules.offers(request);
     const offer = callPageOffer({
       tokens: request.canonicalTokens,
-      minimumPrefix: request.minimumPrefix,
+      hold: request.hold,
       defaultMinutes: this.deps.settings.defaultGrantMinutes,
       rules,
     });

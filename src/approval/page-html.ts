@@ -90,6 +90,13 @@ export function pageHead(title: string, frame: PageFrame): string {
 `;
 }
 
+/** Why the prefix list starts above one token (a file write's hold, lasting-answers.ts), when it does: the terminal says the same. */
+function prefixFloor(offer: PageOffer): string {
+  const [first] = offer.prefixCounts;
+  if (first === undefined || offer.prefixFloorReason === undefined) return "";
+  return `\n<p class="disabled-why" id="prefix-floor">No prefix shorter than ${first} tokens: ${escapeHtml(offer.prefixFloorReason)}.</p>`;
+}
+
 /** The choices that last, a grant and the rules, or why none is offered. */
 function lastingChoices(model: PageModel, offer: PageOffer): string {
   if (offer.noLastingReason !== undefined) {
@@ -107,7 +114,7 @@ function lastingChoices(model: PageModel, offer: PageOffer): string {
     offer.prefixCounts.length === 0
       ? `<label><input type="radio" name="mode" value="prefix" disabled> a prefix: not offered, since ${escapeHtml(offer.noPrefixReason ?? "none fits this call")}</label>`
       : `<label><input type="radio" name="mode" value="prefix"> every argv starting with the first
-<select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>`;
+<select id="prefix-count" aria-label="prefix boundary (tokens)">${boundary}</select> token(s)</label>${prefixFloor(offer)}`;
   const { min, max, initial } = offer.minutes;
   return `<fieldset><legend>Allow for a while (a grant)</legend>
 <label><input type="radio" name="mode" value="exact" checked> exactly this argv</label>

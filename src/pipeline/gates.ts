@@ -6,6 +6,7 @@
  */
 import type { ProviderEntry, TargetEntry } from "../config/registry.js";
 import type { GrantSuggestions } from "../policy/grant-suggestion.js";
+import type { FileWriteHold } from "../policy/file-write-hold.js";
 
 /** Where in the pipeline a lease is checked (audit and error wording). */
 export type LeaseCheckpoint = "policy" | "before-env" | "after-auth" | "at-launch";
@@ -50,8 +51,11 @@ export interface ApprovalRequest {
   readonly reason: string;
   /** The narrowest grants that would allow the call (policy/grant-suggestion.ts, the one source). */
   readonly grants: GrantSuggestions;
-  /** A file write's hold (policy/file-write-hold.ts): a prefix grant covering fewer tokens would not allow the call, so none is offered. */
-  readonly minimumPrefix?: number;
+  /**
+   * A file write's (or read's) hold (policy/file-write-hold.ts): a prefix grant covering fewer than its
+   * `minimumPrefix` tokens would not allow the call, so no front door admits one (approval/lasting-answers.ts).
+   */
+  readonly hold?: FileWriteHold;
   readonly signal: AbortSignal;
 }
 

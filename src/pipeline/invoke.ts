@@ -160,7 +160,8 @@ async function stepAllow(
     return { ok: true, value: { askedHuman: false, decision: { result: "allow", ...fromPolicy(decision) } } };
   }
   const tokens = flattenCanonical(canonical);
-  const minimumPrefix = decision.result === "unresolved" ? decision.fileWrite?.minimumPrefix : undefined;
+  const hold = decision.result === "unresolved" ? decision.fileWrite : undefined;
+  const minimumPrefix = hold?.minimumPrefix;
   // A file write is held for grants as for accept rules: only a grant that names the writing command allows it.
   const grant = await deps.grants.find(call.provider, call.target, tokens, minimumPrefix);
   if (grant !== undefined) {
@@ -175,7 +176,7 @@ async function stepAllow(
     description: call.description,
     reason: decision.reason,
     grants,
-    ...(minimumPrefix === undefined ? {} : { minimumPrefix }),
+    ...(hold === undefined ? {} : { hold }),
     signal: call.signal,
   });
   if (answer.addedRule !== undefined) {

@@ -16,6 +16,7 @@
  * status: pending                 # pending | answered | expired | withdrawn
  * answer: {choice: once, channel: cli, by: alice, at: …}
  * lease: {minutes: 15, active: [{target: dev, expires_at: …}]}   # kind lease only
+ * hold: {minimum_prefix: 3, access: write}   # kind call, held for a local file write/read (policy/file-write-hold.ts)
  * server: {pid: 4242, started: "123456", namespace: "pid:[4026531836]"}   # the asking server (process-identity.ts)
  * ```
  *
@@ -31,6 +32,7 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
+import { HELD_ACCESSES } from "../policy/file-write-hold.js";
 import type { StateError } from "./errors.js";
 import { expiresAtSchema } from "./expiry.js";
 import { newPageSecret, pageSecretDigest, withPageSecret } from "./page-secret.js";
@@ -80,6 +82,12 @@ const recordSchema = z.strictObject({
       active: z.array(z.strictObject({ target: z.string().min(1).max(256), expires_at: expiresAtSchema })),
     })
     .optional(),
+  /**
+   * A call held for a local file write, read or plugin run (policy/file-write-hold.ts): no prefix grant shorter
+   * than `minimum_prefix` tokens is admitted (approval/lasting-answers.ts). Written by the server that asks, so
+   * the terminal refuses what the page does not offer; the server checks its own request again when it carries out the answer.
+   */
+  hold: z.strictObject({ minimum_prefix: z.int().min(1), access: z.enum(HELD_ACCESSES) }).optional(),
   /** The server that asks and waits: an answer is carried out only while it runs. Absent in files from before it was recorded. */
   server: z
     .strictObject({

@@ -6,8 +6,11 @@ import { mkdirSync, readdirSync, watch } from "node:fs";
 import { ApprovalStore, approvalsDir, type ApprovalRecord } from "../../src/state/approval-store.js";
 import { makeConfigTree } from "./config-tree.js";
 
-/** A config tree holding one pending call approval (id 0123456789abcdef, tool `rec`, an hour to go) with this argv. */
-export async function treeWithPendingCall(argv: readonly string[], description?: string): Promise<{ root: string; id: string }> {
+/**
+ * A config tree holding one pending call approval (id 0123456789abcdef, tool `rec`, an hour to go) with this argv,
+ * and `hold` as the server records a file write's hold (approval/lasting-answers.ts `recordedHold`).
+ */
+export async function treeWithPendingCall(argv: readonly string[], description?: string, hold?: ApprovalRecord["hold"]): Promise<{ root: string; id: string }> {
   const root = makeConfigTree({ "settings.yaml": 'version: "1"\n' });
   const id = "0123456789abcdef";
   const now = Date.now();
@@ -17,6 +20,7 @@ export async function treeWithPendingCall(argv: readonly string[], description?:
     tool: "rec",
     argv: [...argv],
     ...(description === undefined ? {} : { description }),
+    ...(hold === undefined ? {} : { hold }),
     page: "http://127.0.0.1:1/a/0123456789abcdef",
     page_secrets: [],
     created_at: new Date(now).toISOString(),

@@ -7,7 +7,7 @@
  * and records it in the audit log as answered through the CLI by this user.
  */
 import os from "node:os";
-import { lastingAnswerRefusal } from "../../approval/lasting-answers.js";
+import { grantRefusal, lastingAnswersOfRecord, type LastingAnswers } from "../../approval/lasting-answers.js";
 import { sanitiseDescription, visibleAscii, visibleJson } from "../../runtime/display-text.js";
 import { approvalOrphaned, ApprovalStore, APPROVAL_ID, orphanedDetail, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -41,9 +41,23 @@ function user(): string {
   }
 }
 
+/** What a call approval admits that outlasts it, as the page offers it (lasting-answers.ts); undefined for a lease request. */
+function lastingOf(record: ApprovalRecord): LastingAnswers | undefined {
+  return record.kind === "lease" ? undefined : lastingAnswersOfRecord(record);
+}
+
 /** Why this approval may be answered only once or denied (no grant, no rule), or undefined when it may be granted. */
 function onceOnlyReason(record: ApprovalRecord): string | undefined {
-  return record.kind === "lease" ? undefined : lastingAnswerRefusal(record.argv);
+  return lastingOf(record)?.noLastingReason;
+}
+
+/** The `--prefix N` a call approval admits, when a hold narrows it (a file write: from its command on, or none), in words; else undefined. */
+function prefixLimit(record: ApprovalRecord): string | undefined {
+  const lasting = lastingOf(record);
+  if (lasting === undefined || lasting.noLastingReason !== undefined) return undefined;
+  const [first] = lasting.prefixCounts;
+  if (first === undefined) return `no --prefix grant (--exact only): ${lasting.noPrefixReason ?? "none fits this call"}`;
+  return lasting.prefixFloorReason === undefined ? undefined : `--prefix ${first} to ${lasting.tokenCount} only: ${lasting.prefixFloorReason}`;
 }
 
 function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undefined) {
@@ -60,6 +74,8 @@ function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undef
     lease: record.lease ?? null,
     orphaned,
     once_only: onceOnlyReason(record) ?? null,
+    prefix_counts: lastingOf(record)?.prefixCounts ?? [],
+    prefix_limit: prefixLimit(record) ?? null,
   };
 }
 
@@ -68,11 +84,12 @@ function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undef
  * file, is printed with every character outside printable ASCII as `\u{…}` (as
  * on the approval page), the description sanitised as in the tool's field; an
  * argv with characters that do not show on screen says it can be allowed once
- * only (lasting-answers.ts).
+ * only, a held file write from which `--prefix` on (lasting-answers.ts).
  */
 function listText(record: ApprovalRecord, orphaned: boolean, url: string | undefined): string[] {
   const description = sanitiseDescription(record.description);
   const onceOnly = onceOnlyReason(record);
+  const limit = prefixLimit(record);
   return [
     `${record.id}  ${record.kind === "lease" ? "lease " : ""}${visibleAscii(record.tool)}${record.target === undefined ? "" : ` ${visibleAscii(record.target)}`}  until ${record.expires_at}`,
     ...(orphaned ? [`  ORPHANED: the server that asked (pid ${record.server?.pid ?? 0}) is no longer running; this request cannot be answered`] : []),
@@ -83,6 +100,7 @@ function listText(record: ApprovalRecord, orphaned: boolean, url: string | undef
         ]),
     `  argv: ${visibleJson(record.argv)}`,
     ...(onceOnly === undefined ? [] : [`  once only (no --for grant, no rule): ${onceOnly}`]),
+    ...(limit === undefined ? [] : [`  ${limit}`]),
     ...(description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(description)}`]),
     ...(url === undefined ? [] : [`  page (opens once, in one browser): ${visibleAscii(url)}`]),
   ];
@@ -122,19 +140,21 @@ function approveLease(options: ApproveOptions): Omit<ApprovalAnswerRecord, "at" 
 }
 
 /**
- * The answer `approve` records for these options. A grant for an argv holding
- * characters that do not show on screen is refused here, with the argv
- * escaped, as the page offers none (lasting-answers.ts); once is still allowed.
+ * The answer `approve` records for these options. A grant the page would not
+ * offer is refused here, before anything is recorded, by the page's own
+ * decision (lasting-answers.ts): any grant for an argv holding characters that
+ * do not show on screen (with the argv escaped; once is still allowed), and a
+ * prefix grant shorter than a file write's command (with the minimum and why).
  */
 function approveAnswer(options: ApproveOptions, record: ApprovalRecord): Omit<ApprovalAnswerRecord, "at" | "channel" | "by"> {
   if (options.add === true) throw new OperatorError("--add answers a lease request only; this approval asks about a call");
   const granting = options.for !== undefined || options.exact === true || options.prefix !== undefined;
   if (!granting) return { choice: "once" };
   if (options.once === true) throw new OperatorError("--once allows this call only: leave out --for, --exact and --prefix, or leave out --once");
-  const noLasting = lastingAnswerRefusal(record.argv);
-  if (noLasting !== undefined) {
+  const lasting = lastingAnswersOfRecord(record);
+  if (lasting.noLastingReason !== undefined) {
     throw new OperatorError(
-      `no grant for the argv ${visibleJson(record.argv)}: ${noLasting} (torii approvals approve ${record.id} --once, or torii approvals deny ${record.id})`,
+      `no grant for the argv ${visibleJson(record.argv)}: ${lasting.noLastingReason} (torii approvals approve ${record.id} --once, or torii approvals deny ${record.id})`,
     );
   }
   const argvLength = record.argv.length;
@@ -142,7 +162,14 @@ function approveAnswer(options: ApproveOptions, record: ApprovalRecord): Omit<Ap
   if (options.exact === true && options.prefix !== undefined) throw new OperatorError("give one of --exact and --prefix N, not both");
   const minutes = parseWholeNumber(options.for, "--for", 1, MAX_MINUTES);
   if (options.prefix === undefined) return { choice: "grant", mode: "exact", token_count: argvLength, minutes };
-  return { choice: "grant", mode: "prefix", token_count: parseWholeNumber(options.prefix, "--prefix", 1, argvLength), minutes };
+  const count = parseWholeNumber(options.prefix, "--prefix", 1, argvLength);
+  const refusal = grantRefusal(lasting, { mode: "prefix", tokenCount: count });
+  if (refusal !== undefined) {
+    throw new OperatorError(
+      `--prefix ${count} refused, nothing was recorded: ${refusal} (torii approvals approve ${record.id} --for ${minutes} --exact grants this argv only)`,
+    );
+  }
+  return { choice: "grant", mode: "prefix", token_count: count, minutes };
 }
 
 async function answer(id: string, options: JsonOption, make: (record: ApprovalRecord) => Omit<ApprovalAnswerRecord, "at" | "channel" | "by">): Promise<number> {

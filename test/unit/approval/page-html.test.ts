@@ -54,18 +54,25 @@ describe("the page renders its offer, the one the server checks answers against"
   test("the prefix boundaries listed are the offer's: every one from a file write's hold to the whole argv", () => {
     const tokens = ["cp", "pod:/etc/x", "/tmp/x", "--retries", "3"];
     for (const minimumPrefix of [undefined, 3]) {
-      const offer = callPageOffer({ tokens, minimumPrefix, defaultMinutes: 20, rules: [] });
+      const hold = minimumPrefix === undefined ? undefined : { minimumPrefix, access: "write" as const };
+      const offer = callPageOffer({ tokens, hold, defaultMinutes: 20, rules: [] });
       expect(offered(renderPage(callModel(tokens, offer), FRAME))).toEqual({
         prefixCounts: minimumPrefix === undefined ? [1, 2, 3, 4, 5] : [3, 4, 5],
         minutes: [1, 1440, 20],
         prefixDisabled: false,
       });
       expect(offer.prefixCounts).toEqual(minimumPrefix === undefined ? [1, 2, 3, 4, 5] : [3, 4, 5]);
+      const floor = /id="prefix-floor">([^<]*)</u.exec(renderPage(callModel(tokens, offer), FRAME))?.[1];
+      expect(floor).toBe(
+        minimumPrefix === undefined
+          ? undefined
+          : "No prefix shorter than 3 tokens: the call writes a local file, and a prefix grant of fewer tokens would not name its command, so it would not allow this call.",
+      );
     }
   });
 
   test("a file write no prefix grant can name gets no prefix choice, and the offer holds none", () => {
-    const offer = callPageOffer({ tokens: ["a", "b"], minimumPrefix: 3, defaultMinutes: 20, rules: [] });
+    const offer = callPageOffer({ tokens: ["a", "b"], hold: { minimumPrefix: 3, access: "write" }, defaultMinutes: 20, rules: [] });
     expect(offer.prefixCounts).toEqual([]);
     expect(offered(renderPage(callModel(["a", "b"], offer), FRAME))).toMatchObject({ prefixCounts: [], prefixDisabled: true });
     expect(offer.noPrefixReason).toMatch(/writes a local file/);

@@ -369,7 +369,7 @@ describe("an answer chooses only what the page offered", () => {
   test("a prefix shorter than the file-write hold, an exact grant of another length, an unoffered rule or a lease choice is refused before anything is recorded", async () => {
     const offer = callPageOffer({
       tokens: ["cp", "pod:/x", "/tmp/x", "y"],
-      minimumPrefix: 3,
+      hold: { minimumPrefix: 3, access: "write" },
       defaultMinutes: 15,
       rules: [{ effect: "accept", rule: "/^x$/", scope: "", file: "rules.yaml", alsoAffects: [], disabledReason: "a deny wins" }],
     });
