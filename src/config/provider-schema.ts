@@ -401,10 +401,21 @@ const authSchema = z
 /**
  * `runtime.fixed_env`: values set in every child of the provider. PATH and
  * PATHEXT are refused: Torii computes them from the trusted search path.
+ *
+ * A name may hold `-`: knack-based CLIs (az) read a configuration option
+ * `[section] option` from `AZURE_<SECTION>_<OPTION>`, and options such as
+ * `defaults.sql-server` keep their `-` there. A name may end in `{USER}`,
+ * which stands for the child's user name as Python's `getpass.getuser()` finds
+ * it, upper-cased (src/runtime/child-env.ts, `USER_NAME_PLACEHOLDER`): az keys
+ * its per-user `[local_context] <user>` switch on that name. A value may be
+ * empty: an empty `AZURE_DEFAULTS_<KEY>` is how az is told "no default".
  */
 const fixedEnvSchema = z.record(
-  envVarNameSchema.refine((name) => !["PATH", "PATHEXT"].includes(name.toUpperCase()), { error: "PATH and PATHEXT are computed by Torii, not fixed" }),
-  singleLineSchema(),
+  z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_-]*(?:\{USER\})?$/, { error: "must be an environment variable name ([A-Za-z_][A-Za-z0-9_-]*), optionally ending in {USER}" })
+    .refine((name) => !["PATH", "PATHEXT"].includes(name.toUpperCase()), { error: "PATH and PATHEXT are computed by Torii, not fixed" }),
+  z.union([z.literal(""), singleLineSchema()]),
 );
 
 /**

@@ -15,7 +15,9 @@
  *    whatever a `.env` says: the bundled Python CLIs' `PYTHONSAFEPATH=1` (a
  *    Python started with `-m` or `-c`, as az runs `python -m pip`, would
  *    otherwise put the working directory, the agent's project, first on its
- *    module search path), az's `AZURE_EXTENSION_USE_DYNAMIC_INSTALL=no`;
+ *    module search path), az's `AZURE_EXTENSION_USE_DYNAMIC_INSTALL=no`; a
+ *    name ending in `{USER}` ends instead in the child's user name
+ *    (childUserName), so az's per-user `AZURE_LOCAL_CONTEXT_<USER>` can be fixed;
  * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
  * 5. with PATH reduced to the directories executable lookup searches (absolute
  *    entries only, never the working directory or Torii's own: search-path.ts),
@@ -160,6 +162,8 @@ export interface ChildEnvInput extends SearchPathContext {
   readonly targetEnv?: ReadonlyMap<string, string>;
   /** The provider's `runtime.fixed_env`; applied after every `.env` layer, before `pinned`. */
   readonly fixedEnv?: Readonly<Record<string, string>>;
+  /** The account's name, for a `{USER}` name when the environment names no user (os.userInfo); asked only then. */
+  readonly accountName?: () => string | undefined;
   /** The provider's `auth.removed_env`: names, or `NAME_*` prefixes, removed from the server's variables only. */
   readonly removedEnv: readonly string[];
   /** Values the broker owns; applied last, never removed. */
@@ -194,14 +198,71 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   for (const layer of layers) {
     for (const [name, value] of layer ?? []) set(checkedName(name), checkedValue(name, value));
   }
-  for (const values of [input.fixedEnv, input.pinned]) {
-    for (const [name, value] of Object.entries(values ?? {})) set(checkedName(name), checkedValue(name, value));
+  const fixed = Object.entries(input.fixedEnv ?? {});
+  for (const values of [fixed.filter(([name]) => !name.endsWith(USER_NAME_PLACEHOLDER)), Object.entries(input.pinned ?? {})]) {
+    for (const [name, value] of values) set(checkedName(name), checkedValue(name, value));
   }
+  setPerUserVariables(
+    fixed.filter(([name]) => name.endsWith(USER_NAME_PLACEHOLDER)),
+    merged,
+    input,
+    fold,
+  );
   restrictSearchVariables(merged, input, fold);
 
   const env = Object.create(null) as Record<string, string>;
   for (const [name, value] of merged.values()) env[name] = value;
   return env;
+}
+
+/** A `fixed_env` name ending in this ends in the child's user name instead (setPerUserVariables). */
+export const USER_NAME_PLACEHOLDER = "{USER}";
+
+/**
+ * The variables Python's `getpass.getuser()` reads, in its order: the first
+ * one set and non-empty names the user; without one it asks the password
+ * database (the account's name).
+ */
+const PYTHON_USER_VARIABLES: readonly string[] = Object.freeze(["LOGNAME", "USER", "LNAME", "USERNAME"]);
+
+/**
+ * The user name the child's Python sees: the first non-empty of LOGNAME, USER,
+ * LNAME, USERNAME in the child's environment, else the account's name.
+ * azure-cli names the per-user switch of its working-directory "local
+ * context" after it (`[local_context] <user>`, read from
+ * `AZURE_LOCAL_CONTEXT_<USER>` first), so Torii must name the same user.
+ */
+export function childUserName(lookup: (name: string) => string | undefined, accountName: (() => string | undefined) | undefined): string | undefined {
+  for (const name of PYTHON_USER_VARIABLES) {
+    const value = lookup(name);
+    if (value !== undefined && value !== "") return value;
+  }
+  return accountName?.();
+}
+
+/**
+ * Sets each `fixed_env` entry whose name ends in `{USER}` under that name with
+ * the child's user name, upper-cased as knack spells a configuration option's
+ * variable (`AZURE_<SECTION>_<OPTION>`, option `.upper()`). A pinned value of
+ * the same name still wins. Without a user name there is nothing to name: the
+ * child's Python finds none either, and azure-cli then keeps local context off.
+ */
+function setPerUserVariables(
+  entries: readonly (readonly [string, string])[],
+  merged: Map<string, readonly [string, string]>,
+  input: ChildEnvInput,
+  fold: (name: string) => string,
+): void {
+  if (entries.length === 0) return;
+  const user = childUserName((name) => merged.get(fold(name))?.[1], input.accountName);
+  if (user === undefined || user === "") return;
+  const pinned = new Set(Object.keys(input.pinned ?? {}).map(fold));
+  for (const [template, value] of entries) {
+    const name = checkedName(template.slice(0, -USER_NAME_PLACEHOLDER.length) + user.toUpperCase());
+    if (pinned.has(fold(name))) continue;
+    merged.delete(fold(name));
+    merged.set(fold(name), [name, checkedValue(name, value)]);
+  }
 }
 
 /** The inheritable variables of a frozen server environment (the server's copy: mcp/call-path.ts), by platform: computed once. */

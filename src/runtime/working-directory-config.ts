@@ -8,6 +8,9 @@
  * left out, so a planted file chooses the resource group a call acts on. No
  * variable switches that lookup off, so a provider names such files
  * (`runtime.working_directory_config`) and a call is refused while one exists.
+ * For az this is defence in depth: its `runtime.fixed_env` fixes the
+ * `AZURE_DEFAULTS_<KEY>` variables empty, which knack reads before any file
+ * (docs/environment.md); the check is the only guard for a key that list misses.
  *
  * The walk stops below the child's HOME: files there and above it (az's own
  * `~/.azure/config`) are the operator's, and az stops there too when its
@@ -17,7 +20,8 @@
  * counts as present: fail closed.
  *
  * Residual: the check runs when the call is planned; a file written between
- * the check and the CLI's own start is read (docs/environment.md).
+ * the check and the CLI's own start is read (for az, only for a `[defaults]`
+ * key its fixed_env does not name: docs/environment.md).
  */
 import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";

@@ -524,9 +524,14 @@ describe("provider.yaml: runtime", () => {
 
   it("reads runtime.fixed_env and refuses PATH, PATHEXT, bad names and multi-line values", () => {
     expect(load("runtime:", "  fixed_env: {PYTHONSAFEPATH: '1'}").runtime?.fixed_env).toEqual({ PYTHONSAFEPATH: "1" });
-    for (const entry of ["{PATH: /bin}", "{Pathext: .EXE}", "{'A-B': x}", '{A: "x\\ny"}']) {
+    for (const entry of ["{PATH: /bin}", "{Pathext: .EXE}", "{'A=B': x}", "{'-A': x}", "{'A{USER}B': x}", "{'{USER}': x}", '{A: "x\\ny"}']) {
       expect(() => load("runtime:", `  fixed_env: ${entry}`), entry).toThrow(/fixed_env/);
     }
+  });
+
+  it("reads runtime.fixed_env names with `-` (knack's AZURE_DEFAULTS_SQL-SERVER) or ending in {USER}, and empty values", () => {
+    const fixed = { "AZURE_DEFAULTS_SQL-SERVER": "", "AZURE_LOCAL_CONTEXT_{USER}": "off", AZURE_DEFAULTS_GROUP: "" };
+    expect(load("runtime:", `  fixed_env: ${JSON.stringify(fixed)}`).runtime?.fixed_env).toEqual(fixed);
   });
 
   it("reads runtime.working_directory_config and refuses absolute or escaping paths", () => {

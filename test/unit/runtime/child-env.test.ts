@@ -243,6 +243,35 @@ describe("buildChildEnv: layering", () => {
     expect({ ...child }).toEqual({ PATH: "/bin", PYTHONSAFEPATH: "1", AZURE_EXTENSION_USE_DYNAMIC_INSTALL: "no", AWS_PROFILE: "pinned" });
   });
 
+  it("names a fixed_env {USER} variable after the user getpass.getuser() finds: LOGNAME, USER, LNAME, USERNAME, then the account", () => {
+    const fixedEnv = { "AZURE_LOCAL_CONTEXT_{USER}": "off" };
+    const perUser = (child: Record<string, string>) => Object.keys(child).filter((name) => name.startsWith("AZURE_LOCAL_CONTEXT_"));
+    expect(perUser(build({ serverEnv: { LOGNAME: "alice", USER: "bob" }, fixedEnv }))).toEqual(["AZURE_LOCAL_CONTEXT_ALICE"]);
+    expect(perUser(build({ serverEnv: { LOGNAME: "", USER: "bob" }, fixedEnv }))).toEqual(["AZURE_LOCAL_CONTEXT_BOB"]);
+    expect(perUser(build({ serverEnv: { USER: "bob" }, targetEnv: env({ LNAME: "carol", LOGNAME: "dave.x" }), fixedEnv }))).toEqual([
+      "AZURE_LOCAL_CONTEXT_DAVE.X",
+    ]);
+    expect(perUser(build({ targetEnv: env({ LNAME: "carol", USERNAME: "erin" }), fixedEnv }))).toEqual(["AZURE_LOCAL_CONTEXT_CAROL"]);
+    expect(perUser(build({ fixedEnv, accountName: () => "frank" }))).toEqual(["AZURE_LOCAL_CONTEXT_FRANK"]);
+    expect(perUser(build({ fixedEnv }))).toEqual([]);
+  });
+
+  it("sets a {USER} variable over a .env value of the same name; a pinned value still wins", () => {
+    const fixedEnv = { "AZURE_LOCAL_CONTEXT_{USER}": "off" };
+    expect(build({ serverEnv: { LOGNAME: "alice" }, targetEnv: env({ AZURE_LOCAL_CONTEXT_ALICE: "on" }), fixedEnv }).AZURE_LOCAL_CONTEXT_ALICE).toBe("off");
+    expect(build({ serverEnv: { LOGNAME: "alice" }, fixedEnv, pinned: { AZURE_LOCAL_CONTEXT_ALICE: "pinned" } }).AZURE_LOCAL_CONTEXT_ALICE).toBe("pinned");
+  });
+
+  it("on Windows a {USER} variable replaces a .env spelling of another case", () => {
+    const child = build({
+      platform: "win32",
+      serverEnv: { USERNAME: "Alice" },
+      targetEnv: env({ azure_local_context_alice: "on" }),
+      fixedEnv: { "AZURE_LOCAL_CONTEXT_{USER}": "off" },
+    });
+    expect(Object.entries(child).filter(([name]) => name.toUpperCase().startsWith("AZURE_LOCAL_CONTEXT_"))).toEqual([["AZURE_LOCAL_CONTEXT_ALICE", "off"]]);
+  });
+
   it("returns a null-prototype object, so __proto__ is an ordinary variable and pollution cannot leak", () => {
     const child = build({
       providerEnv: new Map([
