@@ -11,7 +11,10 @@
  * - the listing and the order of its entries: the directory's own identity and
  *   change times (an entry added, removed, renamed or replaced changes them);
  * - each sampled file's content and kind: its identity, size and change times
- *   (a rewrite in place changes them; `touch -d` cannot set the ctime back);
+ *   (a rewrite in place changes them; `touch -d` cannot set the ctime back).
+ *   Not a write through a shared memory map, which may leave them as they were
+ *   until the page is written back: whoever can write a file in a trusted shims
+ *   directory can put any program in a shim the sample never reads anyway;
  * - where the directory really is: its real path, resolved again each call.
  *
  * Remembered only when that is all it depends on: not when a sampled entry is

@@ -6,11 +6,11 @@
  * credential layers, minus `removed_env`, plus the provider's `fixed_env` and
  * pinned values.
  */
-import { userInfo } from "node:os";
 import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
 import { searchTrust } from "../config/search-trust.js";
 import { pinVersionManagers, VersionPinError, type PinnedChild } from "../config/version-pin.js";
+import { accountName } from "../runtime/account-name.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
@@ -73,21 +73,6 @@ export function childEnvOf(
     accountName,
     pinned,
   });
-}
-
-/** The account's name as the password database has it (what Python's getpass falls back to), looked up once; none when it cannot be read. */
-let accountNameLookup: { readonly name: string | undefined } | undefined;
-function accountName(): string | undefined {
-  if (accountNameLookup === undefined) {
-    let name: string | undefined;
-    try {
-      name = userInfo().username;
-    } catch {
-      name = undefined;
-    }
-    accountNameLookup = { name };
-  }
-  return accountNameLookup.name;
 }
 
 /** A fresh search trust for one computation, with the operator's trusted directories. */

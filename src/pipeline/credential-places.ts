@@ -12,6 +12,7 @@
 import os from "node:os";
 import path from "node:path";
 import { isStoreVariable, type CredentialPlaces } from "../policy/grammar/credential-places.js";
+import { accountName } from "../runtime/account-name.js";
 import type { ChildPlanDeps } from "./child-plan.js";
 import type { ProviderCall } from "./provider-call.js";
 
@@ -50,22 +51,7 @@ export function credentialPlacesFor(inputs: PlaceInputs): CredentialPlaces {
   const config = value("XDG_CONFIG_HOME");
   const xdg = config === undefined ? [] : [paths.join(config, "gcloud"), paths.join(config, "torii")];
   const stores = unique([inputs.root, inputs.kubeconfig, ...named, ...roaming, ...xdg]).filter((store) => paths.isAbsolute(store));
-  return { homes, cwd: inputs.cwd, userName: userName(), stores, variables, hostNames: [os.hostname()] };
-}
-
-let accountName: { readonly name: string | undefined } | undefined;
-
-/** The account's name, looked up once (it cannot change while the process runs). */
-function userName(): string | undefined {
-  if (accountName === undefined) {
-    try {
-      accountName = { name: os.userInfo().username };
-    } catch {
-      // No passwd entry for this uid: every `~name` is then another user's home (refused).
-      accountName = { name: undefined };
-    }
-  }
-  return accountName.name;
+  return { homes, cwd: inputs.cwd, userName: accountName(), stores, variables, hostNames: [os.hostname()] };
 }
 
 function unique(values: readonly (string | undefined)[]): string[] {
