@@ -98,7 +98,7 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   }
   const pinned: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, env);
   const pinnedVariables: string[] = [];
-  // Pins `found` unless the operator's `.env` already did; the problem when its global choice cannot be read.
+  // Pins `found` unless the operator's `.env` already did; the problem when it runs a hook it does not ship or its global choice cannot be read.
   const pin = (found: VersionManager): string | undefined => {
     if (found.kind === "unpinnable") return `${found.name} is not pinned`;
     // Its hooks run whoever set the variable: an operator's own pin does not bind them either.
