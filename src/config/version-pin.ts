@@ -18,7 +18,8 @@
  * A manager Torii cannot pin (asdf, mise, volta) is refused when it is the
  * program itself, and its shims directory is taken off the child's PATH; so is
  * the directory of a manager whose global file is missing (rustup), untrusted
- * or malformed, when it is not the program itself (then the call fails).
+ * or malformed, or that would source a hook it does not ship (version-hooks.ts),
+ * when it is not the program itself (then the call fails).
  * An override variable the operator's `.env` set is kept: it is the
  * operator's choice, and the server's own environment never passes one.
  */
@@ -26,6 +27,7 @@ import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, st
 import path from "node:path";
 import { parse } from "smol-toml";
 import { UnchangedSamples } from "./unchanged-sample.js";
+import { unknownHookProblem } from "./version-hooks.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
 
@@ -96,9 +98,12 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   }
   const pinned: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, env);
   const pinnedVariables: string[] = [];
-  // Pins `found` unless the operator's `.env` already did; the problem when its global choice cannot be read.
+  // Pins `found` unless the operator's `.env` already did; the problem when it runs a hook it does not ship or its global choice cannot be read.
   const pin = (found: VersionManager): string | undefined => {
     if (found.kind === "unpinnable") return `${found.name} is not pinned`;
+    // Its hooks run whoever set the variable: an operator's own pin does not bind them either.
+    const hook = found.kind === "env-family" ? unknownHookProblem(found, pinned, context) : undefined;
+    if (hook !== undefined) return hook;
     const name = overrideVariable(found);
     if (variableKey(pinned, name, windows) !== undefined) return undefined;
     const value = globalChoice(found, pinned, context);
@@ -141,7 +146,7 @@ function installedManagers(env: Readonly<Record<string, string>>, context: Searc
   for (const name of ENV_FAMILY_NAMES) {
     const root = path.join(home, `.${name}`);
     if (statOnce(path.join(root, "shims"), context.trust)?.isDirectory() === true)
-      found.push({ kind: "env-family", name, root, versionVariable: `${name.toUpperCase()}_VERSION` });
+      found.push({ kind: "env-family", name, root, program: path.join(root, "libexec", name), versionVariable: `${name.toUpperCase()}_VERSION` });
   }
   const rustupHome = env[variableKey(env, "RUSTUP_HOME", windows) ?? ""] ?? path.join(home, ".rustup");
   if (path.isAbsolute(rustupHome) && statOnce(path.join(rustupHome, "settings.toml"), context.trust)?.isFile() === true) found.push({ kind: "rustup" });

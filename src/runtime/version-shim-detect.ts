@@ -25,6 +25,8 @@ export interface EnvFamilyManager {
   readonly name: string;
   /** The manager's root (`PYENV_ROOT`), absolute. */
   readonly root: string;
+  /** The manager's own program the shim runs (`<install>/libexec/<name>`), absolute: its install's hooks are sourced too. */
+  readonly program: string;
   /** The variable that overrides every version file: `PYENV_VERSION`, … */
   readonly versionVariable: string;
 }
@@ -87,7 +89,7 @@ function envFamily(head: string, program: string, name: string): EnvFamilyManage
   const exported = ENV_FAMILY_ROOT.exec(head);
   // The shim exports the root it was written for; without that line the program sits in <root>/libexec.
   const root = exported !== null && exported[1] === upper ? (exported[2] ?? "") : path.posix.dirname(path.posix.dirname(program));
-  return { kind: "env-family", name, root, versionVariable: `${upper}_VERSION` };
+  return { kind: "env-family", name, root, program, versionVariable: `${upper}_VERSION` };
 }
 
 /** What an rbenv-family global file (`<root>/version`) names: a version, nothing (the `system` program), or a word the manager refuses. */

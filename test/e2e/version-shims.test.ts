@@ -10,6 +10,8 @@
  * the marker never appears; so does a hard-linked proxy reached through a link
  * from another directory, with rustup's directory off PATH (recognised by the
  * rustup beside its real path). A rustup proxy's `+toolchain` argument is refused.
+ * A hook pyenv would source in the shim's run and does not ship (here from the
+ * operator's `PYENV_HOOK_PATH`) fails the call, and the hook never runs.
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -50,6 +52,7 @@ const rustupLinkable = rustup && statSync(realpathSync(path.join(CARGO_BIN, "rus
 
 let work: string;
 let marker: string;
+let hookMarker: string;
 let session: McpSession;
 let linkedSession: McpSession | undefined;
 
@@ -62,6 +65,13 @@ beforeAll(async () => {
   writeExecutable(path.join(toolchain, "bin", "rustc"), `#!/bin/sh\necho planted > '${marker}'\necho PLANTED\n`);
   writeFileSync(path.join(work, "rust-toolchain.toml"), `[toolchain]\npath = "${toolchain}"\n`);
   writeFileSync(path.join(work, ".python-version"), `${versions?.planted ?? "3.12.1"}\n`);
+  // A hook directory the operator's .env names (PYENV_HOOK_PATH): its exec hook, as rbenv-vars' does, reads a file of
+  // the working directory; here it writes a marker when pyenv sources it.
+  hookMarker = path.join(base, "hook-ran");
+  const hooks = path.join(base, "operator-hooks");
+  mkdirSync(path.join(hooks, "exec"), { recursive: true });
+  writeFileSync(path.join(hooks, "exec", "project-vars.bash"), `if [ -f .project-vars ]; then echo ran > '${hookMarker}'; fi\n`);
+  writeFileSync(path.join(work, ".project-vars"), "PYTHONSTARTUP=planted.py\n");
   // Programs outside the project that look a shim up through their own PATH, as a CLI runs `python3` or cargo runs `rustc`.
   const tools = path.join(base, "tools");
   writeExecutable(path.join(tools, "py-inside"), '#!/bin/sh\nexec python3 "$@"\n');
@@ -82,6 +92,9 @@ beforeAll(async () => {
     "providers/aws/rules.yaml": ACCEPT_ALL,
     "providers/python3/provider.yaml": provider("python3", "python3"),
     "providers/python3/rules.yaml": ACCEPT_ALL,
+    "providers/python3hooked/provider.yaml": provider("python3hooked", "python3"),
+    "providers/python3hooked/rules.yaml": ACCEPT_ALL,
+    "providers/python3hooked/.env": `PYENV_HOOK_PATH=${hooks}\n`,
     "providers/pyinside/provider.yaml": provider("pyinside", path.join(tools, "py-inside")),
     "providers/pyinside/rules.yaml": ACCEPT_ALL,
     "providers/rustc/provider.yaml": provider("rustc", "rustc"),
@@ -119,6 +132,15 @@ describe.skipIf(versions === undefined)("pyenv: a .python-version in the working
       expect(outcome.execution?.exit_code).toBe(0);
     },
   );
+
+  test("a hook pyenv would source in the shim's run, from a directory of the operator's PYENV_HOOK_PATH, fails the call before anything runs", async () => {
+    const outcome = outcomeOf(await session.call("python3hooked", { args: ["--version"] }));
+    expect(outcome.execution).toBeUndefined();
+    expect(outcome.error).toMatch(
+      /python3 is a shim of pyenv.*its exec hook project-vars\.bash in a directory of `\$PYENV_HOOK_PATH` is none that pyenv ships/u,
+    );
+    expect(existsSync(hookMarker)).toBe(false);
+  });
 
   test("the shim a program finds through its own PATH runs the global version too", async () => {
     const outcome = outcomeOf(await session.call("pyinside", { args: ["--version"] }));

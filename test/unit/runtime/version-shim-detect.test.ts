@@ -32,6 +32,7 @@ describe("the rbenv family (pyenv, rbenv, nodenv, goenv)", () => {
       kind: "env-family",
       name,
       root,
+      program: `${root}/libexec/${name}`,
       versionVariable: `${name.toUpperCase()}_VERSION`,
     });
   });
