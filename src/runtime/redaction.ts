@@ -3,7 +3,8 @@
  * a credential source (`.env` files, stored `environment` fields) is replaced
  * by `[redacted:NAME]` wherever it shows up in text Torii hands on — the
  * child's output, error messages and audit records. One redactor per call,
- * used for all three, so they cannot disagree.
+ * used for all three, so they cannot disagree; the compiled patterns of a
+ * recent set of values are kept for the next call with the same values.
  *
  * Each value is searched in the spellings a CLI commonly prints it in
  * (secret-forms.ts): one pattern in which every character may appear as
@@ -23,7 +24,7 @@
 import { normalisedView } from "./normalised-view.js";
 import { blobForms } from "./secret-forms.js";
 import { SpellingAutomaton } from "./spelling-automaton.js";
-import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern } from "./spelling-matcher.js";
+import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern, type SpellingSet } from "./spelling-matcher.js";
 import { searchSpellings } from "./spelling-search.js";
 
 export type { Span } from "./spelling-matcher.js";
@@ -91,20 +92,11 @@ export function completed<T>(work: Generator<void, T, void>): T {
 
 /** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH are ignored. */
 export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
-  const spelled = new Map<string, SpellingPattern>();
-  const fixed = new Map<string, SpellingPattern>();
-  for (const secret of secrets) {
-    // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-    if (secret.value.length < MIN_REDACTED_LENGTH || spelled.has(secret.value)) continue;
-    const marker = redactionMarker(secret.name);
-    spelled.set(secret.value, compileSpellings(secret.value, marker));
-    for (const text of blobForms(secret.value)) {
-      if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
-    }
-  }
-  if (spelled.size === 0) return NO_REDACTION;
-  // The fixed forms are patterns too: one search finds every form of every value.
-  const set = spellingSet([...spelled.values(), ...fixed.values()]);
+  const compiled = compiledSet([...secrets]);
+  if (compiled === undefined) return NO_REDACTION;
+  const set: SpellingSet = compiled;
+  // Each redactor builds its own DFA: a state is an index into its tables, which a search in
+  // another call's slices could drop and rebuild (spelling-automaton.ts) under this one's feet.
   let automaton: SpellingAutomaton | undefined;
   function* search(text: string, cut: boolean, found: Span[]): Generator<void, void, void> {
     // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
@@ -129,6 +121,47 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     redact: (text, options = {}) => replaceSpans(text, completed(spans(text, options.cut === true))),
     spans,
   };
+}
+
+/**
+ * The patterns of recent secret sets, by the secrets in order (names and values):
+ * a server's calls inject the same `.env` values call after call, and compiling
+ * every spelling and fixed form of each value cost about 25-60 µs of CPU per value
+ * and call. Patterns are immutable; the DFA built over them is not, and is not kept.
+ */
+const recentSets = new Map<string, SpellingSet | undefined>();
+/** Sets kept: a server's providers and targets have a few distinct `.env` combinations. */
+const RECENT_SETS = 8;
+
+function compiledSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
+  const key = JSON.stringify(secrets.map(({ name, value }) => [name, value]));
+  if (recentSets.has(key)) {
+    const set = recentSets.get(key);
+    // Most recently used last: the oldest is the first dropped.
+    recentSets.delete(key);
+    recentSets.set(key, set);
+    return set;
+  }
+  const set = compileSet(secrets);
+  if (recentSets.size >= RECENT_SETS) recentSets.delete(recentSets.keys().next().value as string);
+  recentSets.set(key, set);
+  return set;
+}
+
+function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
+  const spelled = new Map<string, SpellingPattern>();
+  const fixed = new Map<string, SpellingPattern>();
+  for (const secret of secrets) {
+    // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
+    if (secret.value.length < MIN_REDACTED_LENGTH || spelled.has(secret.value)) continue;
+    const marker = redactionMarker(secret.name);
+    spelled.set(secret.value, compileSpellings(secret.value, marker));
+    for (const text of blobForms(secret.value)) {
+      if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+    }
+  }
+  // The fixed forms are patterns too: one search finds every form of every value.
+  return spelled.size === 0 ? undefined : spellingSet([...spelled.values(), ...fixed.values()]);
 }
 
 /** Replaces the union of the spans; overlapping spans become one marker (the earliest one's). */
