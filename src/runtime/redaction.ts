@@ -128,6 +128,8 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
  * a server's calls inject the same `.env` values call after call, and compiling
  * every spelling and fixed form of each value cost about 25-60 µs of CPU per value
  * and call. Patterns are immutable; the DFA built over them is not, and is not kept.
+ * The kept sets hold the values in memory between calls, as the server's own
+ * memory held them during one: whoever can read it can read the `.env` files too.
  */
 const recentSets = new Map<string, SpellingSet | undefined>();
 /** Sets kept: a server's providers and targets have a few distinct `.env` combinations. */
