@@ -7,7 +7,7 @@
  * inherit anything from it.
  */
 import { describe, expect, test } from "vitest";
-import { completed, createRedactor, replaceSpans, type SecretValue } from "../../../src/runtime/redaction.js";
+import { createRedactor, replaceSpans, type SecretValue, type Span } from "../../../src/runtime/redaction.js";
 
 const SECRETS: readonly SecretValue[] = [
   { name: "API_TOKEN", value: "sk_live_9f8e7d6c5b4a3f2e1d0c" },
@@ -40,7 +40,7 @@ describe("redactors built again for the same values", () => {
     const other = bigText([...SECRETS].reverse().map((secret) => secret.value)).repeat(3);
     const alone = [createRedactor(SECRETS).redact(one), createRedactor(SECRETS).redact(other)];
     const searches = [createRedactor(SECRETS).spans(one, false), createRedactor(SECRETS).spans(other, false)];
-    const results: (ReturnType<typeof completed> | undefined)[] = [undefined, undefined];
+    const results: (Span[] | undefined)[] = [undefined, undefined];
     while (results.includes(undefined)) {
       searches.forEach((search, index) => {
         if (results[index] !== undefined) return;
