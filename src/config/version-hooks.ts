@@ -42,7 +42,7 @@
  * working directory brings a new look.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, type BigIntStats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, statSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import { UnchangedSamples } from "./unchanged-sample.js";
 import { agentReach, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
@@ -100,8 +100,6 @@ const SHIPPED_HOOKS: Readonly<Record<string, Readonly<Record<string, ReadonlySet
 interface HookPlace {
   readonly directory: string;
   readonly label: string;
-  /** Named by the operator's `$<NAME>_HOOK_PATH`, not one of the manager's own places. */
-  readonly named: boolean;
 }
 
 /**
@@ -167,14 +165,17 @@ function observe(target: string, observed: Map<string, BigIntStats | undefined>)
     if (observed.has(current)) continue;
     let stats: BigIntStats | undefined;
     try {
-      stats = statSync(current, { bigint: true });
+      stats = lstatSync(current, { bigint: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return;
       observed.set(current, undefined);
       return;
     }
-    observed.set(current, stats);
+    // A link can be repointed, or its target created, without anything on this chain changing: a look that
+    // passed one is never remembered (the next call looks again).
+    observed.set(current, stats.isSymbolicLink() ? undefined : stats);
+    if (stats.isSymbolicLink()) return;
   }
 }
 
@@ -198,18 +199,29 @@ function findUnknownHook(
   if (typeof places === "string") return places;
   const reach = agentReach(context);
   const shipped = SHIPPED_HOOKS[manager.name] ?? {};
-  for (const { directory, label, named } of places) {
+  for (const { directory, label } of places) {
     observe(directory);
     const listed = entriesOf(directory);
     if (listed === undefined) return `${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
     // A place the agent can write to (in the working directory, or open to others) could gain a hook after this
     // look. The default places that do not exist lie in the operator's root or the system's directories; one the
     // operator named may not exist yet and still lie in the working directory.
-    if (listed === NOTHING_THERE && !named) continue;
+    if (listed === NOTHING_THERE) {
+      // Whoever can create it could put a hook there after this look: the nearest directory (or link) above it
+      // that exists must pass the trust rule outside the agent's reach, and a link there must lead somewhere.
+      const creator = nearestExisting(directory);
+      const creatorReason = reach(creator, "directory");
+      if (creatorReason === MISSING_ENTRY)
+        return `${label}, where ${manager.name} looks for hooks, lies behind a link that leads nowhere, which could be completed later`;
+      if (creatorReason !== undefined)
+        return `${label}, where ${manager.name} looks for hooks, does not exist and could be created by another: ${creatorReason}`;
+      continue;
+    }
     const placeReason = reach(directory, "directory");
-    if (placeReason !== undefined && placeReason !== MISSING_ENTRY) return `${label}, where ${manager.name} looks for hooks, is refused: ${placeReason}`;
-    if (listed === NOTHING_THERE) continue;
-    for (const command of SHIM_RUN_COMMANDS.filter((each) => listed.includes(each))) {
+    if (placeReason !== undefined) return `${label}, where ${manager.name} looks for hooks, is refused: ${placeReason}`;
+    // Each command's directory by its own name, as the manager opens it (a listing compared by name would miss
+    // `Exec/` on a filesystem that ignores case).
+    for (const command of SHIM_RUN_COMMANDS) {
       observe(path.join(directory, command));
       const hooks = entriesOf(path.join(directory, command));
       if (hooks === undefined) return `the ${command} hooks of ${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
@@ -245,22 +257,43 @@ function hookPlaces(
   for (const item of hookPath === undefined || hookPath === "" ? [] : hookPath.split(":")) {
     const directory = item === "" ? "/" : item;
     if (!path.isAbsolute(directory)) return `\`$${hookPathName}\` names a relative directory, which ${name} would read from the working directory`;
-    places.push({ directory, label: `a directory of \`$${hookPathName}\``, named: true });
+    // The manager splits the value unquoted, so bash expands a pattern in an item to whatever matches it then.
+    if (/[*?[]/u.test(directory))
+      return `\`$${hookPathName}\` holds a pattern (\`*\`, \`?\` or \`[\`), which ${name} expands to whatever matches it when it runs`;
+    places.push({ directory, label: `a directory of \`$${hookPathName}\`` });
   }
-  places.push({ directory: path.join(root, `${name}.d`), label: `${name}'s own ${name}.d`, named: false });
+  places.push({ directory: path.join(root, `${name}.d`), label: `${name}'s own ${name}.d` });
   const install = path.dirname(path.dirname(realProgram));
-  if (install !== root) places.push({ directory: path.join(install, `${name}.d`), label: `the ${name}.d of ${name}'s install`, named: false });
+  if (install !== root) places.push({ directory: path.join(install, `${name}.d`), label: `the ${name}.d of ${name}'s install` });
   for (const directory of [`/usr/etc/${name}.d`, `/usr/local/etc/${name}.d`, `/etc/${name}.d`, `/usr/lib/${name}/hooks`]) {
-    places.push({ directory, label: directory, named: false });
+    places.push({ directory, label: directory });
   }
   const pluginsDirectory = path.join(root, "plugins");
   observe(pluginsDirectory);
   const plugins = entriesOf(pluginsDirectory);
   if (plugins === undefined) return `${name}'s plugins directory cannot be listed, so Torii cannot tell which hooks ${name} runs`;
   for (const plugin of plugins === NOTHING_THERE ? [] : plugins) {
-    places.push({ directory: path.join(pluginsDirectory, plugin, "etc", `${name}.d`), label: `the plugin ${plugin}`, named: false });
+    places.push({ directory: path.join(pluginsDirectory, plugin, "etc", `${name}.d`), label: `the plugin ${plugin}` });
   }
   return places;
+}
+
+/**
+ * The nearest path at or above `missing` that is a directory or a link (lstat): what has to change for `missing`
+ * to appear. A regular file on the way (pyenv's `plugins/.gitignore`) is passed: only its directory can replace it.
+ */
+function nearestExisting(missing: string): string {
+  for (let current = path.dirname(missing); ; current = path.dirname(current)) {
+    let stats;
+    try {
+      stats = lstatSync(current, { throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR (a file on the way) or unreadable: look further up.
+      stats = undefined;
+    }
+    if (stats !== undefined && (stats.isDirectory() || stats.isSymbolicLink())) return current;
+    if (path.dirname(current) === current) return current;
+  }
 }
 
 /** No directory there (nothing, or a file such as pyenv's `plugins/.gitignore`): the manager's glob matches nothing in it. */

@@ -98,19 +98,20 @@ export function pinVersionManagers(env: Readonly<Record<string, string>>, execut
   }
   const pinned: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, env);
   const pinnedVariables: string[] = [];
-  // Pins `found` unless the operator's `.env` already did; the problem when it runs a hook it does not ship or its global choice cannot be read.
+  // Pins `found` unless the operator's `.env` already did; the problem when its global choice cannot be read or it runs a
+  // hook it does not ship. The variable is set even then: a manager that is neither the program nor a shims directory on
+  // PATH (an installed one, reached through a link) keeps its version pinned, its unknown hook a residual there.
   const pin = (found: VersionManager): string | undefined => {
     if (found.kind === "unpinnable") return `${found.name} is not pinned`;
-    // Its hooks run whoever set the variable: an operator's own pin does not bind them either.
-    const hook = found.kind === "env-family" ? unknownHookProblem(found, pinned, context) : undefined;
-    if (hook !== undefined) return hook;
     const name = overrideVariable(found);
-    if (variableKey(pinned, name, windows) !== undefined) return undefined;
-    const value = globalChoice(found, pinned, context);
-    if (typeof value !== "string") return value.problem;
-    pinned[name] = value;
-    pinnedVariables.push(name);
-    return undefined;
+    if (variableKey(pinned, name, windows) === undefined) {
+      const value = globalChoice(found, pinned, context);
+      if (typeof value !== "string") return value.problem;
+      pinned[name] = value;
+      pinnedVariables.push(name);
+    }
+    // Its hooks run whoever set the variable: an operator's own pin does not bind them either.
+    return found.kind === "env-family" ? unknownHookProblem(found, pinned, context) : undefined;
   };
   const problem = manager === undefined ? undefined : pin(manager);
   if (manager !== undefined && problem !== undefined) {

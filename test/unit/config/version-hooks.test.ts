@@ -5,7 +5,7 @@
  * laid out as rbenv with the rbenv-vars plugin and as pyenv with its own hooks,
  * with the real trust rule.
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -70,14 +70,15 @@ posixOnly("a hook the manager does not ship: the manager cannot be pinned", () =
     expect(run).not.toThrow(new RegExp(rbenvRoot.replaceAll("/", "\\/"), "u"));
   });
 
-  it("takes rbenv's shims directory off the child's PATH when the plugin is installed, and leaves RBENV_VERSION unset", () => {
+  it("takes rbenv's shims directory off the child's PATH when the plugin is installed; RBENV_VERSION still pins what reaches rbenv another way", () => {
     const { rbenvRoot, pyenvRoot, system, context, env } = layout();
     installPluginHook(rbenvRoot, "rbenv", "rbenv-vars", "exec", "rbenv-vars.bash");
     const rbenvShims = path.join(rbenvRoot, "shims");
     const pyenvShims = path.join(pyenvRoot, "shims");
     const pinned = pinVersionManagers(env([rbenvShims, pyenvShims, system]), path.join(system, "kubectl"), context());
     expect(pinned.env.PATH).toBe(`${pyenvShims}:${system}`);
-    expect(pinned.env.RBENV_VERSION).toBeUndefined();
+    // Harmless where the shims are gone, and a link to one of its shims elsewhere still finds the operator's version.
+    expect(pinned.env.RBENV_VERSION).toBe("3.2.2");
     expect(pinned.env.PYENV_VERSION).toBe("3.11.7");
   });
 
@@ -115,7 +116,9 @@ posixOnly("a hook the manager does not ship: the manager cannot be pinned", () =
     const { project, rbenvRoot, system, context, env } = layout();
     const ruby = path.join(rbenvRoot, "shims", "ruby");
     const inProject = env([system], { RBENV_HOOK_PATH: path.join(project, "hooks") });
-    expect(() => pinVersionManagers(inProject, ruby, context())).toThrow(/a directory of `\$RBENV_HOOK_PATH`, where rbenv looks for hooks, is refused/u);
+    expect(() => pinVersionManagers(inProject, ruby, context())).toThrow(
+      /a directory of `\$RBENV_HOOK_PATH`, where rbenv looks for hooks, does not exist and could be created by another: at or below the working directory/u,
+    );
     expect(() => pinVersionManagers(env([system], { RBENV_HOOK_PATH: "hooks" }), ruby, context())).toThrow(/names a relative directory/u);
   });
 });
@@ -172,5 +175,61 @@ posixOnly("a remembered look at the hooks", () => {
     expect(pinVersionManagers(env([system]), ruby, context()).env.RBENV_VERSION).toBe("3.2.2");
     writeFileSync(path.join(path.dirname(exec), "exec", "late.bash"), "# reads the working directory\n");
     expect(() => pinVersionManagers(env([system]), ruby, context())).toThrow(/its exec hook late\.bash in the plugin rbenv-vars/u);
+  });
+});
+
+posixOnly("hook places behind links, not there yet, or named by a pattern (review 15)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("refuses a plugin linked to a place that does not exist: the link could be completed later (in the project, or anywhere)", () => {
+    const { top, project, rbenvRoot, system, context, env } = layout();
+    mkdirSync(path.join(rbenvRoot, "plugins"));
+    const ruby = path.join(rbenvRoot, "shims", "ruby");
+    symlinkSync(path.join(project, "rbenv-vars"), path.join(rbenvRoot, "plugins", "rbenv-vars"));
+    expect(() => pinVersionManagers(env([system]), ruby, context())).toThrow(
+      /the plugin rbenv-vars, where rbenv looks for hooks, lies behind a link that leads nowhere/u,
+    );
+    rmSync(path.join(rbenvRoot, "plugins", "rbenv-vars"));
+    symlinkSync(path.join(top, "checkouts", "not-yet"), path.join(rbenvRoot, "plugins", "rbenv-vars"));
+    expect(() => pinVersionManagers(env([system]), ruby, context())).toThrow(/lies behind a link that leads nowhere/u);
+  });
+
+  it("never keeps a look that passed a link: a linked plugin checkout whose directory others may now write is refused by the next call", () => {
+    const { top, rbenvRoot, system, context, env } = layout();
+    const checkouts = path.join(top, "checkouts");
+    mkdirSync(path.join(checkouts, "rbenv-vars", "etc", "rbenv.d", "install"), { recursive: true });
+    mkdirSync(path.join(rbenvRoot, "plugins"));
+    symlinkSync(path.join(checkouts, "rbenv-vars"), path.join(rbenvRoot, "plugins", "rbenv-vars"));
+    const ruby = path.join(rbenvRoot, "shims", "ruby");
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 60_000 });
+    expect(pinVersionManagers(env([system]), ruby, context()).env.RBENV_VERSION).toBe("3.2.2");
+    // Nothing on the plugin's own path changes: only the directory above the link's target.
+    chmodSync(checkouts, 0o777);
+    expect(() => pinVersionManagers(env([system]), ruby, context())).toThrow(/the plugin rbenv-vars, where rbenv looks for hooks, is refused/u);
+  });
+
+  it("refuses a RBENV_HOOK_PATH directory that does not exist yet behind a link into the project", () => {
+    const { top, project, rbenvRoot, system, context, env } = layout();
+    symlinkSync(project, path.join(top, "link"));
+    const ruby = path.join(rbenvRoot, "shims", "ruby");
+    const throughLink = env([system], { RBENV_HOOK_PATH: path.join(top, "link", "hooks") });
+    expect(() => pinVersionManagers(throughLink, ruby, context())).toThrow(/could be created by another: at or below the working directory/u);
+  });
+
+  it("refuses a RBENV_HOOK_PATH item holding a pattern, which the manager's unquoted split expands", () => {
+    const { top, rbenvRoot, system, context, env } = layout();
+    const ruby = path.join(rbenvRoot, "shims", "ruby");
+    for (const item of ["hook*", "hook?", "hook[s]"]) {
+      expect(() => pinVersionManagers(env([system], { RBENV_HOOK_PATH: path.join(top, item) }), ruby, context())).toThrow(/holds a pattern/u);
+    }
+  });
+
+  it("still pins the version of an installed manager with an unknown hook that is neither the program nor on PATH", () => {
+    const { rbenvRoot, system, context, env } = layout();
+    installPluginHook(rbenvRoot, "rbenv", "rbenv-vars", "exec", "rbenv-vars.bash");
+    const pinned = pinVersionManagers(env([system]), path.join(system, "kubectl"), context());
+    expect(pinned.env.RBENV_VERSION).toBe("3.2.2");
   });
 });
