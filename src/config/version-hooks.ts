@@ -42,8 +42,9 @@
  * working directory brings a new look.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, statSync, type BigIntStats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
 import path from "node:path";
+import { statOnce } from "./stat-once.js";
 import { UnchangedSamples } from "./unchanged-sample.js";
 import { agentReach, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import type { EnvFamilyManager } from "../runtime/version-shim-detect.js";
@@ -135,6 +136,7 @@ function rememberedOrLooked(
 ): string | undefined {
   // The install's hooks sit beside the manager's real program: a link repointed to another install changes it.
   const realProgram = context.trust.realPath(manager.program) ?? manager.program;
+  const statOf = (file: string): BigIntStats | undefined => statOnce(file, context.trust);
   const rootStats = statOf(manager.root);
   if (rootStats !== undefined) {
     const remembered = looks.verdictOf(key, rootStats, realProgram, statOf);
@@ -176,14 +178,6 @@ function observe(target: string, observed: Map<string, BigIntStats | undefined>)
     // passed one is never remembered (the next call looks again).
     observed.set(current, stats.isSymbolicLink() ? undefined : stats);
     if (stats.isSymbolicLink()) return;
-  }
-}
-
-function statOf(file: string): BigIntStats | undefined {
-  try {
-    return statSync(file, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }
 

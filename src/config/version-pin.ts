@@ -23,9 +23,10 @@
  * An override variable the operator's `.env` set is kept: it is the
  * operator's choice, and the server's own environment never passes one.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type BigIntStats, type Dirent } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
+import { statOnce } from "./stat-once.js";
 import { UnchangedSamples } from "./unchanged-sample.js";
 import { unknownHookProblem } from "./version-hooks.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
@@ -417,25 +418,3 @@ function fileFacts(file: string, trust: SearchTrust): { identity: FileIdentity |
   // A filesystem without inode numbers reports 0 for every file: no identity to compare.
   return { identity: stats.ino === 0n ? undefined : `${stats.dev}:${stats.ino}`, links: stats.nlink, size: stats.size };
 }
-
-/**
- * What `stat` says of `file` (links followed; undefined for nothing there or an error), asked once per
- * computation: each PATH directory's `rustup` is looked at for its proxies and again for the rustups'
- * identities, and the program's directory is on PATH too.
- */
-function statOnce(file: string, trust: SearchTrust): BigIntStats | undefined {
-  let seen = statsSeen.get(trust);
-  if (seen === undefined) statsSeen.set(trust, (seen = new Map<string, BigIntStats | undefined>()));
-  if (seen.has(file)) return seen.get(file);
-  let stats: BigIntStats | undefined;
-  try {
-    stats = statSync(file, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    stats = undefined;
-  }
-  seen.set(file, stats);
-  return stats;
-}
-
-/** What `stat` said of each path, per search trust: one computation, never from one call to the next. */
-const statsSeen = new WeakMap<SearchTrust, Map<string, BigIntStats | undefined>>();

@@ -1,0 +1,25 @@
+/**
+ * What `stat` says of a path (links followed; undefined for nothing there or
+ * an error), asked once per computation (a search trust): the version pins look
+ * at each PATH directory's `rustup` for its proxies and again for the rustups'
+ * identities, and the hook check and the remembered verdicts stat the same
+ * roots and directories again. Never kept from one call to the next.
+ */
+import { statSync, type BigIntStats } from "node:fs";
+import type { SearchTrust } from "../runtime/search-path.js";
+
+export function statOnce(file: string, trust: SearchTrust): BigIntStats | undefined {
+  let seen = statsSeen.get(trust);
+  if (seen === undefined) statsSeen.set(trust, (seen = new Map<string, BigIntStats | undefined>()));
+  if (seen.has(file)) return seen.get(file);
+  let stats: BigIntStats | undefined;
+  try {
+    stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    stats = undefined;
+  }
+  seen.set(file, stats);
+  return stats;
+}
+
+const statsSeen = new WeakMap<SearchTrust, Map<string, BigIntStats | undefined>>();
