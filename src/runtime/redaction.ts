@@ -95,23 +95,24 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
   const compiled = compiledSet([...secrets]);
   if (compiled === undefined) return NO_REDACTION;
   const set: SpellingSet = compiled;
-  // Each redactor builds its own DFA: a state is an index into its tables, which a search in
-  // another call's slices could drop and rebuild (spelling-automaton.ts) under this one's feet.
-  let automaton: SpellingAutomaton | undefined;
-  function* search(text: string, cut: boolean, found: Span[]): Generator<void, void, void> {
-    // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
-    if (text.length < DFA_FROM) yield* findSpellings(text, set, { from: 0, to: text.length, cut }, found);
-    else yield* searchSpellings(text, set, (automaton ??= new SpellingAutomaton(set.patterns)), cut, found);
-  }
+  // Each search (a text and its normalised view, one after the other) builds its own DFA: a state is an
+  // index into the DFA's tables, which another search paused between its slices could drop and rebuild
+  // (spelling-automaton.ts) under this one's feet, whether another call's or this redactor's own.
   function* spans(text: string, cut: boolean): Generator<void, Span[], void> {
     const found: Span[] = [];
     if (text === "") return found;
-    yield* search(text, cut, found);
+    let automaton: SpellingAutomaton | undefined;
+    function* search(searched: string, into: Span[]): Generator<void, void, void> {
+      // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
+      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length, cut }, into);
+      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), cut, into);
+    }
+    yield* search(text, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
     const view = yield* normalisedView(text);
     if (view === undefined) return found;
     const inView: Span[] = [];
-    yield* search(view.text, cut, inView);
+    yield* search(view.text, inView);
     for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
     return found;
   }
@@ -127,7 +128,7 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
  * The patterns of recent secret sets, by the secrets in order (names and values):
  * a server's calls inject the same `.env` values call after call, and compiling
  * every spelling and fixed form of each value cost about 25-60 µs of CPU per value
- * and call. Patterns are immutable; the DFA built over them is not, and is not kept.
+ * and call. Patterns are immutable; a DFA built over them is not, and lives for one search.
  * The kept sets hold the values in memory between calls, as the server's own
  * memory held them during one: whoever can read it can read the `.env` files too.
  */

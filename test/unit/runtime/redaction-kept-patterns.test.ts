@@ -51,6 +51,18 @@ describe("redactors built again for the same values", () => {
     expect([replaceSpans(one, results[0] ?? []), replaceSpans(other, results[1] ?? [])]).toEqual(alone);
   });
 
+  test("one redactor: a synchronous redact of a large text while its sliced search of another is paused, each finds what it finds alone", () => {
+    const one = bigText(SECRETS.map((secret) => secret.value)).repeat(4);
+    const other = bigText([...SECRETS].reverse().map((secret) => secret.value)).repeat(4);
+    const redactor = createRedactor(SECRETS);
+    const paused = redactor.spans(one, false);
+    expect(paused.next().done).toBe(false);
+    expect(redactor.redact(other)).toBe(createRedactor(SECRETS).redact(other));
+    let step = paused.next();
+    while (step.done !== true) step = paused.next();
+    expect(replaceSpans(one, step.value)).toBe(createRedactor(SECRETS).redact(one));
+  });
+
   test("values under other names, in another order, or others mark with their own names", () => {
     const text = `a=${SECRETS[0]?.value ?? ""} b=${SECRETS[1]?.value ?? ""}`;
     expect(createRedactor(SECRETS).redact(text)).toBe("a=[redacted:API_TOKEN] b=[redacted:DB_PASSWORD]");
