@@ -7,16 +7,26 @@
  * server does for the agent's: an argv the server would refuse (a locked
  * option, a forbidden value, an unparseable spelling) cannot be granted.
  *
+ * The grant must also be one the server would use for that argv, judged by the
+ * same decision the approval page and `torii approvals approve` ask
+ * (approval/lasting-answers.ts): nothing for an argv the rules deny (the deny
+ * comes before any grant) or one holding characters that do not show on
+ * screen, and no prefix grant shorter than the command of a call held for a
+ * local file write, read or plugin run (the server ignores such a grant for it).
+ *
  * Grants live in `<provider>/grants` for a provider without targets and in
  * `<target>/grants` for a target: the server looks only in the file of the
  * call's scope, so a grant for one target never allows a call to another.
  */
+import { grantRefusal, lastingAnswersOf } from "../../approval/lasting-answers.js";
 import type { ProviderEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
 import { processPlaces } from "../../pipeline/credential-places.js";
+import { PolicyCache } from "../../pipeline/policy-cache.js";
 import { grammarFor } from "../../policy/compile.js";
+import { decideCanonical } from "../../policy/evaluate.js";
 import { canonicalise } from "../../policy/grammar/canonicalise.js";
-import { flattenCanonical } from "../../policy/grammar/types.js";
+import { flattenCanonical, type CanonicalArgv } from "../../policy/grammar/types.js";
 import { grantEvidence } from "../../state/fingerprints.js";
 import { grantsFileOf, GrantStore, type GrantEntry } from "../../state/grant-store.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
@@ -69,6 +79,22 @@ export interface GrantAddOptions extends JsonOption {
   readonly for?: string;
 }
 
+/**
+ * Throws when the server would never use this grant for the argv it was given
+ * for: the rules in force deny the argv, or the lasting answers it admits
+ * (the page's and the terminal's) do not include the grant. A policy that cannot
+ * be loaded is reported as the server would deny the call.
+ */
+function refuseUnusableGrant(scope: GrantScope, canonical: CanonicalArgv, grant: { readonly mode: "exact" | "prefix"; readonly tokenCount: number }): void {
+  const decision = decideCanonical(new PolicyCache().load(scope.provider, scope.target).policy, canonical);
+  if (decision.result === "deny") {
+    throw new OperatorError(`refused: ${decision.reason}; the server denies this call before it looks at grants, so no grant can allow it`);
+  }
+  const hold = decision.result === "unresolved" ? decision.fileWrite : undefined;
+  const refusal = grantRefusal(lastingAnswersOf({ tokens: flattenCanonical(canonical), hold }), grant);
+  if (refusal !== undefined) throw new OperatorError(`refused: ${refusal}; nothing was written`);
+}
+
 export async function runGrantAdd(tool: string, target: string | undefined, options: GrantAddOptions, args: readonly string[] | undefined): Promise<number> {
   if ((options.exact === true) === (options.prefix !== undefined)) {
     throw new OperatorError("give exactly one of --exact and --prefix N");
@@ -92,6 +118,7 @@ export async function runGrantAdd(tool: string, target: string | undefined, opti
   const all = flattenCanonical(canonical.canonical);
   const mode = options.prefix === undefined ? "exact" : "prefix";
   const count = options.prefix === undefined ? all.length : parseWholeNumber(options.prefix, "--prefix", 1, all.length);
+  refuseUnusableGrant(scope, canonical.canonical, { mode, tokenCount: count });
   const tokens = all.slice(0, count);
   const store = new GrantStore(scope.file);
   const entry = await changeState(`add a grant to ${scope.file}`, `torii grant clear ${scope.label} keeps a copy of it and removes every grant`, () =>
