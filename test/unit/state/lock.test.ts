@@ -104,23 +104,6 @@ describe.concurrent("the state lock across processes", () => {
   );
 });
 
-describe("a writer's lock that is no longer its own", () => {
-  beforeAll(() => {
-    assertBuiltStateIsFresh();
-  });
-
-  it("a writer stalled past the stale period and robbed reports the loss and leaves the robber's lock in place", async () => {
-    const file = path.join(tempDir(), "grants.yaml");
-    const held = withFileLock(file, TEST_LOCK_TIMING, () => {
-      const thief = startThief(file, TEST_LOCK_TIMING);
-      stallUntil(thief.robbed, 60_000);
-      return Promise.resolve();
-    });
-    await expect(held).rejects.toBeInstanceOf(LockCompromisedError);
-    expect(lstatSync(`${file}.lock`).isDirectory()).toBe(true);
-  });
-});
-
 /** Holds the lock with withFileLock while its clock runs an hour ahead (so the lock's mtime lies in the others' future). */
 const HOLDER_AHEAD = `
 const realNow = Date.now;
@@ -167,6 +150,23 @@ describe.concurrent("the state lock and the clock", () => {
     mkdirSync(`${file}.lock`);
     utimesSync(`${file}.lock`, new Date("2020-01-01"), new Date("2020-01-01"));
     await expect(withFileLock(file, TEST_LOCK_TIMING, () => Promise.resolve("held"))).rejects.toMatchObject({ code: "ENAMETOOLONG" });
+    expect(lstatSync(`${file}.lock`).isDirectory()).toBe(true);
+  });
+});
+
+describe("a writer's lock that is no longer its own", () => {
+  beforeAll(() => {
+    assertBuiltStateIsFresh();
+  });
+
+  it("a writer stalled past the stale period and robbed reports the loss and leaves the robber's lock in place", async () => {
+    const file = path.join(tempDir(), "grants.yaml");
+    const held = withFileLock(file, TEST_LOCK_TIMING, () => {
+      const thief = startThief(file, TEST_LOCK_TIMING);
+      stallUntil(thief.robbed, 60_000);
+      return Promise.resolve();
+    });
+    await expect(held).rejects.toBeInstanceOf(LockCompromisedError);
     expect(lstatSync(`${file}.lock`).isDirectory()).toBe(true);
   });
 });
