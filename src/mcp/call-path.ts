@@ -6,6 +6,7 @@
  * them sooner and an idle server holds less (docs/architecture.md, "Start-up").
  */
 import { randomUUID } from "node:crypto";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import path from "node:path";
 import { createApprover } from "../approval/create-approver.js";
 import { restrictOwnPath } from "../config/search-trust.js";
@@ -15,7 +16,7 @@ import { invoke, type InvokeDeps, type ProviderCall } from "../pipeline/invoke.j
 import type { CallOutcome } from "../pipeline/call-types.js";
 import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import type { ServerConfiguration } from "../pipeline/server-configuration.js";
-import { Semaphore } from "../runtime/concurrency.js";
+import { Semaphore, SemaphoreFullError, type Release } from "../runtime/concurrency.js";
 import { ChildHostClient, DEFAULT_HOST_IDLE_MS, DEFAULT_SPAWN_DEADLINE_MS } from "../runtime/child-host/host-client.js";
 import { logToStderr } from "./serve-lifecycle.js";
 
@@ -28,6 +29,14 @@ export interface CallPath {
   /** Stops the approval page server, if one was started, and writes the audit records still waiting. */
   close(): Promise<void>;
 }
+
+/**
+ * How many calls may wait for one of the `max_concurrent_calls` slots; a call past them is refused at
+ * once with a JSON-RPC error (threat model section 6). Unbounded, a client's flood of calls queued
+ * without end behind calls that run (or wait for the operator), each holding its request and
+ * handler state: 100,000 calls took the server past 600 MB.
+ */
+export const MAX_WAITING_CALLS = 256;
 
 /** What the server fixed at start-up, before this module was loaded. */
 export interface StartupPlace {
@@ -45,7 +54,7 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
   for (const { entry, reason } of restrictOwnPath(process.env, { cwd, selfDir, trustedDirectories }, process.platform))
     logToStderr(`PATH entry ${entry} is not searched: ${reason}`);
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
-  const slots = new Semaphore(settings.maxConcurrentCalls);
+  const slots = new Semaphore(settings.maxConcurrentCalls, { maxWaiting: MAX_WAITING_CALLS });
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform, place: { cwd, selfDir, trustedDirectories } });
   // The server never forks a call's process itself: its child host does (docs/architecture.md, "Process model").
   const host = new ChildHostClient({
@@ -76,7 +85,14 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
   return {
     audit,
     async run(call) {
-      const release = await slots.acquire(call.signal);
+      let release: Release;
+      try {
+        release = await slots.acquire(call.signal);
+      } catch (error) {
+        if (error instanceof SemaphoreFullError)
+          throw new McpError(ErrorCode.InternalError, `${error.message}; nothing was run, retry once some have finished`);
+        throw error;
+      }
       try {
         return await invoke(call, deps);
       } finally {

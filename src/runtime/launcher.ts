@@ -16,7 +16,8 @@
  * - Injected secrets are redacted from the returned output (`request.redactor`),
  *   after capture, so a value split across chunks is masked too.
  * - The result settles on `exit` plus a short drain; a descendant that escaped
- *   the group and still holds a pipe open cannot hang the call.
+ *   the group and still holds a pipe open cannot hang the call, and on Linux
+ *   it is killed then (pipe-holders.ts).
  *
  * On Windows there is no process-group signal: the tree is force-killed with
  * `taskkill /T /F /PID` (argv only), then the child itself. Descendants left
@@ -26,6 +27,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { TextDecoder } from "node:util";
+import { killPipeHolders, outputPipesOf } from "./pipe-holders.js";
 import { redactOutput } from "./redact-output.js";
 import { NO_REDACTION, type Redactor } from "./redaction.js";
 import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "./timers.js";
@@ -215,6 +217,8 @@ class ChildRun {
   private drainTimer: CancelTimer | undefined;
   private backstopTimer: CancelTimer | undefined;
   private streams: readonly Readable[] = [];
+  /** What the child's descriptors 1 and 2 are (Linux), to find a descendant still holding them after its exit. */
+  private readonly outputPipes: readonly string[];
 
   constructor(
     private readonly request: LaunchRequest,
@@ -232,6 +236,8 @@ class ChildRun {
       this.terminate();
     });
     request.signal?.addEventListener("abort", this.onAbort, { once: true });
+    // Read now, while the child certainly runs (spawn returned, its exit is not yet reaped).
+    this.outputPipes = outputPipesOf(child.pid, platform);
   }
 
   /** Streams both outputs into the shared budget and follows the child's lifecycle events. */
@@ -277,6 +283,8 @@ class ChildRun {
       return;
     }
     this.drainTimer = this.timers.after(EXIT_DRAIN_GRACE_MS, () => {
+      // A pipe still open after the drain is held by a descendant that left the group: it dies with the call too.
+      if (this.openStreams > 0) killPipeHolders(this.outputPipes);
       this.finish();
     });
   }

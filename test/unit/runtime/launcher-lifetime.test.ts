@@ -11,7 +11,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launch } from "../../../src/runtime/launcher.js";
-import { firstLinePid, isAlive, killQuietly, nodeScript, SIGNAL_READY, spawnGrandchild, waitForFile, waitUntilGone } from "./process-helpers.js";
+import { firstLinePid, killQuietly, nodeScript, SIGNAL_READY, spawnGrandchild, waitForFile, waitUntilGone } from "./process-helpers.js";
 import { ManualTimers } from "../../support/manual-timers.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
@@ -106,8 +106,17 @@ describe("launch: process-group cleanup after exit", () => {
     try {
       // Not timed out: the drain grace ended the wait on pipes the escaped grandchild (alive 300 s) holds.
       expect(result).toMatchObject({ exitCode: 0, timedOut: false, canceled: false });
-      // Out of the group's reach by construction: this is what the drain grace is for.
-      expect(isAlive(escaped)).toBe(true);
+    } finally {
+      if (process.platform !== "linux") killQuietly(escaped);
+    }
+  });
+
+  it.runIf(process.platform === "linux")("kills a grandchild that left the group (own session) but still holds the output pipes", async () => {
+    const script = `${spawnGrandchild("inherit", true)} process.stdout.write(grandchild.pid + "\\n"); process.exit(0);`;
+    const result = await launch(nodeScript(script, { timeoutMs: 20_000 }));
+    const escaped = firstLinePid(result.stdout);
+    try {
+      expect(await waitUntilGone(escaped)).toBe(true);
     } finally {
       killQuietly(escaped);
     }
