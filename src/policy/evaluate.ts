@@ -158,6 +158,12 @@ export interface LiteralMatchMode {
   readonly bodyOptionsAnywhere: boolean;
   /** Deny rules: an abbreviation of a body option counts as the option. */
   readonly abbreviations: boolean;
+  /**
+   * Accept rules (argparse): a body option the rule names must be the value the
+   * command's parser ends with, so no other body token may set it again
+   * (bodyOptionsEffective).
+   */
+  readonly effectiveOnly?: boolean;
   /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
@@ -198,7 +204,41 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
   const rest = mode.pathFromWords === true ? afterCommandWords(path, argv) : isPrefix(path, argv) ? argv.slice(path.length) : undefined;
   if (rest === undefined) return false;
   if (pathLength === -1 || mode.carried === true) return true;
-  return bodyOptionsIncluded(rule.slice(pathLength), rest, mode.abbreviations);
+  const ruleRest = rule.slice(pathLength);
+  if (!bodyOptionsIncluded(ruleRest, rest, mode.abbreviations)) return false;
+  return mode.effectiveOnly !== true || bodyOptionsEffective(ruleRest, rest);
+}
+
+/** `--x` and `--no-x` set one destination (argparse's BooleanArgument pair in the AWS CLI, gcloud's `--no-` flags). */
+function destinationSpellings(name: string): readonly string[] {
+  if (!name.startsWith("--")) return [name];
+  const base = name.startsWith("--no-") ? name.slice(5) : name.slice(2);
+  return [`--${base}`, `--no-${base}`];
+}
+
+/**
+ * Whether each body option an accept rule names is the one the command's
+ * parser keeps. argparse stores the last occurrence of an option (`--acl
+ * private --acl public-read-write` sends public-read-write) and the AWS CLI's
+ * `--no-dry-run` resets what `--dry-run` set, so a rule naming `--acl private`
+ * or `--dry-run` says nothing about a call that sets the option again after it.
+ * Every spelling the body reader reads as the option or its `--no-` twin
+ * counts (any prefix, `=value`, a short in a cluster: fail closed); the call
+ * may give the option as many times as the rule names it, no more. A short
+ * alias Torii does not know (az's `-n` for `--name`) is not seen.
+ */
+function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly string[]): boolean {
+  const named = new Map<string, number>();
+  for (const token of ruleRest) {
+    if (!isOptionLike(token)) continue;
+    const key = destinationSpellings(splitOption(token).name).join(" ");
+    named.set(key, (named.get(key) ?? 0) + 1);
+  }
+  for (const [key, count] of named) {
+    const spellings = key.split(" ");
+    if (argvRest.filter((token) => bodyOption(token, spellings) !== undefined).length > count) return false;
+  }
+  return true;
 }
 
 /**
@@ -311,7 +351,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
+  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: argparse };
   // A call that writes or reads a local file is accepted only by a rule naming its command (file-writes.ts, file-reads.ts).
   const asGiven = { positionals: commandBody(canonical), options: canonical.options };
   const asEvaluated = { positionals: commandBody(view), options: view.options };
