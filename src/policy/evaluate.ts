@@ -72,7 +72,13 @@ function isPrefix(prefix: readonly string[], tokens: readonly string[], anyObjec
  * empty value (`-n ""`, `--namespace=`) names nothing: kubectl falls back to
  * the same default as when the option is absent.
  */
-function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
+function optionsIncluded(
+  ruleOptions: readonly string[],
+  argvOptions: readonly string[],
+  scopes?: ReadonlyMap<string, readonly string[]>,
+  effectiveOnly = false,
+): boolean {
+  if (effectiveOnly && !valuedOptionsEffective(ruleOptions, argvOptions)) return false;
   const available = [...argvOptions];
   for (const wanted of ruleOptions) {
     const at = wanted.includes("=") ? available.indexOf(wanted) : available.findIndex((option) => option === wanted || option.startsWith(`${wanted}=`));
@@ -88,6 +94,26 @@ function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly s
         return given.name === name && given.value !== "";
       });
     if (named(splitOption(wanted).name) && !every.some(named)) return false;
+  }
+  return true;
+}
+
+/**
+ * Accept rules: an option the rule names with a value (`--group=devs`) may
+ * appear in the call no more times than the rule names it. A repeatable
+ * option accumulates (kubectl's slice flags: `create clusterrolebinding b
+ * --clusterrole=view --group=devs --group=system:unauthenticated` binds both
+ * groups), so a rule naming one value says nothing about a call adding
+ * another. An option named without a value (`-f`: any file) is not limited.
+ */
+function valuedOptionsEffective(ruleOptions: readonly string[], argvOptions: readonly string[]): boolean {
+  const named = new Map<string, number>();
+  for (const option of ruleOptions) {
+    const { name, value } = splitOption(option);
+    if (value !== undefined) named.set(name, (named.get(name) ?? 0) + 1);
+  }
+  for (const [name, count] of named) {
+    if (argvOptions.filter((option) => splitOption(option).name === name).length > count) return false;
   }
   return true;
 }
@@ -159,9 +185,9 @@ export interface LiteralMatchMode {
   /** Deny rules: an abbreviation of a body option counts as the option. */
   readonly abbreviations: boolean;
   /**
-   * Accept rules (argparse): a body option the rule names must be the value the
-   * command's parser ends with, so no other body token may set it again
-   * (bodyOptionsEffective).
+   * Accept rules: an option the rule names must end as the rule says, so the
+   * call may not set it again (argparse body: bodyOptionsEffective) or add
+   * values to it (a repeatable option named with a value: valuedOptionsEffective).
    */
   readonly effectiveOnly?: boolean;
   /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
@@ -250,7 +276,7 @@ function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly st
  */
 export function literalMatches(rule: CanonicalArgv, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): boolean {
   if (!positionalsMatch(rule.positionals, view.positionals, mode)) return false;
-  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.scopes)) return false;
+  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.scopes, mode.effectiveOnly)) return false;
   if (rule.hasTail && !(view.hasTail && isPrefix(rule.tail, view.tail))) return false;
   return true;
 }
@@ -351,7 +377,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: argparse };
+  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: true };
   // A call that writes or reads a local file is accepted only by a rule naming its command (file-writes.ts, file-reads.ts).
   const asGiven = { positionals: commandBody(canonical), options: canonical.options };
   const asEvaluated = { positionals: commandBody(view), options: view.options };

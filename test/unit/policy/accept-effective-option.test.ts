@@ -6,7 +6,11 @@
  * `ec2 terminate-instances --dry-run --no-dry-run` sends DryRun=false,
  * `s3api put-object-acl --acl private --acl public-read-write` sends
  * x-amz-acl: public-read-write), so such a call is no longer accepted by the
- * rule. Through the bundled providers' grammars and the real engine.
+ * rule. A repeatable option accumulates (kubectl's slice flags: `create
+ * clusterrolebinding b --clusterrole=view --group=devs
+ * --group=system:unauthenticated` binds both groups, checked with kubectl 1.32
+ * --dry-run=client), so a rule naming it with a value accepts no call that adds
+ * values. Through the bundled providers' grammars and the real engine.
  */
 import { describe, expect, it } from "vitest";
 import { compilePolicy } from "../../../src/policy/compile.js";
@@ -17,6 +21,7 @@ import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js"
 const aws = bundledPolicyContext("aws");
 const az = bundledPolicyContext("az");
 const gcloud = bundledPolicyContext("gcloud");
+const kubectl = bundledPolicyContext("kubectl");
 
 function decide(ctx: ProviderPolicyContext, accept: string[], argv: readonly string[], deny: string[] = []) {
   return evaluatePolicy(compilePolicy(ctx, { shared: ruleList(deny, accept) }), argv).decision;
@@ -74,5 +79,39 @@ describe("az and gcloud (argparse: the last value of a repeated option wins)", (
     const argv = ["compute", "instances", "delete", "vm", "--zone", "us-a", "--zone=us-b"];
     expect(decide(gcloud, ["compute instances delete --zone us-a"], argv).result).toBe("unresolved");
     expect(decide(gcloud, ["compute instances delete --zone us-a"], argv.slice(0, 6)).result).toBe("accept");
+  });
+});
+
+describe("kubectl: an accept rule naming a repeatable option's value accepts no call adding values", () => {
+  it.each([
+    [
+      "create clusterrolebinding b --clusterrole=view --group=devs",
+      ["create", "clusterrolebinding", "b", "--clusterrole=view", "--group=devs", "--group=system:unauthenticated"],
+    ],
+    [
+      "create clusterrolebinding b --clusterrole=view --group=devs",
+      ["create", "clusterrolebinding", "b", "--clusterrole=view", "--group", "devs", "--group=system:masters"],
+    ],
+    ["create role r --verb=get --resource=pods", ["create", "role", "r", "--verb=get", "--resource=pods", "--resource=secrets"]],
+    ["create role r --verb=get --resource=pods", ["create", "role", "r", "--verb", "get", "--verb=*", "--resource=pods"]],
+    ["apply -f safe.yaml", ["apply", "-f", "safe.yaml", "-f", "other.yaml"]],
+    ["apply -f safe.yaml", ["apply", "-fsafe.yaml", "--filename=other.yaml"]],
+  ])("%s does not accept %j", (rule, argv) => {
+    expect(decide(kubectl, [rule], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it("the call with the rule's values is accepted; a rule naming the option without a value accepts any number", () => {
+    expect(
+      decide(
+        kubectl,
+        ["create clusterrolebinding b --clusterrole=view --group=devs"],
+        ["create", "clusterrolebinding", "b", "--clusterrole", "view", "--group", "devs"],
+      ).result,
+    ).toBe("accept");
+    expect(
+      decide(kubectl, ["create role r --verb=get --verb=list --resource=pods"], ["create", "role", "r", "--verb=list", "--verb=get", "--resource=pods"]).result,
+    ).toBe("accept");
+    expect(decide(kubectl, ["apply -f"], ["apply", "-f", "a.yaml", "-f", "b.yaml"]).result).toBe("accept");
+    expect(decide(kubectl, ["get pods -n dev"], ["get", "pods", "-n", "dev", "-o", "wide"]).result).toBe("accept");
   });
 });
