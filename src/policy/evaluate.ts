@@ -72,13 +72,7 @@ function isPrefix(prefix: readonly string[], tokens: readonly string[], anyObjec
  * empty value (`-n ""`, `--namespace=`) names nothing: kubectl falls back to
  * the same default as when the option is absent.
  */
-function optionsIncluded(
-  ruleOptions: readonly string[],
-  argvOptions: readonly string[],
-  scopes?: ReadonlyMap<string, readonly string[]>,
-  effectiveOnly = false,
-): boolean {
-  if (effectiveOnly && !valuedOptionsEffective(ruleOptions, argvOptions)) return false;
+function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
   const available = [...argvOptions];
   for (const wanted of ruleOptions) {
     const at = wanted.includes("=") ? available.indexOf(wanted) : available.findIndex((option) => option === wanted || option.startsWith(`${wanted}=`));
@@ -106,11 +100,14 @@ function optionsIncluded(
  * groups), so a rule naming one value says nothing about a call adding
  * another. An option named without a value (`-f`: any file) is not limited.
  */
-function valuedOptionsEffective(ruleOptions: readonly string[], argvOptions: readonly string[]): boolean {
+function valuedOptionsEffective(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
   const named = new Map<string, number>();
   for (const option of ruleOptions) {
     const { name, value } = splitOption(option);
     if (value !== undefined) named.set(name, (named.get(name) ?? 0) + 1);
+    // A scope option's "every" option wins over it (`get secrets -n dev -A` lists every namespace): any spelling, `=false` too.
+    const every = scopes?.get(name) ?? [];
+    if (argvOptions.some((given) => every.includes(splitOption(given).name))) return false;
   }
   for (const [name, count] of named) {
     if (argvOptions.filter((option) => splitOption(option).name === name).length > count) return false;
@@ -194,7 +191,12 @@ export interface LiteralMatchMode {
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
   readonly anyObject?: boolean;
-  /** Deny rules: the provider's scope options (optionsIncluded). */
+  /**
+   * The provider's scope options. Deny rules: a call without the option, or with
+   * its "every" option, counts as giving the rule's value (optionsIncluded).
+   * Accept rules: a call with the "every" option is not the rule's scope
+   * (valuedOptionsEffective).
+   */
   readonly scopes?: ReadonlyMap<string, readonly string[]>;
   /**
    * Deny rules (argparse): the command path is the body's first words that are
@@ -276,7 +278,8 @@ function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly st
  */
 export function literalMatches(rule: CanonicalArgv, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): boolean {
   if (!positionalsMatch(rule.positionals, view.positionals, mode)) return false;
-  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.scopes, mode.effectiveOnly)) return false;
+  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.effectiveOnly === true ? undefined : mode.scopes)) return false;
+  if (mode.effectiveOnly === true && !valuedOptionsEffective(rule.options, view.options, mode.scopes)) return false;
   if (rule.hasTail && !(view.hasTail && isPrefix(rule.tail, view.tail))) return false;
   return true;
 }
@@ -377,7 +380,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: true };
+  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: true, scopes: policy.scopeOptions };
   // A call that writes or reads a local file is accepted only by a rule naming its command (file-writes.ts, file-reads.ts).
   const asGiven = { positionals: commandBody(canonical), options: canonical.options };
   const asEvaluated = { positionals: commandBody(view), options: view.options };

@@ -115,3 +115,20 @@ describe("kubectl: an accept rule naming a repeatable option's value accepts no 
     expect(decide(kubectl, ["get pods -n dev"], ["get", "pods", "-n", "dev", "-o", "wide"]).result).toBe("accept");
   });
 });
+
+describe("kubectl: an accept rule naming a namespace does not accept --all-namespaces, which wins over it", () => {
+  it.each([
+    [["get", "secrets", "-n", "dev", "-A"]],
+    [["get", "secrets", "-A", "-n", "dev"]],
+    [["get", "secrets", "--namespace=dev", "--all-namespaces"]],
+    [["get", "secrets", "-ndev", "--all-namespaces=true"]],
+    [["get", "secrets", "-n", "dev", "-A=false"]],
+  ])("get secrets -n dev does not accept %j", (argv) => {
+    expect(decide(kubectl, ["get secrets -n dev"], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it("the namespaced call is accepted, and a rule naming no namespace still accepts -A", () => {
+    expect(decide(kubectl, ["get secrets -n dev"], ["get", "secrets", "-n", "dev"]).result).toBe("accept");
+    expect(decide(kubectl, ["get secrets"], ["get", "secrets", "-A"]).result).toBe("accept");
+  });
+});
