@@ -92,6 +92,29 @@ function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly s
   return true;
 }
 
+/**
+ * Accept rules: an option the rule names with a value (`--group=devs`) may
+ * appear in the call no more times than the rule names it. A repeatable
+ * option accumulates (kubectl's slice flags: `create clusterrolebinding b
+ * --clusterrole=view --group=devs --group=system:unauthenticated` binds both
+ * groups), so a rule naming one value says nothing about a call adding
+ * another. An option named without a value (`-f`: any file) is not limited.
+ */
+function valuedOptionsEffective(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
+  const named = new Map<string, number>();
+  for (const option of ruleOptions) {
+    const { name, value } = splitOption(option);
+    if (value !== undefined) named.set(name, (named.get(name) ?? 0) + 1);
+    // A scope option's "every" option wins over it (`get secrets -n dev -A` lists every namespace): any spelling, `=false` too.
+    const every = scopes?.get(name) ?? [];
+    if (argvOptions.some((given) => every.includes(splitOption(given).name))) return false;
+  }
+  for (const [name, count] of named) {
+    if (argvOptions.filter((option) => splitOption(option).name === name).length > count) return false;
+  }
+  return true;
+}
+
 function isOptionLike(token: string): boolean {
   return token.startsWith("-") && token !== "-";
 }
@@ -158,11 +181,22 @@ export interface LiteralMatchMode {
   readonly bodyOptionsAnywhere: boolean;
   /** Deny rules: an abbreviation of a body option counts as the option. */
   readonly abbreviations: boolean;
+  /**
+   * Accept rules: an option the rule names must end as the rule says, so the
+   * call may not set it again (argparse body: bodyOptionsEffective) or add
+   * values to it (a repeatable option named with a value: valuedOptionsEffective).
+   */
+  readonly effectiveOnly?: boolean;
   /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
   readonly anyObject?: boolean;
-  /** Deny rules: the provider's scope options (optionsIncluded). */
+  /**
+   * The provider's scope options. Deny rules: a call without the option, or with
+   * its "every" option, counts as giving the rule's value (optionsIncluded).
+   * Accept rules: a call with the "every" option is not the rule's scope
+   * (valuedOptionsEffective).
+   */
   readonly scopes?: ReadonlyMap<string, readonly string[]>;
   /**
    * Deny rules (argparse): the command path is the body's first words that are
@@ -198,7 +232,41 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
   const rest = mode.pathFromWords === true ? afterCommandWords(path, argv) : isPrefix(path, argv) ? argv.slice(path.length) : undefined;
   if (rest === undefined) return false;
   if (pathLength === -1 || mode.carried === true) return true;
-  return bodyOptionsIncluded(rule.slice(pathLength), rest, mode.abbreviations);
+  const ruleRest = rule.slice(pathLength);
+  if (!bodyOptionsIncluded(ruleRest, rest, mode.abbreviations)) return false;
+  return mode.effectiveOnly !== true || bodyOptionsEffective(ruleRest, rest);
+}
+
+/** `--x` and `--no-x` set one destination (argparse's BooleanArgument pair in the AWS CLI, gcloud's `--no-` flags). */
+function destinationSpellings(name: string): readonly string[] {
+  if (!name.startsWith("--")) return [name];
+  const base = name.startsWith("--no-") ? name.slice(5) : name.slice(2);
+  return [`--${base}`, `--no-${base}`];
+}
+
+/**
+ * Whether each body option an accept rule names is the one the command's
+ * parser keeps. argparse stores the last occurrence of an option (`--acl
+ * private --acl public-read-write` sends public-read-write) and the AWS CLI's
+ * `--no-dry-run` resets what `--dry-run` set, so a rule naming `--acl private`
+ * or `--dry-run` says nothing about a call that sets the option again after it.
+ * Every spelling the body reader reads as the option or its `--no-` twin
+ * counts (any prefix, `=value`, a short in a cluster: fail closed); the call
+ * may give the option as many times as the rule names it, no more. A short
+ * alias Torii does not know (az's `-n` for `--name`) is not seen.
+ */
+function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly string[]): boolean {
+  const named = new Map<string, number>();
+  for (const token of ruleRest) {
+    if (!isOptionLike(token)) continue;
+    const key = destinationSpellings(splitOption(token).name).join(" ");
+    named.set(key, (named.get(key) ?? 0) + 1);
+  }
+  for (const [key, count] of named) {
+    const spellings = key.split(" ");
+    if (argvRest.filter((token) => bodyOption(token, spellings) !== undefined).length > count) return false;
+  }
+  return true;
 }
 
 /**
@@ -210,7 +278,8 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
  */
 export function literalMatches(rule: CanonicalArgv, view: EvaluationView, mode: LiteralMatchMode = PREFIX_ONLY): boolean {
   if (!positionalsMatch(rule.positionals, view.positionals, mode)) return false;
-  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.scopes)) return false;
+  if (rule.options.length > 0 && !optionsIncluded(rule.options, view.options, mode.effectiveOnly === true ? undefined : mode.scopes)) return false;
+  if (mode.effectiveOnly === true && !valuedOptionsEffective(rule.options, view.options, mode.scopes)) return false;
   if (rule.hasTail && !(view.hasTail && isPrefix(rule.tail, view.tail))) return false;
   return true;
 }
@@ -311,7 +380,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false };
+  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: true, scopes: policy.scopeOptions };
   // A call that writes or reads a local file is accepted only by a rule naming its command (file-writes.ts, file-reads.ts).
   const asGiven = { positionals: commandBody(canonical), options: canonical.options };
   const asEvaluated = { positionals: commandBody(view), options: view.options };

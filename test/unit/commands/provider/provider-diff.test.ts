@@ -20,7 +20,7 @@ describe("diffProviderDefinitions: argv.locked_command_options", () => {
     expect(change?.added).toContain("emr create-default-roles --iam-endpoint");
     expect(change?.added).toContain("s3 cp --source-region");
     expect(change?.removed).toEqual([]);
-    expect(describeChange(change ?? { what: "" })).toContain("argv.locked_command_options: +7");
+    expect(describeChange(change ?? { what: "" })).toContain("argv.locked_command_options: +8");
   });
 });
 

@@ -1,0 +1,134 @@
+/**
+ * An accept rule that names a command's own option (argparse CLIs: an AWS
+ * operation's `--acl private`, `--dry-run`) accepts only a call in which that
+ * option keeps the rule's value. argparse stores the last occurrence, and the
+ * AWS CLI's `--no-dry-run` resets `--dry-run` (checked with aws-cli 1.45:
+ * `ec2 terminate-instances --dry-run --no-dry-run` sends DryRun=false,
+ * `s3api put-object-acl --acl private --acl public-read-write` sends
+ * x-amz-acl: public-read-write), so such a call is no longer accepted by the
+ * rule. A repeatable option accumulates (kubectl's slice flags: `create
+ * clusterrolebinding b --clusterrole=view --group=devs
+ * --group=system:unauthenticated` binds both groups, checked with kubectl 1.32
+ * --dry-run=client), so a rule naming it with a value accepts no call that adds
+ * values. Through the bundled providers' grammars and the real engine.
+ */
+import { describe, expect, it } from "vitest";
+import { compilePolicy } from "../../../src/policy/compile.js";
+import { evaluatePolicy } from "../../../src/policy/evaluate.js";
+import type { ProviderPolicyContext } from "../../../src/policy/types.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+
+const aws = bundledPolicyContext("aws");
+const az = bundledPolicyContext("az");
+const gcloud = bundledPolicyContext("gcloud");
+const kubectl = bundledPolicyContext("kubectl");
+
+function decide(ctx: ProviderPolicyContext, accept: string[], argv: readonly string[], deny: string[] = []) {
+  return evaluatePolicy(compilePolicy(ctx, { shared: ruleList(deny, accept) }), argv).decision;
+}
+
+const terminate = ["ec2", "terminate-instances", "--instance-ids", "i-1"];
+const acl = ["s3api", "put-object-acl", "--bucket", "b", "--key", "k"];
+
+describe("aws: an accept rule naming a switch or a value accepts only calls that keep it", () => {
+  it.each([
+    [[...terminate, "--dry-run", "--no-dry-run"]],
+    [[...terminate, "--dry-run", "--no-dry"]],
+    [[...terminate, "--no-dry-r", "--dry-run", "--no-dry-run"]],
+    [["ec2", "--", "terminate-instances", "--dry-run", "--instance-ids", "i-1", "--", "--no-dry-run"]],
+  ])("ec2 terminate-instances --dry-run does not accept %j", (argv) => {
+    expect(decide(aws, ["ec2 terminate-instances --dry-run"], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it.each([
+    [[...acl, "--acl", "private", "--acl", "public-read-write"]],
+    [[...acl, "--acl", "private", "--acl=public-read-write"]],
+    [[...acl, "--acl=private", "--acl", "public-read-write"]],
+    [[...acl, "--acl", "public-read-write", "--acl", "private"]],
+  ])("s3api put-object-acl --acl private does not accept %j", (argv) => {
+    expect(decide(aws, ["s3api put-object-acl --acl private"], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it("the call that keeps the rule's option is still accepted, and a rule not naming the option still accepts repeats", () => {
+    expect(decide(aws, ["ec2 terminate-instances --dry-run"], [...terminate, "--dry-run"]).result).toBe("accept");
+    expect(decide(aws, ["ec2 terminate-instances --dry-run"], ["ec2", "terminate-instances", "--dry-run", "--instance-ids", "i-1", "i-2"]).result).toBe(
+      "accept",
+    );
+    expect(decide(aws, ["s3api put-object-acl --acl private"], [...acl, "--acl=private"]).result).toBe("accept");
+    expect(decide(aws, ["s3api put-object-acl"], [...acl, "--acl", "private", "--acl", "x"]).result).toBe("accept");
+    // A rule naming the option twice takes two occurrences (an append-style option), not three.
+    expect(decide(aws, ["s3 cp --exclude a --exclude b"], ["s3", "cp", "s3://x/", "s3://y/", "--exclude", "a", "--exclude", "b"]).result).toBe("accept");
+    expect(
+      decide(aws, ["s3 cp --exclude a --exclude b"], ["s3", "cp", "s3://x/", "s3://y/", "--exclude", "a", "--exclude", "b", "--exclude", "c"]).result,
+    ).toBe("unresolved");
+  });
+
+  it("deny rules still match any occurrence", () => {
+    expect(decide(aws, ["ec2"], [...terminate, "--no-dry-run", "--dry-run"], ["ec2 terminate-instances --no-dry-run"]).result).toBe("deny");
+  });
+});
+
+describe("az and gcloud (argparse: the last value of a repeated option wins)", () => {
+  it("az group delete --name a does not accept --name a --name b", () => {
+    expect(decide(az, ["group delete --name a"], ["group", "delete", "--name", "a", "--name", "b"]).result).toBe("unresolved");
+    expect(decide(az, ["group delete --name a"], ["group", "delete", "--name", "a", "--nam=b"]).result).toBe("unresolved");
+    expect(decide(az, ["group delete --name a"], ["group", "delete", "--name", "a", "--yes"]).result).toBe("accept");
+  });
+
+  it("gcloud compute instances delete --zone us-a does not accept a second --zone", () => {
+    const argv = ["compute", "instances", "delete", "vm", "--zone", "us-a", "--zone=us-b"];
+    expect(decide(gcloud, ["compute instances delete --zone us-a"], argv).result).toBe("unresolved");
+    expect(decide(gcloud, ["compute instances delete --zone us-a"], argv.slice(0, 6)).result).toBe("accept");
+  });
+});
+
+describe("kubectl: an accept rule naming a repeatable option's value accepts no call adding values", () => {
+  it.each([
+    [
+      "create clusterrolebinding b --clusterrole=view --group=devs",
+      ["create", "clusterrolebinding", "b", "--clusterrole=view", "--group=devs", "--group=system:unauthenticated"],
+    ],
+    [
+      "create clusterrolebinding b --clusterrole=view --group=devs",
+      ["create", "clusterrolebinding", "b", "--clusterrole=view", "--group", "devs", "--group=system:masters"],
+    ],
+    ["create role r --verb=get --resource=pods", ["create", "role", "r", "--verb=get", "--resource=pods", "--resource=secrets"]],
+    ["create role r --verb=get --resource=pods", ["create", "role", "r", "--verb", "get", "--verb=*", "--resource=pods"]],
+    ["apply -f safe.yaml", ["apply", "-f", "safe.yaml", "-f", "other.yaml"]],
+    ["apply -f safe.yaml", ["apply", "-fsafe.yaml", "--filename=other.yaml"]],
+  ])("%s does not accept %j", (rule, argv) => {
+    expect(decide(kubectl, [rule], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it("the call with the rule's values is accepted; a rule naming the option without a value accepts any number", () => {
+    expect(
+      decide(
+        kubectl,
+        ["create clusterrolebinding b --clusterrole=view --group=devs"],
+        ["create", "clusterrolebinding", "b", "--clusterrole", "view", "--group", "devs"],
+      ).result,
+    ).toBe("accept");
+    expect(
+      decide(kubectl, ["create role r --verb=get --verb=list --resource=pods"], ["create", "role", "r", "--verb=list", "--verb=get", "--resource=pods"]).result,
+    ).toBe("accept");
+    expect(decide(kubectl, ["apply -f"], ["apply", "-f", "a.yaml", "-f", "b.yaml"]).result).toBe("accept");
+    expect(decide(kubectl, ["get pods -n dev"], ["get", "pods", "-n", "dev", "-o", "wide"]).result).toBe("accept");
+  });
+});
+
+describe("kubectl: an accept rule naming a namespace does not accept --all-namespaces, which wins over it", () => {
+  it.each([
+    [["get", "secrets", "-n", "dev", "-A"]],
+    [["get", "secrets", "-A", "-n", "dev"]],
+    [["get", "secrets", "--namespace=dev", "--all-namespaces"]],
+    [["get", "secrets", "-ndev", "--all-namespaces=true"]],
+    [["get", "secrets", "-n", "dev", "-A=false"]],
+  ])("get secrets -n dev does not accept %j", (argv) => {
+    expect(decide(kubectl, ["get secrets -n dev"], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it("the namespaced call is accepted, and a rule naming no namespace still accepts -A", () => {
+    expect(decide(kubectl, ["get secrets -n dev"], ["get", "secrets", "-n", "dev"]).result).toBe("accept");
+    expect(decide(kubectl, ["get secrets"], ["get", "secrets", "-A"]).result).toBe("accept");
+  });
+});
