@@ -37,7 +37,10 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
     const index = i;
     if (!stopAtUnknown) builder.checkRawToken(token, index);
     if (token === "--") {
-      if (!stopAtUnknown) builder.startTail(argv.slice(i + 1), i + 1);
+      if (!stopAtUnknown) {
+        refuseEmptyWords(argv, i + 1, builder);
+        builder.startTail(argv.slice(i + 1), i + 1);
+      }
       return argv.length;
     }
     if (token.startsWith("--")) {
@@ -49,11 +52,33 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
       if (consumed === 0) return i;
       i += consumed;
     } else {
+      if (!stopAtUnknown) refuseEmptyWords(argv, i, builder, i + 1);
       builder.positional(token, i);
       i += 1;
     }
   }
   return i;
+}
+
+/**
+ * An empty word is refused (agent argv): cobra skips empty strings when it
+ * looks for the command path (`stripFlags`), so `kubectl create "" secret
+ * generic x` runs `create secret generic` while its words read `create`, "",
+ * `secret`: no rule could be matched against the command that runs. An empty
+ * option value (`-l ""`) is a value, not a word, and stays allowed.
+ */
+function refuseEmptyWords(argv: readonly string[], from: number, builder: CanonicalBuilder, to = argv.length): void {
+  if (!builder.strict) return;
+  for (let index = from; index < to; index += 1) {
+    if (argv[index] === "") {
+      builder.reject(
+        "argv-rejected",
+        "",
+        index,
+        `argument ${index} is empty: the CLI skips it when it finds the command, so Torii cannot tell which command runs`,
+      );
+    }
+  }
 }
 
 /** Returns how many tokens the long option used (0 = unknown while looking for the command path). */
