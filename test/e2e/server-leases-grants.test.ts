@@ -10,7 +10,8 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadRegistry } from "../../src/config/registry.js";
-import { targetBinding } from "../../src/state/fingerprints.js";
+import { grantEvidence, targetBinding } from "../../src/state/fingerprints.js";
+import { GrantStore } from "../../src/state/grant-store.js";
 import { LeaseStore } from "../../src/state/lease-store.js";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
@@ -113,7 +114,11 @@ describe("grants", () => {
   test("a prefix grant allows its suffixes, but never past a deny", async () => {
     expect((await cli("grant", "add", "rec", "--prefix", "1", "--", "log")).status).toBe(0);
     expect(outcomeOf(await session.call("rec", { args: ["log", "--oneline", "-5"] })).decision.source).toBe("grant");
-    expect((await cli("grant", "add", "rec", "--prefix", "1", "--", "push")).status).toBe(0);
+    // The CLI refuses a grant for a denied argv; one written before the deny rule (here: by the store) still allows nothing.
+    expect((await cli("grant", "add", "rec", "--prefix", "1", "--", "push")).status).toBe(3);
+    const planted = await new GrantStore(path.join(root, "providers", "rec", "grants")).add("prefix", ["push"], 5);
+    const listed = JSON.parse((await cli("grant", "list", "rec", "--json")).stdout) as { grants: { evidence: string }[] };
+    expect(listed.grants.map((grant) => grant.evidence)).toContain(grantEvidence(planted.matcher));
     expect(outcomeOf(await session.call("rec", { args: ["push", "origin"] })).decision.source).toBe("explicit-deny");
   });
 
