@@ -238,7 +238,9 @@ export class StateFile<S> {
     if (this.platform === "win32" && lstatIfExists(this.file, this.file)?.isSymbolicLink() === true) {
       throw new StateError(this.file, "unsafe-path", "the state file is a symbolic link");
     }
-    const flags = constants.O_RDONLY | (this.platform === "win32" ? 0 : constants.O_NOFOLLOW);
+    // O_NONBLOCK: a named pipe at the path opens at once (and is refused as no regular file below) instead of
+    // waiting for a writer, which would freeze every synchronous read of the server; a regular file ignores it.
+    const flags = constants.O_RDONLY | (this.platform === "win32" ? 0 : constants.O_NOFOLLOW | constants.O_NONBLOCK);
     let fd: number;
     try {
       fd = openSync(this.file, flags);
