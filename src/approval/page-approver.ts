@@ -18,7 +18,7 @@ import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { effectivePolicyOf, nearestRules } from "../policy/explain.js";
 import { ApprovalStore, type ApprovalChange, type ApprovalRecord } from "../state/approval-store.js";
 import { applyAnswer, type RuleEditor } from "./apply-answer.js";
-import { activeLeases, applyLeaseAnswer } from "./apply-lease-answer.js";
+import { applyLeaseAnswer, leaseSnapshot } from "./apply-lease-answer.js";
 import { renderLeasePage } from "./lease-page-html.js";
 import { recordedHold } from "./lasting-answers.js";
 import { leaseText } from "./lease-text.js";
@@ -69,7 +69,7 @@ export class PageApprover implements Approver {
   }
 
   async askLease(request: LeaseRequest): Promise<LeaseAnswer> {
-    const lease = { minutes: this.deps.settings.defaultTargetMinutes, active: activeLeases(request, this.clock()) };
+    const lease = { minutes: this.deps.settings.defaultTargetMinutes, ...leaseSnapshot(request, this.clock()) };
     const { provider, target, canonicalTokens, description } = request;
     const model = { tool: provider.tool, target: target.name, tokens: canonicalTokens, offer: leasePageOffer(lease.minutes), active: lease.active };
     try {

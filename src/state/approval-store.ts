@@ -15,7 +15,7 @@
  * created_at: …  expires_at: …
  * status: pending                 # pending | answered | expired | withdrawn
  * answer: {choice: once, channel: cli, by: alice, at: …}
- * lease: {minutes: 15, active: [{target: dev, expires_at: …}]}   # kind lease only
+ * lease: {minutes: 15, active: [{target: dev, expires_at: …}], revision: 7}   # kind lease only
  * hold: {minimum_prefix: 3, access: write}   # kind call, held for a local file write/read (policy/file-write-hold.ts)
  * server: {pid: 4242, started: "123456", namespace: "pid:[4026531836]"}   # the asking server (process-identity.ts)
  * ```
@@ -80,6 +80,12 @@ const recordSchema = z.strictObject({
     .strictObject({
       minutes: z.int().min(1).max(1440),
       active: z.array(z.strictObject({ target: z.string().min(1).max(256), expires_at: expiresAtSchema })),
+      /**
+       * The lease file's revision those leases were read at; absent when it could not be read. The answer is
+       * carried out only at this revision (approval/apply-lease-answer.ts): a lease change meanwhile, a clear
+       * above all, may have come after the answer, and the page showed other leases than there would be.
+       */
+      revision: z.int().min(0).optional(),
     })
     .optional(),
   /**

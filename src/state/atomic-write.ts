@@ -70,6 +70,8 @@ export interface AtomicWriteOptions {
    * stores use it to check that their lock is still theirs.
    */
   readonly beforeCommit?: () => void;
+  /** Called right after the rename: from here on the new content is in place, whatever fails after. */
+  readonly afterCommit?: () => void;
   /**
    * Whether the directory is fsynced after the rename (default true). Only a
    * file whose previous content is still acceptable after a crash may skip it
@@ -115,6 +117,7 @@ export async function writeFileAtomic(file: string, data: Uint8Array, options: A
     await fs.unlink(temp).catch(() => undefined);
     throw error;
   }
+  options.afterCommit?.();
   if (platform !== "win32" && options.syncDirectory !== false) await syncDirectory(fs, dir);
 }
 

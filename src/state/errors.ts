@@ -20,7 +20,7 @@ export type StateErrorKind = "missing-version" | "unknown-version" | "legacy" | 
 
 /** A state file that cannot be trusted, or could not be read or written. It authorises nothing. */
 export class StateError extends Error {
-  override readonly name = "StateError";
+  override readonly name: string = "StateError";
   /** The state file the problem is about. */
   readonly file: string;
   readonly kind: StateErrorKind;
@@ -32,6 +32,23 @@ export class StateError extends Error {
     this.file = file;
     this.kind = kind;
     this.detail = detail;
+  }
+}
+
+/**
+ * A state change whose new file was renamed into place, after which a step
+ * failed (the directory's fsync, or the lock found lost at release): the new
+ * state is in force (and may not survive a power cut). It is no problem of
+ * the file's: the operator must be told the change took effect.
+ */
+export class StateWrittenError extends StateError {
+  override readonly name: string = "StateWrittenError";
+  /** What failed after the rename, without the file prefix. */
+  readonly problem: string;
+
+  constructor(file: string, problem: string, options?: { cause?: unknown }) {
+    super(file, "io", `the change was written and is in force, but ${problem}`, options);
+    this.problem = problem;
   }
 }
 

@@ -52,8 +52,10 @@ export interface HeldLock {
   readonly lockPath: string;
   /**
    * Throws LockCompromisedError unless the lock is still certainly ours: not
-   * reported lost, its directory still there, and held for less than half the
-   * stale period (so no other process can have judged it stale yet).
+   * reported lost, its directory still there and still the one this holder
+   * made (same device, inode and birth time: not another holder's after a
+   * takeover), and held for less than half the stale period (so no other
+   * process can have judged it stale yet).
    */
   assertHeld(): void;
 }
@@ -144,7 +146,13 @@ export async function withFileLock<T>(file: string, timing: LockTiming, body: (h
       if (elapsed > timing.stale / 2) {
         throw new LockCompromisedError(file, `held for ${Math.round(elapsed)} ms, more than half the ${timing.stale} ms stale period`);
       }
-      if (!isDirectory(lockPath)) throw new LockCompromisedError(file, `${lockPath} is gone`);
+      // The directory must be the one this holder made: one made by a process that took the lock over (it judged
+      // this one stale, as a wall-clock step forward makes a fresh lock look) is another holder's, not a lock at all for this write.
+      const found = lstatSync(lockPath, { throwIfNoEntry: false });
+      if (found === undefined || !found.isDirectory()) throw new LockCompromisedError(file, `${lockPath} is gone`);
+      if (!isSameDirectory(found, mine)) {
+        throw new LockCompromisedError(file, `${lockPath} was replaced by another holder's lock (a takeover)`);
+      }
     },
   };
   let value: T;
@@ -254,14 +262,6 @@ export function lockMtime(lockPath: string): number | undefined {
     return lstatSync(lockPath).mtimeMs;
   } catch {
     return undefined;
-  }
-}
-
-function isDirectory(target: string): boolean {
-  try {
-    return lstatSync(target).isDirectory();
-  } catch {
-    return false;
   }
 }
 

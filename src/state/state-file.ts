@@ -14,7 +14,7 @@ import path from "node:path";
 import { parseDocument, stringify } from "yaml";
 import type * as z from "zod";
 import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
-import { StateError } from "./errors.js";
+import { LockCompromisedError, StateError, StateWrittenError } from "./errors.js";
 import { withCheckedFileLock } from "./checked-lock.js";
 import { STATE_LOCK_TIMING, withFileLock, withFileLockIfFree, type LockTiming } from "./lock.js";
 import {
@@ -136,19 +136,29 @@ export class StateFile<S> {
   async locked<T>(body: (write: (state: S) => Promise<void>) => Promise<T>): Promise<T> {
     ensureStateDirectory(this.file, this.policy);
     checkLockPath(this.file, this.lockPath);
-    const progress = { entered: false };
+    const progress = { entered: false, written: false };
     try {
       return await withFileLock(this.file, this.timing, async (held) => {
         progress.entered = true;
         checkLockPath(this.file, this.lockPath);
         this.removeLeftoverTemps();
         return body((state) =>
-          this.write(state, () => {
-            held.assertHeld();
-          }),
+          this.write(
+            state,
+            () => {
+              held.assertHeld();
+            },
+            () => {
+              progress.written = true;
+            },
+          ),
         );
       });
     } catch (error) {
+      // A lock found lost only at release, after a write was renamed into place: that write is in force.
+      if (progress.written && error instanceof LockCompromisedError) {
+        throw new StateWrittenError(this.file, `the lock was found lost afterwards (${error.reason})`, { cause: error });
+      }
       // The body's errors keep their type; a file-system error taking the lock becomes a StateError.
       throw !progress.entered && isErrno(error) ? asStateError(this.file, error, "cannot lock") : error;
     }
@@ -215,15 +225,27 @@ export class StateFile<S> {
     }
   }
 
-  private async write(state: S, assertHeld: () => void): Promise<void> {
+  private async write(state: S, assertHeld: () => void, committed: () => void): Promise<void> {
     const text = `${this.codec.header}${stringifyState(state)}`;
     const bytes = Buffer.from(text, "utf8");
     // Never write what this build would refuse to read.
     const check = decodeState(this.file, bytes, this.codec);
     if (check instanceof StateError) throw new Error(`refusing to write an invalid state: ${check.detail}`);
+    const step = { renamed: false };
     try {
-      await writeFileAtomic(this.file, bytes, { ...this.writeOptions(), beforeCommit: assertHeld });
+      await writeFileAtomic(this.file, bytes, {
+        ...this.writeOptions(),
+        beforeCommit: assertHeld,
+        afterCommit: () => {
+          step.renamed = true;
+          committed();
+        },
+      });
     } catch (error) {
+      // After the rename the new state is in force: say so, rather than "cannot write".
+      if (step.renamed) {
+        throw new StateWrittenError(this.file, `the step after it failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
       throw isErrno(error) ? asStateError(this.file, error, "cannot write") : error;
     }
   }
@@ -238,7 +260,9 @@ export class StateFile<S> {
     if (this.platform === "win32" && lstatIfExists(this.file, this.file)?.isSymbolicLink() === true) {
       throw new StateError(this.file, "unsafe-path", "the state file is a symbolic link");
     }
-    const flags = constants.O_RDONLY | (this.platform === "win32" ? 0 : constants.O_NOFOLLOW);
+    // O_NONBLOCK: a named pipe at the path opens at once (and is refused as no regular file below) instead of
+    // waiting for a writer, which would freeze every synchronous read of the server; a regular file ignores it.
+    const flags = constants.O_RDONLY | (this.platform === "win32" ? 0 : constants.O_NOFOLLOW | constants.O_NONBLOCK);
     let fd: number;
     try {
       fd = openSync(this.file, flags);

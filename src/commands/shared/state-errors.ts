@@ -3,7 +3,7 @@
  * is invalid (exit 3, with its path and kind and how to recover), a lock held
  * by another process, or a file-system error (exit 1). Never a stack trace.
  */
-import { LockCompromisedError, LockTimeoutError, StaleRevisionError, StateError } from "../../state/errors.js";
+import { LockCompromisedError, LockTimeoutError, StaleRevisionError, StateError, StateWrittenError } from "../../state/errors.js";
 import { EXIT_USAGE, OperatorError } from "./operator-context.js";
 
 /** Exit code of a state command that found an invalid state file or could not finish. */
@@ -39,6 +39,10 @@ export async function changeState<T>(what: string, recovery: string, change: () 
 }
 
 function asOperatorError(error: unknown, what: string, recovery: string): unknown {
+  // The new state was renamed into place before something failed: it is in force; the file is fine.
+  if (error instanceof StateWrittenError) {
+    return new OperatorError(`${what}: ${error.file}: ${error.detail}; check the state before retrying`, EXIT_STATE_PROBLEM);
+  }
   if (error instanceof StateError) {
     return new OperatorError(`cannot ${what}: ${stateProblemText(error)}; nothing was changed${recovery === "" ? "" : `; ${recovery}`}`, EXIT_USAGE);
   }

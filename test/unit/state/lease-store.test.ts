@@ -295,6 +295,33 @@ describe("LeaseStore: the lock", () => {
     expect(tempFiles(dir)).toEqual([]);
   });
 
+  it("aborts the write before the rename when its lock directory was replaced by another holder's (a takeover): it never lands under another holder's lock", async () => {
+    const gate = deferred();
+    const reached = deferred();
+    const slowSync = fsWithSlowSync(() => {
+      reached.resolve();
+      return gate.promise;
+    });
+    const { dir, clock } = setup();
+    const plain = new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING });
+    await plain.activate("prod", B1, 30, "replace");
+    const slow = new LeaseStore(dir, { clock: clock.now, lockTiming: TEST_LOCK_TIMING, fs: slowSync });
+    const write = slow.activate("dev", B1, 30, "add");
+    await reached.promise;
+    // Another process judged the lock stale (a wall-clock step forward makes a fresh lock look old) and took it
+    // over: its own directory now stands at the lock path, and whatever it writes (a clear) must not be overwritten.
+    const lockPath = `${plain.file}.lock`;
+    const before = readFileSync(plain.file);
+    rmdirSync(lockPath);
+    mkdirSync(lockPath);
+    gate.resolve();
+    await expect(write).rejects.toBeInstanceOf(LockCompromisedError);
+    expect(readFileSync(plain.file).equals(before)).toBe(true);
+    expect(tempFiles(dir)).toEqual([]);
+    expect(existsSync(lockPath)).toBe(true); // the other holder's lock is left to it
+    rmdirSync(lockPath);
+  });
+
   it("aborts a write that held the lock for more than half the stale period (it may have been taken over)", async () => {
     const slowSync = fsWithSlowSync(() => new Promise((resolve) => setTimeout(resolve, TEST_LOCK_TIMING.stale / 2 + 100)));
     const { dir, store } = setup({ fs: slowSync, lockTiming: TEST_LOCK_TIMING });
