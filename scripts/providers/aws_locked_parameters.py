@@ -80,7 +80,9 @@ def host_switching_parameters(driver):
         name = xform_name(match.group(1), "-")
         if name not in args:
             raise SystemExit("host-switching parameter %s is not an argument of %s %s" % (name, service, operation))
-        found[(service, operation)] = {"--" + arg for arg in (name,) + CARRIERS if arg in args}
+        # Every carrier, whether or not this CLI has it: provider.yaml declares both (--cli-input-yaml is v2's),
+        # and a v2 CLI reached through the same definition would read the parameter from it.
+        found[(service, operation)] = {"--" + arg for arg in (name,) + CARRIERS}
     return found
 
 

@@ -143,8 +143,8 @@ export const LOCKED_COMMAND_OPTION_FLOOR: Readonly<Record<TargetMode, readonly L
     { command: ["s3", "cp"], options: ["--source-region"] },
     { command: ["s3", "mv"], options: ["--source-region"] },
     { command: ["s3", "sync"], options: ["--source-region"] },
-    // botocore sends Predict's signed request to the host PredictEndpoint names; the JSON carrier sets it too.
-    { command: ["machinelearning", "predict"], options: ["--cli-input-json", "--predict-endpoint"] },
+    // botocore sends Predict's signed request to the host PredictEndpoint names; either carrier (v2 has the YAML one) sets it too.
+    { command: ["machinelearning", "predict"], options: ["--cli-input-json", "--cli-input-yaml", "--predict-endpoint"] },
   ]),
   credentials: Object.freeze([]),
 });

