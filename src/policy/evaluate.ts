@@ -51,7 +51,8 @@ export function normaliseForEvaluation(policy: CompiledPolicy, canonical: Canoni
 
 /** The view with the `--` tail appended to the positionals, for deny matching. */
 function tailAsPositionals(view: EvaluationView): EvaluationView {
-  const positionals = [...view.positionals, ...view.tail];
+  // Without its empty words, as cobra finds a command (`get -- "" secrets` may run as `get secrets`): a deny only gains matches.
+  const positionals = [...view.positionals, ...view.tail.filter((word) => word !== "")];
   return { positionals, options: view.options, hasTail: false, tail: [], joined: [...positionals, ...view.options].join(" ") };
 }
 
@@ -102,11 +103,13 @@ function optionsIncluded(ruleOptions: readonly string[], argvOptions: readonly s
  */
 function valuedOptionsEffective(ruleOptions: readonly string[], argvOptions: readonly string[], scopes?: ReadonlyMap<string, readonly string[]>): boolean {
   const named = new Map<string, number>();
+  const ruleNames = new Set(ruleOptions.map((option) => splitOption(option).name));
   for (const option of ruleOptions) {
     const { name, value } = splitOption(option);
     if (value !== undefined) named.set(name, (named.get(name) ?? 0) + 1);
-    // A scope option's "every" option wins over it (`get secrets -n dev -A` lists every namespace): any spelling, `=false` too.
-    const every = scopes?.get(name) ?? [];
+    // A scope option's "every" option wins over it (`get secrets -n dev -A` lists every namespace): any spelling, `=false`
+    // too, unless the rule names that option itself (`get pods -n prod -A` accepts what it says).
+    const every = (scopes?.get(name) ?? []).filter((everyName) => !ruleNames.has(everyName));
     if (argvOptions.some((given) => every.includes(splitOption(given).name))) return false;
   }
   for (const [name, count] of named) {
@@ -257,16 +260,23 @@ function destinationSpellings(name: string): readonly string[] {
  */
 function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly string[]): boolean {
   const named = new Map<string, number>();
+  /** Each spelling the rule names (and its `--no-` twin) → its destination's key. */
+  const keyOfSpelling = new Map<string, string>();
   for (const token of ruleRest) {
     if (!isOptionLike(token)) continue;
-    const key = destinationSpellings(splitOption(token).name).join(" ");
+    const spellings = destinationSpellings(splitOption(token).name);
+    const key = spellings.join(" ");
     named.set(key, (named.get(key) ?? 0) + 1);
+    for (const spelling of spellings) keyOfSpelling.set(spelling, key);
   }
-  for (const [key, count] of named) {
-    const spellings = key.split(" ");
-    if (argvRest.filter((token) => bodyOption(token, spellings) !== undefined).length > count) return false;
+  const given = new Map<string, number>();
+  for (const token of argvRest) {
+    // argparse takes an exact option name before any abbreviation: `--sse` is --sse, not --sse-kms-key-id, when the rule names both.
+    const exact = isOptionLike(token) ? keyOfSpelling.get(splitOption(token).name) : undefined;
+    const keys = exact !== undefined ? [exact] : [...named.keys()].filter((key) => bodyOption(token, key.split(" ")) !== undefined);
+    for (const key of keys) given.set(key, (given.get(key) ?? 0) + 1);
   }
-  return true;
+  return [...named].every(([key, count]) => (given.get(key) ?? 0) <= count);
 }
 
 /**

@@ -37,10 +37,7 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
     const index = i;
     if (!stopAtUnknown) builder.checkRawToken(token, index);
     if (token === "--") {
-      if (!stopAtUnknown) {
-        refuseEmptyWords(argv, i + 1, builder);
-        builder.startTail(argv.slice(i + 1), i + 1);
-      }
+      if (!stopAtUnknown) builder.startTail(argv.slice(i + 1), i + 1);
       return argv.length;
     }
     if (token.startsWith("--")) {
@@ -52,7 +49,7 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
       if (consumed === 0) return i;
       i += consumed;
     } else {
-      if (!stopAtUnknown) refuseEmptyWords(argv, i, builder, i + 1);
+      if (!stopAtUnknown) refuseEmptyWord(token, i, builder);
       builder.positional(token, i);
       i += 1;
     }
@@ -65,19 +62,19 @@ function parseWith(argv: readonly string[], table: OptionTable, builder: Canonic
  * looks for the command path (`stripFlags`), so `kubectl create "" secret
  * generic x` runs `create secret generic` while its words read `create`, "",
  * `secret`: no rule could be matched against the command that runs. An empty
- * option value (`-l ""`) is a value, not a word, and stays allowed.
+ * option value (`-l ""`) is a value, not a word, and stays allowed; so does an
+ * empty word after `--` (`exec web-1 -- grep "" /etc/hosts`), where cobra's
+ * search for the command has stopped (deny rules still read that tail without
+ * its empty words: evaluate.ts `tailAsPositionals`).
  */
-function refuseEmptyWords(argv: readonly string[], from: number, builder: CanonicalBuilder, to = argv.length): void {
-  if (!builder.strict) return;
-  for (let index = from; index < to; index += 1) {
-    if (argv[index] === "") {
-      builder.reject(
-        "argv-rejected",
-        "",
-        index,
-        `argument ${index} is empty: the CLI skips it when it finds the command, so Torii cannot tell which command runs`,
-      );
-    }
+function refuseEmptyWord(token: string, index: number, builder: CanonicalBuilder): void {
+  if (token === "" && builder.strict) {
+    builder.reject(
+      "argv-rejected",
+      "",
+      index,
+      `argument ${index} is empty: the CLI skips it when it finds the command, so Torii cannot tell which command runs`,
+    );
   }
 }
 

@@ -68,6 +68,27 @@ describe("aws: an accept rule naming a switch or a value accepts only calls that
   });
 });
 
+describe("an option whose whole name is a prefix of another the rule names is itself, not a repeat (argparse takes an exact name first)", () => {
+  it.each([
+    [aws, "s3 cp a.txt s3://b/k --sse aws:kms --sse-kms-key-id K", ["s3", "cp", "a.txt", "s3://b/k", "--sse", "aws:kms", "--sse-kms-key-id", "K"]],
+    [
+      aws,
+      "s3 cp s3://a/k s3://b/k --metadata-directive REPLACE --metadata k=v",
+      ["s3", "cp", "s3://a/k", "s3://b/k", "--metadata", "k=v", "--metadata-directive", "REPLACE"],
+    ],
+    [az, "vm create -g rg -n vm --nsg n --nsg-rule SSH", ["vm", "create", "-g", "rg", "-n", "vm", "--nsg", "n", "--nsg-rule", "SSH"]],
+  ])("%#: the rule accepts the call it spells", (ctx, rule, argv) => {
+    expect(decide(ctx, [rule], argv).result).toBe("accept");
+  });
+
+  it("a repeat of either is still seen, and an abbreviation still counts for the option it abbreviates", () => {
+    const rule = "s3 cp a.txt s3://b/k --sse aws:kms --sse-kms-key-id K";
+    const base = ["s3", "cp", "a.txt", "s3://b/k", "--sse", "aws:kms", "--sse-kms-key-id", "K"];
+    expect(decide(aws, [rule], [...base, "--sse", "AES256"]).result).toBe("unresolved");
+    expect(decide(aws, [rule], [...base, "--sse-kms", "K2"]).result).toBe("unresolved");
+  });
+});
+
 describe("az and gcloud (argparse: the last value of a repeated option wins)", () => {
   it("az group delete --name a does not accept --name a --name b", () => {
     expect(decide(az, ["group delete --name a"], ["group", "delete", "--name", "a", "--name", "b"]).result).toBe("unresolved");
@@ -130,5 +151,10 @@ describe("kubectl: an accept rule naming a namespace does not accept --all-names
   it("the namespaced call is accepted, and a rule naming no namespace still accepts -A", () => {
     expect(decide(kubectl, ["get secrets -n dev"], ["get", "secrets", "-n", "dev"]).result).toBe("accept");
     expect(decide(kubectl, ["get secrets"], ["get", "secrets", "-A"]).result).toBe("accept");
+  });
+
+  it("a rule that names -A itself accepts the call it spells (review 16)", () => {
+    expect(decide(kubectl, ["get pods -n prod -A"], ["get", "pods", "-n", "prod", "-A"]).result).toBe("accept");
+    expect(decide(kubectl, ["get pods -n prod -A"], ["get", "pods", "-A", "--namespace=prod"]).result).toBe("accept");
   });
 });

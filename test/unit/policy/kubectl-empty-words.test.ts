@@ -15,17 +15,19 @@ const grammar = grammarFor(context);
 const policy = compilePolicy(context, { shared: ruleList(["create secret", "delete"], ["create", "get", "/.*/"]) });
 
 describe("kubectl: an empty word in the agent's argv", () => {
-  test.each([
-    [["", "delete", "pod", "x"]],
-    [["create", "", "secret", "generic", "x"]],
-    [["get", "", "pods"]],
-    [["get", "pods", "--", ""]],
-    [["-n", "dev", "", "delete", "pod", "x"]],
-  ])("%j is refused before any rule", (argv) => {
-    expect(rejectionOf(grammar, argv)).toMatchObject({ kind: "argv-rejected" });
-    const { decision } = evaluatePolicy(policy, argv);
-    expect(decision.result).toBe("deny");
-    expect(decision.reason).toMatch(/is empty: the CLI skips it/u);
+  test.each([[["", "delete", "pod", "x"]], [["create", "", "secret", "generic", "x"]], [["get", "", "pods"]], [["-n", "dev", "", "delete", "pod", "x"]]])(
+    "%j is refused before any rule",
+    (argv) => {
+      expect(rejectionOf(grammar, argv)).toMatchObject({ kind: "argv-rejected" });
+      const { decision } = evaluatePolicy(policy, argv);
+      expect(decision.result).toBe("deny");
+      expect(decision.reason).toMatch(/is empty: the CLI skips it/u);
+    },
+  );
+
+  test("after --, where cobra no longer looks for the command, an empty word is an argument; deny rules read the tail without it", () => {
+    expect(evaluatePolicy(policy, ["exec", "web-1", "--", "grep", "", "/etc/hosts"]).decision.result).toBe("accept");
+    expect(evaluatePolicy(policy, ["create", "--", "", "secret", "generic", "x"]).decision).toMatchObject({ result: "deny", source: "explicit-deny" });
   });
 
   test("an empty option value is a value, not a word: it is kept", () => {
