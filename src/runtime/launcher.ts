@@ -27,7 +27,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { TextDecoder } from "node:util";
-import { killPipeHolders, outputPipesOf } from "./pipe-holders.js";
+import { killPipeHolders, outputPipesOf, type OutputPipes } from "./pipe-holders.js";
 import { redactOutput } from "./redact-output.js";
 import { NO_REDACTION, type Redactor } from "./redaction.js";
 import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "./timers.js";
@@ -218,7 +218,7 @@ class ChildRun {
   private backstopTimer: CancelTimer | undefined;
   private streams: readonly Readable[] = [];
   /** What the child's descriptors 1 and 2 are (Linux), to find a descendant still holding them after its exit. */
-  private readonly outputPipes: readonly string[];
+  private readonly outputPipes: OutputPipes;
 
   constructor(
     private readonly request: LaunchRequest,
