@@ -61,6 +61,18 @@ function writeTree(root, files) {
   }
 }
 
+/**
+ * A fresh owner-only directory for a bench's own programs, under ~/.cache/torii-bench:
+ * Torii refuses to run a program from the shared temporary directory (anyone can
+ * create files there first) or from below its working directory (the bench's, this
+ * checkout: the agent's reach).
+ */
+export function privateBinDirectory() {
+  const parent = path.join(os.homedir(), ".cache", "torii-bench");
+  mkdirSync(parent, { recursive: true, mode: 0o755 });
+  return mkdtempSync(path.join(parent, "bin-"));
+}
+
 /** A config root with one provider, `run`, whose command is `command` and whose rules accept everything. */
 export function benchConfig(command, settings = "") {
   const root = mkdtempSync(path.join(os.tmpdir(), "torii-bench-"));

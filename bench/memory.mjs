@@ -5,18 +5,30 @@
 // figure is what a server left idle in a client costs). The servers of a round
 // run side by side, so the late reading costs one wait per round. Then Torii's peak RSS (VmHWM) while an allowed child writes 1 GiB under the
 // default output cap. Streaming with a cap means the peak should barely move.
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BARE_SERVER, baselineCli, baselineRepo, benchConfig, CLI, connect, FILESYSTEM_SERVER, installBundledProviders, memoryOf } from "./harness.mjs";
+import {
+  BARE_SERVER,
+  baselineCli,
+  baselineRepo,
+  benchConfig,
+  CLI,
+  connect,
+  FILESYSTEM_SERVER,
+  installBundledProviders,
+  memoryOf,
+  privateBinDirectory,
+} from "./harness.mjs";
 import { median } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 5);
 /** How long a server is left alone after tools/list before its RSS is read: just listed, and settled. */
 const SETTLE_MS = 1000;
 const LATE_MS = Number(process.env.BENCH_MEMORY_LATE_MS ?? 30_000);
-const bin = mkdtempSync(path.join(os.tmpdir(), "torii-bench-bin-"));
+// Not under the shared temporary directory: Torii refuses to run a program from there (anyone can create files first).
+const bin = privateBinDirectory();
 const writer = path.join(bin, "gigabyte");
 writeFileSync(
   writer,
@@ -68,7 +80,9 @@ const result = await client.callTool({ name: "run", arguments: { args: ["go"] } 
 const elapsed = Date.now() - start;
 const after = memoryOf(pid);
 await client.close();
-const execution = result.structuredContent?.execution ?? {};
+const execution = result.structuredContent?.execution;
+// A call that did not run (refused, or could not start) measures nothing: say so instead of printing a figure.
+if (execution === undefined) throw new Error(`the 1 GiB writer did not run: ${JSON.stringify(result.structuredContent)}`);
 console.log(
   `  torii peak RSS while a child writes 1 GiB (default cap): ${mib(after.hwm)}, growth over the idle peak ${mib(after.hwm - before.hwm)} (target <= 20 MB)`,
 );
