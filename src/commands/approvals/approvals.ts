@@ -8,7 +8,7 @@
  */
 import os from "node:os";
 import { grantRefusal, lastingAnswersOfRecord, type LastingAnswers } from "../../approval/lasting-answers.js";
-import { sanitiseDescription, visibleAscii, visibleJson } from "../../runtime/display-text.js";
+import { sanitiseDescription, unseenEscapes, visibleAscii, visibleJson } from "../../runtime/display-text.js";
 import { approvalOrphaned, ApprovalStore, APPROVAL_ID, orphanedDetail, type ApprovalAnswerRecord, type ApprovalRecord } from "../../state/approval-store.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, MAX_MINUTES, parseWholeNumber, type JsonOption } from "../shared/operator-output.js";
@@ -82,7 +82,8 @@ function listJson(record: ApprovalRecord, orphaned: boolean, url: string | undef
 /**
  * One pending approval for the terminal. The argv, and anything else from the
  * file, is printed with every character outside printable ASCII as `\u{…}` (as
- * on the approval page), the description sanitised as in the tool's field; an
+ * on the approval page), the description sanitised as in the tool's field with
+ * what does not show on screen as `\u{…}` (as the page writes it); an
  * argv with characters that do not show on screen says it can be allowed once
  * only, a held file write from which `--prefix` on (lasting-answers.ts).
  */
@@ -101,7 +102,8 @@ function listText(record: ApprovalRecord, orphaned: boolean, url: string | undef
     `  argv: ${visibleJson(record.argv)}`,
     ...(onceOnly === undefined ? [] : [`  once only (no --for grant, no rule): ${onceOnly}`]),
     ...(limit === undefined ? [] : [`  ${limit}`]),
-    ...(description === undefined ? [] : [`  the agent says (unverified): ${JSON.stringify(description)}`]),
+    // Characters that do not show on screen (tags, variation selectors, the soft hyphen…) as `\u{…}`, as the page shows them.
+    ...(description === undefined ? [] : [`  the agent says (unverified): ${unseenEscapes(JSON.stringify(description))}`]),
     ...(url === undefined ? [] : [`  page (opens once, in one browser): ${visibleAscii(url)}`]),
   ];
 }

@@ -25,6 +25,13 @@ describe("torii approvals list shows agent text inert", () => {
     expect(listed.stdout).toContain('the agent says (unverified): "delete evil [2J now"');
   });
 
+  test("characters that do not show on screen in the description (tags, variation selectors, soft hyphen) are written as \\u{…}, as the page writes them", async () => {
+    const { root } = await treeWithPendingCall(["get", "pods"], "read\u00adonly pods\u{e0041}\ufe0f please");
+    const listed = await runCli(["approvals", "list"], { TORII_CONFIG_DIR: root });
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain('the agent says (unverified): "read\\u{ad}only pods\\u{e0041}\\u{fe0f} please"');
+  });
+
   test("--json keeps the same values (JSON.parse gives the argv back) with the dangerous characters escaped", async () => {
     const { root } = await treeWithPending();
     const listed = await runCli(["approvals", "list", "--json"], { TORII_CONFIG_DIR: root });
