@@ -8,10 +8,18 @@
  * screen, or one that cannot be carried out allows nothing. What fits is
  * decided by lasting-answers.ts, as for the page and the terminal, whichever
  * front door recorded the answer.
+ *
+ * A grant is written under the grants file's lock only after the pending
+ * record, re-read under that lock, was marked `written` (ApprovalStore.claimGrant).
+ * The server sees an answer only when it carries it out, so a
+ * `torii grant clear|revoke` it would find may have come after the operator
+ * answered: the revocation marks such answers `superseded` under the same lock,
+ * and then nothing is written and the call is denied too (the operator's allow
+ * came with the grant they have since revoked; the agent makes the call again).
  */
 import type { Settings } from "../config/settings.js";
 import type { AddedRule, ApprovalAnswer, ApprovalRequest } from "../pipeline/gates.js";
-import type { ApprovalAnswerRecord } from "../state/approval-store.js";
+import type { ApprovalAnswerRecord, ApprovalStore } from "../state/approval-store.js";
 import { grantEvidence } from "../state/fingerprints.js";
 import { GrantStore, grantsFileOf } from "../state/grant-store.js";
 import { grantRefusal, lastingAnswerRefusal, lastingAnswersOf } from "./lasting-answers.js";
@@ -42,7 +50,13 @@ function refused(reason: string, by: string): ApprovalAnswer {
 export async function applyAnswer(
   answer: ApprovalAnswerRecord,
   request: ApprovalRequest,
-  deps: { readonly settings: Settings; readonly rules: RuleEditor; readonly shownRules: readonly RuleOffer[] },
+  deps: {
+    readonly settings: Settings;
+    readonly rules: RuleEditor;
+    readonly shownRules: readonly RuleOffer[];
+    /** The pending approval that holds the answer: a grant is written only if no revocation superseded it there. */
+    readonly approval: { readonly store: ApprovalStore; readonly id: string };
+  },
 ): Promise<ApprovalAnswer> {
   const by = answeredBy(answer);
   const tokens = request.canonicalTokens;
@@ -61,10 +75,23 @@ export async function applyAnswer(
       const misfit = grantRefusal(lastingAnswersOf({ tokens, hold: request.hold }), { mode, tokenCount: count });
       if (misfit !== undefined) return refused(`the operator's grant does not fit this call, so nothing was granted: ${misfit}`, by);
       const minutes = answer.minutes ?? deps.settings.defaultGrantMinutes;
+      const { store, id } = deps.approval;
+      let claimed: Awaited<ReturnType<ApprovalStore["claimGrant"]>> | undefined;
       try {
-        const entry = await new GrantStore(grantsFileOf(request.provider, request.target)).add(mode, tokens.slice(0, count), minutes);
+        // Under the grants file's lock, as `torii grant clear|revoke` supersedes answers: one of the two comes first.
+        const entry = await new GrantStore(grantsFileOf(request.provider, request.target)).add(mode, tokens.slice(0, count), minutes, async () => {
+          claimed = await store.claimGrant(id);
+          if (!claimed.ok) throw new Error(claimed.detail);
+        });
         return { result: "allow", source: "human-grant", answeredBy: by, grant: `${grantEvidence(entry.matcher)} for ${minutes} min` };
       } catch (error) {
+        if (claimed?.ok === false && claimed.refusal === "superseded") {
+          const scope = request.target === undefined ? request.provider.tool : `${request.provider.tool} ${request.target.name}`;
+          return refused(
+            `grants of ${scope} were cleared or revoked after the operator answered (${claimed.detail}), so nothing was granted and the call is not allowed: make the call again to ask afresh`,
+            by,
+          );
+        }
         return refused(`the operator's grant could not be written (${error instanceof Error ? error.message : String(error)})`, by);
       }
     }

@@ -40,7 +40,7 @@ export interface PageApproverDeps {
 }
 
 /** What an HTTP refusal of the page says for each refusal of the store. */
-const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410, "no-secret": 404, ended: 403 } as const;
+const REFUSAL_STATUS = { unknown: 404, invalid: 409, "not-pending": 409, expired: 410, orphaned: 410, "no-secret": 404, ended: 403, superseded: 409 } as const;
 
 /** What a pending approval holds besides its id, page, secrets and times. */
 type PendingFields = Omit<ApprovalRecord, "version" | "status" | "answer" | "id" | "page" | "page_secrets" | "created_at" | "expires_at">;
@@ -214,7 +214,12 @@ export class PageApprover implements Approver {
     if (record.status !== "answered" || record.answer === undefined) {
       return Promise.resolve({ result: "deny", source: "approval-timeout", reason: `the approval ended unanswered (${record.status})` });
     }
-    return applyAnswer(record.answer, request, { settings: this.deps.settings, rules: this.deps.rules, shownRules });
+    return applyAnswer(record.answer, request, {
+      settings: this.deps.settings,
+      rules: this.deps.rules,
+      shownRules,
+      approval: { store: this.store, id: record.id },
+    });
   }
 
   private async answerFromPage(id: string, answer: PageAnswer, live: () => boolean): Promise<{ status: number; message: string }> {

@@ -18,6 +18,7 @@
  * lease: {minutes: 15, active: [{target: dev, expires_at: …}], revision: 7}   # kind lease only
  * hold: {minimum_prefix: 3, access: write}   # kind call, held for a local file write/read (policy/file-write-hold.ts)
  * server: {pid: 4242, started: "123456", namespace: "pid:[4026531836]"}   # the asking server (process-identity.ts)
+ * grant_outcome: {state: written, at: …}   # a grant answer: written by the server, or superseded by `torii grant clear|revoke`
  * ```
  *
  * Every change is a compare-and-swap under the file's lock: only a `pending`,
@@ -28,6 +29,13 @@
  * unused one-time secrets (state/page-secret.ts), so reading it (any process
  * of the operator's user can) opens nothing. `mintPageSecret` adds one and
  * returns its URL; the page server's first request with it consumes it.
+ *
+ * A grant answer is carried out by the waiting server, which notices it only
+ * later. `torii grant clear|revoke` and the server's grant write both hold the
+ * grants file's lock while they set `grant_outcome` (a compare-and-swap on an
+ * answered file that has none): the revocation marks the answers of its scope
+ * not yet written `superseded`, and the server writes a grant only after it
+ * marked the answer `written`, so a revocation after the answer is never undone.
  */
 import { readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
@@ -37,6 +45,7 @@ import type { StateError } from "./errors.js";
 import { expiresAtSchema } from "./expiry.js";
 import { newPageSecret, pageSecretDigest, withPageSecret } from "./page-secret.js";
 import { currentProcessIdentity, processState } from "./process-identity.js";
+import { grantFingerprint, type GrantMatcher } from "./fingerprints.js";
 import { StateFile, type StateFileOptions } from "./state-file.js";
 
 /** `<root>/approvals`. */
@@ -105,6 +114,12 @@ const recordSchema = z.strictObject({
       namespace: z.string().max(64).optional(),
     })
     .optional(),
+  /**
+   * What became of a grant answer (status answered, choice grant): `written` by the waiting server, or `superseded`
+   * by a `torii grant clear|revoke` of its scope before the server wrote it (`by` says which). Absent until then,
+   * and in files from before it was recorded.
+   */
+  grant_outcome: z.strictObject({ state: z.enum(["written", "superseded"]), at: expiresAtSchema, by: z.string().max(256).optional() }).optional(),
 });
 
 export type ApprovalRecord = z.infer<typeof recordSchema>;
@@ -126,7 +141,7 @@ export function orphanedDetail(record: ApprovalRecord): string {
 }
 
 /** Why a change was refused. */
-export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned" | "no-secret" | "ended";
+export type ApprovalChangeRefusal = "unknown" | "invalid" | "not-pending" | "expired" | "orphaned" | "no-secret" | "ended" | "superseded";
 
 export type ApprovalChange =
   { readonly ok: true; readonly record: ApprovalRecord } | { readonly ok: false; readonly refusal: ApprovalChangeRefusal; readonly detail: string };
@@ -240,6 +255,58 @@ export class ApprovalStore {
     return change.ok;
   }
 
+  /**
+   * The waiting server, holding the grants file's lock, before it writes the grant an answer asks for: marks the
+   * answer `written` (compare-and-swap: an answered grant with no outcome yet). Refused `superseded` when a
+   * `torii grant clear|revoke` got there first; the grant must not be written then.
+   */
+  claimGrant(id: string): Promise<ApprovalChange> {
+    return this.settleGrant(id, { state: "written", at: this.clock().toISOString() });
+  }
+
+  /**
+   * `torii grant clear|revoke`, holding the grants file's lock of the scope (`tool`, `target`): marks `superseded`
+   * every answered grant of that scope not yet written whose matcher `affected` takes (every one by default).
+   * Returns the ids it marked. A file that cannot be read answers nothing and is skipped.
+   */
+  async supersedeGrants(
+    scope: { readonly tool: string; readonly target: string | undefined },
+    by: string,
+    affected: (matcher: GrantMatcher) => boolean = () => true,
+  ): Promise<string[]> {
+    const marked: string[] = [];
+    for (const id of this.ids()) {
+      const record = this.read(id);
+      if (record === undefined || !("version" in record) || !grantUnwritten(record)) continue;
+      if (record.kind !== "call" || record.tool !== scope.tool || record.target !== scope.target || !affected(answeredMatcher(record))) continue;
+      const change = await this.settleGrant(id, { state: "superseded", at: this.clock().toISOString(), by });
+      if (change.ok) marked.push(id);
+    }
+    return marked;
+  }
+
+  /** Sets the outcome of an answered grant that has none (compare-and-swap under the pending file's lock). */
+  private settleGrant(id: string, outcome: NonNullable<ApprovalRecord["grant_outcome"]>): Promise<ApprovalChange> {
+    const state = this.stateOf(id);
+    return state.locked(async (write): Promise<ApprovalChange> => {
+      const read = state.read();
+      if (read.kind === "missing") return { ok: false, refusal: "unknown", detail: `no approval ${id}` };
+      if (read.kind === "error") return { ok: false, refusal: "invalid", detail: read.error.message };
+      const record = read.state;
+      if (record.grant_outcome?.state === "superseded") {
+        return {
+          ok: false,
+          refusal: "superseded",
+          detail: `the grant answered in approval ${id} was superseded by ${record.grant_outcome.by ?? "a revocation"}`,
+        };
+      }
+      if (!grantUnwritten(record)) return { ok: false, refusal: "not-pending", detail: `approval ${id} holds no grant answer waiting to be written` };
+      const updated: ApprovalRecord = { ...record, grant_outcome: outcome };
+      await write(updated);
+      return { ok: true, record: updated };
+    });
+  }
+
   /** Removes finished or long-expired approval files (best effort; invalid files stay for the operator). */
   prune(): void {
     const cutoff = this.clock().getTime() - KEEP_FINISHED_MS;
@@ -295,4 +362,16 @@ export class ApprovalStore {
       return APPROVAL_ID.test(id) ? [id] : [];
     });
   }
+}
+
+/** An answered grant whose outcome is not recorded yet. */
+function grantUnwritten(record: ApprovalRecord): boolean {
+  return record.status === "answered" && record.answer?.choice === "grant" && record.grant_outcome === undefined;
+}
+
+/** The matcher of the grant a call's answer asks for, on the file's argv (the server's canonical tokens). */
+function answeredMatcher(record: ApprovalRecord): GrantMatcher {
+  const mode = record.answer?.mode ?? "exact";
+  const count = record.answer?.token_count ?? record.argv.length;
+  return { mode, token_count: count, sha256: grantFingerprint(mode, record.argv.slice(0, count)) };
 }

@@ -155,11 +155,14 @@ export class GrantStore {
    * Under the lock: adds a grant for `tokens` (the whole canonical argv for
    * "exact", the chosen prefix for "prefix"), pruning expired entries. Granting
    * the same tokens and mode again replaces the earlier entry's expiry.
-   * Refuses (StateError) to write over an invalid file.
+   * Refuses (StateError) to write over an invalid file. `beforeWrite` runs under
+   * the lock just before the write; what it throws writes nothing and is thrown
+   * (the server's check that no `torii grant clear|revoke` superseded the answer,
+   * approval/apply-answer.ts).
    *
    * @throws RangeError for a duration outside 1..1440, an unknown mode or no tokens.
    */
-  async add(mode: GrantMode, tokens: readonly string[], minutes: number): Promise<GrantEntry> {
+  async add(mode: GrantMode, tokens: readonly string[], minutes: number, beforeWrite?: () => Promise<void>): Promise<GrantEntry> {
     checkDuration(minutes);
     if (!(["exact", "prefix"] as readonly unknown[]).includes(mode)) throw new RangeError(`the mode must be "exact" or "prefix", got ${JSON.stringify(mode)}`);
     if (tokens.length === 0) throw new RangeError("a grant needs at least one token");
@@ -170,6 +173,7 @@ export class GrantStore {
       const now = this.clock();
       const entry: GrantEntry = { expires_at: expiryAfter(now, minutes), matcher };
       const others = current.entries.filter((existing) => isLive(existing.expires_at, now) && matcherKey(existing.matcher) !== matcherKey(matcher));
+      await beforeWrite?.();
       await write({ version: "2", entries: [...others, entry] });
       return entry;
     });
@@ -178,16 +182,16 @@ export class GrantStore {
   /**
    * Under the lock: removes the live entries whose evidence matches
    * (`grant:exact:2:1a2b3c4d`; more hex digits narrow it further), pruning
-   * expired ones; returns how many were removed.
+   * expired ones; returns how many were removed. `underLock` runs first under
+   * the lock, whatever the file holds (`torii grant revoke` supersedes the
+   * answered grants not yet written there, state/approval-store.ts).
    *
    * @throws RangeError for a malformed evidence string.
    */
-  async revoke(evidence: string): Promise<number> {
-    const parsed = EVIDENCE.exec(evidence);
-    if (parsed === null) throw new RangeError(`not a grant reference (grant:<exact|prefix>:<count>:<8+ hex>): ${JSON.stringify(evidence)}`);
-    const [, mode, count, hex] = parsed as unknown as [string, GrantMode, string, string];
-    const matches = (matcher: GrantMatcher): boolean => matcher.mode === mode && matcher.token_count === Number(count) && matcher.sha256.startsWith(hex);
+  async revoke(evidence: string, underLock?: () => Promise<void>): Promise<number> {
+    const matches = evidenceMatcher(evidence);
     return this.state.locked(async (write) => {
+      await underLock?.();
       const current = this.readForUpdate();
       const now = this.clock();
       const live = current.entries.filter((entry) => isLive(entry.expires_at, now));
@@ -198,9 +202,14 @@ export class GrantStore {
     });
   }
 
-  /** Under the lock: removes every entry; an invalid file is first copied aside (like LeaseStore.clear) and replaced. */
-  async clear(): Promise<{ removed: number; preservedInvalid?: string }> {
+  /**
+   * Under the lock: removes every entry; an invalid file is first copied aside (like LeaseStore.clear) and replaced.
+   * `underLock` runs first under the lock, whatever the file holds (`torii grant clear` supersedes the answered
+   * grants not yet written, state/approval-store.ts); what it throws clears nothing.
+   */
+  async clear(underLock?: () => Promise<void>): Promise<{ removed: number; preservedInvalid?: string }> {
     return this.state.locked(async (write) => {
+      await underLock?.();
       const read = this.state.read();
       if (read.kind === "missing") return { removed: 0 };
       if (read.kind === "error") {
@@ -225,6 +234,18 @@ export class GrantStore {
     if (!read.ok) throw read.error;
     return read.state;
   }
+}
+
+/**
+ * Whether a grant's matcher is one `evidence` names (`grant:exact:2:1a2b3c4d`; more hex digits narrow it further).
+ *
+ * @throws RangeError for a malformed evidence string.
+ */
+export function evidenceMatcher(evidence: string): (matcher: GrantMatcher) => boolean {
+  const parsed = EVIDENCE.exec(evidence);
+  if (parsed === null) throw new RangeError(`not a grant reference (grant:<exact|prefix>:<count>:<8+ hex>): ${JSON.stringify(evidence)}`);
+  const [, mode, count, hex] = parsed as unknown as [string, GrantMode, string, string];
+  return (matcher) => matcher.mode === mode && matcher.token_count === Number(count) && matcher.sha256.startsWith(hex);
 }
 
 function matcherKey(matcher: GrantMatcher): string {

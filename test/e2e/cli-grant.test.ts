@@ -215,7 +215,15 @@ describe("torii grant list, revoke and clear", () => {
     expect((jsonOutput(await torii(tree, "grant", "list", "kube", "prod", "--json")).grants as unknown[]).length).toBe(1);
 
     const revoked = jsonOutput(await torii(tree, "grant", "revoke", "kube", "dev", String(first.evidence), "--json"));
-    expect(revoked).toEqual({ action: "grant-revoked", tool: "kube", target: "dev", file: tree.devGrants, evidence: first.evidence, removed: 1 });
+    expect(revoked).toEqual({
+      action: "grant-revoked",
+      tool: "kube",
+      target: "dev",
+      file: tree.devGrants,
+      evidence: first.evidence,
+      removed: 1,
+      superseded: [],
+    });
     expect(jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([
       expect.objectContaining({ evidence: second.evidence }) as unknown,
     ]);
@@ -241,7 +249,7 @@ describe("torii grant list, revoke and clear", () => {
     await torii(tree, "grant", "add", "kube", "dev", "--exact", "--", "get", "svc");
     await torii(tree, "grant", "add", "kube", "prod", "--exact", "--", "get", "svc");
     const out = jsonOutput(await torii(tree, "grant", "clear", "kube", "dev", "--json"));
-    expect(out).toEqual({ action: "grants-cleared", tool: "kube", target: "dev", file: tree.devGrants, removed: 2, preserved_invalid: null });
+    expect(out).toEqual({ action: "grants-cleared", tool: "kube", target: "dev", file: tree.devGrants, removed: 2, preserved_invalid: null, superseded: [] });
     expect(jsonOutput(await torii(tree, "grant", "list", "kube", "dev", "--json")).grants).toEqual([]);
     expect((jsonOutput(await torii(tree, "grant", "list", "kube", "prod", "--json")).grants as unknown[]).length).toBe(1);
     expect((await torii(tree, "grant", "clear", "kube", "dev")).stdout).toContain("kube dev had no grant");

@@ -17,6 +17,11 @@
  * Grants live in `<provider>/grants` for a provider without targets and in
  * `<target>/grants` for a target: the server looks only in the file of the
  * call's scope, so a grant for one target never allows a call to another.
+ *
+ * `revoke` and `clear` also supersede, under the grants file's lock, the grant
+ * answers of their scope a waiting server has not written yet
+ * (ApprovalStore.supersedeGrants): the server sees an answer only when it
+ * carries it out, which may be after the revocation, and must not undo it.
  */
 import { grantRefusal, lastingAnswersOf } from "../../approval/lasting-answers.js";
 import type { ProviderEntry } from "../../config/registry.js";
@@ -28,7 +33,8 @@ import { decideCanonical } from "../../policy/evaluate.js";
 import { canonicalise } from "../../policy/grammar/canonicalise.js";
 import { flattenCanonical, type CanonicalArgv } from "../../policy/grammar/types.js";
 import { grantEvidence } from "../../state/fingerprints.js";
-import { grantsFileOf, GrantStore, type GrantEntry } from "../../state/grant-store.js";
+import { ApprovalStore } from "../../state/approval-store.js";
+import { evidenceMatcher, grantsFileOf, GrantStore, type GrantEntry } from "../../state/grant-store.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, parseMinutes, parseWholeNumber, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
@@ -61,6 +67,19 @@ function grantAuditScope(scope: GrantScope): string {
 
 function scopeJson(scope: GrantScope): { tool: string; target: string | null; file: string } {
   return { tool: scope.provider.tool, target: scope.target ?? null, file: scope.file };
+}
+
+/**
+ * Marks `superseded` the answered grants of `scope` a waiting server has not written yet (those `affected` takes);
+ * run under the grants file's lock, where the server writes them. Returns their ids.
+ */
+function supersedePending(scope: GrantScope, by: string, affected?: Parameters<ApprovalStore["supersedeGrants"]>[2]): Promise<string[]> {
+  return new ApprovalStore(configRoot()).supersedeGrants({ tool: scope.provider.tool, target: scope.target }, by, affected);
+}
+
+/** The audit detail's note on superseded answers (nothing when there were none). */
+function supersededNote(ids: readonly string[]): string {
+  return ids.length === 0 ? "" : `; superseded ${ids.length} answered grant(s) not yet written (approval ${ids.join(", ")})`;
 }
 
 function grantJson(entry: GrantEntry, now: Date) {
@@ -176,23 +195,42 @@ export async function runGrantRevoke(tool: string, target: string | undefined, e
   }
   const scope = grantScope(tool, target);
   const store = new GrantStore(scope.file);
+  let superseded: string[] = [];
   const removed = await changeState(`revoke a grant in ${scope.file}`, `torii grant clear ${scope.label} keeps a copy of it and removes every grant`, () =>
-    store.revoke(evidence),
+    store.revoke(evidence, async () => {
+      superseded = await supersedePending(scope, `torii grant revoke ${evidence}`, evidenceMatcher(evidence));
+    }),
   );
-  if (removed === 0) throw new OperatorError(`${scope.label} has no grant ${evidence} (torii grant list ${scope.label} shows the live ones)`);
-  await operatorAudit().record({ event: "grant-revoked", scope: grantAuditScope(scope), detail: evidence });
-  emit(options, { action: "grant-revoked", ...scopeJson(scope), evidence, removed }, [`revoked ${removed} grant(s) ${evidence} of ${scope.label}`]);
+  if (removed === 0 && superseded.length === 0) {
+    throw new OperatorError(`${scope.label} has no grant ${evidence} (torii grant list ${scope.label} shows the live ones)`);
+  }
+  await operatorAudit().record({ event: "grant-revoked", scope: grantAuditScope(scope), detail: `${evidence}${supersededNote(superseded)}` });
+  const lines = [`revoked ${removed} grant(s) ${evidence} of ${scope.label}`];
+  if (superseded.length > 0)
+    lines.push(`superseded ${superseded.length} answered grant(s) the server had not written yet (approval ${superseded.join(", ")}); those calls are denied`);
+  emit(options, { action: "grant-revoked", ...scopeJson(scope), evidence, removed, superseded }, lines);
   return 0;
 }
 
 export async function runGrantClear(tool: string, target: string | undefined, options: JsonOption): Promise<number> {
   const scope = grantScope(tool, target);
   const store = new GrantStore(scope.file);
-  const { removed, preservedInvalid } = await changeState(`clear ${scope.file}`, "", () => store.clear());
+  let superseded: string[] = [];
+  const { removed, preservedInvalid } = await changeState(`clear ${scope.file}`, "", () =>
+    store.clear(async () => {
+      superseded = await supersedePending(scope, "torii grant clear");
+    }),
+  );
   const preservedNote = preservedInvalid === undefined ? "" : "; preserved invalid file";
-  await operatorAudit().record({ event: "grants-cleared", scope: grantAuditScope(scope), detail: `removed ${removed} grant(s)${preservedNote}` });
+  await operatorAudit().record({
+    event: "grants-cleared",
+    scope: grantAuditScope(scope),
+    detail: `removed ${removed} grant(s)${preservedNote}${supersededNote(superseded)}`,
+  });
   const lines = [removed === 0 ? `${scope.label} had no grant` : `removed ${removed} grant(s) of ${scope.label}`];
   if (preservedInvalid !== undefined) lines.push(`the invalid grants file was replaced; a copy is kept at ${preservedInvalid}`);
-  emit(options, { action: "grants-cleared", ...scopeJson(scope), removed, preserved_invalid: preservedInvalid ?? null }, lines);
+  if (superseded.length > 0)
+    lines.push(`superseded ${superseded.length} answered grant(s) the server had not written yet (approval ${superseded.join(", ")}); those calls are denied`);
+  emit(options, { action: "grants-cleared", ...scopeJson(scope), removed, preserved_invalid: preservedInvalid ?? null, superseded }, lines);
   return 0;
 }

@@ -23,6 +23,7 @@ import { callPageOffer, offerRefusal } from "../../../src/approval/page-offer.js
 import type { ProviderEntry } from "../../../src/config/registry.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import type { ApprovalRequest } from "../../../src/pipeline/gates.js";
+import { ApprovalStore } from "../../../src/state/approval-store.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { makeConfigTree } from "../../support/config-tree.js";
@@ -77,16 +78,12 @@ async function serverAdmits(tokens: readonly string[], hold: ReturnType<typeof h
     ...(hold === undefined ? {} : { hold }),
     signal: new AbortController().signal,
   };
-  const answer = {
-    choice: "grant",
-    mode: grant.mode,
-    token_count: grant.tokenCount,
-    minutes: 5,
-    channel: "cli",
-    by: "op",
-    at: new Date(0).toISOString(),
-  } as const;
-  const result = await applyAnswer(answer, request, { settings: DEFAULT_SETTINGS, rules, shownRules: [] });
+  // The pending approval the answer is recorded in, as the server reads it back before it writes the grant.
+  const { root, id } = await treeWithPendingCall(tokens, undefined, recordedHold(hold).hold);
+  const store = new ApprovalStore(root);
+  const recorded = await store.answer(id, { choice: "grant", mode: grant.mode, token_count: grant.tokenCount, minutes: 5, channel: "cli", by: "op" });
+  if (!recorded.ok || recorded.record.answer === undefined) throw new Error(`the answer was not recorded: ${recorded.ok ? "no answer" : recorded.detail}`);
+  const result = await applyAnswer(recorded.record.answer, request, { settings: DEFAULT_SETTINGS, rules, shownRules: [], approval: { store, id } });
   return result.result === "allow";
 }
 

@@ -15,6 +15,7 @@ import type { ProviderEntry } from "../../../../src/config/registry.js";
 import type { ApprovalRequest } from "../../../../src/pipeline/gates.js";
 import { ApprovalStore, type ApprovalAnswerRecord } from "../../../../src/state/approval-store.js";
 import { treeWithPendingCall } from "../../../support/approvals.js";
+import { makeConfigTree } from "../../../support/config-tree.js";
 import { runCli } from "../../../support/run-cli.js";
 
 /** `delete` with a zero-width space inside the namespace, and a tag character: both invisible on a terminal. */
@@ -99,6 +100,8 @@ describe("the server carrying out a recorded answer", () => {
     };
     return { rules, added };
   }
+  /** No pending approval holds these answers: a grant that reached the write would be refused there too. */
+  const approval = { store: new ApprovalStore(makeConfigTree({})), id: "0123456789abcdef" };
   const answer = (fields: Partial<ApprovalAnswerRecord>): ApprovalAnswerRecord =>
     ({ choice: "once", channel: "cli", by: "op", at: new Date(0).toISOString(), ...fields }) as ApprovalAnswerRecord;
 
@@ -106,7 +109,7 @@ describe("the server carrying out a recorded answer", () => {
     "refuses %j for an argv with characters that do not show on screen, writing nothing",
     async (fields) => {
       const { rules, added } = recordingEditor();
-      const result = await applyAnswer(answer(fields), request(UNSEEN), { settings: DEFAULT_SETTINGS, rules, shownRules: [] });
+      const result = await applyAnswer(answer(fields), request(UNSEEN), { settings: DEFAULT_SETTINGS, rules, shownRules: [], approval });
       expect(result).toMatchObject({ result: "deny", source: "human-deny" });
       expect(result.result === "deny" ? result.reason : "").toContain("do not show on screen");
       expect(added).toEqual([]);
@@ -115,7 +118,7 @@ describe("the server carrying out a recorded answer", () => {
 
   test("carries out once for that argv, and a rule for a visible one", async () => {
     const { rules, added } = recordingEditor();
-    const deps = { settings: DEFAULT_SETTINGS, rules, shownRules: [] };
+    const deps = { settings: DEFAULT_SETTINGS, rules, shownRules: [], approval };
     expect(await applyAnswer(answer({ choice: "once" }), request(UNSEEN), deps)).toMatchObject({ result: "allow", source: "human-once" });
     expect(await applyAnswer(answer({ choice: "rule-accept" }), request(VISIBLE), deps)).toMatchObject({ result: "allow", source: "rules" });
     expect(added).toEqual(["accept"]);
