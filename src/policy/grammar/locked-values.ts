@@ -46,8 +46,10 @@ function decoded(token: string): string {
  */
 export function findLockedValue(token: string, index: number, rows: readonly CompiledLockedValue[]): ArgvRejection | undefined {
   if (rows.length === 0) return undefined;
-  const text = (token.includes("%") ? decoded(token) : token).toLowerCase();
-  const row = rows.find((candidate) => text.includes(candidate.needle));
+  // The token as written and as decoded: a text starting with a hex digit after a `%` (`%afolders/`)
+  // loses its first letter to the decoding, so the decoded text alone would miss it.
+  const texts = [token.toLowerCase(), ...(token.includes("%") ? [decoded(token).toLowerCase()] : [])];
+  const row = rows.find((candidate) => texts.some((text) => text.includes(candidate.needle)));
   if (row === undefined) return undefined;
   return {
     kind: "locked-option",
