@@ -31,6 +31,7 @@ describe("gcloud: an organization or folder scope is refused as another project 
       ["asset", "search-all-iam-policies", "--scope", "folders/42"],
       // A `%` before a row starting with a hex letter: decoding `%af` would hide "folders/", so both texts are read.
       ["asset", "search-all-iam-policies", "--scope", "%afolders/42"],
+      ["asset", "search-all-iam-policies", "--scope", "%afolders%2F42"],
       ["logging", "read", "severity>=ERROR", "--organization=123456"],
       ["logging", "read", "severity>=ERROR", "--folder", "42"],
       ["logging", "sinks", "create", "s", "storage.googleapis.com/b", "--organization=123456", "--include-children"],
