@@ -577,6 +577,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             ...(row.tail === undefined ? {} : { tail: row.tail }),
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
             ...(row.allowed_values === undefined ? {} : { allowedValues: [...row.allowed_values] }),
+            ...(row.value_prefix === undefined ? {} : { valuePrefix: row.value_prefix }),
             ...(row.loopback_only === undefined ? {} : { loopbackOnly: row.loopback_only }),
             ...(row.single_value === undefined ? {} : { singleValue: row.single_value }),
             ...(row.exact === undefined ? {} : { exact: row.exact }),
