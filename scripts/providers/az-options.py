@@ -177,7 +177,7 @@ def main():
         '  # `rest --url` without `://` is appended to the ARM endpoint as it is (azure-cli core util.py',
         '  # send_raw_request), and the ARM token goes with it: `.evil.example/x` is https://management.azure.com.evil.example/x.',
         '  # A URL with a scheme is refused by fetched_values; a path must start with `/`.',
-        '    - {command: [rest], options: [--url, --uri, -u], value_prefix: /, single_value: true, why: "az appends a --url without :// to the ARM endpoint and sends the operator\'s ARM token there: only a path (/...) stays on that host, .evil.example/x makes it management.azure.com.evil.example"}',
+        '    - {command: [rest], options: [--url, --uri, -u], value_prefix: /, single_value: true, why: "only a path (/...) on the ARM host is allowed: az fetches a URL with a scheme, and appends any other value to the ARM endpoint with the operator\'s ARM token (.evil.example/x is management.azure.com.evil.example)"}',
         '  # A management group named by an argument: `policy assignment create --management-group MG`,',
         '  # `deployment mg create -m MG` act at that scope, over every subscription under it, as the',
         '  # `/providers/Microsoft.Management/managementGroups/MG` ID that targeting.locked_values refuses.',

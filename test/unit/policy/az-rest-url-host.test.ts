@@ -30,11 +30,12 @@ describe("az rest: a URL without a scheme stays on the ARM host", () => {
       ["rest", "--method", "get", "--url", "/providers?api-version=1", "--url", ".evil.example/x"],
       ["rest", "--url", ":443@evil.example/x"],
       ["rest", "--url"],
+      ["rest", "--url", "https://evil.example/x"],
     ].map((argv) => [argv.join(" "), argv] as const),
   )("%s is refused", (_, argv) => {
     const decision = decide(argv);
     expect(decision).toMatchObject({ result: "deny", source: "locked-option" });
-    expect(decision.reason).toMatch(/ARM endpoint/u);
+    expect(decision.reason).toMatch(/ARM host/u);
   });
 
   it("a path on the ARM host stays up to the rules, and --uri-parameters is its own option", () => {
