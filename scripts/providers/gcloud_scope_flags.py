@@ -86,10 +86,9 @@ def scope_flag_rows(tree, images):
         elif verdict == "public-images":
             lines.append("    - {command: [], options: [%s], exact: true, allowed_values: [%s]}" % (flag, ", ".join(images)))
     present = {flag for _, flags in tree for flag in flags}
-    missing = [flag for flag in SCOPE_PARENT_FLAGS if flag not in present]
-    if missing:
-        raise SystemExit("gcloud_scope_flags: organization/folder flags not in the tree: %s" % ", ".join(missing))
-    lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(SCOPE_PARENT_FLAGS), SCOPE_PARENT_WHY))
+    parents = [flag for flag in SCOPE_PARENT_FLAGS if flag in present]
+    if parents:
+        lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(parents), SCOPE_PARENT_WHY))
     return lines
 
 
