@@ -63,6 +63,12 @@ def global_arguments(help_text):
     return rows
 
 
+# Command groups whose -m is the management group (azure-cli _params.py: management_group_id_type
+# of deployment and stack, policy insights `--management-group/-m`, blueprint management_group_type).
+MG_SHORT_GROUPS = ["blueprint", "deployment, mg", "deployment, operation, mg", "policy, event", "policy, remediation", "policy, state", "stack, mg"]
+MG_WHY = "it names a management group, a scope over many subscriptions: what a managementGroups/ ID names, which targeting.locked_values refuses"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--write", metavar="PROVIDER_YAML")
@@ -168,6 +174,15 @@ def main():
         "  # A secret printed behind an option of a read: `bot show --msbot` reads the bot's web app",
         "  # settings and prints its MicrosoftAppPassword (red team 11 F5). The option is refused, the read stays.",
         '    - {command: [bot, show], options: [--msbot], why: "it prints the bot\'s app password (MicrosoftAppPassword), a credential usable outside Torii"}',
+        '  # `rest --url` without `://` is appended to the ARM endpoint as it is (azure-cli core util.py',
+        '  # send_raw_request), and the ARM token goes with it: `.evil.example/x` is https://management.azure.com.evil.example/x.',
+        '  # A URL with a scheme is refused by fetched_values; a path must start with `/`.',
+        '    - {command: [rest], options: [--url, --uri, -u], value_prefix: /, single_value: true, why: "only a path (/...) on the ARM host is allowed: az fetches a URL with a scheme, and appends any other value to the ARM endpoint with the operator\'s ARM token (.evil.example/x is management.azure.com.evil.example)"}',
+        '  # A management group named by an argument: `policy assignment create --management-group MG`,',
+        '  # `deployment mg create -m MG` act at that scope, over every subscription under it, as the',
+        '  # `/providers/Microsoft.Management/managementGroups/MG` ID that targeting.locked_values refuses.',
+        '    - {command: [], options: [--management-group, --management-group-id, --management-group-name], why: "%s"}' % MG_WHY,
+        *['    - {command: [%s], options: [-m], why: "%s"}' % (group, MG_WHY) for group in MG_SHORT_GROUPS],
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

@@ -31,6 +31,23 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REVIEWED = os.path.join(HERE, "gcloud-scope-flags-reviewed.json")
 
+# Flags that name an organization or folder, a scope over many projects: `logging read
+# --organization ORG` reads every project's logs, `logging sinks create --organization ORG
+# --include-children` exports them, as `--resource-names=organizations/ORG` (refused by
+# targeting.locked_values) does. From the tree (flags holding organization or folder), reviewed
+# by hand: not `--vcenter-folder`, `--sub-folder`, `--organizational-unit` (no Google Cloud scope).
+SCOPE_PARENT_FLAGS = (
+    "--dest-organization",
+    "--destination-folder",
+    "--destination-organization",
+    "--folder",
+    "--organization",
+    "--reservation-host-folder",
+    "--reservation-host-organization",
+    "--source-organization",
+)
+SCOPE_PARENT_WHY = "it names an organization or folder, a scope over many projects: what an organizations/ or folders/ name does, which targeting.locked_values refuses"
+
 
 def public_image_projects():
     """The SDK's own list of public image projects (the SDK's lib must be on sys.path)."""
@@ -68,6 +85,10 @@ def scope_flag_rows(tree, images):
             lines.append("    - {command: [], options: [%s], exact: true}" % flag)
         elif verdict == "public-images":
             lines.append("    - {command: [], options: [%s], exact: true, allowed_values: [%s]}" % (flag, ", ".join(images)))
+    present = {flag for _, flags in tree for flag in flags}
+    parents = [flag for flag in SCOPE_PARENT_FLAGS if flag in present]
+    if parents:
+        lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(parents), SCOPE_PARENT_WHY))
     return lines
 
 

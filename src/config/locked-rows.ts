@@ -59,6 +59,8 @@ export const lockedCommandOptionsRowSchema = z
     value_contains: z.string().min(1).optional(),
     /** Values still allowed (exact): gcloud `--image-project` of a public image project. */
     allowed_values: z.array(z.string().min(1)).min(1).optional(),
+    /** Refused unless the option's value starts with this text: az `rest --url` must be a path on the ARM host (`/...`). */
+    value_prefix: z.string().min(1).optional(),
     /** `true`: the option names a local listener; refused unless its value is a loopback address (localhost:PORT). */
     loopback_only: z.literal(true).optional(),
     /** `true`: the option takes one value; value_contains reads only it, not the operands after it. */
@@ -71,7 +73,7 @@ export const lockedCommandOptionsRowSchema = z
 
 type LockedCommandOptionsRow = z.output<typeof lockedCommandOptionsRowSchema>;
 
-const OPTIONAL_FIELDS = ["tail", "value_contains", "allowed_values", "loopback_only", "single_value", "exact", "why"] as const;
+const OPTIONAL_FIELDS = ["tail", "value_contains", "allowed_values", "value_prefix", "loopback_only", "single_value", "exact", "why"] as const;
 const LOCKED_OPTIONS_FIELDS: ReadonlySet<string> = new Set(["command", "options", ...OPTIONAL_FIELDS]);
 
 const isLockedName = (name: unknown): boolean => typeof name === "string" && (LOCKED_OPTION.test(name) || SHORT_OPTION.test(name));
@@ -82,6 +84,7 @@ const OPTIONAL_FIELD_OK: Readonly<Record<(typeof OPTIONAL_FIELDS)[number], (valu
   tail: (value) => value === true,
   value_contains: isText,
   allowed_values: (value) => Array.isArray(value) && value.length > 0 && value.every(isText),
+  value_prefix: isText,
   loopback_only: (value) => value === true,
   single_value: (value) => value === true,
   exact: (value) => value === true,

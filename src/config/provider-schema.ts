@@ -472,6 +472,7 @@ export const providerFileSchema = z
           .prefault({}),
         parameter_carriers: z.array(optionNameSchema).optional(),
         scope_options: z.array(z.strictObject({ option: optionNameSchema, every: z.array(optionNameSchema).default([]) })).optional(),
+        release_tracks: z.array(z.string().regex(/^[a-z][a-z0-9-]*$/u, { error: "a release track is a command word" })).optional(),
         resource_types: resourceTypesSchema.optional(),
         /** Legacy Torii field: accepted so old trees load, and ignored. */
         grant_rule: z.unknown().optional(),
@@ -576,6 +577,7 @@ export function toGrammarSpec(provider: ProviderConfig): GrammarSpec {
             ...(row.tail === undefined ? {} : { tail: row.tail }),
             ...(row.value_contains === undefined ? {} : { valueContains: row.value_contains }),
             ...(row.allowed_values === undefined ? {} : { allowedValues: [...row.allowed_values] }),
+            ...(row.value_prefix === undefined ? {} : { valuePrefix: row.value_prefix }),
             ...(row.loopback_only === undefined ? {} : { loopbackOnly: row.loopback_only }),
             ...(row.single_value === undefined ? {} : { singleValue: row.single_value }),
             ...(row.exact === undefined ? {} : { exact: row.exact }),
@@ -619,6 +621,7 @@ export function toPolicySettings(provider: ProviderConfig): ProviderPolicySettin
     },
     ...(policy?.parameter_carriers === undefined ? {} : { parameterCarriers: [...policy.parameter_carriers] }),
     ...(policy?.scope_options === undefined ? {} : { scopeOptions: policy.scope_options }),
+    ...(policy?.release_tracks === undefined ? {} : { releaseTracks: [...policy.release_tracks] }),
     // The same object on every call while the provider is cached: its compiled table is cached by identity.
     ...(policy?.resource_types === undefined ? {} : { resourceTypes: policy.resource_types }),
   };

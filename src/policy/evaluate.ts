@@ -56,6 +56,18 @@ function tailAsPositionals(view: EvaluationView): EvaluationView {
   return { positionals, options: view.options, hasTail: false, tail: [], joined: [...positionals, ...view.options].join(" ") };
 }
 
+/** The view without its first positional when that word is a release track; undefined otherwise. */
+function withoutReleaseTrack(view: EvaluationView, tracks: readonly string[] | undefined): EvaluationView | undefined {
+  const first = view.positionals[0];
+  if (tracks === undefined || first === undefined || !tracks.includes(first)) return undefined;
+  const positionals = view.positionals.slice(1);
+  return { ...view, positionals, joined: flattenCanonical({ positionals, options: view.options, hasTail: view.hasTail, tail: view.tail }).join(" ") };
+}
+
+function mapDefined<T, U>(value: T | undefined, map: (value: T) => U | undefined): U | undefined {
+  return value === undefined ? undefined : map(value);
+}
+
 function isPrefix(prefix: readonly string[], tokens: readonly string[], anyObject = false): boolean {
   if (anyObject) return prefix.length <= tokens.length && prefix.every((token, i) => denyWordMatches(token, tokens[i] as string));
   return prefix.length <= tokens.length && prefix.every((token, i) => tokens[i] === token);
@@ -386,7 +398,11 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   // Many CLIs pass the tokens after `--` to the command as plain arguments
   // (`kubectl get -- secrets` is `kubectl get secrets`), so deny rules are also
   // matched with the tail read as positionals: a `--` never hides a denied call.
-  const denied = denyIn(view) ?? (view.hasTail ? denyIn(tailAsPositionals(view)) : undefined);
+  // A release track word (`gcloud beta compute instances delete`) runs the same command as the
+  // path without it: a deny rule written for one track holds in every track (deny only gains matches).
+  const denyAnyTrack = (candidate: EvaluationView): RuleRef | undefined =>
+    denyIn(candidate) ?? mapDefined(withoutReleaseTrack(candidate, policy.context.settings.releaseTracks), denyIn);
+  const denied = denyAnyTrack(view) ?? (view.hasTail ? denyAnyTrack(tailAsPositionals(view)) : undefined);
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }

@@ -47,6 +47,12 @@ export interface ProviderPolicySettings {
   readonly resourceTypes?: ResourceTypeSpec;
   /** Options that choose where a call acts (`--namespace`), read by deny rules as docs/policy.md says; see evaluate.ts. */
   readonly scopeOptions?: readonly ScopeOptionSpec[];
+  /**
+   * First command words that pick a release track of the same command (gcloud `alpha`, `beta`):
+   * deny rules also match the call without one, so a deny of `compute instances delete` holds
+   * for `beta compute instances delete`; see evaluate.ts.
+   */
+  readonly releaseTracks?: readonly string[];
 }
 
 /**

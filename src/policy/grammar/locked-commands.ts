@@ -128,11 +128,15 @@ function valueMatches(scoped: LockedCommandOptions, glued: string | undefined, f
     const value = glued ?? following[0]?.token;
     if (value === undefined || !scoped.allowedValues.includes(value)) return true;
   }
+  if (scoped.valuePrefix !== undefined) {
+    const value = glued ?? following[0]?.token;
+    if (value === undefined || !value.startsWith(scoped.valuePrefix)) return true;
+  }
   if (scoped.loopbackOnly === true) {
     const value = glued ?? following[0]?.token;
     if (value === undefined || !isLoopbackListener(value)) return true;
   }
-  if (scoped.valueContains === undefined) return scoped.allowedValues === undefined && scoped.loopbackOnly !== true;
+  if (scoped.valueContains === undefined) return scoped.allowedValues === undefined && scoped.loopbackOnly !== true && scoped.valuePrefix === undefined;
   const needle = scoped.valueContains.toLowerCase();
   const end = scoped.singleValue === true ? 1 : following.findIndex((site) => isOptionLike(site.token));
   const values = glued === undefined ? (end === -1 ? following : following.slice(0, end)).map((site) => site.token) : [glued];

@@ -40,14 +40,26 @@ function decoded(token: string): string {
   }
 }
 
+/** The token with only `%2F` (and the `%25` that may encode its `%`) decoded, repeatedly. */
+function slashesDecoded(token: string): string {
+  let current = token;
+  for (;;) {
+    const next = current.replace(/%2f/giu, "/").replace(/%25/gu, "%");
+    if (next === current) return current;
+    current = next;
+  }
+}
+
 /**
  * The rejection for a token holding a locked value; `undefined` when it holds
  * none. The reason names the row, never the token (a value may be a secret).
  */
 export function findLockedValue(token: string, index: number, rows: readonly CompiledLockedValue[]): ArgvRejection | undefined {
   if (rows.length === 0) return undefined;
-  const text = (token.includes("%") ? decoded(token) : token).toLowerCase();
-  const row = rows.find((candidate) => text.includes(candidate.needle));
+  // The token as written, with only its encoded slashes decoded, and fully decoded: a row starting
+  // with a hex digit after a `%` (`%afolders%2F`) loses its first letter to the full decoding.
+  const texts = [token, ...(token.includes("%") ? [slashesDecoded(token), decoded(token)] : [])].map((text) => text.toLowerCase());
+  const row = rows.find((candidate) => texts.some((text) => text.includes(candidate.needle)));
   if (row === undefined) return undefined;
   return {
     kind: "locked-option",

@@ -185,6 +185,13 @@ export interface LockedCommandOptions {
    */
   readonly allowedValues?: readonly string[];
   /**
+   * The option's value (glued after `=`, else the next word) must start with
+   * this text, else the call is refused: az `rest --url` without `://` is
+   * appended to the ARM endpoint, so only a value starting with `/` stays on
+   * that host (`.evil.example/x` makes it `management.azure.com.evil.example`).
+   */
+  readonly valuePrefix?: string;
+  /**
    * The option names an address the CLI listens on (gcloud `--local-host-port`,
    * emulators' `--host-port`): refused unless its value (glued after `=`, else
    * the next word) keeps the listener on loopback (loopback-listener.ts).

@@ -54,7 +54,7 @@ describe("the gcloud read-only preset against API responses with secret fields",
       expect(decide(argv), argv.join(" ")).toBe("deny");
     }
     for (const argv of [
-      ["apigee", "applications", "list", "--organization=o"],
+      ["apigee", "applications", "list"],
       ["compute", "instances", "describe", "vm-1", "--zone=z"],
       ["metastore", "services", "describe", "s", "--location=l"],
     ]) {

@@ -50,6 +50,21 @@ describe.skipIf(!existsSync(PYTHON))("gcloud_scope_flags.py", () => {
     ]);
   });
 
+  it("locks the organization and folder flags the tree has, in one row", () => {
+    const out = run("gcloud_scope_flags.py", {
+      tree: [
+        ...tree,
+        [
+          ["logging", "read"],
+          ["--folder", "--organization"],
+        ],
+      ],
+      images: [],
+    });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/^ {4}- \{command: \[\], options: \[--folder, --organization\], exact: true, why: "it names an organization or folder/mu);
+  });
+
   it("locks a project flag the review names nowhere else (the last row fails closed)", () => {
     const out = run("gcloud_scope_flags.py", { tree: [...tree, [["x", "y"], ["--new-thing-project"]]], images: [] });
     expect(out.status, out.stderr).toBe(0);
