@@ -20,6 +20,9 @@ export const MAX_LOG_BYTES = 256 * 1024;
 
 // Windows has no O_NOFOLLOW (Node leaves it undefined there); links below the root are rarer there and need privilege.
 const NO_FOLLOW = (constants as Partial<typeof constants>).O_NOFOLLOW ?? 0;
+// A named pipe at the log's path would block the open until a reader came (a start-up error path, where the root may be
+// the untrusted thing): without blocking, it opens at once or fails (ENXIO), and the fstat below refuses it either way.
+const NON_BLOCK = (constants as Partial<typeof constants>).O_NONBLOCK ?? 0;
 
 /** `<root>/torii-server.log`. */
 export function serverLogPath(root: string): string {
@@ -36,7 +39,7 @@ export function appendServerLog(root: string, entry: string, now: Date = new Dat
   try {
     rotateIfFull(file);
     const text = `${now.toISOString()} torii[${process.pid}] ${entry.replaceAll("\n", "\n  ")}\n`;
-    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW | NON_BLOCK, 0o600);
     try {
       const problem = unsafeLogProblem(fstatSync(fd));
       if (problem !== undefined) return `${file} ${problem}`;
@@ -54,7 +57,7 @@ function rotateIfFull(file: string): void {
   let size: number;
   try {
     const stats = lstatSync(file);
-    if (!stats.isFile()) return; // the open below refuses it
+    if (!stats.isFile()) return; // the open below refuses it (a named pipe too: it opens without blocking)
     size = stats.size;
   } catch {
     return;

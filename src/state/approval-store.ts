@@ -41,7 +41,7 @@ import { readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import { HELD_ACCESSES } from "../policy/file-write-hold.js";
-import type { StateError } from "./errors.js";
+import { StateWrittenError, type StateError } from "./errors.js";
 import { expiresAtSchema } from "./expiry.js";
 import { newPageSecret, pageSecretDigest, withPageSecret } from "./page-secret.js";
 import { currentProcessIdentity, processState } from "./process-identity.js";
@@ -279,7 +279,15 @@ export class ApprovalStore {
       const record = this.read(id);
       if (record === undefined || !("version" in record) || !grantUnwritten(record)) continue;
       if (record.kind !== "call" || record.tool !== scope.tool || record.target !== scope.target || !affected(answeredMatcher(record))) continue;
-      const change = await this.settleGrant(id, { state: "superseded", at: this.clock().toISOString(), by });
+      let change: ApprovalChange;
+      try {
+        change = await this.settleGrant(id, { state: "superseded", at: this.clock().toISOString(), by });
+      } catch (error) {
+        // Renamed into place before a later step failed (its directory's fsync): the mark is in force, and the
+        // revocation that asked for it must go on, not stop as if nothing had been done. Any other failure stops it.
+        if (!(error instanceof StateWrittenError)) throw error;
+        change = { ok: true, record };
+      }
       if (change.ok) marked.push(id);
     }
     return marked;

@@ -8,13 +8,15 @@
  * the carrying-out must write nothing and deny the call; answer, carry out,
  * clear still removes the grant.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test, vi } from "vitest";
 import { applyAnswer, type RuleEditor } from "../../../src/approval/apply-answer.js";
 import { loadRegistry } from "../../../src/config/registry.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../../../src/pipeline/gates.js";
 import { ApprovalStore, type ApprovalRecord } from "../../../src/state/approval-store.js";
+import { StateWrittenError } from "../../../src/state/errors.js";
 import { grantEvidence, grantFingerprint } from "../../../src/state/fingerprints.js";
 import { GrantStore, grantsFileOf } from "../../../src/state/grant-store.js";
 import { makeConfigTree } from "../../support/config-tree.js";
@@ -165,5 +167,66 @@ describe("a grant answer and torii grant clear|revoke of its scope", () => {
     expect(liveGrants(root, "dev")).toBe(1);
     expect(await carryOut(root, OTHER, "prod")).toMatchObject({ result: "deny", source: "human-deny" });
     expect(liveGrants(root, "prod")).toBe(0);
+  });
+});
+
+/** Whether the grants file of kube `target` is locked (its `<file>.lock` directory exists) at this moment. */
+function grantsLocked(root: string, target: string): boolean {
+  const provider = loadRegistry(root).providers.get("kube");
+  return existsSync(`${grantsFileOf({ dir: path.join(root, "providers", "kube") }, provider?.targets.get(target))}.lock`);
+}
+
+describe("the grants file's lock orders the two", () => {
+  test("the server claims the answer, and a clear supersedes answers, each while holding the grants file's lock", async () => {
+    const root = makeTree();
+    await pendingCall(root, ID, "dev");
+    await pendingCall(root, OTHER, "dev");
+    const seen: string[] = [];
+    const claim = vi.spyOn(ApprovalStore.prototype, "claimGrant");
+    const supersede = vi.spyOn(ApprovalStore.prototype, "supersedeGrants");
+    onTestFinished(() => {
+      claim.mockRestore();
+      supersede.mockRestore();
+    });
+    claim.mockImplementation(async function (this: ApprovalStore, ...args) {
+      seen.push(`claim locked=${String(grantsLocked(root, "dev"))}`);
+      claim.mockRestore();
+      return this.claimGrant(...args);
+    });
+    supersede.mockImplementation(async function (this: ApprovalStore, ...args) {
+      seen.push(`supersede locked=${String(grantsLocked(root, "dev"))}`);
+      supersede.mockRestore();
+      return this.supersedeGrants(...args);
+    });
+    expect((await torii(root, "approvals", "approve", ID, "--for", "30")).status).toBe(0);
+    expect(await carryOut(root, ID)).toMatchObject({ result: "allow", source: "human-grant" });
+    expect((await torii(root, "approvals", "approve", OTHER, "--for", "30", "--prefix", "1")).status).toBe(0);
+    expect((await torii(root, "grant", "clear", "kube", "dev")).status).toBe(0);
+    expect(seen).toEqual(["claim locked=true", "supersede locked=true"]);
+  });
+
+  test("a supersede renamed into place whose next step fails still counts, and the clear goes on to remove the grants", async () => {
+    const root = makeTree();
+    await pendingCall(root, ID, "dev");
+    await pendingCall(root, OTHER, "dev");
+    expect((await torii(root, "approvals", "approve", ID, "--for", "30")).status).toBe(0);
+    expect(await carryOut(root, ID)).toMatchObject({ result: "allow", source: "human-grant" });
+    expect((await torii(root, "approvals", "approve", OTHER, "--for", "30", "--prefix", "1")).status).toBe(0);
+    // The pending file's mark is written, then its directory's fsync fails (as state-file.ts reports it).
+    const store = ApprovalStore.prototype as unknown as { settleGrant: (id: string, outcome: unknown) => Promise<unknown> };
+    const settle = vi.spyOn(store, "settleGrant");
+    onTestFinished(() => {
+      settle.mockRestore();
+    });
+    settle.mockImplementation(async function (this: typeof store, id, outcome) {
+      settle.mockRestore();
+      await this.settleGrant(id, outcome);
+      throw new StateWrittenError(id, "the step after it failed: EIO");
+    });
+    const cleared = await torii(root, "grant", "clear", "kube", "dev", "--json");
+    expect(cleared.stderr).toBe("");
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ removed: 1, superseded: [OTHER] });
+    expect(liveGrants(root, "dev")).toBe(0);
+    expect(await carryOut(root, OTHER)).toMatchObject({ result: "deny", source: "human-deny" });
   });
 });

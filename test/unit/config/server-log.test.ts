@@ -3,10 +3,12 @@
  * (rotated to .1), and never written through a planted link or into a file that
  * is not this user's own single-link regular file.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { appendServerLog, MAX_LOG_BYTES, serverLogPath } from "../../../src/config/server-log.js";
+import { runChild } from "../state/child-process.js";
 import { tempDir } from "./temp-tree.js";
 
 const AT = new Date("2026-11-30T12:00:00.000Z");
@@ -39,6 +41,23 @@ describe("appendServerLog", () => {
     expect(appendServerLog(root, "entry", AT)).toMatch(/could not be written/u);
     expect(existsSync(victim)).toBe(false);
   });
+
+  test.skipIf(process.platform === "win32")(
+    "a named pipe at the log's name is refused at once, without waiting for a reader (in a child: the old open never returned)",
+    async () => {
+      const root = tempDir();
+      execFileSync("mkfifo", ["-m", "600", serverLogPath(root)]);
+      const script = `
+        const { appendServerLog } = await import(process.env.STATE_DIST + "/../config/server-log.js");
+        console.log("logged " + String(appendServerLog(process.argv[1], "start-up failed")));
+      `;
+      const run = runChild(script, [root]);
+      onTestFinished(() => {
+        run.child.kill("SIGKILL");
+      });
+      expect(await run.line("logged ")).toMatch(/^logged .*torii-server\.log (could not be written|is not a regular file)/u);
+    },
+  );
 
   test("a hard link to another file is left alone", () => {
     const root = tempDir();
