@@ -182,17 +182,19 @@ export class GrantStore {
   /**
    * Under the lock: removes the live entries whose evidence matches
    * (`grant:exact:2:1a2b3c4d`; more hex digits narrow it further), pruning
-   * expired ones; returns how many were removed. `underLock` runs first under
-   * the lock, whatever the file holds (`torii grant revoke` supersedes the
-   * answered grants not yet written there, state/approval-store.ts).
+   * expired ones; returns how many were removed. `underLock` runs under the
+   * lock once the file was read as valid (`torii grant revoke` supersedes the
+   * answered grants not yet written there, state/approval-store.ts); an invalid
+   * file throws before it runs.
    *
    * @throws RangeError for a malformed evidence string.
    */
   async revoke(evidence: string, underLock?: () => Promise<void>): Promise<number> {
     const matches = evidenceMatcher(evidence);
     return this.state.locked(async (write) => {
-      await underLock?.();
+      // Read first: an invalid file stops the revoke before `underLock` has marked anything, so "nothing was changed" holds.
       const current = this.readForUpdate();
+      await underLock?.();
       const now = this.clock();
       const live = current.entries.filter((entry) => isLive(entry.expires_at, now));
       const remaining = live.filter((entry) => !matches(entry.matcher));

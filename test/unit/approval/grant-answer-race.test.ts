@@ -8,7 +8,7 @@
  * the carrying-out must write nothing and deny the call; answer, carry out,
  * clear still removes the grant.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, onTestFinished, test, vi } from "vitest";
 import { applyAnswer, type RuleEditor } from "../../../src/approval/apply-answer.js";
@@ -175,6 +175,23 @@ function grantsLocked(root: string, target: string): boolean {
   const provider = loadRegistry(root).providers.get("kube");
   return existsSync(`${grantsFileOf({ dir: path.join(root, "providers", "kube") }, provider?.targets.get(target))}.lock`);
 }
+
+describe("a revoke that cannot read the grants file", () => {
+  test("stops before it supersedes anything, so its 'nothing was changed' holds; the answer then writes nothing over the invalid file either", async () => {
+    const root = makeTree();
+    await pendingCall(root, ID, "dev");
+    expect((await torii(root, "approvals", "approve", ID, "--for", "30", "--exact")).status).toBe(0);
+    const provider = loadRegistry(root).providers.get("kube");
+    const grants = grantsFileOf({ dir: path.join(root, "providers", "kube") }, provider?.targets.get("dev"));
+    writeFileSync(grants, "version: [torn\n");
+    const revoked = await torii(root, "grant", "revoke", "kube", "dev", EVIDENCE);
+    expect(revoked.status).not.toBe(0);
+    expect(revoked.stderr).toContain("nothing was changed");
+    expect((new ApprovalStore(root).read(ID) as ApprovalRecord).grant_outcome).toBeUndefined();
+    expect(await carryOut(root, ID)).toMatchObject({ result: "deny", source: "human-deny" });
+    expect(readFileSync(grants, "utf8")).toBe("version: [torn\n");
+  });
+});
 
 describe("the grants file's lock orders the two", () => {
   test("the server claims the answer, and a clear supersedes answers, each while holding the grants file's lock", async () => {
