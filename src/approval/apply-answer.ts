@@ -79,10 +79,16 @@ export async function applyAnswer(
       let claimed: Awaited<ReturnType<ApprovalStore["claimGrant"]>> | undefined;
       try {
         // Under the grants file's lock, as `torii grant clear|revoke` supersedes answers: one of the two comes first.
-        const entry = await new GrantStore(grantsFileOf(request.provider, request.target)).add(mode, tokens.slice(0, count), minutes, async () => {
-          claimed = await store.claimGrant(id);
-          if (!claimed.ok) throw new Error(claimed.detail);
-        });
+        // Never creating the file's directory: a target `torii target remove` deleted while the answer waited stays gone.
+        const entry = await new GrantStore(grantsFileOf(request.provider, request.target), { createDirectory: false }).add(
+          mode,
+          tokens.slice(0, count),
+          minutes,
+          async () => {
+            claimed = await store.claimGrant(id);
+            if (!claimed.ok) throw new Error(claimed.detail);
+          },
+        );
         return { result: "allow", source: "human-grant", answeredBy: by, grant: `${grantEvidence(entry.matcher)} for ${minutes} min` };
       } catch (error) {
         if (claimed?.ok === false && claimed.refusal === "superseded") {

@@ -38,6 +38,12 @@ export interface StateFileOptions {
   readonly platform?: NodeJS.Platform;
   /** The lock's timing; every process using a file must pass the same one. STATE_LOCK_TIMING by default. */
   readonly lockTiming?: LockTiming;
+  /**
+   * Whether taking the lock may create the file's missing directory (true by default). False for a
+   * write that must not bring back a directory the operator deleted (the server's grant for a target
+   * `torii target remove` removed while the answer waited): a missing directory is then a StateError.
+   */
+  readonly createDirectory?: boolean;
 }
 
 /** How a store's file looks on disk. */
@@ -71,6 +77,7 @@ export class StateFile<S> {
   private readonly platform: NodeJS.Platform;
   private readonly policy: PathPolicy;
   private readonly timing: LockTiming;
+  private readonly createDirectory: boolean;
   /** The last bytes read and what they decoded to (states are never mutated, so sharing them is safe). */
   private lastDecoded: { readonly bytes: Buffer; readonly read: StateRead<S> } | undefined;
 
@@ -84,6 +91,18 @@ export class StateFile<S> {
     this.platform = options.platform ?? process.platform;
     this.policy = currentPathPolicy(this.platform);
     this.timing = options.lockTiming ?? STATE_LOCK_TIMING;
+    this.createDirectory = options.createDirectory ?? true;
+  }
+
+  /** The file's directory, created when missing unless `createDirectory` is false (then a StateError). */
+  private ensureDirectory(): void {
+    if (this.createDirectory) {
+      ensureStateDirectory(this.file, this.policy);
+      return;
+    }
+    if (!checkStateDirectory(this.file, this.policy)) {
+      throw new StateError(this.file, "io", `its directory ${path.dirname(this.file)} does not exist (removed meanwhile?), and this write does not create it`);
+    }
   }
 
   /** Reads and validates the file without the lock. Never throws, never writes. */
@@ -134,7 +153,7 @@ export class StateFile<S> {
    * writer left behind. `body` reads with `read()` and writes with `write()`.
    */
   async locked<T>(body: (write: (state: S) => Promise<void>) => Promise<T>): Promise<T> {
-    ensureStateDirectory(this.file, this.policy);
+    this.ensureDirectory();
     checkLockPath(this.file, this.lockPath);
     const progress = { entered: false, written: false };
     try {
@@ -170,7 +189,7 @@ export class StateFile<S> {
    * holder has the lock. For short read-only checks: `body` cannot write.
    */
   lockedIfFree<T>(body: () => T): { held: true; value: T } | { held: false } {
-    ensureStateDirectory(this.file, this.policy);
+    this.ensureDirectory();
     checkLockPath(this.file, this.lockPath);
     try {
       return withFileLockIfFree(this.file, body);
@@ -185,7 +204,7 @@ export class StateFile<S> {
    * resolved but the lock may have been lost meanwhile.
    */
   async lockedWhile<T>(body: () => Promise<T>): Promise<T> {
-    ensureStateDirectory(this.file, this.policy);
+    this.ensureDirectory();
     checkLockPath(this.file, this.lockPath);
     // Only the lock's own failures are lock errors; what `body` throws (a launch error with its own code) passes as it is.
     const progress = { entered: false };

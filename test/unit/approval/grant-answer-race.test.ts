@@ -176,6 +176,24 @@ function grantsLocked(root: string, target: string): boolean {
   return existsSync(`${grantsFileOf({ dir: path.join(root, "providers", "kube") }, provider?.targets.get(target))}.lock`);
 }
 
+describe("a target removed while its grant answer waited", () => {
+  test("the late grant writes nothing and does not bring the target's directory back; the call is denied", async () => {
+    const root = makeTree();
+    await pendingCall(root, ID, "dev");
+    expect((await torii(root, "approvals", "approve", ID, "--for", "30")).status).toBe(0);
+    const request = requestOf(root, "dev");
+    const dir = path.join(root, "providers", "kube", "targets", "dev");
+    expect((await torii(root, "target", "remove", "kube", "dev", "--force")).status).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+    const store = new ApprovalStore(root);
+    const answer = (store.read(ID) as ApprovalRecord).answer;
+    if (answer === undefined) throw new Error("no answer recorded");
+    const outcome = await applyAnswer(answer, request, { settings: DEFAULT_SETTINGS, rules: noRules, shownRules: [], approval: { store, id: ID } });
+    expect(outcome).toMatchObject({ result: "deny", source: "human-deny" });
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
 describe("a revoke that cannot read the grants file", () => {
   test("stops before it supersedes anything, so its 'nothing was changed' holds; the answer then writes nothing over the invalid file either", async () => {
     const root = makeTree();
