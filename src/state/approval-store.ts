@@ -295,12 +295,7 @@ export class ApprovalStore {
 
   /** Sets the outcome of an answered grant that has none (compare-and-swap under the pending file's lock). */
   private settleGrant(id: string, outcome: NonNullable<ApprovalRecord["grant_outcome"]>): Promise<ApprovalChange> {
-    const state = this.stateOf(id);
-    return state.locked(async (write): Promise<ApprovalChange> => {
-      const read = state.read();
-      if (read.kind === "missing") return { ok: false, refusal: "unknown", detail: `no approval ${id}` };
-      if (read.kind === "error") return { ok: false, refusal: "invalid", detail: read.error.message };
-      const record = read.state;
+    return this.withRecord(id, async (record, write): Promise<ApprovalChange> => {
       if (record.grant_outcome?.state === "superseded") {
         return {
           ok: false,
@@ -340,12 +335,7 @@ export class ApprovalStore {
       detail: `that secret does not open approval ${id}`,
     },
   ): Promise<ApprovalChange> {
-    const state = this.stateOf(id);
-    return state.locked(async (write): Promise<ApprovalChange> => {
-      const read = state.read();
-      if (read.kind === "missing") return { ok: false, refusal: "unknown", detail: `no approval ${id}` };
-      if (read.kind === "error") return { ok: false, refusal: "invalid", detail: read.error.message };
-      const record = read.state;
+    return this.withRecord(id, async (record, write): Promise<ApprovalChange> => {
       if (record.status !== "pending") return { ok: false, refusal: "not-pending", detail: `approval ${id} is already ${record.status}` };
       if (!ignoreExpiry && Date.parse(record.expires_at) <= this.clock().getTime()) {
         return { ok: false, refusal: "expired", detail: `approval ${id} expired at ${record.expires_at}` };
@@ -355,6 +345,20 @@ export class ApprovalStore {
       if (updated === undefined) return { ok: false, ...declined };
       await write(updated);
       return { ok: true, record: updated };
+    });
+  }
+
+  /** Runs `body` on approval `id`'s record under its file's lock; a missing or invalid file is refused without it. */
+  private withRecord(
+    id: string,
+    body: (record: ApprovalRecord, write: (record: ApprovalRecord) => Promise<void>) => Promise<ApprovalChange>,
+  ): Promise<ApprovalChange> {
+    const state = this.stateOf(id);
+    return state.locked(async (write): Promise<ApprovalChange> => {
+      const read = state.read();
+      if (read.kind === "missing") return { ok: false, refusal: "unknown", detail: `no approval ${id}` };
+      if (read.kind === "error") return { ok: false, refusal: "invalid", detail: read.error.message };
+      return body(read.state, write);
     });
   }
 
