@@ -36,17 +36,39 @@ REVIEWED = os.path.join(HERE, "gcloud-scope-flags-reviewed.json")
 # --include-children` exports them, as `--resource-names=organizations/ORG` (refused by
 # targeting.locked_values) does. From the tree (flags holding organization or folder), reviewed
 # by hand: not `--vcenter-folder`, `--sub-folder`, `--organizational-unit` (no Google Cloud scope).
+# The `--*-profile-organization` flags of network-security security-profile-groups name the
+# organization of the security profile; `data-catalog search --include-organization-ids` searches
+# those organizations.
 SCOPE_PARENT_FLAGS = (
+    "--custom-intercept-profile-organization",
+    "--custom-mirroring-profile-organization",
     "--dest-organization",
     "--destination-folder",
     "--destination-organization",
     "--folder",
+    "--include-organization-ids",
     "--organization",
     "--reservation-host-folder",
     "--reservation-host-organization",
     "--source-organization",
+    "--threat-prevention-profile-organization",
+    "--url-filtering-profile-organization",
 )
 SCOPE_PARENT_WHY = "it names an organization or folder, a scope over many projects: what an organizations/ or folders/ name does, which targeting.locked_values refuses"
+
+# Switches that widen a command to the whole organization of the project: `storage insights
+# dataset-configs create --enable-organization-scope` reports on every project of it,
+# `dataplex metadata-jobs create --export-organization-level` exports its metadata.
+ORGANIZATION_SWITCHES = ("--enable-organization-scope", "--export-organization-level")
+ORGANIZATION_SWITCHES_WHY = "it widens the command to the whole organization of the project, a scope over many projects"
+
+# Flags that name a billing account, above the project (from the tree: flags holding billing,
+# reviewed by hand; `--billing-project` is a locked global flag, `--*-billing-project` are
+# project flags above): `logging read --billing-account B` reads its logs, `billing projects link
+# P --billing-account B` moves the project's costs, as `billingAccounts/B` (targeting.locked_values).
+# Not `--skip-billing-check`, `--data-boost-compute-billing-owner` (switches of the project's own billing).
+BILLING_FLAGS = ("--billing-account", "--partner-services-billing-account")
+BILLING_WHY = "it names a billing account, above the project: what a billingAccounts/ name does, which targeting.locked_values refuses"
 
 
 def public_image_projects():
@@ -89,6 +111,12 @@ def scope_flag_rows(tree, images):
     parents = [flag for flag in SCOPE_PARENT_FLAGS if flag in present]
     if parents:
         lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(parents), SCOPE_PARENT_WHY))
+    switches = [flag for flag in ORGANIZATION_SWITCHES if flag in present]
+    if switches:
+        lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(switches), ORGANIZATION_SWITCHES_WHY))
+    billing = [flag for flag in BILLING_FLAGS if flag in present]
+    if billing:
+        lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(billing), BILLING_WHY))
     return lines
 
 

@@ -70,7 +70,7 @@ describe("the az read-only preset against az's key-listing reads", () => {
       ["vm", "list"],
       ["storage", "account", "show", "-n", "s"],
       ["eventhubs", "namespace", "authorization-rule", "list", "-g", "rg", "--namespace-name", "n"],
-      ["ad", "app", "federated-credential", "list", "--id", "a"],
+      ["keyvault", "secret", "list", "--vault-name", "v"],
     ]) {
       expect(decide(argv), argv.join(" ")).toBe("accept");
     }

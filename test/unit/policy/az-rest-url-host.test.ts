@@ -13,12 +13,34 @@ import { describe, expect, it } from "vitest";
 import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { providerPolicyContext } from "../../../src/config/policy-context.js";
+import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
 
-const az = bundledPolicyContext("az");
+/**
+ * The bundled az locks `rest` as a command (az-tenant-scope.test.ts): the URL row is
+ * defence in depth for a tree whose operator removed that row, as this one did.
+ */
+function withoutRestLock() {
+  const config = bundledProviderConfig("az");
+  const targeting = config.targeting;
+  if (targeting?.locked_commands === undefined) throw new Error("the bundled az has no locked_commands");
+  targeting.locked_commands = targeting.locked_commands.filter((row) => row.command.join(" ") !== "rest");
+  return providerPolicyContext(config);
+}
+const az = withoutRestLock();
 const decide = (argv: readonly string[]) => evaluatePolicy(compilePolicy(az, { shared: ruleList([], ["rest"]) }), argv).decision;
 
-describe("az rest: a URL without a scheme stays on the ARM host", () => {
+describe("az rest: the bundled provider locks the command", () => {
+  it("rest is refused before any rule, a path URL too", () => {
+    const bundled = compilePolicy(bundledPolicyContext("az"), { shared: ruleList([], ["rest"]) });
+    expect(evaluatePolicy(bundled, ["rest", "--url", "/providers?api-version=2021-04-01"]).decision).toMatchObject({
+      result: "deny",
+      source: "locked-command",
+    });
+  });
+});
+
+describe("az rest: a URL without a scheme stays on the ARM host (the rest row lifted)", () => {
   it.each(
     [
       ["rest", "--url", ".evil.example/x"],

@@ -190,7 +190,8 @@ describe("az: --ids (another subscription) is refused on every command", () => {
 
   it.each([
     ["vm", "show", "--resource-group", "g", "--name", "v"],
-    ["ad", "sp", "show", "--id", "00000000-0000-0000-0000-000000000000"],
+    ["role", "definition", "list", "--name", "00000000-0000-0000-0000-000000000000"],
+    ["resource", "show", "-g", "g", "-n", "v", "--resource-type", "Microsoft.Compute/virtualMachines"],
     ["keyvault", "secret", "show", "--id", "https://v.vault.azure.net/secrets/s"],
   ])("leaves az %j to the policy", (...argv) => {
     expect(decide(az, argv).result).toBe("accept");

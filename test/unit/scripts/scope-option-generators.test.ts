@@ -65,6 +65,26 @@ describe.skipIf(!existsSync(PYTHON))("gcloud_scope_flags.py", () => {
     expect(out.stdout).toMatch(/^ {4}- \{command: \[\], options: \[--folder, --organization\], exact: true, why: "it names an organization or folder/mu);
   });
 
+  it("locks the billing-account flags and the organization-wide switches the tree has, one row each", () => {
+    const out = run("gcloud_scope_flags.py", {
+      tree: [
+        ...tree,
+        [["logging", "read"], ["--billing-account"]],
+        [
+          ["storage", "insights", "dataset-configs", "create"],
+          ["--enable-organization-scope", "--skip-billing-check"],
+        ],
+      ],
+      images: [],
+    });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/^ {4}- \{command: \[\], options: \[--billing-account\], exact: true, why: "it names a billing account/mu);
+    expect(out.stdout).toMatch(
+      /^ {4}- \{command: \[\], options: \[--enable-organization-scope\], exact: true, why: "it widens the command to the whole organization/mu,
+    );
+    expect(out.stdout).not.toContain("--skip-billing-check");
+  });
+
   it("locks a project flag the review names nowhere else (the last row fails closed)", () => {
     const out = run("gcloud_scope_flags.py", { tree: [...tree, [["x", "y"], ["--new-thing-project"]]], images: [] });
     expect(out.status, out.stderr).toBe(0);

@@ -30,7 +30,10 @@ describe("diffProviderDefinitions: targeting.locked_values", () => {
     const older = GCLOUD.replace(/ {2}locked_values:\n(?: {4}- .*\n)+/u, "");
     expect(older).not.toContain("locked_values:");
     const change = diffProviderDefinitions(older, GCLOUD).find((row) => row.what === "targeting.locked_values");
-    expect(change).toMatchObject({ added: ["projects/ (--project)", "organizations/ (--project)", "folders/ (--project)"], removed: [] });
+    expect(change).toMatchObject({
+      added: ["projects/ (--project)", "organizations/ (--project)", "folders/ (--project)", "billingaccounts/ (--project)"],
+      removed: [],
+    });
   });
 });
 
