@@ -16,11 +16,13 @@
  *   no batches; each element that carries an id gets its own -32600, a batch
  *   with none gets one -32600 without id;
  * - strings that are not well-formed UTF-16 (lone surrogates, from `\ud800`
- *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600.
+ *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600;
+ * - a key named `__proto__` anywhere: copied into an object by the SDK it sets
+ *   the prototype and vanishes before the envelope check: -32600.
  */
 import { isUtf8 } from "node:buffer";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { hasLoneSurrogate } from "./well-formed.js";
+import { contentProblem } from "./well-formed.js";
 
 /** An error reply the transport writes itself. */
 export interface ErrorReply {
@@ -70,8 +72,9 @@ function readMessage(value: unknown): Inbound {
   if (!isRecord(value)) return reject("not an object", [invalid("not a JSON-RPC message object", undefined)]);
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) {
-    if (!hasLoneSurrogate(value)) return { kind: "message", message: parsed.data };
-    return rejectUnlessSilent(value, "a string holds a lone UTF-16 surrogate");
+    const problem = contentProblem(value);
+    if (problem === undefined) return { kind: "message", message: parsed.data };
+    return rejectUnlessSilent(value, problem);
   }
   return rejectUnlessSilent(value, problemOf(value));
 }

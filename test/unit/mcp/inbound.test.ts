@@ -20,6 +20,7 @@ describe("readInbound", () => {
     ["an unknown method (the protocol layer answers -32601)", '{"jsonrpc":"2.0","id":2,"method":"no/such"}'],
     ["an escaped NUL (valid JSON)", '{"jsonrpc":"2.0","id":2,"method":"x\\u0000y"}'],
     ["a surrogate pair", '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":"\\ud83d\\ude00"}}'],
+    ["__proto__ as a value, and a constructor key", '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":"__proto__","constructor":1}}'],
   ])("delivers %s", (_name, line) => {
     expect(verdict(line)).toBe("message");
   });
@@ -36,6 +37,12 @@ describe("readInbound", () => {
     ["an id without method, result or error", '{"jsonrpc":"2.0","id":13}', 13],
     ["a lone surrogate in an argument", '{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"rec","arguments":{"args":["a\\ud800"]}}}', 14],
     ["a lone surrogate in a key", '{"jsonrpc":"2.0","id":15,"method":"ping","params":{"\\udc00":1}}', 15],
+    [
+      "a __proto__ key in the arguments",
+      '{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"rec","arguments":{"args":["a"],"__proto__":{"x":1}}}}',
+      16,
+    ],
+    ["a __proto__ key deep in _meta", '{"jsonrpc":"2.0","id":17,"method":"ping","params":{"_meta":{"a":[{"__proto__":null}]}}}', 17],
     ["a null id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', undefined],
     ["an object id", '{"jsonrpc":"2.0","id":{},"method":"ping"}', undefined],
     ["a bare value", "42", undefined],
