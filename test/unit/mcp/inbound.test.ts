@@ -63,6 +63,23 @@ describe("readInbound", () => {
     expect(verdict(line)).toEqual([[-32700, undefined]]);
   });
 
+  test.each([
+    ["tools/call with null arguments", '{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"rec","arguments":null}}', 20, "params.arguments"],
+    ["tools/call with a numeric name", '{"jsonrpc":"2.0","id":"n","method":"tools/call","params":{"name":5}}', "n", "params.name"],
+    ["tools/call without params", '{"jsonrpc":"2.0","id":21,"method":"tools/call"}', 21, "params"],
+    [
+      "initialize without clientInfo",
+      '{"jsonrpc":"2.0","id":22,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}',
+      22,
+      "params.clientInfo",
+    ],
+  ])("answers %s with -32602 naming the path", (_name, line, id, where) => {
+    const inbound = readInbound(Buffer.from(line, "utf8"));
+    expect(inbound?.kind).toBe("reject");
+    const replies = inbound?.kind === "reject" ? inbound.replies : [];
+    expect(replies).toEqual([{ jsonrpc: "2.0", id, error: { code: -32602, message: expect.stringContaining(`${where}: `) as unknown } }]);
+  });
+
   test("answers invalid UTF-8 with -32700, keeping an id that is still readable", () => {
     const line = Buffer.concat([
       Buffer.from('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"rec","arguments":{"args":["'),
