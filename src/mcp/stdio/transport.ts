@@ -10,7 +10,9 @@
  *   answers invalid requests itself.
  * - Writes JSON-RPC only to stdout and honours backpressure: while stdout is
  *   full, stdin is paused, so a client that floods without reading cannot grow
- *   the server's memory with queued replies.
+ *   the server's memory with queued replies; `whenWritable()` lets calls already
+ *   accepted wait before they run (call-path.ts), so at most the calls already
+ *   running add a result each.
  * - Refuses a request whose id is already used by a request in flight (-32600,
  *   nothing runs). JSON-RPC requires ids to be unique among pending requests;
  *   the SDK keys each handler's abort controller by id alone, so a second call
@@ -94,6 +96,16 @@ export class BoundedStdioTransport implements Transport {
   private async write(message: JSONRPCMessage | ErrorReply): Promise<void> {
     if (this.closed || this.stdout.destroyed) throw new Error("the stdio transport is closed");
     if (!this.stdout.write(`${JSON.stringify(message)}\n`)) await this.waitForDrain();
+  }
+
+  /**
+   * Undefined while stdout can take more; else a promise that resolves once it
+   * can (the same promise for one whole wait). Work whose result would be
+   * written to stdout waits for it, so a client that does not read cannot make
+   * the server build result after result in memory.
+   */
+  whenWritable(): Promise<void> | undefined {
+    return this.drained;
   }
 
   close(): Promise<void> {
