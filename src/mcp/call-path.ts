@@ -44,16 +44,24 @@ export interface StartupPlace {
   readonly cwd: string;
   /** The folder of the server's own code (never searched for a program either). */
   readonly selfDir: string;
+  /**
+   * Resolves once stdout can take another result (BoundedStdioTransport.whenWritable). A call that holds
+   * its slot waits for it before it runs: while the client does not read, only the calls already running
+   * add a result each to what waits in memory (1.4 GB once with 256 queued calls of 256 KiB control bytes).
+   */
+  readonly outputRoom?: () => Promise<void> | undefined;
 }
 
 /** Builds the call side for a loaded configuration. */
-export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir }: StartupPlace): CallPath {
+export function createCallPath({ root, registry, settings, policies }: ServerConfiguration, { cwd, selfDir, outputRoom }: StartupPlace): CallPath {
   // The server's own PATH is reduced as a child's is (the AWS SDK runs credential_process by name in this process),
   // before the copy below is taken; each entry left out is named once, for the operator.
   const trustedDirectories = settings.pathTrustedDirectories;
   for (const { entry, reason } of restrictOwnPath(process.env, { cwd, selfDir, trustedDirectories }, process.platform))
     logToStderr(`PATH entry ${entry} is not searched: ${reason}`);
   const audit = new AuditLog(path.join(root, "audit.jsonl"), undefined, { headDelayMs: SERVER_HEAD_DELAY_MS });
+  // The wait on stdout that was last reported on stderr: one line per wait, not one per call.
+  let reportedWait: Promise<void> | undefined;
   const slots = new Semaphore(settings.maxConcurrentCalls, { maxWaiting: MAX_WAITING_CALLS });
   const approvals = createApprover({ root, settings, policies, env: process.env, platform: process.platform, place: { cwd, selfDir, trustedDirectories } });
   // The server never forks a call's process itself: its child host does (docs/architecture.md, "Process model").
@@ -94,6 +102,12 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
         throw error;
       }
       try {
+        const room = outputRoom?.();
+        if (room !== undefined) {
+          if (reportedWait !== room) logToStderr("stdout is full (the client is not reading it): calls wait to run until it reads");
+          reportedWait = room;
+          await untilAborted(room, call.signal);
+        }
         return await invoke(call, deps);
       } finally {
         release();
@@ -109,6 +123,26 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
       }
     },
   };
+}
+
+/** `promise`, or a rejection with the signal's reason once `signal` aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(abortError(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
 }
 
 /**

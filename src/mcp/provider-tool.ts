@@ -52,14 +52,32 @@ function envelopeSchema(provider: ProviderEntry) {
  * a refinement JSON Schema cannot express, so `description` gets it appended.
  */
 export function argvSchema(description: string): z.ZodArray<z.ZodString> {
+  // The total counts characters as `maxLength` (and zod's max) count them, code points, not UTF-16 units:
+  // a client that checks each item against the advertised schema must not be refused by another count.
   return z
     .array(z.string().max(ENVELOPE_LIMITS.maxArgLength))
     .min(1)
     .max(ENVELOPE_LIMITS.maxArgs)
-    .refine((list) => list.reduce((total, arg) => total + arg.length, 0) <= ENVELOPE_LIMITS.maxTotalLength, {
+    .refine((list) => list.reduce((total, arg) => total + codePoints(arg), 0) <= ENVELOPE_LIMITS.maxTotalLength, {
       error: `args may hold at most ${ENVELOPE_LIMITS.maxTotalLength} characters in total`,
     })
     .meta({ description: `${description} At most ${ENVELOPE_LIMITS.maxTotalLength} characters in total.` });
+}
+
+/** The number of code points in `text` (its lone surrogates, which the transport refuses, count one each). */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let index = 0; index < text.length - 1; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        index += 1;
+      }
+    }
+  }
+  return count;
 }
 
 /** A zod enum of `names` (at least one) whose error lists them: `field must be one of: a, b`. */

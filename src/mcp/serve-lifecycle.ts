@@ -44,6 +44,8 @@ export interface LifecycleOptions {
   readonly beforeClose?: () => Promise<unknown>;
   /** Called once connected. */
   readonly started?: () => void;
+  /** Given the transport before it connects (serve.ts hands its `whenWritable` to the call path). */
+  readonly transport?: (transport: BoundedStdioTransport) => void;
 }
 
 /** Serves `created` on stdio until the client goes away or a signal arrives; resolves once shut down. */
@@ -51,6 +53,7 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
   const { server } = created;
   keepStderrFailuresQuiet();
   const transport = new BoundedStdioTransport({ maxMessageBytes: options.maxMessageBytes, log: logToStderr });
+  options.transport?.(transport);
 
   let closing: Promise<void> | undefined;
   const shutdown = (why: string): Promise<void> => {

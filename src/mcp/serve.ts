@@ -32,6 +32,8 @@ import { releaseYoungGeneration } from "./young-generation.js";
 /** A built server and what its shutdown must wait for. */
 interface Served {
   readonly created: CreatedServer;
+  /** Hands the transport's `whenWritable` to the call path (set before the first call can arrive). */
+  readonly outputRoomFrom: (room: () => Promise<void> | undefined) => void;
   readonly pendingAudit: Set<Promise<void>>;
   readonly closeApprovals: () => Promise<void>;
 }
@@ -62,6 +64,9 @@ export async function serveStdio(version: string, hooks: ServeHooks = {}): Promi
   const { configuration } = load;
   await serveUntilClosed(served.created, {
     maxMessageBytes: configuration.settings.maxMessageBytes,
+    transport: (transport) => {
+      served.outputRoomFrom(() => transport.whenWritable());
+    },
     beforeClose: async () => {
       await served.closeApprovals();
       await Promise.allSettled([...served.pendingAudit]);
@@ -86,7 +91,8 @@ function buildServer(version: string, configuration: ServerConfiguration, hooks:
   };
   // The call side is loaded with the first call (call-path.ts): tools/list needs none of it.
   // Fixed now, as before the call side was lazy: a working directory removed later cannot make the first call's load fail.
-  const place = { cwd: process.cwd(), selfDir: toriiCodeDirectory() };
+  let outputRoom: () => Promise<void> | undefined = () => undefined;
+  const place = { cwd: process.cwd(), selfDir: toriiCodeDirectory(), outputRoom: () => outputRoom() };
   const callPath = lazyCallPath(() => {
     startedUp();
     releaseYoungGeneration();
@@ -116,5 +122,12 @@ function buildServer(version: string, configuration: ServerConfiguration, hooks:
     ),
     policyTool(registry, policies),
   ];
-  return { created: createServer(tools, version, { listed: startedUp }), pendingAudit, closeApprovals: () => callPath.close() };
+  return {
+    created: createServer(tools, version, { listed: startedUp }),
+    outputRoomFrom: (room) => {
+      outputRoom = room;
+    },
+    pendingAudit,
+    closeApprovals: () => callPath.close(),
+  };
 }

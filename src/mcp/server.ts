@@ -39,6 +39,9 @@ export interface ServerOptions {
   readonly listed?: () => void;
 }
 
+/** The error for tools/list or tools/call before initialize. */
+export const NOT_INITIALIZED = "the session is not initialized: send initialize first";
+
 export function createServer(tools: readonly ToolDefinition[], version: string, options: ServerOptions = {}): CreatedServer {
   const checked = checkToolSet(tools);
   const byName = new Map(checked.map((tool) => [tool.name, tool]));
@@ -55,7 +58,14 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     },
   );
 
+  // MCP's lifecycle: initialize is the first interaction. The SDK serves any request before it;
+  // Torii lists and runs nothing for a client that has not said who it is and which revision it speaks.
+  const requireInitialized = (): void => {
+    if (server.getClientVersion() === undefined) throw new McpError(ErrorCode.InvalidRequest, NOT_INITIALIZED);
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => {
+    requireInitialized();
     // After this turn, so the answer is written before the hook's work.
     if (options.listed !== undefined) setImmediate(options.listed);
     return {
@@ -71,6 +81,7 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    requireInitialized();
     const tool = byName.get(request.params.name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}`);
     if (shutdown.signal.aborted) throw new McpError(ErrorCode.InternalError, "the server is shutting down");

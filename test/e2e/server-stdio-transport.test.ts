@@ -115,6 +115,19 @@ describe("invalid requests", () => {
     expect(await raw.reply(id)).toEqual({ jsonrpc: "2.0", id, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /u) as unknown } });
   });
 
+  test.each([
+    ["null arguments", { jsonrpc: "2.0", id: 351, method: "tools/call", params: { name: "rec", arguments: null } }, 351, "params.arguments"],
+    ["a numeric tool name", { jsonrpc: "2.0", id: 352, method: "tools/call", params: { name: 7 } }, 352, "params.name"],
+    ["no params", { jsonrpc: "2.0", id: 353, method: "tools/call" }, 353, "params"],
+  ])("a tools/call with %s gets -32602 naming the path, not -32603", async (_name, message, id, where) => {
+    raw.send(`${JSON.stringify(message)}\n`);
+    expect(await raw.reply(id)).toEqual({
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32602, message: expect.stringMatching(new RegExp(`^Invalid params for tools/call: ${where.replace(".", "\\.")}: `, "u")) as unknown },
+    });
+  });
+
   test("a batch gets -32600 for each of its requests, and nothing in it runs", async () => {
     raw.send(
       `${JSON.stringify([

@@ -16,11 +16,25 @@
  *   no batches; each element that carries an id gets its own -32600, a batch
  *   with none gets one -32600 without id;
  * - strings that are not well-formed UTF-16 (lone surrogates, from `\ud800`
- *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600.
+ *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600;
+ * - a request for a method Torii serves (initialize, ping, tools/list,
+ *   tools/call) whose params do not fit the method: -32602 with the paths;
+ * - a key named `__proto__` anywhere: copied into an object by the SDK it sets
+ *   the prototype and vanishes before the envelope check: -32600.
  */
 import { isUtf8 } from "node:buffer";
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { hasLoneSurrogate } from "./well-formed.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import type * as z from "zod";
+import { contentProblem } from "./well-formed.js";
 
 /** An error reply the transport writes itself. */
 export interface ErrorReply {
@@ -70,10 +84,36 @@ function readMessage(value: unknown): Inbound {
   if (!isRecord(value)) return reject("not an object", [invalid("not a JSON-RPC message object", undefined)]);
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) {
-    if (!hasLoneSurrogate(value)) return { kind: "message", message: parsed.data };
-    return rejectUnlessSilent(value, "a string holds a lone UTF-16 surrogate");
+    const problem = contentProblem(value);
+    if (problem !== undefined) return rejectUnlessSilent(value, problem);
+    const params = paramsProblem(value);
+    if (params !== undefined) return reject(`invalid params for ${params.method}`, [errorReply(ErrorCode.InvalidParams, params.message, readableId(value))]);
+    return { kind: "message", message: parsed.data };
   }
   return rejectUnlessSilent(value, problemOf(value));
+}
+
+/**
+ * The requests Torii serves, by method, with the SDK's schema for each. The SDK
+ * checks a request against it only inside the protocol layer, where a failure
+ * is thrown as a ZodError and answered -32603 (an internal error) with the raw
+ * issue list; here it is -32602 with the paths and messages.
+ */
+const SERVED_REQUESTS = new Map<string, z.ZodType>([
+  ["initialize", InitializeRequestSchema],
+  ["ping", PingRequestSchema],
+  ["tools/list", ListToolsRequestSchema],
+  ["tools/call", CallToolRequestSchema],
+]);
+
+/** The -32602 message for a served request whose params do not fit its method; undefined when they do (or for any other message). */
+function paramsProblem(value: Record<string, unknown>): { method: string; message: string } | undefined {
+  if (!("id" in value) || typeof value.method !== "string") return undefined;
+  const schema = SERVED_REQUESTS.get(value.method);
+  const issues = schema?.safeParse(value).error?.issues;
+  if (issues === undefined) return undefined;
+  const named = issues.map((issue) => `${issue.path.map(String).join(".") || "(request)"}: ${issue.message}`).join("; ");
+  return { method: value.method, message: `Invalid params for ${value.method}: ${named}` };
 }
 
 /** An invalid message is answered only when JSON-RPC expects an answer to it. */

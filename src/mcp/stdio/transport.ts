@@ -10,11 +10,29 @@
  *   answers invalid requests itself.
  * - Writes JSON-RPC only to stdout and honours backpressure: while stdout is
  *   full, stdin is paused, so a client that floods without reading cannot grow
- *   the server's memory with queued replies.
+ *   the server's memory with queued replies; `whenWritable()` lets calls already
+ *   accepted wait before they run (call-path.ts), so at most the calls already
+ *   running add a result each.
+ * - Refuses a request whose id is already used by a request in flight (-32600,
+ *   nothing runs). JSON-RPC requires ids to be unique among pending requests;
+ *   the SDK keys each handler's abort controller by id alone, so a second call
+ *   with the same id would take over the first's cancellation: a
+ *   `notifications/cancelled` for that id would stop the second call, and the
+ *   first (its process still running) could no longer be canceled at all. An id
+ *   is in flight from its request until its response is written or the client
+ *   cancels it (the SDK writes no response for a canceled request).
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CancelledNotificationSchema,
+  ErrorCode,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import { errorReply, readInbound, type ErrorReply } from "./inbound.js";
 import { BoundedLineReader } from "./line-reader.js";
 
@@ -39,6 +57,8 @@ export class BoundedStdioTransport implements Transport {
   private drained: Promise<void> | undefined;
   private started = false;
   private closed = false;
+  /** The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK). */
+  private readonly pendingIds = new Set<RequestId>();
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -66,8 +86,26 @@ export class BoundedStdioTransport implements Transport {
 
   /** Writes one message as one line; resolves once stdout can take more. */
   async send(message: JSONRPCMessage): Promise<void> {
+    // The protocol layer's response to a request ends that request: its id may be used again.
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      if (message.id !== undefined) this.pendingIds.delete(message.id);
+    }
+    await this.write(message);
+  }
+
+  private async write(message: JSONRPCMessage | ErrorReply): Promise<void> {
     if (this.closed || this.stdout.destroyed) throw new Error("the stdio transport is closed");
     if (!this.stdout.write(`${JSON.stringify(message)}\n`)) await this.waitForDrain();
+  }
+
+  /**
+   * Undefined while stdout can take more; else a promise that resolves once it
+   * can (the same promise for one whole wait). Work whose result would be
+   * written to stdout waits for it, so a client that does not read cannot make
+   * the server build result after result in memory.
+   */
+  whenWritable(): Promise<void> | undefined {
+    return this.drained;
   }
 
   close(): Promise<void> {
@@ -97,8 +135,20 @@ export class BoundedStdioTransport implements Transport {
       for (const reply of inbound.replies) this.reply(reply);
       return;
     }
+    const { message } = inbound;
+    if (isJSONRPCRequest(message)) {
+      if (this.pendingIds.has(message.id)) {
+        this.log(`refused a ${bytes.length}-byte message: its id is used by a request in flight`);
+        this.reply(errorReply(ErrorCode.InvalidRequest, "Invalid Request: the id is already used by a request in flight", message.id));
+        return;
+      }
+      this.pendingIds.add(message.id);
+    } else {
+      const cancelled = CancelledNotificationSchema.safeParse(message);
+      if (cancelled.success && cancelled.data.params.requestId !== undefined) this.pendingIds.delete(cancelled.data.params.requestId);
+    }
     try {
-      this.onmessage?.(inbound.message);
+      this.onmessage?.(message);
     } catch (error) {
       // The protocol layer must not take the reader down with it.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -111,9 +161,10 @@ export class BoundedStdioTransport implements Transport {
     this.reply(errorReply(ErrorCode.InvalidRequest, `Invalid Request: the message exceeds the ${limit}-byte limit`, id));
   }
 
+  /** The transport's own error reply: never the response that ends a request in flight with the same id. */
   private reply(reply: ErrorReply): void {
     if (this.closed) return;
-    this.send(reply as JSONRPCMessage).catch((error: unknown) => {
+    this.write(reply).catch((error: unknown) => {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
   }

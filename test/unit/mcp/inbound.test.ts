@@ -20,6 +20,7 @@ describe("readInbound", () => {
     ["an unknown method (the protocol layer answers -32601)", '{"jsonrpc":"2.0","id":2,"method":"no/such"}'],
     ["an escaped NUL (valid JSON)", '{"jsonrpc":"2.0","id":2,"method":"x\\u0000y"}'],
     ["a surrogate pair", '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":"\\ud83d\\ude00"}}'],
+    ["__proto__ as a value, and a constructor key", '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":"__proto__","constructor":1}}'],
   ])("delivers %s", (_name, line) => {
     expect(verdict(line)).toBe("message");
   });
@@ -36,6 +37,12 @@ describe("readInbound", () => {
     ["an id without method, result or error", '{"jsonrpc":"2.0","id":13}', 13],
     ["a lone surrogate in an argument", '{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"rec","arguments":{"args":["a\\ud800"]}}}', 14],
     ["a lone surrogate in a key", '{"jsonrpc":"2.0","id":15,"method":"ping","params":{"\\udc00":1}}', 15],
+    [
+      "a __proto__ key in the arguments",
+      '{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"rec","arguments":{"args":["a"],"__proto__":{"x":1}}}}',
+      16,
+    ],
+    ["a __proto__ key deep in _meta", '{"jsonrpc":"2.0","id":17,"method":"ping","params":{"_meta":{"a":[{"__proto__":null}]}}}', 17],
     ["a null id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', undefined],
     ["an object id", '{"jsonrpc":"2.0","id":{},"method":"ping"}', undefined],
     ["a bare value", "42", undefined],
@@ -54,6 +61,23 @@ describe("readInbound", () => {
     ["a byte-order mark", '\ufeff{"jsonrpc":"2.0","id":3,"method":"ping"}'],
   ])("answers %s with -32700 and no id", (_name, line) => {
     expect(verdict(line)).toEqual([[-32700, undefined]]);
+  });
+
+  test.each([
+    ["tools/call with null arguments", '{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"rec","arguments":null}}', 20, "params.arguments"],
+    ["tools/call with a numeric name", '{"jsonrpc":"2.0","id":"n","method":"tools/call","params":{"name":5}}', "n", "params.name"],
+    ["tools/call without params", '{"jsonrpc":"2.0","id":21,"method":"tools/call"}', 21, "params"],
+    [
+      "initialize without clientInfo",
+      '{"jsonrpc":"2.0","id":22,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}',
+      22,
+      "params.clientInfo",
+    ],
+  ])("answers %s with -32602 naming the path", (_name, line, id, where) => {
+    const inbound = readInbound(Buffer.from(line, "utf8"));
+    expect(inbound?.kind).toBe("reject");
+    const replies = inbound?.kind === "reject" ? inbound.replies : [];
+    expect(replies).toEqual([{ jsonrpc: "2.0", id, error: { code: -32602, message: expect.stringContaining(`${where}: `) as unknown } }]);
   });
 
   test("answers invalid UTF-8 with -32700, keeping an id that is still readable", () => {

@@ -90,6 +90,12 @@ describe("what JSON Schema cannot express is stated", () => {
       ...(tool.name === "kube" ? { target: "dev" } : {}),
     };
     expect(tool.input.safeParse(tooLong).success).toBe(false);
+    // Counted in characters (code points), as maxLength counts them: astral characters are two UTF-16 units each.
+    const astral = "\u{1F600}".repeat(maxTotalLength / 4 - 1);
+    const argsIssues = (args: string[]): number =>
+      tool.input.safeParse({ ...tooLong, args }).error?.issues.filter((issue) => issue.path[0] === "args").length ?? 0;
+    expect(argsIssues(many(4, astral))).toBe(0);
+    expect(argsIssues([...many(4, astral), "x".repeat(5)])).toBe(1);
     const args = (tool.inputSchema.properties as Record<string, { description: string }>).args;
     expect(args?.description).toContain(`${maxTotalLength} characters in total`);
   });

@@ -106,4 +106,32 @@ describe("BoundedStdioTransport", () => {
     expect(closed).toBe(1);
     await expect(transport.send({ jsonrpc: "2.0", id: 1, result: {} })).rejects.toThrow(/closed/u);
   });
+
+  test("a request whose id is in flight is refused and not delivered, until its response is sent or the client cancels it", async () => {
+    const out = heldStdout();
+    out.release();
+    const { stdin, transport, messages } = await started(out.stdout);
+    const ids = (): unknown[] => messages.map((message) => ("id" in message ? message.id : "method" in message ? message.method : undefined));
+    const feed = async (lines: string): Promise<void> => {
+      const data = once(stdin, "data");
+      stdin.write(lines);
+      await data;
+    };
+    const request = (id: string | number): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "x" } })}\n`;
+    await feed(request(1) + request(1) + request("1") + '{"jsonrpc":"2.0","id":1,"method":"x","bad":1}\n' + request(1));
+    // 1 and "1" are distinct; the duplicates are refused, and the refusal of a malformed line with id 1 does not free the id.
+    expect(ids()).toEqual([1, "1"]);
+    expect(out.written.map((line) => JSON.parse(line) as unknown)).toEqual([
+      { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid Request: the id is already used by a request in flight" } },
+      { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid Request: unknown top-level field" } },
+      { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid Request: the id is already used by a request in flight" } },
+    ]);
+
+    await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+    await feed(request(1));
+    expect(ids()).toEqual([1, "1", 1]);
+
+    await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
+    expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
+  });
 });

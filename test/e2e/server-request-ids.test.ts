@@ -1,0 +1,70 @@
+/**
+ * Request ids through the real server: a request whose id is already used by a
+ * request in flight is refused and runs nothing, so a `notifications/cancelled`
+ * for that id still reaches the call that holds it (the SDK keys each call's
+ * cancellation by id alone: a second call with the same id used to take it over,
+ * leaving the first call's process running and impossible to cancel).
+ */
+import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
+import { alive } from "../support/processes.js";
+import { startRawSession, toolCallLine, type RawSession } from "../support/raw-stdio.js";
+import { tempDirectory } from "../support/temp-dirs.js";
+
+const fifos = tempDirectory("torii-ids-");
+/** Writes its pid into the FIFO named by its second argument (blocking until the test reads it), then runs until killed. */
+const HOLDER = `require("node:fs").writeFileSync(require("node:path").join(${JSON.stringify(fifos)}, process.argv[3]), String(process.pid));
+setInterval(() => undefined, 1_000_000);`;
+
+let bin: FakeBin;
+let root: string;
+let raw: RawSession | undefined;
+
+beforeAll(() => {
+  execFileSync("mkfifo", [path.join(fifos, "first"), path.join(fifos, "second")]);
+  bin = makeFakeBin({ holder: HOLDER });
+  root = makeConfigTree({
+    "providers/hold/provider.yaml": 'version: "1"\nname: hold\ntool: hold\ncommand: holder\n',
+    "providers/hold/rules.yaml": 'version: "1"\naccept: [run]\n',
+  });
+});
+
+afterEach(async () => {
+  await raw?.close();
+  raw = undefined;
+});
+
+const cancel = (requestId: string | number): string =>
+  `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "test" } })}\n`;
+
+describe("a request id already in flight", () => {
+  test("is refused with -32600 and runs nothing; a cancel for that id stops the call that holds it; the id is free again after", async () => {
+    raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    await raw.initialize();
+    raw.send(toolCallLine(7, "hold", { args: ["run", "first"] }));
+    const first = Number(await readFile(path.join(fifos, "first"), "utf8"));
+    expect(alive(first)).toBe(true);
+
+    raw.send(toolCallLine(7, "hold", { args: ["run", "second"] }));
+    raw.send(`${JSON.stringify({ jsonrpc: "2.0", id: "after", method: "ping" })}\n`);
+    await raw.reply("after"); // lines are read in order: the duplicate was handled before the ping
+    expect(raw.lines.filter((line) => line.message?.id === 7).map((line) => line.message)).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32600, message: "Invalid Request: the id is already used by a request in flight" } },
+    ]);
+
+    raw.send(cancel(7));
+    await expect.poll(() => alive(first), { timeout: 30_000 }).toBe(false);
+
+    // Canceled, the id is free: a new call with it runs (and its response is the only other reply for 7).
+    raw.send(toolCallLine(7, "hold", { args: ["run", "second"] }));
+    const second = Number(await readFile(path.join(fifos, "second"), "utf8"));
+    expect(alive(second)).toBe(true);
+    raw.send(cancel(7));
+    await expect.poll(() => alive(second), { timeout: 30_000 }).toBe(false);
+    expect(raw.stderr()).toContain("its id is used by a request in flight");
+  });
+});
