@@ -200,6 +200,15 @@ describe("resolveExecutable on Windows (path.win32 logic, injected file system)"
     expect(probed).toEqual([]);
   });
 
+  it("skips PATH entries with a component ending in a dot or a space, which Windows strips (C:\\Work. is the working directory)", () => {
+    const { isFile, probed } = windowsFiles("C:\\Work.\\x.exe", "C:\\Work \\bin\\x.exe", "C:\\Program Files\\Torii.\\x.exe", "C:\\Work\\bin. .\\x.exe");
+    const pathEnv = "C:\\Work.;C:\\Work \\bin;C:\\Program Files\\Torii.;C:\\Work\\bin. .";
+    const error = notFound(() => resolveExecutable("x", windows(pathEnv, [], { isFile })));
+    expect(probed).toEqual([]);
+    expect(error.skipped.map((skipped) => skipped.reason)).toEqual(Array(4).fill(expect.stringContaining("ends in a dot or a space")));
+    expect(resolveExecutable("x", windows("C:\\tools.d\\bin", ["C:\\tools.d\\bin\\x.exe"])).path).toBe("C:\\tools.d\\bin\\x.EXE");
+  });
+
   it("skips relative PATH entries: ., names, drive-relative, root-relative, unexpanded variables", () => {
     const { isFile, probed } = windowsFiles();
     const pathEnv = ".;tools;.\\bin;C:tools;\\tools;%SystemRoot%\\system32;;";
