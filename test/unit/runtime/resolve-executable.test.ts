@@ -256,6 +256,18 @@ describe("resolveExecutable on Windows (path.win32 logic, injected file system)"
     expect(refusal(() => resolveExecutable("C:\\t\\x", windows("", ["C:\\t\\x"]))).reason).toMatch(/no extension/);
   });
 
+  it("ignores PATHEXT entries that are paths, a lone dot or a relative name, and never probes them", () => {
+    const { isFile, probed } = windowsFiles("C:\\t\\x.cmd", "C:\\evil\\.exe", "C:\\t\\x");
+    const found = resolveExecutable("x", windows("C:\\t", [], { isFile, pathExt: "C:\\evil\\.EXE;.;.\\x;;.cmd" }));
+    expect(found).toEqual({ path: "C:\\t\\x.CMD", kind: "batch" });
+    expect(probed).toEqual(["C:\\t\\x.CMD"]);
+  });
+
+  it("a kubectl.exe.cmd found before kubectl.exe is reported as a batch file (it goes to the batch gate, never spawned directly)", () => {
+    const found = resolveExecutable("kubectl.exe", windows("C:\\one;C:\\two", ["C:\\one\\kubectl.exe.cmd", "C:\\two\\kubectl.exe"]));
+    expect(found).toEqual({ path: "C:\\one\\kubectl.exe.CMD", kind: "batch" });
+  });
+
   it("falls back to the default PATHEXT when the given one is empty or holds no usable entry", () => {
     for (const pathExt of ["", ";;", "EXE;*;.e x e"]) {
       expect(resolveExecutable("x", windows("C:\\t", ["C:\\t\\x.cmd"], { pathExt })).path, pathExt).toBe("C:\\t\\x.CMD");
