@@ -73,10 +73,12 @@ function replaceTables(text: string, path: readonly string[], block: string): st
     kept.push(...lines.slice(cut, end));
     index = end;
   }
-  const blockLines = block === "" ? [] : block.trimEnd().split("\n").concat([""]);
+  // A file with CRLF line ends gets Torii's lines with CRLF too.
+  const cr = text.includes("\r\n") ? "\r" : "";
+  const blockLines = block === "" ? [] : [...block.trimEnd().split("\n"), ""].map((line) => line + cr);
   if (insertAt === undefined) {
     const body = kept.join("\n").trimEnd();
-    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}\n\n`}${blockLines.join("\n")}`;
+    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}${cr}\n${cr}\n`}${blockLines.join("\n").slice(0, cr === "" ? undefined : -1)}`;
   }
   kept.splice(insertAt, 0, ...blockLines);
   const shifted = seams.map((seam) => (seam > insertAt ? seam + blockLines.length : seam));

@@ -41,4 +41,15 @@ describe("lines outside Torii's table", () => {
     expect((parseToml(installed) as { instructions: string }).instructions).toBe("first\n\n\n\nlast\n");
     expect(editTomlDocument("c.toml", installed, [{ path: PATH, value: undefined }])).toBe(instructions + `[mcp_servers.github]\ncommand = "gh"\n`);
   });
+
+  test("a CRLF file gets Torii's lines with CRLF too, appended or rewritten in place, and keeps them after an uninstall", () => {
+    const crlf = `model = "o3"\r\n\r\n[mcp_servers.github]\r\ncommand = "gh"\r\n`;
+    const appended = editTomlDocument("c.toml", crlf, [{ path: PATH, value: ENTRY }]);
+    expect(appended.startsWith(crlf)).toBe(true);
+    expect(appended).not.toMatch(/[^\r]\n/u);
+    const middle = crlf.replace("[mcp_servers.github]", `[mcp_servers.torii]\r\ncommand = "/old/node"\r\n\r\n[mcp_servers.github]`);
+    const rewritten = editTomlDocument("c.toml", middle, [{ path: PATH, value: ENTRY }]);
+    expect(rewritten).not.toMatch(/[^\r]\n/u);
+    expect(editTomlDocument("c.toml", rewritten, [{ path: PATH, value: undefined }])).toBe(crlf);
+  });
 });
