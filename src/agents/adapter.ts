@@ -20,6 +20,11 @@ export interface ToriiLaunch {
 /** The server name Torii registers under in every client. */
 export const SERVER_NAME = "torii";
 
+/** An edit Torii will not compute for the file as it is (the caller names the file in a ConfigError). */
+export class EditRefusedError extends Error {
+  override readonly name = "EditRefusedError";
+}
+
 /** A change to a JSON document: set `value` at `path`, or remove the member when `value` is undefined. */
 export interface JsonEdit {
   readonly path: readonly (string | number)[];

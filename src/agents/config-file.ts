@@ -8,7 +8,8 @@
  * into U+FFFD and the rewrite would lose them). A backup is never
  * overwritten: the first is `<file>.torii-backup`, later ones carry the time.
  */
-import { chmod, mkdir, open, readFile, stat } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { chmod, mkdir, open, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import { exclusiveCreateFlags, writeFileAtomic } from "../state/atomic-write.js";
@@ -87,14 +88,58 @@ function decodeStrict(file: string, bytes: Uint8Array): string {
  */
 export async function readConfigText(file: string): Promise<ConfigText> {
   const target = await resolveConfigTarget(file);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { target, text: undefined };
-    throw error;
-  }
+  const bytes = await readRegularFile(target);
+  if (bytes === undefined) return { target, text: undefined };
   return { target, text: decodeStrict(target, bytes), bytes };
+}
+
+/**
+ * Opens without blocking and without following a link (the target is already
+ * resolved; a link swapped in since is refused), then reads only a regular file
+ * with one name that this user owns: a FIFO would block the command forever and
+ * a device (`/dev/zero`) never ends; a directory has no text; a second hard
+ * link would keep the old bytes once the rename replaces this name, silently;
+ * another user's file would become this user's. Undefined when there is none.
+ *
+ * @throws ConfigError naming the file for any of these.
+ */
+async function readRegularFile(target: string): Promise<Uint8Array | undefined> {
+  const windows = process.platform === "win32";
+  const flags = constants.O_RDONLY | (windows ? 0 : constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  let handle;
+  try {
+    handle = await open(target, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") throw new ConfigError(target, "became a symbolic link while Torii was reading it; nothing was written, run the command again");
+    throw new ConfigError(target, `cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new ConfigError(target, `is ${kindOf(stats)}, not a regular file; Torii reads and rewrites only regular files`);
+    if (!windows && stats.nlink > 1) {
+      throw new ConfigError(
+        target,
+        `has ${stats.nlink} hard links; Torii replaces the file by renaming a new one into place, which would leave the other names with the old content: edit it by hand, or make it a single file (a symbolic link is written through)`,
+      );
+    }
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) {
+      throw new ConfigError(target, `belongs to user id ${stats.uid}, not to you (${uid}); Torii does not rewrite another user's file`);
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+function kindOf(stats: import("node:fs").Stats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a named pipe (FIFO)";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
 }
 
 /** The first backup `replaceConfigText` keeps of a file's previous content. */
@@ -139,14 +184,48 @@ export async function replaceConfigText(current: ConfigText, text: string): Prom
   await mkdir(path.dirname(current.target), { recursive: true, mode: 0o700 });
   const now = await readConfigText(current.target);
   // Strict UTF-8 with the BOM kept decodes one way only, so equal text means equal bytes.
-  if (now.text !== current.text) throw new Error(`${current.target} changed while Torii was editing it; nothing was written, run the command again`);
+  if (now.text !== current.text) throw changedWhileEditing(current.target);
   let backup: string | undefined;
   let mode = 0o600;
   if (current.text !== undefined) {
     mode = (await stat(current.target)).mode & 0o777;
     backup = await writeNewBackup(current.target, current.bytes ?? Buffer.from(current.text, "utf8"));
   }
-  await writeFileAtomic(current.target, Buffer.from(text, "utf8"));
+  // Checked again just before the rename: the client may have written the file while the backup and the
+  // new content were being written and synced, and the rename would throw that write away.
+  await writeFileAtomic(current.target, Buffer.from(text, "utf8"), {
+    beforeCommit: () => {
+      if (!sameBytes(bytesNowSync(current.target), current)) throw changedWhileEditing(current.target);
+    },
+  });
   if (mode !== 0o600) await chmod(current.target, mode);
   return backup;
+}
+
+function changedWhileEditing(target: string): Error {
+  return new Error(`${target} changed while Torii was editing it; nothing was written, run the command again`);
+}
+
+/** Whether `now` (undefined: no file) holds exactly the bytes `current` was read from. */
+function sameBytes(now: Uint8Array | undefined, current: ConfigText): boolean {
+  if (current.text === undefined || now === undefined) return current.text === undefined && now === undefined;
+  return Buffer.from(now).equals(current.bytes ?? Buffer.from(current.text, "utf8"));
+}
+
+/** The file's bytes now (undefined when it is gone), read without blocking; anything but a regular file counts as changed. */
+function bytesNowSync(target: string): Uint8Array | undefined {
+  const windows = process.platform === "win32";
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_RDONLY | (windows ? 0 : constants.O_NONBLOCK | constants.O_NOFOLLOW));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw changedWhileEditing(target);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw changedWhileEditing(target);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

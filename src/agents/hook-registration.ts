@@ -10,7 +10,15 @@ import { sameValue, valueAt } from "./document-value.js";
 import { JSON_FORMAT } from "./format.js";
 import type { ConfigScope, Place } from "./place.js";
 import { readConfigText } from "./config-file.js";
-import { applyConfigEdits, entryEdits, entryRemovalEdits, installRegistration, uninstallRegistration, type RegistrationChange } from "./registration.js";
+import {
+  applyConfigEdits,
+  editsOf,
+  entryEdits,
+  entryRemovalEdits,
+  installRegistration,
+  uninstallRegistration,
+  type RegistrationChange,
+} from "./registration.js";
 import { isToriiGuardGroup } from "./guard/hook-installer.js";
 
 /** What a registration changed: the server entry's file, and the hook's file when a hook was involved. */
@@ -61,7 +69,7 @@ export async function unregisterClient(client: ClientAdapter, file: string, hook
 /** Whether Torii's guard hook is in place: `installed`, `outdated` (another Torii's paths) or `missing`. @throws ConfigError when the file does not parse. */
 export async function guardStatusOf(hook: HookSite, launch: ToriiLaunch): Promise<"installed" | "outdated" | "missing"> {
   const parsed = JSON_FORMAT.parse(hook.file, (await readConfigText(hook.file)).text ?? "");
-  const edits = hook.installer.installEdits(parsed, launch);
+  const edits = editsOf(hook.file, () => hook.installer.installEdits(parsed, launch));
   if (edits.every((edit) => sameValue(valueAt(parsed, edit.path), edit.value))) return "installed";
   const hooks = valueAt(parsed, ["hooks"]);
   const present = typeof hooks === "object" && hooks !== null && Object.values(hooks).some((groups) => Array.isArray(groups) && groups.some(isToriiGuardGroup));

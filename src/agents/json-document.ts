@@ -6,7 +6,7 @@
 import { applyEdits, modify, parse, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
 import { ConfigError } from "../config/errors.js";
 import type { JsonEdit } from "./adapter.js";
-import { valueAt } from "./document-value.js";
+import { sameValue, valueAt, withoutValueAt } from "./document-value.js";
 
 /** 1-based line and column of `offset` in `text`. */
 function positionOf(text: string, offset: number): { line: number; column: number } {
@@ -25,6 +25,7 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
 function refuseDuplicateKeys(file: string, text: string): void {
   const open: Map<string, number>[] = [];
   let duplicate: { key: string; line: number; column: number; firstLine: number } | undefined;
+  let prototypeKey: { line: number; column: number } | undefined;
   visit(
     text,
     {
@@ -35,6 +36,7 @@ function refuseDuplicateKeys(file: string, text: string): void {
         open.pop();
       },
       onObjectProperty: (key, _offset, _length, line, character) => {
+        if (key === "__proto__") prototypeKey ??= { line: line + 1, column: character + 1 };
         const keys = open[open.length - 1];
         const first = keys?.get(key);
         if (first !== undefined) duplicate ??= { key, line: line + 1, column: character + 1, firstLine: first };
@@ -43,6 +45,15 @@ function refuseDuplicateKeys(file: string, text: string): void {
     },
     { allowTrailingComma: true, disallowComments: false },
   );
+  if (prototypeKey !== undefined) {
+    // The parser assigns members with `object[key] = value`: this one would become the object's prototype, and
+    // the entry Torii reads (and edits) would be one the client, whose JSON.parse keeps it a plain member, never sees.
+    throw new ConfigError(
+      file,
+      'a member named "__proto__"; Torii cannot read this file as the client does, so it does not rewrite it: remove it',
+      prototypeKey,
+    );
+  }
   if (duplicate === undefined) return;
   throw new ConfigError(
     file,
@@ -118,7 +129,39 @@ function setMember(text: string, path: readonly (string | number)[], value: unkn
 
 /** Applies `edits` to `text` (parsed first: a file that does not parse is refused), keeping everything else. */
 export function editJsonDocument(file: string, text: string, edits: readonly JsonEdit[]): string {
-  parseJsonDocument(file, text);
+  const before = parseJsonDocument(file, text);
   const layout = layoutOf(text);
-  return edits.reduce((result, edit) => setMember(result, edit.path, edit.value, layout), text.trim() === "" ? `{}${layout.eol}` : text);
+  const result = edits.reduce(
+    (current, edit) => {
+      try {
+        return setMember(current, edit.path, edit.value, layout);
+      } catch (error) {
+        // jsonc-parser refuses to add a member to an array or a string (`"mcpServers": []`).
+        throw new ConfigError(file, `${edit.path.join(".")} cannot be set (${(error as Error).message}); fix the file by hand, Torii changed nothing`);
+      }
+    },
+    text.trim() === "" ? `{}${layout.eol}` : text,
+  );
+  checkEditResult(file, before, result, edits);
+  return result;
+}
+
+/**
+ * The edited text must parse, hold each edit's value, and (when every edit
+ * names members, not array positions) equal the original everywhere else;
+ * otherwise nothing is written.
+ */
+function checkEditResult(file: string, before: Record<string, unknown>, result: string, edits: readonly JsonEdit[]): void {
+  const refused = new ConfigError(file, "Torii's edit would not leave the file as intended (an unusual layout?); edit it by hand, Torii changed nothing");
+  let after: Record<string, unknown>;
+  try {
+    after = parseJsonDocument(file, result);
+  } catch {
+    throw refused;
+  }
+  const named = edits.filter((edit) => edit.path.every((key) => typeof key === "string"));
+  if (!named.every((edit) => sameValue(valueAt(after, edit.path), edit.value))) throw refused;
+  if (named.length !== edits.length) return;
+  const rest = (root: unknown): unknown => named.reduce((current, edit) => withoutValueAt(current, edit.path.map(String)), root);
+  if (!sameValue(rest(before), rest(after))) throw refused;
 }

@@ -5,7 +5,8 @@
  * rewritten: the ConfigError names file:line:col.
  */
 import { existsSync } from "node:fs";
-import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
+import { EditRefusedError, type ClientAdapter, type JsonEdit, type ToriiLaunch } from "./adapter.js";
+import { ConfigError } from "../config/errors.js";
 import { readConfigText, replaceConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
 import { formatOf, type DocumentFormat } from "./format.js";
@@ -68,7 +69,7 @@ export async function applyConfigEdits(
 ): Promise<RegistrationChange> {
   const current = await readConfigText(file);
   const parsed = format.parse(file, current.text ?? "");
-  const needed = edits(parsed).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
+  const needed = editsOf(file, () => edits(parsed)).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
   if (needed.length === 0) return { changed: false, backup: undefined };
   const text = format.edit(file, current.text ?? "", needed);
   return { changed: true, backup: await replaceConfigText(current, text) };
@@ -82,6 +83,16 @@ export function entryEdits(client: ClientAdapter, parsed: unknown, launch: Torii
 /** The edits that remove Torii's entry and the settings Torii owns from the parsed file. */
 export function entryRemovalEdits(client: ClientAdapter, parsed: unknown): readonly JsonEdit[] {
   return [{ path: client.entryPath, value: undefined }, ...(client.ownedEdits?.(parsed, "uninstall") ?? [])];
+}
+
+/** `compute()`, with a refusal turned into a ConfigError naming `file`. */
+export function editsOf(file: string, compute: () => readonly JsonEdit[]): readonly JsonEdit[] {
+  try {
+    return compute();
+  } catch (error) {
+    if (error instanceof EditRefusedError) throw new ConfigError(file, error.message);
+    throw error;
+  }
 }
 
 /** Writes (or rewrites) Torii's entry into `file`; a no-op when it is already up to date. */

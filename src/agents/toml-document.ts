@@ -43,10 +43,18 @@ function headerUnder(line: string, path: readonly string[]): boolean {
 const isHeader = (line: string): boolean => /^\s*\[/u.test(line);
 const isBlankOrComment = (line: string): boolean => /^\s*(#.*)?$/u.test(line);
 
-/** The text with the tables under `path` replaced by `block` (removed when `block` is empty). */
+/**
+ * The text with the tables under `path` replaced by `block` (removed when `block` is empty).
+ * A table's trailing comment lines, with the blank lines among and after them,
+ * are kept: Torii writes no comments, so they are the operator's (a heading for
+ * the next tables, a commented-out entry). Runs of blank lines are joined only
+ * where something was cut or put in; everywhere else the text keeps its bytes
+ * (blank lines inside a multi-line string included).
+ */
 function replaceTables(text: string, path: readonly string[], block: string): string {
   const lines = text.split("\n");
   const kept: string[] = [];
+  const seams: number[] = [];
   let insertAt: number | undefined;
   for (let index = 0; index < lines.length;) {
     if (!headerUnder(lines[index] ?? "", path)) {
@@ -57,17 +65,30 @@ function replaceTables(text: string, path: readonly string[], block: string): st
     insertAt ??= kept.length;
     let end = index + 1;
     while (end < lines.length && !isHeader(lines[end] ?? "")) end += 1;
-    // Comments right above the next table belong to that table.
-    while (end < lines.length && end > index + 1 && isBlankOrComment(lines[end - 1] ?? "") && (lines[end - 1] ?? "").trim() !== "") end -= 1;
+    let cut = end;
+    while (cut > index + 1 && isBlankOrComment(lines[cut - 1] ?? "")) cut -= 1;
+    // Leave the table's own trailing blank lines with it; keep from its first trailing comment on.
+    while (cut < end && (lines[cut] ?? "").trim() === "") cut += 1;
+    seams.push(kept.length);
+    kept.push(...lines.slice(cut, end));
     index = end;
   }
-  const blockLines = block === "" ? [] : block.trimEnd().split("\n").concat([""]);
+  // A file with CRLF line ends gets Torii's lines with CRLF too.
+  const cr = text.includes("\r\n") ? "\r" : "";
+  const blockLines = block === "" ? [] : [...block.trimEnd().split("\n"), ""].map((line) => line + cr);
   if (insertAt === undefined) {
     const body = kept.join("\n").trimEnd();
-    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}\n\n`}${blockLines.join("\n")}`;
+    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}${cr}\n${cr}\n`}${blockLines.join("\n").slice(0, cr === "" ? undefined : -1)}`;
   }
   kept.splice(insertAt, 0, ...blockLines);
-  return kept.join("\n").replace(/\n{3,}/gu, "\n\n");
+  const shifted = seams.map((seam) => (seam > insertAt ? seam + blockLines.length : seam));
+  const boundaries = [...new Set([...shifted, insertAt, insertAt + blockLines.length])].sort((a, b) => b - a);
+  for (const boundary of boundaries) {
+    while (boundary > 0 && boundary < kept.length && kept[boundary - 1]?.trim() === "" && kept[boundary]?.trim() === "") kept.splice(boundary, 1);
+    // Removed at the very start: no blank lines left in front of the first line kept.
+    while (boundary === 0 && kept.length > 1 && kept[0]?.trim() === "") kept.splice(0, 1);
+  }
+  return kept.join("\n");
 }
 
 /** Renders the table `path` = `value` as TOML text. */

@@ -68,8 +68,10 @@ export function checkBatchLaunch(scriptPath: string, args: readonly string[]): B
  * the safe set, the line needs no escaping at all.
  */
 export function planBatchLaunch(cmdExe: string, scriptPath: string, args: readonly string[]): BatchLaunchPlan | BatchCheck {
-  if (!/^[A-Za-z]:\\/u.test(cmdExe) || /["%\r\n]/u.test(cmdExe)) {
-    return refuse("cmd.exe must be given as a plain absolute path");
+  // Node does not quote the program's own name when the arguments are verbatim: the path heads the command
+  // line cmd.exe parses as written, so it may hold no whitespace and nothing cmd.exe gives a meaning to.
+  if (!/^[A-Za-z]:\\[A-Za-z0-9\\_.-]+$/u.test(cmdExe)) {
+    return refuse("cmd.exe must be given as a plain absolute path (letters, digits, \\ _ . - only)");
   }
   const verdict = checkBatchLaunch(scriptPath, args);
   if (!verdict.ok) return verdict;

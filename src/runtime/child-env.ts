@@ -21,7 +21,9 @@
  * 4. plus the pinned values the broker owns (`AWS_PROFILE`, …), which win over everything;
  * 5. with PATH reduced to the directories executable lookup searches (absolute
  *    entries only, never the working directory or Torii's own: search-path.ts),
- *    whichever layer set it, and on Windows PATHEXT to its well-formed `.ext` entries.
+ *    whichever layer set it, and on Windows PATHEXT to its well-formed `.ext`
+ *    entries and `NoDefaultCurrentDirectoryInExePath` set, so a bare name is
+ *    never looked up in the working directory first.
  *
  * Loader, proxy, TLS-trust and cloud-identity variables (SERVER_ENV_DENYLIST)
  * can never come from the server's environment: they are not on the allowlist,
@@ -345,7 +347,14 @@ function restrictSearchVariables(merged: Map<string, readonly [string, string]>,
   }
   const pathExt = merged.get(fold("PATHEXT"));
   if (windows && pathExt !== undefined) merged.set(fold("PATHEXT"), [pathExt[0], parsePathExt(pathExt[1]).join(";")]);
+  // Windows looks a bare program name up in the current directory (the agent's project) before PATH: cmd.exe
+  // running a batch wrapper's lines, CreateProcess with no path, Python's shutil.which. The variable's presence
+  // (NeedCurrentDirectoryForExePath) turns that off, so it is always set, whatever a layer said.
+  if (windows) merged.set(fold(NO_CURRENT_DIRECTORY_LOOKUP), [NO_CURRENT_DIRECTORY_LOOKUP, "1"]);
 }
+
+/** On Windows, present in every child's environment: bare program names are not looked up in the working directory. */
+export const NO_CURRENT_DIRECTORY_LOOKUP = "NoDefaultCurrentDirectoryInExePath";
 
 /** A predicate over folded names for the `removed_env` entries. */
 function removalMatcher(entries: readonly string[], fold: (name: string) => string): (folded: string) => boolean {

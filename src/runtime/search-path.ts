@@ -129,6 +129,10 @@ export function trustedSearchPath(pathEnv: string | undefined, context: SearchPa
     if (seen.has(key)) continue;
     seen.add(key);
     const normalized = pathModule.normalize(entry);
+    if (windows && strippedByWindows(normalized)) {
+      skipped.push({ entry: normalized, reason: STRIPPED_COMPONENT });
+      continue;
+    }
     const reason = outOfReach(normalized, "directory");
     if (reason !== undefined) skipped.push({ entry: normalized, reason });
     else directories.push(normalized);
@@ -144,6 +148,24 @@ export function trustedSearchPath(pathEnv: string | undefined, context: SearchPa
         : `${searched}; ${count} skipped (empty, relative or missing entries, the working directory or below it, Torii's own directory, entries others can write to, temporary directories)`;
     },
   };
+}
+
+/**
+ * Why a Windows entry with a component ending in a dot or a space is left out:
+ * Windows strips them when it opens the path (`C:\work.` is `C:\work`), while
+ * the comparisons with the working directory and Torii's own directory, and the
+ * real path Node resolves on Windows, keep them; so the entry could name the
+ * project without being recognised (the CVE-2024-36138 class, as for commands).
+ */
+const STRIPPED_COMPONENT = "a path component ends in a dot or a space, which Windows strips, so it cannot be compared with the working directory";
+
+/** Whether a normalised Windows path has a component (below its root) ending in a dot or a space. */
+function strippedByWindows(normalized: string): boolean {
+  const { root } = path.win32.parse(normalized);
+  return normalized
+    .slice(root.length)
+    .split(/[\\/]/u)
+    .some((component) => /[. ]$/u.test(component));
 }
 
 /**

@@ -5,7 +5,7 @@
  * `guard --client` words of its command line, so a moved Torii (other node or
  * entry path) is rewritten in place, and uninstall removes only Torii's group.
  */
-import type { HookInstaller, JsonEdit, ToriiLaunch } from "../adapter.js";
+import { EditRefusedError, type HookInstaller, type JsonEdit, type ToriiLaunch } from "../adapter.js";
 import { valueAt } from "../document-value.js";
 import type { ConfigScope, Place } from "../place.js";
 import { guardHookConfig } from "./hook-config.js";
@@ -14,6 +14,24 @@ import type { GuardClient } from "./hook-protocols.js";
 /** Whether a hook group (any client's shape) is the one Torii installs. */
 export function isToriiGuardGroup(group: unknown): boolean {
   return JSON.stringify(group ?? null).includes(" guard --client ");
+}
+
+/**
+ * Refuses when a group holding Torii's guard also holds a hook of the
+ * operator's (a client's hook editor adds a hook for the same matcher to the
+ * group already there): replacing or removing the group would delete that hook.
+ */
+function refuseSharedGroups(groups: readonly unknown[], event: string): void {
+  groups.forEach((group, index) => {
+    const inner = (group as { hooks?: unknown } | null)?.hooks;
+    if (!isToriiGuardGroup(group) || !Array.isArray(inner)) return;
+    const others = (inner as unknown[]).filter((hook) => !isToriiGuardGroup(hook)).length;
+    if (others === 0) return;
+    throw new EditRefusedError(
+      `hooks.${event}[${index}] holds Torii's guard hook and ${others} other hook(s); Torii does not rewrite a group it shares and left this file as it was: ` +
+        "move your hooks to a group of their own (or remove Torii's by hand), then run the command again",
+    );
+  });
 }
 
 function arrayAt(root: unknown, path: readonly string[]): unknown[] {
@@ -35,6 +53,7 @@ function groupEdits(current: unknown, event: string, ours: readonly unknown[]): 
   const existing = valueAt(current, ["hooks", event]);
   if (!Array.isArray(existing)) return [{ path: ["hooks", event], value: ours }];
   const groups = existing as unknown[];
+  refuseSharedGroups(groups, event);
   const at = groups.findIndex(isToriiGuardGroup);
   if (at === -1) return ours.map((group) => ({ path: ["hooks", event, -1], value: group }));
   const [first, ...more] = ours;
@@ -68,6 +87,7 @@ export function guardHookInstaller(client: GuardClient, hookFile: (scope: Config
       return Object.keys(hooks).flatMap((event) => {
         const groups = arrayAt(current, ["hooks", event]);
         if (!groups.some(isToriiGuardGroup)) return [];
+        refuseSharedGroups(groups, event);
         // Only Torii's groups: the event goes; otherwise each of them goes alone, the operator's keep their bytes.
         return groups.every(isToriiGuardGroup) ? [{ path: ["hooks", event], value: undefined }] : removalsAfter(groups, event, -1);
       });

@@ -165,4 +165,22 @@ describe("planBatchLaunch", () => {
     expect(planBatchLaunch("cmd.exe", "C:\\t\\x.cmd", []).ok).toBe(false);
     expect(planBatchLaunch('C:\\Windows\\System32\\cmd.exe"', "C:\\t\\x.cmd", []).ok).toBe(false);
   });
+
+  it("refuses a cmd.exe path Node would put unquoted at the head of the verbatim command line (whitespace, cmd.exe operators)", () => {
+    for (const cmdExe of [
+      "C:\\Program Files\\Win\\System32\\cmd.exe",
+      "C:\\Win&calc\\System32\\cmd.exe",
+      "C:\\Win^x\\System32\\cmd.exe",
+      "C:\\W(1)\\System32\\cmd.exe",
+      "C:\\W!x!\\System32\\cmd.exe",
+      "C:\\W|x\\System32\\cmd.exe",
+      "C:\\W\tx\\System32\\cmd.exe",
+    ]) {
+      expect(planBatchLaunch(cmdExe, "C:\\t\\x.cmd", ["a"]), cmdExe).toEqual({
+        ok: false,
+        reason: "cmd.exe must be given as a plain absolute path (letters, digits, \\ _ . - only)",
+      });
+    }
+    expect(planBatchLaunch("C:\\WINDOWS\\system32\\cmd.exe", "C:\\t\\x.cmd", ["a"]).ok).toBe(true);
+  });
 });

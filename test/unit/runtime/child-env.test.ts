@@ -16,9 +16,38 @@ import { lexicalTrust } from "../../support/search-trust.js";
 
 const SEED = 20260101;
 
+/** What keeps Windows from looking a bare program name up in the current directory first (NeedCurrentDirectoryForExePath). */
+const NO_CURRENT_DIRECTORY_LOOKUP = "NoDefaultCurrentDirectoryInExePath";
+
+/** The child's environment without the variable every Windows child gets (its own test below), so the others compare whole. */
 function build(overrides: Partial<ChildEnvInput> = {}): Record<string, string> {
+  const built = buildWhole(overrides);
+  if (overrides.platform !== "win32") return built;
+  return Object.assign(
+    Object.create(null) as Record<string, string>,
+    Object.fromEntries(Object.entries(built).filter(([name]) => name !== NO_CURRENT_DIRECTORY_LOOKUP)),
+  );
+}
+
+function buildWhole(overrides: Partial<ChildEnvInput> = {}): Record<string, string> {
   return buildChildEnv({ serverEnv: {}, platform: "linux", cwd: "/srv/work", selfDir: "/opt/torii/dist", trust: lexicalTrust(), removedEnv: [], ...overrides });
 }
+
+describe("a Windows child never looks a bare program name up in the working directory first", () => {
+  it("NoDefaultCurrentDirectoryInExePath is set for every Windows child, whatever a layer, fixed_env or removed_env says", () => {
+    const layers = [env({ nodefaultcurrentdirectoryinexepath: "" })];
+    const windows = buildWhole({
+      platform: "win32",
+      layers,
+      removedEnv: ["NoDefaultCurrentDirectoryInExePath"],
+      fixedEnv: { NODEFAULTCURRENTDIRECTORYINEXEPATH: "" },
+    });
+    const named = Object.keys(windows).filter((name) => name.toUpperCase() === NO_CURRENT_DIRECTORY_LOOKUP.toUpperCase());
+    expect(named).toEqual([NO_CURRENT_DIRECTORY_LOOKUP]);
+    expect(windows[NO_CURRENT_DIRECTORY_LOOKUP]).toBe("1");
+    expect(buildWhole({ platform: "linux" })).not.toHaveProperty(NO_CURRENT_DIRECTORY_LOOKUP);
+  });
+});
 
 function env(entries: Record<string, string>): ReadonlyMap<string, string> {
   return new Map(Object.entries(entries));

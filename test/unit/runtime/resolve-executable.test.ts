@@ -200,6 +200,15 @@ describe("resolveExecutable on Windows (path.win32 logic, injected file system)"
     expect(probed).toEqual([]);
   });
 
+  it("skips PATH entries with a component ending in a dot or a space, which Windows strips (C:\\Work. is the working directory)", () => {
+    const { isFile, probed } = windowsFiles("C:\\Work.\\x.exe", "C:\\Work \\bin\\x.exe", "C:\\Program Files\\Torii.\\x.exe", "C:\\Work\\bin. .\\x.exe");
+    const pathEnv = "C:\\Work.;C:\\Work \\bin;C:\\Program Files\\Torii.;C:\\Work\\bin. .";
+    const error = notFound(() => resolveExecutable("x", windows(pathEnv, [], { isFile })));
+    expect(probed).toEqual([]);
+    expect(error.skipped.map((skipped) => skipped.reason)).toEqual(Array(4).fill(expect.stringContaining("ends in a dot or a space")));
+    expect(resolveExecutable("x", windows("C:\\tools.d\\bin", ["C:\\tools.d\\bin\\x.exe"])).path).toBe("C:\\tools.d\\bin\\x.EXE");
+  });
+
   it("skips relative PATH entries: ., names, drive-relative, root-relative, unexpanded variables", () => {
     const { isFile, probed } = windowsFiles();
     const pathEnv = ".;tools;.\\bin;C:tools;\\tools;%SystemRoot%\\system32;;";
@@ -245,6 +254,18 @@ describe("resolveExecutable on Windows (path.win32 logic, injected file system)"
     expect(refusal(() => resolveExecutable("x", windows("C:\\t", ["C:\\t\\x.vbs"], { pathExt: ".VBS;.EXE" }))).reason).toMatch(/\.vbs files/);
     expect(refusal(() => resolveExecutable("C:\\t\\x.ps1", windows("", ["C:\\t\\x.ps1"]))).reason).toMatch(/\.ps1 files/);
     expect(refusal(() => resolveExecutable("C:\\t\\x", windows("", ["C:\\t\\x"]))).reason).toMatch(/no extension/);
+  });
+
+  it("ignores PATHEXT entries that are paths, a lone dot or a relative name, and never probes them", () => {
+    const { isFile, probed } = windowsFiles("C:\\t\\x.cmd", "C:\\evil\\.exe", "C:\\t\\x");
+    const found = resolveExecutable("x", windows("C:\\t", [], { isFile, pathExt: "C:\\evil\\.EXE;.;.\\x;;.cmd" }));
+    expect(found).toEqual({ path: "C:\\t\\x.CMD", kind: "batch" });
+    expect(probed).toEqual(["C:\\t\\x.CMD"]);
+  });
+
+  it("a kubectl.exe.cmd found before kubectl.exe is reported as a batch file (it goes to the batch gate, never spawned directly)", () => {
+    const found = resolveExecutable("kubectl.exe", windows("C:\\one;C:\\two", ["C:\\one\\kubectl.exe.cmd", "C:\\two\\kubectl.exe"]));
+    expect(found).toEqual({ path: "C:\\one\\kubectl.exe.CMD", kind: "batch" });
   });
 
   it("falls back to the default PATHEXT when the given one is empty or holds no usable entry", () => {
