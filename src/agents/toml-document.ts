@@ -52,6 +52,14 @@ const isBlankOrComment = (line: string): boolean => /^\s*(#.*)?$/u.test(line);
  * (blank lines inside a multi-line string included).
  */
 function replaceTables(text: string, path: readonly string[], block: string): string {
+  // A file whose every line ends in CRLF is edited as LF and given its CRLF back, Torii's lines included
+  // (exact both ways: no lone LF to confuse). A file mixing both is edited as it is, Torii's lines in LF.
+  const crlf = text.includes("\r\n") && !/(?:^|[^\r])\n/u.test(text);
+  if (crlf) return replaceLfTables(text.replaceAll("\r\n", "\n"), path, block).replaceAll("\n", "\r\n");
+  return replaceLfTables(text, path, block);
+}
+
+function replaceLfTables(text: string, path: readonly string[], block: string): string {
   const lines = text.split("\n");
   const kept: string[] = [];
   const seams: number[] = [];
@@ -73,12 +81,10 @@ function replaceTables(text: string, path: readonly string[], block: string): st
     kept.push(...lines.slice(cut, end));
     index = end;
   }
-  // A file with CRLF line ends gets Torii's lines with CRLF too.
-  const cr = text.includes("\r\n") ? "\r" : "";
-  const blockLines = block === "" ? [] : [...block.trimEnd().split("\n"), ""].map((line) => line + cr);
+  const blockLines = block === "" ? [] : block.trimEnd().split("\n").concat([""]);
   if (insertAt === undefined) {
     const body = kept.join("\n").trimEnd();
-    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}${cr}\n${cr}\n`}${blockLines.join("\n").slice(0, cr === "" ? undefined : -1)}`;
+    return blockLines.length === 0 ? text : `${body === "" ? "" : `${body}\n\n`}${blockLines.join("\n")}`;
   }
   kept.splice(insertAt, 0, ...blockLines);
   const shifted = seams.map((seam) => (seam > insertAt ? seam + blockLines.length : seam));

@@ -51,5 +51,12 @@ describe("lines outside Torii's table", () => {
     const rewritten = editTomlDocument("c.toml", middle, [{ path: PATH, value: ENTRY }]);
     expect(rewritten).not.toMatch(/[^\r]\n/u);
     expect(editTomlDocument("c.toml", rewritten, [{ path: PATH, value: undefined }])).toBe(crlf);
+    // Torii's table last (as its first install leaves it): re-install and uninstall (review 16c).
+    const again = editTomlDocument("c.toml", appended, [{ path: PATH, value: { ...ENTRY, command: "/new/node" } }]);
+    expect(again).not.toMatch(/[^\r]\n|\r(?!\n)/u);
+    expect(again).toContain('command = "/new/node"\r\n');
+    const removed = editTomlDocument("c.toml", appended, [{ path: PATH, value: undefined }]);
+    expect(removed).not.toMatch(/[^\r]\n|\r(?!\n)/u);
+    expect(removed.trimEnd()).toBe(crlf.trimEnd());
   });
 });
