@@ -49,6 +49,7 @@ export async function registerClient(client: ClientAdapter, file: string, launch
     ]);
     return { server: change, hook: { file, change } };
   }
+  await hookEditsFit(hook, (parsed) => hook.installer.installEdits(parsed, launch));
   const server = await installRegistration(client, file, launch);
   const change = await applyConfigEdits(JSON_FORMAT, hook.file, (parsed) => hook.installer.installEdits(parsed, launch));
   return { server, hook: { file: hook.file, change } };
@@ -61,9 +62,20 @@ export async function unregisterClient(client: ClientAdapter, file: string, hook
     const change = await applyConfigEdits(JSON_FORMAT, file, (parsed) => [...entryRemovalEdits(client, parsed), ...hook.installer.uninstallEdits(parsed)]);
     return { server: change, hook: { file, change } };
   }
+  await hookEditsFit(hook, (parsed) => hook.installer.uninstallEdits(parsed));
   const server = await uninstallRegistration(client, file);
   const change = await applyConfigEdits(JSON_FORMAT, hook.file, (parsed) => hook.installer.uninstallEdits(parsed));
   return { server, hook: { file: hook.file, change } };
+}
+
+/**
+ * Works out the hook file's edits without writing them, so that one the file refuses (a hook group Torii shares with
+ * the operator's own hook, a file that does not parse) stops the command before the server entry's file is written:
+ * never half a registration. @throws ConfigError as the edit itself would.
+ */
+async function hookEditsFit(hook: HookSite, edits: (parsed: unknown) => ReturnType<HookInstaller["uninstallEdits"]>): Promise<void> {
+  const parsed = JSON_FORMAT.parse(hook.file, (await readConfigText(hook.file)).text ?? "");
+  editsOf(hook.file, () => edits(parsed));
 }
 
 /** Whether Torii's guard hook is in place: `installed`, `outdated` (another Torii's paths) or `missing`. @throws ConfigError when the file does not parse. */

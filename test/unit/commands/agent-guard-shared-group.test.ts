@@ -3,7 +3,8 @@
  * so the operator's own `Bash` hook can end up in the group that holds Torii's
  * guard. Re-installing (which replaced the group) and uninstalling (which
  * removed it) deleted that hook. Both now refuse, naming the file and the
- * group, and leave the hook file byte for byte as it was.
+ * group, and leave the hook file and the server entry's file byte for byte as
+ * they were (never half a registration).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -26,11 +27,17 @@ describe("a hook group Torii's guard shares with an operator's hook", () => {
     const shared = JSON.stringify(settings, null, 2).replace(/"\/[^"]*? guard --client/u, '"/old/node /old/cli.js guard --client');
     writeFileSync(settingsFile, shared);
     const backups = readdirSync(path.dirname(settingsFile)).filter((name) => name.includes(".torii-backup")).length;
+    // The server entry lives in another file (~/.claude.json): the refusal must leave it as it was too (review 16c).
+    const serverFile = path.join(home, ".claude.json");
+    const serverBefore = readFileSync(serverFile, "utf8");
+    writeFileSync(serverFile, serverBefore.replace(/"\/[^"]*?cli\.js"/u, '"/old/cli.js"'));
+    const serverShared = readFileSync(serverFile, "utf8");
 
     const result = await runCli(["agent", command, "claude-code", ...flags], env);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain(`${settingsFile}: hooks.PreToolUse[0] holds Torii's guard hook and 1 other hook(s)`);
     expect(readFileSync(settingsFile, "utf8")).toBe(shared);
+    expect(readFileSync(serverFile, "utf8")).toBe(serverShared);
     expect(readdirSync(path.dirname(settingsFile)).filter((name) => name.includes(".torii-backup")).length).toBe(backups);
   });
 });
