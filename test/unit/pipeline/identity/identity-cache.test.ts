@@ -14,7 +14,10 @@ import { tempDirectory } from "../../../support/temp-dirs.js";
 describe("IdentityCache", () => {
   test("remembers a success for cache_ttl_seconds, never past the credentials' expiry, and not at all for 0", () => {
     let now = 1_000_000;
-    const cache = new IdentityCache(() => now);
+    const cache = new IdentityCache(
+      () => now,
+      () => now,
+    );
     const key = IdentityCache.keyOf("aws\0dev", "binding", "fingerprint");
     cache.remember(key, 300);
     expect(cache.has(key)).toBe(true);
@@ -30,6 +33,28 @@ describe("IdentityCache", () => {
     expect(cache.has(key)).toBe(false);
     cache.remember(key, 300);
     cache.forget(key);
+    expect(cache.has(key)).toBe(false);
+  });
+
+  test("a wall clock stepped back after a success does not lengthen it: the TTL runs on the monotonic clock", () => {
+    let wall = 1_000_000_000;
+    let monotonic = 5_000;
+    const cache = new IdentityCache(
+      () => wall,
+      () => monotonic,
+    );
+    const key = IdentityCache.keyOf("aws\0dev", "binding", "fingerprint");
+    cache.remember(key, 300);
+    // NTP corrects a clock that ran an hour ahead, then the TTL's 300 s pass.
+    wall -= 3_600_000;
+    wall += 300_000;
+    monotonic += 300_000;
+    expect(cache.has(key)).toBe(false);
+
+    // The credentials' expiry is turned into a remaining time when remembered, and that also runs monotonically.
+    cache.remember(key, 300, new Date(wall + 10_000));
+    wall -= 3_600_000;
+    monotonic += 10_000;
     expect(cache.has(key)).toBe(false);
   });
 });
