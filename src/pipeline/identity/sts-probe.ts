@@ -43,11 +43,29 @@ const SESSION_CODES = new Set([
   "InvalidToken",
 ]);
 
+/**
+ * What an error code may look like to be repeated: AWS codes and SDK error
+ * names are identifiers (`ExpiredToken`, `InvalidClientTokenId`, `TimeoutError`).
+ * The code comes from the endpoint's answer, and an endpoint can answer any
+ * text: a line break, a terminal escape sequence (the operator's `torii setup`
+ * and `torii target add --check-account` print it on the terminal), instructions
+ * for the agent, or kilobytes of anything. Such a code is never repeated.
+ */
+const PRINTABLE_CODE = /^[A-Za-z][A-Za-z0-9._:-]{0,99}$/u;
+/** Said instead of a code that is not PRINTABLE_CODE. */
+export const UNPRINTABLE_CODE = "UnrecognisedErrorCode";
+/** An AWS account id, as the target pins it: exactly 12 digits. */
+const ACCOUNT_ID = /^[0-9]{12}$/u;
+
+function printableCode(code: string): string {
+  return PRINTABLE_CODE.test(code) ? code : UNPRINTABLE_CODE;
+}
+
 function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): StsProbeResult {
   if (signal.aborted) return { kind: "canceled" };
   if (bounded.aborted) return { kind: "failed", code: "TimeoutError" };
   const named = error as { name?: unknown; Code?: unknown; $metadata?: { httpStatusCode?: unknown } };
-  const code = typeof named.Code === "string" ? named.Code : typeof named.name === "string" ? named.name : "Error";
+  const code = printableCode(typeof named.Code === "string" ? named.Code : typeof named.name === "string" ? named.name : "Error");
   const status = named.$metadata?.httpStatusCode;
   // fromIni and the SSO/role providers throw these when the profile has no usable credentials.
   if (/ProviderError$/u.test(code) || SESSION_CODES.has(code) || status === 401 || status === 403) return { kind: "session-invalid", code };
@@ -103,6 +121,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     try {
       const answer = await client.send(new GetCallerIdentityCommand({}), { abortSignal: bounded });
       if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
+      // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
+      if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
       return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration };
     } finally {
       client.destroy();
