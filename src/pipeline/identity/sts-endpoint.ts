@@ -15,6 +15,13 @@ export interface StsRoute {
   readonly region: string;
   /** undefined: the SDK's default STS endpoint for the region. */
   readonly endpoint: string | undefined;
+  /**
+   * The endpoint of the SSO service for an SSO profile, with the CLI's
+   * precedence for the `sso` service (`AWS_ENDPOINT_URL_SSO`, the profile's
+   * `services` section, `AWS_ENDPOINT_URL`, the profile's `endpoint_url`), never
+   * the STS-only one; undefined: the SDK's default for the profile's `sso_region`.
+   */
+  readonly ssoEndpoint: string | undefined;
   readonly useFips: boolean;
   readonly useDualstack: boolean;
   /** A CA bundle file to trust instead of the system store. */
@@ -53,6 +60,9 @@ export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services
   const endpoint = ignoreConfigured
     ? undefined
     : (nonEmpty(env.AWS_ENDPOINT_URL_STS) ?? nonEmpty(services["sts.endpoint_url"]) ?? nonEmpty(env.AWS_ENDPOINT_URL) ?? nonEmpty(profile.endpoint_url));
+  const ssoEndpoint = ignoreConfigured
+    ? undefined
+    : (nonEmpty(env.AWS_ENDPOINT_URL_SSO) ?? nonEmpty(services["sso.endpoint_url"]) ?? nonEmpty(env.AWS_ENDPOINT_URL) ?? nonEmpty(profile.endpoint_url));
   const useFips = truthy(env.AWS_USE_FIPS_ENDPOINT ?? profile.use_fips_endpoint);
   const useDualstack = truthy(env.AWS_USE_DUALSTACK_ENDPOINT ?? profile.use_dualstack_endpoint);
   const caBundle = nonEmpty(env.AWS_CA_BUNDLE) ?? nonEmpty(profile.ca_bundle);
@@ -62,5 +72,5 @@ export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services
       ? (env.HTTP_PROXY ?? env.http_proxy ?? env.ALL_PROXY ?? env.all_proxy)
       : (env.HTTPS_PROXY ?? env.https_proxy ?? env.ALL_PROXY ?? env.all_proxy);
   const proxy = nonEmpty(proxyVariable) !== undefined && !bypassesProxy(url.hostname, env.NO_PROXY ?? env.no_proxy) ? nonEmpty(proxyVariable) : undefined;
-  return { region, endpoint, useFips, useDualstack, caBundle, proxy };
+  return { region, endpoint, ssoEndpoint, useFips, useDualstack, caBundle, proxy };
 }

@@ -12,9 +12,10 @@
  */
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
-import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import path from "node:path";
+import { GetCallerIdentityCommand, STSClient, getDefaultRoleAssumer, getDefaultRoleAssumerWithWebIdentity } from "@aws-sdk/client-sts";
 import { fromIni } from "@aws-sdk/credential-provider-ini";
-import { loadSharedConfigFiles } from "@smithy/core/config";
+import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { stsRouteOf, type IniSection } from "./sts-endpoint.js";
@@ -72,6 +73,58 @@ function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): St
   return { kind: "failed", code };
 }
 
+type SharedFiles = Awaited<ReturnType<typeof loadSharedConfigFiles>>;
+
+/**
+ * Whether the SDK would resolve `name`'s credentials through SSO, directly or as
+ * the source profile of a role chain (the order of the SDK's own resolution:
+ * static keys, web identity and credential_process come first).
+ */
+function resolvesThroughSso(files: SharedFiles, name: string): boolean {
+  const seen = new Set<string>();
+  let current = name;
+  while (!seen.has(current)) {
+    seen.add(current);
+    const data: IniSection = { ...files.configFile[current], ...files.credentialsFile[current] };
+    const staticKeys = data.aws_access_key_id !== undefined && data.aws_secret_access_key !== undefined;
+    // A source profile with static keys is used as such, whatever else it says (the SDK's order).
+    if (seen.size > 1 && staticKeys) return false;
+    if (data.role_arn !== undefined) {
+      if (data.source_profile === undefined) return false;
+      current = data.source_profile;
+      continue;
+    }
+    if (staticKeys) return false;
+    if (data.web_identity_token_file !== undefined || data.credential_process !== undefined) return false;
+    return ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined);
+  }
+  return false;
+}
+
+/**
+ * Whether the files the SDK reads when not told which (this process's
+ * AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE, else under its HOME) are the
+ * child's. The SDK's SSO provider reads the profile again from those defaults,
+ * whatever files fromIni was given, and its token cache under this process's
+ * HOME: with other files it would confirm another profile's account than the
+ * one the CLI uses.
+ */
+function sdkDefaultsAreChildFiles(inputs: StsProbeInputs): boolean {
+  const home = getHomeDir();
+  const resolved = (file: string): string => path.resolve(file.startsWith("~/") ? path.join(home, file.slice(2)) : file);
+  const env = process.env;
+  const config = env.AWS_CONFIG_FILE !== undefined && env.AWS_CONFIG_FILE !== "" ? env.AWS_CONFIG_FILE : path.join(home, ".aws", "config");
+  const credentials =
+    env.AWS_SHARED_CREDENTIALS_FILE !== undefined && env.AWS_SHARED_CREDENTIALS_FILE !== ""
+      ? env.AWS_SHARED_CREDENTIALS_FILE
+      : path.join(home, ".aws", "credentials");
+  return (
+    resolved(config) === resolved(inputs.configFile) &&
+    resolved(credentials) === resolved(inputs.credentialsFile) &&
+    path.resolve(home, ".aws") === path.resolve(inputs.awsDir)
+  );
+}
+
 /** `promise`, or a rejection as soon as `signal` aborts (credential providers take no signal). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
@@ -92,6 +145,7 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
   try {
     const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
     const profile: IniSection = files.configFile[inputs.profile] ?? {};
+    if (resolvesThroughSso(files, inputs.profile) && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
     const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
     const route = stsRouteOf(inputs, profile, services);
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
@@ -109,12 +163,27 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       maxAttempts: STS_PROBE_LIMITS.maxAttempts,
       requestHandler,
     };
+    // The SSO (and SSO OIDC) clients the SDK builds from `clientConfig` take its region and endpoint
+    // over the profile's sso_region: they get only what the CLI's SSO client would use (the
+    // general endpoint), never STS's region or STS-only endpoint. Role assumption is STS: `common`.
+    const ssoClientConfig = {
+      ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint }),
+      useFipsEndpoint: route.useFips,
+      useDualstackEndpoint: route.useDualstack,
+      ignoreConfiguredEndpointUrls: true,
+      maxAttempts: STS_PROBE_LIMITS.maxAttempts,
+      requestHandler,
+    };
+    // The assumer spreads its options into its STS client: `common` (endpoint and all) reaches it whole.
+    const stsOptions = common as NonNullable<Parameters<typeof getDefaultRoleAssumer>[0]>;
     const credentials = fromIni({
       profile: inputs.profile,
       filepath: inputs.credentialsFile,
       configFilepath: inputs.configFile,
       ignoreCache: true,
-      clientConfig: common,
+      clientConfig: ssoClientConfig,
+      roleAssumer: getDefaultRoleAssumer(stsOptions),
+      roleAssumerWithWebIdentity: getDefaultRoleAssumerWithWebIdentity(stsOptions),
     });
     const resolved = await untilAborted(credentials(), bounded);
     const client = new STSClient({ ...common, credentials: resolved });

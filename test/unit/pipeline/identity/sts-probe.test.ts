@@ -4,7 +4,8 @@
  * environment), classifies refusals as session problems, and ends promptly on
  * cancellation.
  */
-import { writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -160,5 +161,101 @@ describe("probeCallerIdentity against an endpoint that answers anything", () => 
   ])("an Account holding %s is no identity", async (_what, account) => {
     answer = { status: 200, body: identityBody(account) };
     await expect(probe()).resolves.toEqual({ kind: "failed", code: "MalformedAccount" });
+  });
+});
+
+/**
+ * An SSO profile: the CLI asks SSO for the role's credentials at the SSO
+ * endpoint (`AWS_ENDPOINT_URL_SSO`, else the general `AWS_ENDPOINT_URL`) in the
+ * profile's `sso_region`, reading the profile from the child's files, and only
+ * then STS. The STS-only endpoint (`AWS_ENDPOINT_URL_STS`) never receives the
+ * SSO bearer token, and the SDK's SSO provider, which reads the profile again
+ * from this process's default files, is not used when those are not the child's.
+ */
+describe("probeCallerIdentity for an SSO profile", () => {
+  const TOKEN = "sso-bearer-token-for-the-test";
+  const START_URL = "https://torii-test.awsapps.com/start";
+  const ssoProfile = (account: string): string =>
+    `[profile sso]\nsso_start_url = ${START_URL}\nsso_region = us-east-2\nsso_account_id = ${account}\nsso_role_name = Dev\nregion = eu-west-1\n`;
+  let sts: StsStub;
+  /** Answers SSO's GetRoleCredentials (a key per account) and, for POSTs, STS's GetCallerIdentity. */
+  let both: Server;
+  let bothUrl: string;
+  const ssoRequests: { path: string; account: string | null; bearer: string | undefined }[] = [];
+  let dir: string;
+  const saved = { HOME: process.env.HOME, AWS_CONFIG_FILE: process.env.AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE: process.env.AWS_SHARED_CREDENTIALS_FILE };
+
+  beforeAll(async () => {
+    sts = await startStsStub({ identities: { AKIASSO222: { account: "222222222222" }, AKIASSO333: { account: "333333333333" } } });
+    both = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const url = new URL(request.url ?? "/", "http://127.0.0.1");
+        if (request.method === "POST") {
+          const key = /Credential=(AKIASSO(\d{3}))\//u.exec(request.headers.authorization ?? "")?.[2] ?? "000";
+          response.writeHead(200, { "content-type": "text/xml" });
+          response.end(
+            `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult><Arn>arn:aws:iam::${key.repeat(4)}:user/x</Arn>` +
+              `<UserId>AIDAX</UserId><Account>${key.repeat(4)}</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></GetCallerIdentityResponse>`,
+          );
+          return;
+        }
+        const bearer = request.headers["x-amz-sso_bearer_token"];
+        const account = url.searchParams.get("account_id");
+        ssoRequests.push({ path: url.pathname, account, bearer: typeof bearer === "string" ? bearer : undefined });
+        response.writeHead(bearer === TOKEN ? 200 : 401, { "content-type": "application/json" });
+        const roleCredentials = {
+          accessKeyId: `AKIASSO${(account ?? "").slice(0, 3)}`,
+          secretAccessKey: "s3cr3t-sso",
+          sessionToken: "sso-session",
+          expiration: Date.now() + 3_600_000,
+        };
+        response.end(bearer === TOKEN ? JSON.stringify({ roleCredentials }) : "{}");
+      });
+    });
+    await new Promise<void>((resolve) => both.listen(0, "127.0.0.1", resolve));
+    const address = both.address();
+    bothUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+    dir = tempDirectory("torii-sts-sso-");
+    mkdirSync(path.join(dir, ".aws", "sso", "cache"), { recursive: true });
+    writeFileSync(path.join(dir, ".aws", "config"), ssoProfile("222222222222"));
+    writeFileSync(path.join(dir, "team-config"), ssoProfile("333333333333"));
+    // The SDK reads the SSO token cache under this process's HOME (docs/environment.md).
+    writeFileSync(
+      path.join(dir, ".aws", "sso", "cache", `${createHash("sha1").update(START_URL).digest("hex")}.json`),
+      JSON.stringify({ accessToken: TOKEN, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), region: "us-east-2", startUrl: START_URL }),
+    );
+    process.env.HOME = dir;
+    Reflect.deleteProperty(process.env, "AWS_CONFIG_FILE");
+    Reflect.deleteProperty(process.env, "AWS_SHARED_CREDENTIALS_FILE");
+  });
+
+  afterAll(async () => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) Reflect.deleteProperty(process.env, key);
+      else process.env[key] = value;
+    }
+    await sts.close();
+    both.closeAllConnections();
+    await new Promise<void>((resolve) => both.close(() => resolve()));
+  });
+
+  test("the SSO request goes to the SSO endpoint, never to AWS_ENDPOINT_URL_STS, and STS is asked with the role's credentials", async () => {
+    ssoRequests.length = 0;
+    const env = { HOME: dir, AWS_ENDPOINT_URL_STS: sts.url, AWS_ENDPOINT_URL: bothUrl };
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    expect(sts.requests).toEqual([expect.objectContaining({ path: "/", action: "GetCallerIdentity", accessKeyId: "AKIASSO222" })]);
+    expect(ssoRequests).toEqual([{ path: "/federation/credentials", account: "222222222222", bearer: TOKEN }]);
+    expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
+  });
+
+  test("an SSO profile in a config file the SDK's SSO provider would not read (the child's AWS_CONFIG_FILE) fails the check instead of confirming another profile's account", async () => {
+    ssoRequests.length = 0;
+    // The CLI reads team-config: account 333333333333. The SDK's SSO provider would read ~/.aws/config: 222222222222.
+    const env = { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "team-config"), AWS_ENDPOINT_URL: bothUrl };
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    expect(result).toEqual({ kind: "failed", code: "SsoProfileOutsideDefaultFiles" });
+    expect(ssoRequests).toEqual([]);
   });
 });
