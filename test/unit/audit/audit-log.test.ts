@@ -1,9 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath, type AuditAppendResult } from "../../../src/audit/audit-log.js";
 import { ANCHORED_GENESIS_HASH, auditFields, GENESIS_HASH, sealAuditLine, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
 import { auditHeadPath } from "../../../src/audit/head.js";
+import { readRecentCalls } from "../../../src/audit/recent-calls.js";
 import { tailAuditLog, verifyAuditBytes, verifyAuditLog } from "../../../src/audit/verify.js";
 import { tempDir } from "../config/temp-tree.js";
 
@@ -289,6 +291,21 @@ describe("tailAuditLog", () => {
     expect(tail[0]).toMatchObject({ intact: true });
     expect(tail[1]).toMatchObject({ intact: false, record: { exit_code: 7 } });
     expect(tail[2]).toEqual({ unreadable: "not a JSON line" });
+  });
+
+  // Before, the readers opened the path as it came: a FIFO there blocked `audit tail` and the server's
+  // recent-calls read (the approval page) forever, and a link was followed to whatever it named.
+  it.skipIf(process.platform === "win32")("refuses a log that is a FIFO or a symbolic link, without blocking or following it", async () => {
+    const real = path.join(tempDir(), "real.jsonl");
+    await writeRecords(real, 3);
+    const linked = path.join(tempDir(), "audit.jsonl");
+    symlinkSync(real, linked);
+    await expect(tailAuditLog(linked, 3)).rejects.toMatchObject({ code: "ELOOP" });
+    expect(() => readRecentCalls(linked)).toThrow();
+    const fifo = path.join(tempDir(), "audit.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    await expect(tailAuditLog(fifo, 3)).rejects.toThrow("not a regular file");
+    expect(() => readRecentCalls(fifo)).toThrow("not a regular file");
   });
 
   it("rejects a missing file", async () => {
