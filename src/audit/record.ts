@@ -133,6 +133,17 @@ export function sanitiseAuditText(value: string, max: number): string {
 }
 
 /**
+ * JSON text with every character sanitiseAuditText would replace written as a
+ * `\uXXXX` escape: the same JSON value, safe to print on a terminal.
+ * JSON.stringify escapes C0 controls but leaves DEL, C1 controls (U+009B is
+ * a CSI), U+2028/U+2029 and bidi overrides raw, and a forged or edited record
+ * may hold them (the writer never writes them, so a genuine line is unchanged).
+ */
+export function escapeUnsafeJson(json: string): string {
+  return json.replace(UNSAFE_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
  * Copies, checks and sanitises a caller's input. Only the fields of
  * AuditInput are read, so nothing else an object carries can reach the log.
  *
