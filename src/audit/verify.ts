@@ -217,6 +217,10 @@ function checkCount(count: number): void {
 function lastEntries(fd: number, size: number, count: number): AuditTailEntry[] {
   const entries: AuditTailEntry[] = [];
   visitLinesFromEnd(fd, size, (line) => {
+    if (line === null) {
+      entries.push({ unreadable: "a line longer than any record" });
+      return entries.length >= count;
+    }
     const checked = checkAuditLine(line);
     if (checked.kind === "record" || checked.kind === "edited") entries.push({ record: checked.record, intact: checked.kind === "record" });
     else entries.push({ unreadable: checked.reason });
