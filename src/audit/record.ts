@@ -258,7 +258,12 @@ export type AuditLineCheck =
   /** Not UTF-8 JSON at all: an interrupted append, or garbage. */
   | { readonly kind: "unreadable"; readonly reason: string };
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+/**
+ * `ignoreBOM` keeps a byte-order mark in the text (JSON.parse then refuses
+ * it): the default drops it, and a line with one put before it read as the
+ * intact record while its digest (of the bytes) no longer was the record's.
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Checks one line (without its newline) of the log. Reasons never quote the line. */
 export function checkAuditLine(bytes: Uint8Array): AuditLineCheck {

@@ -198,6 +198,20 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
     expect(result.records).toBe(9);
   });
 
+  // Before, the reader's UTF-8 decoder dropped a leading byte-order mark: the line passed as an intact
+  // record and the break was reported at the next line (or, on the last line, nowhere in the chain).
+  it("a byte-order mark put before a record: that line, and tail does not call it intact", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const lines = await writeRecords(file, 5);
+    lines[2] = `\ufeff${lines[2] ?? ""}`;
+    expect(problemLines(lines)).toEqual([3]);
+    lines[2] = (lines[2] ?? "").slice(1);
+    lines[4] = `\ufeff${lines[4] ?? ""}`;
+    expect(problemLines(lines)).toEqual([5]);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    expect((await tailAuditLog(file, 1))[0]).toEqual({ unreadable: "not a JSON line" });
+  });
+
   it("the first record deleted: line 1", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 5);
     expect(problemLines(lines.slice(1))).toEqual([1]);
