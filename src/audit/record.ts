@@ -114,11 +114,12 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /**
  * C0 and C1 controls (newlines, escape sequences), DEL, line and paragraph
- * separators, bidi embeddings and isolates (they reorder text in a terminal),
- * and lone surrogates.
+ * separators, every bidi formatting character (the marks U+061C, U+200E,
+ * U+200F, the embeddings, overrides and isolates: they reorder text in a
+ * terminal), and lone surrogates.
  */
 const UNSAFE_CHARACTERS = new RegExp(
-  "[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]" +
+  "[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]" +
     "|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]",
   "g",
 );
