@@ -59,7 +59,8 @@ function mismatch(fd: number, size: number, detail: string): AnchorCheck {
 function digestOfLineEndingAt(fd: number, end: number): string | undefined {
   let digest: string | undefined;
   visitLinesFromEnd(fd, end, (line, terminated) => {
-    if (terminated) digest = sha256Hex(line);
+    // A line longer than any record is none the head anchored.
+    if (terminated && line !== null) digest = sha256Hex(line);
     return true;
   });
   return digest;

@@ -21,6 +21,11 @@ export function chainTail(fd: number, size: number, head: AuditHeadReading): { p
   let tornFrom: number | undefined;
   const anchored = head.state === "present" && head.head.bytes === size ? head.head.last_hash : undefined;
   visitLinesFromEnd(fd, size, (line, terminated) => {
+    // Longer than any record: damage, never a crashed append's fragment (kept; new records start on their own line).
+    if (line === null) {
+      if (!terminated) needsNewline = true;
+      return false;
+    }
     if (anchored !== undefined && terminated && sha256Hex(line) === anchored) {
       prev = anchored;
       return true;

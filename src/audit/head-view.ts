@@ -11,8 +11,8 @@
  * (a new change time, which no one can set back), so an equal identity means
  * equal bytes, and one `lstat` replaces the read.
  */
-import { lstatSync, readFileSync, type Stats } from "node:fs";
-import { auditHeadPath, parseAuditHead, type AuditHeadReading } from "./head.js";
+import { lstatSync, type Stats } from "node:fs";
+import { auditHeadPath, parseAuditHead, readHeadBytes, type AuditHeadReading } from "./head.js";
 
 interface KnownHead {
   readonly identity: Stats | undefined;
@@ -67,12 +67,11 @@ function sameFile(a: Stats | undefined, b: Stats | undefined): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.mode === b.mode;
 }
 
-/** The head's text; undefined when it was removed since the `lstat`. */
+/**
+ * The head's text; undefined when it was removed since the `lstat`. A link,
+ * FIFO, device or oversized file gives "" (unreadable), read without blocking
+ * or following it (head.ts, readHeadBytes).
+ */
 function readHeadText(headFile: string): string | undefined {
-  try {
-    return readFileSync(headFile, "latin1");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  return readHeadBytes(headFile)?.toString("latin1");
 }

@@ -10,8 +10,7 @@
  * head, never a torn one. A crash between the log's fsync and the rename leaves
  * a head that anchors a prefix of the log: readers accept that.
  */
-import { readFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 
@@ -50,24 +49,63 @@ export function serialiseAuditHead(head: AuditHead): Uint8Array {
   return Buffer.from(`${JSON.stringify({ v, lines, bytes, last_hash })}\n`, "utf8");
 }
 
-/** Reads the head of `logFile`. Errors other than a missing file are thrown. */
-export async function readAuditHead(logFile: string): Promise<AuditHeadReading> {
+/**
+ * The most a head file may hold: a head is one short line (about 130 bytes).
+ * Anything longer is no head, and is not read.
+ */
+export const MAX_AUDIT_HEAD_BYTES = 4096;
+
+/** What readHeadBytes gives for a head path that is not a regular file of at most MAX_AUDIT_HEAD_BYTES: no head's bytes. */
+const NOT_A_HEAD = Buffer.alloc(0);
+
+const HEAD_OPEN_FLAGS = constants.O_RDONLY | (process.platform === "win32" ? 0 : constants.O_NOFOLLOW | constants.O_NONBLOCK);
+
+/**
+ * The head file's bytes, read without following a symbolic link, without
+ * blocking on a FIFO or a device, and never more than MAX_AUDIT_HEAD_BYTES:
+ * the writer reads the head under the log's lock, so a head path pointing at
+ * `/dev/zero`, a FIFO or a huge file must not hang it or fill its memory.
+ * Such a path gives empty bytes (an unreadable head, which the writer records
+ * as `audit-head-mismatch` and replaces). Undefined when there is no file.
+ *
+ * @throws other file-system errors (permissions).
+ */
+export function readHeadBytes(headFile: string): Buffer | undefined {
+  let fd: number;
   try {
-    return parseAuditHead(await readFile(auditHeadPath(logFile)));
+    fd = openSync(headFile, HEAD_OPEN_FLAGS);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: "missing" };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    // O_NOFOLLOW on a symbolic link.
+    if (code === "ELOOP" || code === "EMLINK") return NOT_A_HEAD;
     throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_AUDIT_HEAD_BYTES) return NOT_A_HEAD;
+    const buffer = Buffer.alloc(MAX_AUDIT_HEAD_BYTES + 1);
+    let length = 0;
+    for (let got = -1; got !== 0 && length < buffer.length; length += got) got = readSync(fd, buffer, length, buffer.length - length, length);
+    return length > MAX_AUDIT_HEAD_BYTES ? NOT_A_HEAD : buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads the head of `logFile` (readHeadBytes: a link, FIFO or oversized file is unreadable). Errors other than a missing file are thrown. */
+export function readAuditHead(logFile: string): Promise<AuditHeadReading> {
+  try {
+    return Promise.resolve(readAuditHeadSync(logFile));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
 
 /** readAuditHead for synchronous callers (the operator CLI). */
 export function readAuditHeadSync(logFile: string): AuditHeadReading {
-  try {
-    return parseAuditHead(readFileSync(auditHeadPath(logFile)));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: "missing" };
-    throw error;
-  }
+  const bytes = readHeadBytes(auditHeadPath(logFile));
+  return bytes === undefined ? { state: "missing" } : parseAuditHead(bytes);
 }
 
 /** What a head's bytes say; anything but a valid head is `unreadable` (never quoted). */

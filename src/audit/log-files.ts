@@ -5,7 +5,7 @@
  * (ELOOP) while a reader that follows the link would still report an intact
  * chain, and a dangling link would look like "no log yet".
  */
-import { lstatSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync } from "node:fs";
 import path from "node:path";
 import { auditHeadPath } from "./head.js";
 import type { AuditProblem } from "./verify.js";
@@ -41,4 +41,26 @@ export function auditFileProblems(logFile: string): AuditProblem[] {
 /** True when the log path exists in any form, a dangling symbolic link included. */
 export function auditLogPresent(logFile: string): boolean {
   return kindOf(logFile) !== "missing";
+}
+
+const READ_FLAGS = constants.O_RDONLY | (process.platform === "win32" ? 0 : constants.O_NOFOLLOW | constants.O_NONBLOCK);
+
+/**
+ * Opens the log for reading as the readers must: never through a symbolic
+ * link (ELOOP), never blocking on a FIFO or a device (the server reads the
+ * log's end for the approval page's recent calls), and only a regular file.
+ * Returns the descriptor and the file's size; the caller closes it.
+ *
+ * @throws ENOENT when there is no log, ELOOP for a link, an error for anything but a regular file.
+ */
+export function openAuditLogForReading(file: string): { readonly fd: number; readonly size: number } {
+  const fd = openSync(file, READ_FLAGS);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new Error(`${path.basename(file)} is not a regular file`);
+    return { fd, size: stats.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
 }

@@ -114,11 +114,12 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /**
  * C0 and C1 controls (newlines, escape sequences), DEL, line and paragraph
- * separators, bidi embeddings and isolates (they reorder text in a terminal),
- * and lone surrogates.
+ * separators, every bidi formatting character (the marks U+061C, U+200E,
+ * U+200F, the embeddings, overrides and isolates: they reorder text in a
+ * terminal), and lone surrogates.
  */
 const UNSAFE_CHARACTERS = new RegExp(
-  "[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]" +
+  "[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]" +
     "|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]",
   "g",
 );
@@ -130,6 +131,17 @@ export function sanitiseAuditText(value: string, max: number): string {
   if (safe.length <= max) return safe;
   const points = Array.from(safe);
   return points.length <= max ? safe : points.slice(0, max).join("");
+}
+
+/**
+ * JSON text with every character sanitiseAuditText would replace written as a
+ * `\uXXXX` escape: the same JSON value, safe to print on a terminal.
+ * JSON.stringify escapes C0 controls but leaves DEL, C1 controls (U+009B is
+ * a CSI), U+2028/U+2029 and bidi overrides raw, and a forged or edited record
+ * may hold them (the writer never writes them, so a genuine line is unchanged).
+ */
+export function escapeUnsafeJson(json: string): string {
+  return json.replace(UNSAFE_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
@@ -247,7 +259,12 @@ export type AuditLineCheck =
   /** Not UTF-8 JSON at all: an interrupted append, or garbage. */
   | { readonly kind: "unreadable"; readonly reason: string };
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+/**
+ * `ignoreBOM` keeps a byte-order mark in the text (JSON.parse then refuses
+ * it): the default drops it, and a line with one put before it read as the
+ * intact record while its digest (of the bytes) no longer was the record's.
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Checks one line (without its newline) of the log. Reasons never quote the line. */
 export function checkAuditLine(bytes: Uint8Array): AuditLineCheck {

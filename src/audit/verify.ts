@@ -10,11 +10,10 @@
  * directory still verifies (see docs/audit.md): keep `lastHash` elsewhere to
  * detect that.
  */
-import { openSync, closeSync, fstatSync, readFileSync } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { closeSync, readSync } from "node:fs";
 import { visitLinesFromEnd } from "./file-tail.js";
 import { readAuditHead, readAuditHeadSync, type AuditHeadReading } from "./head.js";
-import { auditFileProblems } from "./log-files.js";
+import { auditFileProblems, openAuditLogForReading } from "./log-files.js";
 import { ANCHORED_GENESIS_HASH, checkAuditLine, GENESIS_HASH, sanitiseAuditText, sha256Hex, type AuditRecord } from "./record.js";
 
 export interface AuditProblem {
@@ -60,7 +59,7 @@ export async function verifyAuditLog(file: string): Promise<AuditVerification> {
   if (refused !== undefined) return refused;
   // The head first: an append landing between the two reads then makes the log longer than its head, which is fine.
   const head = await readAuditHead(file);
-  return verifyAuditBytes(await readFile(file), head);
+  return verifyAuditBytes(readWholeLog(file), head);
 }
 
 /** verifyAuditLog for synchronous callers (the operator CLI). */
@@ -68,7 +67,20 @@ export function verifyAuditLogSync(file: string): AuditVerification {
   const refused = notRegularFiles(file);
   if (refused !== undefined) return refused;
   const head = readAuditHeadSync(file);
-  return verifyAuditBytes(readFileSync(file), head);
+  return verifyAuditBytes(readWholeLog(file), head);
+}
+
+/** The log's bytes as they are when it is opened (openAuditLogForReading: no link, FIFO or device). */
+function readWholeLog(file: string): Buffer {
+  const { fd, size } = openAuditLogForReading(file);
+  try {
+    const buffer = Buffer.alloc(size);
+    let length = 0;
+    for (let got = -1; got !== 0 && length < size; length += got) got = readSync(fd, buffer, length, size - length, length);
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 interface Line {
@@ -179,22 +191,20 @@ function checkHead(lines: readonly Line[], size: number, reading: AuditHeadReadi
  *
  * @throws the file-system error when the file is missing or unreadable.
  */
-export async function tailAuditLog(file: string, count: number): Promise<AuditTailEntry[]> {
-  checkCount(count);
-  const handle = await open(file, "r");
+export function tailAuditLog(file: string, count: number): Promise<AuditTailEntry[]> {
   try {
-    return count === 0 ? [] : lastEntries(handle.fd, (await handle.stat()).size, count);
-  } finally {
-    await handle.close();
+    return Promise.resolve(tailAuditLogSync(file, count));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
 
 /** tailAuditLog for synchronous callers (the operator CLI). */
 export function tailAuditLogSync(file: string, count: number): AuditTailEntry[] {
   checkCount(count);
-  const fd = openSync(file, "r");
+  const { fd, size } = openAuditLogForReading(file);
   try {
-    return count === 0 ? [] : lastEntries(fd, fstatSync(fd).size, count);
+    return count === 0 ? [] : lastEntries(fd, size, count);
   } finally {
     closeSync(fd);
   }
@@ -207,6 +217,10 @@ function checkCount(count: number): void {
 function lastEntries(fd: number, size: number, count: number): AuditTailEntry[] {
   const entries: AuditTailEntry[] = [];
   visitLinesFromEnd(fd, size, (line) => {
+    if (line === null) {
+      entries.push({ unreadable: "a line longer than any record" });
+      return entries.length >= count;
+    }
     const checked = checkAuditLine(line);
     if (checked.kind === "record" || checked.kind === "edited") entries.push({ record: checked.record, intact: checked.kind === "record" });
     else entries.push({ unreadable: checked.reason });

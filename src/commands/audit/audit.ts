@@ -9,7 +9,7 @@
  * edited could carry terminal escape sequences.
  */
 import { auditLogPath } from "../../audit/audit-log.js";
-import { canonicalJson, sanitiseAuditText, type AuditRecord } from "../../audit/record.js";
+import { canonicalJson, escapeUnsafeJson, sanitiseAuditText, type AuditRecord } from "../../audit/record.js";
 import { tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../../audit/verify.js";
 import { configRoot, EXIT_USAGE, OperatorError } from "../shared/operator-context.js";
 import { DEFAULT_TAIL } from "./audit-command.js";
@@ -70,9 +70,10 @@ function verificationText(file: string, result: AuditVerification): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** A stored record as JSON, with what could act on a terminal escaped (an edited log may hold it). */
 function tailEntryJson(entry: AuditTailEntry): string {
   if ("unreadable" in entry) return JSON.stringify({ unreadable: entry.unreadable });
-  const line = canonicalJson(entry.record);
+  const line = escapeUnsafeJson(canonicalJson(entry.record));
   return entry.intact ? line : `${line.slice(0, -1)},"intact":false}`;
 }
 

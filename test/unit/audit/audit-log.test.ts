@@ -1,9 +1,24 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog, auditLogPath, type AuditAppendResult } from "../../../src/audit/audit-log.js";
 import { ANCHORED_GENESIS_HASH, auditFields, GENESIS_HASH, sealAuditLine, sha256Hex, type AuditInput } from "../../../src/audit/record.js";
 import { auditHeadPath } from "../../../src/audit/head.js";
+import { visitLinesFromEnd } from "../../../src/audit/file-tail.js";
+import { readRecentCalls } from "../../../src/audit/recent-calls.js";
 import { tailAuditLog, verifyAuditBytes, verifyAuditLog } from "../../../src/audit/verify.js";
 import { tempDir } from "../config/temp-tree.js";
 
@@ -183,6 +198,20 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
     expect(result.records).toBe(9);
   });
 
+  // Before, the reader's UTF-8 decoder dropped a leading byte-order mark: the line passed as an intact
+  // record and the break was reported at the next line (or, on the last line, nowhere in the chain).
+  it("a byte-order mark put before a record: that line, and tail does not call it intact", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const lines = await writeRecords(file, 5);
+    lines[2] = `\ufeff${lines[2] ?? ""}`;
+    expect(problemLines(lines)).toEqual([3]);
+    lines[2] = (lines[2] ?? "").slice(1);
+    lines[4] = `\ufeff${lines[4] ?? ""}`;
+    expect(problemLines(lines)).toEqual([5]);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    expect((await tailAuditLog(file, 1))[0]).toEqual({ unreadable: "not a JSON line" });
+  });
+
   it("the first record deleted: line 1", async () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 5);
     expect(problemLines(lines.slice(1))).toEqual([1]);
@@ -218,6 +247,56 @@ describe("verifyAuditLog: tampering is found at the right line", () => {
     const lines = await writeRecords(path.join(tempDir(), "audit.jsonl"), 5);
     lines[1] = "garbage";
     expect(verifyLines(lines).problems).toEqual([{ line: 2, warning: false, reason: "not a JSON line" }]);
+  });
+});
+
+// Before, a reader gathered a line of any length chunk by chunk (quadratic): a 16 MiB garbage line kept
+// the next writer under the log's lock, its event loop blocked, for seconds, long enough for the other
+// writers to time out or take the lock over as stale.
+describe("a line longer than any record", () => {
+  // 1 MiB: far longer than any record (and than MAX_AUDIT_LINE_BYTES).
+  const huge = "x".repeat(1024 * 1024);
+
+  it("is visited as null, its bytes not gathered, and the lines around it as they are", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const lines = await writeRecords(file, 2);
+    writeFileSync(file, `${lines[0] ?? ""}\n${huge}\n${lines[1] ?? ""}\n${huge}`);
+    const seen: [string | null, boolean][] = [];
+    const fd = openSync(file, "r");
+    try {
+      visitLinesFromEnd(fd, statSync(file).size, (line, terminated) => {
+        seen.push([line === null ? null : line.toString("utf8"), terminated]);
+        return false;
+      });
+    } finally {
+      closeSync(fd);
+    }
+    expect(seen).toEqual([
+      [null, false],
+      [lines[1] ?? "", true],
+      [null, true],
+      [lines[0] ?? "", true],
+    ]);
+  });
+
+  it("the next append chains past it to the last record, keeps an unterminated one (no crash leaves one), and verify names it", async () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const lines = await writeRecords(file, 2);
+    appendFileSync(file, huge);
+    expect((await quietLog(file).append(input(3))).ok).toBe(true);
+    const after = readLines(file);
+    expect(after.slice(0, 2)).toEqual(lines);
+    expect(after[2]).toBe(huge);
+    expect(after).toHaveLength(4);
+    expect(JSON.parse(after[3] ?? "")).toMatchObject({ call_id: "call-3", prev: sha256Hex(lines[1] ?? "") });
+    const result = await verifyAuditLog(file);
+    expect(result.ok).toBe(false);
+    expect(result.problems[0]).toMatchObject({ line: 3, warning: false });
+    expect(await tailAuditLog(file, 3)).toMatchObject([
+      { record: { call_id: "call-2" } },
+      { unreadable: "a line longer than any record" },
+      { record: { call_id: "call-3" } },
+    ]);
   });
 });
 
@@ -289,6 +368,21 @@ describe("tailAuditLog", () => {
     expect(tail[0]).toMatchObject({ intact: true });
     expect(tail[1]).toMatchObject({ intact: false, record: { exit_code: 7 } });
     expect(tail[2]).toEqual({ unreadable: "not a JSON line" });
+  });
+
+  // Before, the readers opened the path as it came: a FIFO there blocked `audit tail` and the server's
+  // recent-calls read (the approval page) forever, and a link was followed to whatever it named.
+  it.skipIf(process.platform === "win32")("refuses a log that is a FIFO or a symbolic link, without blocking or following it", async () => {
+    const real = path.join(tempDir(), "real.jsonl");
+    await writeRecords(real, 3);
+    const linked = path.join(tempDir(), "audit.jsonl");
+    symlinkSync(real, linked);
+    await expect(tailAuditLog(linked, 3)).rejects.toMatchObject({ code: "ELOOP" });
+    expect(() => readRecentCalls(linked)).toThrow();
+    const fifo = path.join(tempDir(), "audit.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    await expect(tailAuditLog(fifo, 3)).rejects.toThrow("not a regular file");
+    expect(() => readRecentCalls(fifo)).toThrow("not a regular file");
   });
 
   it("rejects a missing file", async () => {

@@ -2,7 +2,8 @@
  * The log's anchor (audit.head): records cut off the end, a lost head, a head
  * that no longer matches, and what a writer does about each before it appends.
  */
-import { copyFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, lstatSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../../src/audit/audit-log.js";
@@ -218,6 +219,35 @@ describe("what a writer does with a head that does not match", () => {
     writeFileSync(auditHeadPath(file), "garbage");
     await quiet(file).append(input(3));
     expect(events(file)).toEqual(["ran", "ran", "audit-head-mismatch", "ran"]);
+    expect((await verifyAuditLog(file)).ok).toBe(false);
+  });
+
+  // The writer reads the head under the log's lock: before, it followed a link and read to the end of
+  // whatever was there, so a head linked to /dev/zero filled its memory and a FIFO blocked it (and every
+  // writer waiting for the lock) forever; a link to a valid head was trusted although verify refuses it.
+  it.skipIf(process.platform === "win32").each([
+    [
+      "a symbolic link (to a copy of the valid head)",
+      (head: string) => {
+        copyFileSync(head, `${head}.elsewhere`);
+        rmSync(head);
+        symlinkSync(`${head}.elsewhere`, head);
+      },
+    ],
+    [
+      "a FIFO",
+      (head: string) => {
+        rmSync(head);
+        execFileSync("mkfifo", [head]);
+      },
+    ],
+  ])("a head that is %s: the append is not blocked, records the mismatch and puts a real head in place", async (_what, plant) => {
+    const { file } = await logWith(2);
+    plant(auditHeadPath(file));
+    expect((await quiet(file).append(input(3))).ok).toBe(true);
+    expect(events(file)).toEqual(["ran", "ran", "audit-head-mismatch", "ran"]);
+    expect(lstatSync(auditHeadPath(file)).isFile()).toBe(true);
+    expect((JSON.parse(readFileSync(auditHeadPath(file), "utf8")) as { lines: number }).lines).toBe(4);
     expect((await verifyAuditLog(file)).ok).toBe(false);
   });
 });

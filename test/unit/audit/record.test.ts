@@ -111,6 +111,10 @@ describe("auditFields: only the typed fields, sanitised and cut", () => {
   it("replaces newlines, control, separator and bidi characters, and lone surrogates", () => {
     expect(sanitiseAuditText("a\nb\rc\td\u001b[31me\u007f\u0085f\u2028g\u202eh\u2066i\ud800j", 100)).toBe("a_b_c_d_[31me__f_g_h_i_j");
     expect(sanitiseAuditText("日本 🎌 ok", 100)).toBe("日本 🎌 ok");
+    // Every bidi formatting character, the marks included: before, U+061C (ARABIC LETTER MARK, an implicit
+    // mark like U+200E/U+200F) was left in an agent's argv token and printed raw by audit tail.
+    expect(sanitiseAuditText("a\u061cb\u200ec\u200fd\u202ae\u2069f", 100)).toBe("a_b_c_d_e_f");
+    expect(auditFields({ ...BASE, argv_head: ["get", "po\u061cds"] }).argv_head).toEqual(["get", "po_ds"]);
     const written = line({ ...BASE, detail: 'x\n{"v":1,"forged":true}', rule: "r\r\n", argv_head: ["a\nb"], source: "s\u0000" });
     expect(written.split("\n")).toHaveLength(1);
     expect(written).not.toMatch(/\\n|\\r|\\u0000/);

@@ -167,6 +167,31 @@ describe("torii audit tail", () => {
     expect(result.stdout).toContain('detail="_]0;pwned__[2J"');
   });
 
+  // JSON.stringify leaves C1 controls (U+009B is a CSI), DEL, U+2028 and bidi overrides raw: before,
+  // --json printed a forged or edited record's to the terminal as they were.
+  it("--json escapes what could act on a terminal, from a forged or an edited record, keeping the same JSON value", async () => {
+    const { root, file, lines } = await rootWithRecords(1);
+    // auditFields would sanitise these; a forger seals the fields as they are.
+    const nasty = "a\u202eb\u009b2Jc\u007fd\u2028e\u2066f";
+    const forged = sealAuditLine(
+      { call_id: "x", scope: "aws", event: "ran", detail: nasty },
+      new Date("2026-03-01T11:00:00.000Z"),
+      sha256Hex(lines[0] ?? ""),
+    ).line;
+    appendFileSync(file, `${forged}\n${forged.replace('"call_id":"x"', '"call_id":"y"')}\n`);
+    const result = await audit(root, "tail", "-n", "2", "--json");
+    expect(result.status).toBe(0);
+    expect(Array.from(result.stdout).filter((char) => /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u.test(char))).toEqual([]);
+    const printed = result.stdout
+      .split("\n")
+      .slice(0, -1)
+      .map((line) => JSON.parse(line) as { detail: string; intact?: boolean });
+    expect(printed.map((record) => [record.detail, record.intact])).toEqual([
+      [nasty, undefined],
+      [nasty, false],
+    ]);
+  });
+
   it("marks edited records and unreadable lines", async () => {
     const { root, file, lines } = await rootWithRecords(2);
     writeFileSync(file, `${(lines[0] ?? "").replace('"exit_code":0', '"exit_code":9')}\nnot json\n${lines[1] ?? ""}\n`);
