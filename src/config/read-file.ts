@@ -2,9 +2,12 @@
  * Reading configuration files from disk, with failures turned into
  * ConfigErrors that name the file.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { ConfigError } from "./errors.js";
 import { checkTrustedPath, type ConfigTrust } from "./trusted-path.js";
+
+/** O_NONBLOCK where the platform has it (Node leaves it undefined on Windows). */
+const NON_BLOCK = (constants as Partial<typeof constants>).O_NONBLOCK ?? 0;
 
 /**
  * Reads a configuration file as UTF-8 text.
@@ -26,8 +29,19 @@ export function readConfigText(file: string): string {
  */
 export function readConfigTextIfExists(file: string): string | undefined {
   try {
-    return readFileSync(file, "utf8");
+    // Without blocking: a named pipe at a configuration path opens at once and is refused below, instead of waiting
+    // for a writer and freezing the server's synchronous start or call (a regular file ignores the flag).
+    const fd = openSync(file, constants.O_RDONLY | NON_BLOCK);
+    try {
+      const stats = fstatSync(fd);
+      if (stats.isDirectory()) throw new ConfigError(file, "is a directory, expected a file");
+      if (!stats.isFile()) throw new ConfigError(file, "is not a regular file (a named pipe, a device or a socket)");
+      return readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw new ConfigError(file, describeReadFailure(error));
   }
