@@ -3,24 +3,11 @@
  * A tools/call (or tools/list) before it is refused with -32600 and runs nothing;
  * ping is allowed, and after initialize the same call runs.
  */
-import { beforeAll, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
-import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
-import { startRawSession, toolCallLine } from "../support/raw-stdio.js";
-
-let bin: FakeBin;
-let root: string;
-
-beforeAll(() => {
-  bin = makeFakeBin();
-  root = makeConfigTree({
-    "providers/sentinel/provider.yaml": 'version: "1"\nname: sentinel\ntool: sentinel\ncommand: must-not-run\n',
-    "providers/sentinel/rules.yaml": 'version: "1"\naccept: [go]\n',
-  });
-});
+import { expect, test } from "vitest";
+import { startSentinelSession, toolCallLine } from "../support/raw-stdio.js";
 
 test("tools/call and tools/list before initialize are refused and run nothing; after initialize the call runs", async () => {
-  const raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+  const { raw, bin } = startSentinelSession();
   try {
     raw.send(toolCallLine("early", "sentinel", { args: ["go"] }));
     raw.send(`${JSON.stringify({ jsonrpc: "2.0", id: "list", method: "tools/list" })}\n`);

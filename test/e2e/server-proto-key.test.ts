@@ -4,24 +4,11 @@
  * key, so the strict envelope never saw it. The transport refuses the message
  * (-32600, with its id) and nothing runs.
  */
-import { beforeAll, expect, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
-import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
-import { startRawSession } from "../support/raw-stdio.js";
-
-let bin: FakeBin;
-let root: string;
-
-beforeAll(() => {
-  bin = makeFakeBin();
-  root = makeConfigTree({
-    "providers/sentinel/provider.yaml": 'version: "1"\nname: sentinel\ntool: sentinel\ncommand: must-not-run\n',
-    "providers/sentinel/rules.yaml": 'version: "1"\naccept: [go]\n',
-  });
-});
+import { expect, test } from "vitest";
+import { startSentinelSession } from "../support/raw-stdio.js";
 
 test("a call whose arguments hold a __proto__ key is refused with -32600 and runs nothing", async () => {
-  const raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+  const { raw, bin } = startSentinelSession();
   try {
     await raw.initialize();
     // Written by hand: JSON.stringify of an object literal never emits a __proto__ key.

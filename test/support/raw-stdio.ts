@@ -4,6 +4,8 @@
  * stdout line is kept as written; replies are awaited by id, never by time.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { makeConfigTree } from "./config-tree.js";
+import { makeFakeBin, type FakeBin } from "./fake-clis.js";
 import { CLI_PATH } from "./run-cli.js";
 
 export interface StdoutLine {
@@ -116,4 +118,17 @@ function parseLine(raw: Buffer): Record<string, unknown> | undefined {
 /** A `tools/call` request line (with its newline). */
 export function toolCallLine(id: string | number, name: string, args: Record<string, unknown>): string {
   return `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })}\n`;
+}
+
+/**
+ * A server over raw stdio with one provider, `sentinel`, that accepts `go` and runs
+ * the fake CLI `must-not-run` (which leaves a marker when it runs: `bin.ran`).
+ */
+export function startSentinelSession(): { readonly raw: RawSession; readonly bin: FakeBin } {
+  const bin = makeFakeBin();
+  const root = makeConfigTree({
+    "providers/sentinel/provider.yaml": 'version: "1"\nname: sentinel\ntool: sentinel\ncommand: must-not-run\n',
+    "providers/sentinel/rules.yaml": 'version: "1"\naccept: [go]\n',
+  });
+  return { raw: startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` }), bin };
 }
