@@ -26,7 +26,7 @@ describe("gcloud: flags that name another project are refused whatever the rules
       ["pubsub", "subscriptions", "create", "s", "--topic", "t", "--topic-project", "OTHER"],
       ["pubsub", "subscriptions", "create", "s", "--topic=t", "--topic-project=OTHER"],
       ["beta", "pubsub", "subscriptions", "create", "s", "--topic-project", "OTHER", "--topic", "t"],
-      ["compute", "shared-vpc", "associated-projects", "add", "p", "--host-project", "OTHER"],
+      ["container", "binauthz", "attestations", "list", "--attestor=a", "--attestor-project", "OTHER"],
       ["kms", "keys", "list", "--keyring=k", "--location=l", "--kms-project=OTHER"],
       ["bigtable", "backups", "copy", "--destination-project", "OTHER"],
       ["compute", "instances", "create", "vm", "--image=i", "--image-project", "attacker-images"],

@@ -34,6 +34,12 @@ const ACCEPT = [
   "alpha storage",
   "dataplex",
   "compute",
+  "projects",
+  "alpha projects",
+  "beta projects",
+  "beta compute",
+  "dns",
+  "beta resource-manager",
 ];
 const decide = (argv: readonly string[]) => evaluatePolicy(compilePolicy(gcloud, { shared: ruleList([], ACCEPT) }), argv).decision;
 
@@ -102,7 +108,67 @@ describe("gcloud: the completion tree's other organization flags", () => {
     expect(decide(["logging", "read", "severity>=ERROR"]).result).toBe("accept");
     expect(decide(["recommender", "recommendations", "list", "--recommender=r", "--location=global"]).result).toBe("accept");
     expect(decide(["iam", "service-accounts", "list"]).result).toBe("accept");
-    expect(decide(["resource-manager", "tags", "keys", "list", "--parent=p"]).result).toBe("accept");
+    expect(decide(["resource-manager", "org-policies", "list"]).result).toBe("accept");
+    expect(decide(["compute", "instances", "create", "vm", "--resource-manager-tags=tagKeys/1=tagValues/2"]).result).toBe("accept");
+    expect(decide(["dns", "managed-zones", "list"]).result).toBe("accept");
     expect(decide(["compute", "instances", "list"]).result).toBe("accept");
+  });
+});
+
+describe("gcloud: a project named by its bare ID (scope 3)", () => {
+  it.each(
+    [
+      ["projects", "add-iam-policy-binding", "other-project", "--member=user:a@example.com", "--role=roles/owner"],
+      ["projects", "remove-iam-policy-binding", "other-project", "--member=user:a@example.com", "--role=roles/owner"],
+      ["projects", "set-iam-policy", "other-project", "policy.json"],
+      ["projects", "get-iam-policy", "other-project"],
+      ["projects", "get-ancestors-iam-policy", "other-project"],
+      ["projects", "describe", "other-project"],
+      ["projects", "describe", "123456789012"],
+      ["projects", "delete", "other-project"],
+      ["projects", "undelete", "other-project"],
+      ["projects", "update", "other-project", "--name=x"],
+      ["projects", "create", "new-project", "--set-as-default"],
+      ["projects", "list"],
+      ["projects", "list", "--format=value(projectId)"],
+      ["--quiet", "projects", "delete", "other-project"],
+      ["--format=json", "projects", "describe", "other-project"],
+      ["beta", "projects", "describe", "other-project"],
+      ["alpha", "projects", "search", "--query=name:x"],
+      ["alpha", "projects", "move", "other-project", "--folder=1"],
+      ["compute", "shared-vpc", "enable", "other-project"],
+      ["compute", "shared-vpc", "associated-projects", "add", "other-project", "--host-project=p"],
+      ["compute", "shared-vpc", "get-host-project", "other-project"],
+      ["beta", "compute", "shared-vpc", "list-associated-resources", "other-project"],
+      ["dns", "project-info", "describe", "other-project"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s", (_, argv) => {
+    expect(decide(argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+});
+
+describe("gcloud: Resource Manager tag keys, values, bindings and holds are the organization's", () => {
+  it.each(
+    [
+      ["resource-manager", "tags", "keys", "list", "--parent=123456"],
+      ["resource-manager", "tags", "keys", "describe", "tagKeys/281478"],
+      ["resource-manager", "tags", "keys", "describe", "123456/env"],
+      ["resource-manager", "tags", "keys", "add-iam-policy-binding", "tagKeys/1", "--member=user:a@example.com", "--role=roles/owner"],
+      [
+        "resource-manager",
+        "tags",
+        "values",
+        "add-iam-policy-binding",
+        "123456/env/prod",
+        "--member=user:a@example.com",
+        "--role=roles/resourcemanager.tagUser",
+      ],
+      ["resource-manager", "tags", "values", "create", "prod", "--parent=tagKeys/1"],
+      ["resource-manager", "tags", "values", "delete", "tagValues/2"],
+      ["resource-manager", "tags", "holds", "create", "tagValues/2", "--holder=h"],
+      ["beta", "resource-manager", "tags", "bindings", "list", "--parent=x"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s", (_, argv) => {
+    expect(decide(argv)).toMatchObject({ result: "deny", source: "locked-command" });
   });
 });

@@ -79,7 +79,7 @@ describe("gcloud: a full resource name or URI names a project, whatever carries 
     ["secrets", "describe", "s"],
     ["secrets", "versions", "access", "latest", "--secret=s"],
     ["compute", "instances", "describe", "i", "--zone", "z"],
-    ["projects", "describe", "p"],
+    ["pubsub", "topics", "describe", "t"],
   ])("leaves gcloud %j to the policy", (...argv) => {
     expect(decide(gcloud, argv).result).toBe("accept");
   });
