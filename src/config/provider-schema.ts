@@ -472,6 +472,12 @@ export const providerFileSchema = z
           .prefault({}),
         parameter_carriers: z.array(optionNameSchema).optional(),
         scope_options: z.array(z.strictObject({ option: optionNameSchema, every: z.array(optionNameSchema).default([]) })).optional(),
+        option_aliases: z
+          .array(z.strictObject({ option: optionNameSchema, aliases: z.array(z.union([optionNameSchema, shortOptionSchema])).min(1) }))
+          .refine((rows) => new Set(rows.flatMap((row) => [row.option, ...row.aliases])).size === rows.reduce((n, row) => n + 1 + row.aliases.length, 0), {
+            error: "an option name may stand in one option_aliases row only, once",
+          })
+          .optional(),
         release_tracks: z.array(z.string().regex(/^[a-z][a-z0-9-]*$/u, { error: "a release track is a command word" })).optional(),
         resource_types: resourceTypesSchema.optional(),
         /** Legacy Torii field: accepted so old trees load, and ignored. */
@@ -621,6 +627,7 @@ export function toPolicySettings(provider: ProviderConfig): ProviderPolicySettin
     },
     ...(policy?.parameter_carriers === undefined ? {} : { parameterCarriers: [...policy.parameter_carriers] }),
     ...(policy?.scope_options === undefined ? {} : { scopeOptions: policy.scope_options }),
+    ...(policy?.option_aliases === undefined ? {} : { optionAliases: policy.option_aliases }),
     ...(policy?.release_tracks === undefined ? {} : { releaseTracks: [...policy.release_tracks] }),
     // The same object on every call while the provider is cached: its compiled table is cached by identity.
     ...(policy?.resource_types === undefined ? {} : { resourceTypes: policy.resource_types }),

@@ -69,6 +69,8 @@ export interface CompiledPolicy {
   readonly parameterCarriers: readonly string[];
   /** `scope_options` in canonical spelling: the option → the options that make a call act everywhere. */
   readonly scopeOptions: ReadonlyMap<string, readonly string[]>;
+  /** `option_aliases`: each option string → every option string of its destination (itself included). */
+  readonly optionAliases: ReadonlyMap<string, readonly string[]>;
   /** The provider's resource types, when it declares them (kubectl). */
   readonly resourceTypes: CompiledResourceTypes | undefined;
 }
@@ -224,6 +226,12 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
         canonicalOptionName(grammar, scope.option),
         scope.every.map((every) => canonicalOptionName(grammar, every)),
       ]),
+    ),
+    optionAliases: new Map(
+      (context.settings.optionAliases ?? []).flatMap((row) => {
+        const group = [row.option, ...row.aliases];
+        return group.map((name) => [name, group] as const);
+      }),
     ),
     resourceTypes,
   };

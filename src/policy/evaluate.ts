@@ -148,11 +148,19 @@ function splitOption(token: string): { name: string; value: string | undefined }
  * need the full name. A value after `=` (in the rule or the argv) is the first
  * value word.
  */
-function bodyOptionSpan(ruleToken: string, ruleValues: readonly string[], argv: readonly string[], j: number, abbreviations: boolean): number | undefined {
+function bodyOptionSpan(
+  ruleToken: string,
+  ruleValues: readonly string[],
+  argv: readonly string[],
+  j: number,
+  abbreviations: boolean,
+  aliases?: OptionAliases,
+): number | undefined {
   const rule = splitOption(ruleToken);
   const values = rule.value === undefined ? ruleValues : [rule.value, ...ruleValues];
   const token = argv[j] as string;
-  const read = abbreviations ? bodyOption(token, [rule.name]) : splitOption(token);
+  // Deny rules: any option string of the rule option's destination counts (az `-n prod` for `--name prod`).
+  const read = abbreviations ? bodyOption(token, aliases?.get(rule.name) ?? [rule.name]) : splitOption(token);
   if (read === undefined || (!abbreviations && read.name !== rule.name)) return undefined;
   if (read.value !== undefined && values.length > 0 && read.value !== values[0]) return undefined;
   const following = read.value === undefined ? values : values.slice(1);
@@ -165,22 +173,29 @@ function bodyOptionSpan(ruleToken: string, ruleValues: readonly string[], argv: 
  * the argv body after the command path, in any order: the command's parser
  * reads options anywhere.
  */
-function bodyOptionsIncluded(ruleRest: readonly string[], argvRest: readonly string[], abbreviations: boolean): boolean {
+function bodyOptionsIncluded(ruleRest: readonly string[], argvRest: readonly string[], abbreviations: boolean, aliases?: OptionAliases): boolean {
   const used = new Set<number>();
   for (let r = 0; r < ruleRest.length;) {
     const option = ruleRest[r] as string;
     let end = r + 1;
     while (end < ruleRest.length && !isOptionLike(ruleRest[end] as string)) end += 1;
-    if (!takeBodyOption(option, ruleRest.slice(r + 1, end), argvRest, used, abbreviations)) return false;
+    if (!takeBodyOption(option, ruleRest.slice(r + 1, end), argvRest, used, abbreviations, aliases)) return false;
     r = end;
   }
   return true;
 }
 
 /** Marks as used the first unused argv tokens that give the rule option and its values; false when none do. */
-function takeBodyOption(option: string, values: readonly string[], argv: readonly string[], used: Set<number>, abbreviations: boolean): boolean {
+function takeBodyOption(
+  option: string,
+  values: readonly string[],
+  argv: readonly string[],
+  used: Set<number>,
+  abbreviations: boolean,
+  aliases?: OptionAliases,
+): boolean {
   for (let j = 0; j < argv.length; j += 1) {
-    const span = used.has(j) ? undefined : bodyOptionSpan(option, values, argv, j, abbreviations);
+    const span = used.has(j) ? undefined : bodyOptionSpan(option, values, argv, j, abbreviations, aliases);
     if (span === undefined) continue;
     const tokens = Array.from({ length: span + 1 }, (_, k) => j + k);
     if (tokens.some((k) => k > j && used.has(k))) continue;
@@ -202,6 +217,13 @@ export interface LiteralMatchMode {
    * values to it (a repeatable option named with a value: valuedOptionsEffective).
    */
   readonly effectiveOnly?: boolean;
+  /**
+   * argparse: each option string → every option string of its destination
+   * (`policy.option_aliases`: az `-g` and `--resource-group`). Deny rules read
+   * any of them as the rule's option; accept rules count every one as setting
+   * it again (bodyOptionsEffective).
+   */
+  readonly aliases?: OptionAliases;
   /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
@@ -220,6 +242,9 @@ export interface LiteralMatchMode {
    */
   readonly pathFromWords?: boolean;
 }
+
+/** Option string → every option string of its destination (CompiledPolicy.optionAliases). */
+type OptionAliases = ReadonlyMap<string, readonly string[]>;
 
 const PREFIX_ONLY: LiteralMatchMode = { bodyOptionsAnywhere: false, abbreviations: false };
 
@@ -248,15 +273,21 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
   if (rest === undefined) return false;
   if (pathLength === -1 || mode.carried === true) return true;
   const ruleRest = rule.slice(pathLength);
-  if (!bodyOptionsIncluded(ruleRest, rest, mode.abbreviations)) return false;
-  return mode.effectiveOnly !== true || bodyOptionsEffective(ruleRest, rest);
+  if (!bodyOptionsIncluded(ruleRest, rest, mode.abbreviations, mode.aliases)) return false;
+  return mode.effectiveOnly !== true || bodyOptionsEffective(ruleRest, rest, mode.aliases);
 }
 
-/** `--x` and `--no-x` set one destination (argparse's BooleanArgument pair in the AWS CLI, gcloud's `--no-` flags). */
-function destinationSpellings(name: string): readonly string[] {
-  if (!name.startsWith("--")) return [name];
-  const base = name.startsWith("--no-") ? name.slice(5) : name.slice(2);
-  return [`--${base}`, `--no-${base}`];
+/**
+ * `--x` and `--no-x` set one destination (argparse's BooleanArgument pair in the AWS CLI, gcloud's `--no-` flags),
+ * and so do an option's aliases (az `--name` and `-n`).
+ */
+function destinationSpellings(name: string, aliases?: OptionAliases): readonly string[] {
+  const twins = (one: string): readonly string[] => {
+    if (!one.startsWith("--")) return [one];
+    const base = one.startsWith("--no-") ? one.slice(5) : one.slice(2);
+    return [`--${base}`, `--no-${base}`];
+  };
+  return [...new Set((aliases?.get(name) ?? [name]).flatMap(twins))];
 }
 
 /**
@@ -266,17 +297,19 @@ function destinationSpellings(name: string): readonly string[] {
  * `--no-dry-run` resets what `--dry-run` set, so a rule naming `--acl private`
  * or `--dry-run` says nothing about a call that sets the option again after it.
  * Every spelling the body reader reads as the option or its `--no-` twin
- * counts (any prefix, `=value`, a short in a cluster: fail closed); the call
- * may give the option as many times as the rule names it, no more. A short
- * alias Torii does not know (az's `-n` for `--name`) is not seen.
+ * counts (any prefix, `=value`, a short in a cluster: fail closed), and so
+ * does every alias the provider declares (`policy.option_aliases`: az `-g rg2`
+ * after `--resource-group rg1` deletes in rg2); the call may give the option
+ * as many times as the rule names it, no more. An alias the provider does not
+ * declare is not seen.
  */
-function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly string[]): boolean {
+function bodyOptionsEffective(ruleRest: readonly string[], argvRest: readonly string[], aliases?: OptionAliases): boolean {
   const named = new Map<string, number>();
   /** Each spelling the rule names (and its `--no-` twin) → its destination's key. */
   const keyOfSpelling = new Map<string, string>();
   for (const token of ruleRest) {
     if (!isOptionLike(token)) continue;
-    const spellings = destinationSpellings(splitOption(token).name);
+    const spellings = destinationSpellings(splitOption(token).name, aliases);
     const key = spellings.join(" ");
     named.set(key, (named.get(key) ?? 0) + 1);
     for (const spelling of spellings) keyOfSpelling.set(spelling, key);
@@ -390,7 +423,16 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   const argparse = policy.grammar.parser === "argparse";
   // Read before ignore_args: an ignored carrier still sets what it carries.
   const carried = argparse && carriesParameters(commandBody(canonical), policy.parameterCarriers);
-  const denyMode = { bodyOptionsAnywhere: argparse, abbreviations: argparse, carried, anyObject: true, pathFromWords: argparse, scopes: policy.scopeOptions };
+  const aliases = policy.optionAliases;
+  const denyMode = {
+    bodyOptionsAnywhere: argparse,
+    abbreviations: argparse,
+    carried,
+    anyObject: true,
+    pathFromWords: argparse,
+    scopes: policy.scopeOptions,
+    aliases,
+  };
   const denyOne = (candidate: EvaluationView): RuleRef | undefined =>
     findMatch(policy.deny, candidate, denyMode) ??
     denyPerResource(candidate, policy.resourceTypes, (one) => findMatch(policy.deny, one, denyMode), canonical.options);
@@ -406,7 +448,7 @@ function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): Poli
   if (denied !== undefined) {
     return { result: "deny", source: "explicit-deny", rule: denied, reason: `denied by ${describeRule(denied)}` };
   }
-  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: true, scopes: policy.scopeOptions };
+  const acceptMode = { bodyOptionsAnywhere: argparse, abbreviations: false, effectiveOnly: true, scopes: policy.scopeOptions, aliases };
   // A call that writes or reads a local file is accepted only by a rule naming its command (file-writes.ts, file-reads.ts).
   const asGiven = { positionals: commandBody(canonical), options: canonical.options };
   const asEvaluated = { positionals: commandBody(view), options: view.options };

@@ -47,6 +47,8 @@ export interface ProviderPolicySettings {
   readonly resourceTypes?: ResourceTypeSpec;
   /** Options that choose where a call acts (`--namespace`), read by deny rules as docs/policy.md says; see evaluate.ts. */
   readonly scopeOptions?: readonly ScopeOptionSpec[];
+  /** argparse: other spellings of a command's own option (az `-g` for `--resource-group`), read by rules as docs/policy.md says; see evaluate.ts. */
+  readonly optionAliases?: readonly OptionAliasSpec[];
   /**
    * First command words that pick a release track of the same command (gcloud `alpha`, `beta`):
    * deny rules also match the call without one, so a deny of `compute instances delete` holds
@@ -64,6 +66,16 @@ export interface ProviderPolicySettings {
 export interface ScopeOptionSpec {
   readonly option: string;
   readonly every: readonly string[];
+}
+
+/**
+ * `provider.yaml` `policy.option_aliases`: a command's own option of an argparse
+ * CLI and its other option strings, which set the same destination (az's
+ * `--resource-group`/`-g`, `--name`/`-n`): argparse keeps the last of them.
+ */
+export interface OptionAliasSpec {
+  readonly option: string;
+  readonly aliases: readonly string[];
 }
 
 /** `provider.yaml` `policy.resource_types`: built-in resource types and the commands that take them. */

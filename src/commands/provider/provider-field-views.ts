@@ -112,6 +112,7 @@ export const FIELD_VIEWS: ReadonlyMap<string, FieldView> = new Map<string, Field
   ["policy.ignore_args.flags", NAMES],
   ["policy.parameter_carriers", NAMES],
   ["policy.scope_options", eachRow((row) => `${text(row.option)}${rest(row, ["option"])}`)],
+  ["policy.option_aliases", eachRow((row) => `${text(row.option)}${rest(row, ["option"])}`)],
   ["policy.release_tracks", NAMES],
   ["policy.resource_types.verbs", PATHS],
   ["policy.resource_types.types", entries(": ")],

@@ -13,6 +13,7 @@
  * values. Through the bundled providers' grammars and the real engine.
  */
 import { describe, expect, it } from "vitest";
+import { providerFileSchema } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
@@ -100,6 +101,60 @@ describe("az and gcloud (argparse: the last value of a repeated option wins)", (
     const argv = ["compute", "instances", "delete", "vm", "--zone", "us-a", "--zone=us-b"];
     expect(decide(gcloud, ["compute instances delete --zone us-a"], argv).result).toBe("unresolved");
     expect(decide(gcloud, ["compute instances delete --zone us-a"], argv.slice(0, 6)).result).toBe("accept");
+  });
+});
+
+describe("az: an option's short alias sets the same argument (policy.option_aliases, scope 3)", () => {
+  // azure-cli core: --resource-group/-g, --name/-n, --location/-l; argparse keeps the last one given.
+  it.each([
+    ["group delete --name dev", ["group", "delete", "--name", "dev", "-n", "prod"]],
+    ["group delete --name dev", ["group", "delete", "--name", "dev", "-nprod"]],
+    ["group delete --name dev", ["group", "delete", "-n=prod", "--name", "dev"]],
+    ["group delete -n dev", ["group", "delete", "-n", "dev", "--name", "prod"]],
+    ["group delete -n dev", ["group", "delete", "-n", "dev", "--na", "prod"]],
+    ["vm delete -g rg1 -n x", ["vm", "delete", "-g", "rg1", "-n", "x", "--resource-group", "rg2"]],
+    ["vm show --resource-group rg1 --name vm1", ["vm", "show", "--resource-group", "rg1", "--name", "vm1", "-g", "rg2"]],
+    ["vm show --resource-group rg1 --name vm1", ["vm", "show", "--resource-group", "rg1", "--name", "vm1", "-grg2"]],
+    ["group create --name g --location westeurope", ["group", "create", "--name", "g", "--location", "westeurope", "-l", "eastus"]],
+  ])("%s does not accept %j", (rule, argv) => {
+    expect(decide(az, [rule], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it("the call that gives each option once, in the rule's spelling, is still accepted", () => {
+    expect(decide(az, ["group delete --name dev"], ["group", "delete", "--name", "dev", "--yes"]).result).toBe("accept");
+    expect(decide(az, ["vm delete -g rg1 -n x"], ["vm", "delete", "-n", "x", "-g", "rg1"]).result).toBe("accept");
+    expect(decide(az, ["vm delete -g rg1 -n x -g rg1"], ["vm", "delete", "-g", "rg1", "-n", "x", "-g", "rg1"]).result).toBe("accept");
+  });
+
+  it.each([
+    [["group", "delete", "-n", "prod"]],
+    [["group", "delete", "-nprod"]],
+    [["group", "delete", "-n=prod", "--yes"]],
+    [["group", "delete", "--name", "dev", "-n", "prod"]],
+  ])("a deny rule naming --name prod denies %j", (argv) => {
+    expect(decide(az, ["group delete"], argv, ["group delete --name prod"])).toMatchObject({ result: "deny", source: "explicit-deny" });
+  });
+
+  it("option_aliases: an option string stands in one row only", () => {
+    const withAliases = (rows: unknown) => ({ version: "1", name: "z", tool: "z", command: "z", policy: { option_aliases: rows } });
+    expect(providerFileSchema.safeParse(withAliases([{ option: "--name", aliases: ["-n"] }])).success).toBe(true);
+    expect(
+      providerFileSchema.safeParse(
+        withAliases([
+          { option: "--name", aliases: ["-n"] },
+          { option: "--number", aliases: ["-n"] },
+        ]),
+      ).success,
+    ).toBe(false);
+    expect(providerFileSchema.safeParse(withAliases([{ option: "--name", aliases: [] }])).success).toBe(false);
+    expect(providerFileSchema.safeParse(withAliases([{ option: "--name", aliases: ["n"] }])).success).toBe(false);
+  });
+
+  it("a deny rule naming -g prod denies --resource-group prod and its prefixes, not another group", () => {
+    const deny = ["vm delete -g prod"];
+    expect(decide(az, ["vm delete"], ["vm", "delete", "--resource-group", "prod", "-n", "x"], deny).result).toBe("deny");
+    expect(decide(az, ["vm delete"], ["vm", "delete", "--resource-gr=prod", "-n", "x"], deny).result).toBe("deny");
+    expect(decide(az, ["vm delete"], ["vm", "delete", "--resource-group", "dev", "-n", "x"], deny).result).toBe("accept");
   });
 });
 
