@@ -15,7 +15,7 @@ import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
 const gcloud = bundledPolicyContext("gcloud");
-const ACCEPT = ["logging", "asset", "iam roles", "resource-manager", "projects create", "beta logging"];
+const ACCEPT = ["logging", "asset", "iam roles", "resource-manager", "beta logging"];
 const decide = (argv: readonly string[]) => evaluatePolicy(compilePolicy(gcloud, { shared: ruleList([], ACCEPT) }), argv).decision;
 
 describe("gcloud: an organization or folder scope is refused as another project is", () => {
@@ -38,7 +38,7 @@ describe("gcloud: an organization or folder scope is refused as another project 
       ["beta", "logging", "sinks", "create", "s", "storage.googleapis.com/b", "--folder=42", "--include-children"],
       ["iam", "roles", "create", "r", "--organization=123456", "--permissions=p"],
       ["resource-manager", "org-policies", "describe", "constraints/x", "--organization=123456"],
-      ["projects", "create", "p2", "--folder=42"],
+      ["asset", "export", "--output-path=gs://b/o", "--folder=42"],
     ].map((argv) => [argv.join(" "), argv] as const),
   )("%s", (_, argv) => {
     const decision = decide(argv);
