@@ -66,6 +66,10 @@ def global_arguments(help_text):
 # Command groups whose -m is the management group (azure-cli _params.py: management_group_id_type
 # of deployment and stack, policy insights `--management-group/-m`, blueprint management_group_type).
 MG_SHORT_GROUPS = ["blueprint", "deployment, mg", "deployment, operation, mg", "policy, event", "policy, remediation", "policy, state", "stack, mg"]
+# Command groups whose own argument spells the subscription with a short (or, account show, --name).
+SUB_SHORT_GROUPS = [("account", "-s"), ("account, show", "--name, -n"), ("blueprint", "-s")]
+SUB_WHY = "it names a subscription, what the locked --subscription picks: another subscription of the signed-in account"
+RESOURCES_WHY = "a Microsoft.Resources type (a deployment: its template names any subscription as a bare ID) is deployed through the deployment commands, which are locked"
 MG_WHY = "it names a management group, a scope over many subscriptions: what a managementGroups/ ID names, which targeting.locked_values refuses"
 
 
@@ -183,6 +187,14 @@ def main():
         '  # `/providers/Microsoft.Management/managementGroups/MG` ID that targeting.locked_values refuses.',
         '    - {command: [], options: [--management-group, --management-group-id, --management-group-name], why: "%s"}' % MG_WHY,
         *['    - {command: [%s], options: [-m], why: "%s"}' % (group, MG_WHY) for group in MG_SHORT_GROUPS],
+        "  # The commands' own spellings of the locked --subscription (azure-cli profile _params.py: the",
+        "  # account group's `--subscription -s`, and `--name -n` of `account show` in later releases;",
+        "  # blueprint's subscription_type `--subscription -s`): `account show -s OTHER` is another subscription.",
+        *['    - {command: [%s], options: [%s], why: "%s"}' % (group, options, SUB_WHY) for group, options in SUB_SHORT_GROUPS],
+        "  # `resource create --resource-type Microsoft.Resources/deployments --properties '{\"template\": ...}'`",
+        "  # (or `--namespace Microsoft.Resources --resource-type deployments`) is a template deployment,",
+        "  # whose nested deployments name other subscriptions: refused as `deployment group create` is.",
+        '    - {command: [resource], options: [--resource-type, --namespace], value_contains: microsoft.resources, why: "%s"}' % RESOURCES_WHY,
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

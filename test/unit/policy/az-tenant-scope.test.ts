@@ -51,3 +51,85 @@ describe("az: tenant-scope commands are locked", () => {
     expect(decide(["group", "list"]).result).toBe("accept");
   });
 });
+
+describe("az: another subscription through the account group's own arguments (scope 3)", () => {
+  it.each(
+    [
+      ["account", "show", "-s", "OTHER"],
+      ["account", "show", "-sOTHER"],
+      ["account", "show", "-s=OTHER"],
+      ["account", "show", "-n", "OTHER"],
+      ["account", "show", "--name", "OTHER"],
+      ["account", "show", "--name=OTHER"],
+      ["account", "show", "--na", "OTHER"],
+      ["account", "show", "--output", "json", "-s", "OTHER"],
+      ["account", "list-locations", "-s", "OTHER"],
+      ["blueprint", "list", "-s", "OTHER"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s", (_, argv) => {
+    expect(evaluatePolicy(compilePolicy(az, { shared: ruleList([], [...ACCEPT, "blueprint"]) }), argv).decision).toMatchObject({
+      result: "deny",
+      source: "locked-option",
+    });
+  });
+
+  it.each(
+    [
+      ["account", "list"],
+      ["account", "list", "--all", "--refresh"],
+      ["account", "tenant", "list"],
+      ["account", "alias", "create", "--name", "n", "--billing-scope", "b", "--display-name", "d", "--workload", "Production"],
+      ["account", "subscription", "rename", "--id", "OTHER", "--name", "n"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s is a locked command", (_, argv) => {
+    expect(decide(argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it("the signed-in subscription stays up to the rules", () => {
+    expect(decide(["account", "show"]).result).toBe("accept");
+    expect(decide(["account", "show", "--output", "json"]).result).toBe("accept");
+    expect(decide(["account", "list-locations"]).result).toBe("accept");
+    expect(decide(["account", "lock", "show", "-n", "lock1"]).result).toBe("accept");
+  });
+});
+
+describe("az: a template whose nested deployments may name another subscription is not sent (scope 3)", () => {
+  const withRules = (argv: readonly string[]) => evaluatePolicy(compilePolicy(az, { shared: ruleList([], [...ACCEPT, "stack", "resource"]) }), argv).decision;
+
+  it.each(
+    [
+      ["deployment", "group", "create", "-g", "rg", "--template-file", "t.json"],
+      ["deployment", "group", "create", "-g", "rg", "-f", "main.bicep", "-p", "p.json"],
+      ["deployment", "group", "validate", "-g", "rg", "--template-spec", "ts"],
+      ["deployment", "group", "what-if", "-g", "rg", "--template-file", "t.json"],
+      ["deployment", "sub", "create", "-l", "eastus", "--template-file", "t.json"],
+      ["deployment", "sub", "what-if", "-l", "eastus", "--template-file", "t.json"],
+      ["deployment", "create", "-l", "eastus", "--template-file", "t.json"],
+      ["group", "deployment", "create", "-g", "rg", "--template-file", "t.json"],
+      ["stack", "group", "create", "-n", "s", "-g", "rg", "--template-file", "t.json", "--deny-settings-mode", "none"],
+      ["stack", "sub", "validate", "-n", "s", "-l", "eastus", "--template-file", "t.json"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s", (_, argv) => {
+    expect(withRules(argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it.each(
+    [
+      ["resource", "create", "-g", "rg", "-n", "d", "--resource-type", "Microsoft.Resources/deployments", "--properties", "{}"],
+      ["resource", "create", "-g", "rg", "-n", "d", "--namespace", "Microsoft.Resources", "--resource-type", "deployments", "--properties", "{}"],
+      ["resource", "create", "-g", "rg", "-n", "d", "--resource-type=microsoft.resources/deployments", "--properties", "{}"],
+      ["resource", "update", "-g", "rg", "-n", "d", "--resource-t", "Microsoft.Resources/deployments", "--set", "properties.mode=Complete"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s", (_, argv) => {
+    expect(withRules(argv)).toMatchObject({ result: "deny", source: "locked-option" });
+  });
+
+  it("reading deployments stays up to the rules", () => {
+    expect(withRules(["deployment", "group", "list", "-g", "rg"]).result).toBe("accept");
+    expect(withRules(["deployment", "group", "show", "-g", "rg", "-n", "d"]).result).toBe("accept");
+    expect(withRules(["deployment", "group", "export", "-g", "rg", "-n", "d"]).result).toBe("accept");
+    expect(withRules(["deployment", "operation", "group", "list", "-g", "rg", "-n", "d"]).result).toBe("accept");
+    expect(withRules(["stack", "group", "list", "-g", "rg"]).result).toBe("accept");
+    expect(withRules(["resource", "create", "-g", "rg", "-n", "w", "--resource-type", "Microsoft.Web/sites", "--properties", "{}"]).result).toBe("accept");
+  });
+});
