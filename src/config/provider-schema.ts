@@ -473,10 +473,34 @@ export const providerFileSchema = z
         parameter_carriers: z.array(optionNameSchema).optional(),
         scope_options: z.array(z.strictObject({ option: optionNameSchema, every: z.array(optionNameSchema).default([]) })).optional(),
         option_aliases: z
-          .array(z.strictObject({ option: optionNameSchema, aliases: z.array(z.union([optionNameSchema, shortOptionSchema])).min(1) }))
-          .refine((rows) => new Set(rows.flatMap((row) => [row.option, ...row.aliases])).size === rows.reduce((n, row) => n + 1 + row.aliases.length, 0), {
-            error: "an option name may stand in one option_aliases row only, once",
-          })
+          .array(
+            z.strictObject({
+              option: optionNameSchema,
+              aliases: z.array(z.union([optionNameSchema, shortOptionSchema])).min(1),
+              /** Command paths (prefixes) the row applies to; absent: every command. The most specific row naming an option string wins. */
+              commands: z
+                .array(z.array(commandWordSchema).min(1, { error: "a command path needs at least one word" }))
+                .min(1)
+                .optional(),
+            }),
+          )
+          .refine(
+            (rows) => {
+              // An option string stands once per command scope: each command path (or every command) picks one row for it.
+              const seen = new Set<string>();
+              for (const row of rows) {
+                for (const scope of row.commands ?? [[]]) {
+                  for (const name of [row.option, ...row.aliases]) {
+                    const key = JSON.stringify([scope, name]);
+                    if (seen.has(key)) return false;
+                    seen.add(key);
+                  }
+                }
+              }
+              return true;
+            },
+            { error: "an option name may stand in one option_aliases row per command path only, once" },
+          )
           .optional(),
         release_tracks: z.array(z.string().regex(/^[a-z][a-z0-9-]*$/u, { error: "a release track is a command word" })).optional(),
         resource_types: resourceTypesSchema.optional(),
@@ -627,7 +651,11 @@ export function toPolicySettings(provider: ProviderConfig): ProviderPolicySettin
     },
     ...(policy?.parameter_carriers === undefined ? {} : { parameterCarriers: [...policy.parameter_carriers] }),
     ...(policy?.scope_options === undefined ? {} : { scopeOptions: policy.scope_options }),
-    ...(policy?.option_aliases === undefined ? {} : { optionAliases: policy.option_aliases }),
+    ...(policy?.option_aliases === undefined
+      ? {}
+      : {
+          optionAliases: policy.option_aliases.map(({ commands, ...row }) => (commands === undefined ? row : { ...row, commands })),
+        }),
     ...(policy?.release_tracks === undefined ? {} : { releaseTracks: [...policy.release_tracks] }),
     // The same object on every call while the provider is cached: its compiled table is cached by identity.
     ...(policy?.resource_types === undefined ? {} : { resourceTypes: policy.resource_types }),

@@ -51,6 +51,12 @@ export interface RuleError {
   readonly message: string;
 }
 
+/** One `option_aliases` row: the command paths it applies to (`[]`: every command) and the option strings of its destination. */
+export interface CompiledOptionAliasRow {
+  readonly commands: readonly (readonly string[])[];
+  readonly group: readonly string[];
+}
+
 export interface CompiledPolicy {
   readonly context: ProviderPolicyContext;
   readonly grammar: CompiledGrammar;
@@ -69,8 +75,8 @@ export interface CompiledPolicy {
   readonly parameterCarriers: readonly string[];
   /** `scope_options` in canonical spelling: the option → the options that make a call act everywhere. */
   readonly scopeOptions: ReadonlyMap<string, readonly string[]>;
-  /** `option_aliases`: each option string → every option string of its destination (itself included). */
-  readonly optionAliases: ReadonlyMap<string, readonly string[]>;
+  /** `option_aliases`: each row's command paths (`[]`: every command) and its option strings (one destination). */
+  readonly optionAliases: readonly CompiledOptionAliasRow[];
   /** The provider's resource types, when it declares them (kubectl). */
   readonly resourceTypes: CompiledResourceTypes | undefined;
 }
@@ -227,12 +233,10 @@ export function compilePolicy(context: ProviderPolicyContext, rules: LayeredRule
         scope.every.map((every) => canonicalOptionName(grammar, every)),
       ]),
     ),
-    optionAliases: new Map(
-      (context.settings.optionAliases ?? []).flatMap((row) => {
-        const group = [row.option, ...row.aliases];
-        return group.map((name) => [name, group] as const);
-      }),
-    ),
+    optionAliases: (context.settings.optionAliases ?? []).map((row) => ({
+      commands: row.commands ?? [[]],
+      group: [row.option, ...row.aliases],
+    })),
     resourceTypes,
   };
 }

@@ -9,7 +9,7 @@
  *
  * Any exception along the way is a deny (`policy-error`): the engine fails closed.
  */
-import type { CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
+import type { CompiledOptionAliasRow, CompiledPolicy, CompiledRule, LiteralRule, RuleIndex } from "./compile.js";
 import { canonicalise } from "./grammar/canonicalise.js";
 import type { CredentialPlaces } from "./grammar/credential-places.js";
 import { bodyOption } from "./grammar/body-option.js";
@@ -221,9 +221,10 @@ export interface LiteralMatchMode {
    * argparse: each option string → every option string of its destination
    * (`policy.option_aliases`: az `-g` and `--resource-group`). Deny rules read
    * any of them as the rule's option; accept rules count every one as setting
-   * it again (bodyOptionsEffective).
+   * it again (bodyOptionsEffective). Each row applies to the calls under its
+   * command paths; for each option string the most specific row wins (aliasesForCall).
    */
-  readonly aliases?: OptionAliases;
+  readonly aliases?: readonly CompiledOptionAliasRow[];
   /** Deny rules, for a call with a parameter carrier (`--cli-input-json`): every body option counts as present. */
   readonly carried?: boolean;
   /** Deny rules: a resource reading's ANY_OBJECT word matches any rule word (object-set.ts). */
@@ -265,6 +266,27 @@ function afterCommandWords(path: readonly string[], argv: readonly string[]): re
   return matched === path.length ? rest : undefined;
 }
 
+/**
+ * The option aliases of the call's command: for each option string, the row
+ * whose command path is the longest one the call's command words start with
+ * (a row without paths applies to every command). azure-cli's `group` commands
+ * give `--name -n --resource-group -g` to one argument, where most commands
+ * give `--name -n` and `--resource-group -g` to two.
+ */
+function aliasesForCall(rows: readonly CompiledOptionAliasRow[], argv: readonly string[]): OptionAliases {
+  const chosen = new Map<string, { depth: number; group: readonly string[] }>();
+  for (const row of rows) {
+    const depths = row.commands.filter((path) => afterCommandWords(path, argv) !== undefined).map((path) => path.length);
+    if (depths.length === 0) continue;
+    const depth = Math.max(...depths);
+    for (const name of row.group) {
+      const held = chosen.get(name);
+      if (held === undefined || held.depth < depth) chosen.set(name, { depth, group: row.group });
+    }
+  }
+  return new Map([...chosen].map(([name, { group }]) => [name, group] as const));
+}
+
 function positionalsMatch(rule: readonly string[], argv: readonly string[], mode: LiteralMatchMode): boolean {
   if (!mode.bodyOptionsAnywhere) return isPrefix(rule, argv, mode.anyObject);
   const pathLength = rule.findIndex(isOptionLike);
@@ -273,8 +295,9 @@ function positionalsMatch(rule: readonly string[], argv: readonly string[], mode
   if (rest === undefined) return false;
   if (pathLength === -1 || mode.carried === true) return true;
   const ruleRest = rule.slice(pathLength);
-  if (!bodyOptionsIncluded(ruleRest, rest, mode.abbreviations, mode.aliases)) return false;
-  return mode.effectiveOnly !== true || bodyOptionsEffective(ruleRest, rest, mode.aliases);
+  const aliases = mode.aliases === undefined || mode.aliases.length === 0 ? undefined : aliasesForCall(mode.aliases, argv);
+  if (!bodyOptionsIncluded(ruleRest, rest, mode.abbreviations, aliases)) return false;
+  return mode.effectiveOnly !== true || bodyOptionsEffective(ruleRest, rest, aliases);
 }
 
 /**

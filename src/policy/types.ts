@@ -76,6 +76,12 @@ export interface ScopeOptionSpec {
 export interface OptionAliasSpec {
   readonly option: string;
   readonly aliases: readonly string[];
+  /**
+   * Command paths the row applies to (a call whose command words start with one); absent: every
+   * command. For each option string the row with the longest matching path wins (azure-cli's
+   * `group` commands: `--name -n --resource-group -g` are one argument).
+   */
+  readonly commands?: readonly (readonly string[])[];
 }
 
 /** `provider.yaml` `policy.resource_types`: built-in resource types and the commands that take them. */

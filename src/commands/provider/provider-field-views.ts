@@ -88,6 +88,18 @@ const COMMAND_SCOPES = table((value) =>
   }),
 );
 
+/**
+ * An option and its aliases, one line per command path the row applies to
+ * (`group: --name (aliases: -n,--resource-group,-g)`), or one line when it
+ * applies to every command: a row scoped to one more command is one line more.
+ */
+const OPTION_ALIASES = table((value) =>
+  asRows(value).flatMap((row) => {
+    const line = `${text(row.option)}${rest(row, ["option", "commands"])}`;
+    return Array.isArray(row.commands) && row.commands.length > 0 ? row.commands.map((path) => `${words(path)}: ${line}`) : [line];
+  }),
+);
+
 /** The mappings of mappings of `command_aliases`: `parent command: alias`. */
 const COMMAND_ALIASES = table((value) =>
   Object.entries(asDoc(value)).flatMap(([parent, names]) => Object.entries(asDoc(names)).map(([command, aliases]) => `${parent} ${command}: ${text(aliases)}`)),
@@ -112,7 +124,7 @@ export const FIELD_VIEWS: ReadonlyMap<string, FieldView> = new Map<string, Field
   ["policy.ignore_args.flags", NAMES],
   ["policy.parameter_carriers", NAMES],
   ["policy.scope_options", eachRow((row) => `${text(row.option)}${rest(row, ["option"])}`)],
-  ["policy.option_aliases", eachRow((row) => `${text(row.option)}${rest(row, ["option"])}`)],
+  ["policy.option_aliases", OPTION_ALIASES],
   ["policy.release_tracks", NAMES],
   ["policy.resource_types.verbs", PATHS],
   ["policy.resource_types.types", entries(": ")],

@@ -150,6 +150,45 @@ describe("az: an option's short alias sets the same argument (policy.option_alia
     expect(providerFileSchema.safeParse(withAliases([{ option: "--name", aliases: ["n"] }])).success).toBe(false);
   });
 
+  // azure-cli resource/_params.py, argument_context('group'): resource_group_name options_list ['--name', '-n', '--resource-group', '-g'].
+  it.each([
+    [["group", "delete", "--name", "dev", "-g", "prod"]],
+    [["group", "delete", "--name", "dev", "--resource-group", "prod"]],
+    [["group", "delete", "-n", "dev", "--resource-gr=prod"]],
+    [["group", "delete", "-g", "prod", "-n", "dev"]],
+  ])("group commands: --name, -n, --resource-group, -g are one argument; accept [group delete --name dev] does not accept %j", (argv) => {
+    expect(decide(az, ["group delete --name dev", "group delete -n dev"], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
+  });
+
+  it.each([
+    [["group", "delete", "-g", "prod", "--yes"]],
+    [["group", "delete", "--resource-group", "prod"]],
+    [["group", "delete", "-gprod"]],
+    [["group", "show", "--resource-g=prod"]],
+  ])("group commands: deny [group delete --name prod] / [group show --name prod] denies %j", (argv) => {
+    const deny = ["group delete --name prod", "group show --name prod"];
+    expect(decide(az, ["group"], argv, deny)).toMatchObject({ result: "deny", source: "explicit-deny" });
+  });
+
+  it("the most specific row wins: group deployment keeps --resource-group and --name (the deployment) apart, vm too", () => {
+    expect(decide(az, ["group"], ["group", "delete", "-g", "prod"], ["group delete --name prod"]).result).toBe("deny");
+    expect(decide(az, ["group"], ["group", "deployment", "delete", "-g", "prod", "-n", "d1"], ["group deployment delete --name prod"]).result).toBe("accept");
+    expect(decide(az, ["vm"], ["vm", "delete", "-g", "prod", "-n", "x"], ["vm delete --name prod"]).result).toBe("accept");
+    const rule = ["group deployment delete -g rg1 -n d1"];
+    expect(decide(az, rule, ["group", "deployment", "delete", "-g", "rg1", "-n", "d1"]).result).toBe("accept");
+    expect(decide(az, rule, ["group", "deployment", "delete", "-g", "rg1", "-n", "d1", "--resource-group", "rg2"]).result).toBe("unresolved");
+    expect(decide(az, ["group delete -g dev"], ["group", "delete", "-g", "dev"]).result).toBe("accept");
+  });
+
+  it("option_aliases: a row may name command paths, and an option string stands once per path", () => {
+    const withAliases = (rows: unknown) => ({ version: "1", name: "z", tool: "z", command: "z", policy: { option_aliases: rows } });
+    const scoped = { option: "--name", aliases: ["-n", "-g"], commands: [["group"]] };
+    expect(providerFileSchema.safeParse(withAliases([{ option: "--name", aliases: ["-n"] }, scoped])).success).toBe(true);
+    expect(providerFileSchema.safeParse(withAliases([scoped, { ...scoped, option: "--names" }])).success).toBe(false);
+    expect(providerFileSchema.safeParse(withAliases([{ ...scoped, commands: [] }])).success).toBe(false);
+    expect(providerFileSchema.safeParse(withAliases([{ ...scoped, commands: [[]] }])).success).toBe(false);
+  });
+
   it("a deny rule naming -g prod denies --resource-group prod and its prefixes, not another group", () => {
     const deny = ["vm delete -g prod"];
     expect(decide(az, ["vm delete"], ["vm", "delete", "--resource-group", "prod", "-n", "x"], deny).result).toBe("deny");

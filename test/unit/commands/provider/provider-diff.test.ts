@@ -177,6 +177,12 @@ describe("diffProviderDefinitions: an upgrade whose only change is one field sho
       { what: "policy.resource_types.types", added: ["pods: pod,po"], removed: ["pods: pod"] },
     ],
     [
+      "an option_aliases row's command path (az group: --name -n --resource-group -g, one argument)",
+      "az",
+      { older: (doc) => rows(doc, "policy", "option_aliases").splice(3, 1) },
+      { what: "policy.option_aliases", added: ["group: --name (aliases: -n,--resource-group,-g)"], removed: [] },
+    ],
+    [
       "a fixed environment variable",
       "az",
       { older: (doc) => delete (section(section(doc, "runtime"), "fixed_env") as Doc).AZURE_EXTENSION_USE_DYNAMIC_INSTALL },
