@@ -40,6 +40,11 @@ const ACCEPT = [
   "beta compute",
   "dns",
   "beta resource-manager",
+  "apphub",
+  "alpha apphub",
+  "alpha monitoring",
+  "beta monitoring",
+  "alpha iam",
 ];
 const decide = (argv: readonly string[]) => evaluatePolicy(compilePolicy(gcloud, { shared: ruleList([], ACCEPT) }), argv).decision;
 
@@ -144,6 +149,33 @@ describe("gcloud: a project named by its bare ID (scope 3)", () => {
     ].map((argv) => [argv.join(" "), argv] as const),
   )("%s", (_, argv) => {
     expect(decide(argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+});
+
+describe("gcloud: more commands whose operand is a project named by its bare ID (scope 3, review)", () => {
+  it.each(
+    [
+      ["apphub", "service-projects", "add", "OTHER", "--location=global"],
+      ["apphub", "service-projects", "remove", "OTHER", "--location=global"],
+      ["apphub", "service-projects", "describe", "OTHER", "--location=global"],
+      ["alpha", "apphub", "service-projects", "add", "OTHER", "--location=global"],
+      ["--quiet", "apphub", "service-projects", "remove", "OTHER", "--location=global"],
+      ["beta", "monitoring", "metrics-scopes", "create", "OTHER"],
+      ["alpha", "monitoring", "metrics-scopes", "delete", "OTHER"],
+      ["beta", "monitoring", "metrics-scopes", "describe", "OTHER"],
+      ["alpha", "monitoring", "metrics-scopes", "list", "OTHER"],
+      ["iam", "workload-identity-pools", "namespaces", "workload-sources", "create", "project-123", "--location=global"],
+      ["iam", "workload-identity-pools", "managed-identities", "workload-sources", "update", "project-123", "--location=global"],
+      ["alpha", "iam", "workload-identity-pools", "namespaces", "workload-sources", "create", "project-123"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("%s", (_, argv) => {
+    expect(decide(argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it("the pinned project's own apphub service-project commands stay up to the rules", () => {
+    expect(decide(["apphub", "service-projects", "list", "--location=global"]).result).toBe("accept");
+    expect(decide(["apphub", "service-projects", "lookup", "--location=global"]).result).toBe("accept");
+    expect(decide(["apphub", "service-projects", "detach", "--location=global"]).result).toBe("accept");
   });
 });
 
