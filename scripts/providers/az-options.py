@@ -69,6 +69,8 @@ MG_SHORT_GROUPS = ["blueprint", "deployment, mg", "deployment, operation, mg", "
 # Command groups whose own argument spells the subscription with a short (or, account show, --name).
 SUB_SHORT_GROUPS = [("account", "-s"), ("account, show", "--name, -n"), ("blueprint", "-s")]
 SUB_WHY = "it names a subscription, what the locked --subscription picks: another subscription of the signed-in account"
+# The `resource` commands that send ARM a body (a Microsoft.Resources/deployments one is a template deployment).
+RESOURCE_BODY_VERBS = ["create", "update", "patch", "invoke-action", "tag"]
 RESOURCES_WHY = "a Microsoft.Resources type (a deployment: its template names any subscription as a bare ID) is deployed through the deployment commands, which are locked"
 MG_WHY = "it names a management group, a scope over many subscriptions: what a managementGroups/ ID names, which targeting.locked_values refuses"
 
@@ -193,8 +195,11 @@ def main():
         *['    - {command: [%s], options: [%s], why: "%s"}' % (group, options, SUB_WHY) for group, options in SUB_SHORT_GROUPS],
         "  # `resource create --resource-type Microsoft.Resources/deployments --properties '{\"template\": ...}'`",
         "  # (or `--namespace Microsoft.Resources --resource-type deployments`) is a template deployment,",
-        "  # whose nested deployments name other subscriptions: refused as `deployment group create` is.",
-        '    - {command: [resource], options: [--resource-type, --namespace], value_contains: microsoft.resources, why: "%s"}' % RESOURCES_WHY,
+        "  # whose nested deployments name other subscriptions: refused as `deployment group create` is,",
+        "  # in the resource commands that send a body (create, update's generic --set, patch, and",
+        "  # invoke-action's --request-body: a deployment's `validate` action; tag, which PUTs the resource",
+        "  # back with its properties). Reads (list, show) and delete, move, wait stay up to the rules.",
+        *['    - {command: [resource, %s], options: [--resource-type, --namespace], value_contains: microsoft.resources, why: "%s"}' % (verb, RESOURCES_WHY) for verb in RESOURCE_BODY_VERBS],
         "  # Global arguments of every az command (\"Global Arguments\" in `az <cmd> --help`).",
         "  options:",
     ]

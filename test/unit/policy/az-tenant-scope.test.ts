@@ -119,9 +119,36 @@ describe("az: a template whose nested deployments may name another subscription 
       ["resource", "create", "-g", "rg", "-n", "d", "--namespace", "Microsoft.Resources", "--resource-type", "deployments", "--properties", "{}"],
       ["resource", "create", "-g", "rg", "-n", "d", "--resource-type=microsoft.resources/deployments", "--properties", "{}"],
       ["resource", "update", "-g", "rg", "-n", "d", "--resource-t", "Microsoft.Resources/deployments", "--set", "properties.mode=Complete"],
+      ["resource", "patch", "-g", "rg", "-n", "d", "--resource-type", "Microsoft.Resources/deployments", "--properties", "{}"],
+      [
+        "resource",
+        "invoke-action",
+        "-g",
+        "rg",
+        "-n",
+        "d",
+        "--resource-type",
+        "Microsoft.Resources/deployments",
+        "--action",
+        "validate",
+        "--request-body",
+        "{}",
+      ],
+      ["resource", "tag", "-g", "rg", "-n", "d", "--resource-type", "Microsoft.Resources/deployments", "--tags", "a=b"],
     ].map((argv) => [argv.join(" "), argv] as const),
   )("%s", (_, argv) => {
     expect(withRules(argv)).toMatchObject({ result: "deny", source: "locked-option" });
+  });
+
+  it.each(
+    [
+      ["resource", "list", "--resource-type", "Microsoft.Resources/deployments"],
+      ["resource", "show", "-g", "rg", "-n", "d", "--resource-type", "Microsoft.Resources/deployments"],
+      ["resource", "list", "--namespace", "Microsoft.Resources"],
+      ["resource", "delete", "-g", "rg", "-n", "d", "--resource-type", "Microsoft.Resources/deployments"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("a resource command that sends no template stays up to the rules: %s", (_, argv) => {
+    expect(withRules(argv)).toMatchObject({ result: "accept", source: "rules" });
   });
 
   it("reading deployments stays up to the rules", () => {
