@@ -156,6 +156,8 @@ describe("az: an option's short alias sets the same argument (policy.option_alia
     [["group", "delete", "--name", "dev", "--resource-group", "prod"]],
     [["group", "delete", "-n", "dev", "--resource-gr=prod"]],
     [["group", "delete", "-g", "prod", "-n", "dev"]],
+    [["-o", "json", "group", "delete", "--name", "dev", "-g", "prod"]],
+    [["group", "delete", "--only-show-errors", "--name", "dev", "-g", "prod"]],
   ])("group commands: --name, -n, --resource-group, -g are one argument; accept [group delete --name dev] does not accept %j", (argv) => {
     expect(decide(az, ["group delete --name dev", "group delete -n dev"], argv)).toMatchObject({ result: "unresolved", source: "no-rule" });
   });
