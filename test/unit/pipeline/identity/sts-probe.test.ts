@@ -250,6 +250,23 @@ describe("probeCallerIdentity for an SSO profile", () => {
     expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
   });
 
+  test("a proxy the CLI would use for the SSO request (not for STS) is refused: the SSO request, bearer token and all, never goes around it", async () => {
+    ssoRequests.length = 0;
+    sts.requests.length = 0;
+    // NO_PROXY exempts STS's host (127.0.0.1) but not the SSO endpoint's (localhost): the CLI sends the SSO request through the proxy.
+    const env = {
+      HOME: dir,
+      AWS_ENDPOINT_URL_STS: sts.url,
+      AWS_ENDPOINT_URL_SSO: bothUrl.replace("127.0.0.1", "localhost"),
+      HTTP_PROXY: "http://127.0.0.1:9",
+      NO_PROXY: "127.0.0.1",
+    };
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
+    expect(ssoRequests).toEqual([]);
+    expect(sts.requests).toEqual([]);
+  });
+
   test("an SSO profile in a config file the SDK's SSO provider would not read (the child's AWS_CONFIG_FILE) fails the check instead of confirming another profile's account", async () => {
     ssoRequests.length = 0;
     // The CLI reads team-config: account 333333333333. The SDK's SSO provider would read ~/.aws/config: 222222222222.
