@@ -16,8 +16,8 @@ import path from "node:path";
 import { GetCallerIdentityCommand, STSClient, getDefaultRoleAssumer, getDefaultRoleAssumerWithWebIdentity } from "@aws-sdk/client-sts";
 import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
-import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { StsProbeInputs } from "./aws-call-plan.js";
+import { BoundedBodyHttpHandler } from "./bounded-handler.js";
 import { ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
@@ -161,7 +161,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     // a proxy the CLI would use for either is refused rather than bypassed.
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(files, sso)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    const requestHandler = new NodeHttpHandler({
+    // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
+    const requestHandler = new BoundedBodyHttpHandler({
       connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
       requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
       ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),
