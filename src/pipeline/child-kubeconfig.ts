@@ -93,12 +93,16 @@ export function checkConfiguredFiles(files: readonly string[], policy: TrustPoli
  * This is for the commands of a target's identity provider (another program,
  * whose options the broker does not know): without it they would check the
  * kubeconfig's own current-context while the call runs with `--context`.
- * The file lives in a fresh 0700 directory and is removed when `run` settles.
+ * The file lives in a fresh 0700 directory and is removed when `run` settles;
+ * it must pass the trust rule of a configured kubeconfig.
+ *
+ * @throws ConfigError when the temporary directory fails that rule.
  */
 export async function withKubeContext<T>(
   env: Readonly<Record<string, string>>,
   context: string,
   platform: NodeJS.Platform,
+  policy: TrustPolicy,
   run: (env: Readonly<Record<string, string>>) => Promise<T>,
 ): Promise<T> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-context-"));
@@ -106,6 +110,9 @@ export async function withKubeContext<T>(
     const file = path.join(dir, "context.yaml");
     // JSON quoting is YAML: any context name is read back verbatim.
     writeFileSync(file, `apiVersion: v1\nkind: Config\ncurrent-context: ${JSON.stringify(context)}\n`, { mode: 0o600, flag: "wx" });
+    // kubectl reads it as a kubeconfig (which could name an exec plugin): held to the rule of a configured one, so a
+    // temporary directory that others could rename or replace (not sticky) fails the call instead.
+    checkConfiguredFiles([file], policy, { variable: "TMPDIR", kind: "kubeconfig (the target's context for its identity provider)" });
     const delimiter = platform === "win32" ? path.win32.delimiter : path.posix.delimiter;
     const files = [file, ...childKubeconfigOf(env, platform).files].join(delimiter);
     // On Windows keep the spelling the environment already uses for the variable.

@@ -60,7 +60,7 @@ export async function launchLifecycleCommand(
   };
   // The call runs with --context; another identity provider's commands must check that context, not the kubeconfig's current one.
   const context = subject.identity === subject.provider ? undefined : kubeContextOf(subject);
-  return context === undefined ? launch(plan.env) : withKubeContext(plan.env, context, deps.platform, launch);
+  return context === undefined ? launch(plan.env) : withKubeContext(plan.env, context, deps.platform, subject.identity.trust.policy, launch);
 }
 
 /** The context a kubectl_context target's calls run with (`--context`), if any. */
