@@ -270,7 +270,7 @@ async function recordInForce(record: () => Promise<void>, written: LeaseWrittenE
     await record();
   } catch (error) {
     throw new OperatorError(
-      `${written.file}: ${written.detail}; and its audit record of it could not be written (${error instanceof Error ? error.message : String(error)}): the lease is in force and NOT audited; torii target clear revokes it`,
+      `${written.file}: ${written.detail}; and its audit record could not be written (${error instanceof Error ? error.message : String(error)}): the lease is in force and NOT audited; torii target clear revokes it`,
       EXIT_STATE_PROBLEM,
     );
   }
