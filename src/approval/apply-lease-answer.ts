@@ -15,7 +15,7 @@
 import type { LeaseAnswer, LeaseRequest } from "../pipeline/gates.js";
 import type { ApprovalAnswerRecord, ApprovalRecord } from "../state/approval-store.js";
 import { StaleRevisionError } from "../state/errors.js";
-import { LeaseStore, liveAuthorizations } from "../state/lease-store.js";
+import { LeaseStore, LeaseWrittenError, liveAuthorizations } from "../state/lease-store.js";
 import { leaseBindingOf } from "../state/lease-status.js";
 import { answeredBy } from "./apply-answer.js";
 
@@ -47,6 +47,10 @@ export async function applyLeaseAnswer(answer: ApprovalAnswerRecord, request: Le
     );
     return { result: "allow", mode, minutes, replaced, answeredBy: by };
   } catch (error) {
+    // Written and in force, then a later step failed: the lease exists, so it is reported (and audited) as granted, with what failed.
+    if (error instanceof LeaseWrittenError) {
+      return { result: "allow", mode, minutes, replaced: error.activation.replaced, answeredBy: `${by}; in force, but ${error.problem}` };
+    }
     if (error instanceof StaleRevisionError) {
       return deny(
         `the leases of ${request.provider.tool} changed while this request waited (torii target activate or clear, or another answer), so they are not the ones the operator was shown, and a clear may have come after the answer; nothing was activated: make the call again to ask afresh`,

@@ -112,8 +112,9 @@ export function fileRuleEditor(auditFile: string): RuleEditor {
       if (!shown.some((seen) => seen.effect === effect && seen.rule === offer.rule && seen.file === offer.file)) {
         throw new Error("the rules changed since the page showed this rule, so it is no longer the one shown; nothing was added");
       }
-      await editRulesFile(offer.file, { action: "add", list: effect, rule: offer.rule });
-      return { effect, rule: offer.rule };
+      const written = await editRulesFile(offer.file, { action: "add", list: effect, rule: offer.rule });
+      const origin = written.after[effect].find((spec) => spec.text === offer.rule)?.origin ?? offer.file;
+      return { effect, rule: offer.rule, origin };
     },
   };
 }

@@ -10,11 +10,12 @@
  * directory still verifies (see docs/audit.md): keep `lastHash` elsewhere to
  * detect that.
  */
+import { createHash, type Hash } from "node:crypto";
 import { closeSync, readSync } from "node:fs";
-import { visitLinesFromEnd } from "./file-tail.js";
+import { MAX_AUDIT_LINE_BYTES, visitLinesFromEnd } from "./file-tail.js";
 import { readAuditHead, readAuditHeadSync, type AuditHeadReading } from "./head.js";
 import { auditFileProblems, openAuditLogForReading } from "./log-files.js";
-import { ANCHORED_GENESIS_HASH, checkAuditLine, GENESIS_HASH, sanitiseAuditText, sha256Hex, type AuditRecord } from "./record.js";
+import { ANCHORED_GENESIS_HASH, checkAuditLine, GENESIS_HASH, sanitiseAuditText, type AuditLineCheck, type AuditRecord } from "./record.js";
 
 export interface AuditProblem {
   /** 1-based line number in the log; absent for a finding about the log as a whole (its head). */
@@ -48,73 +49,182 @@ function notRegularFiles(file: string): AuditVerification | undefined {
   return problems.length === 0 ? undefined : { ok: false, records: 0, problems, lastHash: undefined };
 }
 
+/** How much of the log verification reads at a time: its memory is this plus one line of at most MAX_AUDIT_LINE_BYTES. */
+export const AUDIT_VERIFY_CHUNK_BYTES = 64 * 1024;
+
+/** Options of a verification; for tests. */
+export interface AuditVerifyOptions {
+  /** Bytes read at a time (AUDIT_VERIFY_CHUNK_BYTES by default). */
+  readonly chunkBytes?: number;
+}
+
 /**
  * Verifies the chain of the log at `file` and checks it against its head. A
  * log or head that is a symbolic link or not a regular file fails unread.
+ * The log is read a chunk at a time, line by line: memory stays bounded
+ * whatever its size.
  *
  * @throws the file-system error when the file is missing or unreadable.
  */
-export async function verifyAuditLog(file: string): Promise<AuditVerification> {
+export async function verifyAuditLog(file: string, options: AuditVerifyOptions = {}): Promise<AuditVerification> {
   const refused = notRegularFiles(file);
   if (refused !== undefined) return refused;
   // The head first: an append landing between the two reads then makes the log longer than its head, which is fine.
   const head = await readAuditHead(file);
-  return verifyAuditBytes(readWholeLog(file), head);
+  return verifyOpenedLog(file, head, options);
 }
 
 /** verifyAuditLog for synchronous callers (the operator CLI). */
-export function verifyAuditLogSync(file: string): AuditVerification {
+export function verifyAuditLogSync(file: string, options: AuditVerifyOptions = {}): AuditVerification {
   const refused = notRegularFiles(file);
   if (refused !== undefined) return refused;
   const head = readAuditHeadSync(file);
-  return verifyAuditBytes(readWholeLog(file), head);
+  return verifyOpenedLog(file, head, options);
 }
 
-/** The log's bytes as they are when it is opened (openAuditLogForReading: no link, FIFO or device). */
-function readWholeLog(file: string): Buffer {
+/** Streams the log's bytes as they are when it is opened (openAuditLogForReading: no link, FIFO or device) through a verifier. */
+function verifyOpenedLog(file: string, head: AuditHeadReading, options: AuditVerifyOptions): AuditVerification {
+  const chunkBytes = options.chunkBytes ?? AUDIT_VERIFY_CHUNK_BYTES;
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 1) throw new RangeError("chunkBytes must be a whole number of at least 1");
+  const verifier = new ChainVerifier(head);
   const { fd, size } = openAuditLogForReading(file);
   try {
-    const buffer = Buffer.alloc(size);
-    let length = 0;
-    for (let got = -1; got !== 0 && length < size; length += got) got = readSync(fd, buffer, length, size - length, length);
-    return buffer.subarray(0, length);
+    const chunk = Buffer.alloc(Math.max(1, Math.min(chunkBytes, size)));
+    for (let position = 0; position < size;) {
+      const got = readSync(fd, chunk, 0, Math.min(chunk.length, size - position), position);
+      if (got === 0) break;
+      verifier.push(chunk.subarray(0, got));
+      position += got;
+    }
   } finally {
     closeSync(fd);
   }
-}
-
-interface Line {
-  readonly bytes: Buffer;
-  /** Offset just past the line's newline (or its last byte when unterminated). */
-  readonly end: number;
-  readonly terminated: boolean;
+  return verifier.finish();
 }
 
 /** Verifies a whole log held in memory; against its head when one is given. */
 export function verifyAuditBytes(bytes: Uint8Array, head?: AuditHeadReading): AuditVerification {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const lines = splitLines(buffer);
-  const problems: AuditProblem[] = [];
-  let records = 0;
-  let lastDigest: string | undefined;
-  let afterBadLine = false;
-  let anchoredFromStart = false;
-  let anchoredBefore = false;
+  const verifier = new ChainVerifier(head);
+  verifier.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return verifier.finish();
+}
 
-  lines.forEach((entry, index) => {
-    const line = index + 1;
-    const checked = checkAuditLine(entry.bytes);
+/** Said of a line longer than any record (MAX_AUDIT_LINE_BYTES): it is not gathered, so not parsed. */
+const OVERLONG_LINE = "a line longer than any record";
+
+/** What the head check needs of the line the head anchors. */
+interface AnchoredLine {
+  readonly end: number;
+  readonly terminated: boolean;
+  readonly hash: string;
+}
+
+/**
+ * The chain check as a line-by-line state machine over chunks of the log:
+ * each line is checked when its newline (or the end of the log) is reached;
+ * a line longer than any record is not gathered, only counted (and hashed when
+ * it is the line the head anchors).
+ */
+class ChainVerifier {
+  readonly #head: AuditHeadReading | undefined;
+  /** The line being gathered; parts until its newline. */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  #overlong = false;
+  /** Incremental hash of the current line when it is the one the head anchors. */
+  #anchorHash: Hash | undefined;
+  #anchored: AnchoredLine | undefined;
+  /** Lines finished so far; the current line is number #lines + 1. */
+  #lines = 0;
+  #size = 0;
+  /** Terminated lines after the one the head anchors. */
+  #terminatedAfterAnchor = 0;
+  readonly #problems: AuditProblem[] = [];
+  #records = 0;
+  #lastDigest: string | undefined;
+  #afterBadLine = false;
+  #anchoredFromStart = false;
+  #anchoredBefore = false;
+
+  constructor(head: AuditHeadReading | undefined) {
+    this.#head = head;
+    this.#startLine();
+  }
+
+  /** The line number the head anchors, if the head is readable. */
+  get #anchorLine(): number | undefined {
+    return this.#head?.state === "present" ? this.#head.head.lines : undefined;
+  }
+
+  #startLine(): void {
+    this.#parts = [];
+    this.#partBytes = 0;
+    this.#overlong = false;
+    this.#anchorHash = this.#lines + 1 === this.#anchorLine ? createHash("sha256") : undefined;
+  }
+
+  #take(bytes: Buffer): void {
+    this.#anchorHash?.update(bytes);
+    if (this.#overlong) return;
+    if (this.#partBytes + bytes.length > MAX_AUDIT_LINE_BYTES) {
+      this.#overlong = true;
+      this.#parts = [];
+      this.#partBytes = 0;
+      return;
+    }
+    // A copy: the caller reuses its chunk buffer.
+    this.#parts.push(Buffer.from(bytes));
+    this.#partBytes += bytes.length;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, start)) {
+      this.#take(chunk.subarray(start, at));
+      this.#size += at + 1 - start;
+      this.#endLine(true);
+      start = at + 1;
+    }
+    if (start < chunk.length) {
+      this.#take(chunk.subarray(start));
+      this.#size += chunk.length - start;
+    }
+  }
+
+  finish(): AuditVerification {
+    // An unterminated last line (the empty piece after a final newline is not a line).
+    if (this.#partBytes > 0 || this.#overlong) this.#endLine(false);
+    if (this.#head !== undefined) this.#problems.push(...this.#checkHead(this.#head));
+    return { ok: this.#problems.every((problem) => problem.warning), records: this.#records, problems: this.#problems, lastHash: this.#lastDigest };
+  }
+
+  #endLine(terminated: boolean): void {
+    const line = this.#lines + 1;
+    const anchorLine = this.#anchorLine;
+    if (this.#anchorHash !== undefined) this.#anchored = { end: this.#size, terminated, hash: this.#anchorHash.digest("hex") };
+    else if (anchorLine !== undefined && line > anchorLine && terminated) this.#terminatedAfterAnchor += 1;
+    this.#checkLine(line, terminated);
+    this.#lines = line;
+    this.#startLine();
+  }
+
+  #checkLine(line: number, terminated: boolean): void {
+    const checked: AuditLineCheck = this.#overlong
+      ? { kind: "unreadable", reason: OVERLONG_LINE }
+      : checkAuditLine(this.#parts.length === 1 ? (this.#parts[0] ?? Buffer.alloc(0)) : Buffer.concat(this.#parts, this.#partBytes));
+    const problems = this.#problems;
     if (checked.kind !== "record") {
-      const torn = checked.kind === "unreadable" && line === lines.length && !entry.terminated;
+      // Only the last line can be unterminated.
+      const torn = checked.kind === "unreadable" && !terminated;
       problems.push({ line, warning: torn, reason: torn ? "torn last line: an interrupted append" : checked.reason });
-      afterBadLine = true;
+      this.#afterBadLine = true;
       return;
     }
     const { prev, event } = checked.record;
-    if (lastDigest === undefined && prev === ANCHORED_GENESIS_HASH) anchoredFromStart = true;
-    const chained = lastDigest === undefined ? prev === GENESIS_HASH || prev === ANCHORED_GENESIS_HASH : prev === lastDigest;
+    if (this.#lastDigest === undefined && prev === ANCHORED_GENESIS_HASH) this.#anchoredFromStart = true;
+    const chained = this.#lastDigest === undefined ? prev === GENESIS_HASH || prev === ANCHORED_GENESIS_HASH : prev === this.#lastDigest;
     // After a line that is no record, the break is already reported at that line.
-    if (!chained && !afterBadLine) {
+    if (!chained && !this.#afterBadLine) {
       problems.push({ line, warning: false, reason: "prev does not match the previous record: a record was removed, inserted or reordered before this line" });
     }
     if (event === "audit-head-mismatch") {
@@ -124,7 +234,7 @@ export function verifyAuditBytes(bytes: Uint8Array, head?: AuditHeadReading): Au
         reason: `a writer found the log not matching audit.head here: ${sanitiseAuditText(checked.record.detail ?? "", 200)}`,
       });
     } else if (event === "audit-anchored") {
-      const lost = anchoredFromStart || anchoredBefore;
+      const lost = this.#anchoredFromStart || this.#anchoredBefore;
       problems.push({
         line,
         warning: !lost,
@@ -132,58 +242,57 @@ export function verifyAuditBytes(bytes: Uint8Array, head?: AuditHeadReading): Au
           ? "audit.head was missing here although the log was already anchored: it was deleted or lost, and records cut off before this line would go unnoticed"
           : "audit.head was created here for a log written before heads existed: the end of the log before this line was never anchored",
       });
-      anchoredBefore = true;
+      this.#anchoredBefore = true;
     }
-    afterBadLine = false;
-    records += 1;
-    lastDigest = checked.digest;
-  });
+    this.#afterBadLine = false;
+    this.#records += 1;
+    this.#lastDigest = checked.digest;
+  }
 
-  if (head !== undefined) problems.push(...checkHead(lines, buffer.length, head));
-  return { ok: problems.every((problem) => problem.warning), records, problems, lastHash: lastDigest };
-}
-
-/** Compares the log's lines with what its head anchors. */
-function checkHead(lines: readonly Line[], size: number, reading: AuditHeadReading): AuditProblem[] {
-  if (reading.state === "missing") {
-    if (size === 0) return [];
+  /** Compares the log's lines with what its head anchors. */
+  #checkHead(reading: AuditHeadReading): AuditProblem[] {
+    const size = this.#size;
+    const lines = this.#lines;
+    if (reading.state === "missing") {
+      if (size === 0) return [];
+      return [
+        {
+          warning: false,
+          reason:
+            "head missing: there is no audit.head beside the log, so records cut off its end would go unnoticed (a log from before heads gets one at its next append)",
+        },
+      ];
+    }
+    if (reading.state === "unreadable") return [{ warning: false, reason: `head unreadable: ${reading.reason}` }];
+    const { head } = reading;
+    if (head.bytes > size) {
+      return [
+        {
+          warning: false,
+          reason: `truncated: audit.head anchors ${head.lines} line(s) and ${head.bytes} bytes, the log has ${lines} line(s) and ${size} bytes: records were cut off the end`,
+        },
+      ];
+    }
+    const anchored = this.#anchored;
+    if (anchored === undefined || !anchored.terminated || anchored.end !== head.bytes || anchored.hash !== head.last_hash) {
+      return [
+        {
+          line: Math.min(head.lines, lines),
+          warning: false,
+          reason: `edited: line ${head.lines}, the last one audit.head anchors, is not the line it recorded (changed, or lines before it removed or added)`,
+        },
+      ];
+    }
+    const after = this.#terminatedAfterAnchor;
+    if (after === 0) return [];
     return [
       {
-        warning: false,
-        reason:
-          "head missing: there is no audit.head beside the log, so records cut off its end would go unnoticed (a log from before heads gets one at its next append)",
+        line: head.lines + 1,
+        warning: true,
+        reason: `${after} line(s) after the end audit.head anchors: an append interrupted before the head was replaced, a server that has not moved its head yet (it does so within a second), or a writer that keeps no head`,
       },
     ];
   }
-  if (reading.state === "unreadable") return [{ warning: false, reason: `head unreadable: ${reading.reason}` }];
-  const { head } = reading;
-  if (head.bytes > size) {
-    return [
-      {
-        warning: false,
-        reason: `truncated: audit.head anchors ${head.lines} line(s) and ${head.bytes} bytes, the log has ${lines.length} line(s) and ${size} bytes: records were cut off the end`,
-      },
-    ];
-  }
-  const anchored = lines[head.lines - 1];
-  if (anchored === undefined || !anchored.terminated || anchored.end !== head.bytes || sha256Hex(anchored.bytes) !== head.last_hash) {
-    return [
-      {
-        line: Math.min(head.lines, lines.length),
-        warning: false,
-        reason: `edited: line ${head.lines}, the last one audit.head anchors, is not the line it recorded (changed, or lines before it removed or added)`,
-      },
-    ];
-  }
-  const after = lines.slice(head.lines).filter((line) => line.terminated).length;
-  if (after === 0) return [];
-  return [
-    {
-      line: head.lines + 1,
-      warning: true,
-      reason: `${after} line(s) after the end audit.head anchors: an append interrupted before the head was replaced, a server that has not moved its head yet (it does so within a second), or a writer that keeps no head`,
-    },
-  ];
 }
 
 /**
@@ -227,16 +336,4 @@ function lastEntries(fd: number, size: number, count: number): AuditTailEntry[] 
     return entries.length >= count;
   });
   return entries.reverse();
-}
-
-/** Splits on LF; the empty piece after a final newline is not a line. */
-function splitLines(buffer: Buffer): Line[] {
-  const lines: Line[] = [];
-  let start = 0;
-  for (let at = buffer.indexOf(0x0a); at !== -1; at = buffer.indexOf(0x0a, start)) {
-    lines.push({ bytes: buffer.subarray(start, at), end: at + 1, terminated: true });
-    start = at + 1;
-  }
-  if (start < buffer.length) lines.push({ bytes: buffer.subarray(start), end: buffer.length, terminated: false });
-  return lines;
 }

@@ -8,7 +8,7 @@
  * (pipeline/call-config-files.ts).
  * The default `~/.kube/config` is the operator's own file and is not checked.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
@@ -78,5 +78,47 @@ export function checkConfiguredFiles(files: readonly string[], policy: TrustPoli
     } catch (error) {
       throw new ConfigError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}), and the call is configured to read it as a ${kind}`);
     }
+  }
+}
+
+/**
+ * Runs `run` with `env` changed so that every kubeconfig client (kubectl, or any
+ * client-go program such as an exec plugin's login helper) selects `context`:
+ * a private file holding only `current-context: <context>` is put first in
+ * `KUBECONFIG`, before the files the child would read anyway (its `KUBECONFIG`
+ * entries, else its `$HOME/.kube/config`). kubectl merges the listed files and
+ * keeps the first `current-context` it meets, so the result is the same as
+ * `--context=<context>` over those files.
+ *
+ * This is for the commands of a target's identity provider (another program,
+ * whose options the broker does not know): without it they would check the
+ * kubeconfig's own current-context while the call runs with `--context`.
+ * The file lives in a fresh 0700 directory and is removed when `run` settles;
+ * it must pass the trust rule of a configured kubeconfig.
+ *
+ * @throws ConfigError when the temporary directory fails that rule.
+ */
+export async function withKubeContext<T>(
+  env: Readonly<Record<string, string>>,
+  context: string,
+  platform: NodeJS.Platform,
+  policy: TrustPolicy,
+  run: (env: Readonly<Record<string, string>>) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-context-"));
+  try {
+    const file = path.join(dir, "context.yaml");
+    // JSON quoting is YAML: any context name is read back verbatim.
+    writeFileSync(file, `apiVersion: v1\nkind: Config\ncurrent-context: ${JSON.stringify(context)}\n`, { mode: 0o600, flag: "wx" });
+    // kubectl reads it as a kubeconfig (which could name an exec plugin): held to the rule of a configured one, so a
+    // temporary directory that others could rename or replace (not sticky) fails the call instead.
+    checkConfiguredFiles([file], policy, { variable: "TMPDIR", kind: "kubeconfig (the target's context for its identity provider)" });
+    const delimiter = platform === "win32" ? path.win32.delimiter : path.posix.delimiter;
+    const files = [file, ...childKubeconfigOf(env, platform).files].join(delimiter);
+    // On Windows keep the spelling the environment already uses for the variable.
+    const key = (platform === "win32" ? Object.keys(env).find((name) => name.toUpperCase() === "KUBECONFIG") : undefined) ?? "KUBECONFIG";
+    return await run({ ...env, [key]: files });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

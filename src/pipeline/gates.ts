@@ -63,6 +63,8 @@ export interface ApprovalRequest {
 export interface AddedRule {
   readonly effect: "accept" | "deny";
   readonly rule: string;
+  /** Where it was written (`<file>:<line>:<column>`), for the audit's reference to it (audit/rule-ref.ts). */
+  readonly origin?: string;
 }
 
 export type ApprovalAnswer =

@@ -20,6 +20,7 @@
  * envelope (argument shapes, the target alias) is validated by the MCP tool
  * before this function is called.
  */
+import { auditRuleRef } from "../audit/rule-ref.js";
 import type { Registry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import { ConfigError } from "../config/errors.js";
@@ -110,7 +111,7 @@ function stepPolicy(call: ProviderCall, deps: InvokeDeps, canonical: CanonicalAr
   }
   if (decision.result !== "deny") return { ok: true, value: decision };
   const event = decision.source === "explicit-deny" ? "denied-explicit" : decision.source === "forbidden-arg" ? "denied-forbidden-arg" : "denied-policy-error";
-  call.audit.record({ event, source: decision.source, ...("rule" in decision ? { rule: decision.rule.text } : {}) });
+  call.audit.record({ event, source: decision.source, ...("rule" in decision ? { rule: auditRuleRef(decision.rule, call.provider.dir) } : {}) });
   return { ok: false, outcome: denied(call, fromPolicy(decision)) };
 }
 
@@ -156,7 +157,7 @@ async function stepAllow(
   canonical: CanonicalArgv,
 ): Promise<Step<AfterQuestion & { readonly decision: CallDecision }>> {
   if (decision.result === "accept") {
-    call.audit.record({ event: "allowed-by-rules", source: "rules", rule: "rule" in decision ? decision.rule.text : "" });
+    call.audit.record({ event: "allowed-by-rules", source: "rules", rule: "rule" in decision ? auditRuleRef(decision.rule, call.provider.dir) : "" });
     return { ok: true, value: { askedHuman: false, decision: { result: "allow", ...fromPolicy(decision) } } };
   }
   const tokens = flattenCanonical(canonical);
@@ -179,13 +180,18 @@ async function stepAllow(
     ...(hold === undefined ? {} : { hold }),
     signal: call.signal,
   });
+  // The audit names the added rule by place and digest: its text is the call's argv, option values included.
+  const addedRef =
+    answer.addedRule === undefined
+      ? undefined
+      : auditRuleRef({ list: answer.addedRule.effect, origin: answer.addedRule.origin, text: answer.addedRule.rule }, call.provider.dir);
   if (answer.addedRule !== undefined) {
-    const { effect, rule } = answer.addedRule;
-    call.audit.record({ event: effect === "accept" ? "policy-accept-added" : "policy-deny-added", rule, detail: answer.answeredBy ?? "" });
+    const { effect } = answer.addedRule;
+    call.audit.record({ event: effect === "accept" ? "policy-accept-added" : "policy-deny-added", rule: addedRef ?? "", detail: answer.answeredBy ?? "" });
   }
   if (answer.result === "allow") {
     if (answer.source === "rules") {
-      call.audit.record({ event: "allowed-by-rules", source: "rules", rule: answer.addedRule?.rule ?? "" });
+      call.audit.record({ event: "allowed-by-rules", source: "rules", rule: addedRef ?? "" });
       const byNewRule: CallDecision = {
         result: "allow",
         source: "rules",

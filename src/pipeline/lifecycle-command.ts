@@ -9,6 +9,7 @@ import type { ProviderEntry, TargetEntry } from "../config/registry.js";
 import type { Settings } from "../config/settings.js";
 import type { LaunchResult, StartLaunch } from "../runtime/launcher.js";
 import type { Redactor } from "../runtime/redaction.js";
+import { withKubeContext } from "./child-kubeconfig.js";
 import { planChild, type ChildPlanDeps, type CredentialLayers } from "./child-plan.js";
 import { targetInjection, targetPinnedEnv } from "./target-injection.js";
 
@@ -43,16 +44,26 @@ export async function launchLifecycleCommand(
       ? targetInjection(subject.provider, subject.target)
       : { args: [], env: targetPinnedEnv(subject.provider, subject.target) };
   const plan = planChild(command, [...args, ...injection.args], subject.identity, layers, injection.env, deps);
-  const started = await deps.start({
-    executable: plan.executable,
-    args: plan.args,
-    env: plan.env,
-    cwd: deps.cwd,
-    maxOutputBytes: LIFECYCLE_OUTPUT_BYTES,
-    timeoutMs: deps.settings.timeoutSeconds * 1000,
-    signal: options.signal,
-    windowsVerbatimArguments: plan.windowsVerbatimArguments,
-    redactor: options.redactor,
-  });
-  return started.running;
+  const launch = async (env: Readonly<Record<string, string>>): Promise<LaunchResult> => {
+    const started = await deps.start({
+      executable: plan.executable,
+      args: plan.args,
+      env,
+      cwd: deps.cwd,
+      maxOutputBytes: LIFECYCLE_OUTPUT_BYTES,
+      timeoutMs: deps.settings.timeoutSeconds * 1000,
+      signal: options.signal,
+      windowsVerbatimArguments: plan.windowsVerbatimArguments,
+      redactor: options.redactor,
+    });
+    return started.running;
+  };
+  // The call runs with --context; another identity provider's commands must check that context, not the kubeconfig's current one.
+  const context = subject.identity === subject.provider ? undefined : kubeContextOf(subject);
+  return context === undefined ? launch(plan.env) : withKubeContext(plan.env, context, deps.platform, subject.identity.trust.policy, launch);
+}
+
+/** The context a kubectl_context target's calls run with (`--context`), if any. */
+function kubeContextOf(subject: LifecycleSubject): string | undefined {
+  return subject.provider.config.targeting?.mode === "kubectl_context" ? subject.target?.config.context : undefined;
 }

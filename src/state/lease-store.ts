@@ -21,7 +21,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import * as z from "zod";
 import { safeNameSchema } from "../config/common-fields.js";
-import { StaleRevisionError, StateError } from "./errors.js";
+import { StaleRevisionError, StateError, StateWrittenError } from "./errors.js";
 import { checkDuration, expiresAtSchema, expiryAfter, isLive } from "./expiry.js";
 import { leaseStatusOf } from "./lease-status.js";
 import { StateFile, type StateFileOptions } from "./state-file.js";
@@ -44,6 +44,27 @@ export interface LeaseState {
 export type LeaseRead = { readonly ok: true; readonly state: LeaseState } | { readonly ok: false; readonly error: StateError };
 
 export type ActivationMode = "replace" | "add";
+
+/** What an activation wrote: the new state and the targets whose live leases it replaced. */
+export interface LeaseActivation {
+  readonly state: LeaseState;
+  readonly replaced: readonly string[];
+}
+
+/**
+ * An activation whose new state was renamed into place before a later step
+ * (the directory's fsync, the lock's release) failed: the lease is in force.
+ * Carries what was written, so the caller can audit it as it audits a success.
+ */
+export class LeaseWrittenError extends StateWrittenError {
+  override readonly name: string = "LeaseWrittenError";
+  readonly activation: LeaseActivation;
+
+  constructor(error: StateWrittenError, activation: LeaseActivation) {
+    super(error.file, error.problem, { cause: error.cause });
+    this.activation = activation;
+  }
+}
 
 export interface LeaseStoreOptions extends StateFileOptions {
   /** The time expiry is judged against; `new Date()` by default. */
@@ -122,27 +143,29 @@ export class LeaseStore {
    *
    * @throws RangeError for a bad duration, target name, binding, mode or revision.
    */
-  async activate(
-    target: string,
-    binding: string,
-    minutes: number,
-    mode: ActivationMode,
-    expectedRevision?: number,
-  ): Promise<{ state: LeaseState; replaced: readonly string[] }> {
+  async activate(target: string, binding: string, minutes: number, mode: ActivationMode, expectedRevision?: number): Promise<LeaseActivation> {
     checkDuration(minutes);
     checkArgument("target", targetSchema, target);
     checkArgument("binding", bindingSchema, binding);
     if (!(["replace", "add"] as readonly unknown[]).includes(mode)) throw new RangeError(`the mode must be "replace" or "add", got ${JSON.stringify(mode)}`);
     checkExpectedRevision(expectedRevision);
-    return this.state.locked(async (write) => {
-      const current = this.readForUpdate(expectedRevision);
-      const now = this.clock();
-      const others = liveAuthorizations(current, now).filter((authorization) => authorization.target !== target);
-      const granted: LeaseAuthorization = { target, binding, expires_at: expiryAfter(now, minutes) };
-      const state = next(current, [...(mode === "add" ? others : []), granted]);
-      await write(state);
-      return { state, replaced: mode === "replace" ? others.map((authorization) => authorization.target) : [] };
-    });
+    let outcome: LeaseActivation | undefined;
+    try {
+      return await this.state.locked(async (write) => {
+        const current = this.readForUpdate(expectedRevision);
+        const now = this.clock();
+        const others = liveAuthorizations(current, now).filter((authorization) => authorization.target !== target);
+        const granted: LeaseAuthorization = { target, binding, expires_at: expiryAfter(now, minutes) };
+        const state = next(current, [...(mode === "add" ? others : []), granted]);
+        outcome = { state, replaced: mode === "replace" ? others.map((authorization) => authorization.target) : [] };
+        await write(state);
+        return outcome;
+      });
+    } catch (error) {
+      // Renamed into place, then a later step failed: the lease is in force, and the caller must still audit it.
+      if (error instanceof StateWrittenError && outcome !== undefined) throw new LeaseWrittenError(error, outcome);
+      throw error;
+    }
   }
 
   /** Under the lock: removes the target's authorization, pruning expired ones; no write when it has none. */

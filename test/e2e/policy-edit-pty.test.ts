@@ -50,7 +50,7 @@ describe("torii policy edit in a pseudo-terminal", () => {
     await run.expect(`replaced ${rules}`);
     expect(await run.exited).toBe(0);
     expect(readFileSync(rules, "utf8")).toBe(VALID);
-    expect(readFileSync(audit, "utf8")).toMatch(/"event":"policy-accept-added"[^\n]*torii policy edit: log/u);
+    expect(readFileSync(audit, "utf8")).toMatch(/"event":"policy-accept-added"[^\n]*"detail":"torii policy edit: accept rules.yaml:\d+ sha256:[0-9a-f]{12}"/u);
   });
 
   it("declining the replacement keeps the live file and the edit, and exits 1", async () => {

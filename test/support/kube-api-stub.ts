@@ -81,7 +81,9 @@ export async function startKubeApiStub(pods: readonly string[]): Promise<KubeApi
 /**
  * An identity-only provider whose identity command (`print-kubeconfig`, from
  * `KUBECONFIG_IDENTITY_BIN`) reports the kubeconfig it was given, for targets
- * that expect their own pinned file.
+ * that expect their own pinned file. It reports the last entry of `KUBECONFIG`:
+ * the broker puts a file selecting the target's context before the pinned one
+ * (pipeline/child-kubeconfig.ts, withKubeContext).
  */
 export const KUBECONFIG_IDENTITY_PROVIDER = `version: "1"
 name: kubeid
@@ -93,4 +95,7 @@ auth:
 `;
 
 /** The fake CLI behind `KUBECONFIG_IDENTITY_PROVIDER`, for `makeFakeBin`. */
-export const KUBECONFIG_IDENTITY_BIN = { "print-kubeconfig": "process.stdout.write(JSON.stringify({ kubeconfig: process.env.KUBECONFIG ?? null }));" };
+export const KUBECONFIG_IDENTITY_BIN = {
+  "print-kubeconfig":
+    "const files = (process.env.KUBECONFIG ?? '').split(process.platform === 'win32' ? ';' : ':'); process.stdout.write(JSON.stringify({ kubeconfig: files.at(-1) }));",
+};

@@ -9,6 +9,7 @@
  * replacement is atomic and refused if the live file changed meanwhile. Each
  * rule added is audited (`policy-accept-added` / `policy-deny-added`).
  */
+import { auditRuleRef } from "../../audit/rule-ref.js";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -86,7 +87,7 @@ export async function runPolicyEdit(tool: string, target: string | undefined, op
     }
     await replaceRulesText(live, text, original);
     rmSync(draftDir, { recursive: true, force: true });
-    await auditAdded(root, tool, target, preview);
+    await auditAdded(root, provider, target, preview, { file: live, text });
     emit(options, { file: live, changed: true, preview }, [...(interactive ? [] : lines), `replaced ${live}`]);
     return 0;
   }
@@ -133,13 +134,22 @@ async function ask(message: string, fallback: boolean): Promise<boolean> {
   return confirm({ message, default: fallback });
 }
 
-async function auditAdded(root: string, tool: string, target: string | undefined, preview: RuleChangePreview): Promise<void> {
+async function auditAdded(
+  root: string,
+  provider: ProviderEntry,
+  target: string | undefined,
+  preview: RuleChangePreview,
+  written: { readonly file: string; readonly text: string },
+): Promise<void> {
   const audit = operatorAudit(root);
+  // Named by place and digest, never by text: a rule may hold option values (docs/audit.md).
+  const specs = parseRulesFile(written.file, written.text);
   for (const rule of preview.diff.added) {
+    const origin = specs[rule.list].find((spec) => spec.text === rule.text)?.origin ?? written.file;
     await audit.record({
       event: rule.list === "accept" ? "policy-accept-added" : "policy-deny-added",
-      scope: auditScope(tool, target),
-      detail: `torii policy edit: ${rule.text}`,
+      scope: auditScope(provider.tool, target),
+      detail: `torii policy edit: ${auditRuleRef({ list: rule.list, origin, text: rule.text }, provider.dir)}`,
     });
   }
 }

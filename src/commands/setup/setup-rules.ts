@@ -4,6 +4,7 @@
  * simulation against recent audited calls) before it is written, through the
  * same editing and preview code as the approval page.
  */
+import { auditRuleRef } from "../../audit/rule-ref.js";
 import { input, select, confirm } from "@inquirer/prompts";
 import { auditLogPath } from "../../audit/audit-log.js";
 import { readRecentCalls } from "../../audit/recent-calls.js";
@@ -73,7 +74,8 @@ async function previewAndApply(root: string, provider: ProviderEntry, edit: Rule
       await operatorAudit(root).record({
         event: edit.list === "accept" ? "policy-accept-added" : "policy-deny-added",
         scope: auditScope(provider.tool),
-        detail: `torii setup: ${edit.rule}`,
+        // Named by place and digest, never by text: a rule may hold option values (docs/audit.md).
+        detail: `torii setup: ${auditRuleRef({ list: edit.list, origin: parseRulesFile(provider.rulesPath, preview.text)[edit.list].find((spec) => spec.text === edit.rule)?.origin ?? provider.rulesPath, text: edit.rule }, provider.dir)}`,
       });
     }
     say([`written: ${provider.rulesPath}`]);

@@ -11,7 +11,7 @@ import { rmSync } from "node:fs";
 import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
 import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
-import { LeaseStore, liveAuthorizations, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
+import { LeaseStore, LeaseWrittenError, liveAuthorizations, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
@@ -147,18 +147,36 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
   const minutes = parseMinutes(options.for, loadSettings(root).defaultTargetMinutes);
   const mode = options.add === true ? "add" : "replace";
   const store = new LeaseStore(provider.dir);
-  const { state, replaced } = await changeState(`activate ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
-    store.activate(alias, leaseBindingOf(provider.name, target), minutes, mode),
+  const record = (replaced: readonly string[], after: string): Promise<void> =>
+    operatorAudit(root).record(
+      mode === "add"
+        ? { event: "target-access-added", scope: auditScope(tool, alias), detail: `${minutes}min${after}` }
+        : {
+            event: "target-access-replaced",
+            scope: auditScope(tool, alias),
+            detail: `${minutes}min; replaced: ${replaced.length === 0 ? "none" : replaced.join(", ")}${after}`,
+          },
+    );
+  const { state, replaced } = await changeState(
+    `activate ${tool} ${alias}`,
+    `torii target clear ${tool} keeps a copy of it and revokes every lease`,
+    async () => {
+      try {
+        return await store.activate(alias, leaseBindingOf(provider.name, target), minutes, mode);
+      } catch (error) {
+        // The lease was written and is in force although a later step failed: it is audited all the same, then reported.
+        if (error instanceof LeaseWrittenError) {
+          await recordInForce(() => record(error.activation.replaced, `; in force, but ${error.problem}`), error);
+          throw new OperatorError(
+            `activate ${tool} ${alias}: ${error.file}: ${error.detail}; the activation is audited; check the state before retrying`,
+            EXIT_STATE_PROBLEM,
+          );
+        }
+        throw error;
+      }
+    },
   );
-  await operatorAudit(root).record(
-    mode === "add"
-      ? { event: "target-access-added", scope: auditScope(tool, alias), detail: `${minutes}min` }
-      : {
-          event: "target-access-replaced",
-          scope: auditScope(tool, alias),
-          detail: `${minutes}min; replaced: ${replaced.length === 0 ? "none" : replaced.join(", ")}`,
-        },
-  );
+  await record(replaced, "");
   const now = new Date();
   const mine = state.authorizations.find((entry) => entry.target === alias);
   const expiresAt = mine?.expires_at ?? "";
@@ -241,4 +259,19 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
     lines,
   );
   return 0;
+}
+
+/**
+ * Audits a lease that is in force although its write reported a failure. If
+ * the audit fails too, says both: the lease is in force and NOT audited.
+ */
+async function recordInForce(record: () => Promise<void>, written: LeaseWrittenError): Promise<void> {
+  try {
+    await record();
+  } catch (error) {
+    throw new OperatorError(
+      `${written.file}: ${written.detail}; and its audit record could not be written (${error instanceof Error ? error.message : String(error)}): the lease is in force and NOT audited; torii target clear revokes it`,
+      EXIT_STATE_PROBLEM,
+    );
+  }
 }

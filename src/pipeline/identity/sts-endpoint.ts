@@ -66,11 +66,50 @@ export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services
   const useFips = truthy(env.AWS_USE_FIPS_ENDPOINT ?? profile.use_fips_endpoint);
   const useDualstack = truthy(env.AWS_USE_DUALSTACK_ENDPOINT ?? profile.use_dualstack_endpoint);
   const caBundle = nonEmpty(env.AWS_CA_BUNDLE) ?? nonEmpty(profile.ca_bundle);
-  const url = new URL(endpoint ?? `https://sts.${region}.amazonaws.com`);
+  const proxy = proxyFor(env, new URL(endpoint ?? `https://sts.${region}.amazonaws.com`));
+  return { region, endpoint, ssoEndpoint, useFips, useDualstack, caBundle, proxy };
+}
+
+/** The proxy the CLI would use for `url` (the variable for its scheme), unless NO_PROXY excludes its host. */
+function proxyFor(env: StsProbeInputs["env"], url: URL): string | undefined {
   const proxyVariable =
     url.protocol === "http:"
       ? (env.HTTP_PROXY ?? env.http_proxy ?? env.ALL_PROXY ?? env.all_proxy)
       : (env.HTTPS_PROXY ?? env.https_proxy ?? env.ALL_PROXY ?? env.all_proxy);
-  const proxy = nonEmpty(proxyVariable) !== undefined && !bypassesProxy(url.hostname, env.NO_PROXY ?? env.no_proxy) ? nonEmpty(proxyVariable) : undefined;
-  return { region, endpoint, ssoEndpoint, useFips, useDualstack, caBundle, proxy };
+  const proxy = nonEmpty(proxyVariable);
+  return proxy !== undefined && !bypassesProxy(url.hostname, env.NO_PROXY ?? env.no_proxy) ? proxy : undefined;
+}
+
+/**
+ * The proxy the CLI would use for the SSO requests of an SSO profile (the
+ * portal's GetRoleCredentials and, for an `sso_session`, the OIDC token
+ * refresh), if any. The probe sends them through the same handler as STS (the
+ * same timeouts and CA bundle) and, like STS, never through a proxy: when one
+ * would apply, the check must fail rather than go around it.
+ * `ssoRegion` undefined (not found): every default SSO host is unknown, so any proxy applies.
+ * Hosts of FIPS and dual-stack variants are included with the plain ones: an extra host can only make the check stricter.
+ */
+export function ssoProxyOf(inputs: StsProbeInputs, route: StsRoute, ssoRegion: string | undefined): string | undefined {
+  const urls =
+    route.ssoEndpoint !== undefined
+      ? [route.ssoEndpoint]
+      : ssoRegion === undefined
+        ? ["https://unknown-sso-region.invalid"]
+        : [
+            `https://portal.sso.${ssoRegion}.amazonaws.com`,
+            `https://oidc.${ssoRegion}.amazonaws.com`,
+            ...(route.useFips || route.useDualstack
+              ? [
+                  `https://portal.sso-fips.${ssoRegion}.amazonaws.com`,
+                  `https://oidc-fips.${ssoRegion}.amazonaws.com`,
+                  `https://portal.sso.${ssoRegion}.api.aws`,
+                  `https://oidc.${ssoRegion}.api.aws`,
+                ]
+              : []),
+          ];
+  for (const url of urls) {
+    const proxy = proxyFor(inputs.env, new URL(url));
+    if (proxy !== undefined) return proxy;
+  }
+  return undefined;
 }

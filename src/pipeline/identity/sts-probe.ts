@@ -16,9 +16,9 @@ import path from "node:path";
 import { GetCallerIdentityCommand, STSClient, getDefaultRoleAssumer, getDefaultRoleAssumerWithWebIdentity } from "@aws-sdk/client-sts";
 import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
-import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { StsProbeInputs } from "./aws-call-plan.js";
-import { stsRouteOf, type IniSection } from "./sts-endpoint.js";
+import { BoundedBodyHttpHandler } from "./bounded-handler.js";
+import { ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
 export const STS_PROBE_LIMITS = Object.freeze({ connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000, maxAttempts: 2, totalMs: 30_000 });
@@ -76,11 +76,12 @@ function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): St
 type SharedFiles = Awaited<ReturnType<typeof loadSharedConfigFiles>>;
 
 /**
- * Whether the SDK would resolve `name`'s credentials through SSO, directly or as
- * the source profile of a role chain (the order of the SDK's own resolution:
- * static keys, web identity and credential_process come first).
+ * The profile section through which the SDK would resolve `name`'s credentials
+ * with SSO, directly or as the source profile of a role chain (the order of the
+ * SDK's own resolution: static keys, web identity and credential_process come
+ * first); undefined when SSO is not used.
  */
-function resolvesThroughSso(files: SharedFiles, name: string): boolean {
+function ssoSectionOf(files: SharedFiles, name: string): IniSection | undefined {
   const seen = new Set<string>();
   let current = name;
   while (!seen.has(current)) {
@@ -88,17 +89,24 @@ function resolvesThroughSso(files: SharedFiles, name: string): boolean {
     const data: IniSection = { ...files.configFile[current], ...files.credentialsFile[current] };
     const staticKeys = data.aws_access_key_id !== undefined && data.aws_secret_access_key !== undefined;
     // A source profile with static keys is used as such, whatever else it says (the SDK's order).
-    if (seen.size > 1 && staticKeys) return false;
+    if (seen.size > 1 && staticKeys) return undefined;
     if (data.role_arn !== undefined) {
-      if (data.source_profile === undefined) return false;
+      if (data.source_profile === undefined) return undefined;
       current = data.source_profile;
       continue;
     }
-    if (staticKeys) return false;
-    if (data.web_identity_token_file !== undefined || data.credential_process !== undefined) return false;
-    return ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined);
+    if (staticKeys) return undefined;
+    if (data.web_identity_token_file !== undefined || data.credential_process !== undefined) return undefined;
+    return ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined) ? data : undefined;
   }
-  return false;
+  return undefined;
+}
+
+/** The region of an SSO section's requests: its `sso-session`'s `sso_region`, else its own. */
+function ssoRegionOf(files: SharedFiles, section: IniSection): string | undefined {
+  const session = section.sso_session === undefined ? undefined : files.configFile[`sso-session.${section.sso_session}`];
+  const region = session?.sso_region ?? section.sso_region;
+  return region === undefined || region.trim() === "" ? undefined : region.trim();
 }
 
 /**
@@ -145,11 +153,16 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
   try {
     const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
     const profile: IniSection = files.configFile[inputs.profile] ?? {};
-    if (resolvesThroughSso(files, inputs.profile) && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
+    const sso = ssoSectionOf(files, inputs.profile);
+    if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
     const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
     const route = stsRouteOf(inputs, profile, services);
+    // STS and SSO share one transport (the handler below: timeouts, CA bundle) and neither goes through a proxy:
+    // a proxy the CLI would use for either is refused rather than bypassed.
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    const requestHandler = new NodeHttpHandler({
+    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(files, sso)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+    // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
+    const requestHandler = new BoundedBodyHttpHandler({
       connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
       requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
       ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),

@@ -55,7 +55,8 @@ describe("the rule the page showed is the rule written", () => {
     ).rejects.toThrow(/nothing was added/);
     expect(readFileSync(rulesFile, "utf8")).toBe(RULES);
     const added = await editor.add(request, "accept", shown);
-    expect(added).toEqual({ effect: "accept", rule: shown[0]?.rule });
+    // With where it was written (file:line:col), for the audit's reference to it.
+    expect(added).toEqual({ effect: "accept", rule: shown[0]?.rule, origin: expect.stringMatching(/rules\.yaml:\d+:\d+$/u) as unknown });
     expect(readFileSync(rulesFile, "utf8")).toContain(shown[0]?.rule ?? "?");
   });
 });

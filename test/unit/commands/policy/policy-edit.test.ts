@@ -3,6 +3,7 @@
  * $EDITOR (with a quoted argument, so the no-shell splitting is exercised)
  * that replaces the draft with prepared text and records the argv it got.
  */
+import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -62,6 +63,10 @@ describe("torii policy edit", () => {
     expect(argv).toHaveLength(2);
     const audit = readFileSync(path.join(root, "audit.jsonl"), "utf8");
     expect(audit).toContain('"event":"policy-accept-added"');
+    // The added rule is named by its place and a digest of its text, never by the text (it may hold option values).
+    const digest = createHash("sha256").update("get pods", "utf8").digest("hex").slice(0, 12);
+    expect(audit).toContain(`"detail":"torii policy edit: accept rules.yaml:4 sha256:${digest}"`);
+    expect(audit).not.toMatch(/policy-accept-added[^\n]*get pods/u);
   });
 
   it("refuses a copy that does not parse with the copy's file:line:col, keeps the live file and the copy", async () => {

@@ -1,7 +1,7 @@
 /** The STS route follows the AWS CLI's precedence, from the child environment and the profile only. */
 import { describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
-import { bypassesProxy, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+import { bypassesProxy, ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
 
 const route = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
   stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
@@ -41,5 +41,27 @@ describe("stsRouteOf", () => {
     expect(bypassesProxy("sts.eu-west-1.amazonaws.com", "amazonaws.com")).toBe(true);
     expect(bypassesProxy("evilamazonaws.com", "amazonaws.com")).toBe(false);
     expect(bypassesProxy("anything", "*")).toBe(true);
+  });
+});
+
+describe("ssoProxyOf", () => {
+  const sso = (env: Record<string, string>, region: string | undefined, profile: Record<string, string> = {}) => {
+    const inputs = stsInputsOf({ HOME: "/h", ...env }, "p", undefined);
+    return ssoProxyOf(inputs, stsRouteOf(inputs, profile, {}), region);
+  };
+
+  test("the SSO endpoint's own host decides, not STS's: NO_PROXY for STS alone leaves the SSO request proxied", () => {
+    const env = { HTTPS_PROXY: "http://proxy:3128", AWS_ENDPOINT_URL_STS: "https://sts.internal", NO_PROXY: "sts.internal" };
+    expect(sso(env, "eu-west-1")).toBe("http://proxy:3128");
+    expect(sso({ ...env, NO_PROXY: "sts.internal,.amazonaws.com" }, "eu-west-1")).toBeUndefined();
+    expect(sso({ ...env, AWS_ENDPOINT_URL_SSO: "http://127.0.0.1:1" }, "eu-west-1")).toBeUndefined();
+    expect(sso({ ...env, AWS_ENDPOINT_URL_SSO: "https://sso.internal" }, "eu-west-1")).toBe("http://proxy:3128");
+  });
+
+  test("the OIDC host counts too, an unknown SSO region fails closed, and no proxy variable means no proxy", () => {
+    expect(sso({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: "portal.sso.eu-west-1.amazonaws.com" }, "eu-west-1")).toBe("http://proxy:3128");
+    expect(sso({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com" }, undefined)).toBe("http://proxy:3128");
+    expect(sso({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: "*" }, undefined)).toBeUndefined();
+    expect(sso({}, "eu-west-1")).toBeUndefined();
   });
 });

@@ -250,6 +250,23 @@ describe("probeCallerIdentity for an SSO profile", () => {
     expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
   });
 
+  test("a proxy the CLI would use for the SSO request (not for STS) is refused: the SSO request, bearer token and all, never goes around it", async () => {
+    ssoRequests.length = 0;
+    sts.requests.length = 0;
+    // NO_PROXY exempts STS's host (127.0.0.1) but not the SSO endpoint's (localhost): the CLI sends the SSO request through the proxy.
+    const env = {
+      HOME: dir,
+      AWS_ENDPOINT_URL_STS: sts.url,
+      AWS_ENDPOINT_URL_SSO: bothUrl.replace("127.0.0.1", "localhost"),
+      HTTP_PROXY: "http://127.0.0.1:9",
+      NO_PROXY: "127.0.0.1",
+    };
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
+    expect(ssoRequests).toEqual([]);
+    expect(sts.requests).toEqual([]);
+  });
+
   test("an SSO profile in a config file the SDK's SSO provider would not read (the child's AWS_CONFIG_FILE) fails the check instead of confirming another profile's account", async () => {
     ssoRequests.length = 0;
     // The CLI reads team-config: account 333333333333. The SDK's SSO provider would read ~/.aws/config: 222222222222.
@@ -257,5 +274,87 @@ describe("probeCallerIdentity for an SSO profile", () => {
     const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
     expect(result).toEqual({ kind: "failed", code: "SsoProfileOutsideDefaultFiles" });
     expect(ssoRequests).toEqual([]);
+  });
+});
+
+/**
+ * The size of an answer is bounded, not only its time: an endpoint the
+ * configuration names that streams without end (or declares gigabytes) ends
+ * the check with ResponseTooLarge as soon as the bound is passed, and the
+ * connection is dropped, instead of the body growing the server's memory until
+ * the timeout.
+ */
+describe("probeCallerIdentity against an endpoint that answers without end", () => {
+  let server: Server;
+  let mode: "endless" | "declared" | "padded" = "endless";
+  /** Resolves when the server's answer is closed by the client; one per request. */
+  let closed: Promise<number> = Promise.resolve(0);
+  let dir: string;
+  const CHUNK = Buffer.alloc(64 * 1024, "<");
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      let resolveClosed: (sent: number) => void = () => undefined;
+      closed = new Promise((resolve) => (resolveClosed = resolve));
+      request.on("end", () => {
+        let sent = 0;
+        response.on("close", () => resolveClosed(sent));
+        if (mode === "padded") {
+          const padding = `<!--${" ".repeat(200 * 1024)}-->`;
+          response.writeHead(200, { "content-type": "text/xml" });
+          response.end(
+            `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">${padding}<GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/x</Arn>` +
+              `<UserId>AIDAX</UserId><Account>123456789012</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></GetCallerIdentityResponse>`,
+          );
+          return;
+        }
+        if (mode === "declared") {
+          response.writeHead(200, { "content-type": "text/xml", "content-length": String(8 * 1024 ** 3) });
+          response.write(CHUNK);
+          return;
+        }
+        response.writeHead(200, { "content-type": "text/xml" });
+        const pump = (): void => {
+          while (!response.destroyed && response.write(CHUNK)) sent += CHUNK.length;
+        };
+        response.on("drain", pump);
+        pump();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    dir = tempDirectory("torii-sts-endless-");
+    writeFileSync(path.join(dir, "config"), `[profile any]\nregion = eu-west-1\nendpoint_url = http://127.0.0.1:${port}\n`);
+    writeFileSync(path.join(dir, "credentials"), "[any]\naws_access_key_id = AKIAANY\naws_secret_access_key = s3cr3t-any\n");
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const probe = () =>
+    probeCallerIdentity(
+      stsInputsOf({ HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") }, "any", undefined),
+      new AbortController().signal,
+    );
+
+  test("a body streamed without end fails the check with ResponseTooLarge and the connection is dropped", async () => {
+    mode = "endless";
+    await expect(probe()).resolves.toEqual({ kind: "failed", code: "ResponseTooLarge" });
+    await closed;
+  });
+
+  test("a declared content-length past the bound fails the check before the body is read", async () => {
+    mode = "declared";
+    await expect(probe()).resolves.toEqual({ kind: "failed", code: "ResponseTooLarge" });
+    await closed;
+  });
+
+  test("an answer of 200 KiB, within the bound, is read whole", async () => {
+    mode = "padded";
+    await expect(probe()).resolves.toMatchObject({ kind: "identity", account: "123456789012" });
   });
 });
