@@ -29,9 +29,10 @@ function heldStdout(): { stdout: Writable; written: string[]; release(): void } 
 async function started(
   stdout: Writable,
   maxMessageBytes = 1024,
+  heldInputBytes?: number,
 ): Promise<{ stdin: PassThrough; transport: BoundedStdioTransport; messages: JSONRPCMessage[] }> {
   const stdin = new PassThrough();
-  const transport = new BoundedStdioTransport({ maxMessageBytes, stdin, stdout });
+  const transport = new BoundedStdioTransport({ maxMessageBytes, stdin, stdout, ...(heldInputBytes === undefined ? {} : { heldInputBytes }) });
   const messages: JSONRPCMessage[] = [];
   transport.onmessage = (message) => messages.push(message);
   await transport.start();
@@ -48,9 +49,9 @@ function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
 }
 
 describe("BoundedStdioTransport", () => {
-  test("pauses stdin while stdout is full and resumes it on drain", async () => {
+  test("pauses stdin while stdout is full once the held input passes its bound, and resumes it on drain", async () => {
     const out = heldStdout();
-    const { stdin } = await started(out.stdout);
+    const { stdin } = await started(out.stdout, 1024, 256);
     const flood = Array.from({ length: 20 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"x","bad":1}\n`).join("");
     const paused = once(stdin, "pause");
     stdin.write(flood);
@@ -64,6 +65,7 @@ describe("BoundedStdioTransport", () => {
 
   test("answers an oversized line with its id and delivers the next one", async () => {
     const out = heldStdout();
+    out.release();
     const { stdin, messages } = await started(out.stdout);
     const big = JSON.stringify({ jsonrpc: "2.0", method: "ping", params: { pad: "x".repeat(5000) }, id: 77 });
     const next = once(stdin, "data");
@@ -133,5 +135,50 @@ describe("BoundedStdioTransport", () => {
 
     await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
     expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
+  });
+  test("while stdout is full, requests are held, notifications are handed on, and a cancel drops its held request", async () => {
+    const out = heldStdout();
+    const { stdin, messages } = await started(out.stdout);
+    const ids = (): unknown[] => messages.map((message) => ("id" in message ? message.id : "method" in message ? message.method : undefined));
+    const request = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+    const cancel = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })}\n`;
+    // An invalid line's reply fills stdout (its write is held past the 64-byte high-water mark).
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    expect(out.written).toHaveLength(1);
+
+    const more = once(stdin, "data");
+    stdin.write(request(1) + request(2) + cancel(1) + '{"jsonrpc":"2.0","id":3,"method":"x","bad":1}\n');
+    await more;
+    // The cancel was handed on at once; the requests and the invalid line's reply wait.
+    expect(ids()).toEqual(["notifications/cancelled"]);
+    expect(out.written).toHaveLength(1);
+    expect(stdin.isPaused()).toBe(false);
+
+    const drained = once(out.stdout, "drain");
+    out.release();
+    await drained;
+    // Request 1 was canceled before it was handed on: it never reaches the protocol layer.
+    expect(ids()).toEqual(["notifications/cancelled", 2]);
+    expect(out.written.slice(1).map((line) => (JSON.parse(line) as { id: unknown }).id)).toEqual([3]);
+  });
+
+  test("the end of stdin is seen while stdout is full; held requests are refused at shutdown and untilFlushed gives up", async () => {
+    const out = heldStdout();
+    const { stdin, transport, messages } = await started(out.stdout);
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    const ended = once(stdin, "end");
+    stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}\n`);
+    await ended;
+    expect(messages).toEqual([]);
+    transport.refuseHeld("shutting down");
+    expect(await transport.untilFlushed(0)).toBe(false);
+    out.release();
+    expect(await transport.untilFlushed(60_000)).toBe(true);
+    expect(messages).toEqual([]);
+    expect(JSON.parse(out.written.at(-1) ?? "")).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "shutting down" } });
   });
 });
