@@ -57,6 +57,12 @@ type Held =
   | { readonly kind: "request"; readonly message: JSONRPCMessage; readonly bytes: number }
   | { readonly kind: "reply"; readonly reply: ErrorReply; readonly bytes: number };
 
+/**
+ * At most this many lines are held while stdout is full, whatever their size: a parsed message costs
+ * some hundreds of bytes beyond its text (8 MiB of pings held as 150,000 messages took 50 MB).
+ */
+export const MAX_HELD_LINES = 1024;
+
 /** The default bound on input held while stdout is full: 8 MiB, or two messages of the largest size allowed. */
 export function heldInputLimit(maxMessageBytes: number): number {
   return Math.max(8 * 1024 * 1024, 2 * maxMessageBytes);
@@ -281,8 +287,8 @@ export class BoundedStdioTransport implements Transport {
   private hold(held: Held): void {
     this.held.push(held);
     this.heldBytes += held.bytes;
-    if (this.heldBytes > this.heldInputBytes && !this.stdin.isPaused()) {
-      this.log(`stdout is full and ${this.heldBytes} bytes of input wait to be answered: stdin is not read until the client reads stdout`);
+    if ((this.heldBytes > this.heldInputBytes || this.held.length > MAX_HELD_LINES) && !this.stdin.isPaused()) {
+      this.log(`stdout is full and ${this.held.length} lines (${this.heldBytes} bytes) wait to be answered: stdin is not read until the client reads stdout`);
       this.stdin.pause();
     }
   }
@@ -296,6 +302,6 @@ export class BoundedStdioTransport implements Transport {
       if (next.kind === "request") this.deliver(next.message);
       else this.reply(next.reply, next.bytes);
     }
-    if (!this.closed && this.heldBytes <= this.heldInputBytes && this.stdin.isPaused()) this.stdin.resume();
+    if (!this.closed && this.heldBytes <= this.heldInputBytes && this.held.length <= MAX_HELD_LINES && this.stdin.isPaused()) this.stdin.resume();
   }
 }

@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, test } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BoundedStdioTransport } from "../../../src/mcp/stdio/transport.js";
+import { BoundedStdioTransport, MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
 
 /** A stdout whose writes complete only when the test says so. */
 function heldStdout(): { stdout: Writable; written: string[]; release(): void } {
@@ -180,5 +180,16 @@ describe("BoundedStdioTransport", () => {
     expect(await transport.untilFlushed(60_000)).toBe(true);
     expect(messages).toEqual([]);
     expect(JSON.parse(out.written.at(-1) ?? "")).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "shutting down" } });
+  });
+  test("pauses stdin once more than MAX_HELD_LINES lines are held, however small they are", async () => {
+    const out = heldStdout();
+    const { stdin } = await started(out.stdout);
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    const paused = once(stdin, "pause");
+    stdin.write(Array.from({ length: MAX_HELD_LINES + 1 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(""));
+    await paused;
+    expect(stdin.isPaused()).toBe(true);
   });
 });
