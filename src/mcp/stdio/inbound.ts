@@ -39,6 +39,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod";
+import { echoableId } from "./top-level-id.js";
 import { contentProblem } from "./well-formed.js";
 
 /** An error reply the transport writes itself. */
@@ -153,8 +154,7 @@ function isResponseLike(value: Record<string, unknown>): boolean {
 }
 
 function readableId(value: Record<string, unknown>): RequestId | undefined {
-  const id = value.id;
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+  return echoableId(value.id);
 }
 
 /** The first thing wrong with a message object, named without echoing any of its content. */
