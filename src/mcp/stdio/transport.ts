@@ -63,6 +63,9 @@ type Held =
  */
 export const MAX_HELD_LINES = 1024;
 
+/** How many held lines are handed on per turn of the event loop once stdout drained. */
+const RELEASE_BATCH = 16;
+
 /** The default bound on input held while stdout is full: 8 MiB, or two messages of the largest size allowed. */
 export function heldInputLimit(maxMessageBytes: number): number {
   return Math.max(8 * 1024 * 1024, 2 * maxMessageBytes);
@@ -85,6 +88,8 @@ export class BoundedStdioTransport implements Transport {
   /** What was read while stdout was full and is handed on (or written) once it drains, in order. */
   private held: Held[] = [];
   private heldBytes = 0;
+  /** The next turn's release, while one is scheduled. */
+  private releasing: NodeJS.Immediate | undefined;
   private readonly heldInputBytes: number;
 
   constructor(private readonly options: BoundedStdioOptions) {
@@ -191,6 +196,7 @@ export class BoundedStdioTransport implements Transport {
     this.reader.reset();
     this.held = [];
     this.heldBytes = 0;
+    if (this.releasing !== undefined) clearImmediate(this.releasing);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -219,8 +225,9 @@ export class BoundedStdioTransport implements Transport {
         return;
       }
       this.pendingIds.add(message.id);
-      // A request is answered: while stdout is full it waits here, not in the protocol layer (or as a queued reply).
-      if (this.drained !== undefined) {
+      // A request is answered: while stdout is full it waits here, not in the protocol layer (or as a queued reply),
+      // and so does one read while earlier ones are still held (they keep their order).
+      if (this.mustHold()) {
         this.hold({ kind: "request", message, bytes: bytes.length });
         return;
       }
@@ -258,10 +265,19 @@ export class BoundedStdioTransport implements Transport {
   /** The transport's own error reply: never the response that ends a request in flight with the same id. */
   private reply(reply: ErrorReply, bytes = 0): void {
     if (this.closed) return;
-    if (this.drained !== undefined) {
+    if (this.mustHold()) {
       this.hold({ kind: "reply", reply, bytes: Math.max(bytes, JSON.stringify(reply).length) });
       return;
     }
+    this.writeReply(reply);
+  }
+
+  /** While stdout is full, or lines read earlier still wait, what would be answered is held. */
+  private mustHold(): boolean {
+    return this.drained !== undefined || this.held.length > 0;
+  }
+
+  private writeReply(reply: ErrorReply): void {
     this.write(reply).catch((error: unknown) => {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
@@ -293,15 +309,25 @@ export class BoundedStdioTransport implements Transport {
     }
   }
 
-  /** Stdout drained: hands on (or writes) what was held, in order, until it is full again; then reads stdin again. */
+  /**
+   * Stdout drained: hands on (or writes) what was held, in order, RELEASE_BATCH lines a turn (their
+   * answers are written in between, so a full stdout stops the release again before the next batch);
+   * reads stdin again once nothing is held.
+   */
   private release(): void {
-    while (this.drained === undefined && !this.closed) {
+    this.releasing = undefined;
+    for (let count = 0; count < RELEASE_BATCH && this.drained === undefined && !this.closed; count += 1) {
       const next = this.held.shift();
       if (next === undefined) break;
       this.heldBytes -= next.bytes;
       if (next.kind === "request") this.deliver(next.message);
-      else this.reply(next.reply, next.bytes);
+      else this.writeReply(next.reply);
     }
-    if (!this.closed && this.heldBytes <= this.heldInputBytes && this.held.length <= MAX_HELD_LINES && this.stdin.isPaused()) this.stdin.resume();
+    if (this.closed || this.drained !== undefined) return;
+    if (this.held.length > 0)
+      this.releasing ??= setImmediate(() => {
+        this.release();
+      });
+    else if (this.stdin.isPaused()) this.stdin.resume();
   }
 }

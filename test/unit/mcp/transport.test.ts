@@ -60,6 +60,8 @@ describe("BoundedStdioTransport", () => {
     const resumed = once(stdin, "resume");
     out.release();
     await resumed;
+    // The last replies were handed to stdout with the resume; the stream writes them on its next turns.
+    await expect.poll(() => out.written.length).toBe(20);
     expect(out.written.map((line) => (JSON.parse(line) as { id: number }).id)).toEqual(Array.from({ length: 20 }, (_, id) => id));
   });
 
@@ -191,5 +193,29 @@ describe("BoundedStdioTransport", () => {
     stdin.write(Array.from({ length: MAX_HELD_LINES + 1 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(""));
     await paused;
     expect(stdin.isPaused()).toBe(true);
+  });
+  test("once stdout drains, held requests are handed on a few per turn and in order, before any read after them", async () => {
+    const out = heldStdout();
+    const { stdin, messages } = await started(out.stdout);
+    const ids = (): unknown[] => messages.map((message) => ("id" in message ? message.id : undefined));
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    const more = once(stdin, "data");
+    stdin.write(Array.from({ length: 100 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(""));
+    await more;
+    expect(messages).toEqual([]);
+
+    // The transport's own drain listener ran first: one turn's batch, not all 100 at once (each would queue its answer).
+    const firstTurn = new Promise<number>((resolve) => out.stdout.once("drain", () => resolve(messages.length)));
+    out.release();
+    const handedOn = await firstTurn;
+    expect(handedOn).toBeGreaterThan(0);
+    expect(handedOn).toBeLessThan(100);
+    const late = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"late","method":"ping"}\n');
+    await late;
+    await expect.poll(() => messages.length).toBe(101);
+    expect(ids()).toEqual([...Array.from({ length: 100 }, (_, id) => id), "late"]);
   });
 });
