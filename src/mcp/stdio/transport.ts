@@ -143,7 +143,7 @@ export class BoundedStdioTransport implements Transport {
 
   /**
    * Answers every request still held (read while stdout was full, never handed on) with -32603 `why`,
-   * past the hold: the server is shutting down and will not run them. What stdout cannot take waits in
+   * and writes the transport's own replies still held, past the hold: the server is shutting down and will not run them. What stdout cannot take waits in
    * memory until the process exits (untilFlushed bounds that wait).
    */
   refuseHeld(why: string): void {
@@ -151,9 +151,12 @@ export class BoundedStdioTransport implements Transport {
     this.held = [];
     this.heldBytes = 0;
     for (const item of held) {
-      if (item.kind !== "request" || !isJSONRPCRequest(item.message)) continue;
-      this.pendingIds.delete(item.message.id);
-      this.write(errorReply(ErrorCode.InternalError, why, item.message.id)).catch(() => undefined);
+      // The transport's own replies held meanwhile are written as they are, in their place.
+      if (item.kind === "reply") this.write(item.reply).catch(() => undefined);
+      else if (isJSONRPCRequest(item.message)) {
+        this.pendingIds.delete(item.message.id);
+        this.write(errorReply(ErrorCode.InternalError, why, item.message.id)).catch(() => undefined);
+      }
     }
   }
 

@@ -173,7 +173,7 @@ describe("BoundedStdioTransport", () => {
     stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
     await fed;
     const ended = once(stdin, "end");
-    stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}\n`);
+    stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}\n{"jsonrpc":"2.0","id":8,"method":"x","bad":1}\n`);
     await ended;
     expect(messages).toEqual([]);
     transport.refuseHeld("shutting down");
@@ -181,7 +181,10 @@ describe("BoundedStdioTransport", () => {
     out.release();
     expect(await transport.untilFlushed(60_000)).toBe(true);
     expect(messages).toEqual([]);
-    expect(JSON.parse(out.written.at(-1) ?? "")).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "shutting down" } });
+    expect(out.written.slice(-2).map((line) => JSON.parse(line) as unknown)).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32603, message: "shutting down" } },
+      { jsonrpc: "2.0", id: 8, error: { code: -32600, message: "Invalid Request: unknown top-level field" } },
+    ]);
   });
   test("pauses stdin once more than MAX_HELD_LINES lines are held, however small they are", async () => {
     const out = heldStdout();
