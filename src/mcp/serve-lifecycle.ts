@@ -38,8 +38,16 @@ export function logToStderr(message: string): void {
   }
 }
 
+/**
+ * How long a server that has shut down (calls killed, audit records written) waits for its client to
+ * read the replies already written to stdout before it exits anyway.
+ */
+export const STDOUT_DRAIN_MS = 5_000;
+
 export interface LifecycleOptions {
   readonly maxMessageBytes: number;
+  /** STDOUT_DRAIN_MS unless set. */
+  readonly drainMs?: number;
   /** Awaited after in-flight calls were aborted, before the transport closes. */
   readonly beforeClose?: () => Promise<unknown>;
   /** Called once connected. */
@@ -59,9 +67,15 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
   const shutdown = (why: string): Promise<void> => {
     closing ??= (async () => {
       logToStderr(`shutting down (${why})`);
+      transport.refuseHeld(`the server is shutting down (${why}); the request was not run`);
       await created.cleanup();
       await options.beforeClose?.();
       await server.close().catch(() => undefined);
+      // The replies already written (the aborted calls' among them) reach a client that still reads;
+      // one that does not cannot keep the server (nothing of it runs any more) beyond this bound.
+      const drainMs = options.drainMs ?? STDOUT_DRAIN_MS;
+      if (!(await transport.untilFlushed(drainMs)))
+        logToStderr(`stdout was not read within ${drainMs} ms of the shutdown: the replies still unread are dropped`);
     })();
     return closing;
   };

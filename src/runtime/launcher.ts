@@ -4,7 +4,8 @@
  *
  * - No shell, ever: `spawn(file, args, {shell: false})`; stdin is closed, so a
  *   pager or a login prompt cannot wait for input that never comes.
- * - The environment is exactly `request.env`; nothing of Torii's own leaks in.
+ * - The environment is exactly `request.env`; nothing of Torii's own leaks in
+ *   but, on Linux, the call's random mark (`TORII_CALL_MARK`, call-mark.ts).
  * - Output is streamed into one byte budget shared by stdout and stderr. The
  *   call that would pass it keeps what fits, is marked `truncated`, and its
  *   process group is terminated: a child writing gigabytes costs the server at
@@ -17,7 +18,9 @@
  *   after capture, so a value split across chunks is masked too.
  * - The result settles on `exit` plus a short drain; a descendant that escaped
  *   the group and still holds a pipe open cannot hang the call, and on Linux
- *   it is killed then (pipe-holders.ts).
+ *   it is killed then (pipe-holders.ts). On Linux every process left that
+ *   carries the call's mark in its environment is killed at the child's exit
+ *   too, however it escaped the group (call-mark.ts).
  *
  * On Windows there is no process-group signal: the tree is force-killed with
  * `taskkill /T /F /PID` (argv only), then the child itself. Descendants left
@@ -27,6 +30,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { TextDecoder } from "node:util";
+import { CALL_MARK_VARIABLE, killMarkedProcesses, newCallMark } from "./call-mark.js";
 import { killPipeHolders, outputPipesOf, type OutputPipes } from "./pipe-holders.js";
 import { redactOutput } from "./redact-output.js";
 import { NO_REDACTION, type Redactor } from "./redaction.js";
@@ -152,10 +156,11 @@ export function beginLaunch(request: LaunchRequest): StartedLaunch {
   const problem = requestProblem(request, platform);
   if (problem !== undefined) return { pid: undefined, running: Promise.reject(new LaunchError(request.executable, "ERR_LAUNCH_REQUEST", problem)) };
   if (request.signal?.aborted === true) return { pid: undefined, running: Promise.resolve(canceledBeforeStart()) };
-  const started = startChild(request, platform);
+  const mark = newCallMark(platform);
+  const started = startChild(request, platform, mark);
   if (!started.ok) return { pid: undefined, running: Promise.reject(started.error) };
   const running = new Promise<LaunchResult>((resolve, reject) => {
-    new ChildRun(request, platform, started.child, { resolve, reject }).watch(started.stdout, started.stderr);
+    new ChildRun(request, platform, started.child, { resolve, reject }, mark).watch(started.stdout, started.stderr);
   });
   return { pid: started.child.pid, running };
 }
@@ -165,7 +170,7 @@ type Started =
   | { readonly ok: false; readonly error: LaunchError };
 
 /** Spawns the child (no shell, stdin closed, its own process group on POSIX); a synchronous refusal is an error, never a throw. */
-function startChild(request: LaunchRequest, platform: NodeJS.Platform): Started {
+function startChild(request: LaunchRequest, platform: NodeJS.Platform, mark: string | undefined): Started {
   let child: ChildProcess;
   try {
     child = spawn(request.executable, request.args, {
@@ -173,7 +178,7 @@ function startChild(request: LaunchRequest, platform: NodeJS.Platform): Started 
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
       detached: platform !== "win32",
-      env: { ...request.env },
+      env: mark === undefined ? { ...request.env } : { ...request.env, [CALL_MARK_VARIABLE]: mark },
       cwd: request.cwd,
       windowsVerbatimArguments: request.windowsVerbatimArguments === true,
     });
@@ -225,6 +230,8 @@ class ChildRun {
     private readonly platform: NodeJS.Platform,
     private readonly child: ChildProcess,
     private readonly settle: { resolve: (result: LaunchResult | Promise<LaunchResult>) => void; reject: (error: LaunchError) => void },
+    /** The mark in the child's environment (Linux), to find descendants that left the group however they did. */
+    private readonly mark: string | undefined,
   ) {
     this.timers = request.timers ?? SYSTEM_TIMERS;
     this.started = this.timers.now();
@@ -278,6 +285,8 @@ class ChildRun {
     // The leader is gone; its group may not be. This is the last signal sent to
     // the group: once it is empty its id may be reused.
     if (this.platform !== "win32" && this.child.pid !== undefined) signalGroup(this.child, this.child.pid, "SIGKILL");
+    // Whatever still carries the call's mark left the group (a new session, a daemon's double fork): it dies with the call.
+    if (this.mark !== undefined) killMarkedProcesses(this.mark, this.outputPipes.startedAt);
     if (this.openStreams === 0) {
       this.finish();
       return;

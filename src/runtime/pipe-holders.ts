@@ -82,7 +82,7 @@ function linkOf(file: string): string | undefined {
 }
 
 /** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot), read after the command name's closing parenthesis. */
-function startTimeOf(pid: string): number | undefined {
+export function startTimeOf(pid: string): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

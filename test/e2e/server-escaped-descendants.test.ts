@@ -3,7 +3,9 @@
  * host: a program that starts a descendant in a session of its own (out of the
  * process group's reach) which keeps the program's output pipes, then exits.
  * The call must end, and the descendant with it (Linux: the holders of the
- * output pipes are found through /proc).
+ * output pipes are found through /proc). And a daemon that left the group and
+ * closed its output (a new session, stdio on /dev/null, its parent gone): found
+ * through the call's mark in its environment (runtime/call-mark.ts).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -42,5 +44,33 @@ const wait = setInterval(() => {
     onTestFinished(() => killQuietly(descendant));
     expect(await waitUntilGone(descendant)).toBe(true);
     expect(isAlive(descendant)).toBe(false);
+  });
+  test("is killed when it started a session of its own and closed its output, its parent gone", async () => {
+    const marks = tempDirectory("torii-daemon-");
+    const pidFile = path.join(marks, "daemon.pid");
+    // A double fork: the intermediate starts the daemon in a new session with no output, then exits; so does the program.
+    const bin = makeFakeBin({
+      daemon: `const { spawn } = require("node:child_process");
+const keep = "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000);";
+const middle = "require('node:child_process').spawn(process.execPath, ['-e', process.argv[1], process.argv[2]], { detached: true, stdio: 'ignore' }).unref();";
+spawn(process.execPath, ["-e", middle, keep, ${JSON.stringify(pidFile)}], { detached: true, stdio: "ignore" }).unref();
+const wait = setInterval(() => {
+  try { require("node:fs").readFileSync(${JSON.stringify(pidFile)}); } catch { return; }
+  clearInterval(wait);
+  process.stdout.write("started\\n");
+}, 10);`,
+    });
+    const root = makeConfigTree({
+      "providers/daemon/provider.yaml": 'version: "1"\nname: daemon\ntool: daemon\ncommand: daemon\n',
+      "providers/daemon/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
+    });
+    const session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    onTestFinished(() => session.close().catch(() => undefined));
+
+    const outcome = outcomeOf(await session.call("daemon", { args: ["start"] }));
+    expect(outcome.execution).toMatchObject({ exit_code: 0, timed_out: false, stdout: "started\n" });
+    const daemon = Number(readFileSync(pidFile, "utf8"));
+    onTestFinished(() => killQuietly(daemon));
+    expect(await waitUntilGone(daemon)).toBe(true);
   });
 });

@@ -53,7 +53,9 @@ function expectsReply(value: Record<string, unknown>): boolean {
 
 function readableId(value: Record<string, unknown>): ReplyId {
   const id = value.id;
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+  if (typeof id === "string") return id;
+  // A number read without loss: finite, and not an integer past 2^53 (it would be echoed as a neighbour).
+  return typeof id === "number" && Number.isFinite(id) && !(Number.isInteger(id) && !Number.isSafeInteger(id)) ? id : undefined;
 }
 
 function isAllowedCall(value: unknown): boolean {

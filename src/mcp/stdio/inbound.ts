@@ -20,7 +20,12 @@
  * - a request for a method Torii serves (initialize, ping, tools/list,
  *   tools/call) whose params do not fit the method: -32602 with the paths;
  * - a key named `__proto__` anywhere: copied into an object by the SDK it sets
- *   the prototype and vanishes before the envelope check: -32600.
+ *   the prototype and vanishes before the envelope check: -32600;
+ * - a task-augmented `tools/call` (params with `task`, MCP 2025-11-25 tasks):
+ *   Torii declares no `tasks` capability, and the revision says a receiver
+ *   without it MUST process the request normally, ignoring the task metadata;
+ *   the SDK instead threw -32603 before any handler. `task` is removed here and
+ *   the call runs (through the policy) as a plain call.
  */
 import { isUtf8 } from "node:buffer";
 import {
@@ -34,6 +39,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod";
+import { echoableId } from "./top-level-id.js";
 import { contentProblem } from "./well-formed.js";
 
 /** An error reply the transport writes itself. */
@@ -82,15 +88,29 @@ function readBatch(elements: readonly unknown[]): Inbound {
 
 function readMessage(value: unknown): Inbound {
   if (!isRecord(value)) return reject("not an object", [invalid("not a JSON-RPC message object", undefined)]);
-  const parsed = JSONRPCMessageSchema.safeParse(value);
+  const delivered = withoutTaskAugmentation(value);
+  const parsed = JSONRPCMessageSchema.safeParse(delivered);
   if (parsed.success) {
     const problem = contentProblem(value);
     if (problem !== undefined) return rejectUnlessSilent(value, problem);
-    const params = paramsProblem(value);
+    const params = paramsProblem(delivered);
     if (params !== undefined) return reject(`invalid params for ${params.method}`, [errorReply(ErrorCode.InvalidParams, params.message, readableId(value))]);
     return { kind: "message", message: parsed.data };
   }
   return rejectUnlessSilent(value, problemOf(value));
+}
+
+/**
+ * A `tools/call` request without its `params.task` (the same object when it has none). Torii's server
+ * declares no `tasks` capability, so MCP 2025-11-25 (Tasks, "Task Support and Handling") requires the
+ * request be processed normally with the task metadata ignored, whatever its shape.
+ */
+function withoutTaskAugmentation(value: Record<string, unknown>): Record<string, unknown> {
+  const { params } = value;
+  if (value.method !== "tools/call" || !("id" in value) || !isRecord(params) || !Object.hasOwn(params, "task")) return value;
+  const rest = { ...params };
+  delete rest.task;
+  return { ...value, params: rest };
 }
 
 /**
@@ -134,8 +154,7 @@ function isResponseLike(value: Record<string, unknown>): boolean {
 }
 
 function readableId(value: Record<string, unknown>): RequestId | undefined {
-  const id = value.id;
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+  return echoableId(value.id);
 }
 
 /** The first thing wrong with a message object, named without echoing any of its content. */

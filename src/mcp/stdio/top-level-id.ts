@@ -161,7 +161,7 @@ export class TopLevelIdScanner {
   }
 
   private setId(value: unknown): void {
-    this.found = typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ? value : undefined;
+    this.found = echoableId(value);
     this.afterColon = false;
     this.keyIsId = false;
   }
@@ -178,4 +178,15 @@ function isWhitespace(byte: number): boolean {
 
 function isDelimiter(byte: number): boolean {
   return isWhitespace(byte) || byte === 0x2c || byte === 0x7d || byte === 0x5d;
+}
+
+/**
+ * An id an error reply may carry: a string, or a number read without loss. An integer past 2^53
+ * (9007199254740993) parses to a neighbour (9007199254740992): echoed, the reply would name an id
+ * the client never sent, and a client keeping exact ids could take it for another request's.
+ */
+export function echoableId(value: unknown): RequestId | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
+  return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : value;
 }

@@ -9,7 +9,12 @@
  * - Validates each line before the protocol layer sees it (./inbound.ts) and
  *   answers invalid requests itself.
  * - Writes JSON-RPC only to stdout and honours backpressure: while stdout is
- *   full, stdin is paused, so a client that floods without reading cannot grow
+ *   full, stdin is still read, but every line that would be answered (a request,
+ *   an invalid line) is held, not handed on, up to `heldInputBytes` (then stdin
+ *   is paused until stdout drains); notifications are handed on at once, so a
+ *   `notifications/cancelled` stops its call (or drops its held request) while
+ *   the client does not read, and the end of stdin is seen (the server shuts
+ *   down: serve-lifecycle.ts). A client that floods without reading cannot grow
  *   the server's memory with queued replies; `whenWritable()` lets calls already
  *   accepted wait before they run (call-path.ts), so at most the calls already
  *   running add a result each.
@@ -43,6 +48,27 @@ export interface BoundedStdioOptions {
   readonly stdout?: Writable;
   /** Diagnostics about refused input (never the input itself); stderr in the server. */
   readonly log?: (message: string) => void;
+  /** How many bytes of input may be held while stdout is full before stdin is paused; `heldInputLimit(maxMessageBytes)` by default. */
+  readonly heldInputBytes?: number;
+}
+
+/** One line read while stdout was full, kept until it drains: a request to hand on, or the transport's own reply. */
+type Held =
+  | { readonly kind: "request"; readonly message: JSONRPCMessage; readonly bytes: number }
+  | { readonly kind: "reply"; readonly reply: ErrorReply; readonly bytes: number };
+
+/**
+ * At most this many lines are held while stdout is full, whatever their size: a parsed message costs
+ * some hundreds of bytes beyond its text (8 MiB of pings held as 150,000 messages took 50 MB).
+ */
+export const MAX_HELD_LINES = 1024;
+
+/** How many held lines are handed on per turn of the event loop once stdout drained. */
+const RELEASE_BATCH = 16;
+
+/** The default bound on input held while stdout is full: 8 MiB, or two messages of the largest size allowed. */
+export function heldInputLimit(maxMessageBytes: number): number {
+  return Math.max(8 * 1024 * 1024, 2 * maxMessageBytes);
 }
 
 export class BoundedStdioTransport implements Transport {
@@ -59,12 +85,19 @@ export class BoundedStdioTransport implements Transport {
   private closed = false;
   /** The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK). */
   private readonly pendingIds = new Set<RequestId>();
+  /** What was read while stdout was full and is handed on (or written) once it drains, in order. */
+  private held: Held[] = [];
+  private heldBytes = 0;
+  /** The next turn's release, while one is scheduled. */
+  private releasing: NodeJS.Immediate | undefined;
+  private readonly heldInputBytes: number;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
     // eslint-disable-next-line no-restricted-properties -- the one writer of JSON-RPC to stdout
     this.stdout = options.stdout ?? process.stdout;
     this.log = options.log ?? (() => undefined);
+    this.heldInputBytes = options.heldInputBytes ?? heldInputLimit(options.maxMessageBytes);
     this.reader = new BoundedLineReader(options.maxMessageBytes, {
       line: (bytes) => {
         this.handleLine(bytes);
@@ -108,6 +141,55 @@ export class BoundedStdioTransport implements Transport {
     return this.drained;
   }
 
+  /**
+   * Answers every request still held (read while stdout was full, never handed on) with -32603 `why`,
+   * and writes the transport's own replies still held, past the hold: the server is shutting down and will not run them. What stdout cannot take waits in
+   * memory until the process exits (untilFlushed bounds that wait).
+   */
+  refuseHeld(why: string): void {
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    for (const item of held) {
+      // The transport's own replies held meanwhile are written as they are, in their place.
+      if (item.kind === "reply") this.write(item.reply).catch(() => undefined);
+      else if (isJSONRPCRequest(item.message)) {
+        this.pendingIds.delete(item.message.id);
+        this.write(errorReply(ErrorCode.InternalError, why, item.message.id)).catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * Resolves true once stdout has taken everything written to it (or was closed), false after `ms`
+   * when it still has not: a client that stopped reading cannot keep the process alive.
+   */
+  untilFlushed(ms: number): Promise<boolean> {
+    const { stdout } = this;
+    if (stdout.writableLength === 0 || stdout.destroyed) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const finish = (flushed: boolean): void => {
+        clearTimeout(timer);
+        stdout.off("drain", onDrain);
+        stdout.off("close", onClose);
+        stdout.off("error", onClose);
+        resolve(flushed);
+      };
+      const onDrain = (): void => {
+        if (stdout.writableLength === 0) finish(true);
+      };
+      const onClose = (): void => {
+        finish(true);
+      };
+      const timer = setTimeout(() => {
+        finish(false);
+      }, ms);
+      stdout.on("drain", onDrain);
+      stdout.on("close", onClose);
+      stdout.on("error", onClose);
+    });
+  }
+
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
@@ -115,6 +197,9 @@ export class BoundedStdioTransport implements Transport {
     this.stdin.off("error", this.onStreamError);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.reader.reset();
+    this.held = [];
+    this.heldBytes = 0;
+    if (this.releasing !== undefined) clearImmediate(this.releasing);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -143,10 +228,29 @@ export class BoundedStdioTransport implements Transport {
         return;
       }
       this.pendingIds.add(message.id);
+      // A request is answered: while stdout is full it waits here, not in the protocol layer (or as a queued reply),
+      // and so does one read while earlier ones are still held (they keep their order).
+      if (this.mustHold()) {
+        this.hold({ kind: "request", message, bytes: bytes.length });
+        return;
+      }
     } else {
       const cancelled = CancelledNotificationSchema.safeParse(message);
-      if (cancelled.success && cancelled.data.params.requestId !== undefined) this.pendingIds.delete(cancelled.data.params.requestId);
+      if (cancelled.success && cancelled.data.params.requestId !== undefined) this.cancelHeld(cancelled.data.params.requestId);
     }
+    this.deliver(message);
+  }
+
+  /** A cancel ends its request's id; a request still held is dropped (it never ran, and a canceled request gets no response). */
+  private cancelHeld(id: RequestId): void {
+    this.pendingIds.delete(id);
+    const index = this.held.findIndex((held) => held.kind === "request" && isJSONRPCRequest(held.message) && held.message.id === id);
+    if (index === -1) return;
+    const [dropped] = this.held.splice(index, 1);
+    this.heldBytes -= dropped?.bytes ?? 0;
+  }
+
+  private deliver(message: JSONRPCMessage): void {
     try {
       this.onmessage?.(message);
     } catch (error) {
@@ -162,27 +266,71 @@ export class BoundedStdioTransport implements Transport {
   }
 
   /** The transport's own error reply: never the response that ends a request in flight with the same id. */
-  private reply(reply: ErrorReply): void {
+  private reply(reply: ErrorReply, bytes = 0): void {
     if (this.closed) return;
+    if (this.mustHold()) {
+      this.hold({ kind: "reply", reply, bytes: Math.max(bytes, JSON.stringify(reply).length) });
+      return;
+    }
+    this.writeReply(reply);
+  }
+
+  /** While stdout is full, or lines read earlier still wait, what would be answered is held. */
+  private mustHold(): boolean {
+    return this.drained !== undefined || this.held.length > 0;
+  }
+
+  private writeReply(reply: ErrorReply): void {
     this.write(reply).catch((error: unknown) => {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
   }
 
-  /** Pauses stdin until stdout drains (or closes), so replies cannot pile up in memory. */
+  /** Holds what would be answered until stdout drains (or closes), so replies cannot pile up in memory. */
   private waitForDrain(): Promise<void> {
     this.drained ??= new Promise<void>((resolve) => {
-      this.stdin.pause();
       const done = (): void => {
         this.stdout.off("drain", done);
         this.stdout.off("close", done);
         this.drained = undefined;
-        if (!this.closed) this.stdin.resume();
         resolve();
+        this.release();
       };
       this.stdout.on("drain", done);
       this.stdout.on("close", done);
     });
     return this.drained;
+  }
+
+  /** Keeps one line read while stdout is full; past `heldInputBytes`, stdin is paused until it drains. */
+  private hold(held: Held): void {
+    this.held.push(held);
+    this.heldBytes += held.bytes;
+    if ((this.heldBytes > this.heldInputBytes || this.held.length > MAX_HELD_LINES) && !this.stdin.isPaused()) {
+      this.log(`stdout is full and ${this.held.length} lines (${this.heldBytes} bytes) wait to be answered: stdin is not read until the client reads stdout`);
+      this.stdin.pause();
+    }
+  }
+
+  /**
+   * Stdout drained: hands on (or writes) what was held, in order, RELEASE_BATCH lines a turn (their
+   * answers are written in between, so a full stdout stops the release again before the next batch);
+   * reads stdin again once nothing is held.
+   */
+  private release(): void {
+    this.releasing = undefined;
+    for (let count = 0; count < RELEASE_BATCH && this.drained === undefined && !this.closed; count += 1) {
+      const next = this.held.shift();
+      if (next === undefined) break;
+      this.heldBytes -= next.bytes;
+      if (next.kind === "request") this.deliver(next.message);
+      else this.writeReply(next.reply);
+    }
+    if (this.closed || this.drained !== undefined) return;
+    if (this.held.length > 0)
+      this.releasing ??= setImmediate(() => {
+        this.release();
+      });
+    else if (this.stdin.isPaused()) this.stdin.resume();
   }
 }

@@ -44,6 +44,8 @@ describe("readInbound", () => {
     ],
     ["a __proto__ key deep in _meta", '{"jsonrpc":"2.0","id":17,"method":"ping","params":{"_meta":{"a":[{"__proto__":null}]}}}', 17],
     ["a null id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', undefined],
+    ["an integer id past 2^53 (not echoed as its rounded neighbour)", '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', undefined],
+    ["an integer id written as 1.2345678901234568e29", '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}', undefined],
     ["an object id", '{"jsonrpc":"2.0","id":{},"method":"ping"}', undefined],
     ["a bare value", "42", undefined],
     ["null", "null", undefined],

@@ -20,7 +20,9 @@ function oracle(text: string): string | number | undefined {
   const value = JSON.parse(text) as unknown;
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const id = (value as Record<string, unknown>).id;
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+  if (typeof id === "string") return id;
+  // A number read without loss: finite, and not an integer past 2^53.
+  return typeof id === "number" && Number.isFinite(id) && !(Number.isInteger(id) && !Number.isSafeInteger(id)) ? id : undefined;
 }
 
 const SEED = 7_031_129;
@@ -52,6 +54,8 @@ describe("TopLevelIdScanner", () => {
     ['"id"', "a string"],
     [`{"id":"${"x".repeat(600)}"}`, "an id longer than the scanner keeps"],
     ['{"id":1}}', "a stray closing brace"],
+    ['{"id":9007199254740993}', "an integer past 2^53 (it would be read as 9007199254740992)"],
+    ['{"id":1e400}', "a number past the double range"],
   ])("reads no id from %s (%s)", (text) => {
     expect(scan(text)).toBeUndefined();
   });

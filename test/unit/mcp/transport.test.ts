@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, test } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BoundedStdioTransport } from "../../../src/mcp/stdio/transport.js";
+import { BoundedStdioTransport, MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
 
 /** A stdout whose writes complete only when the test says so. */
 function heldStdout(): { stdout: Writable; written: string[]; release(): void } {
@@ -29,9 +29,10 @@ function heldStdout(): { stdout: Writable; written: string[]; release(): void } 
 async function started(
   stdout: Writable,
   maxMessageBytes = 1024,
+  heldInputBytes?: number,
 ): Promise<{ stdin: PassThrough; transport: BoundedStdioTransport; messages: JSONRPCMessage[] }> {
   const stdin = new PassThrough();
-  const transport = new BoundedStdioTransport({ maxMessageBytes, stdin, stdout });
+  const transport = new BoundedStdioTransport({ maxMessageBytes, stdin, stdout, ...(heldInputBytes === undefined ? {} : { heldInputBytes }) });
   const messages: JSONRPCMessage[] = [];
   transport.onmessage = (message) => messages.push(message);
   await transport.start();
@@ -48,9 +49,9 @@ function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
 }
 
 describe("BoundedStdioTransport", () => {
-  test("pauses stdin while stdout is full and resumes it on drain", async () => {
+  test("pauses stdin while stdout is full once the held input passes its bound, and resumes it on drain", async () => {
     const out = heldStdout();
-    const { stdin } = await started(out.stdout);
+    const { stdin } = await started(out.stdout, 1024, 256);
     const flood = Array.from({ length: 20 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"x","bad":1}\n`).join("");
     const paused = once(stdin, "pause");
     stdin.write(flood);
@@ -59,11 +60,14 @@ describe("BoundedStdioTransport", () => {
     const resumed = once(stdin, "resume");
     out.release();
     await resumed;
+    // The last replies were handed to stdout with the resume; the stream writes them on its next turns.
+    await expect.poll(() => out.written.length).toBe(20);
     expect(out.written.map((line) => (JSON.parse(line) as { id: number }).id)).toEqual(Array.from({ length: 20 }, (_, id) => id));
   });
 
   test("answers an oversized line with its id and delivers the next one", async () => {
     const out = heldStdout();
+    out.release();
     const { stdin, messages } = await started(out.stdout);
     const big = JSON.stringify({ jsonrpc: "2.0", method: "ping", params: { pad: "x".repeat(5000) }, id: 77 });
     const next = once(stdin, "data");
@@ -133,5 +137,88 @@ describe("BoundedStdioTransport", () => {
 
     await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
     expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
+  });
+  test("while stdout is full, requests are held, notifications are handed on, and a cancel drops its held request", async () => {
+    const out = heldStdout();
+    const { stdin, messages } = await started(out.stdout);
+    const ids = (): unknown[] => messages.map((message) => ("id" in message ? message.id : "method" in message ? message.method : undefined));
+    const request = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+    const cancel = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })}\n`;
+    // An invalid line's reply fills stdout (its write is held past the 64-byte high-water mark).
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    expect(out.written).toHaveLength(1);
+
+    const more = once(stdin, "data");
+    stdin.write(request(1) + request(2) + cancel(1) + '{"jsonrpc":"2.0","id":3,"method":"x","bad":1}\n');
+    await more;
+    // The cancel was handed on at once; the requests and the invalid line's reply wait.
+    expect(ids()).toEqual(["notifications/cancelled"]);
+    expect(out.written).toHaveLength(1);
+    expect(stdin.isPaused()).toBe(false);
+
+    const drained = once(out.stdout, "drain");
+    out.release();
+    await drained;
+    // Request 1 was canceled before it was handed on: it never reaches the protocol layer.
+    expect(ids()).toEqual(["notifications/cancelled", 2]);
+    expect(out.written.slice(1).map((line) => (JSON.parse(line) as { id: unknown }).id)).toEqual([3]);
+  });
+
+  test("the end of stdin is seen while stdout is full; held requests are refused at shutdown and untilFlushed gives up", async () => {
+    const out = heldStdout();
+    const { stdin, transport, messages } = await started(out.stdout);
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    const ended = once(stdin, "end");
+    stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}\n{"jsonrpc":"2.0","id":8,"method":"x","bad":1}\n`);
+    await ended;
+    expect(messages).toEqual([]);
+    transport.refuseHeld("shutting down");
+    expect(await transport.untilFlushed(0)).toBe(false);
+    out.release();
+    expect(await transport.untilFlushed(60_000)).toBe(true);
+    expect(messages).toEqual([]);
+    expect(out.written.slice(-2).map((line) => JSON.parse(line) as unknown)).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32603, message: "shutting down" } },
+      { jsonrpc: "2.0", id: 8, error: { code: -32600, message: "Invalid Request: unknown top-level field" } },
+    ]);
+  });
+  test("pauses stdin once more than MAX_HELD_LINES lines are held, however small they are", async () => {
+    const out = heldStdout();
+    const { stdin } = await started(out.stdout);
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    const paused = once(stdin, "pause");
+    stdin.write(Array.from({ length: MAX_HELD_LINES + 1 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(""));
+    await paused;
+    expect(stdin.isPaused()).toBe(true);
+  });
+  test("once stdout drains, held requests are handed on a few per turn and in order, before any read after them", async () => {
+    const out = heldStdout();
+    const { stdin, messages } = await started(out.stdout);
+    const ids = (): unknown[] => messages.map((message) => ("id" in message ? message.id : undefined));
+    const fed = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n');
+    await fed;
+    const more = once(stdin, "data");
+    stdin.write(Array.from({ length: 100 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(""));
+    await more;
+    expect(messages).toEqual([]);
+
+    // The transport's own drain listener ran first: one turn's batch, not all 100 at once (each would queue its answer).
+    const firstTurn = new Promise<number>((resolve) => out.stdout.once("drain", () => resolve(messages.length)));
+    out.release();
+    const handedOn = await firstTurn;
+    expect(handedOn).toBeGreaterThan(0);
+    expect(handedOn).toBeLessThan(100);
+    const late = once(stdin, "data");
+    stdin.write('{"jsonrpc":"2.0","id":"late","method":"ping"}\n');
+    await late;
+    await expect.poll(() => messages.length).toBe(101);
+    expect(ids()).toEqual([...Array.from({ length: 100 }, (_, id) => id), "late"]);
   });
 });

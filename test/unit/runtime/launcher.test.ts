@@ -54,12 +54,13 @@ describe("launch: exit status and output", () => {
     expect(JSON.parse(result.stdout)).toEqual(args);
   });
 
-  it("gives the child exactly the environment it was handed", async () => {
+  it("gives the child exactly the environment it was handed (and, on Linux, the call's own mark)", async () => {
+    const mark = process.platform === "linux" ? { TORII_CALL_MARK: expect.stringMatching(/^[0-9a-f]{32}$/u) as unknown } : {};
     const env = { TORII_ONLY: "1", LANG: "C.UTF-8", EMPTY: "" };
     const result = await launch(nodeScript(`process.stdout.write(JSON.stringify(process.env))`, { env }));
-    expect(JSON.parse(result.stdout)).toEqual(env);
+    expect(JSON.parse(result.stdout)).toEqual({ ...env, ...mark });
     const empty = await launch(nodeScript(`process.stdout.write(JSON.stringify(process.env))`, { env: {} }));
-    expect(JSON.parse(empty.stdout)).toEqual({});
+    expect(JSON.parse(empty.stdout)).toEqual(mark);
   });
 
   it("runs in the given working directory", async () => {

@@ -1,0 +1,130 @@
+/**
+ * A client that stops reading the server's stdout, through the real stdio
+ * server. Before, the server stopped reading stdin while stdout was full: a
+ * `notifications/cancelled` waited behind the back-pressure (the canceled call's
+ * process ran on), and a client that then closed stdin left the server running
+ * for ever (its end was never read). Now notifications are read and handed on
+ * while requests wait, and the end of stdin shuts the server down: calls are
+ * killed, their audit records written, and the server exits once stdout has
+ * taken what was written or STDOUT_DRAIN_MS have passed.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, expect, onTestFinished, test } from "vitest";
+import { makeConfigTree } from "../support/config-tree.js";
+import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
+import { CLI_PATH } from "../support/run-cli.js";
+import { tempDirectory } from "../support/temp-dirs.js";
+import { isAlive, killQuietly, waitForFile, waitUntilGone } from "../unit/runtime/process-helpers.js";
+
+const marks = tempDirectory("torii-blocked-");
+let bin: FakeBin;
+
+beforeAll(() => {
+  bin = makeFakeBin({
+    // 256 KiB of control bytes (~3.4 MB once escaped twice in a result): one result fills the pipe.
+    loud: `process.stdout.write("\\u0001".repeat(262144));`,
+    // Writes its pid to the file its argument names, then runs until killed.
+    sleeper: `require("node:fs").writeFileSync(require("node:path").join(${JSON.stringify(marks)}, process.argv[2]), String(process.pid)); setInterval(() => {}, 1000);`,
+  });
+});
+
+/** A server whose stdout the test does not read; one call slot for the sleeper, one for the loud calls. */
+function startUnread(): { child: ChildProcessWithoutNullStreams; root: string; stderr: () => string; send: (message: unknown) => void } {
+  const root = makeConfigTree({
+    "settings.yaml": "max_concurrent_calls: 2\n",
+    "providers/loud/provider.yaml": 'version: "1"\nname: loud\ntool: loud\ncommand: loud\n',
+    "providers/loud/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
+    "providers/sleeper/provider.yaml": 'version: "1"\nname: sleeper\ntool: sleeper\ncommand: sleeper\n',
+    "providers/sleeper/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
+  });
+  const child = spawn(process.execPath, [CLI_PATH], {
+    env: { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "/root", TORII_NO_GUI: "1", TORII_CONFIG_DIR: root },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  child.stdout.pause();
+  child.stdin.on("error", () => undefined);
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const send = (message: unknown): void => {
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+  };
+  send({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "unread", version: "1" } },
+  });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { child, root, stderr: () => stderr, send };
+}
+
+const LOUD_CALLS = ["loud-1", "loud-2", "loud-3"];
+const call = (id: string, name: string, args: readonly string[]): unknown => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: { args } },
+});
+
+/** Starts a sleeper call, then fills stdout: resolves with the sleeper's pid once a loud call waits for stdout. */
+async function sleeperBehindFullStdout(session: ReturnType<typeof startUnread>, name: string): Promise<number> {
+  session.send(call("sleeper", "sleeper", [name]));
+  const pidFile = path.join(marks, name);
+  await waitForFile(pidFile, 60_000);
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  onTestFinished(() => killQuietly(pid));
+  // The first loud results fill the pipe; a later call takes the slot and waits for stdout.
+  for (const id of LOUD_CALLS) session.send(call(id, "loud", ["x"]));
+  await expect.poll(() => session.stderr().includes("stdout is full (the client is not reading it)"), { timeout: 60_000 }).toBe(true);
+  return pid;
+}
+
+test("a cancel sent while stdout is full stops its call's process at once; the call gets no response", async () => {
+  const session = startUnread();
+  const pid = await sleeperBehindFullStdout(session, "canceled");
+  session.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sleeper", reason: "user" } });
+  expect(await waitUntilGone(pid)).toBe(true);
+
+  // The client reads again: the loud calls are answered, the canceled one is not.
+  const ids: unknown[] = [];
+  let pending = "";
+  const both = new Promise<void>((resolve) => {
+    session.child.stdout.on("data", (chunk: Buffer) => {
+      pending += chunk.toString("utf8");
+      for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n")) {
+        ids.push((JSON.parse(pending.slice(0, newline)) as { id?: unknown }).id);
+        pending = pending.slice(newline + 1);
+        if (LOUD_CALLS.every((id) => ids.includes(id))) resolve();
+      }
+    });
+  });
+  session.child.stdout.resume();
+  await both;
+  session.child.stdin.end();
+  await new Promise((resolve) => session.child.once("exit", resolve));
+  expect(ids).not.toContain("sleeper");
+});
+
+test("a client that closes stdin without reading stdout: the server kills the call, writes its records and exits", async () => {
+  const session = startUnread();
+  const pid = await sleeperBehindFullStdout(session, "abandoned");
+  const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
+  session.child.stdin.end();
+  expect(await exited).toBe(0);
+  expect(isAlive(pid)).toBe(false);
+  expect(session.stderr()).toContain("replies still unread are dropped");
+  const records = readFileSync(path.join(session.root, "audit.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { event: string; call_id: string });
+  // Every call that was launched (the sleeper's, killed by the shutdown, among them) has its end recorded.
+  const launched = records.filter((record) => record.event === "invoke").map((record) => record.call_id);
+  const ended = records.filter((record) => record.event === "ran").map((record) => record.call_id);
+  expect(launched.length).toBeGreaterThanOrEqual(2);
+  expect(ended.sort()).toEqual(launched.sort());
+}, 120_000);
