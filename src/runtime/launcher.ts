@@ -286,7 +286,7 @@ class ChildRun {
     // the group: once it is empty its id may be reused.
     if (this.platform !== "win32" && this.child.pid !== undefined) signalGroup(this.child, this.child.pid, "SIGKILL");
     // Whatever still carries the call's mark left the group (a new session, a daemon's double fork): it dies with the call.
-    if (this.mark !== undefined) killMarkedProcesses(this.mark, this.outputPipes.startedAt);
+    if (this.mark !== undefined && this.child.pid !== undefined) killMarkedProcesses(this.mark, { pid: this.child.pid, startedAt: this.outputPipes.startedAt });
     if (this.openStreams === 0) {
       this.finish();
       return;
