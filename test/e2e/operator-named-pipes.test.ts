@@ -1,8 +1,9 @@
 /**
  * `torii provider list | upgrade | remove` over a provider directory whose
- * provider.yaml or rules.yaml is a named pipe: each command ends at once,
- * naming the file (or keeping it as the operator's), instead of blocking in a
- * read that waits for a writer (the built binary, as a real process: the old
+ * provider.yaml or rules.yaml is a named pipe, and `torii doctor` (which
+ * `torii setup` ends with) over an MCP client's file that is one: each command
+ * ends at once, naming the file (or keeping it as the operator's), instead of
+ * blocking in a read that waits for a writer (the built binary, as a real process: the old
  * code never returned, so such a run fails by the test's timeout and is
  * killed after it).
  */
@@ -25,12 +26,12 @@ async function rootWithPipe(file: "provider.yaml" | "rules.yaml"): Promise<strin
 }
 
 /** Runs the built binary; the child is killed when the test ends, whatever happened (a blocked read ignores SIGTERM). */
-function run(args: readonly string[], root: string): Promise<CliResult> {
+function run(args: readonly string[], root: string, home = process.env.HOME ?? "/nonexistent"): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [CLI_PATH, ...args],
-      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", TORII_CONFIG_DIR: root }, shell: false },
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: home, TORII_CONFIG_DIR: root }, shell: false },
       (error, stdout, stderr) => {
         resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr });
       },
@@ -58,5 +59,16 @@ describe.skipIf(process.platform === "win32")("a named pipe in an installed prov
     expect(removed.status).not.toBe(0);
     expect(removed.stderr).toContain(path.join(root, "providers", "aws", "rules.yaml"));
     expect(removed.stderr).toContain("rerun with --force");
+  });
+
+  test("doctor reports a named pipe at an MCP client's file (Claude Code's ~/.claude.json) instead of waiting on it", async () => {
+    const root = await rootWithPipe("rules.yaml");
+    rmSync(path.join(root, "providers", "aws", "rules.yaml"));
+    const home = tempDirectory("torii-home-pipe-");
+    const pipe = path.join(home, ".claude.json");
+    execFileSync("mkfifo", ["-m", "600", pipe]);
+    const doctor = await run(["doctor"], root, home);
+    expect(doctor.stdout).toContain(`${pipe} cannot be read`);
+    expect(doctor.stdout).toContain("is not a regular file");
   });
 });
