@@ -10,7 +10,7 @@
  * else between the read and the rename is refused too (nothing is lost).
  */
 import { readFileSync } from "node:fs";
-import { isScalar, isSeq, parseDocument, YAMLSeq } from "yaml";
+import { isAlias, isScalar, isSeq, parseDocument, visit, YAMLSeq } from "yaml";
 import type { Document } from "yaml";
 import type { RuleList, RuleListSpec } from "../policy/types.js";
 import { writeFileAtomic } from "../state/atomic-write.js";
@@ -51,7 +51,7 @@ export const EMPTY_RULES_TEXT = 'version: "1"\ndeny: []\naccept: []\n';
 export function applyRuleEdit(file: string, text: string, edit: RuleEdit): { text: string; changed: boolean } {
   parseRulesFile(file, text);
   const doc = parseDocument(text, { uniqueKeys: true, strict: true });
-  const seq = listNode(doc, edit.list);
+  const seq = listNode(file, doc, edit.list);
   const index = seq.items.findIndex((item) => isScalar(item) && item.value === edit.rule);
   if (edit.action === "add") {
     if (index !== -1) return { text, changed: false };
@@ -61,6 +61,12 @@ export function applyRuleEdit(file: string, text: string, edit: RuleEdit): { tex
   } else {
     if (index === -1) return { text, changed: false };
     const removed = seq.items[index];
+    if (isScalar(removed) && removed.anchor !== undefined && aliased(doc, removed.anchor)) {
+      throw new ConfigError(
+        file,
+        `its ${edit.list} rule ${JSON.stringify(edit.rule)} is anchored and used again through an alias, so removing it would change the other place too; nothing was written`,
+      );
+    }
     const next = seq.items[index + 1];
     // A heading comment above the removed rule belongs to the rules after it.
     if (isScalar(removed) && removed.commentBefore && isScalar(next)) {
@@ -73,13 +79,34 @@ export function applyRuleEdit(file: string, text: string, edit: RuleEdit): { tex
   return { text: edited, changed: true };
 }
 
-function listNode(doc: Document, list: RuleList): YAMLSeq {
+function listNode(file: string, doc: Document, list: RuleList): YAMLSeq {
   const node = doc.get(list, true);
+  // A list written as an alias (`deny: *shared`) or anchored and aliased elsewhere is one list under two names:
+  // replacing the alias dropped every rule it held, and editing the anchored list edits the other too.
+  if (isAlias(node) || (isSeq(node) && node.anchor !== undefined && aliased(doc, node.anchor))) {
+    throw new ConfigError(
+      file,
+      `its ${list} list is shared through a YAML anchor and alias, so an edit of one list would change the other; nothing was written (write the list out in full, e.g. with torii policy edit)`,
+    );
+  }
   if (isSeq(node)) return node;
   // parseRulesFile has accepted the file, so a missing list is simply absent (it defaults to empty).
   const seq = new YAMLSeq();
   doc.set(list, seq);
   return seq;
+}
+
+/** Whether an alias in `doc` refers to the anchor `name`. */
+function aliased(doc: Document, name: string): boolean {
+  let found = false;
+  visit(doc, {
+    Alias(_key, alias) {
+      if (alias.source !== name) return undefined;
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** Options for `editRulesFile`. */

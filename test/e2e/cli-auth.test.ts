@@ -4,7 +4,7 @@
  * that accepts tokens starting with "good-" and prints a refused token on
  * stderr (so its failure message is a redaction canary).
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, test } from "vitest";
@@ -159,6 +159,21 @@ describe("torii auth login", () => {
     expect(failed.stderr + failed.stdout).not.toContain(BAD);
     expect(readFileSync(sessionFile()).equals(before)).toBe(true);
     expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).not.toContain(BAD);
+  });
+
+  test("a validate command that cannot start is an operator error naming it, not an unexpected error: the old session is kept", async () => {
+    expect((await runCli(["auth", "login", "vault", "--from-env", "VAULT_TOKEN", "VAULT_ADDR"], { ...env, VAULT_TOKEN: GOOD, VAULT_ADDR: "x" })).status).toBe(
+      0,
+    );
+    const before = readFileSync(sessionFile());
+    const definition = path.join(root, "providers/vault/provider.yaml");
+    writeFileSync(definition, readFileSync(definition, "utf8").replace("command: check-token", "command: no-such-validator"));
+    const failed = await runCli(["auth", "login", "vault", "--from-env", "VAULT_TOKEN", "VAULT_ADDR"], { ...env, VAULT_TOKEN: BAD, VAULT_ADDR: "x" });
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/^torii: the validate command no-such-validator could not start: .*not found.*; the stored session is unchanged\n$/su);
+    expect(failed.stderr).not.toContain("unexpected error");
+    expect(failed.stderr + failed.stdout).not.toContain(BAD);
+    expect(readFileSync(sessionFile()).equals(before)).toBe(true);
   });
 
   test("a cancelled prompt keeps the old session", async () => {

@@ -102,6 +102,29 @@ describe("torii setup in a pseudo-terminal", () => {
     expect(result.stderr).toContain("torii provider install <name> --preset readonly");
   });
 
+  it("shows a kube context whose name carries terminal escapes with them written out, never sent to the terminal", async () => {
+    const home = tempDirectory("torii-setup-names-");
+    const root = path.join(home, "torii");
+    const env = { HOME: home, TORII_CONFIG_DIR: root, TORII_PROVIDER_CATALOG: path.join(path.dirname(path.dirname(CLI_PATH)), "providers") };
+    // Every bundled provider installed already: the wizard asks nothing before the kube contexts.
+    for (const name of ["aws", "az", "gcloud", "kubectl"]) expect((await runCli(["provider", "install", name], env)).status).toBe(0);
+    mkdirSync(path.join(home, ".kube"));
+    // A context name that sets the terminal's title and clears the screen (a kubeconfig merged from elsewhere).
+    writeFileSync(
+      path.join(home, ".kube", "config"),
+      'apiVersion: v1\nkind: Config\ncontexts:\n- name: "dev\\e]0;torii-title\\a\\e[2Jctx"\n  context: {cluster: c, user: u}\n',
+      { mode: 0o600 },
+    );
+    const run = ptySession(["setup"], env);
+    await run.expect("Make targets of which contexts?");
+    await run.expect("⏎ submit");
+    run.send("\x03");
+    expect(await run.exited).toBe(130);
+    expect(run.raw()).not.toContain("\u001b]0;torii-title");
+    expect(run.raw()).not.toContain("\u0007\u001b[2Jctx");
+    expect(run.output()).toContain("  dev\\u{1b}]0;torii-title\\u{7}\\u{1b}[2Jctx");
+  });
+
   it("colours its prompts on a terminal, and prints no colour escape at all under NO_COLOR=1", async () => {
     const promptOnce = async (extra: Record<string, string>): Promise<string> => {
       const home = tempDirectory("torii-setup-colour-");

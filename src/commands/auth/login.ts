@@ -73,7 +73,16 @@ export async function storeValidatedSession(
       await sessionStoreOf(scope).replace(values, now, undefined);
       return "stored";
     }
-    const run = await launchLifecycleCommand(validate.command, validate.args, { ...selection, identity: scope.identity }, layers, deps, { redactor });
+    let run: Awaited<ReturnType<typeof launchLifecycleCommand>>;
+    try {
+      run = await launchLifecycleCommand(validate.command, validate.args, { ...selection, identity: scope.identity }, layers, deps, { redactor });
+    } catch (error) {
+      // Not found on PATH, a shim that cannot be pinned, a spawn failure: the operator's problem to fix, said as such
+      // (redacted like the command's output), and the old session stays.
+      const why = redactor.redact(error instanceof Error ? error.message : String(error));
+      await operatorAudit().record({ event: "session-candidate-invalid", scope: selection.auditScope, detail: "the validate command could not start" });
+      throw new OperatorError(`the validate command ${validate.command} could not start: ${why}; the stored session is unchanged`, EXIT_LOGIN_FAILED);
+    }
     if (run.exitCode !== 0) {
       const status = run.timedOut ? "timed out" : run.exitCode === null ? `was ended by ${run.signal ?? "a signal"}` : `exited with code ${run.exitCode}`;
       const output = `${run.stderr}${run.stdout}`.trim().slice(-FAILURE_OUTPUT_CHARS);

@@ -7,7 +7,7 @@
  * call from that client (fail); one that differs otherwise (another checkout,
  * another root) is a warning.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import { CLIENTS } from "../../agents/clients.js";
 import { formatOf } from "../../agents/format.js";
@@ -15,6 +15,7 @@ import type { Place } from "../../agents/place.js";
 import { statusOf } from "../../agents/registration.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
+import { readConfigText } from "../../config/read-file.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 function currentPlace(): Place {
@@ -33,7 +34,8 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
       const subject = `client ${client.id}`;
       const reinstall = `torii agent install ${client.id}${scope === "project" ? " --scope project" : ""}`;
       try {
-        const status = statusOf(client, formatOf(client).parse(file, readFileSync(file, "utf8")), launch);
+        // Without blocking, regular files only: a named pipe at a client's file is a finding, not a wait for a writer.
+        const status = statusOf(client, formatOf(client).parse(file, readConfigText(file)), launch);
         if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${file}`));
         else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));

@@ -6,7 +6,8 @@
  * the editor, a non-interactive one keeps the copy and exits 3. A valid copy's
  * effective-rule diff and its simulation against recent audited calls are
  * printed; an interactive run asks before the live file is replaced; the
- * replacement is atomic and refused if the live file changed meanwhile. Each
+ * replacement is atomic and refused if the live file changed meanwhile (the
+ * copy is then kept and named, as on every refusal). Each
  * rule added is audited (`policy-accept-added` / `policy-deny-added`).
  */
 import { auditRuleRef } from "../../audit/rule-ref.js";
@@ -85,7 +86,13 @@ export async function runPolicyEdit(tool: string, target: string | undefined, op
         return 1;
       }
     }
-    await replaceRulesText(live, text, original);
+    try {
+      await replaceRulesText(live, text, original);
+    } catch (error) {
+      // Refused (the live file changed meanwhile) or not written: the operator's edit is still theirs, say where.
+      process.stderr.write(`${live} is unchanged; your edit is kept in ${draft}\n`);
+      throw error;
+    }
     rmSync(draftDir, { recursive: true, force: true });
     await auditAdded(root, provider, target, preview, { file: live, text });
     emit(options, { file: live, changed: true, preview }, [...(interactive ? [] : lines), `replaced ${live}`]);

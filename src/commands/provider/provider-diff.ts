@@ -4,7 +4,9 @@
  * `provider.yaml`, each shown as provider-field-views.ts says (a value
  * `from -> to`, a table as the lines added and removed). A field no view
  * names (one an older Torii wrote, or a newer schema's) is still compared
- * whole: no difference in the document goes unshown.
+ * whole: no difference in the document goes unshown. An installed file that
+ * does not parse (the definition upgrade is there to restore) is one change:
+ * the whole file, with why it does not parse.
  */
 import { parse } from "yaml";
 import { providerFileSchema } from "../../config/provider-schema.js";
@@ -46,9 +48,25 @@ export function diffProviderDefinitions(before: string, after: string): Definiti
   const fromVersion = generatedFromVersion(before);
   const toVersion = generatedFromVersion(after);
   if (fromVersion !== toVersion) changes.push({ what: "option table generated from CLI version", from: fromVersion ?? "unknown", to: toVersion ?? "unknown" });
-  const [old, next] = comparableDocuments(parse(before) as unknown, parse(after) as unknown);
+  const installed = parsedOrProblem(before);
+  if (!installed.ok) {
+    // The file upgrade is there to replace: what it says cannot be compared, so the change is the whole file.
+    changes.push({ what: "provider.yaml", from: `the installed file does not parse (${installed.problem})`, to: "the bundled definition, whole" });
+    return changes;
+  }
+  const [old, next] = comparableDocuments(installed.value, parse(after) as unknown);
   diffField([], old, next, changes);
   return changes;
+}
+
+/** `text` as YAML data, or why it is not (a syntax error, a duplicate key, aliases beyond `yaml`'s limit): its first line. */
+function parsedOrProblem(text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string } {
+  try {
+    return { ok: true, value: parse(text) as unknown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, problem: message.split("\n")[0]?.replace(/:$/u, "") ?? message };
+  }
 }
 
 /**

@@ -3,9 +3,10 @@
  * `torii provider upgrade`) and the operator's state (rules, `.env`, targets,
  * grants, leases, identities), which only the operator removes.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PROVIDER_JSON } from "../../config/provider-json.js";
+import { readConfigText } from "../../config/read-file.js";
 import { parseRulesFile } from "../../config/rules-file.js";
 
 /** The files a bundled provider package consists of. */
@@ -30,7 +31,8 @@ export function operatorStateIn(dir: string): string[] {
 
 function hasRules(file: string): boolean {
   try {
-    const rules = parseRulesFile(file, readFileSync(file, "utf8"));
+    // Without blocking: a named pipe in place of rules.yaml is refused (and so kept as the operator's), not waited on.
+    const rules = parseRulesFile(file, readConfigText(file));
     return rules.deny.length + rules.accept.length > 0;
   } catch {
     // A rules file that does not parse is still the operator's work.

@@ -17,10 +17,11 @@
  * The MCP server reads the set of providers at start-up: restart it (the
  * client) after install, upgrade or remove.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { PROVIDER_JSON } from "../../config/provider-json.js";
 import { providerConfigPath, providerDir, providersDir, rulesPath, targetsDir } from "../../config/paths.js";
+import { readConfigText, readConfigTextIfExists } from "../../config/read-file.js";
 import { loadRegistry } from "../../config/registry.js";
 import { writeFileAtomic } from "../../state/atomic-write.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
@@ -32,7 +33,8 @@ import { operatorStateIn, PACKAGE_FILES } from "./provider-files.js";
 
 const RESTART_NOTE = "restart the MCP server (your client) to load the change";
 
-const readText = (file: string): string => readFileSync(file, "utf8");
+// Without blocking, regular files only: a named pipe at an installed provider.yaml is refused naming it, not waited on forever.
+const readText = (file: string): string => readConfigText(file);
 const writeText = (file: string, text: string): Promise<void> => writeFileAtomic(file, Buffer.from(text, "utf8"));
 
 /** `torii provider list`. */
@@ -41,13 +43,14 @@ export function runProviderList(options: JsonOption): number {
   const cliFound = cliFinder(root);
   const providers = listCatalogue().map((entry) => {
     const installedYaml = path.join(providersDir(root), entry.name, "provider.yaml");
-    const installed = existsSync(installedYaml);
+    const installedText = readConfigTextIfExists(installedYaml);
+    const installed = installedText !== undefined;
     const bundledText = readText(providerConfigPath(entry.dir));
     const command = /^command:\s*(\S+)/mu.exec(bundledText)?.[1] ?? entry.name;
     return {
       name: entry.name,
       installed,
-      current: installed ? readText(installedYaml) === bundledText : undefined,
+      current: installed ? installedText === bundledText : undefined,
       presets: entry.presets,
       generated_from: generatedFromVersion(bundledText) ?? null,
       cli_on_path: cliFound(entry.name, command, installed),
@@ -117,7 +120,7 @@ export async function runProviderUpgrade(name: string, options: JsonOption & { d
   const entry: CatalogueEntry = catalogueEntry(name);
   const dir = providerDir(root, name);
   if (!existsSync(providerConfigPath(dir))) throw new OperatorError(`${name} is not installed (torii provider install ${name})`);
-  const before = Object.fromEntries(PACKAGE_FILES.map((file) => [file, existsSync(path.join(dir, file)) ? readText(path.join(dir, file)) : undefined]));
+  const before = Object.fromEntries(PACKAGE_FILES.map((file) => [file, readConfigTextIfExists(path.join(dir, file))]));
   const after = Object.fromEntries(PACKAGE_FILES.map((file) => [file, readText(path.join(entry.dir, file))]));
   const changes = diffProviderDefinitions(before["provider.yaml"] ?? "", after["provider.yaml"] ?? "");
   const current = PACKAGE_FILES.every((file) => before[file] === after[file]);

@@ -30,6 +30,7 @@ import { aliasFor, detectProviders, kubeContexts } from "./setup-detect.js";
 import { editRulesInteractively } from "./setup-rules.js";
 import { awsProfileNames } from "../doctor/target-checks.js";
 import { operatorChildFiles } from "../shared/child-view.js";
+import { unseenEscapes } from "../../runtime/display-text.js";
 
 /** The non-interactive commands that do setup's steps. */
 export const NON_INTERACTIVE = [
@@ -51,6 +52,12 @@ export interface SetupOptions {
   readonly kubeIdentity?: boolean;
   readonly json?: boolean;
 }
+
+/**
+ * A kube context or AWS profile name as the terminal shows it: read from a kubeconfig or an AWS config
+ * that may come from elsewhere, so what a terminal would act on (escapes, controls, bidi marks) is written out.
+ */
+const shown = (name: string): string => unseenEscapes(name);
 
 const say = (...lines: string[]): void => {
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -151,12 +158,12 @@ async function targetStep(root: string): Promise<void> {
   if (kubectl !== undefined) {
     const { kubeconfig, contexts } = kubeContexts(kubectl, registry);
     const taken = new Set([...kubectl.targets.values()].map((target) => target.config.context));
-    say("", `kubectl contexts in ${kubeconfig}:`, ...contexts.map((context) => `  ${context}${taken.has(context) ? " (a target already)" : ""}`));
+    say("", `kubectl contexts in ${kubeconfig}:`, ...contexts.map((context) => `  ${shown(context)}${taken.has(context) ? " (a target already)" : ""}`));
     const free = contexts.filter((context) => !taken.has(context));
     const chosen =
       free.length === 0
         ? []
-        : await checkbox({ message: "Make targets of which contexts?", choices: free.map((context) => ({ name: context, value: context })) });
+        : await checkbox({ message: "Make targets of which contexts?", choices: free.map((context) => ({ name: shown(context), value: context })) });
     if (chosen.length > 0 && (await ensureKubeIdentity(root)))
       say(`created the ${KUBE_IDENTITY} provider (the kubectl targets' identity provider; it runs nothing)`);
     for (const context of chosen) await runTargetAdd("kubectl", aliasFor(context), { context, provider: KUBE_IDENTITY });
@@ -165,11 +172,11 @@ async function targetStep(root: string): Promise<void> {
   if (aws !== undefined) {
     const taken = new Set([...aws.targets.values()].map((target) => target.config.identity.profile));
     const profiles = [...awsProfileNames(operatorChildFiles(aws, undefined, registry).aws)].filter((profile) => !taken.has(profile));
-    say("", `AWS profiles without a target: ${profiles.join(", ") || "none"}`);
+    say("", `AWS profiles without a target: ${profiles.map(shown).join(", ") || "none"}`);
     const chosen =
       profiles.length === 0
         ? []
-        : await checkbox({ message: "Make targets of which profiles?", choices: profiles.map((profile) => ({ name: profile, value: profile })) });
+        : await checkbox({ message: "Make targets of which profiles?", choices: profiles.map((profile) => ({ name: shown(profile), value: profile })) });
     for (const profile of chosen) await addAwsTarget(aws, profile, { say, confirm });
   }
   registry = loadRegistry(root);

@@ -75,3 +75,21 @@ describe("no rule from an argv with characters that do not show on screen (red t
     expect(readFileSync(rulesFile, "utf8")).toBe(RULES);
   });
 });
+
+describe("a rules.yaml whose lists are one list through a YAML alias", () => {
+  test("Always deny is not offered, and not written even when told the page showed it: the aliased deny list keeps every rule", async () => {
+    // Every rule the two lists share is denied. Adding a deny used to replace `*shared` with the new rule alone.
+    const shared = 'version: "1"\naccept: &shared [status, "reflog show"]\ndeny: *shared\n';
+    const root = makeConfigTree({
+      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+      "providers/rec/rules.yaml": shared,
+    });
+    const rulesFile = path.join(root, "providers/rec/rules.yaml");
+    const editor = fileRuleEditor(path.join(root, "audit.jsonl"));
+    const request = requestIn(root, ["push", "origin"]);
+    expect(editor.offers(request)).toEqual([]);
+    const asShown = [{ effect: "deny" as const, rule: "push origin", scope: "", file: rulesFile, alsoAffects: [] }];
+    await expect(editor.add(request, "deny", asShown)).rejects.toThrow(/shared through a YAML anchor/u);
+    expect(readFileSync(rulesFile, "utf8")).toBe(shared);
+  });
+});

@@ -51,6 +51,27 @@ describe("applyRuleEdit", () => {
     expect(parseRulesFile("r.yaml", text)).toMatchObject({ deny: [{ text: "a" }], accept: [{ text: "get pods" }] });
   });
 
+  it("refuses to add to a list shared through a YAML alias instead of replacing it (which dropped every rule it held)", () => {
+    // Every rule of the shared list is denied; adding a deny rule used to replace `*shared` with a list of the
+    // new rule alone, so "get pods" and "delete pods" were no longer denied, and, being accepts, became allowed.
+    const aliasedDeny = yaml('version: "1"', 'accept: &shared ["get pods", "delete pods"]', "deny: *shared");
+    const aliasedAccept = yaml('version: "1"', 'deny: &shared ["delete"]', "accept: *shared");
+    for (const [text, list] of [
+      [aliasedDeny, "deny"],
+      [aliasedAccept, "accept"],
+      [aliasedDeny, "accept"],
+      [aliasedAccept, "deny"],
+    ] as const) {
+      expect(() => applyRuleEdit("r.yaml", text, { action: "add", list, rule: "drain node" })).toThrow(/shared through a YAML anchor/u);
+    }
+    // A removal would change both lists (or, through the alias, find nothing to remove): refused alike.
+    expect(() => applyRuleEdit("r.yaml", aliasedDeny, { action: "remove", list: "deny", rule: "get pods" })).toThrow(/shared through a YAML anchor/u);
+    expect(() => applyRuleEdit("r.yaml", aliasedDeny, { action: "remove", list: "accept", rule: "get pods" })).toThrow(/shared through a YAML anchor/u);
+    // One rule anchored in one list and aliased in the other: its removal would leave the alias dangling.
+    const aliasedRule = yaml('version: "1"', 'accept: [&r "get pods"]', "deny: [*r]");
+    expect(() => applyRuleEdit("r.yaml", aliasedRule, { action: "remove", list: "accept", rule: "get pods" })).toThrow(ConfigError);
+  });
+
   it("refuses a blank or multi-line rule with the position of the problem", () => {
     expect(() => applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "get\npods" })).toThrow(ConfigError);
     expect(() => applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "  " })).toThrow(

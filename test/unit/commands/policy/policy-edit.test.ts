@@ -128,6 +128,24 @@ describe("torii policy edit", () => {
     expect(readFileSync(manager.seen, "utf8")).toBe("operator-choice");
   });
 
+  it("a live file changed while the editor ran is not replaced, and the operator is told where the edit is kept", async () => {
+    const { env, rules } = setup("unused");
+    const edited = 'version: "1"\ndeny: []\naccept: [logs, get pods]\n';
+    const tools = tempDirectory("torii editor ");
+    const script = path.join(tools, "racing-editor.mjs");
+    // Saves the operator's edit, and meanwhile another editor (or torii policy accept add) changes the live file.
+    writeFileSync(
+      script,
+      `import { appendFileSync, writeFileSync } from "node:fs";\nwriteFileSync(process.argv[2], ${JSON.stringify(edited)});\nappendFileSync(${JSON.stringify(rules)}, "# changed elsewhere\\n");\n`,
+    );
+    const result = await runCli(["policy", "edit", "kube"], { ...env, EDITOR: `${JSON.stringify(process.execPath)} "${script}"` });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("changed while it was being edited");
+    expect(readFileSync(rules, "utf8")).toBe(`${SHARED}# changed elsewhere\n`);
+    const kept = /your edit is kept in (\S+)/u.exec(result.stderr)?.[1];
+    expect(kept === undefined ? undefined : readFileSync(kept, "utf8")).toBe(edited);
+  });
+
   it("without VISUAL or EDITOR says what to set", async () => {
     const { root } = setup("");
     const result = await runCli(["policy", "edit", "kube"], { TORII_CONFIG_DIR: root });

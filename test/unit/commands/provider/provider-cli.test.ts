@@ -102,6 +102,30 @@ describe("torii provider", () => {
     expect(readFileSync(path.join(dir, ".env"), "utf8")).toBe("X=1\n");
   });
 
+  it("upgrade replaces an installed provider.yaml that does not parse (a duplicate key, an alias bomb), saying so, instead of failing with an unexpected error", async () => {
+    const root = freshRoot();
+    const env = { TORII_CONFIG_DIR: root };
+    await runCli(["provider", "install", "kubectl", "--preset", "readonly"], env);
+    const installed = path.join(root, "providers", "kubectl", "provider.yaml");
+    const bundled = readFileSync(path.join(BUNDLED, "kubectl", "provider.yaml"), "utf8");
+    const bomb = [
+      "a: &a [x, x, x, x, x, x, x, x, x, x]",
+      ...["b", "c", "d", "e", "f"].map((key, i) => `${key}: &${key} [${Array(10).fill(`*${"abcde"[i]}`).join(", ")}]`),
+    ];
+    for (const broken of [bundled.replace(/^name: kubectl$/mu, "name: kubectl\nname: kubectl2"), `${bomb.join("\n")}\n`]) {
+      writeFileSync(installed, broken);
+      const dry = await runCli(["provider", "upgrade", "kubectl", "--dry-run"], env);
+      expect(dry.stderr).toBe("");
+      expect(dry.status).toBe(0);
+      expect(dry.stdout).toMatch(/^would upgrade kubectl /u);
+      expect(dry.stdout).toMatch(/\n {2}provider\.yaml: the installed file does not parse \(.+\) -> the bundled definition, whole\n/u);
+      expect(readFileSync(installed, "utf8")).toBe(broken);
+      const result = await runCli(["provider", "upgrade", "kubectl"], env);
+      expect(result.status, result.stderr).toBe(0);
+      expect(readFileSync(installed, "utf8")).toBe(bundled);
+    }
+  });
+
   it("remove refuses while operator state exists, and with --force names what it deletes", async () => {
     const root = freshRoot();
     const env = { TORII_CONFIG_DIR: root };
