@@ -110,6 +110,9 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
     for (let seconds = 3; ; seconds *= 2) {
       const attempt = await stopHostWhileItRuns(seconds);
       if (attempt.kind === "timed out first" && seconds < 48) continue;
+      // Stopped between the holder's start and the host's `spawned` report (a loaded machine can run the holder's
+      // start-up before the host writes that message): the other path, which the test above covers; try again.
+      if (attempt.kind === "stopped before the report" && seconds < 48) continue;
       if (attempt.kind !== "stopped") throw new Error(`the host was not stopped within a ${seconds} s run: ${JSON.stringify(attempt)}`);
       const { outcome, holderPid, hostPid } = attempt;
       expect(outcome.execution).toBeUndefined();
@@ -129,6 +132,7 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
 type StopAttempt =
   | { readonly kind: "stopped"; readonly outcome: CallOutcome; readonly holderPid: number; readonly hostPid: number }
   | { readonly kind: "timed out first" }
+  | { readonly kind: "stopped before the report" }
   | { readonly kind: "unexpected"; readonly outcome: CallOutcome };
 
 /**
@@ -157,6 +161,11 @@ fs.renameSync(${JSON.stringify(`${marker}.tmp`)}, ${JSON.stringify(marker)}); se
   const [holderPid, hostPid] = JSON.parse(readFileSync(marker, "utf8")) as [number, number];
   stopUntilTestEnds(hostPid);
   const outcome = outcomeOf(await call);
+  if (outcome.execution === undefined && /before it reported the start of the process/u.test(outcome.error ?? "")) {
+    // The server gave the host up without the holder's pid: it could not kill the holder, so the test does.
+    if (alive(holderPid)) process.kill(holderPid, "SIGKILL");
+    return { kind: "stopped before the report" };
+  }
   if (outcome.execution === undefined) return { kind: "stopped", outcome, holderPid, hostPid };
   // The host answered before the stop: let it go on, for this session's close.
   if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
