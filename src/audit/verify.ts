@@ -4,8 +4,8 @@
  *
  * Verification finds, at the line where the chain first disagrees, a record
  * that was edited, removed, inserted, swapped or reformatted, and any line that
- * is not a record (only an unterminated last line counts as torn: the trace of
- * an interrupted append). The head (head.ts) finds records cut off the end. A
+ * is not a record (only an unterminated last line that is not JSON and no longer
+ * than a record counts as torn: the trace of an interrupted append). The head (head.ts) finds records cut off the end. A
  * log rewritten consistently with its head by someone with write access to the
  * directory still verifies (see docs/audit.md): keep `lastHash` elsewhere to
  * detect that.
@@ -38,7 +38,16 @@ export interface AuditVerification {
   readonly problems: readonly AuditProblem[];
   /** The digest the next record will chain to; undefined for an empty log. */
   readonly lastHash: string | undefined;
+  /**
+   * Problems found past the first MAX_KEPT_AUDIT_PROBLEMS of the lines, counted
+   * but not kept (memory stays bounded however many lines are bad); absent when
+   * every problem is in `problems`.
+   */
+  readonly omitted?: { readonly problems: number; readonly failures: number };
 }
+
+/** How many problems of the lines a verification keeps; the rest are only counted. */
+export const MAX_KEPT_AUDIT_PROBLEMS = 100;
 
 /** One line of `tailAuditLog`: a record (and whether its own hash holds), or a line that is no record. */
 export type AuditTailEntry = { readonly record: AuditRecord; readonly intact: boolean } | { readonly unreadable: string };
@@ -140,6 +149,8 @@ class ChainVerifier {
   /** Terminated lines after the one the head anchors. */
   #terminatedAfterAnchor = 0;
   readonly #problems: AuditProblem[] = [];
+  #omittedProblems = 0;
+  #omittedFailures = 0;
   #records = 0;
   #lastDigest: string | undefined;
   #afterBadLine = false;
@@ -194,8 +205,21 @@ class ChainVerifier {
   finish(): AuditVerification {
     // An unterminated last line (the empty piece after a final newline is not a line).
     if (this.#partBytes > 0 || this.#overlong) this.#endLine(false);
+    // The head's finding (at most one) is kept whatever the count.
     if (this.#head !== undefined) this.#problems.push(...this.#checkHead(this.#head));
-    return { ok: this.#problems.every((problem) => problem.warning), records: this.#records, problems: this.#problems, lastHash: this.#lastDigest };
+    const ok = this.#omittedFailures === 0 && this.#problems.every((problem) => problem.warning);
+    const result = { ok, records: this.#records, problems: this.#problems, lastHash: this.#lastDigest };
+    return this.#omittedProblems === 0 ? result : { ...result, omitted: { problems: this.#omittedProblems, failures: this.#omittedFailures } };
+  }
+
+  /** Keeps `problem` if fewer than MAX_KEPT_AUDIT_PROBLEMS are kept, else only counts it. */
+  #report(problem: AuditProblem): void {
+    if (this.#problems.length < MAX_KEPT_AUDIT_PROBLEMS) {
+      this.#problems.push(problem);
+      return;
+    }
+    this.#omittedProblems += 1;
+    if (!problem.warning) this.#omittedFailures += 1;
   }
 
   #endLine(terminated: boolean): void {
@@ -212,11 +236,20 @@ class ChainVerifier {
     const checked: AuditLineCheck = this.#overlong
       ? { kind: "unreadable", reason: OVERLONG_LINE }
       : checkAuditLine(this.#parts.length === 1 ? (this.#parts[0] ?? Buffer.alloc(0)) : Buffer.concat(this.#parts, this.#partBytes));
-    const problems = this.#problems;
     if (checked.kind !== "record") {
-      // Only the last line can be unterminated.
-      const torn = checked.kind === "unreadable" && !terminated;
-      problems.push({ line, warning: torn, reason: torn ? "torn last line: an interrupted append" : checked.reason });
+      // Only the last line can be unterminated. An interrupted append leaves part of one record, never more than a
+      // record's bytes: a longer unterminated line is not one (whether or not it is JSON: it is not gathered, so not
+      // parsed), and fails like any other line that is no record.
+      const torn = checked.kind === "unreadable" && !terminated && !this.#overlong;
+      this.#report({
+        line,
+        warning: torn,
+        reason: torn
+          ? "torn last line: an interrupted append"
+          : this.#overlong && !terminated
+            ? `${OVERLONG_LINE}, unterminated: not an interrupted append`
+            : checked.reason,
+      });
       this.#afterBadLine = true;
       return;
     }
@@ -225,17 +258,17 @@ class ChainVerifier {
     const chained = this.#lastDigest === undefined ? prev === GENESIS_HASH || prev === ANCHORED_GENESIS_HASH : prev === this.#lastDigest;
     // After a line that is no record, the break is already reported at that line.
     if (!chained && !this.#afterBadLine) {
-      problems.push({ line, warning: false, reason: "prev does not match the previous record: a record was removed, inserted or reordered before this line" });
+      this.#report({ line, warning: false, reason: "prev does not match the previous record: a record was removed, inserted or reordered before this line" });
     }
     if (event === "audit-head-mismatch") {
-      problems.push({
+      this.#report({
         line,
         warning: false,
         reason: `a writer found the log not matching audit.head here: ${sanitiseAuditText(checked.record.detail ?? "", 200)}`,
       });
     } else if (event === "audit-anchored") {
       const lost = this.#anchoredFromStart || this.#anchoredBefore;
-      problems.push({
+      this.#report({
         line,
         warning: !lost,
         reason: lost

@@ -30,7 +30,9 @@ const AWS_ACCOUNT_ID = /^[0-9]{12}$/;
  * `--profile`); a leading "-" could be read as an option of its own.
  */
 function injectedValueSchema(): z.ZodString {
-  return singleLineSchema().refine((value) => !value.startsWith("-"), { error: 'must not start with "-"' });
+  return singleLineSchema()
+    .refine((value) => !value.startsWith("-"), { error: 'must not start with "-"' })
+    .refine((value) => !/[\u0080-\u009f\u2028\u2029]/u.test(value), { error: "must not hold a C1 control character or a Unicode line or paragraph separator" });
 }
 
 const baseTargetSchema = z.strictObject({

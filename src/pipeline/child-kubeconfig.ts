@@ -96,7 +96,7 @@ export function checkConfiguredFiles(files: readonly string[], policy: TrustPoli
  * The file lives in a fresh 0700 directory and is removed when `run` settles;
  * it must pass the trust rule of a configured kubeconfig.
  *
- * @throws ConfigError when the temporary directory fails that rule.
+ * @throws ConfigError when the temporary directory fails that rule, or its path holds the KUBECONFIG delimiter.
  */
 export async function withKubeContext<T>(
   env: Readonly<Record<string, string>>,
@@ -105,15 +105,23 @@ export async function withKubeContext<T>(
   policy: TrustPolicy,
   run: (env: Readonly<Record<string, string>>) => Promise<T>,
 ): Promise<T> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "torii-kube-context-"));
+  const delimiter = platform === "win32" ? path.win32.delimiter : path.posix.delimiter;
+  const temp = os.tmpdir();
+  // The file's path goes into KUBECONFIG: a delimiter in it would split it into other paths (a file planted at one
+  // of them would be read, its exec plugin run), so such a temporary directory fails the call instead.
+  if (temp.includes(delimiter)) {
+    throw new ConfigError(
+      temp,
+      `holds "${delimiter}", the KUBECONFIG list separator, so it cannot hold the file that selects the target's context; fix: start the server with TMPDIR set to a directory without it`,
+    );
+  }
+  const dir = mkdtempSync(path.join(temp, "torii-kube-context-"));
   try {
     const file = path.join(dir, "context.yaml");
-    // JSON quoting is YAML: any context name is read back verbatim.
-    writeFileSync(file, `apiVersion: v1\nkind: Config\ncurrent-context: ${JSON.stringify(context)}\n`, { mode: 0o600, flag: "wx" });
+    writeFileSync(file, `apiVersion: v1\nkind: Config\ncurrent-context: ${yamlDoubleQuoted(context)}\n`, { mode: 0o600, flag: "wx" });
     // kubectl reads it as a kubeconfig (which could name an exec plugin): held to the rule of a configured one, so a
     // temporary directory that others could rename or replace (not sticky) fails the call instead.
     checkConfiguredFiles([file], policy, { variable: "TMPDIR", kind: "kubeconfig (the target's context for its identity provider)" });
-    const delimiter = platform === "win32" ? path.win32.delimiter : path.posix.delimiter;
     const files = [file, ...childKubeconfigOf(env, platform).files].join(delimiter);
     // On Windows keep the spelling the environment already uses for the variable.
     const key = (platform === "win32" ? Object.keys(env).find((name) => name.toUpperCase() === "KUBECONFIG") : undefined) ?? "KUBECONFIG";
@@ -121,4 +129,24 @@ export async function withKubeContext<T>(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `text` as a YAML double-quoted scalar that every YAML reader reads back
+ * exactly: printable ASCII as is (`"` and `\` escaped), everything else
+ * escaped by code point (`\uXXXX`, `\UXXXXXXXX` past the BMP). Raw non-ASCII
+ * is not safe: a YAML reader folds a raw line break such as U+0085 (NEL),
+ * U+2028 or U+2029 inside a quoted scalar into a space, so kubectl would select
+ * another context than `--context` names.
+ */
+export function yamlDoubleQuoted(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === '"' || char === "\\") out += `\\${char}`;
+    else if (code >= 0x20 && code <= 0x7e) out += char;
+    else if (code <= 0xffff) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else out += `\\U${code.toString(16).padStart(8, "0")}`;
+  }
+  return `${out}"`;
 }

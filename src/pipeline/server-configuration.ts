@@ -109,8 +109,9 @@ function compileEveryPolicy(registry: Registry, policies: PolicyCache): ConfigEr
     for (const alias of aliases) {
       try {
         const { policy } = policies.load(entry, alias);
-        // A rule that does not compile would deny every call: refuse it now, with its place.
-        for (const { ref, message } of policy.errors) add(ruleError(ref.origin, `rule ${JSON.stringify(ref.text)}: ${message}`));
+        // A rule that does not compile would deny every call: refuse it now, named by its place and list, never its
+        // text (it can hold option values, and this reaches the server log, stderr and the agent).
+        for (const { ref, message } of policy.errors) add(ruleError(ref.origin, `${ref.list} rule: ${message}`));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         add(error);

@@ -431,7 +431,8 @@ function forbiddenIn(policy: CompiledPolicy, canonical: CanonicalArgv): string |
 function decideUnchecked(policy: CompiledPolicy, canonical: CanonicalArgv): PolicyDecision {
   if (policy.errors.length > 0) {
     const first = policy.errors[0];
-    const where = first ? `: ${describeRule(first.ref)} ${first.message}` : "";
+    // Named by its place, not its text (it can hold option values).
+    const where = first ? `: the ${first.ref.list} rule at ${first.ref.origin} (${first.ref.layer}): ${first.message}` : "";
     return {
       result: "deny",
       source: "policy-error",

@@ -73,8 +73,18 @@ function checkSyntax(source: string): void {
   try {
     new RegExp(source, "u");
   } catch (error) {
-    throw new Error(`invalid regular expression: ${(error as Error).message}`);
+    throw new Error(`invalid regular expression: ${syntaxErrorKind(source, (error as Error).message)}`);
   }
+}
+
+/**
+ * The kind of a syntax error (`Unterminated group`), without the pattern V8
+ * quotes before it (`Invalid regular expression: /<pattern>/u: …`): a rule's
+ * text can hold option values, and the message reaches logs and the agent.
+ */
+export function syntaxErrorKind(source: string, message: string): string {
+  const quoted = `Invalid regular expression: /${source}/u: `;
+  return message.startsWith(quoted) ? message.slice(quoted.length) : "a syntax error";
 }
 
 function compileForEngine(engineSource: string, flags: Set<string>): RE2JS {

@@ -24,17 +24,19 @@ const NAMED: readonly { readonly at: RegExp; readonly name: string }[] = [
 /**
  * A readable message for a pattern the linear-time engine refused: the
  * construct's name when it is one of the backtracking-only ones, and always the
- * engine's own words.
+ * engine's own words (its kind of error, not the part of the pattern it quotes).
  */
 export function describeEngineRefusal(error: unknown): string {
   const refusal = error as EngineSyntaxError;
   const input = typeof refusal.input === "string" ? refusal.input : "";
+  // The engine's words without the part of the pattern it quotes (a rule's text can hold option values).
+  const words = typeof refusal.error === "string" ? `error parsing regexp: ${refusal.error}` : "error parsing regexp";
   const named = NAMED.find((entry) => entry.at.test(input));
   if (named !== undefined) {
-    return `${named.name} needs a backtracking engine; rules run on a linear-time engine, so it is not supported (${refusal.message})`;
+    return `${named.name} needs a backtracking engine; rules run on a linear-time engine, so it is not supported (${words})`;
   }
   if (refusal.error === "invalid repeat count") {
-    return `a repetition count above 1000, or repetitions nested past the engine's size limit, is not supported (${refusal.message})`;
+    return `a repetition count above 1000, or repetitions nested past the engine's size limit, is not supported (${words})`;
   }
-  return `the linear-time regex engine refuses this pattern (${refusal.message})`;
+  return `the linear-time regex engine refuses this pattern (${words})`;
 }

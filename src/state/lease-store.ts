@@ -66,6 +66,28 @@ export class LeaseWrittenError extends StateWrittenError {
   }
 }
 
+/** What a clear wrote: the new state, the targets whose live leases it revoked, and the copy of an invalid file it replaced. */
+export interface LeaseClearing {
+  readonly state: LeaseState;
+  readonly cleared: readonly string[];
+  readonly preservedInvalid?: string;
+}
+
+/**
+ * A clear whose new state was renamed into place before a later step failed:
+ * the leases are revoked. Carries what was written, so the caller can audit it
+ * as it audits a success.
+ */
+export class LeaseClearWrittenError extends StateWrittenError {
+  override readonly name: string = "LeaseClearWrittenError";
+  readonly clearing: LeaseClearing;
+
+  constructor(error: StateWrittenError, clearing: LeaseClearing) {
+    super(error.file, error.problem, { cause: error.cause });
+    this.clearing = clearing;
+  }
+}
+
 export interface LeaseStoreOptions extends StateFileOptions {
   /** The time expiry is judged against; `new Date()` by default. */
   readonly clock?: () => Date;
@@ -189,22 +211,31 @@ export class LeaseStore {
    * an empty state. A file refused for its path (symlink, owner, mode) or
    * unreadable is not touched: that error is thrown.
    */
-  async clear(): Promise<{ state: LeaseState; cleared: readonly string[]; preservedInvalid?: string }> {
-    return this.state.locked(async (write) => {
-      const read = this.state.read();
-      if (read.kind === "error") {
-        if (!read.recoverable) throw read.error;
-        const preservedInvalid = await this.state.preserveInvalid(this.clock());
-        const state: LeaseState = { version: "1", revision: (read.bytes === undefined ? 0 : salvageRevision(read.bytes)) + 1, authorizations: [] };
+  async clear(): Promise<LeaseClearing> {
+    let outcome: LeaseClearing | undefined;
+    try {
+      return await this.state.locked(async (write) => {
+        const read = this.state.read();
+        if (read.kind === "error") {
+          if (!read.recoverable) throw read.error;
+          const preservedInvalid = await this.state.preserveInvalid(this.clock());
+          const state: LeaseState = { version: "1", revision: (read.bytes === undefined ? 0 : salvageRevision(read.bytes)) + 1, authorizations: [] };
+          outcome = { state, cleared: [], preservedInvalid };
+          await write(state);
+          return outcome;
+        }
+        const current = read.kind === "ok" ? read.state : EMPTY;
+        const cleared = liveAuthorizations(current, this.clock()).map((authorization) => authorization.target);
+        const state = next(current, []);
+        outcome = { state, cleared };
         await write(state);
-        return { state, cleared: [], preservedInvalid };
-      }
-      const current = read.kind === "ok" ? read.state : EMPTY;
-      const cleared = liveAuthorizations(current, this.clock()).map((authorization) => authorization.target);
-      const state = next(current, []);
-      await write(state);
-      return { state, cleared };
-    });
+        return outcome;
+      });
+    } catch (error) {
+      // Renamed into place, then a later step failed: the leases are revoked, and the caller must still audit it.
+      if (error instanceof StateWrittenError && outcome !== undefined) throw new LeaseClearWrittenError(error, outcome);
+      throw error;
+    }
   }
 
   /**

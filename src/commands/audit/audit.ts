@@ -10,7 +10,7 @@
  */
 import { auditLogPath } from "../../audit/audit-log.js";
 import { canonicalJson, escapeUnsafeJson, sanitiseAuditText, type AuditRecord } from "../../audit/record.js";
-import { tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../../audit/verify.js";
+import { MAX_KEPT_AUDIT_PROBLEMS, tailAuditLogSync, verifyAuditLogSync, type AuditTailEntry, type AuditVerification } from "../../audit/verify.js";
 import { configRoot, EXIT_USAGE, OperatorError } from "../shared/operator-context.js";
 import { DEFAULT_TAIL } from "./audit-command.js";
 
@@ -64,7 +64,12 @@ function verificationText(file: string, result: AuditVerification): string {
   const lines = result.problems.map(
     (problem) => `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.warning ? "warning: " : ""}${problem.reason}`,
   );
-  const broken = result.problems.filter((problem) => !problem.warning).length;
+  if (result.omitted !== undefined) {
+    lines.push(
+      `... and ${result.omitted.problems} more problem(s) (${result.omitted.failures} failing), not listed: only the first ${MAX_KEPT_AUDIT_PROBLEMS} are kept`,
+    );
+  }
+  const broken = result.problems.filter((problem) => !problem.warning).length + (result.omitted?.failures ?? 0);
   lines.push(result.ok ? `${file}: ${result.records} record(s), chain intact` : `${file}: ${broken} problem(s) in ${result.records} intact record(s)`);
   if (result.lastHash !== undefined) lines.push(`last hash: ${result.lastHash}`);
   return `${lines.join("\n")}\n`;

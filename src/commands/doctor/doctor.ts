@@ -71,7 +71,12 @@ function auditCheck(root: string): DoctorCheck {
     if (result.ok) return check("audit", "ok", `${file}: ${result.records} record(s), chain intact`);
     const first = result.problems[0];
     const where = first === undefined ? "" : `; first: ${first.line === undefined ? "" : `line ${first.line}: `}${first.reason}`;
-    return check("audit", "warn", `${file}: ${result.problems.length} problem(s)${where}`, "torii audit verify shows every problem; keep the log as evidence");
+    return check(
+      "audit",
+      "warn",
+      `${file}: ${result.problems.length + (result.omitted?.problems ?? 0)} problem(s)${where}`,
+      "torii audit verify shows every problem; keep the log as evidence",
+    );
   } catch (error) {
     return check("audit", "warn", `${file} cannot be read: ${(error as Error).message}`, "check the file's owner and mode");
   }

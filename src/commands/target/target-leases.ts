@@ -11,7 +11,8 @@ import { rmSync } from "node:fs";
 import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
 import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
-import { LeaseStore, LeaseWrittenError, liveAuthorizations, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
+import { LeaseClearWrittenError, LeaseStore, LeaseWrittenError, liveAuthorizations, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
+import type { StateWrittenError } from "../../state/errors.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
@@ -209,9 +210,28 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
 export async function runTargetClear(tool: string, options: JsonOption): Promise<number> {
   const provider = findTargetAwareProvider(loadOperatorRegistry(), tool);
   const store = new LeaseStore(provider.dir);
-  const { state, cleared, preservedInvalid } = await changeState(`clear the leases of ${tool}`, "", () => store.clear());
-  const preservedNote = preservedInvalid === undefined ? "" : "; preserved invalid file";
-  await operatorAudit().record({ event: "target-access-cleared", scope: auditScope(tool), detail: `cleared ${cleared.length} lease(s)${preservedNote}` });
+  const record = (clearing: { cleared: readonly string[]; preservedInvalid?: string | undefined }, after: string): Promise<void> =>
+    operatorAudit().record({
+      event: "target-access-cleared",
+      scope: auditScope(tool),
+      detail: `cleared ${clearing.cleared.length} lease(s)${clearing.preservedInvalid === undefined ? "" : "; preserved invalid file"}${after}`,
+    });
+  const { state, cleared, preservedInvalid } = await changeState(`clear the leases of ${tool}`, "", async () => {
+    try {
+      return await store.clear();
+    } catch (error) {
+      // The leases were revoked although a later step failed: it is audited all the same, then reported.
+      if (error instanceof LeaseClearWrittenError) {
+        await recordInForce(() => record(error.clearing, `; in force, but ${error.problem}`), error, "the leases are revoked and the clear is NOT audited");
+        throw new OperatorError(
+          `clear the leases of ${tool}: ${error.file}: ${error.detail}; the clear is audited; check the state before retrying`,
+          EXIT_STATE_PROBLEM,
+        );
+      }
+      throw error;
+    }
+  });
+  await record({ cleared, preservedInvalid }, "");
   const lines = [cleared.length === 0 ? `no lease of ${tool} was active` : `revoked ${cleared.length} lease(s) of ${tool}: ${cleared.join(", ")}`];
   if (preservedInvalid !== undefined) lines.push(`the invalid lease file was replaced; a copy is kept at ${preservedInvalid}`);
   lines.push(`targets are kept (${provider.targets.size}); torii target remove deletes one`);
@@ -265,12 +285,16 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
  * Audits a lease that is in force although its write reported a failure. If
  * the audit fails too, says both: the lease is in force and NOT audited.
  */
-async function recordInForce(record: () => Promise<void>, written: LeaseWrittenError): Promise<void> {
+async function recordInForce(
+  record: () => Promise<void>,
+  written: StateWrittenError,
+  unaudited = "the lease is in force and NOT audited; torii target clear revokes it",
+): Promise<void> {
   try {
     await record();
   } catch (error) {
     throw new OperatorError(
-      `${written.file}: ${written.detail}; and its audit record could not be written (${error instanceof Error ? error.message : String(error)}): the lease is in force and NOT audited; torii target clear revokes it`,
+      `${written.file}: ${written.detail}; and its audit record could not be written (${error instanceof Error ? error.message : String(error)}): ${unaudited}`,
       EXIT_STATE_PROBLEM,
     );
   }

@@ -66,8 +66,50 @@ export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services
   const useFips = truthy(env.AWS_USE_FIPS_ENDPOINT ?? profile.use_fips_endpoint);
   const useDualstack = truthy(env.AWS_USE_DUALSTACK_ENDPOINT ?? profile.use_dualstack_endpoint);
   const caBundle = nonEmpty(env.AWS_CA_BUNDLE) ?? nonEmpty(profile.ca_bundle);
-  const proxy = proxyFor(env, new URL(endpoint ?? `https://sts.${region}.amazonaws.com`));
+  const proxy = firstProxy(env, endpoint !== undefined ? [endpoint] : serviceUrls(region, useFips || useDualstack, [["sts", "sts-fips"]]));
   return { region, endpoint, ssoEndpoint, useFips, useDualstack, caBundle, proxy };
+}
+
+/** The DNS suffixes of the partitions whose host names are known here (the SDK's partition table). */
+const PARTITIONS: readonly (readonly [RegExp, { readonly dns: string; readonly dualStack: string }])[] = [
+  [/^(us|eu|ap|sa|ca|me|af|il|mx)-\w+-\d+$/u, { dns: "amazonaws.com", dualStack: "api.aws" }],
+  [/^us-gov-\w+-\d+$/u, { dns: "amazonaws.com", dualStack: "api.aws" }],
+  [/^cn-\w+-\d+$/u, { dns: "amazonaws.com.cn", dualStack: "api.amazonwebservices.com.cn" }],
+];
+
+/** A host no NO_PROXY entry but `*` excludes: stands for hosts not known here, so any proxy applies (fail closed). */
+const UNKNOWN_HOST_URL = "https://unknown-aws-host.invalid";
+
+/**
+ * The default URLs of `services` (host name prefixes, plain and FIPS: `sts` and `sts-fips`)
+ * in `region`, in the region's partition (`amazonaws.com`, `amazonaws.com.cn`
+ * for China); with `variants`, also the FIPS (`<prefix>-fips`) and dual-stack
+ * hosts (an extra host can only make the check stricter). A region outside the
+ * partitions known here (the iso partitions, say) gives a host no NO_PROXY
+ * entry but `*` excludes: its real hosts are unknown, so any proxy applies.
+ */
+function serviceUrls(region: string, variants: boolean, services: readonly (readonly [string, string])[]): readonly string[] {
+  const partition = PARTITIONS.find(([pattern]) => pattern.test(region))?.[1];
+  if (partition === undefined) return [UNKNOWN_HOST_URL];
+  return services.flatMap(([service, fips]) => {
+    const plain = `https://${service}.${region}.${partition.dns}`;
+    if (!variants) return [plain];
+    return [
+      plain,
+      `https://${fips}.${region}.${partition.dns}`,
+      `https://${service}.${region}.${partition.dualStack}`,
+      `https://${fips}.${region}.${partition.dualStack}`,
+    ];
+  });
+}
+
+/** The first proxy the CLI would use for one of `urls`, if any. */
+function firstProxy(env: StsProbeInputs["env"], urls: readonly string[]): string | undefined {
+  for (const url of urls) {
+    const proxy = proxyFor(env, new URL(url));
+    if (proxy !== undefined) return proxy;
+  }
+  return undefined;
 }
 
 /** The proxy the CLI would use for `url` (the variable for its scheme), unless NO_PROXY excludes its host. */
@@ -86,30 +128,19 @@ function proxyFor(env: StsProbeInputs["env"], url: URL): string | undefined {
  * refresh), if any. The probe sends them through the same handler as STS (the
  * same timeouts and CA bundle) and, like STS, never through a proxy: when one
  * would apply, the check must fail rather than go around it.
- * `ssoRegion` undefined (not found): every default SSO host is unknown, so any proxy applies.
- * Hosts of FIPS and dual-stack variants are included with the plain ones: an extra host can only make the check stricter.
+ * `ssoRegion` undefined (not found), or outside the partitions known here: every default SSO host is unknown, so any
+ * proxy applies. The hosts are the region's partition's (`amazonaws.com.cn` in China); those of FIPS and dual-stack
+ * variants are included with the plain ones: an extra host can only make the check stricter.
  */
 export function ssoProxyOf(inputs: StsProbeInputs, route: StsRoute, ssoRegion: string | undefined): string | undefined {
   const urls =
     route.ssoEndpoint !== undefined
       ? [route.ssoEndpoint]
       : ssoRegion === undefined
-        ? ["https://unknown-sso-region.invalid"]
-        : [
-            `https://portal.sso.${ssoRegion}.amazonaws.com`,
-            `https://oidc.${ssoRegion}.amazonaws.com`,
-            ...(route.useFips || route.useDualstack
-              ? [
-                  `https://portal.sso-fips.${ssoRegion}.amazonaws.com`,
-                  `https://oidc-fips.${ssoRegion}.amazonaws.com`,
-                  `https://portal.sso.${ssoRegion}.api.aws`,
-                  `https://oidc.${ssoRegion}.api.aws`,
-                ]
-              : []),
-          ];
-  for (const url of urls) {
-    const proxy = proxyFor(inputs.env, new URL(url));
-    if (proxy !== undefined) return proxy;
-  }
-  return undefined;
+        ? [UNKNOWN_HOST_URL]
+        : serviceUrls(ssoRegion, route.useFips || route.useDualstack, [
+            ["portal.sso", "portal.sso-fips"],
+            ["oidc", "oidc-fips"],
+          ]);
+  return firstProxy(inputs.env, urls);
 }

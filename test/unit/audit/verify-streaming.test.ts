@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { auditHeadPath, serialiseAuditHead } from "../../../src/audit/head.js";
 import { ANCHORED_GENESIS_HASH, auditFields, sealAuditLine, sha256Hex } from "../../../src/audit/record.js";
-import { AUDIT_VERIFY_CHUNK_BYTES, verifyAuditLogSync, type AuditVerification } from "../../../src/audit/verify.js";
+import { AUDIT_VERIFY_CHUNK_BYTES, MAX_KEPT_AUDIT_PROBLEMS, verifyAuditLogSync, type AuditVerification } from "../../../src/audit/verify.js";
 import { tempDir } from "../config/temp-tree.js";
 
 vi.mock("node:fs", async (importOriginal) => {
@@ -145,5 +145,42 @@ describe("audit verify streams the log", () => {
       },
     ]);
     expect(readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+describe("audit verify: an over-long unterminated last line, and many bad lines", () => {
+  test.each(CHUNKS)(
+    "an unterminated last line over 64 KiB that is JSON (a forged record, padded) fails: no append leaves that (chunks of %i bytes)",
+    (chunkBytes) => {
+      const lines = LINES.slice(0, 2);
+      const forged = JSON.stringify({
+        v: 1,
+        time: "2026-01-01T00:00:03.000Z",
+        call_id: "call-3",
+        scope: "aws/prod",
+        event: "ran",
+        detail: "x".repeat(70_000),
+        prev: sha256Hex(lines[1] ?? ""),
+        hash: "0".repeat(64),
+      });
+      const file = writeLog(`${lines.map((line) => `${line}\n`).join("")}${forged}`, lines, 2);
+      const { result } = readsOf(file, () => verifyAuditLogSync(file, { chunkBytes }));
+      expect(result.ok).toBe(false);
+      expect(result.problems).toEqual([{ line: 3, warning: false, reason: "a line longer than any record, unterminated: not an interrupted append" }]);
+    },
+  );
+
+  test("a log of 4 MiB of newlines keeps only the first problems and counts the rest; it still fails", () => {
+    const file = path.join(tempDir(), "audit.jsonl");
+    const count = 4 * 1024 * 1024;
+    writeFileSync(file, Buffer.alloc(count, 0x0a));
+    const result = verifyAuditLogSync(file);
+    expect(result.ok).toBe(false);
+    // The first lines' problems, then the head's (kept whatever the count).
+    expect(result.problems).toHaveLength(MAX_KEPT_AUDIT_PROBLEMS + 1);
+    expect(result.problems[0]).toEqual({ line: 1, warning: false, reason: "empty line" });
+    expect(result.problems[MAX_KEPT_AUDIT_PROBLEMS - 1]).toEqual({ line: MAX_KEPT_AUDIT_PROBLEMS, warning: false, reason: "empty line" });
+    expect(result.problems[MAX_KEPT_AUDIT_PROBLEMS]?.reason).toMatch(/^head missing: /u);
+    expect(result.omitted).toEqual({ problems: count - MAX_KEPT_AUDIT_PROBLEMS, failures: count - MAX_KEPT_AUDIT_PROBLEMS });
   });
 });

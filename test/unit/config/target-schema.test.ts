@@ -73,6 +73,13 @@ describe("target.yaml: common fields", () => {
     expectTargetError(AWS, [...AWS_TARGET.slice(0, 4), "  profile: -x", ...AWS_TARGET.slice(5)], 5, 12, /identity\.profile: must not start with "-"/);
   });
 
+  it("refuses a context or profile holding NEL (U+0085), another C1 control or U+2028 / U+2029, which a YAML reader turns into a space", () => {
+    const refused = /must not hold a C1 control character or a Unicode line or paragraph separator/;
+    expectTargetError(KUBE, ['version: "1"', "name: prod", 'context: "lab\\u0085x"', "identity:", "  provider: aws-sso"], 3, 10, refused);
+    expectTargetError(KUBE, ['version: "1"', "name: prod", 'context: "lab\\u2028x"', "identity:", "  provider: aws-sso"], 3, 10, refused);
+    expectTargetError(AWS, [...AWS_TARGET.slice(0, 4), '  profile: "p\\u009bx"', ...AWS_TARGET.slice(5)], 5, 12, refused);
+  });
+
   it("refuses any target of a provider without targeting.mode", () => {
     expectTargetError({ name: "plain", mode: undefined }, CREDENTIALS_TARGET, 1, 1, /provider plain has no targeting\.mode, so it cannot have targets/);
   });

@@ -3,8 +3,10 @@
  * only when every part does (rules files included, shared and per target), and
  * a failure carries the ConfigError text and its first place.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import path from "node:path";
+import { appendServerLog, serverLogPath } from "../../../src/config/server-log.js";
 import { loadServerConfiguration, renderStartupFailure } from "../../../src/pipeline/server-configuration.js";
 import { tempDir, writeTree, yaml } from "../config/temp-tree.js";
 
@@ -48,6 +50,26 @@ describe("loadServerConfiguration", () => {
     if (load.ok) throw new Error("expected a failure");
     expect(load.failure.message.split("\n")).toHaveLength(1);
     expect(load.failure).toMatchObject({ file: path.join(root, "providers/rec/rules.yaml"), line: 3, column: 5 });
+  });
+
+  test.each([
+    ["V8 refuses", '"/^s3 cp --sse-c-key hunter2SECRETVALUE (/"', /rules\.yaml:3:5: accept rule: invalid regular expression: Unterminated group$/mu],
+    [
+      "the linear-time engine refuses",
+      '"/--sse-c-key hunter2SECRETVALUE(?!x)/"',
+      /rules\.yaml:3:5: accept rule: invalid regular expression: .*a negative lookahead.*\(error parsing regexp: /mu,
+    ],
+  ])("a rule that does not compile (%s) is named by place and list, not by text, in the start-up failure and the server log", (_label, rule, named) => {
+    const root = tempDir();
+    writeTree(root, { "providers/rec/provider.yaml": PROVIDER, "providers/rec/rules.yaml": yaml('version: "1"', "accept:", `  - ${rule}`) });
+    const load = loadServerConfiguration(where(root));
+    if (load.ok) throw new Error("expected a failure");
+    const text = renderStartupFailure(load.failure);
+    // As serveConfigurationError does: the same text goes to stderr, the MCP instructions and the error tool.
+    appendServerLog(root, `start-up failed: ${text}`);
+    expect(text).toMatch(named);
+    expect(text).not.toContain("hunter2SECRETVALUE");
+    expect(readFileSync(serverLogPath(root), "utf8")).not.toContain("hunter2SECRETVALUE");
   });
 
   test("no provider and a relative TORII_CONFIG_DIR are failures too; the rendering names the root and the restart", () => {

@@ -41,8 +41,14 @@ describe("order of evaluation", () => {
     expect(result.decision.result).toBe("deny");
     expect(result.decision.source).toBe("policy-error");
     expect(result.decision.reason).toContain("2 invalid rule(s)");
-    expect(result.decision.reason).toContain('"/(/"');
+    expect(result.decision.reason).toMatch(/: the deny rule at shared\.deny:1 \(shared\): invalid regular expression: Unterminated group$/u);
     expect(result.canonicalTokens).toEqual(["get", "pods"]);
+  });
+
+  it("the deny reason of a policy with an invalid rule names the rule by place, never its text (option values)", () => {
+    const result = decide(kctx, { shared: ruleList(["/get --token=hunter2SECRET (/"], ["get"]) }, ["get", "pods"]);
+    expect(result.decision.source).toBe("policy-error");
+    expect(result.decision.reason).not.toContain("hunter2SECRET");
   });
 
   it("forbidden_args come before deny and accept rules", () => {

@@ -113,6 +113,17 @@ describe("torii audit verify", () => {
     expect(result.stdout).toMatch(/^line 2: not a JSON line$/m);
   });
 
+  it("lists the first 100 problems of a log of many bad lines and says how many more there are", async () => {
+    const { root, file, lines } = await rootWithRecords(1);
+    writeFileSync(file, `${lines[0] ?? ""}\n${"\n".repeat(250)}`);
+    const result = await audit(root, "verify");
+    expect(result.status).toBe(1);
+    expect(result.stdout.match(/^line \d+: empty line$/gm)).toHaveLength(100);
+    expect(result.stdout).toMatch(/^line 101: empty line$/m);
+    expect(result.stdout).toMatch(/^\.\.\. and 150 more problem\(s\) \(150 failing\), not listed: only the first 100 are kept$/m);
+    expect(result.stdout).toMatch(/: 250 problem\(s\) in 1 intact record\(s\)$/m);
+  });
+
   it("exits 0 with a warning for a torn last line", async () => {
     const { root, file } = await rootWithRecords(3);
     appendFileSync(file, '{"v":1,"ti');

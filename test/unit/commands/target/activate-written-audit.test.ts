@@ -1,5 +1,5 @@
 /**
- * `torii target activate` when a step after the lease file's rename fails (here
+ * `torii target activate` (and `torii target clear`) when a step after the lease file's rename fails (here
  * the directory's fsync): the lease is in force, so its audit record is written
  * all the same, and the failure is reported as in force and audited, never as
  * "nothing was changed" and never without a record.
@@ -59,6 +59,31 @@ describe("target activate: a failure after the lease file's rename", () => {
       }),
     ]);
     // The tree is intact: the chain still verifies with the new record in it.
+    const verified = await runCli(["audit", "verify"], { TORII_CONFIG_DIR: root });
+    expect(verified.status).toBe(0);
+  });
+});
+
+describe("target clear: a failure after the lease file's rename", () => {
+  test("the revocation in force is audited as target-access-cleared, and reported as in force and audited", async () => {
+    const root = tree();
+    const providerDir = path.join(root, "providers/kube");
+    expect((await runCli(["target", "activate", "kube", "dev", "--for", "20"], { TORII_CONFIG_DIR: root })).status).toBe(0);
+    failDirectorySync(providerDir);
+    const result = await runCli(["target", "clear", "kube"], { TORII_CONFIG_DIR: root });
+    vi.restoreAllMocks();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("the change was written and is in force");
+    expect(result.stderr).toContain("the clear is audited");
+    const read = new LeaseStore(providerDir).read();
+    expect(read.ok && read.state.authorizations).toEqual([]);
+    const records = readFileSync(path.join(root, "audit.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { event: string; scope?: unknown; detail?: string });
+    expect(records.filter((record) => record.event === "target-access-cleared")).toEqual([
+      expect.objectContaining({ detail: expect.stringMatching(/^cleared 1 lease\(s\); in force, but /u) as unknown }),
+    ]);
     const verified = await runCli(["audit", "verify"], { TORII_CONFIG_DIR: root });
     expect(verified.status).toBe(0);
   });

@@ -64,4 +64,34 @@ describe("ssoProxyOf", () => {
     expect(sso({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: "*" }, undefined)).toBeUndefined();
     expect(sso({}, "eu-west-1")).toBeUndefined();
   });
+
+  test("China regions use amazonaws.com.cn hosts: NO_PROXY .amazonaws.com leaves them proxied, .amazonaws.com.cn excludes them", () => {
+    const env = { HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com" };
+    expect(sso(env, "cn-north-1")).toBe("http://proxy:3128");
+    expect(sso({ ...env, NO_PROXY: ".amazonaws.com.cn" }, "cn-north-1")).toBeUndefined();
+    expect(sso({ ...env, NO_PROXY: ".amazonaws.com.cn" }, "cn-north-1", { use_dualstack_endpoint: "true" })).toBe("http://proxy:3128");
+    expect(sso({ ...env, NO_PROXY: ".amazonaws.com.cn,.api.amazonwebservices.com.cn" }, "cn-north-1", { use_dualstack_endpoint: "true" })).toBeUndefined();
+    expect(sso(env, "us-gov-west-1")).toBeUndefined();
+  });
+
+  test("a region outside the partitions known here (iso: c2s.ic.gov, sc2s.sgov.gov) fails closed: any proxy applies unless NO_PROXY is *", () => {
+    for (const region of ["us-iso-east-1", "us-isob-east-1", "eu-isoe-west-1", "xx-unknown-1"]) {
+      expect(sso({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com,.c2s.ic.gov,.sc2s.sgov.gov" }, region)).toBe("http://proxy:3128");
+      expect(sso({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: "*" }, region)).toBeUndefined();
+    }
+  });
+});
+
+describe("stsRouteOf proxy per partition", () => {
+  test("STS in China (sts.cn-north-1.amazonaws.com.cn) is proxied despite NO_PROXY .amazonaws.com, and not with .amazonaws.com.cn", () => {
+    expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com" }, {}, {}, "cn-north-1").proxy).toBe("http://proxy:3128");
+    expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com.cn" }, {}, {}, "cn-north-1").proxy).toBeUndefined();
+    expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com" }, { region: "cn-northwest-1" }).proxy).toBe("http://proxy:3128");
+  });
+
+  test("STS in an iso region fails closed, and a dual-stack STS host (api.aws) is judged with the plain one", () => {
+    expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com,.c2s.ic.gov" }, {}, {}, "us-iso-east-1").proxy).toBe("http://proxy:3128");
+    expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com" }, { use_dualstack_endpoint: "true" }).proxy).toBe("http://proxy:3128");
+    expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com,.api.aws" }, { use_dualstack_endpoint: "true" }).proxy).toBeUndefined();
+  });
 });
