@@ -12,7 +12,7 @@ import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { loadSettings } from "../../config/settings.js";
 import { leaseBindingOf, leaseStatusOf } from "../../state/lease-status.js";
 import { LeaseClearWrittenError, LeaseStore, LeaseWrittenError, liveAuthorizations, type LeaseAuthorization, type LeaseRead } from "../../state/lease-store.js";
-import type { StateWrittenError } from "../../state/errors.js";
+import { StateWrittenError } from "../../state/errors.js";
 import { auditScope, operatorAudit } from "../shared/operator-audit.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { emit, expiryText, parseMinutes, remainingMinutes, type JsonOption } from "../shared/operator-output.js";
@@ -258,9 +258,25 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
   const store = new LeaseStore(provider.dir);
   const before = store.read();
   const hadLease = before.ok && liveAuthorizations(before.state, new Date()).some((entry) => entry.target === alias);
-  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () => store.revoke(alias));
   const audit = operatorAudit();
-  if (hadLease) await audit.record({ event: "target-access-revoked", scope: auditScope(tool, alias), detail: "target remove" });
+  const recordRevoked = (after: string): Promise<void> =>
+    audit.record({ event: "target-access-revoked", scope: auditScope(tool, alias), detail: `target remove${after}` });
+  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, async () => {
+    try {
+      return await store.revoke(alias);
+    } catch (error) {
+      // The lease was revoked although a later step failed: it is audited all the same, and the directory is kept.
+      if (error instanceof StateWrittenError && hadLease) {
+        await recordInForce(() => recordRevoked(`; in force, but ${error.problem}`), error, "the lease is revoked and the revocation is NOT audited");
+        throw new OperatorError(
+          `revoke the lease of ${tool} ${alias}: ${error.file}: ${error.detail}; the revocation is audited and ${target.dir} is kept; check the state, then run the remove again`,
+          EXIT_STATE_PROBLEM,
+        );
+      }
+      throw error;
+    }
+  });
+  if (hadLease) await recordRevoked("");
   try {
     rmSync(target.dir, { recursive: true });
   } catch (error) {
