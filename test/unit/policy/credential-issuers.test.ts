@@ -138,6 +138,18 @@ describe("spellings the CLIs read as the same command are refused alike", () => 
     expect(decide(contexts.kubectl!, ["/.*/"], argv)).toMatchObject({ result: "deny", source: "locked-command" });
   });
 
+  // `create --raw URI -f FILE` POSTs FILE to any API path: the serviceaccounts/<name>/token subresource
+  // mints a token as `create token` does (the API server reads any JSON object as a TokenRequest).
+  it.each([
+    [["/.*/"], ["create", "--raw", "/api/v1/namespaces/default/serviceaccounts/default/token", "-f", "-"]],
+    [["/.*/"], ["create", "--raw=/api/v1/namespaces/kube-system/serviceaccounts/admin/token", "--filename=-"]],
+    [["create"], ["create", "--raw", "/api/v1/namespaces/default/serviceaccounts/default/token", "-f", "package.json"]],
+    [["create"], ["create", "-f", "package.json", "--raw", "/api/v1/namespaces/default/serviceaccounts/default/token"]],
+    [["create --raw"], ["create", "--raw", "/api//v1/namespaces/default/serviceaccounts/default/token/", "-f", "-"]],
+  ])("kubectl under accept %j: %j (a raw POST to a token subresource) is refused", (accept, argv) => {
+    expect(decide(contexts.kubectl!, accept, argv)).toMatchObject({ result: "deny", source: "locked-option" });
+  });
+
   it("kubectl [config --raw view] is refused too (an option before the command is not kubectl's)", () => {
     expect(decide(contexts.kubectl!, ["/.*/"], ["config", "--raw", "view"]).result).toBe("deny");
   });
