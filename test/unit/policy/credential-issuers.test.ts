@@ -105,6 +105,10 @@ describe("spellings the CLIs read as the same command are refused alike", () => 
     ["aws", ["finspace", "get-kx-connection-string", "--user-arn", "u", "--environment-id", "e", "--cluster-name", "c"]],
     ["aws", ["cognito-idp", "associate-software-token", "--session", "s"]],
     ["aws", ["route53globalresolver", "create-access-token", "--dns-view-id", "d"]],
+    // AWS CLI v2 only (the generator reads the v1 CLI): an Aurora DSQL password, valid up to a week.
+    ["aws", ["dsql", "generate-db-connect-auth-token", "--hostname", "c.dsql.us-east-1.on.aws"]],
+    ["aws", ["dsql", "generate-db-connect-admin-auth-token", "--hostname", "c.dsql.us-east-1.on.aws", "--expires-in", "604800"]],
+    ["aws", ["--output", "text", "dsql", "--", "generate-db-connect-admin-auth-token"]],
     ["az", ["account", "get-access-token"]],
     ["az", ["--only-show-errors", "account", "get-access-token", "--resource", "https://vault.azure.net"]],
     ["az", ["ad", "sp", "credential", "reset", "--id", "x"]],
