@@ -105,6 +105,9 @@ describe("spellings the CLIs read as the same command are refused alike", () => 
     ["aws", ["finspace", "get-kx-connection-string", "--user-arn", "u", "--environment-id", "e", "--cluster-name", "c"]],
     ["aws", ["cognito-idp", "associate-software-token", "--session", "s"]],
     ["aws", ["route53globalresolver", "create-access-token", "--dns-view-id", "d"]],
+    // An SSM hybrid activation: any machine registers with it and then receives the named role's credentials.
+    ["aws", ["ssm", "create-activation", "--iam-role", "AmazonSSMRoleForInstancesQuickSetup", "--registration-limit", "1000"]],
+    ["aws", ["eks", "register-cluster", "--name", "c", "--connector-config", "roleArn=arn:aws:iam::1:role/r,provider=OTHER"]],
     // AWS CLI v2 only (the generator reads the v1 CLI): an Aurora DSQL password, valid up to a week.
     ["aws", ["dsql", "generate-db-connect-auth-token", "--hostname", "c.dsql.us-east-1.on.aws"]],
     ["aws", ["dsql", "generate-db-connect-admin-auth-token", "--hostname", "c.dsql.us-east-1.on.aws", "--expires-in", "604800"]],
@@ -175,6 +178,8 @@ describe("the reads a target needs stay with the policy", () => {
     ["aws", ["ecr", "describe-repositories"]],
     ["aws", ["secretsmanager", "get-secret-value", "--secret-id", "s"]],
     ["aws", ["rds", "describe-db-instances"]],
+    ["aws", ["ssm", "describe-activations"]],
+    ["aws", ["eks", "describe-cluster", "--name", "c"]],
     ["aws", ["kms", "decrypt", "--ciphertext-blob", "AQIDBA=="]],
     ["aws", ["kms", "generate-data-key-pair", "--key-id", "k", "--key-pair-spec", "RSA_2048"]],
     ["az", ["account", "show"]],
