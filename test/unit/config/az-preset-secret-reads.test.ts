@@ -86,6 +86,21 @@ describe("the az read-only preset against az's key-listing reads", () => {
     }
   });
 
+  test("appconfig kv list --resolve-keyvault prints the Key Vault secrets the store references, as the denied keyvault secret show would", () => {
+    // azure-cli appconfig _params.py: `kv list --resolve-keyvault` ("Resolve the content of key vault reference").
+    expect(decide(["appconfig", "kv", "list", "-n", "store"])).toBe("accept");
+    expect(decide(["keyvault", "secret", "show", "--vault-name", "v", "-n", "s"])).toBe("deny");
+    for (const argv of [
+      ["appconfig", "kv", "list", "-n", "store", "--resolve-keyvault"],
+      ["appconfig", "kv", "list", "--resolve-keyvault", "true", "-n", "store"],
+      ["appconfig", "kv", "list", "-n", "store", "--resolve-keyvault=yes"],
+      ["appconfig", "kv", "list", "-n", "store", "--resolve-k"],
+      ["appconfig", "kv", "list", "-n", "store", "--resolve"],
+    ]) {
+      expect(decide(argv), argv.join(" ")).toBe("deny");
+    }
+  });
+
   test("reads that print no key stay accepted", () => {
     for (const argv of [
       ["vm", "list"],
