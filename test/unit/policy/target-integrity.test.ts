@@ -158,6 +158,24 @@ describe("aws_profile floor: sign-in and sign-out write or delete the cached cre
   });
 });
 
+describe("aws_profile floor: history prints the recorded responses of earlier commands, credentials included", () => {
+  // With cli_history enabled, `aws history show` prints every recorded event of an earlier command
+  // (any profile, run in or outside Torii): the Authorization header and the response body, so an
+  // operator's `sts get-session-token` replays its SecretAccessKey and SessionToken.
+  const floorOnly = {
+    ...bundled("aws"),
+    lockedCommands: lockedCommandsOf({ ...bundledProviderConfig("aws"), targeting: { mode: "aws_profile", locked_options: [] } }),
+  };
+  it.each([
+    ["history", "show"],
+    ["history", "show", "eec112c5-a53b-40e3-8d59-0764f7160f9f", "--include", "HTTP_RESPONSE"],
+    ["history", "list"],
+    ["--output", "json", "history", "--", "show"],
+  ])("aws %j", (...argv) => {
+    expect(decide(floorOnly, argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+});
+
 describe("aws: command options that leave the endpoint or region are locked in every spelling", () => {
   it.each([
     ["emr", "create-default-roles", "--iam-endpoint", "http://127.0.0.1:18999"],
