@@ -56,6 +56,10 @@ const STS_CREDENTIALS =
 const KUBECONFIG_PRINT =
   "it prints the kubeconfig: kubectl leaves an auth-provider's config (OIDC refresh tokens, client secrets) and an exec plugin's env unredacted even without --raw, usable outside Torii after the target's lease ends";
 const AWS_FILES_WRITE = "they can rewrite or print the profile that defines the target (its endpoint, credential_process, keys or region)";
+const AWS_HISTORY =
+  "it prints the CLI's recorded requests and responses of earlier commands of every profile (~/.aws/cli/history), credentials an earlier call received included";
+const AWS_SIGN_IN =
+  "it writes or deletes the cached credentials or sign-in token the target's profile uses (and, for login, the profile's login_session): the operator signs in outside Torii";
 
 const CODEDEPLOY_INSTALL = "it downloads and runs the CodeDeploy agent installer on this machine";
 const CODEDEPLOY_UNINSTALL = "it runs the CodeDeploy agent uninstaller on this machine";
@@ -97,6 +101,17 @@ export const LOCKED_COMMAND_FLOOR: Readonly<Record<TargetMode, readonly LockedCo
     // assume-role* switches to another role (of any account that trusts it), get-session-token and
     // get-federation-token mint the target's own: either way fresh credentials reach the caller.
     { command: ["sts"], except: ["get-caller-identity", "get-access-key-info", "decode-authorization-message"], why: STS_CREDENTIALS },
+    // CLI v2's `login`/`logout` (awscli.customizations.login, top level) write the profile's
+    // login_session and its cached credentials, or delete them; `sso login|logout` write or delete
+    // the SSO token cache (v1 has `sso logout`). A v1 CLI without `login` refuses it anyway.
+    { command: ["login"], except: [], why: AWS_SIGN_IN },
+    { command: ["logout"], except: [], why: AWS_SIGN_IN },
+    { command: ["sso", "login"], except: [], why: AWS_SIGN_IN },
+    { command: ["sso", "logout"], except: [], why: AWS_SIGN_IN },
+    // With cli_history enabled the CLI records every command's request and response
+    // (~/.aws/cli/history/history.db, every profile, runs outside Torii included): `history show`
+    // prints them, the Authorization header and an earlier `sts get-session-token`'s keys with them.
+    { command: ["history"], except: [], why: AWS_HISTORY },
     // Writes the kubeconfig (an exec entry running aws), which defines kubectl targets.
     { command: ["eks", "update-kubeconfig"], except: [], why: "it rewrites a kubeconfig, which defines kubectl targets" },
     // awscli attaches CodeDeploy's local commands to every command named `deploy`

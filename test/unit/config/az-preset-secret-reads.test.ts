@@ -8,7 +8,10 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { compilePolicy } from "../../../src/policy/compile.js";
+import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { readonlyPresetDecider } from "../../support/bundled-provider.js";
+import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
 
 const read = (file: string): string => readFileSync(fileURLToPath(new URL(`../../../${file}`, import.meta.url)), "utf8");
 
@@ -24,6 +27,8 @@ const entries = (JSON.parse(read("scripts/providers/az-reviewed.json")) as { ent
 const verdictOf = (command: string) => entries.find((entry) => entry.pattern.test(command))?.verdict ?? "deny";
 
 const decide = readonlyPresetDecider("az");
+const decideUnder = (accept: readonly string[], argv: readonly string[]) =>
+  evaluatePolicy(compilePolicy(bundledPolicyContext("az"), { shared: ruleList([], accept) }), argv).decision;
 
 describe("the az read-only preset against az's key-listing reads", () => {
   test("the committed listing comes from the command table: the red team's core command is in it", () => {
@@ -60,6 +65,37 @@ describe("the az read-only preset against az's key-listing reads", () => {
       ["bot", "show", "-n", "b", "-g", "rg", "--msbot", "true"],
       ["bot", "show", "--msbot=true", "-n", "b", "-g", "rg"],
       ["bot", "show", "-n", "b", "-g", "rg", "--msb"],
+    ]) {
+      expect(decide(argv), argv.join(" ")).toBe("deny");
+    }
+  });
+
+  test("a channel read that prints its keys behind --with-secrets: the Direct Line and Web Chat site keys, a channel's app secrets", () => {
+    // azure-cli botservice _params.py: `bot <channel> show` and `bot directline site create|list|update`
+    // take --with-secrets, which calls the channels' list_with_keys.
+    expect(decide(["bot", "directline", "show", "-n", "b", "-g", "rg"])).toBe("accept");
+    for (const argv of [
+      ["bot", "directline", "show", "-n", "b", "-g", "rg", "--with-secrets"],
+      ["bot", "webchat", "show", "-n", "b", "-g", "rg", "--with-secrets", "true"],
+      ["bot", "slack", "show", "--with-secrets=yes", "-n", "b", "-g", "rg"],
+      ["bot", "sms", "show", "-n", "b", "-g", "rg", "--with-s"],
+      ["bot", "directline", "site", "list", "-n", "b", "-g", "rg", "--with-secrets"],
+    ]) {
+      expect(decide(argv), argv.join(" ")).toBe("deny");
+      expect(decideUnder(["/.*/"], argv), argv.join(" ")).toMatchObject({ result: "deny", source: "locked-option" });
+    }
+  });
+
+  test("appconfig kv list --resolve-keyvault prints the Key Vault secrets the store references, as the denied keyvault secret show would", () => {
+    // azure-cli appconfig _params.py: `kv list --resolve-keyvault` ("Resolve the content of key vault reference").
+    expect(decide(["appconfig", "kv", "list", "-n", "store"])).toBe("accept");
+    expect(decide(["keyvault", "secret", "show", "--vault-name", "v", "-n", "s"])).toBe("deny");
+    for (const argv of [
+      ["appconfig", "kv", "list", "-n", "store", "--resolve-keyvault"],
+      ["appconfig", "kv", "list", "--resolve-keyvault", "true", "-n", "store"],
+      ["appconfig", "kv", "list", "-n", "store", "--resolve-keyvault=yes"],
+      ["appconfig", "kv", "list", "-n", "store", "--resolve-k"],
+      ["appconfig", "kv", "list", "-n", "store", "--resolve"],
     ]) {
       expect(decide(argv), argv.join(" ")).toBe("deny");
     }

@@ -105,6 +105,13 @@ describe("spellings the CLIs read as the same command are refused alike", () => 
     ["aws", ["finspace", "get-kx-connection-string", "--user-arn", "u", "--environment-id", "e", "--cluster-name", "c"]],
     ["aws", ["cognito-idp", "associate-software-token", "--session", "s"]],
     ["aws", ["route53globalresolver", "create-access-token", "--dns-view-id", "d"]],
+    // An SSM hybrid activation: any machine registers with it and then receives the named role's credentials.
+    ["aws", ["ssm", "create-activation", "--iam-role", "AmazonSSMRoleForInstancesQuickSetup", "--registration-limit", "1000"]],
+    ["aws", ["eks", "register-cluster", "--name", "c", "--connector-config", "roleArn=arn:aws:iam::1:role/r,provider=OTHER"]],
+    // AWS CLI v2 only (the generator reads the v1 CLI): an Aurora DSQL password, valid up to a week.
+    ["aws", ["dsql", "generate-db-connect-auth-token", "--hostname", "c.dsql.us-east-1.on.aws"]],
+    ["aws", ["dsql", "generate-db-connect-admin-auth-token", "--hostname", "c.dsql.us-east-1.on.aws", "--expires-in", "604800"]],
+    ["aws", ["--output", "text", "dsql", "--", "generate-db-connect-admin-auth-token"]],
     ["az", ["account", "get-access-token"]],
     ["az", ["--only-show-errors", "account", "get-access-token", "--resource", "https://vault.azure.net"]],
     ["az", ["ad", "sp", "credential", "reset", "--id", "x"]],
@@ -138,6 +145,18 @@ describe("spellings the CLIs read as the same command are refused alike", () => 
     expect(decide(contexts.kubectl!, ["/.*/"], argv)).toMatchObject({ result: "deny", source: "locked-command" });
   });
 
+  // `create --raw URI -f FILE` POSTs FILE to any API path: the serviceaccounts/<name>/token subresource
+  // mints a token as `create token` does (the API server reads any JSON object as a TokenRequest).
+  it.each([
+    [["/.*/"], ["create", "--raw", "/api/v1/namespaces/default/serviceaccounts/default/token", "-f", "-"]],
+    [["/.*/"], ["create", "--raw=/api/v1/namespaces/kube-system/serviceaccounts/admin/token", "--filename=-"]],
+    [["create"], ["create", "--raw", "/api/v1/namespaces/default/serviceaccounts/default/token", "-f", "package.json"]],
+    [["create"], ["create", "-f", "package.json", "--raw", "/api/v1/namespaces/default/serviceaccounts/default/token"]],
+    [["create --raw"], ["create", "--raw", "/api//v1/namespaces/default/serviceaccounts/default/token/", "-f", "-"]],
+  ])("kubectl under accept %j: %j (a raw POST to a token subresource) is refused", (accept, argv) => {
+    expect(decide(contexts.kubectl!, accept, argv)).toMatchObject({ result: "deny", source: "locked-option" });
+  });
+
   it("kubectl [config --raw view] is refused too (an option before the command is not kubectl's)", () => {
     expect(decide(contexts.kubectl!, ["/.*/"], ["config", "--raw", "view"]).result).toBe("deny");
   });
@@ -159,6 +178,8 @@ describe("the reads a target needs stay with the policy", () => {
     ["aws", ["ecr", "describe-repositories"]],
     ["aws", ["secretsmanager", "get-secret-value", "--secret-id", "s"]],
     ["aws", ["rds", "describe-db-instances"]],
+    ["aws", ["ssm", "describe-activations"]],
+    ["aws", ["eks", "describe-cluster", "--name", "c"]],
     ["aws", ["kms", "decrypt", "--ciphertext-blob", "AQIDBA=="]],
     ["aws", ["kms", "generate-data-key-pair", "--key-id", "k", "--key-pair-spec", "RSA_2048"]],
     ["az", ["account", "show"]],

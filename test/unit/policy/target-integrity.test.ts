@@ -124,6 +124,58 @@ describe("aws_profile: configure (but list), sts credential issuers and eks upda
   });
 });
 
+describe("aws_profile floor: sign-in and sign-out write or delete the cached credentials the target's profile uses", () => {
+  // CLI v2's `login`/`logout` (awscli.customizations.login) write the profile's login_session and
+  // its cached credentials, or delete them; `sso login|logout` write or delete the SSO token cache.
+  // Refused even when the installed provider.yaml lists no locked command (an operator tree made
+  // before these rows, or from a v1 CLI that has no `login`).
+  const bundledAws = bundled("aws");
+  const floorOnly = {
+    ...bundledAws,
+    lockedCommands: lockedCommandsOf({ ...bundledProviderConfig("aws"), targeting: { mode: "aws_profile", locked_options: [] } }),
+  };
+  it.each([
+    ["login"],
+    ["login", "--remote"],
+    ["--output", "json", "login"],
+    ["logout"],
+    ["logout", "--all"],
+    ["sso", "login"],
+    ["sso", "login", "--no-browser", "--use-device-code"],
+    ["sso", "login", "--sso-session", "other"],
+    ["sso", "logout"],
+    ["sso", "--", "login"],
+  ])("aws %j", (...argv) => {
+    expect(decide(bundledAws, argv)).toMatchObject({ result: "deny", source: "locked-command" });
+    expect(decide(floorOnly, argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+
+  it.each([
+    ["sso", "list-accounts", "--access-token", "t"],
+    ["sso", "list-account-roles", "--access-token", "t", "--account-id", "1"],
+  ])("aws %j stays up to the policy", (...argv) => {
+    expect(decide(floorOnly, argv).result).toBe("accept");
+  });
+});
+
+describe("aws_profile floor: history prints the recorded responses of earlier commands, credentials included", () => {
+  // With cli_history enabled, `aws history show` prints every recorded event of an earlier command
+  // (any profile, run in or outside Torii): the Authorization header and the response body, so an
+  // operator's `sts get-session-token` replays its SecretAccessKey and SessionToken.
+  const floorOnly = {
+    ...bundled("aws"),
+    lockedCommands: lockedCommandsOf({ ...bundledProviderConfig("aws"), targeting: { mode: "aws_profile", locked_options: [] } }),
+  };
+  it.each([
+    ["history", "show"],
+    ["history", "show", "eec112c5-a53b-40e3-8d59-0764f7160f9f", "--include", "HTTP_RESPONSE"],
+    ["history", "list"],
+    ["--output", "json", "history", "--", "show"],
+  ])("aws %j", (...argv) => {
+    expect(decide(floorOnly, argv)).toMatchObject({ result: "deny", source: "locked-command" });
+  });
+});
+
 describe("aws: command options that leave the endpoint or region are locked in every spelling", () => {
   it.each([
     ["emr", "create-default-roles", "--iam-endpoint", "http://127.0.0.1:18999"],
