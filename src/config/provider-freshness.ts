@@ -15,10 +15,11 @@
  * by the digest of its provider.yaml text. Providers the catalogue does not
  * hold are not compared.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { toriiPackageRoot } from "../runtime/own-code.js";
 import { PROVIDER_JSON, providerTextDigest } from "./provider-json.js";
+import { readConfigHeadIfExists, readConfigTextIfExists } from "./read-file.js";
 
 /** The environment variable naming another catalogue folder. */
 export const CATALOGUE_ENV = "TORII_PROVIDER_CATALOG";
@@ -40,20 +41,11 @@ const DIGEST = /^\{\s*"source_sha256":\s*"([0-9a-f]{64})"/u;
 
 /** The `source_sha256` a provider.generated.json starts with, read from its first bytes; undefined when absent or unreadable. */
 function recordedDigest(file: string): string | undefined {
-  let fd: number;
   try {
-    fd = openSync(file, "r");
+    const head = readConfigHeadIfExists(file, 128);
+    return head === undefined ? undefined : DIGEST.exec(head)?.[1];
   } catch {
-    return undefined;
-  }
-  try {
-    const head = Buffer.alloc(128);
-    const read = readSync(fd, head, 0, head.length, 0);
-    return DIGEST.exec(head.toString("utf8", 0, read))?.[1];
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
+    return undefined; // a named pipe or an unreadable file: no digest (read without blocking on it)
   }
 }
 
@@ -62,7 +54,8 @@ function installedOrigin(dir: string): string | undefined {
   const recorded = recordedDigest(path.join(dir, PROVIDER_JSON));
   if (recorded !== undefined) return recorded;
   try {
-    return providerTextDigest(readFileSync(path.join(dir, "provider.yaml"), "utf8"));
+    const text = readConfigTextIfExists(path.join(dir, "provider.yaml"));
+    return text === undefined ? undefined : providerTextDigest(text);
   } catch {
     return undefined;
   }

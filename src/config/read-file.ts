@@ -2,7 +2,7 @@
  * Reading configuration files from disk, with failures turned into
  * ConfigErrors that name the file.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { ConfigError } from "./errors.js";
 import { checkTrustedPath, type ConfigTrust } from "./trusted-path.js";
 
@@ -28,6 +28,26 @@ export function readConfigText(file: string): string {
  * @throws ConfigError naming the file when it exists but cannot be read.
  */
 export function readConfigTextIfExists(file: string): string | undefined {
+  return withRegularFile(file, (fd) => readFileSync(fd, "utf8"));
+}
+
+/**
+ * The first `bytes` bytes of a configuration file as UTF-8 text (fewer when it
+ * is shorter), or undefined when it does not exist; read as readConfigTextIfExists
+ * reads, without blocking on a named pipe.
+ *
+ * @throws ConfigError naming the file when it exists but is not a regular file or cannot be read.
+ */
+export function readConfigHeadIfExists(file: string, bytes: number): string | undefined {
+  return withRegularFile(file, (fd) => {
+    const head = Buffer.alloc(bytes);
+    const read = readSync(fd, head, 0, bytes, 0);
+    return head.toString("utf8", 0, read);
+  });
+}
+
+/** Opens `file` without blocking, checks it is a regular file and hands its descriptor to `read`; undefined when absent. */
+function withRegularFile<T>(file: string, read: (fd: number) => T): T | undefined {
   try {
     // Without blocking: a named pipe at a configuration path opens at once and is refused below, instead of waiting
     // for a writer and freezing the server's synchronous start or call (a regular file ignores the flag).
@@ -36,7 +56,7 @@ export function readConfigTextIfExists(file: string): string | undefined {
       const stats = fstatSync(fd);
       if (stats.isDirectory()) throw new ConfigError(file, "is a directory, expected a file");
       if (!stats.isFile()) throw new ConfigError(file, "is not a regular file (a named pipe, a device or a socket)");
-      return readFileSync(fd, "utf8");
+      return read(fd);
     } finally {
       closeSync(fd);
     }

@@ -9,14 +9,16 @@
  * refused with its file:line:col and left untouched. A file changed by someone
  * else between the read and the rename is refused too (nothing is lost).
  */
-import { readFileSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { isAlias, isScalar, isSeq, parseDocument, visit, YAMLSeq } from "yaml";
 import type { Document } from "yaml";
+import type * as z from "zod";
 import type { RuleList, RuleListSpec } from "../policy/types.js";
 import { writeFileAtomic } from "../state/atomic-write.js";
 import { ConfigError } from "./errors.js";
 import { readConfigTextIfExists } from "./read-file.js";
-import { parseRulesFile } from "./rules-file.js";
+import { parseRulesFile, rulesFileSchema } from "./rules-file.js";
+import { parseYamlDocument } from "./yaml-document.js";
 
 /** One change to one list of a rules file. */
 export interface RuleEdit {
@@ -45,23 +47,76 @@ export const EMPTY_RULES_TEXT = 'version: "1"\ndeny: []\naccept: []\n';
  * Applies `edit` to `text` (the contents of `file`), keeping comments and layout.
  * Pure: nothing is read or written.
  *
+ * The edit is checked by meaning: the edited text, parsed again, must hold the
+ * old version and lists with exactly this one rule added (at the end) or removed
+ * and nothing else changed.
+ *
  * @throws ConfigError with file:line:col when `text` does not parse as a rules
- *   file, or when the edited text would not (a blank or multi-line rule).
+ *   file, or when the edited text would not (a blank or multi-line rule); and
+ *   naming the file when the edit would change anything but the one rule (a list
+ *   reached through a YAML merge key or an alias key) or the rule to remove is
+ *   held through an alias.
  */
 export function applyRuleEdit(file: string, text: string, edit: RuleEdit): { text: string; changed: boolean } {
-  parseRulesFile(file, text);
+  const before = rulesData(file, text);
+  const present = before[edit.list].includes(edit.rule);
+  if (edit.action === "add" ? present : !present) return { text, changed: false };
   const doc = parseDocument(text, { uniqueKeys: true, strict: true });
   const seq = listNode(file, doc, edit.list);
-  const index = seq.items.findIndex((item) => isScalar(item) && item.value === edit.rule);
   if (edit.action === "add") {
-    if (index !== -1) return { text, changed: false };
     // An empty `accept: []` becomes a block list: one rule per line, as the operator writes them.
     if (seq.items.length === 0) seq.flow = false;
     seq.add(doc.createNode(edit.rule));
-  } else {
-    if (index === -1) return { text, changed: false };
+  } else if (!removeItems(file, doc, seq, edit)) {
+    // The parsed list holds the rule, yet no item of the list written under `deny:`/`accept:` is it.
+    throw new ConfigError(
+      file,
+      `its ${edit.list} rule ${JSON.stringify(edit.rule)} is not an item of a plain \`${edit.list}:\` list (it comes through a YAML merge key, an alias used as a key or the like), so it cannot be removed there; nothing was written (write the lists out plainly, e.g. with torii policy edit)`,
+    );
+  }
+  const edited = doc.toString();
+  const after = rulesData(file, edited);
+  const expected = {
+    ...before,
+    [edit.list]: edit.action === "add" ? [...before[edit.list], edit.rule] : before[edit.list].filter((rule) => rule !== edit.rule),
+  };
+  if (!isDeepStrictEqual(after, expected)) {
+    // Judged by meaning, not by the shape of the YAML: a list reached through a merge key (`<<:`), a key written as
+    // an alias (`*k : [...]`), a tag or any other construct the edit did not see would otherwise gain a second key
+    // of the same name, the last of which wins, and silently drop rules (a deny dropped is a call allowed).
+    throw new ConfigError(
+      file,
+      `the ${edit.list} list is not written as a plain \`${edit.list}:\` list (a YAML merge key, an alias used as a key, a tag or the like), so ${edit.action === "add" ? "adding" : "removing"} ${JSON.stringify(edit.rule)} would change the file's rules in another way than that one rule; nothing was written (write the lists out plainly, e.g. with torii policy edit)`,
+    );
+  }
+  return { text: edited, changed: true };
+}
+
+/** The validated data of a rules file: version, deny and accept, and nothing else (the schema is strict). */
+function rulesData(file: string, text: string): z.output<typeof rulesFileSchema> {
+  return parseYamlDocument(file, text, rulesFileSchema).value;
+}
+
+/**
+ * Removes every plain item of `seq` that is `edit.rule`; false when there was none.
+ * Refuses a rule held through an alias, or anchored and aliased.
+ */
+function removeItems(file: string, doc: Document, seq: YAMLSeq, edit: RuleEdit): boolean {
+  let removedAny = false;
+  for (const item of seq.items) {
+    if (!isAlias(item)) continue;
+    const target = item.resolve(doc);
+    if (isScalar(target) && target.value === edit.rule) {
+      throw new ConfigError(
+        file,
+        `its ${edit.list} rule ${JSON.stringify(edit.rule)} is written as the YAML alias *${item.source} of a rule anchored elsewhere in the file, so it cannot be removed from the ${edit.list} list alone without changing the anchored one; nothing was written (write the rule out in full, e.g. with torii policy edit)`,
+      );
+    }
+  }
+  for (let index = seq.items.length - 1; index >= 0; index -= 1) {
     const removed = seq.items[index];
-    if (isScalar(removed) && removed.anchor !== undefined && aliased(doc, removed.anchor)) {
+    if (!isScalar(removed) || removed.value !== edit.rule) continue;
+    if (removed.anchor !== undefined && aliased(doc, removed.anchor)) {
       throw new ConfigError(
         file,
         `its ${edit.list} rule ${JSON.stringify(edit.rule)} is anchored and used again through an alias, so removing it would change the other place too; nothing was written`,
@@ -69,14 +124,13 @@ export function applyRuleEdit(file: string, text: string, edit: RuleEdit): { tex
     }
     const next = seq.items[index + 1];
     // A heading comment above the removed rule belongs to the rules after it.
-    if (isScalar(removed) && removed.commentBefore && isScalar(next)) {
+    if (removed.commentBefore && isScalar(next)) {
       next.commentBefore = next.commentBefore ? `${removed.commentBefore}\n${next.commentBefore}` : removed.commentBefore;
     }
     seq.delete(index);
+    removedAny = true;
   }
-  const edited = doc.toString();
-  parseRulesFile(file, edited);
-  return { text: edited, changed: true };
+  return removedAny;
 }
 
 function listNode(file: string, doc: Document, list: RuleList): YAMLSeq {
@@ -153,10 +207,7 @@ export async function replaceRulesText(file: string, text: string, expected: str
   });
 }
 
+/** The file's text now; undefined when it is absent. Anything else that is not a regular file (a named pipe put there) is refused. */
 function currentText(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
+  return readConfigTextIfExists(file);
 }

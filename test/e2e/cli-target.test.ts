@@ -168,6 +168,17 @@ describe("torii target add", () => {
     expectUsageError(await torii(broken, "target", "add", "kube", "qa", "--context", "dev-ctx", "--provider", "idp"), "is not valid YAML");
   });
 
+  test("kubectl_context: the refusal of an unknown context writes out the escapes of the kubeconfig's context names", async () => {
+    // A context named with an OSC title sequence and a clear-screen CSI, as anyone who can write the kubeconfig can name one.
+    const evil = makeTree({
+      "home/.kube/config": 'apiVersion: v1\nkind: Config\ncontexts:\n- name: "evil\\e]0;PWNED\\a\\e[2J\\u009b1m\\u202e"\n  context: {cluster: x, user: y}\n',
+    });
+    const refused = await torii(evil, "target", "add", "kube", "qa", "--context", "nope-ctx", "--provider", "idp");
+    expectUsageError(refused, "(it has: evil\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J\\u{9b}1m\\u{202e})");
+    // eslint-disable-next-line no-control-regex -- the control characters are what must not reach the terminal
+    expect(refused.stderr).not.toMatch(/[\u001b\u0007\u009b\u202e]/u);
+  });
+
   test("kubectl_context: --context and --provider are required, and the identity provider must be installed and simple", async () => {
     const tree = makeTree();
     expectUsageError(await torii(tree, "target", "add", "kube", "qa", "--provider", "idp"), "--context is required for kubectl_context targets");

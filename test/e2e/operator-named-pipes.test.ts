@@ -5,12 +5,15 @@
  * ends at once, naming the file (or keeping it as the operator's), instead of
  * blocking in a read that waits for a writer (the built binary, as a real process: the old
  * code never returned, so such a run fails by the test's timeout and is
- * killed after it).
+ * killed after it). The same for the child CLIs' own files the operator
+ * commands read: `~/.aws/config` (doctor, setup's AWS step) and
+ * `~/.kube/config` (doctor, `torii target add kubectl`).
  */
 import { execFile, execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
+import { ensureKubeIdentity } from "../../src/commands/setup/kube-identity.js";
 import { CLI_PATH, runCli, type CliResult } from "../support/run-cli.js";
 import { tempDirectory } from "../support/temp-dirs.js";
 
@@ -70,5 +73,57 @@ describe.skipIf(process.platform === "win32")("a named pipe in an installed prov
     const doctor = await run(["doctor"], root, home);
     expect(doctor.stdout).toContain(`${pipe} cannot be read`);
     expect(doctor.stdout).toContain("is not a regular file");
+  });
+});
+
+/** A root with an aws target (profile dev) and a kubectl target (context c1), and a HOME whose ~/.aws/config and ~/.kube/config hold them. */
+async function rootWithTargets(): Promise<{ root: string; home: string }> {
+  const root = tempDirectory("torii-child-pipe-root-");
+  const home = tempDirectory("torii-child-pipe-home-");
+  const env = { TORII_CONFIG_DIR: root, HOME: home };
+  for (const provider of ["aws", "kubectl"]) expect((await runCli(["provider", "install", provider, "--preset", "readonly"], env)).status).toBe(0);
+  mkdirSync(path.join(home, ".aws"));
+  mkdirSync(path.join(home, ".kube"));
+  writeFileSync(path.join(home, ".aws", "config"), "[profile dev]\nregion = us-east-1\n");
+  writeFileSync(path.join(home, ".kube", "config"), KUBECONFIG("c1"));
+  await ensureKubeIdentity(root);
+  expect((await runCli(["target", "add", "aws", "dev", "--profile", "dev", "--account-id", "123456789012"], env)).status).toBe(0);
+  expect((await runCli(["target", "add", "kubectl", "k1", "--context", "c1", "--provider", "kube-identity"], env)).status).toBe(0);
+  return { root, home };
+}
+
+function KUBECONFIG(context: string): string {
+  return `apiVersion: v1\nkind: Config\ncontexts:\n- name: "${context}"\n  context: {cluster: x, user: y}\nclusters: []\nusers: []\n`;
+}
+
+/** Replaces `file` with a named pipe no one writes to. */
+function pipeAt(file: string): void {
+  rmSync(file);
+  execFileSync("mkfifo", ["-m", "600", file]);
+}
+
+describe.skipIf(process.platform === "win32")("a named pipe at a child CLI's config file", () => {
+  test("doctor reports a named pipe at ~/.aws/config instead of waiting on it", async () => {
+    const { root, home } = await rootWithTargets();
+    const pipe = path.join(home, ".aws", "config");
+    pipeAt(pipe);
+    const doctor = await run(["doctor"], root, home);
+    expect(doctor.status).not.toBeNull();
+    expect(doctor.stdout).toContain(`${pipe}: is not a regular file`);
+  });
+
+  test("doctor and target add report a named pipe at ~/.kube/config instead of waiting on it", async () => {
+    const { root, home } = await rootWithTargets();
+    const pipe = path.join(home, ".kube", "config");
+    pipeAt(pipe);
+    const [doctor, added] = await Promise.all([
+      run(["doctor"], root, home),
+      run(["target", "add", "kubectl", "k2", "--context", "c1", "--provider", "kube-identity"], root, home),
+    ]);
+    expect(doctor.status).not.toBeNull();
+    expect(doctor.stdout).toContain(`${pipe}: is not a regular file`);
+    expect(added.status).not.toBe(0);
+    expect(added.status).not.toBeNull();
+    expect(added.stderr).toContain(`${pipe}: is not a regular file`);
   });
 });

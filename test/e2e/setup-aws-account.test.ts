@@ -104,6 +104,16 @@ describe("torii setup: the account of an AWS profile comes from STS", () => {
     expect(hostile.requests).toHaveLength(0);
   });
 
+  test("a profile name's escapes are written out in every line and question, never sent to the terminal", async () => {
+    const { provider } = freshAws();
+    // A name from ~/.aws/config with an OSC title sequence, a clear-screen CSI and a right-to-left override.
+    const result = await step(provider, "dev\u001b]0;PWNED\u0007\u001b[2J\u202e", false);
+    expect(result.said).toContain("profile dev\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J\\u{202e}");
+    // eslint-disable-next-line no-control-regex -- the control characters are what must not reach the terminal
+    expect(`${result.said}\n${result.asked}`).not.toMatch(/[\u001b\u0007\u202e]/u);
+    expect(result.created).toBe(false);
+  });
+
   test("an account the operator rejects creates no target and says what to run instead", async () => {
     const { root, provider } = freshAws();
     const result = await step(provider, "dev", false);

@@ -9,8 +9,9 @@
  * CLIs (kubectl, aws, az, gcloud) and says why: the MCP server is then down
  * too, and the shell must not become the way around it.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { ConfigError } from "../../config/errors.js";
+import { readConfigText } from "../../config/read-file.js";
 import { providerConfigPath, providerDir, providersDir, resolveConfigRoot } from "../../config/paths.js";
 import { checkTrustedPath, configTrust } from "../../config/trusted-path.js";
 import { programKey, type GuardedCli } from "./command-analysis.js";
@@ -66,7 +67,7 @@ function readProviderClis(root: string): GuardedCli[] | undefined {
     if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
     const file = providerConfigPath(providerDir(root, entry.name));
     if (!checkTrustedPath(trust, file, "file")) continue;
-    const text = readFileSync(file, "utf8");
+    const text = readConfigText(file);
     const command = topLevelScalar(text, "command");
     const tool = topLevelScalar(text, "tool");
     if (command === undefined || tool === undefined || /^(---|\.\.\.|\{|%)/mu.test(text)) return undefined;

@@ -7,8 +7,8 @@
  * (`expose: false`) is no tool: the agent never calls it, so it needs neither
  * accept rules nor its `command` on PATH.
  */
-import { readFileSync } from "node:fs";
 import type { ProviderEntry, Registry } from "../../config/registry.js";
+import { readConfigText } from "../../config/read-file.js";
 import { PolicyCache } from "../../pipeline/policy-cache.js";
 import { grantsFileOf, GrantStore } from "../../state/grant-store.js";
 import { cliVersionText } from "../shared/cli-on-path.js";
@@ -140,7 +140,7 @@ function versionCheck(
   env: Readonly<Record<string, string>>,
 ): DoctorCheck {
   const command = provider.config.command;
-  const expected = generatedFromVersion(readFileSync(provider.file, "utf8"));
+  const expected = generatedFromVersion(readConfigText(provider.file));
   const actualText = cliVersionText(command, program.path, env);
   // A version manager's shim: which version runs is the pin's (docs/environment.md, "Version managers' shims").
   const pins = Object.entries(program.pins).map(([name, value]) => `${name}=${value}`);

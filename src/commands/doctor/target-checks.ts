@@ -6,9 +6,10 @@
  * AWS_CONFIG_FILE; a file a `.env` names must also be trusted), and the lease file is valid (and which targets are active).
  * Only names are read from those files; nothing else in them is printed.
  */
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../config/errors.js";
+import { unseenEscapes } from "../../runtime/display-text.js";
+import { readConfigTextIfExists } from "../../config/read-file.js";
 import type { ProviderEntry, Registry, TargetEntry } from "../../config/registry.js";
 import type { ChildKubeconfig } from "../../pipeline/child-kubeconfig.js";
 import type { ChildFiles } from "../../pipeline/child-files.js";
@@ -19,12 +20,18 @@ import { checkedKubeconfigContexts } from "../target/kubeconfig.js";
 import { envAwsFilesCheck } from "./provider-checks.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
-/** The profile names of the AWS shared config and credentials files (`[profile x]`, `[x]`, `[default]`) a child reads. */
+/**
+ * The profile names of the AWS shared config and credentials files (`[profile x]`, `[x]`, `[default]`) a child reads.
+ *
+ * @throws ConfigError naming a file that exists but is not a regular file (a named pipe) or cannot be read.
+ */
 export function awsProfileNames(files: { readonly configFile: string; readonly credentialsFile: string }): Set<string> {
   const names = new Set<string>();
   for (const file of [files.configFile, files.credentialsFile]) {
-    if (!existsSync(file)) continue;
-    for (const match of readFileSync(file, "utf8").matchAll(/^\s*\[\s*(?:profile\s+)?([^\]\s]+)\s*\]/gmu)) if (match[1] !== undefined) names.add(match[1]);
+    // Read without blocking: a named pipe put at ~/.aws/config is refused (ConfigError) instead of hanging doctor and setup.
+    const text = readConfigTextIfExists(file);
+    if (text === undefined) continue;
+    for (const match of text.matchAll(/^\s*\[\s*(?:profile\s+)?([^\]\s]+)\s*\]/gmu)) if (match[1] !== undefined) names.add(match[1]);
   }
   return names;
 }
@@ -58,14 +65,21 @@ export function targetChecks(provider: ProviderEntry, registry: Registry, now: D
     const untrustedAws = mode === "aws_profile" ? envAwsFilesCheck(subject, provider, files) : [];
     findings.push(...untrustedAws);
     if (mode === "aws_profile" && profile !== undefined && untrustedAws.length === 0) {
+      let names: Set<string>;
+      try {
+        names = awsProfileNames(files.aws);
+      } catch (error) {
+        findings.push(check(subject, "fail", `${(error as Error).message}; its calls' aws reads it`, "make it a regular file, then run torii doctor again"));
+        continue;
+      }
       findings.push(
-        awsProfileNames(files.aws).has(profile)
-          ? check(subject, "ok", `AWS profile ${profile} exists in ${files.aws.configFile} or ${files.aws.credentialsFile}`)
+        names.has(profile)
+          ? check(subject, "ok", `AWS profile ${unseenEscapes(profile)} exists in ${files.aws.configFile} or ${files.aws.credentialsFile}`)
           : check(
               subject,
               "fail",
-              `AWS profile ${JSON.stringify(profile)} is in neither ${files.aws.configFile} nor ${files.aws.credentialsFile} (the files its calls read)`,
-              `aws configure --profile ${profile} (or aws configure sso)`,
+              `AWS profile ${unseenEscapes(JSON.stringify(profile))} is in neither ${files.aws.configFile} nor ${files.aws.credentialsFile} (the files its calls read)`,
+              `aws configure --profile ${unseenEscapes(profile)} (or aws configure sso)`,
             ),
       );
     }
@@ -112,9 +126,9 @@ function kubeContextCheck(provider: ProviderEntry, target: TargetEntry, kubeconf
     return check(
       subject,
       "fail",
-      `context ${JSON.stringify(context)} is not in ${files}`,
+      `context ${unseenEscapes(JSON.stringify(context))} is not in ${files}`,
       `kubectl config get-contexts --kubeconfig ${files} lists the ones there are; ${readdFix}`,
     );
   }
-  return check(subject, "ok", `context ${context} exists in ${files}`);
+  return check(subject, "ok", `context ${unseenEscapes(context)} exists in ${files}`);
 }

@@ -3,8 +3,8 @@
  * and the effective rules in force for that target, with warnings for accept
  * rules that are ignored and rules that do not compile.
  */
-import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
+import { readConfigText } from "../../config/read-file.js";
 import { effectivePolicyOf } from "../../policy/explain.js";
 import { identityNoteLines } from "./identity-note.js";
 import { loadPolicyFor } from "./policy-selection.js";
@@ -24,12 +24,12 @@ export function runPolicyShow(tool: string, target: string | undefined, options:
     return effective.errors.length > 0 ? 1 : 0;
   }
   const out: string[] = identityNoteLines(selection.registry, selection.provider, target);
-  out.push(`# shared: ${selection.sharedRulesPath}`, readFileSync(selection.sharedRulesPath, "utf8").trimEnd(), "");
+  out.push(`# shared: ${selection.sharedRulesPath}`, readConfigText(selection.sharedRulesPath).trimEnd(), "");
   if (target !== undefined) {
     if (selection.targetRulesPath === undefined) {
       out.push(`# target ${target}: no rules.yaml, so the shared accept rules apply`, "");
     } else {
-      out.push(`# target ${target}: ${selection.targetRulesPath}`, readFileSync(selection.targetRulesPath, "utf8").trimEnd(), "");
+      out.push(`# target ${target}: ${selection.targetRulesPath}`, readConfigText(selection.targetRulesPath).trimEnd(), "");
     }
   }
   out.push("# effective");

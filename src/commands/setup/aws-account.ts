@@ -5,6 +5,7 @@
  */
 import type { ProviderEntry } from "../../config/registry.js";
 import type { ChildPlanDeps } from "../../pipeline/child-plan.js";
+import { unseenEscapes } from "../../runtime/display-text.js";
 import { stsAccountOfProfile } from "../target/aws-account-check.js";
 import { runTargetAdd } from "../target/target-add.js";
 import { aliasFor } from "./setup-detect.js";
@@ -22,15 +23,17 @@ export interface AccountDialog {
  */
 export async function addAwsTarget(provider: ProviderEntry, profile: string, dialog: AccountDialog, deps?: Partial<ChildPlanDeps>): Promise<boolean> {
   const alias = aliasFor(profile);
-  dialog.say(`asking STS which AWS account profile ${profile} belongs to...`);
+  // The name comes from ~/.aws/config or credentials: its escapes and controls are written out, never sent to the terminal.
+  const shown = unseenEscapes(profile);
+  dialog.say(`asking STS which AWS account profile ${shown} belongs to...`);
   const answer = await stsAccountOfProfile(provider, { alias, profile }, deps);
   if (!answer.ok) {
-    dialog.say(`no target for profile ${profile}: ${answer.reason}`);
+    dialog.say(`no target for profile ${shown}: ${unseenEscapes(answer.reason)}`);
     return false;
   }
-  if (!(await dialog.confirm({ message: `Profile ${profile} is AWS account ${answer.account}. Pin this account to target ${alias}?`, default: true }))) {
+  if (!(await dialog.confirm({ message: `Profile ${shown} is AWS account ${answer.account}. Pin this account to target ${alias}?`, default: true }))) {
     dialog.say(
-      `no target for profile ${profile}: account ${answer.account} was not confirmed (fix the profile's credentials and rerun torii setup, or name the account yourself: torii target add aws ${alias} --profile ${profile} --account-id <12 digits>)`,
+      `no target for profile ${shown}: account ${answer.account} was not confirmed (fix the profile's credentials and rerun torii setup, or name the account yourself: torii target add aws ${alias} --profile ${shown} --account-id <12 digits>)`,
     );
     return false;
   }

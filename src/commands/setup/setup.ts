@@ -31,6 +31,7 @@ import { editRulesInteractively } from "./setup-rules.js";
 import { awsProfileNames } from "../doctor/target-checks.js";
 import { operatorChildFiles } from "../shared/child-view.js";
 import { unseenEscapes } from "../../runtime/display-text.js";
+import { ConfigError } from "../../config/errors.js";
 
 /** The non-interactive commands that do setup's steps. */
 export const NON_INTERACTIVE = [
@@ -171,7 +172,15 @@ async function targetStep(root: string): Promise<void> {
   const aws = registry.providers.get("aws");
   if (aws !== undefined) {
     const taken = new Set([...aws.targets.values()].map((target) => target.config.identity.profile));
-    const profiles = [...awsProfileNames(operatorChildFiles(aws, undefined, registry).aws)].filter((profile) => !taken.has(profile));
+    let names: Set<string>;
+    try {
+      names = awsProfileNames(operatorChildFiles(aws, undefined, registry).aws);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      say("", `AWS profiles: not read: ${shown(error.message)}`);
+      names = new Set();
+    }
+    const profiles = [...names].filter((profile) => !taken.has(profile));
     say("", `AWS profiles without a target: ${profiles.map(shown).join(", ") || "none"}`);
     const chosen =
       profiles.length === 0

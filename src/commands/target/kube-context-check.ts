@@ -11,6 +11,7 @@ import { ConfigError } from "../../config/errors.js";
 import type { ProviderEntry, Registry } from "../../config/registry.js";
 import type { TargetConfig } from "../../config/target-schema.js";
 import { childKubeconfigOf } from "../../pipeline/child-kubeconfig.js";
+import { unseenEscapes } from "../../runtime/display-text.js";
 import { operatorChildFiles, shellEnv } from "../shared/child-view.js";
 import { OperatorError } from "../shared/operator-context.js";
 import { checkedKubeconfigContexts, kubeconfigContexts } from "./kubeconfig.js";
@@ -48,8 +49,9 @@ export function checkKubeContext(registry: Registry, provider: ProviderEntry, co
       );
     }
     if (unreadable !== undefined) throw unreadable;
-    const known = contexts.length === 0 ? "it has none" : `it has: ${[...new Set(contexts)].sort().join(", ")}`;
-    throw new OperatorError(`--context: the kubeconfig ${files} has no context ${JSON.stringify(context)} (${known})`);
+    // The names come from the kubeconfig, which anyone who can write it fills: its escapes and controls are written out.
+    const known = contexts.length === 0 ? "it has none" : `it has: ${[...new Set(contexts)].sort().map(unseenEscapes).join(", ")}`;
+    throw new OperatorError(`--context: the kubeconfig ${files} has no context ${unseenEscapes(JSON.stringify(context))} (${known})`);
   }
   return shellDiffers
     ? `note: the target uses ${files}, which the MCP server's kubectl reads, not your shell's KUBECONFIG ${shell.files.join(path.delimiter)}; --kubeconfig pins another file`

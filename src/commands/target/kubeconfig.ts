@@ -4,9 +4,9 @@
  * kubeconfig holds credentials, so nothing else from it is ever printed (YAML
  * errors are reported by position only, without the source excerpt).
  */
-import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
 import type { TrustPolicy } from "../../config/file-trust.js";
+import { readConfigTextIfExists } from "../../config/read-file.js";
 import { checkConfiguredKubeconfigs, type ChildKubeconfig } from "../../pipeline/child-kubeconfig.js";
 import { OperatorError } from "../shared/operator-context.js";
 
@@ -25,13 +25,14 @@ export function checkedKubeconfigContexts(kubeconfig: ChildKubeconfig, policy: T
 
 /** The context names declared in `file`. */
 export function kubeconfigContexts(file: string): string[] {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, "utf8");
+    // Without blocking: a named pipe put at ~/.kube/config is refused instead of hanging doctor and target add.
+    text = readConfigTextIfExists(file);
   } catch (error) {
-    const code = error instanceof Error && "code" in error ? String(error.code) : "unknown";
-    throw new OperatorError(`cannot read the kubeconfig ${file} (${code}); create it, or pin another one (torii target add --kubeconfig)`);
+    throw new OperatorError(`cannot read the kubeconfig ${(error as Error).message}; replace it, or pin another one (torii target add --kubeconfig)`);
   }
+  if (text === undefined) throw new OperatorError(`cannot read the kubeconfig ${file} (ENOENT); create it, or pin another one (torii target add --kubeconfig)`);
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
   const problem = doc.errors[0];
   if (problem !== undefined) {

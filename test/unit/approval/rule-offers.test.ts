@@ -93,3 +93,22 @@ describe("a rules.yaml whose lists are one list through a YAML alias", () => {
     expect(readFileSync(rulesFile, "utf8")).toBe(shared);
   });
 });
+
+describe("a rules.yaml whose deny list comes through a YAML 1.1 merge key", () => {
+  test("Always deny is not offered, and not written even when told the page showed it: the merged deny rule stays in force", async () => {
+    // `push --force` is denied only through `<<:`. Adding a deny used to write a second, plain `deny:` key holding the
+    // new rule alone, which won: `push --force` was then accepted by `/^push/`.
+    const merged = '%YAML 1.1\n---\nversion: "1"\n<<: {deny: ["push --force"]}\naccept: ["/^push/"]\n';
+    const root = makeConfigTree({
+      "providers/rec/provider.yaml": 'version: "1"\nname: rec\ntool: rec\ncommand: recorder\n',
+      "providers/rec/rules.yaml": merged,
+    });
+    const rulesFile = path.join(root, "providers/rec/rules.yaml");
+    const editor = fileRuleEditor(path.join(root, "audit.jsonl"));
+    const request = requestIn(root, ["reflog", "show"]);
+    expect(editor.offers(request).map((offer) => offer.effect)).not.toContain("deny");
+    const asShown = [{ effect: "deny" as const, rule: "reflog show", scope: "", file: rulesFile, alsoAffects: [] }];
+    await expect(editor.add(request, "deny", asShown)).rejects.toThrow(/the deny list is not written as a plain `deny:` list/u);
+    expect(readFileSync(rulesFile, "utf8")).toBe(merged);
+  });
+});

@@ -72,6 +72,45 @@ describe("applyRuleEdit", () => {
     expect(() => applyRuleEdit("r.yaml", aliasedRule, { action: "remove", list: "accept", rule: "get pods" })).toThrow(ConfigError);
   });
 
+  it("refuses an edit that would drop deny rules a YAML merge key or an alias key puts in the list (judged by the reparsed lists)", () => {
+    // Each file denies "delete pods" without a plain `deny:` key: adding a deny rule used to append a second `deny:`
+    // key holding the new rule alone, which won, so "delete pods" was no longer denied.
+    const mergeKey = yaml("%YAML 1.1", "---", 'version: "1"', '<<: {deny: ["delete pods"]}', 'accept: ["get pods"]');
+    const aliasKey = yaml('version: "1"', 'accept: [&k deny, "get pods"]', '*k : ["delete pods"]');
+    for (const text of [mergeKey, aliasKey]) {
+      expect(parseRulesFile("r.yaml", text).deny.map((rule) => rule.text)).toEqual(["delete pods"]);
+      expect(() => applyRuleEdit("r.yaml", text, { action: "add", list: "deny", rule: "drain node" })).toThrow(
+        /^r\.yaml: the deny list is not written as a plain `deny:` list .*nothing was written/u,
+      );
+    }
+    // The same for the accept list, and for removing a rule that the list holds only through the alias key
+    // (it was reported as "not there" while it stayed in force).
+    const aliasAcceptKey = yaml('version: "1"', 'deny: [&k accept, "delete pods"]', '*k : ["get pods"]');
+    expect(() => applyRuleEdit("r.yaml", aliasAcceptKey, { action: "add", list: "accept", rule: "list pods" })).toThrow(
+      /the accept list is not written as a plain/u,
+    );
+    expect(() => applyRuleEdit("r.yaml", aliasKey, { action: "remove", list: "deny", rule: "delete pods" })).toThrow(
+      /its deny rule "delete pods" is not an item of a plain `deny:` list/u,
+    );
+  });
+
+  it("refuses to remove a rule the list holds as an alias item instead of reporting it not there", () => {
+    const text = yaml('version: "1"', 'deny: [&r "get pods"]', "accept: [*r]");
+    expect(parseRulesFile("r.yaml", text).accept.map((rule) => rule.text)).toEqual(["get pods"]);
+    expect(() => applyRuleEdit("r.yaml", text, { action: "remove", list: "accept", rule: "get pods" })).toThrow(
+      /^r\.yaml: its accept rule "get pods" is written as the YAML alias \*r of a rule anchored elsewhere/u,
+    );
+    // Added again, it is already there (through the alias): nothing to write.
+    expect(applyRuleEdit("r.yaml", text, { action: "add", list: "accept", rule: "get pods" })).toEqual({ text, changed: false });
+  });
+
+  it("removes every copy of a rule written twice, so the removed rule is no longer in force", () => {
+    const text = yaml('version: "1"', 'accept: ["get pods", "list pods", "get pods"]');
+    const { text: edited, changed } = applyRuleEdit("r.yaml", text, { action: "remove", list: "accept", rule: "get pods" });
+    expect(changed).toBe(true);
+    expect(parseRulesFile("r.yaml", edited).accept.map((rule) => rule.text)).toEqual(["list pods"]);
+  });
+
   it("refuses a blank or multi-line rule with the position of the problem", () => {
     expect(() => applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "get\npods" })).toThrow(ConfigError);
     expect(() => applyRuleEdit("r.yaml", HAND_WRITTEN, { action: "add", list: "accept", rule: "  " })).toThrow(
