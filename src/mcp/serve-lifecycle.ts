@@ -67,7 +67,7 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
   const shutdown = (why: string): Promise<void> => {
     closing ??= (async () => {
       logToStderr(`shutting down (${why})`);
-      transport.refuseHeld(`the server is shutting down (${why}); the request was not run`);
+      transport.refuseRequests(`the server is shutting down (${why}); the request was not run`);
       await created.cleanup();
       await options.beforeClose?.();
       await server.close().catch(() => undefined);

@@ -8,7 +8,11 @@
  *   (JSON-RPC leaves the id null here; MCP's schema has no null id, so a
  *   reply that has no id omits it);
  * - an object with an `id` member that is not a valid message: -32600 with
- *   that id when it is a string or a finite number, else without id;
+ *   that id when it is a string or a finite number written as its own text,
+ *   else without id;
+ * - a number id written otherwise than as a plain integer whose value is one
+ *   (`1.00000000000000001`, `1.0`, `1e0`, `-0`; JSON.parse makes them 1, 1,
+ *   1, 0): -32600 without id, never run as, nor answered for, that integer;
  * - an invalid notification (string `method`, no `id`) and an invalid
  *   response (`result`/`error`, no `method`): no reply, JSON-RPC never answers
  *   those; anything else that is not a message object: -32600 without id;
@@ -39,7 +43,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod";
-import { echoableId } from "./top-level-id.js";
+import { echoableId, topLevelIdOf } from "./top-level-id.js";
 import { contentProblem } from "./well-formed.js";
 
 /** An error reply the transport writes itself. */
@@ -71,12 +75,15 @@ export function readInbound(line: Buffer): Inbound | undefined {
   } catch {
     return reject("not valid JSON", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid JSON", undefined)]);
   }
+  const inexactId = isRecord(value) && typeof value.id === "number" && topLevelIdOf(bytes) !== value.id;
   if (!isUtf8(bytes)) {
-    return reject("not valid UTF-8", [
-      errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", expectsReply(value) ? readableId(value) : undefined),
-    ]);
+    const id = expectsReply(value) && !inexactId ? readableId(value) : undefined;
+    return reject("not valid UTF-8", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", id)]);
   }
   if (Array.isArray(value)) return readBatch(value);
+  // JSON.parse reads 1.00000000000000001 (and 1.0, 1e0) as 1: run or answered, that request would take the id 1 the client never
+  // sent, and its reply could be taken for request 1's. An id is a string or an integer written as one; this one is echoed by no reply.
+  if (inexactId && isRecord(value)) return rejectUnlessSilent(value, "a number id must be written as an integer (no fraction, exponent or -0)", undefined);
   return readMessage(value);
 }
 
@@ -92,12 +99,12 @@ function readMessage(value: unknown): Inbound {
   const parsed = JSONRPCMessageSchema.safeParse(delivered);
   if (parsed.success) {
     const problem = contentProblem(value);
-    if (problem !== undefined) return rejectUnlessSilent(value, problem);
+    if (problem !== undefined) return rejectUnlessSilent(value, problem, readableId(value));
     const params = paramsProblem(delivered);
     if (params !== undefined) return reject(`invalid params for ${params.method}`, [errorReply(ErrorCode.InvalidParams, params.message, readableId(value))]);
     return { kind: "message", message: parsed.data };
   }
-  return rejectUnlessSilent(value, problemOf(value));
+  return rejectUnlessSilent(value, problemOf(value), readableId(value));
 }
 
 /**
@@ -137,9 +144,9 @@ function paramsProblem(value: Record<string, unknown>): { method: string; messag
 }
 
 /** An invalid message is answered only when JSON-RPC expects an answer to it. */
-function rejectUnlessSilent(value: Record<string, unknown>, problem: string): Inbound {
+function rejectUnlessSilent(value: Record<string, unknown>, problem: string, id: RequestId | undefined): Inbound {
   if (!expectsReply(value)) return reject(`${problem} (no reply: ${"method" in value ? "a notification" : "a response"})`, []);
-  return reject(problem, [invalid(problem, readableId(value))]);
+  return reject(problem, [invalid(problem, id)]);
 }
 
 /** Requests and anything that is neither a notification nor a response get a reply. */

@@ -146,7 +146,7 @@ export class TopLevelIdScanner {
 
   private endScalar(): void {
     this.scalar = false;
-    this.setId(this.decodeCaptured());
+    this.setId(this.decodeCaptured(), this.overflow ? undefined : Buffer.from(this.bytes).toString("utf8"));
     this.capture = undefined;
   }
 
@@ -160,8 +160,8 @@ export class TopLevelIdScanner {
     }
   }
 
-  private setId(value: unknown): void {
-    this.found = echoableId(value);
+  private setId(value: unknown, text?: string): void {
+    this.found = echoableId(value, text);
     this.afterColon = false;
     this.keyIsId = false;
   }
@@ -183,10 +183,21 @@ function isDelimiter(byte: number): boolean {
 /**
  * An id an error reply may carry: a string, or a number read without loss. An integer past 2^53
  * (9007199254740993) parses to a neighbour (9007199254740992): echoed, the reply would name an id
- * the client never sent, and a client keeping exact ids could take it for another request's.
+ * the client never sent, and a client keeping exact ids could take it for another request's. So
+ * does a number written otherwise than its own text (`1.00000000000000001`, `1.0`, `1e0` and `-0`
+ * parse to 1, 1, 1 and 0): given the `text` it was read from, a number is echoed only when that text
+ * is the one JSON.stringify writes for it.
  */
-export function echoableId(value: unknown): RequestId | undefined {
+export function echoableId(value: unknown, text?: string): RequestId | undefined {
   if (typeof value === "string") return value;
   if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
-  return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : value;
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return undefined;
+  return text === undefined || text === String(value) ? value : undefined;
+}
+
+/** The top-level id of one whole line, read from its text as `TopLevelIdScanner` does. */
+export function topLevelIdOf(line: Buffer): RequestId | undefined {
+  const scanner = new TopLevelIdScanner();
+  scanner.scan(line);
+  return scanner.id();
 }

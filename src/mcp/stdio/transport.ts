@@ -52,9 +52,13 @@ export interface BoundedStdioOptions {
   readonly heldInputBytes?: number;
 }
 
-/** One line read while stdout was full, kept until it drains: a request to hand on, or the transport's own reply. */
+/**
+ * One line read while stdout was full, kept until it drains: a request to hand on, or the transport's own reply.
+ * A request is kept as the bytes of its line and read again when handed on: parsed, a line of 1 MiB of `[{},{},…]`
+ * took about 25 MB, so the bound on held bytes would not have bounded memory.
+ */
 type Held =
-  | { readonly kind: "request"; readonly message: JSONRPCMessage; readonly bytes: number }
+  | { readonly kind: "request"; readonly id: RequestId; readonly line: Buffer; readonly bytes: number }
   | { readonly kind: "reply"; readonly reply: ErrorReply; readonly bytes: number };
 
 /**
@@ -91,6 +95,10 @@ export class BoundedStdioTransport implements Transport {
   /** The next turn's release, while one is scheduled. */
   private releasing: NodeJS.Immediate | undefined;
   private readonly heldInputBytes: number;
+  /** Set while stdin is paused because too much is held; cleared when it is read again. */
+  private pausedForHold = false;
+  /** Why requests are refused, once the server began to shut down (`refuseRequests`). */
+  private refusing: string | undefined;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -142,21 +150,36 @@ export class BoundedStdioTransport implements Transport {
   }
 
   /**
-   * Answers every request still held (read while stdout was full, never handed on) with -32603 `why`,
-   * and writes the transport's own replies still held, past the hold: the server is shutting down and will not run them. What stdout cannot take waits in
-   * memory until the process exits (untilFlushed bounds that wait).
+   * The server is shutting down and runs nothing more: answers every request still held (read while stdout
+   * was full, never handed on) with -32603 `why`, and writes the transport's own replies still held, past
+   * the hold. A request read from now on is answered the same way at once, never handed on nor held (close()
+   * would drop it unanswered); once stdout is full, stdin is no longer read, so a client that floods without
+   * reading cannot grow what waits. What stdout cannot take waits in memory until the process exits
+   * (untilFlushed bounds that wait).
    */
-  refuseHeld(why: string): void {
+  refuseRequests(why: string): void {
+    this.refusing ??= why;
     const held = this.held;
     this.held = [];
     this.heldBytes = 0;
+    if (this.releasing !== undefined) clearImmediate(this.releasing);
+    this.releasing = undefined;
     for (const item of held) {
       // The transport's own replies held meanwhile are written as they are, in their place.
-      if (item.kind === "reply") this.write(item.reply).catch(() => undefined);
-      else if (isJSONRPCRequest(item.message)) {
-        this.pendingIds.delete(item.message.id);
-        this.write(errorReply(ErrorCode.InternalError, why, item.message.id)).catch(() => undefined);
+      if (item.kind === "reply") this.writePastHold(item.reply);
+      else {
+        this.pendingIds.delete(item.id);
+        this.writePastHold(errorReply(ErrorCode.InternalError, why, item.id));
       }
+    }
+  }
+
+  /** Writes during the shutdown, whether stdout is full or not; past its high-water mark, stdin is read no more. */
+  private writePastHold(message: ErrorReply): void {
+    if (this.closed || this.stdout.destroyed) return;
+    if (!this.stdout.write(`${JSON.stringify(message)}\n`)) {
+      this.pausedForHold = false;
+      this.stdin.pause();
     }
   }
 
@@ -222,6 +245,10 @@ export class BoundedStdioTransport implements Transport {
     }
     const { message } = inbound;
     if (isJSONRPCRequest(message)) {
+      if (this.refusing !== undefined) {
+        this.writePastHold(errorReply(ErrorCode.InternalError, this.refusing, message.id));
+        return;
+      }
       if (this.pendingIds.has(message.id)) {
         this.log(`refused a ${bytes.length}-byte message: its id is used by a request in flight`);
         this.reply(errorReply(ErrorCode.InvalidRequest, "Invalid Request: the id is already used by a request in flight", message.id));
@@ -231,7 +258,8 @@ export class BoundedStdioTransport implements Transport {
       // A request is answered: while stdout is full it waits here, not in the protocol layer (or as a queued reply),
       // and so does one read while earlier ones are still held (they keep their order).
       if (this.mustHold()) {
-        this.hold({ kind: "request", message, bytes: bytes.length });
+        // A copy: the line may be a slice of a larger chunk of stdin, which it would keep alive.
+        this.hold({ kind: "request", id: message.id, line: Buffer.from(bytes), bytes: bytes.length });
         return;
       }
     } else {
@@ -244,7 +272,7 @@ export class BoundedStdioTransport implements Transport {
   /** A cancel ends its request's id; a request still held is dropped (it never ran, and a canceled request gets no response). */
   private cancelHeld(id: RequestId): void {
     this.pendingIds.delete(id);
-    const index = this.held.findIndex((held) => held.kind === "request" && isJSONRPCRequest(held.message) && held.message.id === id);
+    const index = this.held.findIndex((held) => held.kind === "request" && held.id === id);
     if (index === -1) return;
     const [dropped] = this.held.splice(index, 1);
     this.heldBytes -= dropped?.bytes ?? 0;
@@ -268,6 +296,10 @@ export class BoundedStdioTransport implements Transport {
   /** The transport's own error reply: never the response that ends a request in flight with the same id. */
   private reply(reply: ErrorReply, bytes = 0): void {
     if (this.closed) return;
+    if (this.refusing !== undefined) {
+      this.writePastHold(reply);
+      return;
+    }
     if (this.mustHold()) {
       this.hold({ kind: "reply", reply, bytes: Math.max(bytes, JSON.stringify(reply).length) });
       return;
@@ -294,6 +326,8 @@ export class BoundedStdioTransport implements Transport {
         this.stdout.off("close", done);
         this.drained = undefined;
         resolve();
+        // What the client sent meanwhile is read before anything held is handed on: a cancel in it drops its held request.
+        this.readAgain();
         this.release();
       };
       this.stdout.on("drain", done);
@@ -302,20 +336,44 @@ export class BoundedStdioTransport implements Transport {
     return this.drained;
   }
 
-  /** Keeps one line read while stdout is full; past `heldInputBytes`, stdin is paused until it drains. */
+  /** Keeps one line read while stdout is full; past `heldInputBytes` or MAX_HELD_LINES, stdin is paused until it drains. */
   private hold(held: Held): void {
     this.held.push(held);
     this.heldBytes += held.bytes;
-    if ((this.heldBytes > this.heldInputBytes || this.held.length > MAX_HELD_LINES) && !this.stdin.isPaused()) {
+    if (this.overBound() && !this.pausedForHold) {
       this.log(`stdout is full and ${this.held.length} lines (${this.heldBytes} bytes) wait to be answered: stdin is not read until the client reads stdout`);
+      this.pausedForHold = true;
       this.stdin.pause();
     }
+  }
+
+  private overBound(): boolean {
+    return this.heldBytes > this.heldInputBytes || this.held.length > MAX_HELD_LINES;
+  }
+
+  /**
+   * Reads stdin again once what is held is back within its bounds (stdout drained, or held lines were
+   * handed on). What stdin buffered while paused is read at once, before the next held line is handed on,
+   * so a notification in it (a cancel) is seen first; requests in it queue behind the held ones, and the
+   * bound pauses stdin again.
+   */
+  private readAgain(): void {
+    if (!this.pausedForHold || this.closed || this.refusing !== undefined || this.overBound()) return;
+    this.pausedForHold = false;
+    // A read in paused mode emits its chunk as 'data' (to onData).
+    while (this.reading() && this.stdin.read() !== null);
+    if (this.reading()) this.stdin.resume();
+  }
+
+  /** Neither paused by the hold bound (again) nor closed; a method, as handling a line may change both. */
+  private reading(): boolean {
+    return !this.pausedForHold && !this.closed;
   }
 
   /**
    * Stdout drained: hands on (or writes) what was held, in order, RELEASE_BATCH lines a turn (their
    * answers are written in between, so a full stdout stops the release again before the next batch);
-   * reads stdin again once nothing is held.
+   * stdin is read again as soon as what is held is within its bounds.
    */
   private release(): void {
     this.releasing = undefined;
@@ -323,14 +381,26 @@ export class BoundedStdioTransport implements Transport {
       const next = this.held.shift();
       if (next === undefined) break;
       this.heldBytes -= next.bytes;
-      if (next.kind === "request") this.deliver(next.message);
+      if (next.kind === "request") this.handOn(next);
       else this.writeReply(next.reply);
+      this.readAgain();
     }
     if (this.closed || this.drained !== undefined) return;
     if (this.held.length > 0)
       this.releasing ??= setImmediate(() => {
         this.release();
       });
-    else if (this.stdin.isPaused()) this.stdin.resume();
+  }
+
+  /** A held request's line, read again (the same line reads the same), handed on. */
+  private handOn(held: Extract<Held, { kind: "request" }>): void {
+    const inbound = readInbound(held.line);
+    if (inbound?.kind === "message") {
+      this.deliver(inbound.message);
+      return;
+    }
+    // Not reached (it was a request when read); fail closed: it does not run, and its id is free again.
+    this.pendingIds.delete(held.id);
+    this.writeReply(errorReply(ErrorCode.InternalError, "Internal error: the request could not be read again", held.id));
   }
 }

@@ -46,6 +46,16 @@ describe("readInbound", () => {
     ["a null id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', undefined],
     ["an integer id past 2^53 (not echoed as its rounded neighbour)", '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', undefined],
     ["an integer id written as 1.2345678901234568e29", '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}', undefined],
+    [
+      "an id 1.00000000000000001 (JSON.parse reads 1: neither run nor answered as request 1)",
+      '{"jsonrpc":"2.0","id":1.00000000000000001,"method":"ping"}',
+      undefined,
+    ],
+    ["an id 1.0", '{"jsonrpc":"2.0","id":1.0,"method":"ping"}', undefined],
+    ["an id 1e0", '{"jsonrpc":"2.0","id":1e0,"method":"ping"}', undefined],
+    ["an id -0 (echoed, it would read 0)", '{"jsonrpc":"2.0","id":-0,"method":"ping"}', undefined],
+    ["an invalid request whose id 7.0 would be echoed as 7", '{"jsonrpc":"2.0","id":7.0,"method":1}', undefined],
+    ["a fraction written past double precision", '{"jsonrpc":"2.0","id":1.10000000000000001,"method":"ping"}', undefined],
     ["an object id", '{"jsonrpc":"2.0","id":{},"method":"ping"}', undefined],
     ["a bare value", "42", undefined],
     ["null", "null", undefined],
@@ -89,6 +99,12 @@ describe("readInbound", () => {
       Buffer.from('"]}}}'),
     ]);
     expect(verdict(line)).toEqual([[-32700, 4]]);
+    const rounded = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":4.000000000000000001,"method":"ping","params":{"a":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}}'),
+    ]);
+    expect(verdict(rounded)).toEqual([[-32700, undefined]]);
     expect(verdict(Buffer.from([0xff, 0xfe, 0x0d]))).toEqual([[-32700, undefined]]);
   });
 
@@ -97,6 +113,7 @@ describe("readInbound", () => {
     ["a notification with a lone surrogate", '{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}'],
     ["an invalid response", '{"jsonrpc":"2.0","id":5,"result":{},"error":{"code":1,"message":"m"}}'],
     ["a response with an unknown field", '{"jsonrpc":"2.0","id":5,"result":{},"x":1}'],
+    ["a response whose id 5.0 would be read as 5", '{"jsonrpc":"2.0","id":5.0,"result":{}}'],
   ])("drops %s without a reply", (_name, line) => {
     expect(verdict(line)).toEqual([]);
   });

@@ -31,7 +31,7 @@ describe("TopLevelIdScanner", () => {
   test.each([
     ['{"jsonrpc":"2.0","method":"x","params":{"id":9},"id":5}', 5],
     ['{"id":"abc","method":"x"}', "abc"],
-    ['{ "id" : -12.5e1 }', -125],
+    ['{ "id" : -12.5 }', -12.5],
     ['{"\\u0069d":"escaped key"}', "escaped key"],
     ['{"id":"a\\"b\\\\"}', 'a"b\\'],
     ['{"id":1,"id":2}', 2],
@@ -56,6 +56,11 @@ describe("TopLevelIdScanner", () => {
     ['{"id":1}}', "a stray closing brace"],
     ['{"id":9007199254740993}', "an integer past 2^53 (it would be read as 9007199254740992)"],
     ['{"id":1e400}', "a number past the double range"],
+    ['{"id":1.00000000000000001}', "an integer written with a fraction past double precision (read as 1)"],
+    ['{"id":1.0}', "an integer written with a fraction"],
+    ['{ "id" : -12.5e1 }', "an integer written with an exponent (read as -125)"],
+    ['{"id":-0}', "minus zero (written back as 0)"],
+    ['{"id":1.10000000000000001}', "a fraction written past double precision (read as 1.1)"],
   ])("reads no id from %s (%s)", (text) => {
     expect(scan(text)).toBeUndefined();
   });

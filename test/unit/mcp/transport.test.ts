@@ -1,4 +1,6 @@
 import { PassThrough, Writable } from "node:stream";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, test } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { BoundedStdioTransport, MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
@@ -38,6 +40,15 @@ async function started(
   await transport.start();
   return { stdin, transport, messages };
 }
+
+/** V8's full collection, so what is measured after it is what is retained. */
+function collector(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
+/** An invalid line whose reply fills a `heldStdout` (its write is held past the 64-byte high-water mark). */
+const FILL = '{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n';
 
 /** Resolves once `stream` has emitted `event`. */
 function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
@@ -176,7 +187,7 @@ describe("BoundedStdioTransport", () => {
     stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}\n{"jsonrpc":"2.0","id":8,"method":"x","bad":1}\n`);
     await ended;
     expect(messages).toEqual([]);
-    transport.refuseHeld("shutting down");
+    transport.refuseRequests("shutting down");
     expect(await transport.untilFlushed(0)).toBe(false);
     out.release();
     expect(await transport.untilFlushed(60_000)).toBe(true);
@@ -220,5 +231,45 @@ describe("BoundedStdioTransport", () => {
     await late;
     await expect.poll(() => messages.length).toBe(101);
     expect(ids()).toEqual([...Array.from({ length: 100 }, (_, id) => id), "late"]);
+  });
+
+  test("requests held while stdout is full cost memory near their text, whatever their shape", async () => {
+    const gc = collector();
+    // A stdout that never drains: the client does not read.
+    const stdout = new Writable({
+      highWaterMark: 16,
+      write() {
+        // never completes
+      },
+    });
+    const maxMessageBytes = 1024 * 1024;
+    const { stdin, transport, messages } = await started(stdout, maxMessageBytes);
+    const fed = once(stdin, "data");
+    stdin.write(FILL);
+    await fed;
+    gc();
+    const retained = (): number => {
+      const usage = process.memoryUsage();
+      return usage.heapUsed + usage.external;
+    };
+    const before = retained();
+    // tools/call lines just under 1 MiB whose arguments are 340,000 empty objects: parsed, each took about 25 MB.
+    const body = "{},".repeat(340_000);
+    let lines = 0;
+    while (!stdin.isPaused()) {
+      const line = `{"jsonrpc":"2.0","id":${lines},"method":"tools/call","params":{"name":"kubectl","arguments":{"a":[${body}{}]}}}\n`;
+      expect(Buffer.byteLength(line)).toBeLessThan(maxMessageBytes);
+      const read = once(stdin, "data");
+      stdin.write(line);
+      await read;
+      lines += 1;
+    }
+    gc();
+    const grown = retained() - before;
+    // Held up to the 8 MiB bound (and the line past it); nothing was handed on.
+    expect(lines).toBe(9);
+    expect(messages).toEqual([]);
+    expect(grown).toBeLessThan(24 * 1024 * 1024);
+    await transport.close();
   });
 });
