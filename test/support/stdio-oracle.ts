@@ -21,7 +21,7 @@ const NONE: LineExpectation = { replies: [], spawns: false };
 
 /** The expectation for `line` (without its newline) on a server whose limit is `limit` bytes. */
 export function expectationFor(line: Buffer, limit: number): LineExpectation {
-  const value = parse(line);
+  const value = withWrittenId(parse(line), line);
   if (line.length > limit) return { replies: [isRecord(value) ? readableId(value) : undefined], spawns: false };
   if (/^[ \t\r]*$/u.test(line.toString("latin1"))) return NONE;
   if (value === PARSE_ERROR) return { replies: [undefined], spawns: false };
@@ -35,6 +35,58 @@ export function expectationFor(line: Buffer, limit: number): LineExpectation {
 }
 
 const PARSE_ERROR = Symbol("parse error");
+
+/** Stands for a number id whose text is not the integer's own (`1.0`, `1e0`, `-0`, `1.00000000000000001`): never echoed. */
+const INEXACT_ID = Symbol("inexact id");
+
+/**
+ * docs/mcp-api.md: a number id must be written as an integer; JSON.parse reads `1.0` as 1, so the id's text is
+ * compared with how JSON writes the number it parsed to. An object whose id is not so written keeps INEXACT_ID.
+ */
+function withWrittenId(value: unknown, line: Buffer): unknown {
+  if (!isRecord(value) || typeof value.id !== "number") return value;
+  const text = topLevelIdText(line.toString("utf8"));
+  return text === JSON.stringify(value.id) ? value : { ...value, id: INEXACT_ID };
+}
+
+/** The raw text of the last top-level `id` member's value (the one JSON.parse keeps), by a plain walk of the JSON text. */
+function topLevelIdText(json: string): string | undefined {
+  let depth = 0;
+  let found: string | undefined;
+  let index = 0;
+  const skipString = (): string => {
+    const start = index;
+    index += 1;
+    while (index < json.length && json[index] !== '"') index += json[index] === "\\" ? 2 : 1;
+    index += 1;
+    return json.slice(start, index);
+  };
+  while (index < json.length) {
+    const char = json[index] ?? "";
+    if (char === '"') {
+      const raw = skipString();
+      if (depth !== 1) continue;
+      let key: unknown;
+      try {
+        key = JSON.parse(raw);
+      } catch {
+        continue;
+      }
+      let after = index;
+      while (/\s/u.test(json[after] ?? "")) after += 1;
+      if (key !== "id" || json[after] !== ":") continue;
+      after += 1;
+      while (/\s/u.test(json[after] ?? "")) after += 1;
+      const token = /^-?[0-9][0-9.eE+-]*/u.exec(json.slice(after));
+      found = token?.[0];
+      continue;
+    }
+    if (char === "{" || char === "[") depth += 1;
+    else if (char === "}" || char === "]") depth -= 1;
+    index += 1;
+  }
+  return found;
+}
 
 function parse(line: Buffer): unknown {
   try {
