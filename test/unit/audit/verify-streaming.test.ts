@@ -170,9 +170,10 @@ describe("audit verify: an over-long unterminated last line, and many bad lines"
     },
   );
 
-  test("a log of 4 MiB of newlines keeps only the first problems and counts the rest; it still fails", () => {
+  test("a log of 100,000 newlines keeps only the first problems and counts the rest; it still fails", () => {
     const file = path.join(tempDir(), "audit.jsonl");
-    const count = 4 * 1024 * 1024;
+    // 1,000 times the kept problems: enough to show the list stays bounded, at a second or so of the suite (4 MiB took 40-50 s).
+    const count = 100_000;
     writeFileSync(file, Buffer.alloc(count, 0x0a));
     const result = verifyAuditLogSync(file);
     expect(result.ok).toBe(false);
