@@ -158,24 +158,13 @@ export async function runTargetActivate(tool: string, alias: string, options: Ta
             detail: `${minutes}min; replaced: ${replaced.length === 0 ? "none" : replaced.join(", ")}${after}`,
           },
     );
-  const { state, replaced } = await changeState(
-    `activate ${tool} ${alias}`,
-    `torii target clear ${tool} keeps a copy of it and revokes every lease`,
-    async () => {
-      try {
-        return await store.activate(alias, leaseBindingOf(provider.name, target), minutes, mode);
-      } catch (error) {
-        // The lease was written and is in force although a later step failed: it is audited all the same, then reported.
-        if (error instanceof LeaseWrittenError) {
-          await recordInForce(() => record(error.activation.replaced, `; in force, but ${error.problem}`), error);
-          throw new OperatorError(
-            `activate ${tool} ${alias}: ${error.file}: ${error.detail}; the activation is audited; check the state before retrying`,
-            EXIT_STATE_PROBLEM,
-          );
-        }
-        throw error;
-      }
-    },
+  const { state, replaced } = await changeState(`activate ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
+    auditedInForce(
+      () => store.activate(alias, leaseBindingOf(provider.name, target), minutes, mode),
+      (error) => (error instanceof LeaseWrittenError ? error : undefined),
+      (error, after) => record(error.activation.replaced, after),
+      { action: `activate ${tool} ${alias}`, audited: "the activation is audited; check the state before retrying" },
+    ),
   );
   await record(replaced, "");
   const now = new Date();
@@ -216,21 +205,18 @@ export async function runTargetClear(tool: string, options: JsonOption): Promise
       scope: auditScope(tool),
       detail: `cleared ${clearing.cleared.length} lease(s)${clearing.preservedInvalid === undefined ? "" : "; preserved invalid file"}${after}`,
     });
-  const { state, cleared, preservedInvalid } = await changeState(`clear the leases of ${tool}`, "", async () => {
-    try {
-      return await store.clear();
-    } catch (error) {
-      // The leases were revoked although a later step failed: it is audited all the same, then reported.
-      if (error instanceof LeaseClearWrittenError) {
-        await recordInForce(() => record(error.clearing, `; in force, but ${error.problem}`), error, "the leases are revoked and the clear is NOT audited");
-        throw new OperatorError(
-          `clear the leases of ${tool}: ${error.file}: ${error.detail}; the clear is audited; check the state before retrying`,
-          EXIT_STATE_PROBLEM,
-        );
-      }
-      throw error;
-    }
-  });
+  const { state, cleared, preservedInvalid } = await changeState(`clear the leases of ${tool}`, "", () =>
+    auditedInForce(
+      () => store.clear(),
+      (error) => (error instanceof LeaseClearWrittenError ? error : undefined),
+      (error, after) => record(error.clearing, after),
+      {
+        action: `clear the leases of ${tool}`,
+        audited: "the clear is audited; check the state before retrying",
+        unaudited: "the leases are revoked and the clear is NOT audited",
+      },
+    ),
+  );
   await record({ cleared, preservedInvalid }, "");
   const lines = [cleared.length === 0 ? `no lease of ${tool} was active` : `revoked ${cleared.length} lease(s) of ${tool}: ${cleared.join(", ")}`];
   if (preservedInvalid !== undefined) lines.push(`the invalid lease file was replaced; a copy is kept at ${preservedInvalid}`);
@@ -261,21 +247,19 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
   const audit = operatorAudit();
   const recordRevoked = (after: string): Promise<void> =>
     audit.record({ event: "target-access-revoked", scope: auditScope(tool, alias), detail: `target remove${after}` });
-  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, async () => {
-    try {
-      return await store.revoke(alias);
-    } catch (error) {
-      // The lease was revoked although a later step failed: it is audited all the same, and the directory is kept.
-      if (error instanceof StateWrittenError && hadLease) {
-        await recordInForce(() => recordRevoked(`; in force, but ${error.problem}`), error, "the lease is revoked and the revocation is NOT audited");
-        throw new OperatorError(
-          `revoke the lease of ${tool} ${alias}: ${error.file}: ${error.detail}; the revocation is audited and ${target.dir} is kept; check the state, then run the remove again`,
-          EXIT_STATE_PROBLEM,
-        );
-      }
-      throw error;
-    }
-  });
+  await changeState(`revoke the lease of ${tool} ${alias}`, `torii target clear ${tool} keeps a copy of it and revokes every lease`, () =>
+    auditedInForce(
+      () => store.revoke(alias),
+      // Without a lease before, the revoke wrote nothing worth a record: its error is reported as it is.
+      (error) => (error instanceof StateWrittenError && hadLease ? error : undefined),
+      (_error, after) => recordRevoked(after),
+      {
+        action: `revoke the lease of ${tool} ${alias}`,
+        audited: `the revocation is audited and ${target.dir} is kept; check the state, then run the remove again`,
+        unaudited: "the lease is revoked and the revocation is NOT audited",
+      },
+    ),
+  );
   if (hadLease) await recordRevoked("");
   try {
     rmSync(target.dir, { recursive: true });
@@ -295,6 +279,28 @@ export async function runTargetRemove(tool: string, alias: string, options: Targ
     lines,
   );
   return 0;
+}
+
+/**
+ * Runs a lease change. When it throws an error `writtenOf` recognises (the
+ * change was renamed into place, so it is in force, but a later step failed),
+ * the change is audited all the same (`; in force, but …`), then reported as
+ * in force and audited; if that record fails too, as in force and NOT audited.
+ */
+async function auditedInForce<T, E extends StateWrittenError>(
+  change: () => Promise<T>,
+  writtenOf: (error: unknown) => E | undefined,
+  record: (written: E, after: string) => Promise<void>,
+  report: { readonly action: string; readonly audited: string; readonly unaudited?: string },
+): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    const written = writtenOf(error);
+    if (written === undefined) throw error;
+    await recordInForce(() => record(written, `; in force, but ${written.problem}`), written, report.unaudited);
+    throw new OperatorError(`${report.action}: ${written.file}: ${written.detail}; ${report.audited}`, EXIT_STATE_PROBLEM);
+  }
 }
 
 /**
