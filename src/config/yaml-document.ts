@@ -3,12 +3,13 @@
  * schema, and maps every problem (syntax or schema) back to the line and column
  * the operator wrote, so no error ever says only "invalid config".
  */
-import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { Document, Node, YAMLError } from "yaml";
 import type * as z from "zod";
 import { combineConfigErrors, ConfigError } from "./errors.js";
 import type { FilePosition } from "./errors.js";
 import { readConfigText } from "./read-file.js";
+import { keyForMessage, recordKeyForMessage, segmentForMessage, yamlProblemText } from "./yaml-problem-text.js";
 
 /** A path into a document: map keys and sequence indexes, as zod reports them. */
 export type YamlPath = readonly PropertyKey[];
@@ -66,7 +67,7 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, text: strin
   } else if (!isMap(root)) {
     throw locator.errorAt([], `the top level must be a map of fields, found ${describeNode(root)}`);
   } else {
-    input = documentToJs(file, doc);
+    input = documentToJs(file, doc, lineCounter);
   }
 
   const result = schema.safeParse(input);
@@ -117,20 +118,34 @@ export function documentFromData<S extends z.ZodType>(file: string, text: string
   };
 }
 
-function documentToJs(file: string, doc: Document): unknown {
+/**
+ * The document as data. An alias to an anchor not defined before it is refused at its own place; `yaml`'s
+ * own refusals (an alias bomb) quote the alias's name, so their text is never passed on (yaml-problem-text.ts).
+ */
+function documentToJs(file: string, doc: Document, lineCounter: LineCounter): unknown {
+  let unresolved: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined) return undefined;
+      unresolved = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  if (unresolved !== undefined) {
+    const { line, col } = lineCounter.linePos(unresolved);
+    throw new ConfigError(file, "YAML syntax: an alias names no anchor defined before it", { line, column: col });
+  }
   try {
     return doc.toJS();
-  } catch (error) {
+  } catch {
     // `yaml` refuses documents whose aliases expand beyond its limit (an alias bomb).
-    throw new ConfigError(file, `cannot be read as data: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(file, "cannot be read as data: its aliases expand beyond the limit");
   }
 }
 
 function syntaxError(file: string, problem: YAMLError, lineCounter: LineCounter): ConfigError {
   const position = problem.linePos?.[0] ?? lineCounter.linePos(problem.pos[0]);
-  // prettyErrors appends " at line N, column M:" and a source excerpt; the location is ours to format.
-  const detail = problem.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
-  return new ConfigError(file, `YAML syntax: ${detail}`, { line: position.line, column: position.col });
+  return new ConfigError(file, `YAML syntax: ${yamlProblemText(problem)}`, { line: position.line, column: position.col });
 }
 
 function throwIfAny(errors: readonly ConfigError[]): void {
@@ -174,10 +189,10 @@ class Locator {
   issueErrors(issue: z.core.$ZodIssue): ConfigError[] {
     const path = issue.path;
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => this.errorAt([...path, key], `${prefix(path)}unknown field ${JSON.stringify(key)}`, "key"));
+      return issue.keys.map((key) => this.errorAt([...path, key], `${prefix(path)}unknown field ${keyForMessage(key)}`, "key"));
     }
     if (issue.code === "invalid_key") {
-      return [this.errorAt(path, `${prefix(path.slice(0, -1))}invalid key ${JSON.stringify(String(path.at(-1)))}: ${issue.message}`, "key")];
+      return [this.errorAt(path, `${prefix(path.slice(0, -1))}invalid key ${recordKeyForMessage(path.at(-1) ?? "")}: ${issue.message}`, "key")];
     }
     if (issue.code === "custom") {
       return [this.errorAt(path, `${prefix(path)}${issue.message}`, anchorOf(issue))];
@@ -232,7 +247,7 @@ function prefix(path: YamlPath): string {
   if (path.length === 0) return "";
   let text = "";
   for (const segment of path) {
-    text += typeof segment === "number" ? `[${segment}]` : `${text === "" ? "" : "."}${String(segment)}`;
+    text += typeof segment === "number" ? `[${segment}]` : `${text === "" ? "" : "."}${segmentForMessage(segment)}`;
   }
   return `${text}: `;
 }

@@ -72,6 +72,28 @@ describe("loadServerConfiguration", () => {
     expect(readFileSync(serverLogPath(root), "utf8")).not.toContain("hunter2SECRETVALUE");
   });
 
+  // A rules file holds rules the page's "Always allow" wrote from a call's whole argv, option values included: a
+  // rules file that does not load is located and described, never quoted (config/yaml-problem-text.ts).
+  test.each([
+    ["a misplaced rule line read as a key", ["accept:", "  - get pods", "get secret --token=hunter2SECRETVALUE: x"], 4, 1],
+    ["a misplaced token line read as a lowercase-free key", ["hunter2SECRETVALUE: x"], 2, 1],
+    ["an alias naming no anchor", ["accept:", "  - *hunter2SECRETVALUE"], 3, 5],
+    ["an anchor whose alias comes first", ["accept:", "  - *hunter2SECRETVALUE", "  - &hunter2SECRETVALUE get"], 3, 5],
+    ["a tag", ["accept:", "  - !hunter2SECRETVALUE get pods"], 3, 5],
+    ["a block scalar header with extra characters", ["accept:", "  - |2hunter2SECRETVALUE", "    get"], 3, 7],
+    ["an escape YAML does not define", ["accept:", '  - "get \\qhunter2SECRETVALUE"'], 3, 10],
+    ["a map under a rule", ["accept:", "  - get:", "      hunter2SECRETVALUE: 1"], 3, 5],
+    ["a regular expression with an unknown flag", ["accept:", '  - "/get hunter2SECRETVALUE/Z"'], 3, 5],
+  ])("a rules file that does not load (%s) is located, never quoted, in the start-up failure", (_label, lines, line, column) => {
+    const root = tempDir();
+    writeTree(root, { "providers/rec/provider.yaml": PROVIDER, "providers/rec/rules.yaml": yaml('version: "1"', ...lines) });
+    const load = loadServerConfiguration(where(root));
+    if (load.ok) throw new Error("expected a failure");
+    const text = renderStartupFailure(load.failure);
+    expect(load.failure).toMatchObject({ file: path.join(root, "providers/rec/rules.yaml"), line, column });
+    expect(text).not.toMatch(/hunter2|SECRETVALUE/u);
+  });
+
   test("no provider and a relative TORII_CONFIG_DIR are failures too; the rendering names the root and the restart", () => {
     const empty = tempDir();
     const none = loadServerConfiguration(where(empty));
