@@ -1,7 +1,8 @@
 /** The STS route follows the AWS CLI's precedence, from the child environment and the profile only. */
 import { describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
-import { bypassesProxy, ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+import { ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+import { bypassesProxy } from "../../../../src/pipeline/identity/urllib-proxy.js";
 
 const route = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
   stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
