@@ -49,8 +49,23 @@ export interface ProxyDestination {
   readonly netloc: string | typeof UNKNOWN_HOST;
 }
 
-/** What Python's `str.strip()` removes: the characters for which `str.isspace()` is true (not JavaScript's `trim` set, which has U+FEFF and lacks U+001C-U+001F and U+0085). */
-const PYTHON_BLANKS = /^[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/gu;
+/**
+ * What Python's `str.strip()` removes: the characters for which `str.isspace()`
+ * is true (not JavaScript's `trim` set, which has U+FEFF and lacks U+001C-U+001F and U+0085).
+ */
+const PYTHON_BLANKS: ReadonlySet<number> = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008,
+  0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+]);
+
+/** `text.strip()` in Python (all these blanks are single UTF-16 units). */
+function pythonStrip(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && PYTHON_BLANKS.has(text.charCodeAt(start))) start += 1;
+  while (end > start && PYTHON_BLANKS.has(text.charCodeAt(end - 1))) end -= 1;
+  return text.slice(start, end);
+}
 
 /**
  * A URL whose netloc `urllib.parse.urlsplit` reads the same way in every
@@ -63,9 +78,9 @@ const PLAIN_URL = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([A-Za-z0-9.:[\]-]+)(?:[/?#][\
 
 /** The destination of `url` (an endpoint as configured, or a default one), as `urlparse` gives it to botocore. */
 export function destinationOf(url: string): ProxyDestination {
-  const match = PLAIN_URL.exec(url);
-  if (match === null) return { scheme: undefined, netloc: UNKNOWN_HOST };
-  return { scheme: match[1]!.toLowerCase(), netloc: match[2]! };
+  const [, scheme, netloc] = PLAIN_URL.exec(url) ?? [];
+  if (scheme === undefined || netloc === undefined) return { scheme: undefined, netloc: UNKNOWN_HOST };
+  return { scheme: scheme.toLowerCase(), netloc };
 }
 
 /**
@@ -94,8 +109,7 @@ export function environmentProxies(env: Readonly<Record<string, string>>): Reado
 
 /** Python's `_splitport`: the netloc without a trailing `:digits` (a bare trailing `:` is dropped too). */
 function hostOnly(netloc: string): string {
-  const match = /^(.*):([0-9]*)$/su.exec(netloc);
-  return match === null ? netloc : match[1]!;
+  return /^(.*):[0-9]*$/su.exec(netloc)?.[1] ?? netloc;
 }
 
 /** `proxy_bypass_environment` for a netloc and one no_proxy value (undefined: none set). */
@@ -106,7 +120,7 @@ export function bypassesProxy(netloc: string | typeof UNKNOWN_HOST, noProxy: str
   const host = netloc.toLowerCase();
   const only = hostOnly(host);
   for (const raw of noProxy.split(",")) {
-    const stripped = raw.replace(PYTHON_BLANKS, "");
+    const stripped = pythonStrip(raw);
     if (stripped === "") continue;
     const name = stripped.replace(/^\.+/u, "").toLowerCase();
     if (only === name || host === name || only.endsWith(`.${name}`) || host.endsWith(`.${name}`)) return true;
