@@ -13,12 +13,18 @@ import type { ProviderEntry, TargetEntry } from "../../config/registry.js";
 import { planChild, type ChildPlan, type ChildPlanDeps, type CredentialLayers } from "../child-plan.js";
 import { targetInjection } from "../target-injection.js";
 
-/** The variables of the child environment that steer how the AWS CLI finds its credentials, region and endpoint. */
+/**
+ * The variables of the child environment that steer how the AWS CLI finds its
+ * credentials, region and endpoint; with them, every proxy variable in any
+ * case (PROXY_VARIABLE), since Python's urllib reads `Https_Proxy` too.
+ */
 export const STS_STEERING_VARIABLES: readonly string[] = Object.freeze([
   "HOME",
   "AWS_CONFIG_FILE",
   "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_REGION",
   "AWS_DEFAULT_REGION",
+  "AWS_STS_REGIONAL_ENDPOINTS",
   "AWS_ENDPOINT_URL",
   "AWS_ENDPOINT_URL_STS",
   "AWS_ENDPOINT_URL_SSO",
@@ -26,15 +32,10 @@ export const STS_STEERING_VARIABLES: readonly string[] = Object.freeze([
   "AWS_USE_FIPS_ENDPOINT",
   "AWS_USE_DUALSTACK_ENDPOINT",
   "AWS_CA_BUNDLE",
-  "HTTPS_PROXY",
-  "https_proxy",
-  "HTTP_PROXY",
-  "http_proxy",
-  "ALL_PROXY",
-  "all_proxy",
-  "NO_PROXY",
-  "no_proxy",
 ]);
+
+/** A variable urllib's `getproxies_environment` reads (`<key>_proxy`, the suffix in any case): see urllib-proxy.ts. */
+const PROXY_VARIABLE = /_proxy$/iu;
 
 /** What the STS probe needs, all of it taken from the call's own child environment and target. */
 export interface StsProbeInputs {
@@ -48,7 +49,7 @@ export interface StsProbeInputs {
   readonly awsDir: string;
   /** The target's pinned region (the CLI gets `--region`). */
   readonly pinnedRegion: string | undefined;
-  /** The steering variables (STS_STEERING_VARIABLES) as the child has them. */
+  /** The steering variables (STS_STEERING_VARIABLES and every proxy variable) as the child has them. */
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -71,9 +72,8 @@ export function awsFilesOf(env: Readonly<Record<string, string>>): { readonly co
 /** The STS probe's inputs for a child environment `env` and the target's pinned profile and region. */
 export function stsInputsOf(env: Readonly<Record<string, string>>, profile: string, pinnedRegion: string | undefined): StsProbeInputs {
   const steering: Record<string, string> = {};
-  for (const name of STS_STEERING_VARIABLES) {
-    const value = env[name];
-    if (value !== undefined) steering[name] = value;
+  for (const [name, value] of Object.entries(env)) {
+    if (STS_STEERING_VARIABLES.includes(name) || PROXY_VARIABLE.test(name)) steering[name] = value;
   }
   return {
     profile,

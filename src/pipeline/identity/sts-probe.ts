@@ -167,9 +167,16 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
       ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),
     });
+    // The probe asks the STS host the CLI asks: the region's own, or the global `sts.amazonaws.com` where the
+    // CLI uses it (`sts_regional_endpoints = legacy`, or no region at all; the SDK applies botocore's rule of
+    // legacy regions only, never with FIPS, dual-stack or a configured endpoint). Where the CLI's choice depends
+    // on its version (an unset setting meant `legacy` in older botocore), the probe takes today's (`regional`):
+    // the account STS names is the same on either host, and the proxy check above judges both hosts, so a
+    // proxy that either would go through fails the check.
     const common = {
       region: route.region,
       ...(route.endpoint === undefined ? {} : { endpoint: route.endpoint }),
+      useGlobalEndpoint: route.useGlobalEndpoint,
       useFipsEndpoint: route.useFips,
       useDualstackEndpoint: route.useDualstack,
       ignoreConfiguredEndpointUrls: true,

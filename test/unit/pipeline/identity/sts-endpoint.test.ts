@@ -1,7 +1,9 @@
 /** The STS route follows the AWS CLI's precedence, from the child environment and the profile only. */
+import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
-import { bypassesProxy, ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+import { ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+import { bypassesProxy, proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
 
 const route = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
   stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
@@ -94,4 +96,132 @@ describe("stsRouteOf proxy per partition", () => {
     expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com" }, { use_dualstack_endpoint: "true" }).proxy).toBe("http://proxy:3128");
     expect(route({ HTTPS_PROXY: "http://proxy:3128", NO_PROXY: ".amazonaws.com,.api.aws" }, { use_dualstack_endpoint: "true" }).proxy).toBeUndefined();
   });
+});
+
+/** Python urllib's rules as botocore applies them (urllib-proxy.ts); each case below was a "no proxy" where the CLI uses one. */
+describe("proxy variables and NO_PROXY read as Python's urllib reads them", () => {
+  const proxy = "http://proxy:3128";
+
+  test("NO_PROXY exempts every host only when it is exactly *: a * among other entries (or with blanks) is a name that matches no host", () => {
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "localhost,*" }).proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "*,localhost" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: " * " }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "*" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "*.amazonaws.com" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+  });
+
+  test("a lowercase proxy variable wins: an empty HTTPS_PROXY does not hide https_proxy, an empty https_proxy cancels HTTPS_PROXY, any case counts", () => {
+    expect(route({ HTTPS_PROXY: "", https_proxy: proxy }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: "http://upper:1", https_proxy: proxy }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, https_proxy: "" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+    expect(route({ Https_Proxy: proxy }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_proxy: proxy, HTTPS_PROXY: "" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+  });
+
+  test("a lowercase no_proxy wins over NO_PROXY, and an empty one cancels it", () => {
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: ".amazonaws.com", no_proxy: "localhost" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: ".amazonaws.com", no_proxy: "" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "localhost", no_proxy: ".amazonaws.com" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+    // Two lowercase-suffixed spellings: environment order decides, so only what both exempt is exempt.
+    expect(route({ HTTPS_PROXY: proxy, no_proxy: ".amazonaws.com", NO_proxy: "localhost" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+  });
+
+  test("sts_regional_endpoints = legacy (or no setting, older botocore's default, or no region at all): sts.amazonaws.com is judged, and the probe asks it", () => {
+    const env = { HTTPS_PROXY: proxy, NO_PROXY: ".us-east-1.amazonaws.com" };
+    expect(route({ ...env, AWS_STS_REGIONAL_ENDPOINTS: "legacy" }, {}, {}, "us-east-1").proxy).toBe(proxy);
+    expect(route(env, { sts_regional_endpoints: "legacy" }, {}, "us-east-1").proxy).toBe(proxy);
+    expect(route(env, {}, {}, "us-east-1").proxy).toBe(proxy);
+    expect(route({ ...env, AWS_STS_REGIONAL_ENDPOINTS: "regional" }, {}, {}, "us-east-1").proxy).toBeUndefined();
+    expect(route({ ...env, AWS_STS_REGIONAL_ENDPOINTS: "regional" }).proxy).toBe(proxy);
+    expect(route({ ...env, AWS_STS_REGIONAL_ENDPOINTS: "regional", NO_PROXY: ".us-east-1.amazonaws.com,sts.amazonaws.com" }).proxy).toBeUndefined();
+    // eu-south-1 is not a legacy-global region: its own host only.
+    expect(
+      route({ HTTPS_PROXY: proxy, NO_PROXY: ".eu-south-1.amazonaws.com", AWS_STS_REGIONAL_ENDPOINTS: "legacy" }, {}, {}, "eu-south-1").proxy,
+    ).toBeUndefined();
+    expect(route({ AWS_STS_REGIONAL_ENDPOINTS: "legacy" }, {}, {}, "us-east-1").useGlobalEndpoint).toBe(true);
+    expect(route({}, { sts_regional_endpoints: "legacy" }, {}, "eu-west-1").useGlobalEndpoint).toBe(true);
+    expect(route({ AWS_STS_REGIONAL_ENDPOINTS: "regional" }, { sts_regional_endpoints: "legacy" }, {}, "eu-west-1").useGlobalEndpoint).toBe(false);
+    expect(route({}, {}).useGlobalEndpoint).toBe(true);
+    expect(route({}, {}, {}, "eu-west-1").useGlobalEndpoint).toBe(false);
+  });
+
+  test("a host not known here (an iso region, an SSO region not found) is exempted by no entry, .invalid included: only by a NO_PROXY of exactly *", () => {
+    for (const noProxy of [".invalid", "invalid", "unknown-aws-host.invalid", "aws-host.invalid", ".c2s.ic.gov,.invalid"]) {
+      expect(route({ HTTPS_PROXY: proxy, NO_PROXY: noProxy }, {}, {}, "us-iso-east-1").proxy).toBe(proxy);
+      const inputs = stsInputsOf({ HOME: "/h", HTTPS_PROXY: proxy, NO_PROXY: `.amazonaws.com,${noProxy}` }, "p", "eu-west-1");
+      expect(ssoProxyOf(inputs, stsRouteOf(inputs, {}, {}), undefined)).toBe(proxy);
+    }
+  });
+
+  test("AWS_REGION (AWS CLI v2 reads it before AWS_DEFAULT_REGION, v1 ignores it): the hosts of both regions are judged", () => {
+    const env = { HTTPS_PROXY: proxy, NO_PROXY: ".amazonaws.com", AWS_DEFAULT_REGION: "eu-west-1" };
+    expect(route({ ...env, AWS_REGION: "cn-north-1" }).proxy).toBe(proxy);
+    expect(route({ ...env, AWS_REGION: "cn-north-1", NO_PROXY: ".amazonaws.com,.amazonaws.com.cn" }).proxy).toBeUndefined();
+    expect(route({ ...env, NO_PROXY: ".eu-west-1.amazonaws.com", AWS_REGION: "eu-west-3", AWS_STS_REGIONAL_ENDPOINTS: "regional" }).proxy).toBe(proxy);
+    expect(route({ ...env, AWS_REGION: "cn-north-1" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+  });
+
+  test("an entry with a port exempts only that very netloc: never a default host, which has no port", () => {
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "sts.eu-west-1.amazonaws.com:443" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: ".amazonaws.com:443" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    const sts = (noProxy: string) => route({ HTTPS_PROXY: proxy, NO_PROXY: noProxy, AWS_ENDPOINT_URL_STS: "https://sts.internal:8443/" }).proxy;
+    expect(sts("sts.internal:9443")).toBe(proxy);
+    expect(sts("sts.internal:8443")).toBeUndefined();
+    expect(sts("sts.internal")).toBeUndefined();
+    expect(sts(".internal")).toBeUndefined();
+  });
+
+  test("the endpoint is judged by its own text, as urlparse gives it, not by a normalised URL; no CIDR ranges", () => {
+    // WHATWG URL reads 0x7f.1 as 127.0.0.1; Python's netloc stays 0x7f.1:1.
+    expect(route({ HTTP_PROXY: proxy, NO_PROXY: "127.0.0.1", AWS_ENDPOINT_URL_STS: "http://0x7f.1:1" }).proxy).toBe(proxy);
+    expect(route({ HTTP_PROXY: proxy, NO_PROXY: "127.0.0.1", AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1" }).proxy).toBeUndefined();
+    expect(route({ HTTP_PROXY: proxy, NO_PROXY: "10.0.0.0/8", AWS_ENDPOINT_URL_STS: "http://10.1.2.3:1" }).proxy).toBe(proxy);
+    // User info or blanks around the URL: no known host.
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "sts.internal", AWS_ENDPOINT_URL_STS: "https://u@sts.internal" }).proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "sts.internal", AWS_ENDPOINT_URL_STS: "https://sts.internal\n" }).proxy).toBe(proxy);
+  });
+
+  test("entries are stripped of Python's blanks (U+001C, U+0085), not JavaScript's (U+FEFF stays part of the name)", () => {
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "\ufeff.amazonaws.com" }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "\x1c.amazonaws.com\x85, localhost" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+    expect(route({ HTTPS_PROXY: proxy, NO_PROXY: "localhost, ..AMAZONAWS.com" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+  });
+
+  test("ALL_PROXY counts too (botocore reads only the scheme's variable; counting it is stricter); CGI's REQUEST_METHOD changes nothing", () => {
+    expect(route({ ALL_PROXY: proxy }, {}, {}, "eu-west-1").proxy).toBe(proxy);
+    expect(route({ all_proxy: proxy, NO_PROXY: ".amazonaws.com" }, {}, {}, "eu-west-1").proxy).toBeUndefined();
+    expect(route({ HTTP_PROXY: proxy, REQUEST_METHOD: "GET", AWS_ENDPOINT_URL_STS: "http://sts.internal" }).proxy).toBe(proxy);
+  });
+
+  const variable = fc.constantFrom("HTTPS_PROXY", "https_proxy", "Https_Proxy", "HTTPS_proxy", "NO_PROXY", "no_proxy", "No_Proxy", "ALL_PROXY", "all_proxy");
+  const value = fc.constantFrom("", proxy, "*", "localhost,*", ".amazonaws.com", "sts.eu-west-1.amazonaws.com:443", " .amazonaws.com ,localhost");
+  const environment = fc.dictionary(variable, value, { maxKeys: 6 });
+  const host = fc.constantFrom("sts.eu-west-1.amazonaws.com", "sts.internal:8443", "127.0.0.1");
+
+  propertyTest.prop([environment, host, fc.constantFrom("HTTPS_PROXY", "Https_Proxy", "NO_PROXY", "No_Proxy", "ALL_PROXY")])(
+    "an empty variable whose name does not end in a lowercase _proxy changes nothing (urllib skips it)",
+    (env, netloc, name) => {
+      fc.pre(!(name in env));
+      const destination = { scheme: "https", netloc };
+      expect(proxyFor({ ...env, [name]: "" }, destination)).toBe(proxyFor(env, destination));
+    },
+  );
+
+  propertyTest.prop([fc.string(), host])(
+    "a * added to a NO_PROXY list exempts nothing more (only a NO_PROXY of exactly * exempts every host)",
+    (list, netloc) => {
+      fc.pre(list !== "*");
+      expect(bypassesProxy(netloc, `${list},*`)).toBe(bypassesProxy(netloc, list));
+      expect(bypassesProxy(netloc, `*,${list}`)).toBe(bypassesProxy(netloc, list));
+    },
+  );
+
+  propertyTest.prop([fc.array(fc.oneof(fc.string(), fc.constantFrom("invalid", ".invalid", "unknown-aws-host.invalid", "*", " *")), { maxLength: 4 })])(
+    "an iso region's hosts, not known here, are exempted by no NO_PROXY but exactly *",
+    (entries) => {
+      const noProxy = entries.join(",");
+      fc.pre(noProxy !== "*");
+      expect(route({ HTTPS_PROXY: proxy, NO_PROXY: noProxy }, {}, {}, "us-iso-east-1").proxy).toBe(proxy);
+    },
+  );
 });
