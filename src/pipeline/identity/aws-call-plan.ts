@@ -2,10 +2,12 @@
  * The one place that decides what an `aws_profile` call sees: the child's
  * environment and injected options, and, derived from that very environment,
  * what the STS account check uses (profile, config and credentials files,
- * region, endpoint, CA and proxy variables). The probe and the CLI therefore
- * read the same files and reach the same endpoint; they cannot drift apart
- * because the probe's inputs are computed from the child environment, not
- * from the server's.
+ * region, endpoint, CA and proxy variables). The probe's inputs are computed
+ * from the child environment, not from the server's, so both start from the
+ * same files and variables. That alone does not make them agree: the probe
+ * runs the JS SDK and the CLI runs botocore, whose readings differ; the probe
+ * models botocore's where it can and refuses the rest (sts-endpoint.ts,
+ * credential-chain.ts, ini-dialect.ts).
  */
 import os from "node:os";
 import path from "node:path";
@@ -15,8 +17,11 @@ import { targetInjection } from "../target-injection.js";
 
 /**
  * The variables of the child environment that steer how the AWS CLI finds its
- * credentials, region and endpoint; with them, every proxy variable in any
- * case (PROXY_VARIABLE), since Python's urllib reads `Https_Proxy` too.
+ * credentials, region, endpoints (STS, SSO, SSO OIDC, signin) and trust; with
+ * them, every proxy variable in any case (PROXY_VARIABLE), since Python's
+ * urllib reads `Https_Proxy` too, and every `AWS_EC2_METADATA_*` one
+ * (METADATA_VARIABLE). They are also what the identity cache's fingerprint
+ * digests.
  */
 export const STS_STEERING_VARIABLES: readonly string[] = Object.freeze([
   "HOME",
@@ -28,14 +33,20 @@ export const STS_STEERING_VARIABLES: readonly string[] = Object.freeze([
   "AWS_ENDPOINT_URL",
   "AWS_ENDPOINT_URL_STS",
   "AWS_ENDPOINT_URL_SSO",
+  "AWS_ENDPOINT_URL_SSO_OIDC",
+  "AWS_ENDPOINT_URL_SIGNIN",
+  "AWS_LOGIN_CACHE_DIRECTORY",
   "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
   "AWS_USE_FIPS_ENDPOINT",
   "AWS_USE_DUALSTACK_ENDPOINT",
   "AWS_CA_BUNDLE",
+  "REQUESTS_CA_BUNDLE",
 ]);
 
 /** A variable urllib's `getproxies_environment` reads (`<key>_proxy`, the suffix in any case): see urllib-proxy.ts. */
 const PROXY_VARIABLE = /_proxy$/iu;
+/** The instance metadata settings botocore reads (`AWS_EC2_METADATA_DISABLED`, `_SERVICE_ENDPOINT`, `_SERVICE_ENDPOINT_MODE`, `_V1_DISABLED`, …). */
+const METADATA_VARIABLE = /^AWS_EC2_METADATA_/u;
 
 /** What the STS probe needs, all of it taken from the call's own child environment and target. */
 export interface StsProbeInputs {
@@ -49,7 +60,7 @@ export interface StsProbeInputs {
   readonly awsDir: string;
   /** The target's pinned region (the CLI gets `--region`). */
   readonly pinnedRegion: string | undefined;
-  /** The steering variables (STS_STEERING_VARIABLES and every proxy variable) as the child has them. */
+  /** The steering variables (STS_STEERING_VARIABLES, every proxy and AWS_EC2_METADATA_* variable) as the child has them. */
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -73,7 +84,7 @@ export function awsFilesOf(env: Readonly<Record<string, string>>): { readonly co
 export function stsInputsOf(env: Readonly<Record<string, string>>, profile: string, pinnedRegion: string | undefined): StsProbeInputs {
   const steering: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (STS_STEERING_VARIABLES.includes(name) || PROXY_VARIABLE.test(name)) steering[name] = value;
+    if (STS_STEERING_VARIABLES.includes(name) || PROXY_VARIABLE.test(name) || METADATA_VARIABLE.test(name)) steering[name] = value;
   }
   return {
     profile,

@@ -119,7 +119,12 @@ export async function checkAwsIdentity(request: AwsIdentityRequest, deps: AwsIde
     case "failed":
       cache.forget(key);
       audit.record({ event: "identity-check-failed", detail: `sts ${result.code}` });
-      return { ok: false, kind: "error", message: `the STS account check of target ${target.name} could not complete (${result.code}); the call was not run` };
+      return {
+        ok: false,
+        kind: "error",
+        // A refusal's detail names files, profiles and lines, never a value (probe-refusal.ts).
+        message: `the STS account check of target ${target.name} could not complete (${result.code}${result.detail === undefined ? "" : `: ${result.detail}`}); the call was not run`,
+      };
     case "canceled":
       audit.record({ event: "identity-check-failed", detail: "sts canceled" });
       return { ok: false, kind: "error", message: "the call was canceled during the STS account check" };

@@ -1,18 +1,27 @@
 /**
  * Where the AWS CLI would send the STS request, and how: region, endpoint,
  * FIPS/dual-stack, CA bundle and proxy, resolved from the child environment and
- * the profile's section of the config file with the CLI's precedence
- * (environment over config file; `AWS_ENDPOINT_URL_STS` over the profile's
- * `services` section over `AWS_ENDPOINT_URL` over the profile's `endpoint_url`).
- * The proxy the CLI would use follows botocore and Python's urllib
- * (urllib-proxy.ts) over every host the CLI may reach.
- * Pure: the config file is parsed by the caller.
+ * the profile's section (the config file's, with the credentials file's keys
+ * over it, as botocore's `Session.full_config` merges them) with botocore's
+ * precedence: environment over profile; a configured endpoint per service
+ * (`sts`, `sso`, `sso_oidc`) from `AWS_ENDPOINT_URL_<SERVICE>`, then
+ * `AWS_ENDPOINT_URL`, then the profile's `services` section, then the
+ * profile's `endpoint_url` (botocore's ConfiguredEndpointProvider); the CA
+ * bundle from `AWS_CA_BUNDLE`, then the profile's `ca_bundle`, then
+ * `REQUESTS_CA_BUNDLE`. The proxy the CLI would use follows botocore and
+ * Python's urllib (urllib-proxy.ts) over every host the CLI may reach. Where
+ * the CLI would fail or turn certificate checks off, a ProbeRefusal is thrown.
+ * Pure: the files are parsed by the caller.
  */
 import type { StsProbeInputs } from "./aws-call-plan.js";
+import { ProbeRefusal } from "./probe-refusal.js";
 import { destinationOf, proxyFor, UNKNOWN_HOST, type ProxyDestination } from "./urllib-proxy.js";
 
 /** A profile's keys (and its `services` section's), as the SDK's INI loader returns them. */
 export type IniSection = Readonly<Record<string, string | undefined>>;
+
+/** A service whose endpoint botocore's configured-endpoint lookup resolves (its snake-case service id). */
+export type EndpointService = "sts" | "sso" | "sso_oidc";
 
 export interface StsRoute {
   /** The probe's region: the target's, else AWS CLI v1's choice (AWS_DEFAULT_REGION, the profile's, us-east-1). */
@@ -25,15 +34,10 @@ export interface StsRoute {
    * (environment over profile) or when no region is configured at all.
    */
   readonly useGlobalEndpoint: boolean;
-  /**
-   * The endpoint of the SSO service for an SSO profile, with the CLI's
-   * precedence for the `sso` service (`AWS_ENDPOINT_URL_SSO`, the profile's
-   * `services` section, `AWS_ENDPOINT_URL`, the profile's `endpoint_url`), never
-   * the STS-only one; undefined: the SDK's default for the profile's `sso_region`.
-   */
+  /** The configured endpoint of the SSO portal service (configuredEndpointOf "sso"), as written; undefined: the default host of the `sso_region`. */
   readonly ssoEndpoint: string | undefined;
-  /** Where botocore's proxy lookup sees the configured SSO endpoint (its untrimmed text); undefined: none configured. */
-  readonly ssoEndpointDestination: ProxyDestination | undefined;
+  /** The configured endpoint of SSO OIDC, the token refresh (configuredEndpointOf "sso_oidc"), as written; undefined: the default host. */
+  readonly oidcEndpoint: string | undefined;
   readonly useFips: boolean;
   readonly useDualstack: boolean;
   /** A CA bundle file to trust instead of the system store. */
@@ -45,8 +49,9 @@ export interface StsRoute {
 /** The region the CLI falls back to for STS when neither the target, the environment nor the profile names one. */
 export const DEFAULT_STS_REGION = "us-east-1";
 
+/** botocore's `ensure_boolean` for a string: exactly `true` in any case, blanks included (` true` is false). */
 function truthy(value: string | undefined): boolean {
-  return value?.trim().toLowerCase() === "true";
+  return value?.toLowerCase() === "true";
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -54,14 +59,64 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed === undefined || trimmed === "" ? undefined : trimmed;
 }
 
-/** The first of `values` that is not blank, as written (botocore's proxy lookup reads it untrimmed). */
-function configured(...values: readonly (string | undefined)[]): string | undefined {
-  return values.find((value) => nonEmpty(value) !== undefined);
-}
-
 /** Where botocore's proxy lookup sees a configured endpoint: its untrimmed text, or no known host when blanks surround it. */
 function configuredDestination(raw: string): ProxyDestination {
   return raw === raw.trim() ? destinationOf(raw) : { scheme: undefined, netloc: UNKNOWN_HOST };
+}
+
+/**
+ * The endpoint botocore's ConfiguredEndpointProvider gives `service`, as
+ * written: `AWS_ENDPOINT_URL_<SERVICE>`, `AWS_ENDPOINT_URL`, the profile's
+ * `services` section, the profile's `endpoint_url`, the first that is not
+ * empty (botocore skips an empty one), unless configured endpoints are
+ * ignored. One that is only blanks is taken by botocore, and the CLI then
+ * fails: refused.
+ *
+ * @throws ProbeRefusal BlankEndpointUrl.
+ */
+export function configuredEndpointOf(env: StsProbeInputs["env"], profile: IniSection, services: IniSection, service: EndpointService): string | undefined {
+  if (truthy(env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS ?? profile.ignore_configured_endpoint_urls)) return undefined;
+  const chosen = [env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`], env.AWS_ENDPOINT_URL, services[`${service}.endpoint_url`], profile.endpoint_url].find(
+    (value) => value !== undefined && value !== "",
+  );
+  if (chosen?.trim() === "") throw new ProbeRefusal("BlankEndpointUrl", `the configured ${service} endpoint is only blanks, which the AWS CLI cannot use`);
+  return chosen;
+}
+
+/**
+ * The CA bundle botocore verifies with: `AWS_CA_BUNDLE`, else the profile's
+ * `ca_bundle`, else `REQUESTS_CA_BUNDLE` (botocore's EndpointCreator), each
+ * when set at all. An empty one makes botocore verify no certificate at all:
+ * refused, as is one with blanks around it (a file the CLI cannot open).
+ *
+ * @throws ProbeRefusal CaBundleDisablesVerification, CaBundleNotUsable.
+ */
+function caBundleOf(env: StsProbeInputs["env"], profile: IniSection): string | undefined {
+  const chosen = env.AWS_CA_BUNDLE ?? profile.ca_bundle ?? env.REQUESTS_CA_BUNDLE;
+  if (chosen === "") {
+    throw new ProbeRefusal(
+      "CaBundleDisablesVerification",
+      "an empty AWS_CA_BUNDLE, ca_bundle or REQUESTS_CA_BUNDLE turns the AWS CLI's certificate verification off; remove it or name a CA file",
+    );
+  }
+  if (chosen !== undefined && chosen !== chosen.trim()) throw new ProbeRefusal("CaBundleNotUsable", "the CA bundle path has blanks around it");
+  return chosen;
+}
+
+/**
+ * AWS CLI v1's region when the target pins none: AWS_DEFAULT_REGION when set
+ * at all, else the profile's. A set but blank (or blank-surrounded)
+ * AWS_DEFAULT_REGION is taken by botocore and fails the CLI: refused.
+ *
+ * @throws ProbeRefusal BlankRegion.
+ */
+function v1RegionOf(pinned: string | undefined, env: StsProbeInputs["env"], profile: IniSection): string | undefined {
+  if (pinned !== undefined) return pinned;
+  const fromEnv = env.AWS_DEFAULT_REGION;
+  if (fromEnv !== undefined && (fromEnv === "" || fromEnv !== fromEnv.trim())) {
+    throw new ProbeRefusal("BlankRegion", "AWS_DEFAULT_REGION is empty or has blanks around it, which the AWS CLI cannot use");
+  }
+  return fromEnv ?? nonEmpty(profile.region);
 }
 
 /**
@@ -93,27 +148,25 @@ const GLOBAL_STS: ProxyDestination = { scheme: "https", netloc: "sts.amazonaws.c
 /** A default (https) host not known here: only a NO_PROXY of exactly `*` excludes it, so any proxy applies (fail closed). */
 const UNKNOWN_HTTPS_HOST: ProxyDestination = { scheme: "https", netloc: UNKNOWN_HOST };
 
-/** The STS route of `inputs`, given the profile section and its `services` section of the config file. */
+/**
+ * The STS route of `inputs`, given the profile's merged section (config file, credentials file over it) and its
+ * `services` section of the config file.
+ *
+ * @throws ProbeRefusal where the CLI would fail or verify no certificate.
+ */
 export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services: IniSection): StsRoute {
   const { env } = inputs;
   // AWS CLI v1 takes AWS_DEFAULT_REGION, v2 AWS_REGION before it; either may be installed, so the proxy is judged for both.
-  const v1Region = inputs.pinnedRegion ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? nonEmpty(profile.region);
+  const v1Region = v1RegionOf(inputs.pinnedRegion, env, profile);
   const v2Region = inputs.pinnedRegion ?? nonEmpty(env.AWS_REGION) ?? v1Region;
   const region = v1Region ?? DEFAULT_STS_REGION;
   // botocore reads AWS_STS_REGIONAL_ENDPOINTS when set at all (even empty), else the profile's key.
   const stsRegional = env.AWS_STS_REGIONAL_ENDPOINTS ?? profile.sts_regional_endpoints;
   // With no region at all botocore resolves STS to its global host, whatever the setting (AWS CLI 1.45 here does).
   const useGlobalEndpoint = v1Region === undefined || stsRegional === "legacy";
-  const ignoreConfigured = truthy(env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS ?? profile.ignore_configured_endpoint_urls);
-  const rawEndpoint = ignoreConfigured
-    ? undefined
-    : configured(env.AWS_ENDPOINT_URL_STS, services["sts.endpoint_url"], env.AWS_ENDPOINT_URL, profile.endpoint_url);
-  const rawSsoEndpoint = ignoreConfigured
-    ? undefined
-    : configured(env.AWS_ENDPOINT_URL_SSO, services["sso.endpoint_url"], env.AWS_ENDPOINT_URL, profile.endpoint_url);
+  const rawEndpoint = configuredEndpointOf(env, profile, services, "sts");
   const useFips = truthy(env.AWS_USE_FIPS_ENDPOINT ?? profile.use_fips_endpoint);
   const useDualstack = truthy(env.AWS_USE_DUALSTACK_ENDPOINT ?? profile.use_dualstack_endpoint);
-  const caBundle = nonEmpty(env.AWS_CA_BUNDLE) ?? nonEmpty(profile.ca_bundle);
   const regions = [v1Region, v2Region];
   // The global host counts whenever the CLI may use it: no region, or a legacy region unless the setting is exactly
   // `regional` (older botocore defaults to `legacy`; a value botocore rejects fails the CLI, so counting it is stricter).
@@ -129,11 +182,11 @@ export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services
     region,
     endpoint: rawEndpoint?.trim(),
     useGlobalEndpoint,
-    ssoEndpoint: rawSsoEndpoint?.trim(),
-    ssoEndpointDestination: rawSsoEndpoint === undefined ? undefined : configuredDestination(rawSsoEndpoint),
+    ssoEndpoint: configuredEndpointOf(env, profile, services, "sso"),
+    oidcEndpoint: configuredEndpointOf(env, profile, services, "sso_oidc"),
     useFips,
     useDualstack,
-    caBundle,
+    caBundle: caBundleOf(env, profile),
     proxy: firstProxy(env, destinations),
   };
 }
@@ -181,22 +234,40 @@ function firstProxy(env: StsProbeInputs["env"], destinations: readonly ProxyDest
 /**
  * The proxy the CLI would use for the SSO requests of an SSO profile (the
  * portal's GetRoleCredentials and, for an `sso_session`, the OIDC token
- * refresh), if any. The probe sends them through the same handler as STS (the
- * same timeouts and CA bundle) and, like STS, never through a proxy: when one
- * would apply, the check must fail rather than go around it.
+ * refresh), if any. Each service has its own configured endpoint (`sso`,
+ * `sso_oidc`); one without gets its default hosts in `ssoRegion`, judged even
+ * when the other service's endpoint is configured. The probe sends them
+ * through the same handler as STS (the same timeouts and CA bundle) and, like
+ * STS, never through a proxy: when one would apply, the check must fail rather
+ * than go around it.
  * `ssoRegion` undefined (not found), or outside the partitions known here: every default SSO host is unknown, so any
  * proxy applies. The hosts are the region's partition's (`amazonaws.com.cn` in China); those of FIPS and dual-stack
  * variants are included with the plain ones: an extra host can only make the check stricter.
  */
 export function ssoProxyOf(inputs: StsProbeInputs, route: StsRoute, ssoRegion: string | undefined): string | undefined {
-  const destinations =
-    route.ssoEndpointDestination !== undefined
-      ? [route.ssoEndpointDestination]
+  const variants = route.useFips || route.useDualstack;
+  const hostsOf = (configured: string | undefined, service: readonly [string, string]): readonly ProxyDestination[] =>
+    configured !== undefined
+      ? [configuredDestination(configured)]
       : ssoRegion === undefined
         ? [UNKNOWN_HTTPS_HOST]
-        : serviceDestinations(ssoRegion, route.useFips || route.useDualstack, [
-            ["portal.sso", "portal.sso-fips"],
-            ["oidc", "oidc-fips"],
-          ]);
-  return firstProxy(inputs.env, destinations);
+        : serviceDestinations(ssoRegion, variants, [service]);
+  return firstProxy(inputs.env, [...hostsOf(route.ssoEndpoint, ["portal.sso", "portal.sso-fips"]), ...hostsOf(route.oidcEndpoint, ["oidc", "oidc-fips"])]);
+}
+
+/**
+ * The proxy botocore's instance metadata fetcher would use (it takes the
+ * environment's proxies for its base URL, plain HTTP: utils.IMDSFetcher), for
+ * a role whose `credential_source` is `Ec2InstanceMetadata`: the configured
+ * endpoint (`AWS_EC2_METADATA_SERVICE_ENDPOINT`, the profile's
+ * `ec2_metadata_service_endpoint`) and both default addresses (IPv4 and IPv6
+ * mode; an extra host only makes the check stricter).
+ */
+export function metadataProxyOf(inputs: StsProbeInputs, profile: IniSection): string | undefined {
+  const configured = inputs.env.AWS_EC2_METADATA_SERVICE_ENDPOINT ?? profile.ec2_metadata_service_endpoint;
+  return firstProxy(inputs.env, [
+    ...(configured === undefined ? [] : [configuredDestination(configured)]),
+    { scheme: "http", netloc: "169.254.169.254" },
+    { scheme: "http", netloc: "[fd00:ec2::254]" },
+  ]);
 }

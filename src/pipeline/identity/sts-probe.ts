@@ -7,8 +7,12 @@
  * Nothing here reads the server's own environment: the credentials come from
  * the profile in the child's config and credentials files (`fromIni`), and the
  * region, endpoint and FIPS/dual-stack switches are passed explicitly, with the
- * SDK's own lookup of configured endpoints turned off. Results carry error
- * names and codes only, never a message that could echo a credential.
+ * SDK's own lookup of configured endpoints turned off. Where the CLI (botocore)
+ * would read the files, choose credentials or reach a host otherwise than the
+ * SDK, the check is refused (ini-dialect.ts, credential-chain.ts,
+ * sts-endpoint.ts). Results carry error names and codes only, never a message
+ * that could echo a credential; a refusal adds a detail that names files,
+ * profiles and lines, never a value.
  */
 import { readFileSync } from "node:fs";
 import { Agent } from "node:https";
@@ -18,7 +22,10 @@ import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
-import { ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
+import { credentialChainOf } from "./credential-chain.js";
+import { assertSameIniReading } from "./ini-dialect.js";
+import { ProbeRefusal } from "./probe-refusal.js";
+import { metadataProxyOf, ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
 export const STS_PROBE_LIMITS = Object.freeze({ connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000, maxAttempts: 2, totalMs: 30_000 });
@@ -27,8 +34,8 @@ export type StsProbeResult =
   | { readonly kind: "identity"; readonly account: string; readonly expiresAt: Date | undefined }
   /** The credentials are missing, expired or refused (403): the human must log in again. */
   | { readonly kind: "session-invalid"; readonly code: string }
-  /** The check could not complete (network, timeout, malformed configuration). */
-  | { readonly kind: "failed"; readonly code: string }
+  /** The check could not complete (network, timeout, malformed configuration); `detail`: what to change, for a refused configuration. */
+  | { readonly kind: "failed"; readonly code: string; readonly detail?: string }
   | { readonly kind: "canceled" };
 
 /** Error codes STS answers when the credentials themselves are the problem. */
@@ -65,6 +72,7 @@ function printableCode(code: string): string {
 function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): StsProbeResult {
   if (signal.aborted) return { kind: "canceled" };
   if (bounded.aborted) return { kind: "failed", code: "TimeoutError" };
+  if (error instanceof ProbeRefusal) return { kind: "failed", code: error.code, detail: error.message };
   const named = error as { name?: unknown; Code?: unknown; $metadata?: { httpStatusCode?: unknown } };
   const code = printableCode(typeof named.Code === "string" ? named.Code : typeof named.name === "string" ? named.name : "Error");
   const status = named.$metadata?.httpStatusCode;
@@ -75,38 +83,31 @@ function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): St
 
 type SharedFiles = Awaited<ReturnType<typeof loadSharedConfigFiles>>;
 
-/**
- * The profile section through which the SDK would resolve `name`'s credentials
- * with SSO, directly or as the source profile of a role chain (the order of the
- * SDK's own resolution: static keys, web identity and credential_process come
- * first); undefined when SSO is not used.
- */
-function ssoSectionOf(files: SharedFiles, name: string): IniSection | undefined {
-  const seen = new Set<string>();
-  let current = name;
-  while (!seen.has(current)) {
-    seen.add(current);
-    const data: IniSection = { ...files.configFile[current], ...files.credentialsFile[current] };
-    const staticKeys = data.aws_access_key_id !== undefined && data.aws_secret_access_key !== undefined;
-    // A source profile with static keys is used as such, whatever else it says (the SDK's order).
-    if (seen.size > 1 && staticKeys) return undefined;
-    if (data.role_arn !== undefined) {
-      if (data.source_profile === undefined) return undefined;
-      current = data.source_profile;
-      continue;
-    }
-    if (staticKeys) return undefined;
-    if (data.web_identity_token_file !== undefined || data.credential_process !== undefined) return undefined;
-    return ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined) ? data : undefined;
-  }
-  return undefined;
-}
-
 /** The region of an SSO section's requests: its `sso-session`'s `sso_region`, else its own. */
 function ssoRegionOf(files: SharedFiles, section: IniSection): string | undefined {
   const session = section.sso_session === undefined ? undefined : files.configFile[`sso-session.${section.sso_session}`];
   const region = session?.sso_region ?? section.sso_region;
   return region === undefined || region.trim() === "" ? undefined : region.trim();
+}
+
+/** Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts); an absent file reads alike. */
+function assertFileReadAlike(file: string, label: string): void {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return;
+  }
+  assertSameIniReading(text, label);
+}
+
+/** The instance metadata settings the CLI reads from the child's environment and the SDK from the server's own. */
+const METADATA_VARIABLE = /^AWS_EC2_METADATA_/u;
+
+/** Whether every AWS_EC2_METADATA_* variable has the same value (or absence) in the child's environment and this process's. */
+function metadataSettingsAreChilds(inputs: StsProbeInputs): boolean {
+  const names = new Set([...Object.keys(inputs.env), ...Object.keys(process.env)].filter((name) => METADATA_VARIABLE.test(name)));
+  return [...names].every((name) => inputs.env[name] === process.env[name]);
 }
 
 /**
@@ -151,16 +152,29 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortSignal): Promise<StsProbeResult> {
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(STS_PROBE_LIMITS.totalMs)]);
   try {
+    assertFileReadAlike(inputs.configFile, "config");
+    assertFileReadAlike(inputs.credentialsFile, "credentials");
     const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
-    const profile: IniSection = files.configFile[inputs.profile] ?? {};
-    const sso = ssoSectionOf(files, inputs.profile);
-    if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
+    // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
+    const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
+    const profile = sectionOf(inputs.profile);
+    const { sso, metadata } = credentialChainOf(sectionOf, inputs.profile);
     const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
     const route = stsRouteOf(inputs, profile, services);
-    // STS and SSO share one transport (the handler below: timeouts, CA bundle) and neither goes through a proxy:
-    // a proxy the CLI would use for either is refused rather than bypassed.
+    // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
+    // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(files, sso)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+    if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+    // The SDK's SSO and metadata providers read the profile again from this process's default files.
+    if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
+    if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };
+    // The SDK's metadata provider reads AWS_EC2_METADATA_* from this process, the CLI from the child.
+    if (metadata !== undefined && !metadataSettingsAreChilds(inputs)) return { kind: "failed", code: "MetadataSettingsOutsideChild" };
+    // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
+    if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
+      return { kind: "failed", code: "SsoOidcEndpointNotSupported", detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow" };
+    }
     // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
     const requestHandler = new BoundedBodyHttpHandler({
       connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
@@ -187,7 +201,7 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     // over the profile's sso_region: they get only what the CLI's SSO client would use (the
     // general endpoint), never STS's region or STS-only endpoint. Role assumption is STS: `common`.
     const ssoClientConfig = {
-      ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint }),
+      ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint.trim() }),
       useFipsEndpoint: route.useFips,
       useDualstackEndpoint: route.useDualstack,
       ignoreConfiguredEndpointUrls: true,

@@ -9,11 +9,12 @@ const route = (env: Record<string, string>, profile: Record<string, string> = {}
   stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
 
 describe("stsRouteOf", () => {
-  test("endpoint: AWS_ENDPOINT_URL_STS, then the services section, then AWS_ENDPOINT_URL, then the profile's endpoint_url", () => {
+  test("endpoint: AWS_ENDPOINT_URL_STS, then AWS_ENDPOINT_URL, then the services section, then the profile's endpoint_url (botocore's order)", () => {
     const profile = { endpoint_url: "http://profile" };
     const services = { "sts.endpoint_url": "http://services" };
     expect(route({ AWS_ENDPOINT_URL_STS: "http://sts", AWS_ENDPOINT_URL: "http://global" }, profile, services).endpoint).toBe("http://sts");
-    expect(route({ AWS_ENDPOINT_URL: "http://global" }, profile, services).endpoint).toBe("http://services");
+    expect(route({ AWS_ENDPOINT_URL: "http://global" }, profile, services).endpoint).toBe("http://global");
+    expect(route({}, profile, services).endpoint).toBe("http://services");
     expect(route({ AWS_ENDPOINT_URL: "http://global" }, profile).endpoint).toBe("http://global");
     expect(route({}, profile).endpoint).toBe("http://profile");
     expect(route({}, {}).endpoint).toBeUndefined();
@@ -56,7 +57,9 @@ describe("ssoProxyOf", () => {
     const env = { HTTPS_PROXY: "http://proxy:3128", AWS_ENDPOINT_URL_STS: "https://sts.internal", NO_PROXY: "sts.internal" };
     expect(sso(env, "eu-west-1")).toBe("http://proxy:3128");
     expect(sso({ ...env, NO_PROXY: "sts.internal,.amazonaws.com" }, "eu-west-1")).toBeUndefined();
-    expect(sso({ ...env, AWS_ENDPOINT_URL_SSO: "http://127.0.0.1:1" }, "eu-west-1")).toBeUndefined();
+    // The OIDC host stays the region's default (oidc.eu-west-1.amazonaws.com), whatever AWS_ENDPOINT_URL_SSO says.
+    expect(sso({ ...env, AWS_ENDPOINT_URL_SSO: "http://127.0.0.1:1" }, "eu-west-1")).toBe("http://proxy:3128");
+    expect(sso({ ...env, NO_PROXY: "sts.internal,.amazonaws.com", AWS_ENDPOINT_URL_SSO: "http://127.0.0.1:1" }, "eu-west-1")).toBeUndefined();
     expect(sso({ ...env, AWS_ENDPOINT_URL_SSO: "https://sso.internal" }, "eu-west-1")).toBe("http://proxy:3128");
   });
 
@@ -224,4 +227,39 @@ describe("proxy variables and NO_PROXY read as Python's urllib reads them", () =
       expect(route({ HTTPS_PROXY: proxy, NO_PROXY: noProxy }, {}, {}, "us-iso-east-1").proxy).toBe(proxy);
     },
   );
+});
+
+/** Review findings: environments in which AWS CLI v1 (botocore 1.43.11, CPython 3.11) sends STS or SSO traffic through the proxy. */
+const reviewProxy = "http://127.0.0.1:18888";
+const reviewRoute = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
+  stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
+const reviewSso = (env: Record<string, string>, ssoRegion: string | undefined, profile: Record<string, string> = {}, services: Record<string, string> = {}) => {
+  const inputs = stsInputsOf({ HOME: "/h", ...env }, "p", undefined);
+  return ssoProxyOf(inputs, stsRouteOf(inputs, profile, services), ssoRegion);
+};
+
+describe("R1: configured endpoint precedence is botocore's (ConfiguredEndpointProvider): both variables, then the services section, then endpoint_url", () => {
+  test("AWS_ENDPOINT_URL wins over the profile's services section", () => {
+    // CLI: CONNECT global.example:443 through the proxy (botocore/configprovider.py _ENDPOINT_URL_LOOKUP_ORDER).
+    const r = reviewRoute({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sts.internal", AWS_ENDPOINT_URL: "https://global.example" }, { services: "s" }, { "sts.endpoint_url": "https://sts.internal" });
+    expect(r.endpoint).toBe("https://global.example");
+    expect(r.proxy).toBe(reviewProxy);
+  });
+  test("the same for SSO: AWS_ENDPOINT_URL wins over services.sso", () => {
+    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.internal,.amazonaws.com", AWS_ENDPOINT_URL: "https://global.example" }, "eu-west-1", { services: "s" }, { "sso.endpoint_url": "https://sso.internal" })).toBe(reviewProxy);
+  });
+});
+
+describe("R2: SSO OIDC (the sso_session token refresh) is its own service: AWS_ENDPOINT_URL_SSO_OIDC / services sso_oidc, never AWS_ENDPOINT_URL_SSO", () => {
+  test("AWS_ENDPOINT_URL_SSO_OIDC names a proxied host", () => {
+    // CLI: CONNECT oidc.corp.example:443 (SSOTokenProvider's sso-oidc client, token within 15 min of expiry).
+    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: ".amazonaws.com", AWS_ENDPOINT_URL_SSO_OIDC: "https://oidc.corp.example" }, "eu-west-1")).toBe(reviewProxy);
+  });
+  test("a services section's sso_oidc names a proxied host", () => {
+    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: ".amazonaws.com" }, "eu-west-1", { services: "s" }, { "sso_oidc.endpoint_url": "https://oidc.corp.example" })).toBe(reviewProxy);
+  });
+  test("AWS_ENDPOINT_URL_SSO does not move the OIDC host: the default oidc.<region> host is still reached", () => {
+    // CLI: CONNECT oidc.eu-west-1.amazonaws.com:443 although NO_PROXY exempts the SSO endpoint and STS.
+    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.corp.example,sts.eu-west-1.amazonaws.com", AWS_ENDPOINT_URL_SSO: "https://sso.corp.example" }, "eu-west-1")).toBe(reviewProxy);
+  });
 });

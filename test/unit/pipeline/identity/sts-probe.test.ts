@@ -358,3 +358,107 @@ describe("probeCallerIdentity against an endpoint that answers without end", () 
     await expect(probe()).resolves.toMatchObject({ kind: "identity", account: "123456789012" });
   });
 });
+
+/**
+ * Review findings, with the real SDK and the local STS stub (no network): the
+ * CLI would send STS/SSO/metadata traffic through the proxy, or use other
+ * credentials, yet the probe confirmed an identity.
+ */
+describe("probeCallerIdentity where botocore reads the configuration otherwise than the SDK", () => {
+  let routeStub: StsStub;
+  let routeDir: string;
+  /** A proxy port nothing listens on; NO_PROXY exempts only the routeStub (127.0.0.1). */
+  const PROXIED = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1" };
+
+  beforeAll(async () => {
+    routeStub = await startStsStub({ identities: { AKIAONE: { account: "111111111111" } } });
+    routeDir = tempDirectory("torii-sts-review-");
+  });
+  afterAll(async () => {
+    await routeStub.close();
+  });
+
+  function writeFiles(config: string, credentials: string) {
+    writeFileSync(path.join(routeDir, "config"), config);
+    writeFileSync(path.join(routeDir, "credentials"), credentials);
+    return { HOME: routeDir, AWS_CONFIG_FILE: path.join(routeDir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(routeDir, "credentials") };
+  }
+
+  describe("R3: botocore merges the credentials file's profile into the config's (Session.full_config); the route reads the config file only", () => {
+    test("endpoint_url in the credentials file's [p] wins for the CLI (CONNECT sts-gw.corp.example through the proxy)", async () => {
+      const env = writeFiles(
+        `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`,
+        `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\nendpoint_url = https://sts-gw.corp.example\n`,
+      );
+      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined), new AbortController().signal);
+      expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
+    });
+  });
+
+  describe("R4: botocore tries SSO before the credentials file's keys and credential_process (ProfileProviderBuilder.providers); ssoSectionOf follows the JS SDK's order", () => {
+    const ssoConfig = `[profile q]\nsso_start_url = https://x.awsapps.com/start\nsso_region = eu-west-1\nsso_account_id = 222222222222\nsso_role_name = Dev\nregion = eu-west-1\n`;
+    test("an SSO profile that also has static keys: the CLI asks portal.sso.eu-west-1.amazonaws.com through the proxy (and acts as 222222222222)", async () => {
+      const env = writeFiles(ssoConfig, `[q]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`);
+      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "q", undefined), new AbortController().signal);
+      // Refused rather than modelled (credential-chain.ts): the SDK would use the keys, the CLI SSO.
+      expect(result).toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource", detail: expect.stringContaining("AWS profile q") });
+    });
+    test("the same SSO profile as a role chain's source_profile", async () => {
+      const env = writeFiles(
+        `${ssoConfig}[profile r]\nrole_arn = arn:aws:iam::222222222222:role/R\nsource_profile = q\nregion = eu-west-1\n`,
+        `[q]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
+      );
+      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "r", undefined), new AbortController().signal);
+      expect(result).toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
+    });
+  });
+
+  describe("R5: credential_source = Ec2InstanceMetadata: botocore's IMDS fetcher takes the environment's proxy (plain HTTP: InstanceMetadataFetcher, get_environ_proxies)", () => {
+    test("HTTP_PROXY without 169.254.169.254 in NO_PROXY: the CLI fetches the role's source credentials through the proxy", async () => {
+      const env = writeFiles(`[profile m]\nrole_arn = arn:aws:iam::111111111111:role/R\ncredential_source = Ec2InstanceMetadata\nregion = eu-west-1\n`, "");
+      // Keep the SDK (the current code) off the real IMDS address.
+      const saved = process.env.AWS_EC2_METADATA_DISABLED;
+      process.env.AWS_EC2_METADATA_DISABLED = "true";
+      try {
+        const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "m", undefined), new AbortController().signal);
+        expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
+      } finally {
+        if (saved === undefined) Reflect.deleteProperty(process.env, "AWS_EC2_METADATA_DISABLED");
+        else process.env.AWS_EC2_METADATA_DISABLED = saved;
+      }
+    });
+  });
+
+  describe("R6: an empty AWS_CA_BUNDLE (or REQUESTS_CA_BUNDLE) turns the CLI's certificate verification off (verify='' -> CERT_NONE)", () => {
+    test.each(["AWS_CA_BUNDLE", "REQUESTS_CA_BUNDLE"])("%s= : the probe must not confirm an identity the CLI would fetch without TLS verification", async (name) => {
+      const env = writeFiles(`[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`, `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`);
+      const result = await probeCallerIdentity(stsInputsOf({ ...env, [name]: "" }, "p", undefined), new AbortController().signal);
+      expect(result.kind).toBe("failed");
+    });
+  });
+
+  describe("R7: login_session profiles (aws login): the CLI refreshes through signin.<region>.amazonaws.com (LoginCredentialFetcher), a host the check never judges", () => {
+    test("NO_PROXY exempts STS only: the signin refresh goes through the proxy", async () => {
+      const env = writeFiles(`[profile l]\nlogin_session = arn:aws:iam::111111111111:user/u\nregion = eu-west-1\n`, "");
+      const result = await probeCallerIdentity(
+        stsInputsOf({ ...env, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "sts.eu-west-1.amazonaws.com,sts.amazonaws.com" }, "l", undefined),
+        new AbortController().signal,
+      );
+      // Refused rather than modelled: the signin host, the login cache and the SDK's login client are not judged here.
+      expect(result).toMatchObject({ kind: "failed", code: "LoginSessionNotSupported" });
+    });
+  });
+
+  describe("R8: botocore reads the files with Python's configparser (keys lower-cased, ':' a delimiter too); the probe's route reads the SDK's parse", () => {
+    test.each(["Services = s", "services: s"])("a profile line `%s`: the CLI takes the services section's STS endpoint (CONNECT sts-gw.corp.example through the proxy)", async (line) => {
+      const env = writeFiles(
+        `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n${line}\n\n[services s]\nsts =\n  endpoint_url = https://sts-gw.corp.example\n`,
+        `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
+      );
+      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined), new AbortController().signal);
+      // Refused (ini-dialect.ts), naming the file, the section and the line, never the value.
+      expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining("config file, section [profile p], line 4") });
+      expect(JSON.stringify(result)).not.toContain("sts-gw");
+    });
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Which credential source the AWS CLI would use for a profile, and whether the
+ * JS SDK (which the probe runs) would use the same one.
+ *
+ * botocore's order (credentials.py, create_credential_resolver and
+ * ProfileProviderBuilder.providers) is: assume role (`role_arn` without
+ * `web_identity_token_file`), web identity, SSO, the credentials file's keys,
+ * `login_session`, `credential_process`, the config file's keys; a source
+ * profile with keys still goes through that chain. The SDK's (fromIni) is:
+ * static keys of a source profile, assume role, static keys, web identity,
+ * `credential_process`, SSO, `login_session`. The two agree when a profile
+ * names one source only, so a profile (the target's or one of its role
+ * chain) that names more than one is refused rather than modelled: simpler,
+ * and no working CLI setup needs the mix, since the CLI ignores all but one.
+ *
+ * Also refused: `login_session` (aws login: the SDK's login provider would
+ * get the SSO client settings, and its cache and signin host are not judged
+ * here), and a `credential_source` of `Environment` or `EcsContainer` (the SDK
+ * reads the server's own environment, the CLI the child's).
+ */
+import { ProbeRefusal } from "./probe-refusal.js";
+import type { IniSection } from "./sts-endpoint.js";
+
+/** What the probe must judge besides STS for the profile's credentials. */
+export interface CredentialChain {
+  /** The section through which SSO is used, if any. */
+  readonly sso: IniSection | undefined;
+  /** The section whose `credential_source` is `Ec2InstanceMetadata`, if any. */
+  readonly metadata: IniSection | undefined;
+}
+
+const SSO_KEYS = ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"];
+
+function printable(name: string): string {
+  return /^[\x20-\x7e]{1,100}$/u.test(name) ? name : "(a name that is not printable)";
+}
+
+/** The credential sources `data` names, in botocore's terms. */
+function sourcesOf(data: IniSection): string[] {
+  const web = data.web_identity_token_file !== undefined;
+  return [
+    ...(data.role_arn !== undefined && !web ? ["role_arn"] : []),
+    ...(web ? ["web_identity_token_file"] : []),
+    ...(SSO_KEYS.some((key) => data[key] !== undefined) ? ["sso_*"] : []),
+    ...(data.aws_access_key_id !== undefined || data.aws_secret_access_key !== undefined ? ["aws_access_key_id/aws_secret_access_key"] : []),
+    ...(data.credential_process !== undefined ? ["credential_process"] : []),
+  ];
+}
+
+/**
+ * The chain of `name`, each profile's section given by `sectionOf` (the config
+ * file's, the credentials file's keys over it).
+ *
+ * @throws ProbeRefusal AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported.
+ */
+export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string): CredentialChain {
+  const seen = new Set<string>();
+  let current = name;
+  // A cycle fails the CLI (InfiniteLoopConfigError) and the SDK alike: nothing more to judge.
+  while (!seen.has(current)) {
+    seen.add(current);
+    const data = sectionOf(current);
+    const label = `AWS profile ${printable(current)}`;
+    if (data.login_session !== undefined) {
+      throw new ProbeRefusal("LoginSessionNotSupported", `${label} uses login_session (aws login), which the account check does not model; use SSO or keys`);
+    }
+    const sources = sourcesOf(data);
+    const roleSource = data.source_profile !== undefined || data.credential_source !== undefined;
+    if (sources.length > 1 || (data.web_identity_token_file !== undefined && roleSource)) {
+      throw new ProbeRefusal(
+        "AmbiguousCredentialSource",
+        `${label} names more than one credential source (${sources.join(", ")}${roleSource ? ", source_profile/credential_source" : ""}); the AWS CLI and the account check would choose differently: keep one`,
+      );
+    }
+    if (sources[0] === "sso_*") return { sso: data, metadata: undefined };
+    if (sources[0] !== "role_arn") return { sso: undefined, metadata: undefined };
+    if (data.credential_source !== undefined) {
+      if (data.credential_source === "Ec2InstanceMetadata") return { sso: undefined, metadata: data };
+      throw new ProbeRefusal(
+        "CredentialSourceNotSupported",
+        `${label} takes credential_source ${data.credential_source === "Environment" || data.credential_source === "EcsContainer" ? data.credential_source : "(unknown)"}, which the account check would read from the server's environment, not the call's`,
+      );
+    }
+    if (data.source_profile === undefined) break;
+    current = data.source_profile;
+  }
+  return { sso: undefined, metadata: undefined };
+}
