@@ -256,18 +256,22 @@ export function ssoProxyOf(inputs: StsProbeInputs, route: StsRoute, ssoRegion: s
 }
 
 /**
- * The proxy botocore's instance metadata fetcher would use (it takes the
- * environment's proxies for its base URL, plain HTTP: utils.IMDSFetcher), for
- * a role whose `credential_source` is `Ec2InstanceMetadata`: the configured
- * endpoint (`AWS_EC2_METADATA_SERVICE_ENDPOINT`, the profile's
- * `ec2_metadata_service_endpoint`) and both default addresses (IPv4 and IPv6
- * mode; an extra host only makes the check stricter).
+ * The proxy botocore's instance metadata fetcher would use, for a role whose
+ * `credential_source` is `Ec2InstanceMetadata`: it takes the environment's
+ * proxies for its base URL, plain HTTP (utils.IMDSFetcher: `_select_base_url`,
+ * `get_environ_proxies`). The base URL is the configured endpoint
+ * (`AWS_EC2_METADATA_SERVICE_ENDPOINT`, else the profile's
+ * `ec2_metadata_service_endpoint`), else the IPv6 address when the endpoint
+ * mode is `ipv6` (`AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE`, else the
+ * profile's, any case), else `169.254.169.254`.
  */
 export function metadataProxyOf(inputs: StsProbeInputs, profile: IniSection): string | undefined {
-  const configured = inputs.env.AWS_EC2_METADATA_SERVICE_ENDPOINT ?? profile.ec2_metadata_service_endpoint;
-  return firstProxy(inputs.env, [
-    ...(configured === undefined ? [] : [configuredDestination(configured)]),
-    { scheme: "http", netloc: "169.254.169.254" },
-    { scheme: "http", netloc: "[fd00:ec2::254]" },
-  ]);
+  const { env } = inputs;
+  const configured = env.AWS_EC2_METADATA_SERVICE_ENDPOINT ?? profile.ec2_metadata_service_endpoint;
+  const mode = env.AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE ?? profile.ec2_metadata_service_endpoint_mode;
+  const destination: ProxyDestination =
+    configured !== undefined && configured !== ""
+      ? configuredDestination(configured)
+      : { scheme: "http", netloc: mode?.toLowerCase() === "ipv6" ? "[fd00:ec2::254]" : "169.254.169.254" };
+  return firstProxy(env, [destination]);
 }

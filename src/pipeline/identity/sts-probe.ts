@@ -166,15 +166,15 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(files, sso)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+    // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
+    if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
+      return { kind: "failed", code: "SsoOidcEndpointNotSupported", detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow" };
+    }
     // The SDK's SSO and metadata providers read the profile again from this process's default files.
     if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
     if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };
     // The SDK's metadata provider reads AWS_EC2_METADATA_* from this process, the CLI from the child.
     if (metadata !== undefined && !metadataSettingsAreChilds(inputs)) return { kind: "failed", code: "MetadataSettingsOutsideChild" };
-    // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
-    if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
-      return { kind: "failed", code: "SsoOidcEndpointNotSupported", detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow" };
-    }
     // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
     const requestHandler = new BoundedBodyHttpHandler({
       connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,

@@ -2,7 +2,7 @@
 import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
-import { ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
+import { metadataProxyOf, ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
 import { bypassesProxy, proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
 
 const route = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
@@ -261,5 +261,57 @@ describe("R2: SSO OIDC (the sso_session token refresh) is its own service: AWS_E
   test("AWS_ENDPOINT_URL_SSO does not move the OIDC host: the default oidc.<region> host is still reached", () => {
     // CLI: CONNECT oidc.eu-west-1.amazonaws.com:443 although NO_PROXY exempts the SSO endpoint and STS.
     expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.corp.example,sts.eu-west-1.amazonaws.com", AWS_ENDPOINT_URL_SSO: "https://sso.corp.example" }, "eu-west-1")).toBe(reviewProxy);
+  });
+});
+
+/** Values read as botocore reads them; where the CLI would fail or verify no certificate, the route is refused. */
+describe("stsRouteOf reads values as botocore does", () => {
+  const proxy = "http://proxy:3128";
+  /** The refusal code of `run`, undefined when it returns. */
+  const refusalOf = (run: () => unknown): string | undefined => {
+    try {
+      run();
+    } catch (error) {
+      return (error as { code?: string }).code ?? "thrown";
+    }
+    return undefined;
+  };
+
+  test("a boolean is exactly true in any case, blanks not stripped (ensure_boolean): ` true` is false", () => {
+    expect(route({ AWS_USE_FIPS_ENDPOINT: " true" })).toMatchObject({ useFips: false });
+    expect(route({ AWS_USE_DUALSTACK_ENDPOINT: "true\n" })).toMatchObject({ useDualstack: false });
+    expect(route({ AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: " true", AWS_ENDPOINT_URL_STS: "https://sts.internal" }).endpoint).toBe("https://sts.internal");
+    expect(route({ AWS_USE_FIPS_ENDPOINT: "TRUE" })).toMatchObject({ useFips: true });
+  });
+
+  test("a configured endpoint that is only blanks is taken by botocore (it skips only an empty one), and the CLI fails: refused", () => {
+    expect(refusalOf(() => route({ AWS_ENDPOINT_URL_STS: " " }, { endpoint_url: "https://sts.internal" }))).toBe("BlankEndpointUrl");
+    expect(refusalOf(() => route({ AWS_ENDPOINT_URL: "\t" }))).toBe("BlankEndpointUrl");
+    expect(route({ AWS_ENDPOINT_URL_STS: "", AWS_ENDPOINT_URL: "https://global.example" }).endpoint).toBe("https://global.example");
+  });
+
+  test("a set but blank AWS_DEFAULT_REGION is taken by botocore and fails the CLI: refused unless the target pins the region", () => {
+    expect(refusalOf(() => route({ AWS_DEFAULT_REGION: "" }, { region: "eu-west-1" }))).toBe("BlankRegion");
+    expect(refusalOf(() => route({ AWS_DEFAULT_REGION: " eu-west-1" }))).toBe("BlankRegion");
+    expect(route({ AWS_DEFAULT_REGION: "" }, {}, {}, "eu-west-2").region).toBe("eu-west-2");
+  });
+
+  test("CA bundle: AWS_CA_BUNDLE, then the profile's ca_bundle, then REQUESTS_CA_BUNDLE, each when set at all; an empty one is refused", () => {
+    expect(route({ REQUESTS_CA_BUNDLE: "/requests.pem" }).caBundle).toBe("/requests.pem");
+    expect(route({ REQUESTS_CA_BUNDLE: "/requests.pem" }, { ca_bundle: "/profile.pem" }).caBundle).toBe("/profile.pem");
+    expect(route({ AWS_CA_BUNDLE: "/env.pem", REQUESTS_CA_BUNDLE: "/requests.pem" }, { ca_bundle: "/profile.pem" }).caBundle).toBe("/env.pem");
+    // botocore takes the empty AWS_CA_BUNDLE (set), not the profile's file, and then verifies nothing.
+    expect(refusalOf(() => route({ AWS_CA_BUNDLE: "" }, { ca_bundle: "/profile.pem" }))).toBe("CaBundleDisablesVerification");
+    expect(refusalOf(() => route({ REQUESTS_CA_BUNDLE: "" }))).toBe("CaBundleDisablesVerification");
+    expect(refusalOf(() => route({ AWS_CA_BUNDLE: " /env.pem" }))).toBe("CaBundleNotUsable");
+  });
+
+  test("instance metadata: the proxy for http://169.254.169.254 (or the configured endpoint, or the IPv6 address in ipv6 mode)", () => {
+    const imds = (env: Record<string, string>, profile: Record<string, string> = {}) => metadataProxyOf(stsInputsOf({ HOME: "/h", ...env }, "p", undefined), profile);
+    expect(imds({ HTTP_PROXY: proxy })).toBe(proxy);
+    expect(imds({ HTTPS_PROXY: proxy })).toBeUndefined();
+    expect(imds({ HTTP_PROXY: proxy, NO_PROXY: "169.254.169.254" })).toBeUndefined();
+    expect(imds({ HTTP_PROXY: proxy, NO_PROXY: "169.254.169.254", AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE: "IPv6" })).toBe(proxy);
+    expect(imds({ HTTP_PROXY: proxy, NO_PROXY: "169.254.169.254" }, { ec2_metadata_service_endpoint: "http://imds.internal" })).toBe(proxy);
   });
 });

@@ -461,4 +461,60 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
       expect(JSON.stringify(result)).not.toContain("sts-gw");
     });
   });
+
+  /** The profile p with keys in the credentials file and the stub as its endpoint, plus `extra` config lines; the probe's result. */
+  const probeWith = async (config: string, credentials = `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`, env: Record<string, string> = {}) =>
+    probeCallerIdentity(stsInputsOf({ ...writeFiles(config, credentials), ...env }, "p", undefined), new AbortController().signal);
+  const base = (): string => `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`;
+
+  test.each([
+    ["an inline comment (the SDK cuts it, botocore keeps it in the value)", () => `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url} # the stub\n`, "line 3"],
+    ["a [DEFAULT] section (configparser gives its keys to every section)", () => `[DEFAULT]\nendpoint_url = https://sts-gw.corp.example\n\n${base()}`, "line 1"],
+    ["an indented line under a key with a value (a continuation for configparser)", () => `[profile p]\nregion = eu-west-1\noutput = json\n  endpoint_url = ${routeStub.url}\n`, "line 4"],
+    ["a key with an empty value (botocore: an empty ca_bundle verifies nothing; the SDK: no key)", () => `${base()}ca_bundle =\n`, "line 4"],
+    ["a section header the SDK does not read (two spaces: botocore's shlex still takes it)", () => `${base()}[profile  p]\nendpoint_url = https://sts-gw.corp.example\n`, "line 4"],
+    ["text after a section header", () => `[profile p] main\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`, "line 1"],
+  ])("a config file with %s is refused, naming the line", async (_what, config, line) => {
+    // The plain profile is confirmed: the refusal below comes from the one construct added.
+    await expect(probeWith(base())).resolves.toMatchObject({ kind: "identity", account: "111111111111" });
+    const result = await probeWith(config());
+    expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining(line) });
+    expect(JSON.stringify(result)).not.toContain("sts-gw");
+  });
+
+  test("a credentials file whose key is not lowercase is refused as well (botocore lower-cases it)", async () => {
+    const result = await probeWith(base(), `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\nEndpoint_URL = https://sts-gw.corp.example\n`, PROXIED);
+    expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining("credentials file, section [p], line 4") });
+  });
+
+  test.each([
+    ["credential_process with keys", "credential_process = /bin/false\n"],
+    ["web_identity_token_file with source_profile (botocore: web identity; the SDK: a role chain)", "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = p\n"],
+  ])("a profile naming two credential sources (%s) is refused", async (_what, lines) => {
+    await expect(probeWith(`${base()}${lines}`)).resolves.toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
+  });
+
+  test.each(["Environment", "EcsContainer"])("credential_source = %s (the SDK would read the server's environment, the CLI the child's) is refused", async (source) => {
+    const config = `${base()}[profile r]\nrole_arn = arn:aws:iam::111111111111:role/R\ncredential_source = ${source}\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`;
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    // The server's own environment holds keys the child does not have.
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: "AKIAONE", AWS_SECRET_ACCESS_KEY: "s" });
+    try {
+      const result = await probeCallerIdentity(stsInputsOf(writeFiles(config, ""), "r", undefined), new AbortController().signal);
+      expect(result).toMatchObject({ kind: "failed", code: "CredentialSourceNotSupported" });
+    } finally {
+      for (const [name, value] of [["AWS_ACCESS_KEY_ID", saved.id], ["AWS_SECRET_ACCESS_KEY", saved.secret]] as const) {
+        if (value === undefined) Reflect.deleteProperty(process.env, name);
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  test("an sso_session profile whose OIDC endpoint is not its SSO endpoint is refused (the SDK's OIDC client would take the SSO one)", async () => {
+    const config =
+      `[profile p]\nsso_session = s\nsso_account_id = 111111111111\nsso_role_name = Dev\nregion = eu-west-1\n` +
+      `[sso-session s]\nsso_region = eu-west-1\nsso_start_url = https://x.awsapps.com/start\n`;
+    const result = await probeWith(config, "", { AWS_ENDPOINT_URL_STS: routeStub.url, AWS_ENDPOINT_URL_SSO: "http://127.0.0.1:9" });
+    expect(result).toMatchObject({ kind: "failed", code: "SsoOidcEndpointNotSupported" });
+  });
 });
