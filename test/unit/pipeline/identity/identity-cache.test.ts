@@ -89,4 +89,17 @@ describe("credentialSourceFingerprint", () => {
     writeFileSync(path.join(home, ".aws", "credentials"), "[dev]\n");
     expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined))).not.toBe(loggedIn);
   });
+
+  test.each([
+    "AWS_ENDPOINT_URL_SSO_OIDC",
+    "AWS_ENDPOINT_URL_SIGNIN",
+    "REQUESTS_CA_BUNDLE",
+    "AWS_LOGIN_CACHE_DIRECTORY",
+    "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+    "AWS_EC2_METADATA_DISABLED",
+  ])("changes with %s too (the CLI reads it for the SSO token refresh, aws login, trust or instance metadata)", (name) => {
+    const before = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    expect(stsInputsOf({ ...env, [name]: "x" }, "dev", undefined).env).toHaveProperty(name, "x");
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, [name]: "x" }, "dev", undefined))).not.toBe(before);
+  });
 });
