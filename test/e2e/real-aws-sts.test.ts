@@ -37,10 +37,11 @@ beforeAll(async () => {
   const config = path.join(aws, "config");
   const credentials = path.join(aws, "credentials");
   const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
-  writeFileSync(config, `${profile("dev")}${profile("old")}`);
+  // `mixed` names two credential sources, which the AWS CLI and the SDK would try in different orders.
+  writeFileSync(config, `${profile("dev")}${profile("old")}${profile("mixed")}credential_process = /bin/false\n`);
   writeFileSync(
     credentials,
-    "[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = old-secret-value-0002\n",
+    "[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n[mixed]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = old-secret-value-0002\n",
     { mode: 0o600 },
   );
   root = makeConfigTree({
@@ -52,8 +53,9 @@ beforeAll(async () => {
     "providers/aws/targets/wrong/target.yaml": target("wrong", "dev", "444455556666"),
     "providers/aws/targets/old/target.yaml": target("old", "old", ACCOUNT),
     "providers/aws/targets/idle/target.yaml": target("idle", "dev", ACCOUNT),
+    "providers/aws/targets/mixed/target.yaml": target("mixed", "mixed", ACCOUNT),
   });
-  for (const name of ["dev", "wrong", "old"]) {
+  for (const name of ["dev", "wrong", "old", "mixed"]) {
     expect((await runCli(["target", "activate", "aws", name, "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   }
   session = await startSession(root, {
@@ -136,6 +138,18 @@ describe("aws_profile identity through STS", () => {
       expect(denied.decision).toMatchObject({ result: "deny", source: "explicit-deny" });
       const inactive = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "idle" }));
       expect(inactive.decision).toMatchObject({ result: "deny", source: "target-inactive" });
+    });
+    expect(requests).toEqual([]);
+  });
+
+  test("a profile the check refuses (two credential sources) fails the call before any request, saying what to change and no secret", async () => {
+    const requests = await requestsDuring(async () => {
+      const result = await session.call("aws", { args: ["sts", "get-caller-identity"], target: "mixed" });
+      const outcome = outcomeOf(result);
+      expect(outcome.execution).toBeUndefined();
+      const text = JSON.stringify(result);
+      expect(text).toContain("AmbiguousCredentialSource: AWS profile mixed names more than one credential source");
+      expect(text).not.toMatch(/dev-secret-value|AKIADEVSTUB|bin\/false/u);
     });
     expect(requests).toEqual([]);
   });
