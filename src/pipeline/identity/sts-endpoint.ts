@@ -231,6 +231,11 @@ function firstProxy(env: StsProbeInputs["env"], destinations: readonly ProxyDest
   return undefined;
 }
 
+/** The region of an SSO profile's requests: its `sso-session`'s `sso_region` (botocore takes the session's), else its own. */
+export function ssoRegionOf(section: IniSection, session: IniSection | undefined): string | undefined {
+  return nonEmpty(session?.sso_region ?? section.sso_region);
+}
+
 /**
  * The proxy the CLI would use for the SSO requests of an SSO profile (the
  * portal's GetRoleCredentials and, for an `sso_session`, the OIDC token

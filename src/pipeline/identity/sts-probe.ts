@@ -25,7 +25,7 @@ import { BoundedBodyHttpHandler } from "./bounded-handler.js";
 import { credentialChainOf } from "./credential-chain.js";
 import { assertSameIniReading } from "./ini-dialect.js";
 import { ProbeRefusal } from "./probe-refusal.js";
-import { metadataProxyOf, ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
+import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
 export const STS_PROBE_LIMITS = Object.freeze({ connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000, maxAttempts: 2, totalMs: 30_000 });
@@ -81,17 +81,15 @@ function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): St
   return { kind: "failed", code };
 }
 
-type SharedFiles = Awaited<ReturnType<typeof loadSharedConfigFiles>>;
-
-/** The region of an SSO section's requests: its `sso-session`'s `sso_region`, else its own. */
-function ssoRegionOf(files: SharedFiles, section: IniSection): string | undefined {
-  const session = section.sso_session === undefined ? undefined : files.configFile[`sso-session.${section.sso_session}`];
-  const region = session?.sso_region ?? section.sso_region;
-  return region === undefined || region.trim() === "" ? undefined : region.trim();
-}
-
-/** Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts); an absent file reads alike. */
+/**
+ * Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts), or find
+ * differently: botocore expands `~` and `$VAR` in the path and resolves a relative one in the call's environment
+ * and directory, the SDK in the server's. An absent file reads alike (no profiles).
+ */
 function assertFileReadAlike(file: string, label: string): void {
+  if (!path.isAbsolute(file) || file.includes("$")) {
+    throw new ProbeRefusal("AwsFilePathNotSupported", `the AWS ${label} file's path is relative or holds ~ or $, which the AWS CLI and the account check would expand differently`);
+  }
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -164,7 +162,7 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
     // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(files, sso)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, sso.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`])) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
     if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
@@ -197,9 +195,10 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       maxAttempts: STS_PROBE_LIMITS.maxAttempts,
       requestHandler,
     };
-    // The SSO (and SSO OIDC) clients the SDK builds from `clientConfig` take its region and endpoint
-    // over the profile's sso_region: they get only what the CLI's SSO client would use (the
-    // general endpoint), never STS's region or STS-only endpoint. Role assumption is STS: `common`.
+    // The SSO and SSO OIDC clients the SDK builds from `clientConfig` take its endpoint (and region, over the
+    // profile's sso_region): they get only what the CLI's SSO client uses (its configured `sso` endpoint, else
+    // none), never STS's region or STS-only endpoint; an OIDC endpoint apart from it was refused above.
+    // Role assumption is STS: `common`.
     const ssoClientConfig = {
       ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint.trim() }),
       useFipsEndpoint: route.useFips,

@@ -517,4 +517,12 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     const result = await probeWith(config, "", { AWS_ENDPOINT_URL_STS: routeStub.url, AWS_ENDPOINT_URL_SSO: "http://127.0.0.1:9" });
     expect(result).toMatchObject({ kind: "failed", code: "SsoOidcEndpointNotSupported" });
   });
+
+  test.each(["$HOME/config", "~/config", "config"])("a config file path the CLI expands or resolves in the call's environment (%s) is refused", async (file) => {
+    const env = { ...writeFiles(base(), `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`), AWS_CONFIG_FILE: file, ...PROXIED };
+    await expect(probeCallerIdentity(stsInputsOf(env, "p", undefined), new AbortController().signal)).resolves.toMatchObject({
+      kind: "failed",
+      code: "AwsFilePathNotSupported",
+    });
+  });
 });
