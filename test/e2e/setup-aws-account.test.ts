@@ -30,10 +30,14 @@ beforeAll(async () => {
   hostile = await startStsStub({ identities: {} });
   awsDir = tempDirectory("torii-setup-aws-");
   const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
-  writeFileSync(path.join(awsDir, "config"), `${profile("dev")}${profile("old")}${profile("helper")}credential_process = torii-cred-helper\n`);
+  // `mixed` names two credential sources (keys and credential_process): the account check refuses it.
+  writeFileSync(
+    path.join(awsDir, "config"),
+    `${profile("dev")}${profile("old")}${profile("mixed")}credential_process = /bin/false\n${profile("helper")}credential_process = torii-cred-helper\n`,
+  );
   writeFileSync(
     path.join(awsDir, "credentials"),
-    `[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = ${SECRETS[0]}\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = ${SECRETS[1]}\n`,
+    `[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = ${SECRETS[0]}\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = ${SECRETS[1]}\n[mixed]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = ${SECRETS[0]}\n`,
     { mode: 0o600 },
   );
 });
@@ -184,5 +188,14 @@ describe("torii target add aws --check-account", () => {
     expect(result.stderr).toContain("aws sso login --profile old");
     expect(existsSync(targetFile(root, "old"))).toBe(false);
     for (const secret of [...SECRETS, "AKIAOLDSTUB"]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+  });
+
+  test("refuses a profile the check cannot judge, saying what to change and no secret", async () => {
+    const root = awsTree();
+    const result = await add(root, "mixed", ACCOUNT);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("(AmbiguousCredentialSource: AWS profile mixed names more than one credential source");
+    expect(existsSync(targetFile(root, "mixed"))).toBe(false);
+    for (const secret of [...SECRETS, "AKIADEVSTUB"]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
   });
 });

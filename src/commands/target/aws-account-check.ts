@@ -58,7 +58,11 @@ export async function stsAccountOfProfile(
     case "failed":
       return {
         ok: false,
-        reason: `the STS account check of AWS profile ${profile} could not complete (${result.code}); check the profile's region, endpoint and network, then try again`,
+        // A refusal's detail says what to change (files, profiles, lines, never a value: probe-refusal.ts).
+        reason:
+          result.detail === undefined
+            ? `the STS account check of AWS profile ${profile} could not complete (${result.code}); check the profile's region, endpoint and network, then try again`
+            : `the STS account check of AWS profile ${profile} could not complete (${result.code}: ${result.detail})`,
       };
     case "canceled":
       return { ok: false, reason: `the STS account check of AWS profile ${profile} was canceled` };
