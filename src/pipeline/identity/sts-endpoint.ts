@@ -17,7 +17,7 @@ import type { StsProbeInputs } from "./aws-call-plan.js";
 import { ProbeRefusal } from "./probe-refusal.js";
 import { destinationOf, proxyFor, UNKNOWN_HOST, type ProxyDestination } from "./urllib-proxy.js";
 
-/** A profile's keys (and its `services` section's), as the SDK's INI loader returns them. */
+/** A section's keys as the SDK's INI loader returns them (a profile's: the config file's, the credentials file's over them). */
 export type IniSection = Readonly<Record<string, string | undefined>>;
 
 /** A service whose endpoint botocore's configured-endpoint lookup resolves (its snake-case service id). */

@@ -88,7 +88,10 @@ function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): St
  */
 function assertFileReadAlike(file: string, label: string): void {
   if (!path.isAbsolute(file) || file.includes("$")) {
-    throw new ProbeRefusal("AwsFilePathNotSupported", `the AWS ${label} file's path is relative or holds ~ or $, which the AWS CLI and the account check would expand differently`);
+    throw new ProbeRefusal(
+      "AwsFilePathNotSupported",
+      `the AWS ${label} file's path is relative or holds ~ or $, which the AWS CLI and the account check would expand differently`,
+    );
   }
   let text: string;
   try {
@@ -162,11 +165,16 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
     // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
     if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, sso.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`])) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+    const ssoSession = sso?.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`];
+    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, ssoSession)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
     // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
     if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
-      return { kind: "failed", code: "SsoOidcEndpointNotSupported", detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow" };
+      return {
+        kind: "failed",
+        code: "SsoOidcEndpointNotSupported",
+        detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow",
+      };
     }
     // The SDK's SSO and metadata providers read the profile again from this process's default files.
     if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };

@@ -241,26 +241,51 @@ const reviewSso = (env: Record<string, string>, ssoRegion: string | undefined, p
 describe("R1: configured endpoint precedence is botocore's (ConfiguredEndpointProvider): both variables, then the services section, then endpoint_url", () => {
   test("AWS_ENDPOINT_URL wins over the profile's services section", () => {
     // CLI: CONNECT global.example:443 through the proxy (botocore/configprovider.py _ENDPOINT_URL_LOOKUP_ORDER).
-    const r = reviewRoute({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sts.internal", AWS_ENDPOINT_URL: "https://global.example" }, { services: "s" }, { "sts.endpoint_url": "https://sts.internal" });
+    const r = reviewRoute(
+      { HTTPS_PROXY: reviewProxy, NO_PROXY: "sts.internal", AWS_ENDPOINT_URL: "https://global.example" },
+      { services: "s" },
+      { "sts.endpoint_url": "https://sts.internal" },
+    );
     expect(r.endpoint).toBe("https://global.example");
     expect(r.proxy).toBe(reviewProxy);
   });
   test("the same for SSO: AWS_ENDPOINT_URL wins over services.sso", () => {
-    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.internal,.amazonaws.com", AWS_ENDPOINT_URL: "https://global.example" }, "eu-west-1", { services: "s" }, { "sso.endpoint_url": "https://sso.internal" })).toBe(reviewProxy);
+    expect(
+      reviewSso(
+        { HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.internal,.amazonaws.com", AWS_ENDPOINT_URL: "https://global.example" },
+        "eu-west-1",
+        { services: "s" },
+        { "sso.endpoint_url": "https://sso.internal" },
+      ),
+    ).toBe(reviewProxy);
   });
 });
 
 describe("R2: SSO OIDC (the sso_session token refresh) is its own service: AWS_ENDPOINT_URL_SSO_OIDC / services sso_oidc, never AWS_ENDPOINT_URL_SSO", () => {
   test("AWS_ENDPOINT_URL_SSO_OIDC names a proxied host", () => {
     // CLI: CONNECT oidc.corp.example:443 (SSOTokenProvider's sso-oidc client, token within 15 min of expiry).
-    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: ".amazonaws.com", AWS_ENDPOINT_URL_SSO_OIDC: "https://oidc.corp.example" }, "eu-west-1")).toBe(reviewProxy);
+    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: ".amazonaws.com", AWS_ENDPOINT_URL_SSO_OIDC: "https://oidc.corp.example" }, "eu-west-1")).toBe(
+      reviewProxy,
+    );
   });
   test("a services section's sso_oidc names a proxied host", () => {
-    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: ".amazonaws.com" }, "eu-west-1", { services: "s" }, { "sso_oidc.endpoint_url": "https://oidc.corp.example" })).toBe(reviewProxy);
+    expect(
+      reviewSso(
+        { HTTPS_PROXY: reviewProxy, NO_PROXY: ".amazonaws.com" },
+        "eu-west-1",
+        { services: "s" },
+        { "sso_oidc.endpoint_url": "https://oidc.corp.example" },
+      ),
+    ).toBe(reviewProxy);
   });
   test("AWS_ENDPOINT_URL_SSO does not move the OIDC host: the default oidc.<region> host is still reached", () => {
     // CLI: CONNECT oidc.eu-west-1.amazonaws.com:443 although NO_PROXY exempts the SSO endpoint and STS.
-    expect(reviewSso({ HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.corp.example,sts.eu-west-1.amazonaws.com", AWS_ENDPOINT_URL_SSO: "https://sso.corp.example" }, "eu-west-1")).toBe(reviewProxy);
+    expect(
+      reviewSso(
+        { HTTPS_PROXY: reviewProxy, NO_PROXY: "sso.corp.example,sts.eu-west-1.amazonaws.com", AWS_ENDPOINT_URL_SSO: "https://sso.corp.example" },
+        "eu-west-1",
+      ),
+    ).toBe(reviewProxy);
   });
 });
 
@@ -307,7 +332,8 @@ describe("stsRouteOf reads values as botocore does", () => {
   });
 
   test("instance metadata: the proxy for http://169.254.169.254 (or the configured endpoint, or the IPv6 address in ipv6 mode)", () => {
-    const imds = (env: Record<string, string>, profile: Record<string, string> = {}) => metadataProxyOf(stsInputsOf({ HOME: "/h", ...env }, "p", undefined), profile);
+    const imds = (env: Record<string, string>, profile: Record<string, string> = {}) =>
+      metadataProxyOf(stsInputsOf({ HOME: "/h", ...env }, "p", undefined), profile);
     expect(imds({ HTTP_PROXY: proxy })).toBe(proxy);
     expect(imds({ HTTPS_PROXY: proxy })).toBeUndefined();
     expect(imds({ HTTP_PROXY: proxy, NO_PROXY: "169.254.169.254" })).toBeUndefined();

@@ -399,7 +399,10 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     const ssoConfig = `[profile q]\nsso_start_url = https://x.awsapps.com/start\nsso_region = eu-west-1\nsso_account_id = 222222222222\nsso_role_name = Dev\nregion = eu-west-1\n`;
     test("an SSO profile that also has static keys: the CLI asks portal.sso.eu-west-1.amazonaws.com through the proxy (and acts as 222222222222)", async () => {
       const env = writeFiles(ssoConfig, `[q]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`);
-      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "q", undefined), new AbortController().signal);
+      const result = await probeCallerIdentity(
+        stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "q", undefined),
+        new AbortController().signal,
+      );
       // Refused rather than modelled (credential-chain.ts): the SDK would use the keys, the CLI SSO.
       expect(result).toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource", detail: expect.stringContaining("AWS profile q") });
     });
@@ -408,7 +411,10 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
         `${ssoConfig}[profile r]\nrole_arn = arn:aws:iam::222222222222:role/R\nsource_profile = q\nregion = eu-west-1\n`,
         `[q]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
       );
-      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "r", undefined), new AbortController().signal);
+      const result = await probeCallerIdentity(
+        stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "r", undefined),
+        new AbortController().signal,
+      );
       expect(result).toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
     });
   });
@@ -420,7 +426,10 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
       const saved = process.env.AWS_EC2_METADATA_DISABLED;
       process.env.AWS_EC2_METADATA_DISABLED = "true";
       try {
-        const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "m", undefined), new AbortController().signal);
+        const result = await probeCallerIdentity(
+          stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "m", undefined),
+          new AbortController().signal,
+        );
         expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
       } finally {
         if (saved === undefined) Reflect.deleteProperty(process.env, "AWS_EC2_METADATA_DISABLED");
@@ -430,11 +439,17 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
   });
 
   describe("R6: an empty AWS_CA_BUNDLE (or REQUESTS_CA_BUNDLE) turns the CLI's certificate verification off (verify='' -> CERT_NONE)", () => {
-    test.each(["AWS_CA_BUNDLE", "REQUESTS_CA_BUNDLE"])("%s= : the probe must not confirm an identity the CLI would fetch without TLS verification", async (name) => {
-      const env = writeFiles(`[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`, `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`);
-      const result = await probeCallerIdentity(stsInputsOf({ ...env, [name]: "" }, "p", undefined), new AbortController().signal);
-      expect(result.kind).toBe("failed");
-    });
+    test.each(["AWS_CA_BUNDLE", "REQUESTS_CA_BUNDLE"])(
+      "%s= : the probe must not confirm an identity the CLI would fetch without TLS verification",
+      async (name) => {
+        const env = writeFiles(
+          `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`,
+          `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
+        );
+        const result = await probeCallerIdentity(stsInputsOf({ ...env, [name]: "" }, "p", undefined), new AbortController().signal);
+        expect(result.kind).toBe("failed");
+      },
+    );
   });
 
   describe("R7: login_session profiles (aws login): the CLI refreshes through signin.<region>.amazonaws.com (LoginCredentialFetcher), a host the check never judges", () => {
@@ -450,16 +465,23 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
   });
 
   describe("R8: botocore reads the files with Python's configparser (keys lower-cased, ':' a delimiter too); the probe's route reads the SDK's parse", () => {
-    test.each(["Services = s", "services: s"])("a profile line `%s`: the CLI takes the services section's STS endpoint (CONNECT sts-gw.corp.example through the proxy)", async (line) => {
-      const env = writeFiles(
-        `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n${line}\n\n[services s]\nsts =\n  endpoint_url = https://sts-gw.corp.example\n`,
-        `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
-      );
-      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined), new AbortController().signal);
-      // Refused (ini-dialect.ts), naming the file, the section and the line, never the value.
-      expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining("config file, section [profile p], line 4") });
-      expect(JSON.stringify(result)).not.toContain("sts-gw");
-    });
+    test.each(["Services = s", "services: s"])(
+      "a profile line `%s`: the CLI takes the services section's STS endpoint (CONNECT sts-gw.corp.example through the proxy)",
+      async (line) => {
+        const env = writeFiles(
+          `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n${line}\n\n[services s]\nsts =\n  endpoint_url = https://sts-gw.corp.example\n`,
+          `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
+        );
+        const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined), new AbortController().signal);
+        // Refused (ini-dialect.ts), naming the file, the section and the line, never the value.
+        expect(result).toMatchObject({
+          kind: "failed",
+          code: "IniDialectNotSupported",
+          detail: expect.stringContaining("config file, section [profile p], line 4"),
+        });
+        expect(JSON.stringify(result)).not.toContain("sts-gw");
+      },
+    );
   });
 
   /** The profile p with keys in the credentials file and the stub as its endpoint, plus `extra` config lines; the probe's result. */
@@ -468,11 +490,27 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
   const base = (): string => `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`;
 
   test.each([
-    ["an inline comment (the SDK cuts it, botocore keeps it in the value)", () => `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url} # the stub\n`, "line 3"],
-    ["a [DEFAULT] section (configparser gives its keys to every section)", () => `[DEFAULT]\nendpoint_url = https://sts-gw.corp.example\n\n${base()}`, "line 1"],
-    ["an indented line under a key with a value (a continuation for configparser)", () => `[profile p]\nregion = eu-west-1\noutput = json\n  endpoint_url = ${routeStub.url}\n`, "line 4"],
+    [
+      "an inline comment (the SDK cuts it, botocore keeps it in the value)",
+      () => `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url} # the stub\n`,
+      "line 3",
+    ],
+    [
+      "a [DEFAULT] section (configparser gives its keys to every section)",
+      () => `[DEFAULT]\nendpoint_url = https://sts-gw.corp.example\n\n${base()}`,
+      "line 1",
+    ],
+    [
+      "an indented line under a key with a value (a continuation for configparser)",
+      () => `[profile p]\nregion = eu-west-1\noutput = json\n  endpoint_url = ${routeStub.url}\n`,
+      "line 4",
+    ],
     ["a key with an empty value (botocore: an empty ca_bundle verifies nothing; the SDK: no key)", () => `${base()}ca_bundle =\n`, "line 4"],
-    ["a section header the SDK does not read (two spaces: botocore's shlex still takes it)", () => `${base()}[profile  p]\nendpoint_url = https://sts-gw.corp.example\n`, "line 4"],
+    [
+      "a section header the SDK does not read (two spaces: botocore's shlex still takes it)",
+      () => `${base()}[profile  p]\nendpoint_url = https://sts-gw.corp.example\n`,
+      "line 4",
+    ],
     ["text after a section header", () => `[profile p] main\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`, "line 1"],
   ])("a config file with %s is refused, naming the line", async (_what, config, line) => {
     // The plain profile is confirmed: the refusal below comes from the one construct added.
@@ -483,32 +521,45 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
   });
 
   test("a credentials file whose key is not lowercase is refused as well (botocore lower-cases it)", async () => {
-    const result = await probeWith(base(), `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\nEndpoint_URL = https://sts-gw.corp.example\n`, PROXIED);
+    const result = await probeWith(
+      base(),
+      `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\nEndpoint_URL = https://sts-gw.corp.example\n`,
+      PROXIED,
+    );
     expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining("credentials file, section [p], line 4") });
   });
 
   test.each([
     ["credential_process with keys", "credential_process = /bin/false\n"],
-    ["web_identity_token_file with source_profile (botocore: web identity; the SDK: a role chain)", "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = p\n"],
+    [
+      "web_identity_token_file with source_profile (botocore: web identity; the SDK: a role chain)",
+      "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = p\n",
+    ],
   ])("a profile naming two credential sources (%s) is refused", async (_what, lines) => {
     await expect(probeWith(`${base()}${lines}`)).resolves.toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
   });
 
-  test.each(["Environment", "EcsContainer"])("credential_source = %s (the SDK would read the server's environment, the CLI the child's) is refused", async (source) => {
-    const config = `${base()}[profile r]\nrole_arn = arn:aws:iam::111111111111:role/R\ncredential_source = ${source}\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`;
-    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-    // The server's own environment holds keys the child does not have.
-    Object.assign(process.env, { AWS_ACCESS_KEY_ID: "AKIAONE", AWS_SECRET_ACCESS_KEY: "s" });
-    try {
-      const result = await probeCallerIdentity(stsInputsOf(writeFiles(config, ""), "r", undefined), new AbortController().signal);
-      expect(result).toMatchObject({ kind: "failed", code: "CredentialSourceNotSupported" });
-    } finally {
-      for (const [name, value] of [["AWS_ACCESS_KEY_ID", saved.id], ["AWS_SECRET_ACCESS_KEY", saved.secret]] as const) {
-        if (value === undefined) Reflect.deleteProperty(process.env, name);
-        else process.env[name] = value;
+  test.each(["Environment", "EcsContainer"])(
+    "credential_source = %s (the SDK would read the server's environment, the CLI the child's) is refused",
+    async (source) => {
+      const config = `${base()}[profile r]\nrole_arn = arn:aws:iam::111111111111:role/R\ncredential_source = ${source}\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`;
+      const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+      // The server's own environment holds keys the child does not have.
+      Object.assign(process.env, { AWS_ACCESS_KEY_ID: "AKIAONE", AWS_SECRET_ACCESS_KEY: "s" });
+      try {
+        const result = await probeCallerIdentity(stsInputsOf(writeFiles(config, ""), "r", undefined), new AbortController().signal);
+        expect(result).toMatchObject({ kind: "failed", code: "CredentialSourceNotSupported" });
+      } finally {
+        for (const [name, value] of [
+          ["AWS_ACCESS_KEY_ID", saved.id],
+          ["AWS_SECRET_ACCESS_KEY", saved.secret],
+        ] as const) {
+          if (value === undefined) Reflect.deleteProperty(process.env, name);
+          else process.env[name] = value;
+        }
       }
-    }
-  });
+    },
+  );
 
   test("an sso_session profile whose OIDC endpoint is not its SSO endpoint is refused (the SDK's OIDC client would take the SSO one)", async () => {
     const config =
@@ -518,11 +569,14 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     expect(result).toMatchObject({ kind: "failed", code: "SsoOidcEndpointNotSupported" });
   });
 
-  test.each(["$HOME/config", "~/config", "config"])("a config file path the CLI expands or resolves in the call's environment (%s) is refused", async (file) => {
-    const env = { ...writeFiles(base(), `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`), AWS_CONFIG_FILE: file, ...PROXIED };
-    await expect(probeCallerIdentity(stsInputsOf(env, "p", undefined), new AbortController().signal)).resolves.toMatchObject({
-      kind: "failed",
-      code: "AwsFilePathNotSupported",
-    });
-  });
+  test.each(["$HOME/config", "~/config", "config"])(
+    "a config file path the CLI expands or resolves in the call's environment (%s) is refused",
+    async (file) => {
+      const env = { ...writeFiles(base(), `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`), AWS_CONFIG_FILE: file, ...PROXIED };
+      await expect(probeCallerIdentity(stsInputsOf(env, "p", undefined), new AbortController().signal)).resolves.toMatchObject({
+        kind: "failed",
+        code: "AwsFilePathNotSupported",
+      });
+    },
+  );
 });

@@ -17,15 +17,61 @@ const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
 const hasPython = spawnSync(PYTHON, ["-c", "import urllib.request"], { shell: false }).status === 0;
 
 test.skipIf(!hasPython)("proxyFor is never laxer than Python's urllib", () => {
-  const name = fc.constantFrom("HTTPS_PROXY", "https_proxy", "Https_Proxy", "HTTPS_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "No_Proxy", "NO_proxy", "ALL_PROXY", "REQUEST_METHOD");
+  const name = fc.constantFrom(
+    "HTTPS_PROXY",
+    "https_proxy",
+    "Https_Proxy",
+    "HTTPS_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "No_Proxy",
+    "NO_proxy",
+    "ALL_PROXY",
+    "REQUEST_METHOD",
+  );
   const value = fc.oneof(
-    fc.constantFrom("", "http://p:1", "*", " *", "*,", ",*", "sts.internal", ".internal", "STS.INTERNAL", "sts.internal:8443", "internal:", "[::1]", "::1", "127.0.0.1", "localhost, sts.internal", "..internal", "\x85internal", "sts.internal\t", "a,,b", ":8443"),
+    fc.constantFrom(
+      "",
+      "http://p:1",
+      "*",
+      " *",
+      "*,",
+      ",*",
+      "sts.internal",
+      ".internal",
+      "STS.INTERNAL",
+      "sts.internal:8443",
+      "internal:",
+      "[::1]",
+      "::1",
+      "127.0.0.1",
+      "localhost, sts.internal",
+      "..internal",
+      "\x85internal",
+      "sts.internal\t",
+      "a,,b",
+      ":8443",
+    ),
     fc.string({ maxLength: 6 }),
   );
   const env = fc.uniqueArray(fc.tuple(name, value), { selector: ([n]) => n, maxLength: 5 });
   const dest = fc.tuple(
     fc.constantFrom("https", "http"),
-    fc.constantFrom("sts.internal", "sts.internal:8443", "STS.Internal:443", "x.sts.internal", "[::1]:8443", "127.0.0.1:1", "internal", "sts.internal.", "sts.internal:", "169.254.169.254", "[fd00:ec2::254]"),
+    fc.constantFrom(
+      "sts.internal",
+      "sts.internal:8443",
+      "STS.Internal:443",
+      "x.sts.internal",
+      "[::1]:8443",
+      "127.0.0.1:1",
+      "internal",
+      "sts.internal.",
+      "sts.internal:",
+      "169.254.169.254",
+      "[fd00:ec2::254]",
+    ),
   );
   // 1000 fixed-seed cases (every order of up to five variables each) keep the oracle near a second.
   const cases = fc.sample(fc.record({ env, dests: fc.array(dest, { minLength: 1, maxLength: 4 }) }), { numRuns: 1000, seed: 7 });
