@@ -23,7 +23,10 @@
  * - a `[profile …]`, `[sso-session …]` or `[services …]` header the SDK's
  *   pattern does not read (two spaces, other characters): botocore's profile
  *   map may still take it;
- * - a lone carriage return, a line break for Python only.
+ * - a lone carriage return, a line break for Python only;
+ * - one section written twice (`[profile p]` and `[profile "p"]`, `[default]`
+ *   and `[profile default]`): botocore keeps the last one's keys only (or
+ *   fails on an exact repeat), the SDK merges them.
  */
 import { ProbeRefusal } from "./probe-refusal.js";
 
@@ -50,6 +53,8 @@ export function assertSameIniReading(text: string, label: string): void {
   let indent = 0;
   let lastKey: { readonly empty: boolean; readonly line: number } | undefined;
   let continued = false;
+  /** The sections met so far, by the name the SDK files them under. */
+  const seen = new Set<string>();
   const refuse = (line: number, reason: string): never => {
     throw new ProbeRefusal(
       "IniDialectNotSupported",
@@ -84,6 +89,10 @@ export function assertSameIniReading(text: string, label: string): void {
       // botocore takes any section starting with a prefix (then shlex-splits it); the SDK only its exact pattern.
       const prefix = PREFIXES.find((candidate) => section?.startsWith(candidate));
       if (prefix !== undefined && SDK_PREFIXED.exec(section)?.[1] !== prefix) refuse(number, `a section header spelt other than \`[${prefix} name]\``);
+      const sdkName = SDK_PREFIXED.exec(section);
+      const filed = sdkName === null ? (section === "default" ? "profile.default" : section) : `${sdkName[1] ?? ""}.${sdkName[3] ?? ""}`;
+      if (seen.has(filed)) refuse(number, "a section written a second time (botocore keeps one of them, the SDK merges them)");
+      seen.add(filed);
       return;
     }
     const option = OPTION.exec(stripped);

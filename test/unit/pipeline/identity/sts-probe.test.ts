@@ -511,6 +511,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
       () => `${base()}[profile  p]\nendpoint_url = https://sts-gw.corp.example\n`,
       "line 4",
     ],
+    ["one profile written twice (botocore keeps the last section's keys only, the SDK merges both)", () => `${base()}[profile "p"]\noutput = json\n`, "line 4"],
     ["text after a section header", () => `[profile p] main\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`, "line 1"],
   ])("a config file with %s is refused, naming the line", async (_what, config, line) => {
     // The plain profile is confirmed: the refusal below comes from the one construct added.

@@ -1,0 +1,83 @@
+/**
+ * ini-dialect.ts against botocore's own reader (the python3 on PATH, or
+ * TORII_TEST_PYTHON, with botocore installed): for config files built from
+ * lines where configparser and the JS SDK's INI reader part ways (case,
+ * `:` delimiters, inline comments, indentation, empty values, [DEFAULT],
+ * header spellings, carriage returns), whenever the file is not refused,
+ * botocore's profiles and services sections are exactly the SDK's. Skipped
+ * when botocore cannot be imported. No network.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { fc } from "@fast-check/vitest";
+import { loadSharedConfigFiles } from "@smithy/core/config";
+import { expect, test } from "vitest";
+import { assertSameIniReading } from "../../../../src/pipeline/identity/ini-dialect.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
+
+const ORACLE = fileURLToPath(new URL("../../../support/botocore_ini_oracle.py", import.meta.url));
+const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
+const hasBotocore = spawnSync(PYTHON, ["-c", "import botocore.configloader"], { shell: false }).status === 0;
+
+type Sections = Record<string, Record<string, string>>;
+
+/** Sections with at least one key, sorted by name, keys sorted: what both readers give, comparable as text. */
+function canonical(sections: Sections): string {
+  const kept = Object.entries(sections)
+    .filter(([, keys]) => Object.keys(keys).length > 0)
+    .map(([name, keys]) => [name, Object.fromEntries(Object.entries(keys).sort(([a], [b]) => (a < b ? -1 : 1)))] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify(kept);
+}
+
+test.skipIf(!hasBotocore)("a config file ini-dialect.ts lets through reads the same for botocore and the SDK", async () => {
+  const dir = tempDirectory("torii-ini-dialect-");
+  // Lines both readers take alike, weighted over the lines where they part ways.
+  const plain = fc.constantFrom("[profile p]", "[default]", "[services s]", "[sso-session s]", "region = eu-west-1", "region=x", "  region = y");
+  const plainToo = fc.constantFrom("services = s", "sts =", "  endpoint_url = https://s", "", "# c", " ; c", "x = a:b", "output = json", "key = v =w");
+  const tricky = fc.constantFrom(
+    ...["[profile  p]", "[p]", "[DEFAULT]", "[profile p] x", "[ profile p ]", '[profile "p"]', "[profiles p]", "[profile p]]", "Region = x", "region: x"],
+    ...["\tendpoint_url = https://e", "endpoint_url = https://e # c", "endpoint_url = https://e;c", "endpoint_url=https://e#x", "sso =", "ca_bundle ="],
+    ...["a:b = c", "=x", "k", "  ", "region = eu-west-1\r"],
+  );
+  const line = fc.oneof({ arbitrary: plain, weight: 3 }, { arbitrary: plainToo, weight: 3 }, { arbitrary: tricky, weight: 1 });
+  const files = fc.sample(fc.array(line, { minLength: 1, maxLength: 8 }), { numRuns: 1000, seed: 20261203 }).map((lines) => `${lines.join("\n")}\n`);
+  const paths = files.map((text, index) => {
+    const file = path.join(dir, `config-${String(index)}`);
+    writeFileSync(file, text);
+    return file;
+  });
+  const answers = JSON.parse(execFileSync(PYTHON, [ORACLE], { input: JSON.stringify(paths), maxBuffer: 1 << 26, shell: false }).toString()) as ({
+    profiles: Sections;
+    services: Sections;
+  } | null)[];
+  expect(answers).toHaveLength(files.length);
+  const differing: unknown[] = [];
+  let compared = 0;
+  for (const [index, text] of files.entries()) {
+    const botocore = answers[index];
+    // A file botocore cannot read fails the CLI: nothing to agree on.
+    if (botocore === null || botocore === undefined) continue;
+    try {
+      assertSameIniReading(text, "config");
+    } catch {
+      continue;
+    }
+    compared += 1;
+    const sdk = (await loadSharedConfigFiles({ configFilepath: paths[index] ?? "", filepath: path.join(dir, "absent"), ignoreCache: true })).configFile;
+    const profiles: Sections = {};
+    const services: Sections = {};
+    for (const [name, keys] of Object.entries(sdk)) {
+      if (name.startsWith("services.")) services[name.slice("services.".length)] = keys as Record<string, string>;
+      else if (!name.startsWith("sso-session.")) profiles[name] = keys as Record<string, string>;
+    }
+    if (canonical(botocore.profiles) !== canonical(profiles) || canonical(botocore.services) !== canonical(services)) {
+      differing.push({ text, botocore, sdk });
+    }
+  }
+  // The sample must exercise the comparison, not only refusals.
+  expect(compared).toBeGreaterThan(100);
+  expect(differing.slice(0, 3)).toEqual([]);
+});
