@@ -181,16 +181,33 @@ function compiledSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
   return set;
 }
 
+/**
+ * The value, and the value as a CLI uses it when that differs: without the
+ * blanks and line breaks around it (a double-quoted `.env` value keeps what the
+ * operator pasted; a CLI strips it before it sends or prints the token), and
+ * as its own normalised view (a multi-line value, a PEM key, without its line
+ * breaks: printed as one line, or re-wrapped at another width, which the
+ * text's normalised view turns into that same line).
+ */
+function usedForms(value: string): string[] {
+  const joined = completed(normalisedView(value))?.text;
+  const forms = [value, value.trim(), ...(joined === undefined ? [] : [joined, joined.trim()])];
+  return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
+}
+
 function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
   const spelled = new Map<string, SpellingPattern>();
   const fixed = new Map<string, SpellingPattern>();
   for (const secret of secrets) {
     // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-    if (secret.value.length < MIN_REDACTED_LENGTH || spelled.has(secret.value)) continue;
+    if (secret.value.length < MIN_REDACTED_LENGTH) continue;
     const marker = redactionMarker(secret.name);
-    spelled.set(secret.value, compileSpellings(secret.value, marker));
-    for (const text of blobForms(secret.value)) {
-      if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+    for (const form of usedForms(secret.value)) {
+      if (spelled.has(form)) continue;
+      spelled.set(form, compileSpellings(form, marker));
+      for (const text of blobForms(form)) {
+        if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+      }
     }
   }
   // The fixed forms are patterns too: one search finds every form of every value.
