@@ -84,6 +84,11 @@ function operational(message: string): AuthResult {
   return { ok: false, failure: { kind: "error", message } };
 }
 
+/**
+ * Runs a validate or identity command. `output: "read"` (the identity probe): its output is parsed here and
+ * never shown, audited or returned, so it is read as the command printed it; redacted, an identity that is
+ * also a `.env` value (a subscription id, an account name) would read as a marker and never match.
+ */
 async function runLifecycleCommand(
   command: string,
   args: readonly string[],
@@ -91,11 +96,13 @@ async function runLifecycleCommand(
   identity: ProviderEntry,
   layers: CredentialLayers,
   deps: AuthDeps,
+  output: "read" | "redacted",
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
   // No process starts before the records that allowed it are in the file; without them, none starts.
   await recordBeforeStart(request.audit);
   const subject = { provider: request.provider, target: request.target, identity };
-  const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor: redactorFor(layers) });
+  const redactor = output === "read" ? undefined : redactorFor(layers);
+  const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor });
   return { exitCode: result.exitCode, stdout: result.stdout, timedOut: result.timedOut };
 }
 
@@ -109,7 +116,7 @@ async function checkSession(request: AuthRequest, identity: ProviderEntry, layer
     request.audit.record({ event: "session-unchecked" });
     return undefined;
   }
-  const run = await runLifecycleCommand(auth.validate.command, auth.validate.args, request, identity, layers, deps);
+  const run = await runLifecycleCommand(auth.validate.command, auth.validate.args, request, identity, layers, deps, "redacted");
   if (run.exitCode === 0) {
     request.audit.record({ event: "session-ok" });
     return undefined;
@@ -134,7 +141,7 @@ async function checkIdentity(
   const expected = request.target?.config.identity.expect;
   const probe = identity.config.auth?.identity;
   if (expected === undefined || probe === undefined) return undefined;
-  const run = await runLifecycleCommand(probe.command, probe.args, request, identity, layers, deps);
+  const run = await runLifecycleCommand(probe.command, probe.args, request, identity, layers, deps, "read");
   let actual: unknown;
   try {
     actual = run.exitCode === 0 ? (JSON.parse(run.stdout) as Record<string, unknown>)[probe.field] : undefined;
