@@ -119,7 +119,10 @@ function ssoSectionOf(files: SharedFiles, name: string): IniSection | undefined 
  * on top: the role's ARN, in the config file, then fixes the account whatever
  * the source answers.
  */
-function credentialSourceOf(files: SharedFiles, name: string): { readonly source: "static" | "role" | "web-identity" | "process" | "sso" | "login" | "none"; readonly underRole: boolean } {
+function credentialSourceOf(
+  files: SharedFiles,
+  name: string,
+): { readonly source: "static" | "role" | "web-identity" | "process" | "sso" | "login" | "none"; readonly underRole: boolean; readonly section?: IniSection } {
   const seen = new Set<string>();
   let current = name;
   let underRole = false;
@@ -136,13 +139,29 @@ function credentialSourceOf(files: SharedFiles, name: string): { readonly source
     }
     if (staticKeys) return { source: "static", underRole };
     if (data.role_arn !== undefined && data.web_identity_token_file !== undefined) return { source: "web-identity", underRole };
-    if (data.credential_process !== undefined) return { source: "process", underRole };
+    if (data.credential_process !== undefined) return { source: "process", underRole, section: data };
     if (["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined)) return { source: "sso", underRole };
     if (data.login_session !== undefined) return { source: "login", underRole };
     return { source: "none", underRole };
   }
   // A source_profile cycle: the SDK refuses it too.
   return { source: "none", underRole };
+}
+
+/**
+ * Whether a `credential_process` line names its program by a relative path
+ * (`./creds`, `bin/creds`, `~/bin/creds`): the SDK (through /bin/sh) and the
+ * CLI (without a shell, `~` not expanded) both resolve it against their working
+ * directory, the agent's project, where the agent can put any program; it
+ * would run with the operator's environment and print the credentials. A bare
+ * name is searched through PATH, which never holds the working directory.
+ */
+export function runsFromWorkingDirectory(line: string): boolean {
+  const text = line.trimStart();
+  const quote = text[0] === '"' || text[0] === "'" ? text[0] : undefined;
+  const close = quote === undefined ? -1 : text.indexOf(quote, 1);
+  const program = quote === undefined ? (text.split(/\s/u, 1)[0] ?? "") : text.slice(1, close === -1 ? undefined : close);
+  return /[\\/]/u.test(program) && !path.isAbsolute(program);
 }
 
 /**
@@ -210,7 +229,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     const profile: IniSection = files.configFile[inputs.profile] ?? {};
     const sso = ssoSectionOf(files, inputs.profile);
     if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
-    const { source, underRole } = credentialSourceOf(files, inputs.profile);
+    const { source, underRole, section } = credentialSourceOf(files, inputs.profile);
+    if (section?.credential_process !== undefined && runsFromWorkingDirectory(section.credential_process)) return { kind: "failed", code: "RelativeCredentialProcess" };
     if (source === "login" && !sdkLoginCacheIsChilds(inputs)) return { kind: "failed", code: "LoginProfileOutsideDefaultFiles" };
     // What a process or a login session answers is outside the files the fingerprint covers; a role above it fixes the account.
     const cacheable = underRole || (source !== "process" && source !== "login");
