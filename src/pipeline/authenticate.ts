@@ -50,12 +50,19 @@ export interface AuthRequest {
   readonly signal: AbortSignal;
   /** The call's trust pass (pipeline/invoke.ts), when the `.env` layers may share its walk; a new pass otherwise. */
   readonly trust?: ConfigTrust;
+  /**
+   * A refusal that needs the `.env` layers (a store they move, pipeline/moved-stores.ts): true refuses the call
+   * once they are read, before any lifecycle command, identity probe or session read runs for it.
+   */
+  readonly screen?: (layers: CredentialLayers) => boolean;
 }
 
 /** A failed lifecycle: a deny (the human must act) or an operational error. */
 export type AuthFailure =
   | { readonly kind: "deny"; readonly source: "session-invalid" | "identity-mismatch"; readonly reason: string }
-  | { readonly kind: "error"; readonly message: string };
+  | { readonly kind: "error"; readonly message: string }
+  /** `screen` refused the call; the screen holds the outcome. */
+  | { readonly kind: "screened" };
 
 export type AuthResult =
   { readonly ok: true; readonly env: CredentialLayers; readonly redactor: Redactor } | { readonly ok: false; readonly failure: AuthFailure };
@@ -190,6 +197,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   const identity = scope.identity;
   let redactor = redactorFor(layers);
   request.audit.redactWith(redactor);
+  // Refused on what the .env layers say: nothing of the lifecycle runs for the call.
+  if (request.screen?.(layers) === true) return { ok: false, failure: { kind: "screened" } };
   const lifecycle = async (): Promise<AuthResult | undefined> => {
     if (identity.config.auth?.strategy === "environment") {
       const session = await useStoredSession({
