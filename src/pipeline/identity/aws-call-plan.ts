@@ -32,6 +32,8 @@ export const STS_STEERING_VARIABLES: readonly string[] = Object.freeze([
   "AWS_USE_FIPS_ENDPOINT",
   "AWS_USE_DUALSTACK_ENDPOINT",
   "AWS_CA_BUNDLE",
+  // Where the CLI finds an `aws login` session's token (sts-probe.ts compares it with the SDK's own).
+  "AWS_LOGIN_CACHE_DIRECTORY",
 ]);
 
 /** A variable urllib's `getproxies_environment` reads (`<key>_proxy`, the suffix in any case): see urllib-proxy.ts. */

@@ -24,7 +24,17 @@ import { ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 export const STS_PROBE_LIMITS = Object.freeze({ connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000, maxAttempts: 2, totalMs: 30_000 });
 
 export type StsProbeResult =
-  | { readonly kind: "identity"; readonly account: string; readonly expiresAt: Date | undefined }
+  | {
+      readonly kind: "identity";
+      readonly account: string;
+      readonly expiresAt: Date | undefined;
+      /**
+       * Whether the account follows from what the credential-source fingerprint covers (the AWS files):
+       * false when a `credential_process` or an `aws login` session answers for it, whose account can
+       * change while every file stays the same. Such a success is not remembered.
+       */
+      readonly cacheable: boolean;
+    }
   /** The credentials are missing, expired or refused (403): the human must log in again. */
   | { readonly kind: "session-invalid"; readonly code: string }
   /** The check could not complete (network, timeout, malformed configuration). */
@@ -102,6 +112,70 @@ function ssoSectionOf(files: SharedFiles, name: string): IniSection | undefined 
   return undefined;
 }
 
+/**
+ * Where the SDK gets `name`'s credentials from, in its own order (static keys
+ * of a source profile first, then a role, static keys, web identity,
+ * `credential_process`, SSO, an `aws login` session), and whether a role sits
+ * on top: the role's ARN, in the config file, then fixes the account whatever
+ * the source answers.
+ */
+function credentialSourceOf(
+  files: SharedFiles,
+  name: string,
+): { readonly source: "static" | "role" | "web-identity" | "process" | "sso" | "login" | "none"; readonly underRole: boolean; readonly section?: IniSection } {
+  const seen = new Set<string>();
+  let current = name;
+  let underRole = false;
+  while (!seen.has(current)) {
+    seen.add(current);
+    const data: IniSection = { ...files.configFile[current], ...files.credentialsFile[current] };
+    const staticKeys = data.aws_access_key_id !== undefined && data.aws_secret_access_key !== undefined;
+    if (seen.size > 1 && staticKeys) return { source: "static", underRole };
+    if (data.role_arn !== undefined && (data.source_profile !== undefined || data.credential_source !== undefined)) {
+      underRole = true;
+      if (data.source_profile === undefined) return { source: "role", underRole };
+      current = data.source_profile;
+      continue;
+    }
+    if (staticKeys) return { source: "static", underRole };
+    if (data.role_arn !== undefined && data.web_identity_token_file !== undefined) return { source: "web-identity", underRole };
+    if (data.credential_process !== undefined) return { source: "process", underRole, section: data };
+    if (["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined)) return { source: "sso", underRole };
+    if (data.login_session !== undefined) return { source: "login", underRole };
+    return { source: "none", underRole };
+  }
+  // A source_profile cycle: the SDK refuses it too.
+  return { source: "none", underRole };
+}
+
+/**
+ * Whether a `credential_process` line names its program by a relative path
+ * (`./creds`, `bin/creds`, `~/bin/creds`): the SDK (through /bin/sh) and the
+ * CLI (without a shell, `~` not expanded) both resolve it against their working
+ * directory, the agent's project, where the agent can put any program; it
+ * would run with the operator's environment and print the credentials. A bare
+ * name is searched through PATH, which never holds the working directory.
+ */
+export function runsFromWorkingDirectory(line: string): boolean {
+  const text = line.trimStart();
+  const quote = text[0] === '"' || text[0] === "'" ? text[0] : undefined;
+  const close = quote === undefined ? -1 : text.indexOf(quote, 1);
+  const program = quote === undefined ? (text.split(/\s/u, 1)[0] ?? "") : text.slice(1, close === -1 ? undefined : close);
+  return /[\\/]/u.test(program) && !path.isAbsolute(program);
+}
+
+/**
+ * Whether the `aws login` token cache the SDK reads (this process's
+ * AWS_LOGIN_CACHE_DIRECTORY, else under its HOME) is the child's: the SDK's
+ * login provider takes no directory, so with another cache it would confirm
+ * the account of another sign-in than the one the CLI uses.
+ */
+function sdkLoginCacheIsChilds(inputs: StsProbeInputs): boolean {
+  const own = process.env.AWS_LOGIN_CACHE_DIRECTORY ?? path.join(getHomeDir(), ".aws", "login", "cache");
+  const childs = inputs.env.AWS_LOGIN_CACHE_DIRECTORY ?? path.join(inputs.awsDir, "login", "cache");
+  return path.resolve(own) === path.resolve(childs);
+}
+
 /** The region of an SSO section's requests: its `sso-session`'s `sso_region`, else its own. */
 function ssoRegionOf(files: SharedFiles, section: IniSection): string | undefined {
   const session = section.sso_session === undefined ? undefined : files.configFile[`sso-session.${section.sso_session}`];
@@ -155,6 +229,11 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     const profile: IniSection = files.configFile[inputs.profile] ?? {};
     const sso = ssoSectionOf(files, inputs.profile);
     if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
+    const { source, underRole, section } = credentialSourceOf(files, inputs.profile);
+    if (section?.credential_process !== undefined && runsFromWorkingDirectory(section.credential_process)) return { kind: "failed", code: "RelativeCredentialProcess" };
+    if (source === "login" && !sdkLoginCacheIsChilds(inputs)) return { kind: "failed", code: "LoginProfileOutsideDefaultFiles" };
+    // What a process or a login session answers is outside the files the fingerprint covers; a role above it fixes the account.
+    const cacheable = underRole || (source !== "process" && source !== "login");
     const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
     const route = stsRouteOf(inputs, profile, services);
     // STS and SSO share one transport (the handler below: timeouts, CA bundle) and neither goes through a proxy:
@@ -212,7 +291,7 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
       // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
       if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
-      return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration };
+      return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
     } finally {
       client.destroy();
     }
