@@ -21,13 +21,18 @@ const NONE: LineExpectation = { replies: [], spawns: false };
 
 /** The expectation for `line` (without its newline) on a server whose limit is `limit` bytes. */
 export function expectationFor(line: Buffer, limit: number): LineExpectation {
-  const value = withWrittenId(parse(line), line);
+  const value = withWrittenId(parse(line), line.toString("utf8"));
   if (line.length > limit) return { replies: [isRecord(value) ? readableId(value) : undefined], spawns: false };
   if (/^[ \t\r]*$/u.test(line.toString("latin1"))) return NONE;
   if (value === PARSE_ERROR) return { replies: [undefined], spawns: false };
   if (!isUtf8(line)) return { replies: [isRecord(value) && expectsReply(value) ? readableId(value) : undefined], spawns: false };
   if (Array.isArray(value)) {
-    const ids = value.filter((element) => isRecord(element) && expectsReply(element)).map((element) => readableId(element as Record<string, unknown>));
+    // Each element's id is read as a top-level one is, from the element's own text.
+    const texts = elementTexts(line.toString("utf8"));
+    const ids = value
+      .map((element, index) => withWrittenId(element, texts[index] ?? ""))
+      .filter((element) => isRecord(element) && expectsReply(element))
+      .map((element) => readableId(element as Record<string, unknown>));
     return { replies: ids.length > 0 ? ids : [undefined], spawns: false };
   }
   if (!isRecord(value)) return { replies: [undefined], spawns: false };
@@ -43,9 +48,9 @@ const INEXACT_ID = Symbol("inexact id");
  * docs/mcp-api.md: a number id must be written as an integer; JSON.parse reads `1.0` as 1, so the id's text is
  * compared with how JSON writes the number it parsed to. An object whose id is not so written keeps INEXACT_ID.
  */
-function withWrittenId(value: unknown, line: Buffer): unknown {
+function withWrittenId(value: unknown, json: string): unknown {
   if (!isRecord(value) || typeof value.id !== "number") return value;
-  const text = topLevelIdText(line.toString("utf8"));
+  const text = topLevelIdText(json);
   return text === JSON.stringify(value.id) ? value : { ...value, id: INEXACT_ID };
 }
 
@@ -86,6 +91,33 @@ function topLevelIdText(json: string): string | undefined {
     index += 1;
   }
   return found;
+}
+
+/** The text of each element of the JSON array `json` (one JSON.parse accepted), by a plain walk of its text. */
+function elementTexts(json: string): string[] {
+  const texts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < json.length; index += 1) {
+    const char = json[index];
+    if (char === '"') {
+      index += 1;
+      while (index < json.length && json[index] !== '"') index += json[index] === "\\" ? 2 : 1;
+    } else if (char === "[" || char === "{") {
+      depth += 1;
+      if (depth === 1) start = index + 1;
+    } else if (char === "]" || char === "}") {
+      depth -= 1;
+      if (depth === 0) {
+        texts.push(json.slice(start, index));
+        break;
+      }
+    } else if (char === "," && depth === 1) {
+      texts.push(json.slice(start, index));
+      start = index + 1;
+    }
+  }
+  return texts;
 }
 
 function parse(line: Buffer): unknown {

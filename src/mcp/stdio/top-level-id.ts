@@ -201,3 +201,39 @@ export function topLevelIdOf(line: Buffer): RequestId | undefined {
   scanner.scan(line);
   return scanner.id();
 }
+
+/**
+ * The bytes of each element of a JSON array, in order (each with the whitespace around it). `line` must be one
+ * JSON array that JSON.parse accepted: the walk only tracks strings and depth, and does not validate.
+ */
+export function arrayElements(line: Buffer): Buffer[] {
+  const elements: Buffer[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = 0;
+  for (let index = 0; index < line.length; index += 1) {
+    const byte = line[index];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (byte === BACKSLASH) escaped = true;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      depth += 1;
+      if (depth === 1) start = index + 1;
+    } else if (byte === 0x7d || byte === 0x5d) {
+      depth -= 1;
+      if (depth === 0) {
+        // `[]` (blank inside) has no element.
+        const last = line.subarray(start, index);
+        if (elements.length > 0 || !/^[ \t\r\n]*$/u.test(last.toString("latin1"))) elements.push(last);
+        return elements;
+      }
+    } else if (byte === 0x2c && depth === 1) {
+      elements.push(line.subarray(start, index));
+      start = index + 1;
+    }
+  }
+  return elements;
+}

@@ -127,6 +127,22 @@ describe("readInbound", () => {
     expect(verdict('[{"jsonrpc":"2.0","method":"n"}]')).toEqual([[-32600, undefined]]);
   });
 
+  test("echoes a batch element's number id only when its text is the integer's own, as for a top-level id", () => {
+    const element = (id: string): string => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+    const spellings = ["1.0", "1e0", "-0", "1E2", "9007199254740993", "12345678901234567890", "1.00000000000000001", "7", '"s"', "-3", "0.5"];
+    expect(verdict(`[${spellings.map(element).join(" , ")}]`)).toEqual(
+      [undefined, undefined, undefined, undefined, undefined, undefined, undefined, 7, "s", -3, 0.5].map((id) => [-32600, id]),
+    );
+    // Elements are told apart by the text's structure: commas and brackets inside strings and nested values split nothing,
+    // and an "id" nested in params is not the element's.
+    const tricky = '{"jsonrpc":"2.0","method":"a\\",]}[","params":{"id":1.0,"x":[1,{"id":2}]},"id":2}';
+    expect(verdict(`[ ${tricky},\t${element("1.0")} ,{"jsonrpc":"2.0","id":4,"method":"ping","params":{"id":4.0}}]`)).toEqual([
+      [-32600, 2],
+      [-32600, undefined],
+      [-32600, 4],
+    ]);
+  });
+
   test.each(["", "   ", "\r", " \t\r"])("ignores the blank line %j", (line) => {
     expect(verdict(line)).toBeUndefined();
   });
