@@ -5,8 +5,8 @@
  *
  * The rules (docs/mcp-api.md, "Transport"):
  * - not JSON, or not UTF-8: -32700, with the id when one can still be read
- *   (JSON-RPC leaves the id null here; MCP's schema has no null id, so a
- *   reply that has no id omits it);
+ *   and its own bytes are valid UTF-8 (JSON-RPC leaves the id null here; MCP's
+ *   schema has no null id, so a reply that has no id omits it);
  * - an object with an `id` member that is not a valid message: -32600 with
  *   that id when it is a string or a finite number written as its own text,
  *   else without id;
@@ -78,7 +78,9 @@ export function readInbound(line: Buffer): Inbound | undefined {
   }
   const inexactId = isRecord(value) && typeof value.id === "number" && topLevelIdOf(bytes) !== value.id;
   if (!isUtf8(bytes)) {
-    const id = expectsReply(value) && !inexactId ? readableId(value) : undefined;
+    // The id as read from the line's bytes: one holding invalid bytes was parsed with U+FFFD in their place, an id
+    // the client never sent (and maybe that of another of its requests).
+    const id = expectsReply(value) && topLevelIdOf(bytes) === readableId(value) ? readableId(value) : undefined;
     return reject("not valid UTF-8", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", id)]);
   }
   if (Array.isArray(value)) return readBatch(value, bytes);

@@ -9,6 +9,7 @@
  * when the object closes at depth 0 followed by nothing but whitespace, so a
  * truncated line yields no id; as in `JSON.parse`, the last `"id"` key wins.
  */
+import { isUtf8 } from "node:buffer";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 const QUOTE = 0x22;
@@ -150,11 +151,15 @@ export class TopLevelIdScanner {
     this.capture = undefined;
   }
 
-  /** The captured JSON token (a quoted string or a scalar), decoded; undefined when too long or not JSON. */
+  /**
+   * The captured JSON token (a quoted string or a scalar), decoded; undefined when too long, not JSON, or not
+   * valid UTF-8: decoded, its invalid bytes would become U+FFFD, an id the client never sent.
+   */
   private decodeCaptured(): unknown {
-    if (this.overflow) return undefined;
+    const bytes = Buffer.from(this.bytes);
+    if (this.overflow || !isUtf8(bytes)) return undefined;
     try {
-      return JSON.parse(Buffer.from(this.bytes).toString("utf8")) as unknown;
+      return JSON.parse(bytes.toString("utf8")) as unknown;
     } catch {
       return undefined;
     }

@@ -108,6 +108,14 @@ describe("readInbound", () => {
     expect(verdict(Buffer.from([0xff, 0xfe, 0x0d]))).toEqual([[-32700, undefined]]);
   });
 
+  test("never echoes an id that holds invalid UTF-8: parsed, its bytes read as U+FFFD, an id the client never sent", () => {
+    const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"a'), Buffer.from([0xff]), Buffer.from('","method":"ping"}')]);
+    expect(verdict(line)).toEqual([[-32700, undefined]]);
+    // A U+FFFD the client did write (valid UTF-8) is its id: echoed.
+    const written = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"a\uFFFD","method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}')]);
+    expect(verdict(written)).toEqual([[-32700, "a\uFFFD"]]);
+  });
+
   test.each([
     ["an invalid notification", '{"jsonrpc":"2.0","method":"notifications/x","extra":1}'],
     ["a notification with a lone surrogate", '{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}'],
