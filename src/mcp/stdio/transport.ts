@@ -376,7 +376,8 @@ export class BoundedStdioTransport implements Transport {
    * First what the stream buffered (paused by the hold bound, stdin is still read into it up to its highWaterMark;
    * resume() would deliver it only on a later turn, after the first held lines were handed on), then what the OS
    * holds for a pipe or socket, as far as it can be read without blocking. Past the bounds (requests read now are
-   * held behind the others), but not past PENDING_READ_BYTES more.
+   * held behind the others), but not past PENDING_READ_BYTES more or twice MAX_HELD_LINES: at each batch of a
+   * release too, so what is held never grows past that ceiling however the client floods.
    */
   private readPending(): void {
     if (this.held.length === 0 || this.refusing !== undefined) return;
@@ -418,7 +419,8 @@ export class BoundedStdioTransport implements Transport {
   /**
    * Stdout drained: hands on (or writes) what was held, in order, RELEASE_BATCH lines a turn (their
    * answers are written in between, so a full stdout stops the release again before the next batch);
-   * stdin is read again as soon as what is held is within its bounds.
+   * stdin is read again as soon as what is held is within its bounds. Each later batch first reads what
+   * the client sent meanwhile (readPending), so a cancel sent after the drain drops its request still held.
    */
   private release(): void {
     this.releasing = undefined;
@@ -433,6 +435,7 @@ export class BoundedStdioTransport implements Transport {
     if (this.closed || this.drained !== undefined) return;
     if (this.held.length > 0)
       this.releasing ??= setImmediate(() => {
+        this.readPending();
         this.release();
       });
   }

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { afterEach, describe, expect, test } from "vitest";
+import { MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
 import { FILL, cancel, heldStdout, idsOf, once, ping, startedOn, type Started } from "../../support/stdio-transport.js";
 
 /** Resolves once a request with `id` was delivered. */
@@ -69,6 +70,56 @@ describe("BoundedStdioTransport at the drain", () => {
       "notifications/cancelled",
       ...Array.from({ length: 20 }, (_, id) => id).filter((id) => id !== 0 && id !== 5),
     ]);
+  });
+
+  test("a cancel sent after the drain, while the held requests are handed on a batch per turn, drops its request still held", async () => {
+    const out = heldStdout();
+    const started = await startedOn(out.stdout, { heldInputBytes: 256 });
+    const { stdin, messages } = started;
+    const fed = once(stdin, "data");
+    stdin.write(FILL);
+    await fed;
+    const paused = once(stdin, "pause");
+    stdin.write(Array.from({ length: 40 }, (_, id) => ping(id)).join(""));
+    await paused;
+
+    const last = delivered(started, 39);
+    const firstTurn = new Promise<void>((resolve) =>
+      out.stdout.once("drain", () => {
+        // The transport's drain listener ran first and handed on one batch; the rest waits for the next turns.
+        expect(messages.length).toBeGreaterThan(0);
+        expect(messages.length).toBeLessThan(20);
+        stdin.write(cancel(20));
+        resolve();
+      }),
+    );
+    out.release();
+    await firstTurn;
+    await last;
+    expect(idsOf(messages)).not.toContain(20);
+    expect(idsOf(messages)).toContain("notifications/cancelled");
+  });
+
+  test("what the client sent is read at the drain past the hold's bounds, but not past its ceiling", async () => {
+    const out = heldStdout();
+    // A stdin that gives one chunk per read, as a pipe read in 64 KiB pieces does.
+    const stdin = new Readable({ objectMode: true, read: () => undefined });
+    await startedOn(out.stdout, { stdin, heldInputBytes: 256 });
+    stdin.push(Buffer.from(FILL));
+    const paused = once(stdin, "pause");
+    stdin.push(Buffer.from(Array.from({ length: 20 }, (_, id) => ping(id)).join("")));
+    await paused;
+    // Far more small requests than twice MAX_HELD_LINES, all sent before the client reads stdout.
+    const chunks = Math.ceil((2 * MAX_HELD_LINES) / 100) + 10;
+    for (let chunk = 0; chunk < chunks; chunk += 1) stdin.push(Buffer.from(Array.from({ length: 100 }, (_, id) => ping(100 + chunk * 100 + id)).join("")));
+    expect(stdin.readableLength).toBe(chunks);
+
+    const drained = new Promise<number>((resolve) => out.stdout.once("drain", () => resolve(stdin.readableLength)));
+    out.release();
+    // Read past the bound (what the client sent), but stopped at the ceiling: the rest is still unread.
+    const unread = await drained;
+    expect(unread).toBeGreaterThan(0);
+    expect(unread).toBeLessThan(chunks);
   });
 
   test("a cancel still in the OS pipe when stdout drains drops its held request (read without waiting for the event loop)", async () => {
