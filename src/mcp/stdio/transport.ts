@@ -343,10 +343,11 @@ export class BoundedStdioTransport implements Transport {
         this.stdout.off("drain", done);
         this.stdout.off("close", done);
         this.drained = undefined;
-        resolve();
         // What the client sent before it read stdout is read before anything held is handed on, whatever the hold's
-        // bounds: a cancel in it drops its held request. Read here, in this call, not left to the event loop.
+        // bounds: a cancel in it drops its held request. Read here, in this call, not left to the event loop; and
+        // before the calls waiting for room (whenWritable) go on, so the cancels are handed on first.
         this.readPending();
+        resolve();
         this.readAgain();
         this.release();
       };
