@@ -33,7 +33,8 @@ export function expectationFor(line: Buffer, limit: number): LineExpectation {
       .map((element, index) => withWrittenId(element, texts[index] ?? ""))
       .filter((element) => isRecord(element) && expectsReply(element))
       .map((element) => readableId(element as Record<string, unknown>));
-    return { replies: ids.length > 0 ? ids : [undefined], spawns: false };
+    // docs/mcp-api.md: more than 1,024 of them get one reply without id.
+    return { replies: ids.length > 0 && ids.length <= 1024 ? ids : [undefined], spawns: false };
   }
   if (!isRecord(value)) return { replies: [undefined], spawns: false };
   return { replies: expectsReply(value) ? [readableId(value)] : [], spawns: isAllowedCall(value) };

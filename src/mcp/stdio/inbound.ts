@@ -18,8 +18,8 @@
  *   those; anything else that is not a message object: -32600 without id;
  * - a batch (JSON array): MCP 2025-11-25, the version the SDK implements, has
  *   no batches; each element that carries an id gets its own -32600 (its id
- *   read from the element's text, as a top-level one), a batch with none gets
- *   one -32600 without id;
+ *   read from the element's text, as a top-level one), a batch with none, or
+ *   with more than MAX_BATCH_REPLIES, gets one -32600 without id;
  * - strings that are not well-formed UTF-16 (lone surrogates, from `\ud800`
  *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600;
  * - a request for a method Torii serves (initialize, ping, tools/list,
@@ -90,9 +90,19 @@ export function readInbound(line: Buffer): Inbound | undefined {
   return readMessage(value);
 }
 
+/**
+ * A batch with more elements that expect a reply gets one reply without id: one line of `[{"id":1},…]` would
+ * otherwise make 9 bytes of input a reply of about 120 (held, while stdout is full, as that many held lines).
+ */
+export const MAX_BATCH_REPLIES = 1024;
+
 /** Each element that expects a reply gets one, with its id read as a top-level message's is (from the element's own text). */
 function readBatch(elements: readonly unknown[], bytes: Buffer): Inbound {
   const message = "Invalid Request: JSON-RPC batches are not supported (MCP 2025-11-25)";
+  if (elements.filter(expectsReply).length > MAX_BATCH_REPLIES)
+    return reject("a batch", [
+      errorReply(ErrorCode.InvalidRequest, `${message}; a batch of more than ${MAX_BATCH_REPLIES} requests gets this one reply`, undefined),
+    ]);
   const texts = arrayElements(bytes);
   const replies = elements.flatMap((element, index) => {
     if (!expectsReply(element)) return [];

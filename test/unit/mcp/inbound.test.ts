@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { readInbound } from "../../../src/mcp/stdio/inbound.js";
+import { MAX_BATCH_REPLIES, readInbound } from "../../../src/mcp/stdio/inbound.js";
 
 /** The replies for one line as [code, id] pairs ("message" when it is delivered, undefined when blank). */
 function verdict(line: string | Buffer): "message" | [number, unknown][] | undefined {
@@ -133,6 +133,15 @@ describe("readInbound", () => {
     ]);
     expect(verdict("[]")).toEqual([[-32600, undefined]]);
     expect(verdict('[{"jsonrpc":"2.0","method":"n"}]')).toEqual([[-32600, undefined]]);
+  });
+
+  test("a batch of more than MAX_BATCH_REPLIES requests gets one reply without id, not one per request", () => {
+    const batch = (count: number): string => `[${Array.from({ length: count }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`).join(",")}]`;
+    expect(verdict(batch(MAX_BATCH_REPLIES))).toHaveLength(MAX_BATCH_REPLIES);
+    expect(verdict(batch(MAX_BATCH_REPLIES + 1))).toEqual([[-32600, undefined]]);
+    // Notifications in a batch get no reply, so they do not count.
+    const notifications = Array.from({ length: MAX_BATCH_REPLIES }, () => '{"jsonrpc":"2.0","method":"n"}').join(",");
+    expect(verdict(`[${notifications},{"jsonrpc":"2.0","id":"x","method":"ping"}]`)).toEqual([[-32600, "x"]]);
   });
 
   test("echoes a batch element's number id only when its text is the integer's own, as for a top-level id", () => {
