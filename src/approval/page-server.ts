@@ -14,8 +14,10 @@
  * key, and ends that session: whether the operator reloaded or someone else
  * replayed the cookie is unknowable, and a fresh link from the terminal opens
  * a new session. Every request must carry `Host: 127.0.0.1:<port>` or
- * `localhost:<port>`; a POST must also come from the same origin with the
- * page's CSRF token, as JSON. An allowing answer is refused unless the same
+ * `localhost:<port>`, and none that the browser says another page made
+ * (`Sec-Fetch-Site`: a page on another port of 127.0.0.1 is the same site and
+ * gets the session cookie sent) is served; a POST must also come from the same
+ * origin with the page's CSRF token, as JSON. An allowing answer is refused unless the same
  * session's "hold started" request came at least SERVER_HOLD_MS before it, and
  * until the session has settled: `settleMs` after the link was opened. The
  * settle period is what makes the second-open rule bite: a process that read
@@ -40,7 +42,7 @@ import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
 import { carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
-import { hostAllowed } from "./request-guard.js";
+import { fromAnotherPage, hostAllowed } from "./request-guard.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
 /** Headers and body of one request must arrive within this, by default (ms). */
@@ -133,6 +135,8 @@ export class ApprovalPageServer {
     const port = await this.listen();
     const host = request.headers.host;
     if (!hostAllowed(host, port)) return text(421, "wrong host");
+    // Before anything else: such a request must not consume a link, load the page (ending its session) or answer.
+    if (fromAnotherPage(request.headersDistinct["sec-fetch-site"]?.join(","))) return text(403, "refused: a request from another page");
     const match = ROUTE.exec(request.url ?? "");
     const entry = match === null ? undefined : this.entries.get(match[1] ?? "");
     if (match === null || entry === undefined) return text(404, "no such approval");

@@ -500,6 +500,43 @@ describe("security of the page", () => {
   });
 });
 
+describe("a page the agent serves on another port of 127.0.0.1", () => {
+  // Another port of 127.0.0.1 is the same site, so Chromium sends it the SameSite=Strict session cookie: a no-cors
+  // GET of the approval page from there loaded the HTML a second time, which ends the session (409), and the
+  // operator's own page, already shown, could no longer answer (the browser says which page made the request in
+  // Sec-Fetch-Site, which the server now refuses unless same-origin or none).
+  test("its no-cors GET of the approval page, sent with the operator's cookie, leaves the operator's page answering", async () => {
+    const call = session.call("rec", { args: ["whatchanged"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "whatchanged");
+    const url = await pageUrl(root, pending.id);
+    const { port, base } = parts(url);
+    const page = await openArmed(url);
+    const evil: Server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<!doctype html><title>the agent's dev server</title>");
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    const agentPage = await browser.newPage();
+    try {
+      await agentPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const sent = agentPage.waitForRequest((request) => request.url() === `http://127.0.0.1:${port}${base}`);
+      // The evaluate awaits the fetch: the server has answered it (the browser hides the answer from the page).
+      await agentPage.evaluate(async (target) => {
+        await fetch(target, { mode: "no-cors", credentials: "include" }).catch(() => undefined);
+      }, `http://127.0.0.1:${port}${base}`);
+      expect((await sent).method()).toBe("GET");
+    } finally {
+      await agentPage.close();
+      evil.close();
+    }
+    await page.bringToFront();
+    await holdButton(page, "Allow once");
+    expect(await page.locator("#status").textContent()).toMatch(/^Allowed/);
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
+    await page.close();
+  });
+});
+
 describe("timeout", () => {
   test("an unanswered page times out: the call is denied approval-timeout and the page's answer is refused afterwards", async () => {
     // The page must be ready before the approval times out: a machine too loaded to load it in time (the call was

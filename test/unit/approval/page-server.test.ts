@@ -125,7 +125,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     const record = store.read(ID);
     return record !== undefined && "version" in record ? record.status : undefined;
   };
-  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, get, post, heldPost, pending };
+  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, port, host, get, post, heldPost, pending };
 }
 
 /** What a browser holds of a session: its cookie and, once it loaded the page, the page key the HTML carried. */
@@ -362,6 +362,46 @@ describe("a request in flight when its session or page ends (red team 11b F1)", 
     expect(received).not.toMatch(/HTTP\/1\.1 200/);
     expect(approval.answers).toEqual([]);
     expect(approval.pending()).toBe("pending");
+  });
+});
+
+describe("requests the browser says another page made (Sec-Fetch-Site)", () => {
+  // A page the agent serves on another port of 127.0.0.1 is the same site as the approval page, so the operator's
+  // browser sends it the SameSite=Strict session cookie: its no-cors GET of the page loaded the HTML a second
+  // time, which ended the operator's session (409), and its GET of a link consumed the secret.
+  test("a same-site or cross-site GET of the page, carrying the session cookie, is refused and leaves the operator's session answering", async () => {
+    const approval = await servedApproval();
+    const client = await loaded(approval);
+    for (const site of ["same-site", "cross-site", "same-origin, same-site"]) {
+      const response = await rawRequest({
+        port: approval.port,
+        path: approval.base,
+        headers: { host: approval.host, cookie: client.cookie, "sec-fetch-site": site, "sec-fetch-mode": "no-cors" },
+      });
+      expect(response.status, site).toBe(403);
+      expect(response.body).not.toContain(client.key);
+    }
+    approval.clock.now += SETTLE_MS;
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
+    approval.clock.now += SERVER_HOLD_MS;
+    expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(200);
+    expect(approval.answers.map((answer) => answer.choice)).toEqual(["once"]);
+  });
+
+  test("another page's GET of the link neither consumes its secret nor opens a session; the browser's own open (none) then does", async () => {
+    const approval = await servedApproval();
+    const refused = await rawRequest({ port: approval.port, path: approval.link, headers: { host: approval.host, "sec-fetch-site": "same-site" } });
+    expect(refused.status).toBe(403);
+    expect(refused.headers["set-cookie"]).toBeUndefined();
+    const record = approval.store.read(ID);
+    expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([pageSecretDigest(approval.secret)]);
+    const opening = await rawRequest({ port: approval.port, path: approval.link, headers: { host: approval.host, "sec-fetch-site": "none" } });
+    expect(opening.status).toBe(303);
+    const cookie = String(opening.headers["set-cookie"]).split(";")[0] ?? "";
+    const page = await rawRequest({ port: approval.port, path: approval.base, headers: { host: approval.host, cookie, "sec-fetch-site": "none" } });
+    expect(page.status).toBe(200);
+    const script = await rawRequest({ port: approval.port, path: `${approval.base}/page.js`, headers: { host: approval.host, cookie, "sec-fetch-site": "same-origin" } });
+    expect(script.status).toBe(200);
   });
 });
 
