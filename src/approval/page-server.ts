@@ -53,6 +53,9 @@ const HEADERS_TIMEOUT_MS = 2000;
 const DEADLINE_CHECK_MS = 500;
 /** What a POST held across the end of its session or page is told. */
 const ENDED = "refused: this page no longer answers (another browser opened its link, the page was loaded again, or the approval ended)";
+/** What a request another page made (a link followed from a web page included) is told. */
+const FROM_ANOTHER_PAGE =
+  "refused: this request was made by another web page, and the approval page answers only itself and links opened from outside a page (the browser the server opened, the address bar, a terminal). Paste the link into the address bar, or answer from the terminal: torii approvals list";
 /** What a hold or an answer without the session's page key is told. */
 const NO_PAGE_KEY = "refused: the request does not carry this page's key (only the page as first loaded answers)";
 
@@ -136,7 +139,7 @@ export class ApprovalPageServer {
     const host = request.headers.host;
     if (!hostAllowed(host, port)) return text(421, "wrong host");
     // Before anything else: such a request must not consume a link, load the page (ending its session) or answer.
-    if (fromAnotherPage(request.headersDistinct["sec-fetch-site"]?.join(","))) return text(403, "refused: a request from another page");
+    if (fromAnotherPage(request.headersDistinct["sec-fetch-site"]?.join(","))) return text(403, FROM_ANOTHER_PAGE);
     const match = ROUTE.exec(request.url ?? "");
     const entry = match === null ? undefined : this.entries.get(match[1] ?? "");
     if (match === null || entry === undefined) return text(404, "no such approval");
