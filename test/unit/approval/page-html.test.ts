@@ -233,3 +233,26 @@ describe("request checks", () => {
     expect(secretsEqual("", "abc")).toBe(false);
   });
 });
+
+describe("the prefix boundary list", () => {
+  /** The label of each boundary the page lists, by token count. */
+  function labels(tokens: string[]): Map<number, string> {
+    const html = renderPage(callModel(tokens, callPageOffer({ tokens, defaultMinutes: 15, rules: [] })), FRAME);
+    return new Map([...html.matchAll(/<option value="(\d+)"(?: selected)?>\d+: ([^<]*)<\/option>/g)].map((match) => [Number(match[1]), match[2] ?? ""]));
+  }
+
+  test("every boundary reads differently and shows where it ends, past a long token too (a cut end made 3 and 4 tokens read alike)", () => {
+    const list = labels(["get", "secrets", `name-${"a".repeat(70)}`, "--all-namespaces"]);
+    expect([...list.keys()]).toEqual([1, 2, 3, 4]);
+    expect(new Set(list.values()).size).toBe(4);
+    expect(list.get(3)).toMatch(/a$/u);
+    expect(list.get(4)).toMatch(/ --all-namespaces$/u);
+    expect(list.get(4)).toMatch(/^get … /u);
+  });
+
+  test("a shortened label splits no character: an astral character at the cut stays whole (one escape, no lone surrogate)", () => {
+    const list = labels(["get", `${"b".repeat(40)}${"\u{1d5ba}".repeat(30)}`, "x"]);
+    for (const label of list.values()) expect(label).not.toMatch(/\\u\{d[89a-f][0-9a-f]{2}\}/u);
+    expect(list.get(3)).toMatch(/\\u\{1d5ba\} x$/u);
+  });
+});
