@@ -1,6 +1,8 @@
 /**
- * The local approval page: one HTTP server per MCP server, bound to 127.0.0.1
- * on an ephemeral port, started on the first approval. Each pending approval
+ * The local approval page: one HTTP server per MCP server, bound to a random
+ * loopback address (page-address.ts: an origin no other program served before,
+ * so no service worker or cookie another local page left there reaches it; 127.0.0.1
+ * where no other is there) on an ephemeral port, started on the first approval. Each pending approval
  * lives at `/a/<id>` (page), `…/page.js`, `…/page.css`, `…/hold` and
  * `…/answer` (POSTs). `/a/<id>/<secret>` opens it once: the request that
  * consumes the one-time secret gets the page's session cookie
@@ -13,8 +15,8 @@
  * answers nothing. A second load of the page gets a 409 notice without the
  * key, and ends that session: whether the operator reloaded or someone else
  * replayed the cookie is unknowable, and a fresh link from the terminal opens
- * a new session. Every request must carry `Host: 127.0.0.1:<port>` or
- * `localhost:<port>`, and none that the browser says another page made
+ * a new session. Every request must carry `Host: <that address>:<port>` (or
+ * `localhost:<port>` on 127.0.0.1), and none that the browser says another page made
  * (`Sec-Fetch-Site`: a page on another port of 127.0.0.1 is the same site and
  * gets the session cookie sent) is served; a POST must also come from the same
  * origin with the page's CSRF token, as JSON. An allowing answer is refused unless the same
@@ -42,6 +44,7 @@ import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
 import { carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
+import { addressUnavailable, FALLBACK_LOOPBACK, randomLoopback } from "./page-address.js";
 import { fromAnotherPage, hostAllowed } from "./request-guard.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
@@ -63,28 +66,43 @@ const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Z
 
 export class ApprovalPageServer {
   private server: Server | undefined;
-  private port: Promise<number> | undefined;
+  /** The address and port listened on, once listening. */
+  private bound: Promise<{ readonly address: string; readonly port: number }> | undefined;
   private readonly entries = new Map<string, PageEntry>();
 
   private readonly now: () => number;
   private readonly settleMs: number;
   private readonly requestTimeoutMs: number;
+  private readonly address: () => string;
+  private readonly listenPort: number;
 
   /**
    * `settleMs`: approval.settle_seconds in ms; `now`: the clock (tests control it); `requestTimeoutMs`: how long
-   * one request's headers and body may take (tests that hold a body on purpose lengthen it).
+   * one request's headers and body may take (tests that hold a body on purpose lengthen it); `address`: the
+   * loopback address to try first (page-address.ts: a random one of 127.0.0.0/8, 127.0.0.1 where it is not there).
    */
-  constructor(options: { readonly settleMs?: number; readonly now?: () => number; readonly requestTimeoutMs?: number } = {}) {
+  constructor(
+    options: {
+      readonly settleMs?: number;
+      readonly now?: () => number;
+      readonly requestTimeoutMs?: number;
+      readonly address?: () => string;
+      /** The port to listen on; 0 (any free one) by default. Tests name one another server held before. */
+      readonly port?: number;
+    } = {},
+  ) {
     this.now = options.now ?? (() => Date.now());
     this.settleMs = options.settleMs ?? DEFAULT_SETTINGS.approvalSettleSeconds * 1000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.address = options.address ?? randomLoopback;
+    this.listenPort = options.port ?? 0;
   }
 
-  /** Registers an approval's page and returns its URL without a secret, `http://127.0.0.1:<port>/a/<id>` (starting the server if needed). */
+  /** Registers an approval's page and returns its URL without a secret, `http://127.a.b.c:<port>/a/<id>` (starting the server if needed). */
   async add(registration: PageRegistration): Promise<string> {
-    const port = await this.listen();
+    const { address, port } = await this.listen();
     this.entries.set(registration.id, newPageEntry(registration));
-    return `http://127.0.0.1:${port}/a/${registration.id}`;
+    return `http://${address}:${port}/a/${registration.id}`;
   }
 
   /** Forgets an approval: its page and answers are refused from now on, requests already in flight included. */
@@ -107,8 +125,16 @@ export class ApprovalPageServer {
     });
   }
 
-  private listen(): Promise<number> {
-    this.port ??= new Promise<number>((resolve, reject) => {
+  private listen(): Promise<{ readonly address: string; readonly port: number }> {
+    this.bound ??= this.listenOn(this.address()).catch((error: unknown) => {
+      if (!addressUnavailable(error)) throw error;
+      return this.listenOn(FALLBACK_LOOPBACK);
+    });
+    return this.bound;
+  }
+
+  private listenOn(address: string): Promise<{ readonly address: string; readonly port: number }> {
+    return new Promise((resolve, reject) => {
       const timeouts = {
         requestTimeout: this.requestTimeoutMs,
         headersTimeout: Math.min(HEADERS_TIMEOUT_MS, this.requestTimeoutMs),
@@ -125,19 +151,18 @@ export class ApprovalPageServer {
         );
       });
       server.on("error", reject);
-      server.listen({ host: "127.0.0.1", port: 0 }, () => {
-        resolve((server.address() as AddressInfo).port);
+      server.listen({ host: address, port: this.listenPort }, () => {
+        this.server = server;
+        resolve({ address, port: (server.address() as AddressInfo).port });
       });
       server.unref();
-      this.server = server;
     });
-    return this.port;
   }
 
   private async route(request: IncomingMessage): Promise<Reply> {
-    const port = await this.listen();
+    const { address, port } = await this.listen();
     const host = request.headers.host;
-    if (!hostAllowed(host, port)) return text(421, "wrong host");
+    if (!hostAllowed(host, address, port)) return text(421, "wrong host");
     // Before anything else: such a request must not consume a link, load the page (ending its session) or answer.
     if (fromAnotherPage(request.headersDistinct["sec-fetch-site"]?.join(","))) return text(403, FROM_ANOTHER_PAGE);
     const match = ROUTE.exec(request.url ?? "");

@@ -8,9 +8,12 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 
-/** Whether `host` names this server exactly: `127.0.0.1:<port>` or `localhost:<port>`. */
-export function hostAllowed(host: string | undefined, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+/**
+ * Whether `host` names this server exactly: `<address>:<port>`, the loopback address it listens on
+ * (page-address.ts), or `localhost:<port>` when that address is 127.0.0.1 (where `localhost` leads).
+ */
+export function hostAllowed(host: string | undefined, address: string, port: number): boolean {
+  return host === `${address}:${port}` || (address === "127.0.0.1" && host === `localhost:${port}`);
 }
 
 /**

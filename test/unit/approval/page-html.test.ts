@@ -216,10 +216,13 @@ describe("the page key in the HTML", () => {
 });
 
 describe("request checks", () => {
-  test("Host must be 127.0.0.1:<port> or localhost:<port> exactly", () => {
-    expect(hostAllowed("127.0.0.1:8080", 8080)).toBe(true);
-    expect(hostAllowed("localhost:8080", 8080)).toBe(true);
-    for (const host of ["127.0.0.1:8081", "evil.test:8080", "127.0.0.1", "LOCALHOST:8080", undefined]) expect(hostAllowed(host, 8080)).toBe(false);
+  test("Host must be the address listened on and its port exactly (or localhost:<port> on 127.0.0.1)", () => {
+    expect(hostAllowed("127.0.0.1:8080", "127.0.0.1", 8080)).toBe(true);
+    expect(hostAllowed("localhost:8080", "127.0.0.1", 8080)).toBe(true);
+    for (const host of ["127.0.0.1:8081", "evil.test:8080", "127.0.0.1", "LOCALHOST:8080", undefined]) expect(hostAllowed(host, "127.0.0.1", 8080)).toBe(false);
+    expect(hostAllowed("127.9.8.7:8080", "127.9.8.7", 8080)).toBe(true);
+    // localhost leads to 127.0.0.1, not to the random address: another program may serve there.
+    for (const host of ["localhost:8080", "127.0.0.1:8080", "127.9.8.6:8080"]) expect(hostAllowed(host, "127.9.8.7", 8080)).toBe(false);
   });
 
   test("Origin must be the page's own", () => {
