@@ -35,6 +35,16 @@ export function randomLoopback(): string {
   }
 }
 
+/**
+ * The address the page server tries first: a random one, except under WSL, where the browser the opener starts
+ * runs on Windows and reaches a server inside WSL only through WSL's forwarding of 127.0.0.1 and localhost (the
+ * service-worker residual of the fallback then holds there too, docs/approval.md).
+ */
+export function pageAddress(env: Readonly<Record<string, string | undefined>>): string {
+  const wsl = (env.WSL_DISTRO_NAME ?? "") !== "" || (env.WSL_INTEROP ?? "") !== "";
+  return wsl ? FALLBACK_LOOPBACK : randomLoopback();
+}
+
 /** Whether listening on `address` failed because the machine does not have it (EADDRNOTAVAIL), so the fallback should be tried. */
 export function addressUnavailable(error: unknown): boolean {
   return typeof error === "object" && error !== null && "code" in error && error.code === "EADDRNOTAVAIL";
