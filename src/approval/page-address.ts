@@ -18,8 +18,8 @@
  * to serve on that very address and port before.
  *
  * Where only 127.0.0.1 answers (macOS, unless more loopback addresses are
- * configured) the server falls back to it, as before (docs/approval.md says
- * what remains there).
+ * configured: EADDRNOTAVAIL) or a sandbox refuses another address, the server
+ * falls back to it, as before (docs/approval.md says what remains there).
  */
 import { randomInt } from "node:crypto";
 
@@ -43,9 +43,4 @@ export function randomLoopback(): string {
 export function pageAddress(env: Readonly<Record<string, string | undefined>>): string {
   const wsl = (env.WSL_DISTRO_NAME ?? "") !== "" || (env.WSL_INTEROP ?? "") !== "";
   return wsl ? FALLBACK_LOOPBACK : randomLoopback();
-}
-
-/** Whether listening on `address` failed because the machine does not have it (EADDRNOTAVAIL), so the fallback should be tried. */
-export function addressUnavailable(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && error.code === "EADDRNOTAVAIL";
 }

@@ -44,7 +44,7 @@ import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
 import { carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
-import { addressUnavailable, FALLBACK_LOOPBACK, randomLoopback } from "./page-address.js";
+import { FALLBACK_LOOPBACK, randomLoopback } from "./page-address.js";
 import { fromAnotherPage, hostAllowed } from "./request-guard.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
@@ -126,10 +126,9 @@ export class ApprovalPageServer {
   }
 
   private listen(): Promise<{ readonly address: string; readonly port: number }> {
-    this.bound ??= this.listenOn(this.address()).catch((error: unknown) => {
-      if (!addressUnavailable(error)) throw error;
-      return this.listenOn(FALLBACK_LOOPBACK);
-    });
+    const first = this.address();
+    // Where the machine (EADDRNOTAVAIL: macOS) or a sandbox refuses that address, 127.0.0.1 as before.
+    this.bound ??= first === FALLBACK_LOOPBACK ? this.listenOn(first) : this.listenOn(first).catch(() => this.listenOn(FALLBACK_LOOPBACK));
     return this.bound;
   }
 
