@@ -58,7 +58,7 @@ const DEADLINE_CHECK_MS = 500;
 const ENDED = "refused: this page no longer answers (another browser opened its link, the page was loaded again, or the approval ended)";
 /** What a request another page made (a link followed from a web page included) is told. */
 const FROM_ANOTHER_PAGE =
-  "refused: this request was made by another web page, and the approval page answers only itself and links opened from outside a page (the browser the server opened, the address bar, a terminal). Paste the link into the address bar, or answer from the terminal: torii approvals list";
+  "refused: this request was made by another web page, and the approval page answers only itself and links opened from outside a page (the browser the server opened, the address bar, a terminal). Paste the link into the address bar, or answer from the terminal: torii approvals list (--links for a fresh link)";
 /** What a hold or an answer without the session's page key is told. */
 const NO_PAGE_KEY = "refused: the request does not carry this page's key (only the page as first loaded answers)";
 
@@ -191,7 +191,7 @@ export class ApprovalPageServer {
       revokeSession(entry.sessions, session);
       return text(
         409,
-        `This approval page was already loaded in this browser session, and it is shown only once (a copied session cookie must not show or answer it), so this session has ended. Open a fresh link from the terminal (torii approvals list prints one), or answer there: torii approvals deny ${id}`,
+        `This approval page was already loaded in this browser session, and it is shown only once (a copied session cookie must not show or answer it), so this session has ended. Open a fresh link from the terminal (torii approvals list --links prints one), or answer there: torii approvals deny ${id}`,
       );
     }
     session.pageServed = true;

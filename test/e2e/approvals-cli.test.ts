@@ -43,7 +43,7 @@ describe("torii approvals", () => {
   test("approve --once from another terminal lets the waiting call run; the audit names the channel and never the secret", async () => {
     const call = session.call("rec", { args: ["log", "--oneline"], description: "show history" });
     const pending = await nextPending(root);
-    const listed = await cli("approvals", "list", "--json");
+    const listed = await cli("approvals", "list", "--json", "--links");
     expect(listed.status).toBe(0);
     const entry = (JSON.parse(listed.stdout) as { approvals: Record<string, unknown>[] }).approvals.find((item) => item.id === pending.id);
     expect(entry).toMatchObject({ tool: "rec", target: null, argv: ["log", "--oneline"], description: "show history" });
