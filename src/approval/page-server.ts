@@ -126,10 +126,14 @@ export class ApprovalPageServer {
   }
 
   private listen(): Promise<{ readonly address: string; readonly port: number }> {
-    const first = this.address();
-    // Where the machine (EADDRNOTAVAIL: macOS) or a sandbox refuses that address, 127.0.0.1 as before.
-    this.bound ??= first === FALLBACK_LOOPBACK ? this.listenOn(first) : this.listenOn(first).catch(() => this.listenOn(FALLBACK_LOOPBACK));
+    this.bound ??= this.listenFirst();
     return this.bound;
+  }
+
+  /** Listens on the chosen address; where the machine (EADDRNOTAVAIL: macOS) or a sandbox refuses it, on 127.0.0.1 as before. */
+  private listenFirst(): Promise<{ readonly address: string; readonly port: number }> {
+    const first = this.address();
+    return first === FALLBACK_LOOPBACK ? this.listenOn(first) : this.listenOn(first).catch(() => this.listenOn(FALLBACK_LOOPBACK));
   }
 
   private listenOn(address: string): Promise<{ readonly address: string; readonly port: number }> {
