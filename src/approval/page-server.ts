@@ -153,12 +153,16 @@ export class ApprovalPageServer {
           },
         );
       });
-      server.on("error", reject);
+      server.on("error", (error) => {
+        // A refused address leaves nothing to close; `close` then stops the fallback's server.
+        if (this.server === server && !server.listening) this.server = undefined;
+        reject(error);
+      });
       server.listen({ host: address, port: this.listenPort }, () => {
-        this.server = server;
         resolve({ address, port: (server.address() as AddressInfo).port });
       });
       server.unref();
+      this.server = server;
     });
   }
 
