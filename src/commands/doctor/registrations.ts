@@ -37,7 +37,10 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
         // Without blocking, regular files only: a named pipe at a client's file is a finding, not a wait for a writer.
         const status = statusOf(client, formatOf(client).parse(file, readConfigText(file)), launch);
         if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${file}`));
-        else if (status.state === "outdated") {
+        else if (status.state === "foreign") {
+          // Another program under Torii's name: the client starts it as Torii.
+          findings.push(check(subject, "fail", `${file}: ${status.reasons.join("; ")}`, `check where it came from, then ${reinstall} --force`));
+        } else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));
           findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${file} is outdated: ${status.reasons.join("; ")}`, reinstall));
         }
