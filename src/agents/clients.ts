@@ -59,6 +59,15 @@ export const CLIENTS: readonly ClientAdapter[] = [
         : pathsOf(place).join(place.cwd, ".mcp.json"),
     entryPath,
     entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
+    // `claude mcp add`'s default scope: per folder, inside the user file, and first in Claude Code's precedence.
+    localEntries: (place) => [
+      {
+        file: pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? place.home, ".claude.json"),
+        entryPath: ["projects", place.cwd, "mcpServers", SERVER_NAME],
+        label: "local scope, this folder",
+        overrides: true,
+      },
+    ],
     installHook: guardHookInstaller("claude-code", (scope, place) =>
       scope === "user"
         ? pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? pathsOf(place).join(place.home, ".claude"), "settings.json")

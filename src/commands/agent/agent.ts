@@ -13,7 +13,8 @@ import { resolveConfigTarget } from "../../agents/config-target.js";
 import type { ToriiLaunch } from "../../agents/adapter.js";
 import { launchProblems, type LaunchTrustOptions } from "../../agents/launch-trust.js";
 import { launchTextProblems } from "../../agents/launch-text.js";
-import { inspectRegistration } from "../../agents/registration.js";
+import { inspectRegistration, type RegistrationStatus } from "../../agents/registration.js";
+import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { emit } from "../shared/operator-output.js";
@@ -164,10 +165,23 @@ async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<st
   }
 }
 
+/**
+ * `own` (the file's status) with what the client reads besides it in this folder (shadowing.ts): another program
+ * there makes the row foreign, another Torii entry makes a registered row outdated. Not for `--config`'s file.
+ */
+async function withShadows(client: ClientAdapter, scope: ConfigScope, own: RegistrationStatus, options: AgentOptions): Promise<RegistrationStatus> {
+  if (options.config !== undefined) return own;
+  const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()));
+  if (shadow === undefined) return own;
+  const state = shadow.state === "foreign" ? "foreign" : own.state === "registered" ? "outdated" : own.state;
+  return { state, reasons: [...own.reasons, ...shadow.reasons] };
+}
+
 async function statusRow(client: ClientAdapter, options: AgentOptions): Promise<StatusRow> {
   const { file, scope } = targetFile(client, options);
   try {
-    const status = await inspectRegistration(client, file, currentLaunch(configRoot()), launchTrust(scope));
+    const own = await inspectRegistration(client, file, currentLaunch(configRoot()), launchTrust(scope));
+    const status = await withShadows(client, scope, own, options);
     return { client: client.id, scope, file, state: status.state, reasons: status.reasons, guard: await guardState(client, scope) };
   } catch (error) {
     if (error instanceof ConfigError)
