@@ -35,14 +35,25 @@ const NODE_NAMES = new Set(["node", "nodejs"]);
 const TORII_BINS = new Set(["torii", "torii-mcp"]);
 const TORII_ENTRY_SCRIPTS = new Set(["cli.js", "cli.cjs"]);
 
-/** Whether `words` start Torii's MCP server. */
-function startsTorii(words: readonly string[]): boolean {
-  const [first, second, ...rest] = words;
-  if (first === undefined) return false;
-  if (TORII_BINS.has(baseName(first))) return words.slice(1).every((word) => word === "mcp") && words.length <= 2;
-  if (!NODE_NAMES.has(baseName(first)) || second === undefined) return false;
+/**
+ * The arguments `words` give Torii when they start Torii (`<node> …/dist/cli.js …`
+ * or Torii's bin `torii …`), else undefined. Shared with the guard hook's
+ * recognition (guard/hook-installer.ts).
+ */
+export function toriiArguments(words: readonly string[]): readonly string[] | undefined {
+  const [first, second] = words;
+  if (first === undefined) return undefined;
+  if (TORII_BINS.has(baseName(first))) return words.slice(1);
+  if (!NODE_NAMES.has(baseName(first)) || second === undefined) return undefined;
   const script = path.win32.basename(second).toLowerCase();
-  return TORII_ENTRY_SCRIPTS.has(script) && baseName(path.win32.dirname(second)) === "dist" && rest.length === 1 && rest[0] === "mcp";
+  return TORII_ENTRY_SCRIPTS.has(script) && baseName(path.win32.dirname(second)) === "dist" ? words.slice(2) : undefined;
+}
+
+/** Whether `words` start Torii's MCP server: `mcp` (or, for the bin, nothing: its default). */
+function startsTorii(words: readonly string[]): boolean {
+  const rest = toriiArguments(words);
+  if (rest === undefined) return false;
+  return (rest.length === 1 && rest[0] === "mcp") || (rest.length === 0 && TORII_BINS.has(baseName(words[0] ?? "")));
 }
 
 /**
