@@ -11,8 +11,8 @@
  * the way belong to this user or root and are not writable by group or others
  * (a sticky directory above, `/tmp`, passes; the operator's
  * `path.trusted_directories` accept group write as for a CLI). For a project's
- * file (`--scope project`), the code must also lie outside the project folder,
- * which is the agent's to write.
+ * file (`--scope project`), the code and the configuration root must also lie
+ * outside the project folder, which is the agent's to write.
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -82,6 +82,13 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
     }
     if (project !== undefined && [verdict.real, ...(verdict.steps ?? [])].some((step) => within(project, step))) {
       problems.push(`${target} lies in the project folder ${project}, which the agent can write; install Torii outside the project`);
+    }
+  }
+  // The configuration root decides what the agent may run: in the project, the agent could rewrite its rules and leases.
+  if (project !== undefined) {
+    const root = trust.realPath(launch.configRoot) ?? path.resolve(launch.configRoot);
+    if (within(project, root) || within(project, path.resolve(launch.configRoot))) {
+      problems.push(`the configuration root ${launch.configRoot} lies in the project folder ${project}, which the agent can write; use a root outside it`);
     }
   }
   return [...new Set(problems)];

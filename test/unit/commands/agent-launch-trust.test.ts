@@ -91,6 +91,25 @@ describe("the code a registration starts", () => {
   });
 });
 
+describe("the configuration root a project's registration names", () => {
+  test("--scope project: a TORII_CONFIG_DIR inside the project (its rules the agent's to write) is not registered", async () => {
+    const { home, env } = scratch();
+    const project = path.join(home, "project");
+    mkdirSync(project);
+    const previous = process.cwd();
+    process.chdir(project);
+    let result;
+    try {
+      result = await runCli(["agent", "install", "claude-code", "--scope", "project"], { ...env, TORII_CONFIG_DIR: path.join(project, ".torii") });
+    } finally {
+      process.chdir(previous);
+    }
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("the configuration root");
+    expect(existsSync(path.join(project, ".mcp.json"))).toBe(false);
+  });
+});
+
 describe("paths a client would expand", () => {
   test.each([["$HOME"], ["${HOME}"], ["{env:HOME}"], ["line\nbreak"]])("a configuration root holding %j is refused for every client", async (part) => {
     const { home, env } = scratch();
