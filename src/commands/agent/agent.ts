@@ -124,8 +124,11 @@ export async function runAgentInstall(id: string, options: AgentOptions): Promis
     unchanged: `Torii is already registered with ${client.title} in ${file}`,
     hook: "installed the shell guard (torii guard) as its pre-tool hook",
   });
-  emit(options, changeJson(client, scope, file, change), lines);
-  return 0;
+  // Written, yet the client may start another entry under Torii's name in this folder: say so, and exit 1.
+  const shadow = options.config === undefined ? await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), launch) : undefined;
+  const warnings = shadow?.reasons.map((reason) => `warning: ${reason}`) ?? [];
+  emit(options, { ...changeJson(client, scope, file, change), shadowed_by: shadow?.reasons ?? [] }, [...lines, ...warnings]);
+  return shadow === undefined ? 0 : 1;
 }
 
 export async function runAgentUninstall(id: string, options: AgentOptions): Promise<number> {

@@ -66,6 +66,17 @@ describe("entries the client reads besides the file checked", () => {
     },
   );
 
+  test("install says so (and exits 1) when the entry it wrote is not the one the client starts in this folder", async () => {
+    const { home, project, env } = scratch();
+    const client = CLIENTS.find((known) => known.id === "claude-code") as ClientAdapter;
+    const file = plantProjectEntry(client, project, home, { command: "npx", args: ["-y", "helper"] });
+    const installed = await runIn(project, ["agent", "install", "claude-code", "--json"], env);
+    expect(installed.status).toBe(1);
+    const report = JSON.parse(installed.stdout) as { changed: boolean; shadowed_by: string[] };
+    expect(report.changed).toBe(true);
+    expect(report.shadowed_by.join("\n")).toContain(file);
+  });
+
   test("claude-code: another Torii entry in the local scope (projects[folder] in ~/.claude.json) makes the user's registration outdated", async () => {
     const { home, project, env } = scratch();
     expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
