@@ -108,7 +108,12 @@ function launchTrust(scope: ConfigScope): LaunchTrustOptions {
 function registrableLaunch(scope: ConfigScope): ToriiLaunch {
   const launch = currentLaunch(configRoot());
   const problems = [...launchTextProblems(launch), ...launchProblems(launch, launchTrust(scope))];
-  if (problems.length > 0) throw new OperatorError(`not registering this Torii, nothing was written:\n  ${problems.join("\n  ")}`);
+  if (problems.length > 0) {
+    throw new OperatorError(
+      `not registering this Torii, nothing was written:\n  ${problems.join("\n  ")}\n` +
+        "(a folder whose group write is intended, such as Homebrew's user:admin /usr/local, can be listed in settings.yaml's path.trusted_directories)",
+    );
+  }
   return launch;
 }
 

@@ -8,7 +8,7 @@
  * reading them as written.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -57,6 +57,22 @@ describe("the code a registration starts", () => {
     expect(refused.stderr).toContain(`${shared}: is writable by group or others`);
     expect(existsSync(file)).toBe(false);
     chmodSync(shared, 0o755);
+    const installed = runCopy(root, ["agent", "install", "claude-desktop", "--config", file], env);
+    expect(installed.status, installed.stderr).toBe(0);
+  });
+
+  test("a group-writable folder passes once the operator lists it in path.trusted_directories (Homebrew's /usr/local)", () => {
+    const { home, env } = scratch();
+    const shared = path.join(home, "brew");
+    mkdirSync(shared, { mode: 0o755 });
+    const root = installedCopy(shared);
+    chmodSync(shared, 0o775);
+    const file = path.join(home, "claude_desktop_config.json");
+    const refused = runCopy(root, ["agent", "install", "claude-desktop", "--config", file], env);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("path.trusted_directories");
+    mkdirSync(env.TORII_CONFIG_DIR ?? "", { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(env.TORII_CONFIG_DIR ?? "", "settings.yaml"), `version: "1"\npath:\n  trusted_directories:\n    - ${shared}\n`, { mode: 0o600 });
     const installed = runCopy(root, ["agent", "install", "claude-desktop", "--config", file], env);
     expect(installed.status, installed.stderr).toBe(0);
   });
