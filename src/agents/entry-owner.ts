@@ -6,9 +6,10 @@
  * `uninstall` removing it, would silently destroy what someone else set up,
  * and `status` calling it merely "outdated" would hide that the client has
  * been running another program as Torii. So an entry is Torii's only when it
- * starts Torii the way Torii registers itself (`<node> …/cli.js mcp`, any
- * version or checkout) or the way an operator writes it by hand (`torii`,
- * `torii-mcp`, optionally with `mcp`); anything else is another program's.
+ * starts Torii the way Torii registers itself (`<node> …/dist/cli.js mcp`, any
+ * version or checkout), the way `torii setup --registration` prints it (the
+ * same without `mcp`) or by its bin (`torii`, `torii-mcp`, optionally with
+ * `mcp`); anything else is another program's.
  */
 import path from "node:path";
 import { visibleJson } from "../runtime/display-text.js";
@@ -49,11 +50,10 @@ export function toriiArguments(words: readonly string[]): readonly string[] | un
   return TORII_ENTRY_SCRIPTS.has(script) && baseName(path.win32.dirname(second)) === "dist" ? words.slice(2) : undefined;
 }
 
-/** Whether `words` start Torii's MCP server: `mcp` (or, for the bin, nothing: its default). */
+/** Whether `words` start Torii's MCP server: `mcp`, or no argument (its default, as `torii setup --registration` prints it). */
 function startsTorii(words: readonly string[]): boolean {
   const rest = toriiArguments(words);
-  if (rest === undefined) return false;
-  return (rest.length === 1 && rest[0] === "mcp") || (rest.length === 0 && TORII_BINS.has(baseName(words[0] ?? "")));
+  return rest !== undefined && (rest.length === 0 || (rest.length === 1 && rest[0] === "mcp"));
 }
 
 /**

@@ -82,6 +82,7 @@ describe("an entry named torii that starts another program", () => {
   test.each([
     ["an earlier Torii's registration", { type: "stdio", command: "/old/node/bin/node", args: ["/old/lib/node_modules/torii-mcp/dist/cli.js", "mcp"] }],
     ["Torii's bin by name", { command: "torii", args: ["mcp"] }],
+    ["torii setup --registration's hand-written line (no mcp)", { command: "/usr/bin/node", args: ["/opt/torii/dist/cli.js"] }],
     ["Torii's bin by path, no arguments", { command: "/usr/local/bin/torii-mcp" }],
   ])("%s is Torii's: outdated, replaced and removed without --force", async (_name, entry) => {
     const { home, env } = scratch();
