@@ -19,10 +19,15 @@ import { foreignProgram } from "./entry-owner.js";
 import { formatOf } from "./format.js";
 import type { RegistrationStatus } from "./registration.js";
 
-/** The places besides `scope`'s file where `client` reads an entry under Torii's name in `place`. */
+/**
+ * The places besides `scope`'s file where `client` reads an entry under Torii's
+ * name in `place` (in the home folder, a project's file can be the user's own:
+ * that one is left out).
+ */
 export function otherEntrySites(client: ClientAdapter, scope: ConfigScope, place: Place): readonly EntrySite[] {
+  const checked = client.configFile(scope, place);
   const scopes = client.scopes
-    .filter((other) => other !== scope)
+    .filter((other) => other !== scope && client.configFile(other, place) !== checked)
     .map((other) => ({ file: client.configFile(other, place), entryPath: client.entryPath, label: `${other} scope`, overrides: other === "project" }));
   return [...(client.localEntries?.(place) ?? []), ...scopes];
 }
