@@ -11,6 +11,7 @@ import { readConfigText, replaceConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
 import { foreignProgram } from "./entry-owner.js";
 import { formatOf, type DocumentFormat } from "./format.js";
+import { launchTextProblems } from "./launch-text.js";
 import { launchProblems, type LaunchTrustOptions } from "./launch-trust.js";
 
 /** What `status` finds for a client. */
@@ -56,7 +57,9 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
     ...differing.map((key) => `${key} differs from this Torii's`),
     ...pending.map((edit) => `${edit.path.join(".")} is not set`),
   ];
-  if (reasons.length === 0) reasons.push(...launchProblems(launch, trust).map((problem) => `the code it starts can be changed by others: ${problem}`));
+  if (reasons.length === 0) {
+    reasons.push(...launchTextProblems(launch), ...launchProblems(launch, trust).map((problem) => `the code it starts can be changed by others: ${problem}`));
+  }
   return reasons.length === 0 ? { state: "registered", reasons } : { state: "outdated", reasons };
 }
 

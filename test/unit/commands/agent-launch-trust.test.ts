@@ -12,7 +12,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../../support/run-cli.js";
+import { CLI_PATH, runCli } from "../../support/run-cli.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const PACKAGE = fileURLToPath(new URL("../../../", import.meta.url));
@@ -134,5 +134,16 @@ describe("paths a client would expand", () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain("TORII_CONFIG_DIR");
     expect(existsSync(file)).toBe(false);
+  });
+
+  test("status does not call an entry with such a path registered", async () => {
+    const { home, env } = scratch();
+    const root = path.join(home, "root-$HOME");
+    const file = path.join(home, "settings.json");
+    const entry = { command: process.execPath, args: [CLI_PATH, "mcp"], env: { TORII_CONFIG_DIR: root }, trust: false };
+    writeFileSync(file, JSON.stringify({ mcpServers: { torii: entry } }));
+    const status = await runCli(["agent", "status", "gemini-cli", "--config", file], { ...env, TORII_CONFIG_DIR: root });
+    expect(status.status).toBe(1);
+    expect(status.stdout).toContain("TORII_CONFIG_DIR");
   });
 });
