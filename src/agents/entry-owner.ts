@@ -64,5 +64,11 @@ function startsTorii(words: readonly string[]): boolean {
 export function foreignProgram(entry: unknown): string | undefined {
   const words = argvOf(entry);
   if (words !== undefined && words.every((word): word is string => typeof word === "string") && startsTorii(words)) return undefined;
+  return describeProgram(entry);
+}
+
+/** What an entry starts, for messages: its words (or its JSON), every character outside printable ASCII escaped. */
+export function describeProgram(entry: unknown): string {
+  const words = argvOf(entry);
   return words === undefined ? visibleJson(entry) : words.map((word) => visibleJson(word)).join(" ");
 }

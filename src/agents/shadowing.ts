@@ -15,7 +15,7 @@ import type { ClientAdapter, EntrySite, ToriiLaunch } from "./adapter.js";
 import type { ConfigScope, Place } from "./place.js";
 import { readConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
-import { foreignProgram } from "./entry-owner.js";
+import { describeProgram, foreignProgram } from "./entry-owner.js";
 import { formatOf } from "./format.js";
 import type { RegistrationStatus } from "./registration.js";
 
@@ -54,7 +54,10 @@ export async function shadowingStatus(client: ClientAdapter, sites: readonly Ent
     // Another Torii entry the client ranks below the one checked (the user's, under a project's) does not run here.
     if (program === undefined && !site.overrides) continue;
     foreign ||= program !== undefined;
-    const what = program === undefined ? "another Torii entry (other paths or settings)" : `an entry that runs ${program}, which is not Torii`;
+    const what =
+      program === undefined
+        ? `another entry shaped like Torii's that runs ${describeProgram(entry)} (other paths or settings)`
+        : `an entry that runs ${program}, which is not Torii`;
     const how = site.overrides ? "and prefers it to this one" : "too";
     reasons.push(`${site.file} (${site.label}) holds ${what}; ${client.title} reads it in this folder ${how}`);
   }
