@@ -17,6 +17,7 @@ import { statusOf } from "../../agents/registration.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { readConfigText } from "../../config/read-file.js";
+import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 function currentPlace(): Place {
@@ -27,6 +28,8 @@ function currentPlace(): Place {
 export function clientRegistrationChecks(root: string): DoctorCheck[] {
   const place = currentPlace();
   const launch = currentLaunch(root);
+  // As agent status judges the code an entry starts: with the operator's trusted directories.
+  const trust = { trustedDirectories: operatorTrustedDirectories(root) };
   const findings: DoctorCheck[] = [];
   for (const client of CLIENTS) {
     const places = [
@@ -51,7 +54,7 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
         const entry = valueAt(parsed, entryPath);
         if (entryPath !== client.entryPath && entry === undefined) continue;
         const document = entryPath === client.entryPath ? parsed : client.entryPath.reduceRight<unknown>((inner, key) => ({ [key]: inner }), entry);
-        const status = statusOf(client, document, launch);
+        const status = statusOf(client, document, launch, trust);
         if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${where}`));
         else if (status.state === "foreign") {
           // Another program under Torii's name: the client starts it as Torii.
