@@ -12,7 +12,7 @@ function withTargetOptions(command: Command): Command {
     .option("--config <path>", "edit this file instead of the client's usual one")
     .option("--json", "machine-readable output")
     .option("--guard", "install: also register `torii guard` as the client's pre-tool hook; status: require it")
-    .option("--force", "install: replace, uninstall: remove an entry named torii that starts another program");
+    .option("--force", "install: replace, uninstall: remove an entry under Torii's name that starts another program");
 }
 
 /** Adds the `agent` group to the operator's program. */

@@ -17,9 +17,22 @@ import { inspectRegistration, type RegistrationStatus } from "../../agents/regis
 import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
-import { emit } from "../shared/operator-output.js";
+import { emit as emitRaw } from "../shared/operator-output.js";
+import { unseenEscapes } from "../../runtime/display-text.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
 import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
+
+/**
+ * Prints the report: the human lines with every character that does not show on screen escaped, since they quote
+ * client files and reasons read from them (a cloned project's), which a terminal would otherwise act on.
+ */
+function emit(options: AgentOptions, value: object, lines: readonly string[]): void {
+  emitRaw(
+    options,
+    value,
+    lines.map((line) => unseenEscapes(line)),
+  );
+}
 
 /** The options of every `agent` subcommand. */
 export interface AgentOptions {
@@ -28,7 +41,7 @@ export interface AgentOptions {
   readonly json?: boolean;
   /** Also install (or, for status, require) the shell guard's pre-tool hook. */
   readonly guard?: boolean;
-  /** Replace (install) or remove (uninstall) an entry named torii that starts another program. */
+  /** Replace (install) or remove (uninstall) an entry under Torii's name that starts another program. */
   readonly force?: boolean;
 }
 
