@@ -19,6 +19,7 @@ import type { ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore, SemaphoreFullError, type Release } from "../runtime/concurrency.js";
 import { ChildHostClient, DEFAULT_HOST_IDLE_MS, DEFAULT_SPAWN_DEADLINE_MS } from "../runtime/child-host/host-client.js";
 import { logToStderr } from "./serve-lifecycle.js";
+import { millisecondsFrom } from "./test-periods.js";
 
 /** The call side of a running server. */
 export interface CallPath {
@@ -143,14 +144,4 @@ function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
-}
-
-/**
- * A child-host period only tests set (TORII_CHILD_HOST_IDLE_MS: how long an idle host is kept;
- * TORII_CHILD_HOST_SPAWN_DEADLINE_MS: how long a launch waits for its first answer); the default otherwise.
- */
-function millisecondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  const value = Number(text);
-  return text !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
 }
