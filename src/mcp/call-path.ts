@@ -18,6 +18,7 @@ import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import type { ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore, SemaphoreFullError, type Release } from "../runtime/concurrency.js";
 import { ChildHostClient, DEFAULT_HOST_IDLE_MS, DEFAULT_SPAWN_DEADLINE_MS } from "../runtime/child-host/host-client.js";
+import { DEFAULT_KILL_GRACE_MS } from "../runtime/launcher.js";
 import { logToStderr } from "./serve-lifecycle.js";
 import { millisecondsFrom } from "./test-periods.js";
 
@@ -70,6 +71,8 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
     idleMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_IDLE_MS", DEFAULT_HOST_IDLE_MS),
     spawnDeadlineMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_SPAWN_DEADLINE_MS", DEFAULT_SPAWN_DEADLINE_MS),
   });
+  // Between a process's SIGTERM (its timeout, a cancel) and its SIGKILL.
+  const killGraceMs = millisecondsFrom(process.env, "TORII_KILL_GRACE_MS", DEFAULT_KILL_GRACE_MS);
 
   const deps: InvokeDeps = {
     registry,
@@ -80,7 +83,7 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
       void audit.append({ call_id: randomUUID(), scope, event, detail: file });
     }),
     approver: approvals.approver,
-    start: host.start,
+    start: (request) => host.start({ ...request, killGraceMs: request.killGraceMs ?? killGraceMs }),
     authScopes: new ScopeMutex(),
     // A copy taken once: enumerating process.env crosses into C++ for every variable (~0.1 ms a call),
     // and nothing in the server changes its own environment after start-up.
