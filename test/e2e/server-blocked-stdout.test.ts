@@ -27,10 +27,11 @@ let bin: FakeBin;
 
 beforeAll(() => {
   bin = makeFakeBin({
-    // 256 KiB of control bytes (~3.4 MB once escaped twice in a result): one result fills the pipe.
-    loud: `process.stdout.write("\\u0001".repeat(262144));`,
-    // Writes its pid to the file its argument names, then runs until killed.
-    sleeper: `require("node:fs").writeFileSync(require("node:path").join(${JSON.stringify(marks)}, process.argv[2]), String(process.pid)); setInterval(() => {}, 1000);`,
+    // 64 KiB of control bytes (~0.85 MB once escaped twice in a result, a pipe holds 64 KiB): one result fills the pipe.
+    loud: `process.stdout.write("\\u0001".repeat(65536));`,
+    // Writes its pid to the file its argument names (whole: through a rename, so the file never appears empty), then runs until killed.
+    sleeper: `const fs = require("node:fs"); const file = require("node:path").join(${JSON.stringify(marks)}, process.argv[2]);
+fs.writeFileSync(file + ".tmp", String(process.pid)); fs.renameSync(file + ".tmp", file); setInterval(() => {}, 1000);`,
   });
 });
 
