@@ -68,7 +68,9 @@ self.addEventListener("fetch", (event) => {
       return;
     }
     response.writeHead(200, { "content-type": "text/html" });
-    response.end('<!doctype html><script>navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then(() => { document.title = "ready"; });</script>');
+    response.end(
+      '<!doctype html><script>navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then(() => { document.title = "ready"; });</script>',
+    );
   });
   const port = await listen(agent);
   const agentPage = await browser.newPage();

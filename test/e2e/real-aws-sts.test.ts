@@ -47,7 +47,9 @@ beforeAll(async () => {
   writeFileSync(processState, "A\n");
   const helper = path.join(aws, "credential-helper");
   const answer = (key: string): string => `echo '{"Version": 1, "AccessKeyId": "${key}", "SecretAccessKey": "process-secret-value"}'`;
-  writeFileSync(helper, `#!/bin/sh\nif [ "$(cat '${processState}')" = B ]; then ${answer("AKIAPROCESSB")}; else ${answer("AKIAPROCESSA")}; fi\n`, { mode: 0o755 });
+  writeFileSync(helper, `#!/bin/sh\nif [ "$(cat '${processState}')" = B ]; then ${answer("AKIAPROCESSB")}; else ${answer("AKIAPROCESSA")}; fi\n`, {
+    mode: 0o755,
+  });
   writeFileSync(config, `${profile("dev")}${profile("old")}${profile("proc", `credential_process = ${helper}\n`)}`);
   writeFileSync(
     credentials,

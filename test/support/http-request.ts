@@ -21,7 +21,14 @@ export function rawRequest(options: {
 }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: options.address ?? "127.0.0.1", port: options.port, path: options.path, method: options.method ?? "GET", headers: options.headers ?? {}, setHost: false },
+      {
+        host: options.address ?? "127.0.0.1",
+        port: options.port,
+        path: options.path,
+        method: options.method ?? "GET",
+        headers: options.headers ?? {},
+        setHost: false,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -135,8 +135,7 @@ export async function runApprovalsList(options: ListOptions): Promise<number> {
     }),
   );
   const hint = options.links !== true && listed.some(({ orphaned }) => !orphaned) ? [LINKS_HINT] : [];
-  const lines =
-    listed.length === 0 ? ["no pending approvals"] : [...listed.flatMap(({ record, orphaned, url }) => listText(record, orphaned, url)), ...hint];
+  const lines = listed.length === 0 ? ["no pending approvals"] : [...listed.flatMap(({ record, orphaned, url }) => listText(record, orphaned, url)), ...hint];
   const problems = invalid.map((error) => `unreadable approval file (answers nothing): ${error.message}`);
   emit(options, { approvals: listed.map(({ record, orphaned, url }) => listJson(record, orphaned, url)), invalid: invalid.map((error) => error.file) }, [
     ...lines,

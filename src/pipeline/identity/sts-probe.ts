@@ -140,7 +140,8 @@ function credentialSourceOf(
     if (staticKeys) return { source: "static", underRole };
     if (data.role_arn !== undefined && data.web_identity_token_file !== undefined) return { source: "web-identity", underRole };
     if (data.credential_process !== undefined) return { source: "process", underRole, section: data };
-    if (["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined)) return { source: "sso", underRole };
+    if (["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"].some((key) => data[key] !== undefined))
+      return { source: "sso", underRole };
     if (data.login_session !== undefined) return { source: "login", underRole };
     return { source: "none", underRole };
   }
@@ -230,7 +231,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     const sso = ssoSectionOf(files, inputs.profile);
     if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
     const { source, underRole, section } = credentialSourceOf(files, inputs.profile);
-    if (section?.credential_process !== undefined && runsFromWorkingDirectory(section.credential_process)) return { kind: "failed", code: "RelativeCredentialProcess" };
+    if (section?.credential_process !== undefined && runsFromWorkingDirectory(section.credential_process))
+      return { kind: "failed", code: "RelativeCredentialProcess" };
     if (source === "login" && !sdkLoginCacheIsChilds(inputs)) return { kind: "failed", code: "LoginProfileOutsideDefaultFiles" };
     // What a process or a login session answers is outside the files the fingerprint covers; a role above it fixes the account.
     const cacheable = underRole || (source !== "process" && source !== "login");

@@ -393,24 +393,51 @@ describe("requests the browser says another page made (Sec-Fetch-Site)", () => {
 
   test("another page's GET of the link neither consumes its secret nor opens a session; the browser's own open (none) then does", async () => {
     const approval = await servedApproval();
-    const refused = await rawRequest({ address: approval.address, port: approval.port, path: approval.link, headers: { host: approval.host, "sec-fetch-site": "same-site" } });
+    const refused = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: approval.link,
+      headers: { host: approval.host, "sec-fetch-site": "same-site" },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers["set-cookie"]).toBeUndefined();
     const record = approval.store.read(ID);
     expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([pageSecretDigest(approval.secret)]);
-    const opening = await rawRequest({ address: approval.address, port: approval.port, path: approval.link, headers: { host: approval.host, "sec-fetch-site": "none" } });
+    const opening = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: approval.link,
+      headers: { host: approval.host, "sec-fetch-site": "none" },
+    });
     expect(opening.status).toBe(303);
     const cookie = String(opening.headers["set-cookie"]).split(";")[0] ?? "";
-    const page = await rawRequest({ address: approval.address, port: approval.port, path: approval.base, headers: { host: approval.host, cookie, "sec-fetch-site": "none" } });
+    const page = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: approval.base,
+      headers: { host: approval.host, cookie, "sec-fetch-site": "none" },
+    });
     expect(page.status).toBe(200);
-    const script = await rawRequest({ address: approval.address, port: approval.port, path: `${approval.base}/page.js`, headers: { host: approval.host, cookie, "sec-fetch-site": "same-origin" } });
+    const script = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: `${approval.base}/page.js`,
+      headers: { host: approval.host, cookie, "sec-fetch-site": "same-origin" },
+    });
     expect(script.status).toBe(200);
   });
 });
 
 describe("the page's origin", () => {
   const register = (page: ApprovalPageServer) =>
-    page.add({ id: ID, csrf: CSRF, render: () => "", consume: () => Promise.resolve(false), unoffered: () => undefined, answer: () => Promise.resolve({ status: 200, message: "" }) });
+    page.add({
+      id: ID,
+      csrf: CSRF,
+      render: () => "",
+      consume: () => Promise.resolve(false),
+      unoffered: () => undefined,
+      answer: () => Promise.resolve({ status: 200, message: "" }),
+    });
 
   // An origin is scheme, host and port: what another program's page left on 127.0.0.1:<port> (a service worker,
   // cookies) reaches the page once the kernel hands that port to the page server. A random loopback host is an

@@ -114,7 +114,8 @@ describe("a rules.yaml whose deny list comes through a YAML 1.1 merge key", () =
 });
 
 describe("a rule written to the shared rules.yaml says which other targets it decides for", () => {
-  const KUBE = 'version: "1"\nname: kube\ntool: kube\ncommand: recorder\ntargeting:\n  mode: kubectl_context\nargv:\n  parser: pflag\n  commands:\n    - path: [delete]\n';
+  const KUBE =
+    'version: "1"\nname: kube\ntool: kube\ncommand: recorder\ntargeting:\n  mode: kubectl_context\nargv:\n  parser: pflag\n  commands:\n    - path: [delete]\n';
   const IDP = 'version: "1"\nname: idp\ntool: idp\ncommand: echo\n';
   const target = (name: string) => `version: "1"\nname: ${name}\ncontext: ${name}-ctx\nidentity: {provider: idp}\n`;
 
@@ -153,7 +154,9 @@ describe("a rule written to the shared rules.yaml says which other targets it de
     expect(offers.map((offer) => offer.effect)).toEqual(["accept", "deny"]);
     for (const offer of offers) {
       expect(offer.file).toBe(path.join(root, "providers/kube/rules.yaml"));
-      expect(offer.scope).toContain(`${offer.effect === "accept" ? "allows" : "denies"} the same call on every target of kube without a rules.yaml of its own, not only on dev: now also prod`);
+      expect(offer.scope).toContain(
+        `${offer.effect === "accept" ? "allows" : "denies"} the same call on every target of kube without a rules.yaml of its own, not only on dev: now also prod`,
+      );
       expect(offer.scope).not.toMatch(/staging/u);
     }
   });

@@ -370,12 +370,20 @@ describe("which successes the account check may remember (red team atk-secrets-1
     const profile = (name: string, extra: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n${extra}`;
     writeFileSync(
       path.join(dir, "config"),
-      [profile("keys", ""), profile("process", `credential_process = ${helper}\n`), profile("login", "login_session = arn:aws:iam::111111111111:user/x\n")].join(""),
+      [
+        profile("keys", ""),
+        profile("process", `credential_process = ${helper}\n`),
+        profile("login", "login_session = arn:aws:iam::111111111111:user/x\n"),
+      ].join(""),
     );
     writeFileSync(path.join(dir, "credentials"), "[keys]\naws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t-keys\n");
   });
   const inputsIn = (profile: string, env: Record<string, string> = {}) =>
-    stsInputsOf({ HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials"), ...env }, profile, undefined);
+    stsInputsOf(
+      { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials"), ...env },
+      profile,
+      undefined,
+    );
 
   test("static keys in the files: remembered", async () => {
     await expect(probeCallerIdentity(inputsIn("keys"), new AbortController().signal)).resolves.toMatchObject({ kind: "identity", cacheable: true });
@@ -403,13 +411,18 @@ describe("which successes the account check may remember (red team atk-secrets-1
   });
 
   test("which credential_process lines name a program in the working directory", () => {
-    for (const line of ["./creds", "bin/creds --x", "~/bin/creds", "$HOME/bin/creds", '"./my creds" a', "'sub/x'"]) expect(runsFromWorkingDirectory(line), line).toBe(true);
-    for (const line of ["/usr/local/bin/creds --x", "aws-vault export --format=json prod", '"/opt/my creds/x" a', "  creds"]) expect(runsFromWorkingDirectory(line), line).toBe(false);
+    for (const line of ["./creds", "bin/creds --x", "~/bin/creds", "$HOME/bin/creds", '"./my creds" a', "'sub/x'"])
+      expect(runsFromWorkingDirectory(line), line).toBe(true);
+    for (const line of ["/usr/local/bin/creds --x", "aws-vault export --format=json prod", '"/opt/my creds/x" a', "  creds"])
+      expect(runsFromWorkingDirectory(line), line).toBe(false);
   });
 
   test("an aws login session whose token cache the SDK would read from elsewhere than the CLI fails closed and sends nothing", async () => {
     const before = stub.requests.length;
-    const result = await probeCallerIdentity(inputsIn("login", { AWS_LOGIN_CACHE_DIRECTORY: path.join(dir, "child-login-cache") }), new AbortController().signal);
+    const result = await probeCallerIdentity(
+      inputsIn("login", { AWS_LOGIN_CACHE_DIRECTORY: path.join(dir, "child-login-cache") }),
+      new AbortController().signal,
+    );
     expect(result).toEqual({ kind: "failed", code: "LoginProfileOutsideDefaultFiles" });
     expect(stub.requests.length).toBe(before);
   });
