@@ -72,4 +72,20 @@ export interface ClientAdapter {
   readonly approval: string;
   /** The shell guard's hook writer, for clients with a pre-tool hook. Absent: `--guard` is refused. */
   readonly installHook?: HookInstaller;
+  /**
+   * Entries under Torii's name that this client reads in `place` besides its
+   * scopes' files (Claude Code's local scope: `projects["<folder>"].mcpServers`
+   * in `~/.claude.json`, which wins over both other scopes). See shadowing.ts.
+   */
+  localEntries?(place: Place): readonly EntrySite[];
+}
+
+/** One place a client reads an entry under Torii's name from. */
+export interface EntrySite {
+  readonly file: string;
+  readonly entryPath: readonly string[];
+  /** How the operator knows it: `project scope`, `local scope`. */
+  readonly label: string;
+  /** Whether the client prefers it to the entry being checked (a user's entry is overridden by a project's or a local one). */
+  readonly overrides: boolean;
 }

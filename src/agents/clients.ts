@@ -26,12 +26,19 @@ function homeOrProject(userParts: readonly string[], projectParts: readonly stri
 /** opencode names an MCP tool `<server>_<tool>`; this rule makes it ask before each Torii tool runs. */
 const OPENCODE_PERMISSION_KEY = `${SERVER_NAME}_*`;
 
+/** What Torii writes for its tools in opencode's `permission`. */
+const OPENCODE_PERMISSION = "ask";
+
 function opencodeOwnedEdits(current: unknown, action: "install" | "uninstall"): readonly JsonEdit[] {
   const permission = (current as { permission?: unknown } | undefined)?.permission;
   // A string permission ("allow"/"ask") applies to every tool; Torii does not rewrite the operator's choice.
   const isObject = typeof permission === "object" && permission !== null && !Array.isArray(permission);
-  if (action === "install") return permission === undefined || isObject ? [{ path: ["permission", OPENCODE_PERMISSION_KEY], value: "ask" }] : [];
-  return isObject && OPENCODE_PERMISSION_KEY in permission ? [{ path: ["permission", OPENCODE_PERMISSION_KEY], value: undefined }] : [];
+  const rule = isObject && Object.hasOwn(permission, OPENCODE_PERMISSION_KEY) ? (permission as Record<string, unknown>)[OPENCODE_PERMISSION_KEY] : undefined;
+  const path = ["permission", OPENCODE_PERMISSION_KEY];
+  // A rule for Torii's tools that is already there ("deny", or a per-tool object) is the operator's choice too:
+  // install neither weakens nor replaces it, and uninstall removes only the "ask" Torii writes.
+  if (action === "install") return permission === undefined || (isObject && rule === undefined) ? [{ path, value: OPENCODE_PERMISSION }] : [];
+  return rule === OPENCODE_PERMISSION ? [{ path, value: undefined }] : [];
 }
 
 const entryPath = ["mcpServers", SERVER_NAME];
@@ -59,6 +66,15 @@ export const CLIENTS: readonly ClientAdapter[] = [
         : pathsOf(place).join(place.cwd, ".mcp.json"),
     entryPath,
     entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
+    // `claude mcp add`'s default scope: per folder, inside the user file, and first in Claude Code's precedence.
+    localEntries: (place) => [
+      {
+        file: pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? place.home, ".claude.json"),
+        entryPath: ["projects", place.cwd, "mcpServers", SERVER_NAME],
+        label: "local scope, this folder",
+        overrides: true,
+      },
+    ],
     installHook: guardHookInstaller("claude-code", (scope, place) =>
       scope === "user"
         ? pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? pathsOf(place).join(place.home, ".claude"), "settings.json")
@@ -139,7 +155,7 @@ export const CLIENTS: readonly ClientAdapter[] = [
     entryPath: ["mcp", SERVER_NAME],
     entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
     ownedEdits: opencodeOwnedEdits,
-    approval: `runs tools without asking by default; Torii adds \`"permission": { "${OPENCODE_PERMISSION_KEY}": "ask" }\` (left alone when \`permission\` is a single string).`,
+    approval: `runs tools without asking by default; Torii adds \`"permission": { "${OPENCODE_PERMISSION_KEY}": "ask" }\` (left alone when \`permission\` is a single string or already has a \`${OPENCODE_PERMISSION_KEY}\` rule).`,
   },
   {
     id: "antigravity",

@@ -1,7 +1,7 @@
 /**
  * Reading and replacing a client's configuration file: the previous bytes,
  * exactly as read, are kept as a backup before the new content is renamed
- * into place (state/atomic-write.ts), the file's mode is kept, and a symbolic
+ * into place (state/atomic-write.ts), the file's mode and group are kept, and a symbolic
  * link (a dotfiles repository, say) is written through rather than replaced,
  * a dangling one included (config-target.ts).
  * A file that is not valid UTF-8 is refused (decoding would turn its bytes
@@ -9,7 +9,7 @@
  * overwritten: the first is `<file>.torii-backup`, later ones carry the time.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { chmod, mkdir, open, stat } from "node:fs/promises";
+import { chmod, chown, mkdir, open, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import { exclusiveCreateFlags, writeFileAtomic } from "../state/atomic-write.js";
@@ -186,9 +186,10 @@ export async function replaceConfigText(current: ConfigText, text: string): Prom
   // Strict UTF-8 with the BOM kept decodes one way only, so equal text means equal bytes.
   if (now.text !== current.text) throw changedWhileEditing(current.target);
   let backup: string | undefined;
-  let mode = 0o600;
+  let kept: { mode: number; gid: number } | undefined;
   if (current.text !== undefined) {
-    mode = (await stat(current.target)).mode & 0o777;
+    const stats = await stat(current.target);
+    kept = { mode: stats.mode & 0o777, gid: stats.gid };
     backup = await writeNewBackup(current.target, current.bytes ?? Buffer.from(current.text, "utf8"));
   }
   // Checked again just before the rename: the client may have written the file while the backup and the
@@ -198,8 +199,28 @@ export async function replaceConfigText(current: ConfigText, text: string): Prom
       if (!sameBytes(bytesNowSync(current.target), current)) throw changedWhileEditing(current.target);
     },
   });
-  if (mode !== 0o600) await chmod(current.target, mode);
+  if (kept !== undefined) await keepModeAndGroup(current.target, kept);
   return backup;
+}
+
+/**
+ * Gives the new file the previous one's group and mode. The rename put a file
+ * of this process's group in place: with a group-readable mode (0640) kept,
+ * the process's group (`users`, say) would read what only the file's group
+ * could. The group goes first, so the mode is never applied to the wrong
+ * group; when it cannot be set (not a member), the group's bits are dropped.
+ */
+async function keepModeAndGroup(target: string, kept: { mode: number; gid: number }): Promise<void> {
+  const now = await stat(target);
+  let mode = kept.mode;
+  if (process.platform !== "win32" && now.gid !== kept.gid) {
+    try {
+      await chown(target, now.uid, kept.gid);
+    } catch {
+      mode &= ~0o070;
+    }
+  }
+  if ((now.mode & 0o777) !== mode) await chmod(target, mode);
 }
 
 function changedWhileEditing(target: string): Error {

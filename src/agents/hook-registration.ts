@@ -17,6 +17,7 @@ import {
   entryRemovalEdits,
   installRegistration,
   uninstallRegistration,
+  type EntryOptions,
   type RegistrationChange,
 } from "./registration.js";
 import { isToriiGuardGroup } from "./guard/hook-installer.js";
@@ -40,30 +41,39 @@ export function hookSiteOf(client: ClientAdapter, scope: ConfigScope, place: Pla
 }
 
 /** Writes Torii's entry into `file` and, with `hook`, Torii's guard hook into the hook's file. */
-export async function registerClient(client: ClientAdapter, file: string, launch: ToriiLaunch, hook: HookSite | undefined): Promise<ClientChange> {
-  if (hook === undefined) return { server: await installRegistration(client, file, launch) };
+export async function registerClient(
+  client: ClientAdapter,
+  file: string,
+  launch: ToriiLaunch,
+  hook: HookSite | undefined,
+  options: EntryOptions = {},
+): Promise<ClientChange> {
+  if (hook === undefined) return { server: await installRegistration(client, file, launch, options) };
   if (hook.file === file && client.format === "json") {
     const change = await applyConfigEdits(JSON_FORMAT, file, (parsed) => [
-      ...entryEdits(client, parsed, launch),
+      ...entryEdits(client, parsed, launch, options),
       ...hook.installer.installEdits(parsed, launch),
     ]);
     return { server: change, hook: { file, change } };
   }
   await hookEditsFit(hook, (parsed) => hook.installer.installEdits(parsed, launch));
-  const server = await installRegistration(client, file, launch);
+  const server = await installRegistration(client, file, launch, options);
   const change = await applyConfigEdits(JSON_FORMAT, hook.file, (parsed) => hook.installer.installEdits(parsed, launch));
   return { server, hook: { file: hook.file, change } };
 }
 
 /** Removes Torii's entry from `file` and Torii's guard hook (only Torii's) from the hook's file. */
-export async function unregisterClient(client: ClientAdapter, file: string, hook: HookSite | undefined): Promise<ClientChange> {
-  if (hook === undefined) return { server: await uninstallRegistration(client, file) };
+export async function unregisterClient(client: ClientAdapter, file: string, hook: HookSite | undefined, options: EntryOptions = {}): Promise<ClientChange> {
+  if (hook === undefined) return { server: await uninstallRegistration(client, file, options) };
   if (hook.file === file && client.format === "json") {
-    const change = await applyConfigEdits(JSON_FORMAT, file, (parsed) => [...entryRemovalEdits(client, parsed), ...hook.installer.uninstallEdits(parsed)]);
+    const change = await applyConfigEdits(JSON_FORMAT, file, (parsed) => [
+      ...entryRemovalEdits(client, parsed, options),
+      ...hook.installer.uninstallEdits(parsed),
+    ]);
     return { server: change, hook: { file, change } };
   }
   await hookEditsFit(hook, (parsed) => hook.installer.uninstallEdits(parsed));
-  const server = await uninstallRegistration(client, file);
+  const server = await uninstallRegistration(client, file, options);
   const change = await applyConfigEdits(JSON_FORMAT, hook.file, (parsed) => hook.installer.uninstallEdits(parsed));
   return { server, hook: { file: hook.file, change } };
 }

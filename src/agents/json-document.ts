@@ -68,7 +68,17 @@ function refuseDuplicateKeys(file: string, text: string): void {
  *
  * @throws ConfigError naming file:line:col when the text does not parse, repeats a key in an object, or is not an object.
  */
-export function parseJsonDocument(file: string, text: string): Record<string, unknown> {
+/** A byte order mark at the start: kept by the decoder (config-file.ts) so a rewrite keeps it, unknown to jsonc-parser. */
+const BOM = "\uFEFF";
+
+/** `text` without a leading byte order mark, and the mark (empty when there was none). */
+function splitBom(text: string): { bom: string; body: string } {
+  return text.startsWith(BOM) ? { bom: BOM, body: text.slice(BOM.length) } : { bom: "", body: text };
+}
+
+export function parseJsonDocument(file: string, withBom: string): Record<string, unknown> {
+  // Editors on Windows (Notepad, VS Code's "UTF-8 with BOM") write one; the JSON after it is what counts.
+  const text = splitBom(withBom).body;
   if (text.trim() === "") return {};
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -128,7 +138,12 @@ function setMember(text: string, path: readonly (string | number)[], value: unkn
 }
 
 /** Applies `edits` to `text` (parsed first: a file that does not parse is refused), keeping everything else. */
-export function editJsonDocument(file: string, text: string, edits: readonly JsonEdit[]): string {
+export function editJsonDocument(file: string, withBom: string, edits: readonly JsonEdit[]): string {
+  const { bom, body } = splitBom(withBom);
+  return bom + editJsonBody(file, body, edits);
+}
+
+function editJsonBody(file: string, text: string, edits: readonly JsonEdit[]): string {
   const before = parseJsonDocument(file, text);
   const layout = layoutOf(text);
   const result = edits.reduce(

@@ -9,10 +9,13 @@ import { EditRefusedError, type ClientAdapter, type JsonEdit, type ToriiLaunch }
 import { ConfigError } from "../config/errors.js";
 import { readConfigText, replaceConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
+import { foreignProgram } from "./entry-owner.js";
 import { formatOf, type DocumentFormat } from "./format.js";
+import { launchTextProblems } from "./launch-text.js";
+import { launchProblems, type LaunchTrustOptions } from "./launch-trust.js";
 
 /** What `status` finds for a client. */
-export type RegistrationState = "registered" | "missing" | "outdated";
+export type RegistrationState = "registered" | "missing" | "outdated" | "foreign";
 
 export interface RegistrationStatus {
   readonly state: RegistrationState;
@@ -35,10 +38,17 @@ function missingPaths(entry: unknown): string[] {
   return words.filter((word): word is string => typeof word === "string" && /^([/\\]|[A-Za-z]:[/\\])/u.test(word) && !existsSync(word));
 }
 
-/** Compares the entry in a parsed file with the one `install` would write. */
-export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLaunch): RegistrationStatus {
+/**
+ * Compares the entry in a parsed file with the one `install` would write: an
+ * entry that starts another program is `foreign` (entry-owner.ts), and one equal
+ * to this Torii's is `registered` only while the code it starts can be changed
+ * by nobody else (launch-trust.ts, with `trust`'s options).
+ */
+export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLaunch, trust: LaunchTrustOptions = {}): RegistrationStatus {
   const current = valueAt(parsed, client.entryPath);
   if (current === undefined) return { state: "missing", reasons: [] };
+  const foreign = foreignProgram(current);
+  if (foreign !== undefined) return { state: "foreign", reasons: [`the entry named ${client.entryPath.at(-1) ?? ""} runs ${foreign}, which is not Torii`] };
   const expected = client.entry(launch);
   const differing = Object.keys({ ...expected, ...(current as object) }).filter((key) => !sameValue((current as Record<string, unknown>)[key], expected[key]));
   const pending = (client.ownedEdits?.(parsed, "install") ?? []).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
@@ -47,12 +57,20 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
     ...differing.map((key) => `${key} differs from this Torii's`),
     ...pending.map((edit) => `${edit.path.join(".")} is not set`),
   ];
+  if (reasons.length === 0) {
+    reasons.push(...launchTextProblems(launch), ...launchProblems(launch, trust).map((problem) => `the code it starts can be changed by others: ${problem}`));
+  }
   return reasons.length === 0 ? { state: "registered", reasons } : { state: "outdated", reasons };
 }
 
 /** The status of Torii's entry in `file`. @throws ConfigError when the file does not parse. */
-export async function inspectRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationStatus> {
-  return statusOf(client, formatOf(client).parse(file, (await readConfigText(file)).text ?? ""), launch);
+export async function inspectRegistration(
+  client: ClientAdapter,
+  file: string,
+  launch: ToriiLaunch,
+  trust: LaunchTrustOptions = {},
+): Promise<RegistrationStatus> {
+  return statusOf(client, formatOf(client).parse(file, (await readConfigText(file)).text ?? ""), launch, trust);
 }
 
 /**
@@ -75,13 +93,32 @@ export async function applyConfigEdits(
   return { changed: true, backup: await replaceConfigText(current, text) };
 }
 
-/** The edits that write (or rewrite) Torii's entry, and the settings Torii owns, into the parsed file. */
-export function entryEdits(client: ClientAdapter, parsed: unknown, launch: ToriiLaunch): readonly JsonEdit[] {
+/** How an edit treats an entry under Torii's name that starts another program. */
+export interface EntryOptions {
+  /** Replace (install) or remove (uninstall) it anyway: the operator said so (`--force`). */
+  readonly force?: boolean;
+}
+
+/** @throws EditRefusedError when the entry under Torii's name starts another program and `force` is not set. */
+function refuseForeignEntry(client: ClientAdapter, parsed: unknown, action: "install" | "uninstall", options: EntryOptions): void {
+  const current = valueAt(parsed, client.entryPath);
+  const foreign = current === undefined || options.force === true ? undefined : foreignProgram(current);
+  if (foreign === undefined) return;
+  const verb = action === "install" ? "replace" : "remove";
+  throw new EditRefusedError(
+    `${client.entryPath.join(".")} is not Torii's entry: it runs ${foreign}; Torii does not ${verb} another program's entry (check where it came from, then remove it by hand or run again with --force to ${verb} it)`,
+  );
+}
+
+/** The edits that write (or rewrite) Torii's entry, and the settings Torii owns, into the parsed file. @throws EditRefusedError for another program's entry. */
+export function entryEdits(client: ClientAdapter, parsed: unknown, launch: ToriiLaunch, options: EntryOptions = {}): readonly JsonEdit[] {
+  refuseForeignEntry(client, parsed, "install", options);
   return [{ path: client.entryPath, value: client.entry(launch) }, ...(client.ownedEdits?.(parsed, "install") ?? [])];
 }
 
-/** The edits that remove Torii's entry and the settings Torii owns from the parsed file. */
-export function entryRemovalEdits(client: ClientAdapter, parsed: unknown): readonly JsonEdit[] {
+/** The edits that remove Torii's entry and the settings Torii owns from the parsed file. @throws EditRefusedError for another program's entry. */
+export function entryRemovalEdits(client: ClientAdapter, parsed: unknown, options: EntryOptions = {}): readonly JsonEdit[] {
+  refuseForeignEntry(client, parsed, "uninstall", options);
   return [{ path: client.entryPath, value: undefined }, ...(client.ownedEdits?.(parsed, "uninstall") ?? [])];
 }
 
@@ -96,11 +133,11 @@ export function editsOf(file: string, compute: () => readonly JsonEdit[]): reado
 }
 
 /** Writes (or rewrites) Torii's entry into `file`; a no-op when it is already up to date. */
-export function installRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch): Promise<RegistrationChange> {
-  return applyConfigEdits(formatOf(client), file, (parsed) => entryEdits(client, parsed, launch));
+export function installRegistration(client: ClientAdapter, file: string, launch: ToriiLaunch, options: EntryOptions = {}): Promise<RegistrationChange> {
+  return applyConfigEdits(formatOf(client), file, (parsed) => entryEdits(client, parsed, launch, options));
 }
 
 /** Removes Torii's entry (and the settings Torii owns) from `file`; a no-op when there is none. */
-export function uninstallRegistration(client: ClientAdapter, file: string): Promise<RegistrationChange> {
-  return applyConfigEdits(formatOf(client), file, (parsed) => entryRemovalEdits(client, parsed));
+export function uninstallRegistration(client: ClientAdapter, file: string, options: EntryOptions = {}): Promise<RegistrationChange> {
+  return applyConfigEdits(formatOf(client), file, (parsed) => entryRemovalEdits(client, parsed, options));
 }

@@ -10,6 +10,7 @@ import type { PolicyCache } from "../pipeline/policy-cache.js";
 import { auditLogPath } from "../audit/audit-log.js";
 import type { RuleEditor } from "./apply-answer.js";
 import { openBrowser } from "./open-browser.js";
+import { pageAddress } from "./page-address.js";
 import { PageApprover } from "./page-approver.js";
 import { ApprovalPageServer } from "./page-server.js";
 import { fileRuleEditor } from "./rule-offers.js";
@@ -38,7 +39,7 @@ export function createApprover(options: {
   readonly rules?: RuleEditor;
 }): ApproverSetup {
   if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };
-  const page = new ApprovalPageServer({ settleMs: options.settings.approvalSettleSeconds * 1000 });
+  const page = new ApprovalPageServer({ settleMs: options.settings.approvalSettleSeconds * 1000, address: () => pageAddress(options.env) });
   const approver = new PageApprover({
     root: options.root,
     settings: options.settings,

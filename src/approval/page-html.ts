@@ -97,6 +97,24 @@ function prefixFloor(offer: PageOffer): string {
   return `\n<p class="disabled-why" id="prefix-floor">No prefix shorter than ${first} tokens: ${escapeHtml(offer.prefixFloorReason)}.</p>`;
 }
 
+/** The longest prefix label in the boundary list, in characters, before it is shortened. */
+const PREFIX_LABEL = 60;
+
+/**
+ * One prefix boundary in the list, as HTML. A long prefix loses its middle, never its end: the boundary is what
+ * the operator picks, and every boundary starts alike, so a label cut at its end made boundaries past a long token
+ * read the same ("get secrets aaaa..." for 3 tokens and for 4 with `--all-namespaces`). Counted in code points, so
+ * no character is split into a lone surrogate that would read as another escape; the agent's text made visible,
+ * Torii's own `…` not (an agent's `…` shows as `\u{2026}`).
+ */
+function prefixLabel(tokens: readonly string[]): string {
+  const chars = Array.from(tokens.join(" "));
+  if (chars.length <= PREFIX_LABEL) return visibleText(chars.join(""));
+  const head = Array.from(tokens[0] ?? "").slice(0, 12);
+  const tail = chars.slice(-(PREFIX_LABEL - head.length - 3));
+  return `${visibleText(head.join(""))} … ${visibleText(tail.join(""))}`;
+}
+
 /** The choices that last, a grant and the rules, or why none is offered. */
 function lastingChoices(model: PageModel, offer: PageOffer): string {
   if (offer.noLastingReason !== undefined) {
@@ -106,8 +124,7 @@ function lastingChoices(model: PageModel, offer: PageOffer): string {
   const boundary = offer.prefixCounts
     .map((count) => {
       const selected = count === grants.prefix.token_count ? " selected" : "";
-      const preview = model.tokens.slice(0, count).join(" ");
-      return `<option value="${count}"${selected}>${count}: ${visibleText(preview.length > 60 ? `${preview.slice(0, 57)}...` : preview)}</option>`;
+      return `<option value="${count}"${selected}>${count}: ${prefixLabel(model.tokens.slice(0, count))}</option>`;
     })
     .join("");
   const prefixChoice =

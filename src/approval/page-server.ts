@@ -1,6 +1,8 @@
 /**
- * The local approval page: one HTTP server per MCP server, bound to 127.0.0.1
- * on an ephemeral port, started on the first approval. Each pending approval
+ * The local approval page: one HTTP server per MCP server, bound to a random
+ * loopback address (page-address.ts: an origin no other program served before,
+ * so no service worker or cookie another local page left there reaches it; 127.0.0.1
+ * where no other is there) on an ephemeral port, started on the first approval. Each pending approval
  * lives at `/a/<id>` (page), `…/page.js`, `…/page.css`, `…/hold` and
  * `…/answer` (POSTs). `/a/<id>/<secret>` opens it once: the request that
  * consumes the one-time secret gets the page's session cookie
@@ -13,9 +15,11 @@
  * answers nothing. A second load of the page gets a 409 notice without the
  * key, and ends that session: whether the operator reloaded or someone else
  * replayed the cookie is unknowable, and a fresh link from the terminal opens
- * a new session. Every request must carry `Host: 127.0.0.1:<port>` or
- * `localhost:<port>`; a POST must also come from the same origin with the
- * page's CSRF token, as JSON. An allowing answer is refused unless the same
+ * a new session. Every request must carry `Host: <that address>:<port>` (or
+ * `localhost:<port>` on 127.0.0.1), and none that the browser says another page made
+ * (`Sec-Fetch-Site`: a page on another port of 127.0.0.1 is the same site and
+ * gets the session cookie sent) is served; a POST must also come from the same
+ * origin with the page's CSRF token, as JSON. An allowing answer is refused unless the same
  * session's "hold started" request came at least SERVER_HOLD_MS before it, and
  * until the session has settled: `settleMs` after the link was opened. The
  * settle period is what makes the second-open rule bite: a process that read
@@ -40,7 +44,8 @@ import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
 import { carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
-import { hostAllowed } from "./request-guard.js";
+import { FALLBACK_LOOPBACK, randomLoopback } from "./page-address.js";
+import { fromAnotherPage, hostAllowed } from "./request-guard.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
 /** Headers and body of one request must arrive within this, by default (ms). */
@@ -51,6 +56,9 @@ const HEADERS_TIMEOUT_MS = 2000;
 const DEADLINE_CHECK_MS = 500;
 /** What a POST held across the end of its session or page is told. */
 const ENDED = "refused: this page no longer answers (another browser opened its link, the page was loaded again, or the approval ended)";
+/** What a request another page made (a link followed from a web page included) is told. */
+const FROM_ANOTHER_PAGE =
+  "refused: this request was made by another web page, and the approval page answers only itself and links opened from outside a page (the browser the server opened, the address bar, a terminal). Paste the link into the address bar, or answer from the terminal: torii approvals list (--links for a fresh link)";
 /** What a hold or an answer without the session's page key is told. */
 const NO_PAGE_KEY = "refused: the request does not carry this page's key (only the page as first loaded answers)";
 
@@ -58,28 +66,43 @@ const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Z
 
 export class ApprovalPageServer {
   private server: Server | undefined;
-  private port: Promise<number> | undefined;
+  /** The address and port listened on, once listening. */
+  private bound: Promise<{ readonly address: string; readonly port: number }> | undefined;
   private readonly entries = new Map<string, PageEntry>();
 
   private readonly now: () => number;
   private readonly settleMs: number;
   private readonly requestTimeoutMs: number;
+  private readonly address: () => string;
+  private readonly listenPort: number;
 
   /**
    * `settleMs`: approval.settle_seconds in ms; `now`: the clock (tests control it); `requestTimeoutMs`: how long
-   * one request's headers and body may take (tests that hold a body on purpose lengthen it).
+   * one request's headers and body may take (tests that hold a body on purpose lengthen it); `address`: the
+   * loopback address to try first (page-address.ts: a random one of 127.0.0.0/8, 127.0.0.1 where it is not there).
    */
-  constructor(options: { readonly settleMs?: number; readonly now?: () => number; readonly requestTimeoutMs?: number } = {}) {
+  constructor(
+    options: {
+      readonly settleMs?: number;
+      readonly now?: () => number;
+      readonly requestTimeoutMs?: number;
+      readonly address?: () => string;
+      /** The port to listen on; 0 (any free one) by default. Tests name one another server held before. */
+      readonly port?: number;
+    } = {},
+  ) {
     this.now = options.now ?? (() => Date.now());
     this.settleMs = options.settleMs ?? DEFAULT_SETTINGS.approvalSettleSeconds * 1000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.address = options.address ?? randomLoopback;
+    this.listenPort = options.port ?? 0;
   }
 
-  /** Registers an approval's page and returns its URL without a secret, `http://127.0.0.1:<port>/a/<id>` (starting the server if needed). */
+  /** Registers an approval's page and returns its URL without a secret, `http://127.a.b.c:<port>/a/<id>` (starting the server if needed). */
   async add(registration: PageRegistration): Promise<string> {
-    const port = await this.listen();
+    const { address, port } = await this.listen();
     this.entries.set(registration.id, newPageEntry(registration));
-    return `http://127.0.0.1:${port}/a/${registration.id}`;
+    return `http://${address}:${port}/a/${registration.id}`;
   }
 
   /** Forgets an approval: its page and answers are refused from now on, requests already in flight included. */
@@ -102,8 +125,19 @@ export class ApprovalPageServer {
     });
   }
 
-  private listen(): Promise<number> {
-    this.port ??= new Promise<number>((resolve, reject) => {
+  private listen(): Promise<{ readonly address: string; readonly port: number }> {
+    this.bound ??= this.listenFirst();
+    return this.bound;
+  }
+
+  /** Listens on the chosen address; where the machine (EADDRNOTAVAIL: macOS) or a sandbox refuses it, on 127.0.0.1 as before. */
+  private listenFirst(): Promise<{ readonly address: string; readonly port: number }> {
+    const first = this.address();
+    return first === FALLBACK_LOOPBACK ? this.listenOn(first) : this.listenOn(first).catch(() => this.listenOn(FALLBACK_LOOPBACK));
+  }
+
+  private listenOn(address: string): Promise<{ readonly address: string; readonly port: number }> {
+    return new Promise((resolve, reject) => {
       const timeouts = {
         requestTimeout: this.requestTimeoutMs,
         headersTimeout: Math.min(HEADERS_TIMEOUT_MS, this.requestTimeoutMs),
@@ -119,20 +153,25 @@ export class ApprovalPageServer {
           },
         );
       });
-      server.on("error", reject);
-      server.listen({ host: "127.0.0.1", port: 0 }, () => {
-        resolve((server.address() as AddressInfo).port);
+      server.on("error", (error) => {
+        // A refused address leaves nothing to close; `close` then stops the fallback's server.
+        if (this.server === server && !server.listening) this.server = undefined;
+        reject(error);
+      });
+      server.listen({ host: address, port: this.listenPort }, () => {
+        resolve({ address, port: (server.address() as AddressInfo).port });
       });
       server.unref();
       this.server = server;
     });
-    return this.port;
   }
 
   private async route(request: IncomingMessage): Promise<Reply> {
-    const port = await this.listen();
+    const { address, port } = await this.listen();
     const host = request.headers.host;
-    if (!hostAllowed(host, port)) return text(421, "wrong host");
+    if (!hostAllowed(host, address, port)) return text(421, "wrong host");
+    // Before anything else: such a request must not consume a link, load the page (ending its session) or answer.
+    if (fromAnotherPage(request.headersDistinct["sec-fetch-site"]?.join(","))) return text(403, FROM_ANOTHER_PAGE);
     const match = ROUTE.exec(request.url ?? "");
     const entry = match === null ? undefined : this.entries.get(match[1] ?? "");
     if (match === null || entry === undefined) return text(404, "no such approval");
@@ -160,7 +199,7 @@ export class ApprovalPageServer {
       revokeSession(entry.sessions, session);
       return text(
         409,
-        `This approval page was already loaded in this browser session, and it is shown only once (a copied session cookie must not show or answer it), so this session has ended. Open a fresh link from the terminal (torii approvals list prints one), or answer there: torii approvals deny ${id}`,
+        `This approval page was already loaded in this browser session, and it is shown only once (a copied session cookie must not show or answer it), so this session has ended. Open a fresh link from the terminal (torii approvals list --links prints one), or answer there: torii approvals deny ${id}`,
       );
     }
     session.pageServed = true;

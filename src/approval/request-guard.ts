@@ -1,15 +1,31 @@
 /**
  * The checks every request to the approval page passes, as pure functions:
  * the Host header (DNS rebinding: a foreign name that resolves to 127.0.0.1
- * must not reach the page), the Origin of a state-changing request (CSRF), and
+ * must not reach the page), requests another page made (`Sec-Fetch-Site`), the
+ * Origin of a state-changing request (CSRF), and
  * constant-time comparison of secrets. The headers every response carries
  * forbid framing, caching, referrers, inline and external content.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 
-/** Whether `host` names this server exactly: `127.0.0.1:<port>` or `localhost:<port>`. */
-export function hostAllowed(host: string | undefined, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+/**
+ * Whether `host` names this server exactly: `<address>:<port>`, the loopback address it listens on
+ * (page-address.ts), or `localhost:<port>` when that address is 127.0.0.1 (where `localhost` leads).
+ */
+export function hostAllowed(host: string | undefined, address: string, port: number): boolean {
+  return host === `${address}:${port}` || (address === "127.0.0.1" && host === `localhost:${port}`);
+}
+
+/**
+ * Whether a browser says the request was made by another page: `Sec-Fetch-Site` (set by the browser, never by a
+ * page's script) is anything but `same-origin` (the page's own script, style and POSTs) or `none` (the link opened
+ * from outside a page: the opener, the address bar, a terminal). A page on another port of 127.0.0.1 is the same
+ * *site*, so the browser sends it the `SameSite=Strict` session cookie: its GET of the page would load the HTML
+ * once more, which ends the operator's session. A request without the header (an older browser, a plain HTTP
+ * client) goes on to the other checks.
+ */
+export function fromAnotherPage(fetchSite: string | undefined): boolean {
+  return fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
 }
 
 /** Whether a state-changing request comes from the page itself: its Origin is the (already checked) Host over http. */

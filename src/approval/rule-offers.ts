@@ -5,7 +5,9 @@
  * which the page says in words), added to the rules.yaml in force for the
  * call (the target's own file when it has one, else the provider's shared
  * file; a target's file is never created, since it would replace the shared
- * accepts for that target). Before the page offers it, the change is
+ * accepts for that target; a rule in the shared file decides the same call on
+ * every target without a rules.yaml of its own, and the page's words name them).
+ * Before the page offers it, the change is
  * simulated against the recent audited calls (pipeline/rule-change-preview.ts
  * and policy/rule-simulation.ts, shared with `torii policy edit`), and a rule
  * that would not take effect (a deny or the floor wins, the rule does not
@@ -45,6 +47,37 @@ const OFFER_SCOPE = {
 } as const;
 
 /**
+ * The other targets a rule written to the provider's shared rules.yaml also decides for: every target with no
+ * rules.yaml of its own. One whose files cannot be read is left out (its calls are denied until they can).
+ */
+function sharedWith(provider: ProviderEntry, alias: string | undefined): string[] {
+  return [...provider.targets.keys()].filter((other) => {
+    if (other === alias) return false;
+    try {
+      return readPolicyTexts(provider, other).target === undefined;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The page's words for what a rule of `effect` written to `file` covers. A rule in the shared rules.yaml is not
+ * the call's target's alone: it decides the same call on every target without a rules.yaml of its own, those
+ * there now and those added later. "Exactly this call" would let an operator answering for a development
+ * target allow the same command on production without a word about it (a grant, by contrast, is the target's).
+ */
+function offerScope(provider: ProviderEntry, target: ApprovalRequest["target"], effect: "accept" | "deny", file: string): string {
+  const scope = OFFER_SCOPE[effect];
+  if (file !== provider.rulesPath || (target === undefined && provider.targets.size === 0 && !provider.targetAware)) return scope;
+  const others = sharedWith(provider, target?.name);
+  const verb = effect === "accept" ? "allows" : "denies";
+  const where = target === undefined ? "" : `, not only on ${target.name}`;
+  const now = others.length === 0 ? "no other target now" : `now also ${others.join(", ")}`;
+  return `${scope} It goes to the shared rules of ${provider.tool}, so it ${verb} the same call on every target of ${provider.tool} without a rules.yaml of its own${where}: ${now}, and any such target added later.`;
+}
+
+/**
  * The rule offered for `effect`: an accept is the exact rule (policy/exact-rule.ts),
  * since a wider accept is not what the operator saw; a deny is the literal prefix
  * rule, wider on purpose (a deny that also covers an appended argument fails closed).
@@ -62,7 +95,7 @@ function offerFor(request: ApprovalRequest, effect: "accept" | "deny", calls: re
   const ownFile = target !== undefined && readPolicyTexts(provider, target.name).target !== undefined;
   const alias = ownFile ? target.name : undefined;
   const file = ownFile ? target.rulesPath : provider.rulesPath;
-  const scope = OFFER_SCOPE[effect];
+  const scope = offerScope(provider, target, effect, file);
   const proposed = proposedRule(provider, request, effect, file);
   if (!("rule" in proposed)) return { effect, rule: request.canonicalTokens.join(" "), scope, file, alsoAffects: [], disabledReason: proposed.reason };
   const { rule } = proposed;

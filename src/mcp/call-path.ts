@@ -18,7 +18,9 @@ import { ScopeMutex } from "../pipeline/scope-mutex.js";
 import type { ServerConfiguration } from "../pipeline/server-configuration.js";
 import { Semaphore, SemaphoreFullError, type Release } from "../runtime/concurrency.js";
 import { ChildHostClient, DEFAULT_HOST_IDLE_MS, DEFAULT_SPAWN_DEADLINE_MS } from "../runtime/child-host/host-client.js";
+import { DEFAULT_KILL_GRACE_MS } from "../runtime/launcher.js";
 import { logToStderr } from "./serve-lifecycle.js";
+import { millisecondsFrom } from "./test-periods.js";
 
 /** The call side of a running server. */
 export interface CallPath {
@@ -69,6 +71,8 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
     idleMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_IDLE_MS", DEFAULT_HOST_IDLE_MS),
     spawnDeadlineMs: millisecondsFrom(process.env, "TORII_CHILD_HOST_SPAWN_DEADLINE_MS", DEFAULT_SPAWN_DEADLINE_MS),
   });
+  // Between a process's SIGTERM (its timeout, a cancel) and its SIGKILL.
+  const killGraceMs = millisecondsFrom(process.env, "TORII_KILL_GRACE_MS", DEFAULT_KILL_GRACE_MS);
 
   const deps: InvokeDeps = {
     registry,
@@ -79,7 +83,7 @@ export function createCallPath({ root, registry, settings, policies }: ServerCon
       void audit.append({ call_id: randomUUID(), scope, event, detail: file });
     }),
     approver: approvals.approver,
-    start: host.start,
+    start: (request) => host.start({ ...request, killGraceMs: request.killGraceMs ?? killGraceMs }),
     authScopes: new ScopeMutex(),
     // A copy taken once: enumerating process.env crosses into C++ for every variable (~0.1 ms a call),
     // and nothing in the server changes its own environment after start-up.
@@ -143,14 +147,4 @@ function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
-}
-
-/**
- * A child-host period only tests set (TORII_CHILD_HOST_IDLE_MS: how long an idle host is kept;
- * TORII_CHILD_HOST_SPAWN_DEADLINE_MS: how long a launch waits for its first answer); the default otherwise.
- */
-function millisecondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  const value = Number(text);
-  return text !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
 }

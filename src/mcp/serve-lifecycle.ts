@@ -6,6 +6,7 @@
  * the caller still has to flush (audit records) is awaited before exit.
  */
 import type { CreatedServer } from "./server.js";
+import { boundedLineWriter, STDERR_BACKLOG_BYTES } from "./stderr-log.js";
 import { BoundedStdioTransport } from "./stdio/transport.js";
 
 /** The signals that end the server through its shutdown (Windows has no SIGQUIT). */
@@ -28,14 +29,18 @@ function keepStderrFailuresQuiet(): void {
   });
 }
 
-/** Where stdio MCP servers may write: never stdout. Best effort: a client that stopped reading loses the line, nothing else. */
+let writeStderrLine: ((line: string) => void) | undefined;
+
+/**
+ * Where stdio MCP servers may write: never stdout. Best effort: a client that stopped reading loses the line,
+ * nothing else; past STDERR_BACKLOG_BYTES unread, lines are dropped (./stderr-log.ts).
+ */
 export function logToStderr(message: string): void {
   if (stderrGone || process.stderr.destroyed) return;
-  try {
-    process.stderr.write(`torii: ${message}\n`);
-  } catch {
+  writeStderrLine ??= boundedLineWriter(process.stderr, STDERR_BACKLOG_BYTES, () => {
     stderrGone = true;
-  }
+  });
+  writeStderrLine(`torii: ${message}`);
 }
 
 /**

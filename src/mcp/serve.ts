@@ -25,7 +25,8 @@ import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
 import { raiseOptimisationThreshold } from "./call-tiering.js";
 import { holdOptimisingCompiler, releaseOptimisingCompiler } from "./start-up-tiering.js";
-import { logToStderr, serveUntilClosed } from "./serve-lifecycle.js";
+import { logToStderr, serveUntilClosed, STDOUT_DRAIN_MS } from "./serve-lifecycle.js";
+import { millisecondsFrom } from "./test-periods.js";
 import { createServer, type CreatedServer } from "./server.js";
 import { releaseYoungGeneration } from "./young-generation.js";
 
@@ -64,6 +65,7 @@ export async function serveStdio(version: string, hooks: ServeHooks = {}): Promi
   const { configuration } = load;
   await serveUntilClosed(served.created, {
     maxMessageBytes: configuration.settings.maxMessageBytes,
+    drainMs: millisecondsFrom(process.env, "TORII_STDOUT_DRAIN_MS", STDOUT_DRAIN_MS),
     transport: (transport) => {
       served.outputRoomFrom(() => transport.whenWritable());
     },

@@ -50,12 +50,19 @@ export interface AuthRequest {
   readonly signal: AbortSignal;
   /** The call's trust pass (pipeline/invoke.ts), when the `.env` layers may share its walk; a new pass otherwise. */
   readonly trust?: ConfigTrust;
+  /**
+   * A refusal that needs the `.env` layers (a store they move, pipeline/moved-stores.ts): true refuses the call
+   * once they are read, before any lifecycle command, identity probe or session read runs for it.
+   */
+  readonly screen?: (layers: CredentialLayers) => boolean;
 }
 
 /** A failed lifecycle: a deny (the human must act) or an operational error. */
 export type AuthFailure =
   | { readonly kind: "deny"; readonly source: "session-invalid" | "identity-mismatch"; readonly reason: string }
-  | { readonly kind: "error"; readonly message: string };
+  | { readonly kind: "error"; readonly message: string }
+  /** `screen` refused the call; the screen holds the outcome. */
+  | { readonly kind: "screened" };
 
 export type AuthResult =
   { readonly ok: true; readonly env: CredentialLayers; readonly redactor: Redactor } | { readonly ok: false; readonly failure: AuthFailure };
@@ -84,6 +91,11 @@ function operational(message: string): AuthResult {
   return { ok: false, failure: { kind: "error", message } };
 }
 
+/**
+ * Runs a validate or identity command. `output: "read"` (the identity probe): its output is parsed here and
+ * never shown, audited or returned, so it is read as the command printed it; redacted, an identity that is
+ * also a `.env` value (a subscription id, an account name) would read as a marker and never match.
+ */
 async function runLifecycleCommand(
   command: string,
   args: readonly string[],
@@ -91,11 +103,13 @@ async function runLifecycleCommand(
   identity: ProviderEntry,
   layers: CredentialLayers,
   deps: AuthDeps,
+  output: "read" | "redacted",
 ): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
   // No process starts before the records that allowed it are in the file; without them, none starts.
   await recordBeforeStart(request.audit);
   const subject = { provider: request.provider, target: request.target, identity };
-  const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor: redactorFor(layers) });
+  const redactor = output === "read" ? undefined : redactorFor(layers);
+  const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor });
   return { exitCode: result.exitCode, stdout: result.stdout, timedOut: result.timedOut };
 }
 
@@ -109,7 +123,7 @@ async function checkSession(request: AuthRequest, identity: ProviderEntry, layer
     request.audit.record({ event: "session-unchecked" });
     return undefined;
   }
-  const run = await runLifecycleCommand(auth.validate.command, auth.validate.args, request, identity, layers, deps);
+  const run = await runLifecycleCommand(auth.validate.command, auth.validate.args, request, identity, layers, deps, "redacted");
   if (run.exitCode === 0) {
     request.audit.record({ event: "session-ok" });
     return undefined;
@@ -134,7 +148,7 @@ async function checkIdentity(
   const expected = request.target?.config.identity.expect;
   const probe = identity.config.auth?.identity;
   if (expected === undefined || probe === undefined) return undefined;
-  const run = await runLifecycleCommand(probe.command, probe.args, request, identity, layers, deps);
+  const run = await runLifecycleCommand(probe.command, probe.args, request, identity, layers, deps, "read");
   let actual: unknown;
   try {
     actual = run.exitCode === 0 ? (JSON.parse(run.stdout) as Record<string, unknown>)[probe.field] : undefined;
@@ -183,6 +197,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   const identity = scope.identity;
   let redactor = redactorFor(layers);
   request.audit.redactWith(redactor);
+  // Refused on what the .env layers say: nothing of the lifecycle runs for the call.
+  if (request.screen?.(layers) === true) return { ok: false, failure: { kind: "screened" } };
   const lifecycle = async (): Promise<AuthResult | undefined> => {
     if (identity.config.auth?.strategy === "environment") {
       const session = await useStoredSession({

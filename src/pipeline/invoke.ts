@@ -10,8 +10,10 @@
  *   accept rule | grant | human  → none: ask the operator (approval page, torii approvals), or deny when headless
  *   (after that wait: the rules decide again; an explicit deny still wins)
  *   recheck lease ("before-env")
- *   load .env, session, identity → only now, after the allow
- *   stores the .env moves        → an argument inside or above one: deny
+ *   load .env                    → only now, after the allow
+ *   stores the .env moves        → an argument inside or above one: deny, before any lifecycle step
+ *   session, identity            → validate, identity probe, STS
+ *   stores the session moves     → the same check with the session layered in
  *   recheck lease ("after-auth")
  *   build child env, spawn argv  → holding the lease at launch
  *   stream output with cap and timeout, audit, structured result
@@ -243,15 +245,24 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   const beforeEnv = await stepLease(call, deps, "before-env");
   if (!beforeEnv.ok) return beforeEnv.outcome;
 
-  // Only now, after the allow, may credentials and .env files be read.
-  const auth = await authenticate({ provider: call.provider, target: call.target, audit: call.audit, signal: call.signal, trust: pass }, deps);
+  // Only now, after the allow, may credentials and .env files be read. A store the .env layers move is
+  // refused as soon as they are read, before the lifecycle (validate, identity probe, STS) runs for the call.
+  let screened: CallOutcome | undefined;
+  const screen = (layers: CredentialLayers): boolean => {
+    const early = stepMovedStores(call, layers, canonical.value.remote, deps);
+    if (!early.ok) screened = early.outcome;
+    return !early.ok;
+  };
+  const auth = await authenticate({ provider: call.provider, target: call.target, audit: call.audit, signal: call.signal, trust: pass, screen }, deps);
   if (!auth.ok) {
     const { failure } = auth;
+    if (failure.kind === "screened" && screened !== undefined) return screened;
     return failure.kind === "deny"
       ? denied(call, { source: failure.source, reason: failure.reason })
-      : { ...callScope(call), decision: allowed.value.decision, error: failure.message };
+      : { ...callScope(call), decision: allowed.value.decision, error: failure.kind === "error" ? failure.message : "the call was refused" };
   }
 
+  // Again with the stored session layered in (it may move a store too).
   const moved = stepMovedStores(call, auth.env, canonical.value.remote, deps);
   if (!moved.ok) return moved.outcome;
 

@@ -21,7 +21,7 @@
  *
  * Pure: no I/O, no imports from the rest of Torii.
  */
-import { normalisedView } from "./normalised-view.js";
+import { normalisedView, type NormalisedView } from "./normalised-view.js";
 import { blobForms } from "./secret-forms.js";
 import { SpellingAutomaton } from "./spelling-automaton.js";
 import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern, type SpellingSet } from "./spelling-matcher.js";
@@ -55,8 +55,8 @@ export interface Redactor {
   readonly reach: number;
   /**
    * Replaces every spelling of every secret by its marker. With `cut`, the
-   * text was cut short (output cap, timeout): a tail that is the start of a
-   * secret's spelling is masked too, since it is a leaked prefix.
+   * text was cut short (output cap, timeout): its tail, where a leaked start
+   * of a spelling would be, is masked too, whatever it holds (CUT_TAIL_MARKER).
    */
   redact(text: string, options?: { readonly cut?: boolean }): string;
   /**
@@ -95,6 +95,8 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
   const compiled = compiledSet([...secrets]);
   if (compiled === undefined) return NO_REDACTION;
   const set: SpellingSet = compiled;
+  // A leaked prefix at a cut is shorter than the longest spelling, in the text and in its normalised view.
+  const longest = Math.max(...set.patterns.map((pattern) => pattern.maxLength));
   // Each search (a text and its normalised view, one after the other) builds its own DFA: a state is an
   // index into the DFA's tables, which another search paused between its slices could drop and rebuild
   // (spelling-automaton.ts) under this one's feet, whether another call's or this redactor's own.
@@ -104,16 +106,19 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     let automaton: SpellingAutomaton | undefined;
     function* search(searched: string, into: Span[]): Generator<void, void, void> {
       // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
-      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length, cut }, into);
-      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), cut, into);
+      // Whole spellings only: at a cut, the tail is masked whatever it holds (cutTail).
+      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length, cut: false }, into);
+      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), false, into);
     }
     yield* search(text, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
     const view = yield* normalisedView(text);
-    if (view === undefined) return found;
-    const inView: Span[] = [];
-    yield* search(view.text, inView);
-    for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
+    if (view !== undefined) {
+      const inView: Span[] = [];
+      yield* search(view.text, inView);
+      for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
+    }
+    if (cut) found.push(cutTail(text, view, longest));
     return found;
   }
   return {
@@ -122,6 +127,31 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     redact: (text, options = {}) => replaceSpans(text, completed(spans(text, options.cut === true))),
     spans,
   };
+}
+
+/**
+ * The marker of the end of a cut text. It names no variable: which value, if
+ * any, the tail began to spell is exactly what it must not say.
+ */
+export const CUT_TAIL_MARKER = redactionMarker("cut-output-tail");
+
+/**
+ * The tail of a cut text that is masked whatever it holds: the last `longest`
+ * characters of the text and those standing for the last `longest` characters
+ * of its normalised view, where any leaked start of a spelling lies.
+ *
+ * Masking only a tail that does start a value's spelling would be an oracle:
+ * a child whose output the agent chooses (an object it wrote, a log it fills,
+ * the echo of its own argument) and that is cut (the output cap, the timeout)
+ * right after a guessed character shows by the marker whether a value starts
+ * with it, then with the next one, and so on, one call per guess. The tail
+ * masked here depends on the text and on the length of the longest spelling,
+ * never on the values' characters.
+ */
+function cutTail(text: string, view: NormalisedView | undefined, longest: number): Span {
+  let start = Math.max(0, text.length - longest);
+  if (view !== undefined && view.text.length > 0) start = Math.min(start, view.originOf(Math.max(0, view.text.length - longest)));
+  return { start, end: text.length, marker: CUT_TAIL_MARKER };
 }
 
 /**
@@ -151,16 +181,33 @@ function compiledSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
   return set;
 }
 
+/**
+ * The value, and the value as a CLI uses it when that differs: without the
+ * blanks and line breaks around it (a double-quoted `.env` value keeps what the
+ * operator pasted; a CLI strips it before it sends or prints the token), and
+ * as its own normalised view (a multi-line value, a PEM key, without its line
+ * breaks: printed as one line, or re-wrapped at another width, which the
+ * text's normalised view turns into that same line).
+ */
+function usedForms(value: string): string[] {
+  const joined = completed(normalisedView(value))?.text;
+  const forms = [value, value.trim(), ...(joined === undefined ? [] : [joined, joined.trim()])];
+  return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
+}
+
 function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
   const spelled = new Map<string, SpellingPattern>();
   const fixed = new Map<string, SpellingPattern>();
   for (const secret of secrets) {
     // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-    if (secret.value.length < MIN_REDACTED_LENGTH || spelled.has(secret.value)) continue;
+    if (secret.value.length < MIN_REDACTED_LENGTH) continue;
     const marker = redactionMarker(secret.name);
-    spelled.set(secret.value, compileSpellings(secret.value, marker));
-    for (const text of blobForms(secret.value)) {
-      if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+    for (const form of usedForms(secret.value)) {
+      if (spelled.has(form)) continue;
+      spelled.set(form, compileSpellings(form, marker));
+      for (const text of blobForms(form)) {
+        if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+      }
     }
   }
   // The fixed forms are patterns too: one search finds every form of every value.

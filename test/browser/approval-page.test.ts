@@ -39,10 +39,20 @@ function treeWith(settings: string): string {
   });
 }
 
-/** The port, the one-time link's path and the page's own path (`/a/<id>`) of a minted URL. */
-function parts(url: string): { port: number; link: string; base: string } {
+/**
+ * The loopback address (a random one of 127.0.0.0/8), port, `Host` and origin, the one-time link's path and the
+ * page's own path (`/a/<id>`) of a minted URL.
+ */
+function parts(url: string): { address: string; port: number; host: string; origin: string; link: string; base: string } {
   const parsed = new URL(url);
-  return { port: Number(parsed.port), link: parsed.pathname, base: parsed.pathname.replace(/\/[^/]+$/, "") };
+  return {
+    address: parsed.hostname,
+    port: Number(parsed.port),
+    host: parsed.host,
+    origin: parsed.origin,
+    link: parsed.pathname,
+    base: parsed.pathname.replace(/\/[^/]+$/, ""),
+  };
 }
 
 /** Opens the page of a pending approval and waits until its buttons are armed. */
@@ -96,7 +106,7 @@ beforeAll(async () => {
   // A short settle period keeps these tests quick; the lease page's test runs with the default.
   root = treeWith('version: "1"\napproval:\n  timeout_seconds: 60\n  settle_seconds: 1\n');
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, ...INTERACTIVE });
-  [browser, otherBrowser] = await Promise.all([launchChromium({ resolverRules: "MAP rebound.test 127.0.0.1" }), launchChromium({})]);
+  [browser, otherBrowser] = await Promise.all([launchChromium({}), launchChromium({})]);
 });
 
 afterAll(async () => {
@@ -260,13 +270,12 @@ describe("security of the page", () => {
   test("the one-time link: its first GET sets the session cookie, a second GET gets nothing; without the cookie nothing is served or answered; wrong secret, foreign Host, cross-origin or token-less POST, an allow without a hold, and replay are refused (plain HTTP)", async () => {
     const call = session.call("rec", { args: ["blame"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "blame");
-    const { port, link, base } = parts(await pageUrl(root, pending.id));
-    const host = `127.0.0.1:${port}`;
-    const origin = `http://${host}`;
+    const { address, port, host, origin, link, base } = parts(await pageUrl(root, pending.id));
     let cookie = "";
     let pageKey = "";
     const post = (body: object, headers: Record<string, string> = {}, path = `${base}/answer`) =>
       rawRequest({
+        address,
         port,
         path,
         method: "POST",
@@ -274,19 +283,19 @@ describe("security of the page", () => {
         body: JSON.stringify(body),
       });
 
-    expect((await rawRequest({ port, path: `${link.slice(0, -4)}AAAA`, headers: { host } })).status).toBe(404);
-    expect((await rawRequest({ port, path: link, headers: { host: `rebound.test:${port}` } })).status).toBe(421);
+    expect((await rawRequest({ address, port, path: `${link.slice(0, -4)}AAAA`, headers: { host } })).status).toBe(404);
+    expect((await rawRequest({ address, port, path: link, headers: { host: `rebound.test:${port}` } })).status).toBe(421);
     // Before the link is opened there is no session: no page, no script, no answer.
-    for (const path of [base, `${base}/page.js`]) expect((await rawRequest({ port, path, headers: { host } })).status).toBe(403);
+    for (const path of [base, `${base}/page.js`]) expect((await rawRequest({ address, port, path, headers: { host } })).status).toBe(403);
     expect((await post({ choice: "deny", csrf: "x" })).status).toBe(403);
 
-    const opened = await rawRequest({ port, path: link, headers: { host: `localhost:${port}` } });
+    const opened = await rawRequest({ address, port, path: link, headers: { host } });
     expect(opened.status).toBe(303);
     expect(opened.headers.location).toBe(base);
     const setCookie = String(opened.headers["set-cookie"]);
     expect(setCookie).toMatch(new RegExp(`^torii_session=[A-Za-z0-9_-]{43}; Path=${base}; HttpOnly; SameSite=Strict$`));
     cookie = setCookie.split(";")[0] ?? "";
-    const shown = await rawRequest({ port, path: base, headers: { host: `localhost:${port}`, cookie } });
+    const shown = await rawRequest({ address, port, path: base, headers: { host, cookie } });
     expect(shown.status).toBe(200);
     expect(shown.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(shown.headers["x-frame-options"]).toBe("DENY");
@@ -308,7 +317,7 @@ describe("security of the page", () => {
     expect(approvalRecord(root, pending.id).status).toBe("pending");
     // A second GET of the same link (another process that read it) is told it was opened elsewhere and gets nothing,
     // and the first session ends too: which of the two read a leaked link is unknowable.
-    const again = await rawRequest({ port, path: link, headers: { host } });
+    const again = await rawRequest({ address, port, path: link, headers: { host } });
     expect(again.status).toBe(410);
     expect(again.body).toContain("already opened in another browser");
     expect(again.body).not.toMatch(/torii-csrf|set-cookie/i);
@@ -316,8 +325,8 @@ describe("security of the page", () => {
     expect((await post({ choice: "deny", csrf })).status).toBe(403);
     // A fresh link (`torii approvals list`) opens a new session, which answers once.
     const fresh = parts(await pageUrl(root, pending.id));
-    cookie = String((await rawRequest({ port, path: fresh.link, headers: { host } })).headers["set-cookie"]).split(";")[0] ?? "";
-    pageKey = keyIn((await rawRequest({ port, path: base, headers: { host, cookie } })).body);
+    cookie = String((await rawRequest({ address, port, path: fresh.link, headers: { host } })).headers["set-cookie"]).split(";")[0] ?? "";
+    pageKey = keyIn((await rawRequest({ address, port, path: base, headers: { host, cookie } })).body);
     expect((await post({ choice: "deny", csrf })).status).toBe(200);
     expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
     expect((await post({ choice: "deny", csrf })).status).toBe(404);
@@ -327,16 +336,16 @@ describe("security of the page", () => {
     const call = session.call("rec", { args: ["stolen-cookie"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "stolen-cookie");
     const url = await pageUrl(root, pending.id);
-    const { port, base } = parts(url);
+    const { address, port, host, base } = parts(url);
     const page = await openArmed(url);
     const csrf = await csrfOf(page);
     const key = await pageKeyOf(page);
     // What another local process copies from the browser's profile: the cookie, nothing the page's HTML holds.
     const stolen = (await browser.cookies(url)).find((cookie) => cookie.name === "torii_session");
     expect(stolen).toBeDefined();
-    const host = `127.0.0.1:${port}`;
     const thief = (path: string, body: object, headers: Record<string, string> = {}) =>
       rawRequest({
+        address,
         port,
         path,
         method: "POST",
@@ -349,7 +358,7 @@ describe("security of the page", () => {
       expect((await thief(`${base}/answer`, { choice: "once" }, headers)).status).toBe(403);
     }
     expect(approvalRecord(root, pending.id).status).toBe("pending");
-    const shown = await rawRequest({ port, path: base, headers: { host, cookie: `torii_session=${stolen?.value ?? ""}` } });
+    const shown = await rawRequest({ address, port, path: base, headers: { host, cookie: `torii_session=${stolen?.value ?? ""}` } });
     expect(shown.status).toBe(409);
     expect(shown.body).toContain("already loaded in this browser session");
     expect(shown.body).not.toContain("stolen-cookie");
@@ -463,10 +472,16 @@ describe("security of the page", () => {
     const call = session.call("rec", { args: ["shortlog"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "shortlog");
     const url = await pageUrl(root, pending.id);
-    const { port, link, base } = parts(url);
+    const { address, port, origin, link, base } = parts(url);
+    // A name that resolves to the page's own loopback address, as a rebound DNS name would.
+    const rebinding = await launchChromium({ resolverRules: `MAP rebound.test ${address}` });
+    try {
+      const rebound = await (await rebinding.newPage()).goto(`http://rebound.test:${port}${link}`);
+      expect(rebound?.status()).toBe(421);
+    } finally {
+      await rebinding.close();
+    }
     const page = await browser.newPage();
-    const rebound = await page.goto(`http://rebound.test:${port}${link}`);
-    expect(rebound?.status()).toBe(421);
 
     const evil: Server = createServer((_request, response) => {
       response.writeHead(200, { "content-type": "text/html" });
@@ -481,7 +496,7 @@ describe("security of the page", () => {
         await fetch(target, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body: '{"choice":"once","csrf":"x"}' }).catch(
           () => undefined,
         );
-      }, `http://127.0.0.1:${port}${base}/answer`);
+      }, `${origin}${base}/answer`);
       // The evaluate awaited the fetch: the server has had the POST (the browser then hides its answer).
       expect((await sent).method()).toBe("POST");
     } finally {
@@ -496,6 +511,44 @@ describe("security of the page", () => {
     await holdButton(page, "Allow once");
     expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
     expect(await answerFrom(page, `${base}/answer`, "once", csrf ?? "", pageKey)).toBe(404);
+    await page.close();
+  });
+});
+
+describe("a page the agent serves on loopback", () => {
+  // On 127.0.0.1 (where the page server falls back to it) another port is the same site, so Chromium sent such a
+  // page the SameSite=Strict session cookie: a no-cors GET of the approval page from there loaded the HTML a second
+  // time, which ends the session (409), and the operator's own page, already shown, could no longer answer. The
+  // page's random loopback address makes it another site; the browser also says which page made the request in
+  // Sec-Fetch-Site, which the server refuses unless same-origin or none (page-server.test.ts checks both).
+  test("its no-cors GET of the approval page, sent with the operator's cookie, leaves the operator's page answering", async () => {
+    const call = session.call("rec", { args: ["whatchanged"] });
+    const pending = await nextPending(root, (record) => record.argv[0] === "whatchanged");
+    const url = await pageUrl(root, pending.id);
+    const { origin, base } = parts(url);
+    const page = await openArmed(url);
+    const evil: Server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<!doctype html><title>the agent's dev server</title>");
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    const agentPage = await browser.newPage();
+    try {
+      await agentPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const sent = agentPage.waitForRequest((request) => request.url() === `${origin}${base}`);
+      // The evaluate awaits the fetch: the server has answered it (the browser hides the answer from the page).
+      await agentPage.evaluate(async (target) => {
+        await fetch(target, { mode: "no-cors", credentials: "include" }).catch(() => undefined);
+      }, `${origin}${base}`);
+      expect((await sent).method()).toBe("GET");
+    } finally {
+      await agentPage.close();
+      evil.close();
+    }
+    await page.bringToFront();
+    await holdButton(page, "Allow once");
+    expect(await page.locator("#status").textContent()).toMatch(/^Allowed/);
+    expect(outcomeOf(await call).decision).toMatchObject({ result: "allow", source: "human-once" });
     await page.close();
   });
 });

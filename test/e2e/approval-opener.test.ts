@@ -47,7 +47,7 @@ test("a planted xdg-open in the project, reachable through a relative PATH entry
     const [cwd, childPath, args] = readFileSync(real, "utf8").split("\n");
     expect(cwd).toBe("/");
     expect(childPath).toBe(`${systemBin}:/usr/bin:/bin`);
-    expect(args).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/a/${pending.id}/[A-Za-z0-9_-]{43}$`));
+    expect(args).toMatch(new RegExp(`^http://127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}:\\d+/a/${pending.id}/[A-Za-z0-9_-]{43}$`));
     expect(existsSync(planted)).toBe(false);
     expect((await runCli(["approvals", "deny", pending.id], { TORII_CONFIG_DIR: root })).status).toBe(0);
     expect(outcomeOf(await call).decision).toMatchObject({ result: "deny", source: "human-deny" });

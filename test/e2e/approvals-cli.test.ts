@@ -43,11 +43,11 @@ describe("torii approvals", () => {
   test("approve --once from another terminal lets the waiting call run; the audit names the channel and never the secret", async () => {
     const call = session.call("rec", { args: ["log", "--oneline"], description: "show history" });
     const pending = await nextPending(root);
-    const listed = await cli("approvals", "list", "--json");
+    const listed = await cli("approvals", "list", "--json", "--links");
     expect(listed.status).toBe(0);
     const entry = (JSON.parse(listed.stdout) as { approvals: Record<string, unknown>[] }).approvals.find((item) => item.id === pending.id);
     expect(entry).toMatchObject({ tool: "rec", target: null, argv: ["log", "--oneline"], description: "show history" });
-    expect(entry?.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\/a\/[0-9a-f]{16}\/[A-Za-z0-9_-]{43}$/);
+    expect(entry?.url).toMatch(/^http:\/\/127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}:[0-9]+\/a\/[0-9a-f]{16}\/[A-Za-z0-9_-]{43}$/);
     expect(Date.parse(String(entry?.expires_at))).toBeGreaterThan(Date.now());
 
     const approved = await cli("approvals", "approve", pending.id, "--once");

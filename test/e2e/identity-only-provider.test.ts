@@ -34,8 +34,14 @@ beforeAll(async () => {
     "providers/kubeid/provider.yaml": IDENTITY_ONLY,
     "providers/kubeid/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
     "providers/kubeid/.env": "KUBE_USER=ops\n",
+    // The pinned identity is also a value of the identity provider's .env (AZURE_SUBSCRIPTION_ID, CLOUDSDK_CORE_ACCOUNT…).
+    "providers/kube/targets/team/target.yaml": 'version: "1"\nname: team\ncontext: team-ctx\nidentity: {provider: teamid, expect: ops-admin@corp.example}\n',
+    "providers/teamid/provider.yaml": IDENTITY_ONLY.replaceAll("kubeid", "teamid"),
+    "providers/teamid/rules.yaml": 'version: "1"\n',
+    "providers/teamid/.env": "KUBE_USER=ops-admin@corp.example\n",
   });
   expect((await runCli(["target", "activate", "kube", "prod"], { TORII_CONFIG_DIR: root })).status).toBe(0);
+  expect((await runCli(["target", "activate", "kube", "team", "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
 });
 
@@ -62,6 +68,14 @@ describe("expose: false", () => {
     const seen = JSON.parse(outcome.execution?.stdout ?? "{}") as { argv: string[]; env: Record<string, string> };
     expect(seen.argv).toEqual(["--context=prod-ctx", "get", "pods"]);
     expect(seen.env.KUBE_USER).toBe("ops");
+  });
+
+  test("the identity check reads the probe's own output: an identity that is also a .env value is not masked into a mismatch (red team atk-secrets-18)", async () => {
+    const outcome = outcomeOf(await session.call("kube", { args: ["get", "pods"], target: "team" }));
+    expect(outcome.decision).toMatchObject({ result: "allow" });
+    expect(outcome.execution?.exit_code).toBe(0);
+    // What reaches the agent is still redacted.
+    expect(outcome.execution?.stdout).not.toContain("ops-admin@corp.example");
   });
 
   test("torii policy show explains the pattern", async () => {

@@ -90,10 +90,10 @@ describe("lease requests", () => {
     const pending = await nextPending(root, (record) => record.kind === "lease");
     const page = new URL(await pageUrl(root, pending.id));
     const host = page.host;
-    const opened = await rawRequest({ port: Number(page.port), path: page.pathname, headers: { host } });
+    const opened = await rawRequest({ address: page.hostname, port: Number(page.port), path: page.pathname, headers: { host } });
     const cookie = String(opened.headers["set-cookie"]).split(";")[0] ?? "";
     const base = String(opened.headers.location);
-    const shown = await rawRequest({ port: Number(page.port), path: base, headers: { host, cookie } });
+    const shown = await rawRequest({ address: page.hostname, port: Number(page.port), path: base, headers: { host, cookie } });
     expect(shown.status).toBe(200);
     const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
     const pageKey = /name="torii-page-key" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
@@ -113,6 +113,7 @@ describe("lease requests", () => {
     await expect.poll(withdrawals, { timeout: 30_000 }).toEqual([expect.objectContaining({ event: "target-access-denied", scope: "kube/prod" })]);
     expect(await listedIds()).not.toContain(pending.id);
     const answer = await rawRequest({
+      address: page.hostname,
       port: Number(page.port),
       path: `${base}/answer`,
       method: "POST",

@@ -26,19 +26,35 @@ let stub: StsStub;
 let hostile: StsStub;
 let root: string;
 let session: McpSession;
+let processState: string;
 
 const fromCli = (request: StsStubRequest): boolean => request.userAgent.startsWith("aws-cli/");
 const fromSdk = (request: StsStubRequest): boolean => request.userAgent.startsWith("aws-sdk-js/");
 
 beforeAll(async () => {
-  stub = await startStsStub({ identities: { AKIADEVSTUB: { account: ACCOUNT } }, expired: ["AKIAOLDSTUB"] });
+  stub = await startStsStub({
+    identities: { AKIADEVSTUB: { account: ACCOUNT }, AKIAPROCESSA: { account: ACCOUNT }, AKIAPROCESSB: { account: "444455556666" } },
+    expired: ["AKIAOLDSTUB"],
+  });
   hostile = await startStsStub({ identities: { AKIAHOSTILE: { account: "999999999999" } } });
   const aws = tempDirectory("torii-aws-");
   const config = path.join(aws, "config");
   const credentials = path.join(aws, "credentials");
-  const profile = (name: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n`;
+  const profile = (name: string, extra = ""): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n${extra}`;
+  // A credential_process whose answer follows state of its own (aws-vault, 1Password, granted): the AWS files stay
+  // byte for byte the same when the operator switches it to another account.
+  processState = path.join(aws, "process-account");
+  writeFileSync(processState, "A\n");
+  const helper = path.join(aws, "credential-helper");
+  const answer = (key: string): string => `echo '{"Version": 1, "AccessKeyId": "${key}", "SecretAccessKey": "process-secret-value"}'`;
+  writeFileSync(helper, `#!/bin/sh\nif [ "$(cat '${processState}')" = B ]; then ${answer("AKIAPROCESSB")}; else ${answer("AKIAPROCESSA")}; fi\n`, {
+    mode: 0o755,
+  });
   // `mixed` names two credential sources, which the AWS CLI and the SDK would try in different orders.
-  writeFileSync(config, `${profile("dev")}${profile("old")}${profile("mixed")}credential_process = /bin/false\n`);
+  writeFileSync(
+    config,
+    `${profile("dev")}${profile("old")}${profile("mixed", "credential_process = /bin/false\n")}${profile("proc", `credential_process = ${helper}\n`)}`,
+  );
   writeFileSync(
     credentials,
     "[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n[mixed]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n[old]\naws_access_key_id = AKIAOLDSTUB\naws_secret_access_key = old-secret-value-0002\n",
@@ -54,8 +70,9 @@ beforeAll(async () => {
     "providers/aws/targets/old/target.yaml": target("old", "old", ACCOUNT),
     "providers/aws/targets/idle/target.yaml": target("idle", "dev", ACCOUNT),
     "providers/aws/targets/mixed/target.yaml": target("mixed", "mixed", ACCOUNT),
+    "providers/aws/targets/proc/target.yaml": target("proc", "proc", ACCOUNT),
   });
-  for (const name of ["dev", "wrong", "old", "mixed"]) {
+  for (const name of ["dev", "wrong", "old", "mixed", "proc"]) {
     expect((await runCli(["target", "activate", "aws", name, "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   }
   session = await startSession(root, {
@@ -130,6 +147,21 @@ describe("aws_profile identity through STS", () => {
     expect(requests.filter(fromSdk)).toHaveLength(1);
     expect(requests.filter(fromCli)).toEqual([]);
     expect(readFileSync(path.join(root, "audit.jsonl"), "utf8")).not.toMatch(/old-secret-value|dev-secret-value/u);
+  });
+
+  test("credentials from a credential_process are checked at every call: its answer changes with no file changing (red team atk-secrets-18)", async () => {
+    const first = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "proc" }, { timeout: 60_000 }));
+    expect(first.execution?.exit_code).toBe(0);
+    expect(JSON.parse(first.execution?.stdout ?? "{}")).toMatchObject({ Account: ACCOUNT });
+    // The operator's helper now answers for another account; the AWS files are untouched.
+    writeFileSync(processState, "B\n");
+    const requests = await requestsDuring(async () => {
+      const second = outcomeOf(await session.call("aws", { args: ["sts", "get-caller-identity"], target: "proc" }, { timeout: 60_000 }));
+      expect(second.decision).toMatchObject({ result: "deny", source: "identity-mismatch" });
+      expect(second.execution).toBeUndefined();
+    });
+    expect(requests.filter(fromSdk)).toEqual([expect.objectContaining({ accessKeyId: "AKIAPROCESSB" })]);
+    expect(requests.filter(fromCli)).toEqual([]);
   });
 
   test("denied calls make no STS request at all: policy deny, no lease", async () => {

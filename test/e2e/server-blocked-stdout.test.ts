@@ -6,7 +6,9 @@
  * for ever (its end was never read). Now notifications are read and handed on
  * while requests wait, and the end of stdin shuts the server down: calls are
  * killed, their audit records written, and the server exits once stdout has
- * taken what was written or STDOUT_DRAIN_MS have passed.
+ * taken what was written or the drain period has passed (STDOUT_DRAIN_MS, 5 s;
+ * TORII_STDOUT_DRAIN_MS shortens it here, since the test never reads: the exit
+ * waits out the whole period).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -19,14 +21,17 @@ import { tempDirectory } from "../support/temp-dirs.js";
 import { isAlive, killQuietly, waitForFile, waitUntilGone } from "../unit/runtime/process-helpers.js";
 
 const marks = tempDirectory("torii-blocked-");
+/** How long the shut-down server waits for the unread stdout: the test only needs it to end. */
+const DRAIN_MS = 200;
 let bin: FakeBin;
 
 beforeAll(() => {
   bin = makeFakeBin({
-    // 256 KiB of control bytes (~3.4 MB once escaped twice in a result): one result fills the pipe.
-    loud: `process.stdout.write("\\u0001".repeat(262144));`,
-    // Writes its pid to the file its argument names, then runs until killed.
-    sleeper: `require("node:fs").writeFileSync(require("node:path").join(${JSON.stringify(marks)}, process.argv[2]), String(process.pid)); setInterval(() => {}, 1000);`,
+    // 64 KiB of control bytes (~0.85 MB once escaped twice in a result, a pipe holds 64 KiB): one result fills the pipe.
+    loud: `process.stdout.write("\\u0001".repeat(65536));`,
+    // Writes its pid to the file its argument names (whole: through a rename, so the file never appears empty), then runs until killed.
+    sleeper: `const fs = require("node:fs"); const file = require("node:path").join(${JSON.stringify(marks)}, process.argv[2]);
+fs.writeFileSync(file + ".tmp", String(process.pid)); fs.renameSync(file + ".tmp", file); setInterval(() => {}, 1000);`,
   });
 });
 
@@ -40,7 +45,13 @@ function startUnread(): { child: ChildProcessWithoutNullStreams; root: string; s
     "providers/sleeper/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
   });
   const child = spawn(process.execPath, [CLI_PATH], {
-    env: { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "/root", TORII_NO_GUI: "1", TORII_CONFIG_DIR: root },
+    env: {
+      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
+      HOME: process.env.HOME ?? "/root",
+      TORII_NO_GUI: "1",
+      TORII_CONFIG_DIR: root,
+      TORII_STDOUT_DRAIN_MS: String(DRAIN_MS),
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   onTestFinished(() => {
@@ -117,7 +128,7 @@ test("a client that closes stdin without reading stdout: the server kills the ca
   session.child.stdin.end();
   expect(await exited).toBe(0);
   expect(isAlive(pid)).toBe(false);
-  expect(session.stderr()).toContain("replies still unread are dropped");
+  expect(session.stderr()).toContain(`stdout was not read within ${DRAIN_MS} ms of the shutdown: the replies still unread are dropped`);
   const records = readFileSync(path.join(session.root, "audit.jsonl"), "utf8")
     .trim()
     .split("\n")

@@ -27,6 +27,8 @@ import { runCli } from "../support/run-cli.js";
 import { tempDirectory } from "../support/temp-dirs.js";
 
 const SPAWN_DEADLINE_MS = 2_000;
+/** The time between a timed-out process's SIGTERM and its SIGKILL (2 s by default), part of a spawned process's deadline. */
+const KILL_GRACE_MS = 200;
 
 /**
  * The built server with the fake CLIs of `binDir` and a short answer deadline; closed when the test ends.
@@ -36,6 +38,7 @@ async function deadlineSession(root: string, binDir: string): Promise<McpSession
   const session = await startSession(root, {
     PATH: `${binDir}:${process.env.PATH ?? ""}`,
     TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS),
+    TORII_KILL_GRACE_MS: String(KILL_GRACE_MS),
     TORII_CHILD_HOST_IDLE_MS: String(3_600_000),
   });
   onTestFinished(() => session.close().catch(() => undefined));
@@ -116,10 +119,10 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
       if (attempt.kind !== "stopped") throw new Error(`the host was not stopped within a ${seconds} s run: ${JSON.stringify(attempt)}`);
       const { outcome, holderPid, hostPid } = attempt;
       expect(outcome.execution).toBeUndefined();
-      // The run's timeout + 2 s kill grace + the deadline.
+      // The run's timeout + the kill grace + the deadline.
       expect(outcome.error).toMatch(
         new RegExp(
-          `did not report the end of the process within ${seconds * 1000 + 2_000 + SPAWN_DEADLINE_MS} ms and was killed during the call; its process group was killed`,
+          `did not report the end of the process within ${seconds * 1000 + KILL_GRACE_MS + SPAWN_DEADLINE_MS} ms and was killed during the call; its process group was killed`,
         ),
       );
       await expect.poll(() => alive(holderPid), { timeout: 30_000 }).toBe(false);

@@ -22,7 +22,8 @@ describe.runIf(process.platform === "linux")("a descendant that left the call's 
     const pidFile = path.join(marks, "descendant.pid");
     const bin = makeFakeBin({
       daemoniser: `const { spawn } = require("node:child_process");
-const keep = "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000);";
+// The pid file appears whole (a rename): read empty, it would be pid 0, the test runner's process group.
+const keep = "const fs = require('node:fs'); fs.writeFileSync(process.argv[1] + '.tmp', String(process.pid)); fs.renameSync(process.argv[1] + '.tmp', process.argv[1]); setInterval(() => {}, 1000);";
 const descendant = spawn(process.execPath, ["-e", keep, ${JSON.stringify(pidFile)}], { detached: true, stdio: ["ignore", "inherit", "inherit"] });
 descendant.unref();
 const wait = setInterval(() => {
@@ -51,7 +52,8 @@ const wait = setInterval(() => {
     // A double fork: the intermediate starts the daemon in a new session with no output, then exits; so does the program.
     const bin = makeFakeBin({
       daemon: `const { spawn } = require("node:child_process");
-const keep = "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000);";
+// The pid file appears whole (a rename): read empty, it would be pid 0, the test runner's process group.
+const keep = "const fs = require('node:fs'); fs.writeFileSync(process.argv[1] + '.tmp', String(process.pid)); fs.renameSync(process.argv[1] + '.tmp', process.argv[1]); setInterval(() => {}, 1000);";
 const middle = "require('node:child_process').spawn(process.execPath, ['-e', process.argv[1], process.argv[2]], { detached: true, stdio: 'ignore' }).unref();";
 spawn(process.execPath, ["-e", middle, keep, ${JSON.stringify(pidFile)}], { detached: true, stdio: "ignore" }).unref();
 const wait = setInterval(() => {

@@ -24,6 +24,9 @@ async function waitFor(predicate: () => boolean, ms: number): Promise<boolean> {
   return predicate();
 }
 
+/** The time between SIGTERM and SIGKILL (2 s by default): the sleeper ignores SIGTERM, so its calls end by the SIGKILL after it. */
+const KILL_GRACE_MS = "200";
+
 let bin: FakeBin;
 let session: McpSession;
 let root: string;
@@ -64,6 +67,7 @@ process.stdout.write("started " + child.pid);`,
   });
   session = await startSession(root, {
     PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
+    TORII_KILL_GRACE_MS: KILL_GRACE_MS,
     AWS_SECRET_ACCESS_KEY: "server-secret-must-not-leak",
     KUBECONFIG: "/server/kubeconfig",
     HTTPS_PROXY: "http://proxy.invalid",
@@ -137,7 +141,7 @@ describe("bounded execution", () => {
           "providers/sleeper/provider.yaml": provider("sleeper", "sleeper", `runtime:\n  timeout_seconds: ${seconds}\n`),
           "providers/sleeper/rules.yaml": ACCEPT_ALL,
         }),
-        { PATH: `${bin.dir}:${process.env.PATH ?? ""}` },
+        { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, TORII_KILL_GRACE_MS: KILL_GRACE_MS },
       );
       const outcome = outcomeOf(await timed.call("sleeper", { args: ["go"] }, { timeout: 120_000 }).finally(() => timed.close()));
       const written = readFileSync(path.join(pidDir, "sleeper.pid"), "utf8");

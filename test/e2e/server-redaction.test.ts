@@ -29,6 +29,8 @@ const accidental = {
   utf16: () => process.stdout.write(Buffer.from("token=" + value + "\\n", "utf16le")),
   ansi: () => process.stdout.write("\\u001b[33m" + [...value].join("\\u001b[1m") + "\\u001b[0m\\n"),
   split: () => process.stdout.write(value.slice(0, 8) + "\\n", () => setTimeout(() => process.stderr.write(value.slice(8) + "\\n"), 15)),
+  // The agent's guess, placed so that the cap cuts the output right after it (red team atk-secrets-18).
+  guess: () => process.stdout.write("f".repeat(${CAP} - arg.length) + arg + "!".repeat(64)),
 }[mode];
 if (accidental !== undefined) return accidental();
 const encoders = {
@@ -68,7 +70,7 @@ beforeAll(async () => {
   root = makeConfigTree({
     "settings.yaml": `max_output_bytes: ${CAP}\n`,
     "providers/leaky/provider.yaml": 'version: "1"\nname: leaky\ntool: leaky\ncommand: leak\n',
-    "providers/leaky/rules.yaml": 'version: "1"\naccept: [plain, json, base64, base64url, url, short, echo, cap, enc, utf16, ansi, split]\n',
+    "providers/leaky/rules.yaml": 'version: "1"\naccept: [plain, json, base64, base64url, url, short, echo, cap, enc, utf16, ansi, split, guess]\n',
     "providers/leaky/.env": `LEAKY_TOKEN=${CANARY}\nSHORT_ONE=${SHORT}\nODD_TOKEN="${ODD}"\n`,
   });
   const bin = makeFakeBin({ leak: LEAK });
@@ -156,8 +158,22 @@ describe("injected secrets never reach the agent, in any spelling, however they 
     const out = await leak("cap");
     expect(out.truncated).toBe(true);
     expect(Buffer.byteLength(out.stdout) + Buffer.byteLength(out.stderr)).toBeLessThanOrEqual(CAP);
-    // The kept part of the value is masked; when the marker itself does not fit under the cap it is dropped whole.
-    expect(out.stdout).toMatch(/^f+(?:\[redacted:LEAKY_TOKEN\])?$/u);
+    // The tail is masked whatever it holds (no prefix oracle), what precedes it stays; when the marker
+    // itself does not fit under the cap it is dropped whole.
+    expect(out.stdout).toMatch(/^f{2000,}(?:\[redacted:cut-output-tail\])?$/u);
+  });
+
+  test("a cut right after the agent's guess tells nothing about whether the value starts with it (no prefix oracle)", async () => {
+    const outputs = [];
+    for (const guess of [CANARY.slice(0, 1), CANARY.slice(0, 6), "q", "qqqqqq"]) {
+      const out = await leak("guess", guess);
+      expect(out.truncated).toBe(true);
+      expect(out.stdout).not.toContain(MARK);
+      outputs.push(out.stdout);
+    }
+    // The same masked tail whatever the guess: the cut output ends alike for a right and a wrong one.
+    expect(new Set(outputs).size).toBe(1);
+    expect(outputs[0]).toMatch(/^f{2000,}\[redacted:cut-output-tail\]$/u);
   });
 
   test("the agent's own argv carrying the value is redacted in the output and the audit file", async () => {

@@ -16,10 +16,10 @@ import { tempDirectory } from "../support/temp-dirs.js";
 
 const CALLS = 12;
 const runs = tempDirectory("torii-runs-");
-/** Marks its run, then prints 256 KiB of control bytes (~3.4 MB once escaped twice in a result): one fills the pipe. */
+/** Marks its run, then prints 64 KiB of control bytes (~0.85 MB once escaped twice in a result, a pipe holds 64 KiB): one fills the pipe. */
 const LOUD = `const fs = require("node:fs");
 fs.writeFileSync(require("node:path").join(${JSON.stringify(runs)}, process.argv[3]), "ran");
-process.stdout.write("\\u0001".repeat(262144));`;
+process.stdout.write("\\u0001".repeat(65536));`;
 
 let bin: FakeBin;
 let root: string;

@@ -11,6 +11,8 @@ export interface RawResponse {
 }
 
 export function rawRequest(options: {
+  /** The loopback address to connect to (the approval page's listens on a random one of 127.0.0.0/8); 127.0.0.1 by default. */
+  readonly address?: string;
   readonly port: number;
   readonly path: string;
   readonly method?: string;
@@ -19,7 +21,14 @@ export function rawRequest(options: {
 }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port: options.port, path: options.path, method: options.method ?? "GET", headers: options.headers ?? {}, setHost: false },
+      {
+        host: options.address ?? "127.0.0.1",
+        port: options.port,
+        path: options.path,
+        method: options.method ?? "GET",
+        headers: options.headers ?? {},
+        setHost: false,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));

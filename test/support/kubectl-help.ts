@@ -7,12 +7,21 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { tempDirectory } from "./temp-dirs.js";
 
+/** What kubectl printed, by its arguments: the same kubectl prints the same help for the whole run, and tests ask again and again. */
+const printed = new Map<string, string>();
+
 /** The lines kubectl prints for `args` (`["get", "--help"]`, `["options"]`). */
 export function kubectlHelp(...args: string[]): string[] {
-  // A directory per call: tempDirectory's are removed when the test file ends, and a worker runs several files.
-  const home = tempDirectory("torii-kubectl-help-");
-  return execFileSync("kubectl", args, {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, KUBECONFIG: path.join(home, "none") },
-    encoding: "utf8",
-  }).split("\n");
+  const key = args.join("\0");
+  let text = printed.get(key);
+  if (text === undefined) {
+    // A directory per call: tempDirectory's are removed when the test file ends, and a worker runs several files.
+    const home = tempDirectory("torii-kubectl-help-");
+    text = execFileSync("kubectl", args, {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, KUBECONFIG: path.join(home, "none") },
+      encoding: "utf8",
+    });
+    printed.set(key, text);
+  }
+  return text.split("\n");
 }

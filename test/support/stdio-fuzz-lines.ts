@@ -102,9 +102,20 @@ function hugeLine(message: Message, size: number): Buffer {
   return Buffer.from(JSON.stringify(withArg(message, "x".repeat(Math.max(0, size - bare)))));
 }
 
-const idSpellings = fc
-  .constantFrom("1.0", "1e0", "-0", "1E2", "12345678901234567890", "1e400", "0.5", '"\\u0061"')
-  .map((spelling) => Buffer.from(`{"jsonrpc":"2.0","id":${spelling},"method":"ping"}`));
+const idSpelling = fc.constantFrom("1.0", "1e0", "-0", "1E2", "12345678901234567890", "1e400", "0.5", '"\\u0061"');
+const idSpellings = fc.oneof(
+  idSpelling.map((spelling) => Buffer.from(`{"jsonrpc":"2.0","id":${spelling},"method":"ping"}`)),
+  // A batch's elements: each id is read from its own text too.
+  fc
+    .array(
+      fc.oneof(
+        idSpelling,
+        id.map((id) => JSON.stringify(id)),
+      ),
+      { minLength: 1, maxLength: 3 },
+    )
+    .map((spellings) => Buffer.from(`[${spellings.map((spelling) => `{"jsonrpc":"2.0","id":${spelling},"method":"ping"}`).join(",")}]`)),
+);
 
 /** One stdin line (it may contain a newline of its own, splitting it in two). */
 export function lineArbitrary(limit: number): fc.Arbitrary<Buffer> {

@@ -21,14 +21,20 @@ const NONE: LineExpectation = { replies: [], spawns: false };
 
 /** The expectation for `line` (without its newline) on a server whose limit is `limit` bytes. */
 export function expectationFor(line: Buffer, limit: number): LineExpectation {
-  const value = withWrittenId(parse(line), line);
-  if (line.length > limit) return { replies: [isRecord(value) ? readableId(value) : undefined], spawns: false };
+  const value = withWrittenId(parse(line), line.toString("latin1"));
+  if (line.length > limit) return { replies: [isRecord(value) ? scannedId(value, line) : undefined], spawns: false };
   if (/^[ \t\r]*$/u.test(line.toString("latin1"))) return NONE;
   if (value === PARSE_ERROR) return { replies: [undefined], spawns: false };
-  if (!isUtf8(line)) return { replies: [isRecord(value) && expectsReply(value) ? readableId(value) : undefined], spawns: false };
+  if (!isUtf8(line)) return { replies: [isRecord(value) && expectsReply(value) ? scannedId(value, line) : undefined], spawns: false };
   if (Array.isArray(value)) {
-    const ids = value.filter((element) => isRecord(element) && expectsReply(element)).map((element) => readableId(element as Record<string, unknown>));
-    return { replies: ids.length > 0 ? ids : [undefined], spawns: false };
+    // Each element's id is read as a top-level one is, from the element's own text.
+    const texts = elementTexts(line.toString("latin1"));
+    const ids = value
+      .map((element, index) => withWrittenId(element, texts[index] ?? ""))
+      .filter((element) => isRecord(element) && expectsReply(element))
+      .map((element) => readableId(element as Record<string, unknown>));
+    // docs/mcp-api.md: more than 1,024 of them get one reply without id.
+    return { replies: ids.length > 0 && ids.length <= 1024 ? ids : [undefined], spawns: false };
   }
   if (!isRecord(value)) return { replies: [undefined], spawns: false };
   return { replies: expectsReply(value) ? [readableId(value)] : [], spawns: isAllowedCall(value) };
@@ -36,20 +42,25 @@ export function expectationFor(line: Buffer, limit: number): LineExpectation {
 
 const PARSE_ERROR = Symbol("parse error");
 
-/** Stands for a number id whose text is not the integer's own (`1.0`, `1e0`, `-0`, `1.00000000000000001`): never echoed. */
+/**
+ * Stands for a number id whose text is not the integer's own (`1.0`, `1e0`, `-0`, `1.00000000000000001`), or a string
+ * id whose bytes are not valid UTF-8 (parsed, they read U+FFFD): never echoed.
+ */
 const INEXACT_ID = Symbol("inexact id");
 
 /**
  * docs/mcp-api.md: a number id must be written as an integer; JSON.parse reads `1.0` as 1, so the id's text is
- * compared with how JSON writes the number it parsed to. An object whose id is not so written keeps INEXACT_ID.
+ * compared with how JSON writes the number it parsed to; and a string id is echoed only when its bytes are valid
+ * UTF-8. An object whose id is not so written keeps INEXACT_ID. `bytes` is the object's text, one char per byte.
  */
-function withWrittenId(value: unknown, line: Buffer): unknown {
-  if (!isRecord(value) || typeof value.id !== "number") return value;
-  const text = topLevelIdText(line.toString("utf8"));
-  return text === JSON.stringify(value.id) ? value : { ...value, id: INEXACT_ID };
+function withWrittenId(value: unknown, bytes: string): unknown {
+  if (!isRecord(value) || (typeof value.id !== "number" && typeof value.id !== "string")) return value;
+  const text = topLevelIdText(bytes);
+  const exact = typeof value.id === "number" ? text === JSON.stringify(value.id) : text === undefined || isUtf8(Buffer.from(text, "latin1"));
+  return exact ? value : { ...value, id: INEXACT_ID };
 }
 
-/** The raw text of the last top-level `id` member's value (the one JSON.parse keeps), by a plain walk of the JSON text. */
+/** The raw text of the last top-level `id` member's value (the one JSON.parse keeps; a number or a string), by a plain walk of the JSON text. */
 function topLevelIdText(json: string): string | undefined {
   let depth = 0;
   let found: string | undefined;
@@ -77,6 +88,11 @@ function topLevelIdText(json: string): string | undefined {
       if (key !== "id" || json[after] !== ":") continue;
       after += 1;
       while (/\s/u.test(json[after] ?? "")) after += 1;
+      if (json[after] === '"') {
+        index = after;
+        found = skipString();
+        continue;
+      }
       const token = /^-?[0-9][0-9.eE+-]*/u.exec(json.slice(after));
       found = token?.[0];
       continue;
@@ -86,6 +102,33 @@ function topLevelIdText(json: string): string | undefined {
     index += 1;
   }
   return found;
+}
+
+/** The text of each element of the JSON array `json` (one JSON.parse accepted), by a plain walk of its text. */
+function elementTexts(json: string): string[] {
+  const texts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < json.length; index += 1) {
+    const char = json[index];
+    if (char === '"') {
+      index += 1;
+      while (index < json.length && json[index] !== '"') index += json[index] === "\\" ? 2 : 1;
+    } else if (char === "[" || char === "{") {
+      depth += 1;
+      if (depth === 1) start = index + 1;
+    } else if (char === "]" || char === "}") {
+      depth -= 1;
+      if (depth === 0) {
+        texts.push(json.slice(start, index));
+        break;
+      }
+    } else if (char === "," && depth === 1) {
+      texts.push(json.slice(start, index));
+      start = index + 1;
+    }
+  }
+  return texts;
 }
 
 function parse(line: Buffer): unknown {
@@ -101,6 +144,15 @@ function expectsReply(value: Record<string, unknown>): boolean {
   const responseLike = !("method" in value) && ("result" in value || "error" in value);
   if (responseLike) return false;
   return "id" in value || typeof value.method !== "string";
+}
+
+/**
+ * The id of a line too long to keep or not valid UTF-8, which the server reads from the line's bytes as it goes:
+ * as readableId, but a string id only when its text (quotes and escapes included) takes at most 513 bytes.
+ */
+function scannedId(value: Record<string, unknown>, line: Buffer): ReplyId {
+  const text = typeof value.id === "string" ? topLevelIdText(line.toString("latin1")) : undefined;
+  return text !== undefined && text.length > 513 ? undefined : readableId(value);
 }
 
 function readableId(value: Record<string, unknown>): ReplyId {

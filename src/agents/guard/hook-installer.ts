@@ -1,19 +1,50 @@
 /**
  * The `HookInstaller` of a client with a pre-tool hook: merges the fragment
  * `guardHookConfig` builds into the client's hook file without touching the
- * operator's other hooks. Torii's own hook group is recognised by the
- * `guard --client` words of its command line, so a moved Torii (other node or
+ * operator's other hooks. Torii's own hook group is recognised by its command
+ * line starting Torii's `guard --client`, so a moved Torii (other node or
  * entry path) is rewritten in place, and uninstall removes only Torii's group.
  */
 import { EditRefusedError, type HookInstaller, type JsonEdit, type ToriiLaunch } from "../adapter.js";
 import { valueAt } from "../document-value.js";
 import type { ConfigScope, Place } from "../place.js";
+import { toriiArguments } from "../entry-owner.js";
 import { guardHookConfig } from "./hook-config.js";
+import { readShellCommands } from "./shell-reader.js";
 import type { GuardClient } from "./hook-protocols.js";
 
-/** Whether a hook group (any client's shape) is the one Torii installs. */
+/** The fields a client runs as a hook's shell line (Copilot CLI has one per shell). */
+const COMMAND_FIELDS = new Set(["command", "bash", "powershell"]);
+
+/** Every command line in `value` (a group or one hook, any client's shape). */
+function commandLines(value: unknown): string[] {
+  if (typeof value !== "object" || value === null) return [];
+  if (Array.isArray(value)) return value.flatMap(commandLines);
+  return Object.entries(value).flatMap(([key, inner]) => (COMMAND_FIELDS.has(key) && typeof inner === "string" ? [inner] : commandLines(inner)));
+}
+
+/** Whether `line` is one command that starts `torii guard --client …` (entry-owner.ts: node and Torii's cli.js, or Torii's bin). */
+function startsToriiGuard(line: string): boolean {
+  let commands;
+  try {
+    commands = readShellCommands(line);
+  } catch {
+    return false;
+  }
+  const [only] = commands;
+  if (commands.length !== 1 || only === undefined) return false;
+  const rest = toriiArguments(only.words.map((word) => word.text));
+  return rest?.[0] === "guard" && rest[1] === "--client";
+}
+
+/**
+ * Whether a hook group (any client's shape), or one hook of a group, is the one
+ * Torii installs: a command line in it starts Torii's guard. Not merely a text
+ * holding "guard --client": the operator's own `my-tool guard --client x` is
+ * theirs, and Torii neither replaces nor removes it.
+ */
 export function isToriiGuardGroup(group: unknown): boolean {
-  return JSON.stringify(group ?? null).includes(" guard --client ");
+  return commandLines(group).some(startsToriiGuard);
 }
 
 /**

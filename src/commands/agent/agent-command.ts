@@ -11,7 +11,8 @@ function withTargetOptions(command: Command): Command {
     .option("--scope <scope>", "user (all projects) or project (the current folder); default: the client's first")
     .option("--config <path>", "edit this file instead of the client's usual one")
     .option("--json", "machine-readable output")
-    .option("--guard", "install: also register `torii guard` as the client's pre-tool hook; status: require it");
+    .option("--guard", "install: also register `torii guard` as the client's pre-tool hook; status: require it")
+    .option("--force", "install: replace, uninstall: remove an entry under Torii's name that starts another program");
 }
 
 /** Adds the `agent` group to the operator's program. */

@@ -10,11 +10,29 @@ import { CLIENTS, clientById } from "../../agents/clients.js";
 import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
 import { resolveConfigTarget } from "../../agents/config-target.js";
-import { inspectRegistration } from "../../agents/registration.js";
+import type { ToriiLaunch } from "../../agents/adapter.js";
+import { launchProblems, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import { launchTextProblems } from "../../agents/launch-text.js";
+import { inspectRegistration, type RegistrationStatus } from "../../agents/registration.js";
+import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
-import { emit } from "../shared/operator-output.js";
+import { emit as emitRaw } from "../shared/operator-output.js";
+import { unseenEscapes } from "../../runtime/display-text.js";
 import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
+
+/**
+ * Prints the report: the human lines with every character that does not show on screen escaped, since they quote
+ * client files and reasons read from them (a cloned project's), which a terminal would otherwise act on.
+ */
+function emit(options: AgentOptions, value: object, lines: readonly string[]): void {
+  emitRaw(
+    options,
+    value,
+    lines.map((line) => unseenEscapes(line)),
+  );
+}
 
 /** The options of every `agent` subcommand. */
 export interface AgentOptions {
@@ -23,6 +41,8 @@ export interface AgentOptions {
   readonly json?: boolean;
   /** Also install (or, for status, require) the shell guard's pre-tool hook. */
   readonly guard?: boolean;
+  /** Replace (install) or remove (uninstall) an entry under Torii's name that starts another program. */
+  readonly force?: boolean;
 }
 
 function currentPlace(): Place {
@@ -87,26 +107,55 @@ function changeJson(client: ClientAdapter, scope: ConfigScope, file: string, cha
   return { client: client.id, scope, file, changed: change.server.changed, backup: change.server.backup ?? null, guard: hook };
 }
 
+/** What the launch's code is checked against: the operator's trusted directories, and for a project's file the project. */
+function launchTrust(scope: ConfigScope): LaunchTrustOptions {
+  const trustedDirectories = operatorTrustedDirectories();
+  return scope === "project" ? { trustedDirectories, projectRoot: currentPlace().cwd } : { trustedDirectories };
+}
+
+/**
+ * This Torii's launch, when a client may be told to start it.
+ *
+ * @throws OperatorError when its paths would be read otherwise by a client (launch-text.ts) or its code can be changed by others (launch-trust.ts).
+ */
+function registrableLaunch(scope: ConfigScope): ToriiLaunch {
+  const launch = currentLaunch(configRoot());
+  const problems = [...launchTextProblems(launch), ...launchProblems(launch, launchTrust(scope))];
+  if (problems.length > 0) {
+    throw new OperatorError(
+      `not registering this Torii, nothing was written:\n  ${problems.join("\n  ")}\n` +
+        "(a folder whose group write is intended, such as Homebrew's user:admin /usr/local, can be listed in settings.yaml's path.trusted_directories)",
+    );
+  }
+  return launch;
+}
+
 export async function runAgentInstall(id: string, options: AgentOptions): Promise<number> {
   const client = clientOrFail(id);
   const { file: given, scope } = targetFile(client, options);
+  const launch = registrableLaunch(scope);
   const file = await writtenFile(given, scope);
   const hook = await writtenHook(options.guard === true ? hookFor(client, scope, true) : undefined, scope);
-  const change = await registerClient(client, file, currentLaunch(configRoot()), hook);
+  const change = await registerClient(client, file, launch, hook, { force: options.force === true });
   const lines = reportChange(file, change, {
     changed: `registered Torii with ${client.title} in ${file}`,
     unchanged: `Torii is already registered with ${client.title} in ${file}`,
     hook: "installed the shell guard (torii guard) as its pre-tool hook",
   });
-  emit(options, changeJson(client, scope, file, change), lines);
-  return 0;
+  // Written, yet the client may start another entry under Torii's name in this folder: say so, and exit 1.
+  const shadow = options.config === undefined ? await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), launch) : undefined;
+  const warnings = shadow?.reasons.map((reason) => `warning: ${reason}`) ?? [];
+  emit(options, { ...changeJson(client, scope, file, change), shadowed_by: shadow?.reasons ?? [] }, [...lines, ...warnings]);
+  return shadow === undefined ? 0 : 1;
 }
 
 export async function runAgentUninstall(id: string, options: AgentOptions): Promise<number> {
   const client = clientOrFail(id);
   const { file: given, scope } = targetFile(client, options);
   const file = await writtenFile(given, scope);
-  const change = await unregisterClient(client, file, await writtenHook(hookFor(client, scope, options.guard === true), scope));
+  const change = await unregisterClient(client, file, await writtenHook(hookFor(client, scope, options.guard === true), scope), {
+    force: options.force === true,
+  });
   const lines = reportChange(file, change, {
     changed: `removed Torii from ${client.title} (${file})`,
     unchanged: `Torii is not registered with ${client.title} in ${file}; nothing to remove`,
@@ -137,10 +186,23 @@ async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<st
   }
 }
 
+/**
+ * `own` (the file's status) with what the client reads besides it in this folder (shadowing.ts): another program
+ * there makes the row foreign, another Torii entry makes a registered row outdated. Not for `--config`'s file.
+ */
+async function withShadows(client: ClientAdapter, scope: ConfigScope, own: RegistrationStatus, options: AgentOptions): Promise<RegistrationStatus> {
+  if (options.config !== undefined) return own;
+  const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()));
+  if (shadow === undefined) return own;
+  const state = shadow.state === "foreign" ? "foreign" : own.state === "registered" ? "outdated" : own.state;
+  return { state, reasons: [...own.reasons, ...shadow.reasons] };
+}
+
 async function statusRow(client: ClientAdapter, options: AgentOptions): Promise<StatusRow> {
   const { file, scope } = targetFile(client, options);
   try {
-    const status = await inspectRegistration(client, file, currentLaunch(configRoot()));
+    const own = await inspectRegistration(client, file, currentLaunch(configRoot()), launchTrust(scope));
+    const status = await withShadows(client, scope, own, options);
     return { client: client.id, scope, file, state: status.state, reasons: status.reasons, guard: await guardState(client, scope) };
   } catch (error) {
     if (error instanceof ConfigError)

@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import { MAX_MINUTES, type JsonOption } from "../shared/operator-output.js";
-import type { ApproveOptions } from "./approvals.js";
+import type { ApproveOptions, ListOptions } from "./approvals.js";
 
 const approvalRunners = () => import("./approvals.js");
 
@@ -15,9 +15,10 @@ export function registerApprovalsCommand(program: Command, setExit: (code: numbe
   const approvals = program.command("approvals").description("list and answer the calls waiting for the operator's approval");
   approvals
     .command("list")
-    .description("list the pending approvals (id, tool, target, canonical argv, a fresh one-time page url, expiry)")
+    .description("list the pending approvals (id, tool, target, canonical argv, expiry; with --links a fresh one-time page url)")
+    .option("--links", "also mint and print a one-time link to each page (opens it once, in one browser)")
     .option("--json", "machine-readable output")
-    .action(async (options: JsonOption) => {
+    .action(async (options: ListOptions) => {
       const { runApprovalsList } = await approvalRunners();
       setExit(await runApprovalsList(options));
     });

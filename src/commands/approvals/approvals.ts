@@ -108,22 +108,34 @@ function listText(record: ApprovalRecord, orphaned: boolean, url: string | undef
   ];
 }
 
+export interface ListOptions extends JsonOption {
+  /** Mint and print a one-time link to each answerable approval's page. */
+  readonly links?: boolean;
+}
+
+/** What `list` without `--links` says once, when an approval could be opened in a browser. */
+const LINKS_HINT = "(torii approvals list --links prints a one-time link to each page; approve and deny need none)";
+
 /**
- * Lists the pending approvals. The file holds no URL that opens a page, so
- * each answerable approval gets a freshly minted one-time URL (a
- * compare-and-swap on its file); an orphaned one gets none.
+ * Lists the pending approvals. The file holds no URL that opens a page; with
+ * `--links` each answerable approval gets a freshly minted one-time URL (a
+ * compare-and-swap on its file), an orphaned one none. Without it no link is
+ * minted: answering from the terminal needs none, and a link printed where
+ * the agent reads (an agent's shell session the operator typed `list` into, a
+ * captured log) would be a way into the page for whoever opens it first.
  */
-export async function runApprovalsList(options: JsonOption): Promise<number> {
+export async function runApprovalsList(options: ListOptions): Promise<number> {
   const approvals = store();
   const { pending, invalid } = approvals.list();
   const listed = await Promise.all(
     pending.map(async (record) => {
       const orphaned = approvalOrphaned(record);
-      const minted = orphaned ? undefined : await approvals.mintPageSecret(record.id);
+      const minted = orphaned || options.links !== true ? undefined : await approvals.mintPageSecret(record.id);
       return { record, orphaned, url: minted?.ok === true ? minted.url : undefined };
     }),
   );
-  const lines = listed.length === 0 ? ["no pending approvals"] : listed.flatMap(({ record, orphaned, url }) => listText(record, orphaned, url));
+  const hint = options.links !== true && listed.some(({ orphaned }) => !orphaned) ? [LINKS_HINT] : [];
+  const lines = listed.length === 0 ? ["no pending approvals"] : [...listed.flatMap(({ record, orphaned, url }) => listText(record, orphaned, url)), ...hint];
   const problems = invalid.map((error) => `unreadable approval file (answers nothing): ${error.message}`);
   emit(options, { approvals: listed.map(({ record, orphaned, url }) => listJson(record, orphaned, url)), invalid: invalid.map((error) => error.file) }, [
     ...lines,

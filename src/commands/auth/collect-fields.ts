@@ -30,9 +30,18 @@ export interface PromptTerminal {
   readonly output: NodeJS.WritableStream;
 }
 
-function declared(fields: readonly AuthField[], name: string, where: string): AuthField {
+/**
+ * The declared field `name`. A name the operator typed (`--from-env NAME`) is
+ * repeated in the refusal; one read from piped text is not: a bare token piped
+ * by mistake parses as a name when it ends in base64 padding (`dG9r…==`), and
+ * the refusal would print the secret on the terminal.
+ */
+function declared(fields: readonly AuthField[], name: string, where: string, repeat: boolean): AuthField {
   const field = fields.find((candidate) => candidate.name === name);
-  if (field === undefined) throw new OperatorError(`${where} names ${name}, which is not one of the declared fields (${fields.map((f) => f.name).join(", ")})`);
+  if (field === undefined) {
+    const named = repeat ? `names ${name}, which is` : "names a variable that is";
+    throw new OperatorError(`${where} ${named} not one of the declared fields (${fields.map((f) => f.name).join(", ")})`);
+  }
   return field;
 }
 
@@ -66,14 +75,14 @@ export async function collectFields(
 ): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const name of sources.fromEnv) {
-    declared(fields, name, "--from-env");
+    declared(fields, name, "--from-env", true);
     const value = env[name];
     if (value === undefined) throw new OperatorError(`--from-env ${name}: the variable is not set`);
     values[name] = value;
   }
   if (sources.stdin) {
     for (const [name, value] of parseDotenv("<stdin>", await readAll(terminal.input))) {
-      declared(fields, name, "standard input");
+      declared(fields, name, "standard input", false);
       values[name] ??= value;
     }
   }

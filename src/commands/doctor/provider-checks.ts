@@ -11,7 +11,7 @@ import type { ProviderEntry, Registry } from "../../config/registry.js";
 import { readConfigText } from "../../config/read-file.js";
 import { PolicyCache } from "../../pipeline/policy-cache.js";
 import { grantsFileOf, GrantStore } from "../../state/grant-store.js";
-import { cliVersionText } from "../shared/cli-on-path.js";
+import { cliVersionText, versionProbeBlocker } from "../shared/cli-on-path.js";
 import { operatorChildFiles } from "../shared/child-view.js";
 import type { ChildFiles } from "../../pipeline/child-files.js";
 import { checkConfiguredKubeconfigs } from "../../pipeline/child-kubeconfig.js";
@@ -102,7 +102,7 @@ function cliChecks(provider: ProviderEntry, registry: Registry): DoctorCheck[] {
           `install ${command}, or start the client with a PATH that holds it (GUI clients often see a shorter PATH than your shell), or set PATH in the provider's .env`,
         ),
       );
-    } else findings.push(versionCheck(provider, where, entry.files.executable, entry.files.probeEnv));
+    } else findings.push(versionCheck(provider, where, entry.files.executable, entry.files));
   }
   // A kubectl_context target's kubeconfig is target-checks.ts's; here, a KUBECONFIG another provider's .env sets.
   if (provider.config.targeting?.mode !== "kubectl_context")
@@ -133,18 +133,24 @@ function envKubeconfigCheck(provider: ProviderEntry, files: ChildFiles): DoctorC
   }
 }
 
+/** The version of `program`, the one the calls run (located through `files`), against the one its option table was generated from. */
 function versionCheck(
   provider: ProviderEntry,
   subject: string,
   program: { readonly path: string; readonly pins: Readonly<Record<string, string>> },
-  env: Readonly<Record<string, string>>,
+  files: ChildFiles,
 ): DoctorCheck {
   const command = provider.config.command;
-  const expected = generatedFromVersion(readConfigText(provider.file));
-  const actualText = cliVersionText(command, program.path, env);
   // A version manager's shim: which version runs is the pin's (docs/environment.md, "Version managers' shims").
   const pins = Object.entries(program.pins).map(([name, value]) => `${name}=${value}`);
   const executable = pins.length === 0 ? program.path : `${program.path} [pinned ${pins.join(", ")}]`;
+  // Refused before the program starts, rather than waited on until the probe's timeout.
+  const blocker = versionProbeBlocker(command, files.kubeconfig.files);
+  if (blocker !== undefined) {
+    return check(subject, "warn", `${executable}: its version was not asked: ${blocker}`, "make it a regular file, then run torii doctor again");
+  }
+  const expected = generatedFromVersion(readConfigText(provider.file));
+  const actualText = cliVersionText(command, program.path, files.probeEnv);
   const actual = actualText === undefined ? undefined : firstVersion(actualText);
   if (expected === undefined || actual === undefined) return check(subject, "ok", `${executable}${actual === undefined ? "" : ` (${actual})`}`);
   const majorMinor = (version: string): string => version.split(".").slice(0, 2).join(".");

@@ -10,12 +10,14 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { CLIENTS } from "../../agents/clients.js";
+import { valueAt } from "../../agents/document-value.js";
 import { formatOf } from "../../agents/format.js";
 import type { Place } from "../../agents/place.js";
 import { statusOf } from "../../agents/registration.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { readConfigText } from "../../config/read-file.js";
+import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 function currentPlace(): Place {
@@ -26,20 +28,40 @@ function currentPlace(): Place {
 export function clientRegistrationChecks(root: string): DoctorCheck[] {
   const place = currentPlace();
   const launch = currentLaunch(root);
+  // As agent status judges the code an entry starts: with the operator's trusted directories.
+  const trust = { trustedDirectories: operatorTrustedDirectories(root) };
   const findings: DoctorCheck[] = [];
   for (const client of CLIENTS) {
-    for (const scope of client.scopes) {
-      const file = client.configFile(scope, place);
+    const places = [
+      ...client.scopes.map((scope) => ({ file: client.configFile(scope, place), entryPath: client.entryPath, scope, label: "" })),
+      // Claude Code's local scope (projects["<folder>"] in ~/.claude.json): first in its precedence, as agent status reads it.
+      ...(client.localEntries?.(place) ?? []).map((site) => ({
+        file: site.file,
+        entryPath: site.entryPath,
+        scope: "user" as const,
+        label: ` (${site.label})`,
+      })),
+    ];
+    for (const { file, entryPath, scope, label } of places) {
       if (!existsSync(file)) continue;
+      const where = `${file}${label}`;
       const subject = `client ${client.id}`;
-      const reinstall = `torii agent install ${client.id}${scope === "project" ? " --scope project" : ""}`;
+      const reinstall = label === "" ? `torii agent install ${client.id}${scope === "project" ? " --scope project" : ""}` : `remove the entry by hand${label}`;
       try {
         // Without blocking, regular files only: a named pipe at a client's file is a finding, not a wait for a writer.
-        const status = statusOf(client, formatOf(client).parse(file, readConfigText(file)), launch);
-        if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${file}`));
-        else if (status.state === "outdated") {
+        const parsed = formatOf(client).parse(file, readConfigText(file));
+        // An entry elsewhere in the file is judged as if it stood where the client's own entry does.
+        const entry = valueAt(parsed, entryPath);
+        if (entryPath !== client.entryPath && entry === undefined) continue;
+        const document = entryPath === client.entryPath ? parsed : client.entryPath.reduceRight<unknown>((inner, key) => ({ [key]: inner }), entry);
+        const status = statusOf(client, document, launch, trust);
+        if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${where}`));
+        else if (status.state === "foreign") {
+          // Another program under Torii's name: the client starts it as Torii.
+          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${reinstall} --force`));
+        } else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));
-          findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${file} is outdated: ${status.reasons.join("; ")}`, reinstall));
+          findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${where} is outdated: ${status.reasons.join("; ")}`, reinstall));
         }
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;

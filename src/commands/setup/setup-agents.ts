@@ -11,12 +11,13 @@ import { inspectRegistration } from "../../agents/registration.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { runAgentInstall } from "../agent/agent.js";
+import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
 
-/** Whether this Torii is registered in `client`'s default-scope file: registered, missing, outdated or unreadable. */
+/** Whether this Torii is registered in `client`'s default-scope file: registered, missing, outdated, foreign or unreadable. */
 async function stateOf(client: (typeof CLIENTS)[number], root: string): Promise<string> {
   const file = client.configFile(client.scopes[0] ?? "user", { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() });
   try {
-    return (await inspectRegistration(client, file, currentLaunch(root))).state;
+    return (await inspectRegistration(client, file, currentLaunch(root), { trustedDirectories: operatorTrustedDirectories(root) })).state;
   } catch (error) {
     if (error instanceof ConfigError) return "unreadable";
     throw error;

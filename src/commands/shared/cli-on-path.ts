@@ -5,6 +5,7 @@
  * for its version, without a shell.
  */
 import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { searchContext } from "../../config/search-trust.js";
 import { definedVariables, pinVersionManagers } from "../../config/version-pin.js";
@@ -67,6 +68,27 @@ const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
   az: ["version", "--output", "tsv"],
   gcloud: ["version"],
 };
+
+/**
+ * Why the version probe of `command` must not start, or undefined when it may: kubectl loads its kubeconfig
+ * (`kubeconfigFiles`, the files the call's child reads) even for `version --client`, and a named pipe there
+ * blocks it, reading, until the probe's timeout. Such a file (one that exists and is not a regular file) is
+ * named instead; a missing or unreadable one, or a directory, makes kubectl fail at once, so it does not stop the probe.
+ */
+export function versionProbeBlocker(command: string, kubeconfigFiles: readonly string[]): string | undefined {
+  if (path.basename(command) !== "kubectl") return undefined;
+  for (const file of kubeconfigFiles) {
+    let blocks: boolean;
+    try {
+      const stats = statSync(file);
+      blocks = !stats.isFile() && !stats.isDirectory();
+    } catch {
+      continue;
+    }
+    if (blocks) return `${file}: is not a regular file (a named pipe, a device or a socket), and kubectl reads it at start`;
+  }
+  return undefined;
+}
 
 /** The first line of `<executable> <version args>` (stdout, then stderr; run with `env`, what locates the call's program and files (ChildFiles.probeEnv), when given) that holds a version; undefined for an unknown CLI, a failure or a 10 s timeout. */
 export function cliVersionText(command: string, executable: string, env?: Readonly<Record<string, string>>): string | undefined {

@@ -5,8 +5,8 @@
  *
  * The rules (docs/mcp-api.md, "Transport"):
  * - not JSON, or not UTF-8: -32700, with the id when one can still be read
- *   (JSON-RPC leaves the id null here; MCP's schema has no null id, so a
- *   reply that has no id omits it);
+ *   and its own bytes are valid UTF-8 (JSON-RPC leaves the id null here; MCP's
+ *   schema has no null id, so a reply that has no id omits it);
  * - an object with an `id` member that is not a valid message: -32600 with
  *   that id when it is a string or a finite number written as its own text,
  *   else without id;
@@ -17,8 +17,9 @@
  *   response (`result`/`error`, no `method`): no reply, JSON-RPC never answers
  *   those; anything else that is not a message object: -32600 without id;
  * - a batch (JSON array): MCP 2025-11-25, the version the SDK implements, has
- *   no batches; each element that carries an id gets its own -32600, a batch
- *   with none gets one -32600 without id;
+ *   no batches; each element that carries an id gets its own -32600 (its id
+ *   read from the element's text, as a top-level one), a batch with none, or
+ *   with more than MAX_BATCH_REPLIES, gets one -32600 without id;
  * - strings that are not well-formed UTF-16 (lone surrogates, from `\ud800`
  *   escapes) would reach a child as U+FFFD, not as the policy saw them: -32600;
  * - a request for a method Torii serves (initialize, ping, tools/list,
@@ -43,7 +44,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod";
-import { echoableId, topLevelIdOf } from "./top-level-id.js";
+import { arrayElements, echoableId, topLevelIdOf } from "./top-level-id.js";
 import { contentProblem } from "./well-formed.js";
 
 /** An error reply the transport writes itself. */
@@ -77,20 +78,43 @@ export function readInbound(line: Buffer): Inbound | undefined {
   }
   const inexactId = isRecord(value) && typeof value.id === "number" && topLevelIdOf(bytes) !== value.id;
   if (!isUtf8(bytes)) {
-    const id = expectsReply(value) && !inexactId ? readableId(value) : undefined;
+    // The id as read from the line's bytes: one holding invalid bytes was parsed with U+FFFD in their place, an id
+    // the client never sent (and maybe that of another of its requests).
+    const id = expectsReply(value) && topLevelIdOf(bytes) === readableId(value) ? readableId(value) : undefined;
     return reject("not valid UTF-8", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8", id)]);
   }
-  if (Array.isArray(value)) return readBatch(value);
+  if (Array.isArray(value)) return readBatch(value, bytes);
   // JSON.parse reads 1.00000000000000001 (and 1.0, 1e0) as 1: run or answered, that request would take the id 1 the client never
   // sent, and its reply could be taken for request 1's. An id is a string or an integer written as one; this one is echoed by no reply.
   if (inexactId && isRecord(value)) return rejectUnlessSilent(value, "a number id must be written as an integer (no fraction, exponent or -0)", undefined);
   return readMessage(value);
 }
 
-function readBatch(elements: readonly unknown[]): Inbound {
+/**
+ * A batch with more elements that expect a reply gets one reply without id: one line of `[{"id":1},…]` would
+ * otherwise make 9 bytes of input a reply of about 120 (held, while stdout is full, as that many held lines).
+ */
+export const MAX_BATCH_REPLIES = 1024;
+
+/** Each element that expects a reply gets one, with its id read as a top-level message's is (from the element's own text). */
+function readBatch(elements: readonly unknown[], bytes: Buffer): Inbound {
   const message = "Invalid Request: JSON-RPC batches are not supported (MCP 2025-11-25)";
-  const replies = elements.filter(expectsReply).map((element) => errorReply(ErrorCode.InvalidRequest, message, readableId(element)));
+  if (elements.filter(expectsReply).length > MAX_BATCH_REPLIES)
+    return reject("a batch", [
+      errorReply(ErrorCode.InvalidRequest, `${message}; a batch of more than ${MAX_BATCH_REPLIES} requests gets this one reply`, undefined),
+    ]);
+  const texts = arrayElements(bytes);
+  const replies = elements.flatMap((element, index) => {
+    if (!expectsReply(element)) return [];
+    return [errorReply(ErrorCode.InvalidRequest, message, writtenId(element, texts[index]))];
+  });
   return reject("a batch", replies.length > 0 ? replies : [errorReply(ErrorCode.InvalidRequest, message, undefined)]);
+}
+
+/** The id a reply may echo: as readableId, but a number only when its text (`bytes`) is the integer's own, as for a top-level id. */
+function writtenId(value: Record<string, unknown>, bytes: Buffer | undefined): RequestId | undefined {
+  if (typeof value.id === "number" && (bytes === undefined || topLevelIdOf(bytes) !== value.id)) return undefined;
+  return readableId(value);
 }
 
 function readMessage(value: unknown): Inbound {

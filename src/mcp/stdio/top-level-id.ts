@@ -9,6 +9,7 @@
  * when the object closes at depth 0 followed by nothing but whitespace, so a
  * truncated line yields no id; as in `JSON.parse`, the last `"id"` key wins.
  */
+import { isUtf8 } from "node:buffer";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 const QUOTE = 0x22;
@@ -150,11 +151,15 @@ export class TopLevelIdScanner {
     this.capture = undefined;
   }
 
-  /** The captured JSON token (a quoted string or a scalar), decoded; undefined when too long or not JSON. */
+  /**
+   * The captured JSON token (a quoted string or a scalar), decoded; undefined when too long, not JSON, or not
+   * valid UTF-8: decoded, its invalid bytes would become U+FFFD, an id the client never sent.
+   */
   private decodeCaptured(): unknown {
-    if (this.overflow) return undefined;
+    const bytes = Buffer.from(this.bytes);
+    if (this.overflow || !isUtf8(bytes)) return undefined;
     try {
-      return JSON.parse(Buffer.from(this.bytes).toString("utf8")) as unknown;
+      return JSON.parse(bytes.toString("utf8")) as unknown;
     } catch {
       return undefined;
     }
@@ -200,4 +205,40 @@ export function topLevelIdOf(line: Buffer): RequestId | undefined {
   const scanner = new TopLevelIdScanner();
   scanner.scan(line);
   return scanner.id();
+}
+
+/**
+ * The bytes of each element of a JSON array, in order (each with the whitespace around it). `line` must be one
+ * JSON array that JSON.parse accepted: the walk only tracks strings and depth, and does not validate.
+ */
+export function arrayElements(line: Buffer): Buffer[] {
+  const elements: Buffer[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = 0;
+  for (let index = 0; index < line.length; index += 1) {
+    const byte = line[index];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (byte === BACKSLASH) escaped = true;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      depth += 1;
+      if (depth === 1) start = index + 1;
+    } else if (byte === 0x7d || byte === 0x5d) {
+      depth -= 1;
+      if (depth === 0) {
+        // `[]` (blank inside) has no element.
+        const last = line.subarray(start, index);
+        if (elements.length > 0 || !/^[ \t\r\n]*$/u.test(last.toString("latin1"))) elements.push(last);
+        return elements;
+      }
+    } else if (byte === 0x2c && depth === 1) {
+      elements.push(line.subarray(start, index));
+      start = index + 1;
+    }
+  }
+  return elements;
 }

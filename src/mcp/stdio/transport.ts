@@ -14,7 +14,10 @@
  *   is paused until stdout drains); notifications are handed on at once, so a
  *   `notifications/cancelled` stops its call (or drops its held request) while
  *   the client does not read, and the end of stdin is seen (the server shuts
- *   down: serve-lifecycle.ts). A client that floods without reading cannot grow
+ *   down: serve-lifecycle.ts). When stdout drains, what the client sent until
+ *   then (stdin's buffer, then the pipe, read without blocking) is read before
+ *   any held line is handed on, so a cancel sent past the bound still drops
+ *   its held request. A client that floods without reading cannot grow
  *   the server's memory with queued replies; `whenWritable()` lets calls already
  *   accepted wait before they run (call-path.ts), so at most the calls already
  *   running add a result each.
@@ -40,6 +43,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorReply, readInbound, type ErrorReply } from "./inbound.js";
 import { BoundedLineReader } from "./line-reader.js";
+import { pipeDescriptorOf, readWithoutBlocking } from "./pending-input.js";
 
 export interface BoundedStdioOptions {
   /** Longest line read, in bytes, not counting the newline (settings.yaml `max_message_bytes`). */
@@ -50,6 +54,11 @@ export interface BoundedStdioOptions {
   readonly log?: (message: string) => void;
   /** How many bytes of input may be held while stdout is full before stdin is paused; `heldInputLimit(maxMessageBytes)` by default. */
   readonly heldInputBytes?: number;
+  /**
+   * The descriptor `stdin` reads, read without blocking when stdout drains (./pending-input.ts); by default
+   * process.stdin's own when it is a pipe or socket, none for a stream given in `stdin`.
+   */
+  readonly stdinFd?: number;
 }
 
 /**
@@ -66,6 +75,13 @@ type Held =
  * some hundreds of bytes beyond its text (8 MiB of pings held as 150,000 messages took 50 MB).
  */
 export const MAX_HELD_LINES = 1024;
+
+/**
+ * When stdout drains, what the client already sent is read before anything held is handed on, past the hold's
+ * bounds up to this many bytes (or twice MAX_HELD_LINES lines): a client that sent more without reading stdout
+ * cannot make that read take all it sends.
+ */
+const PENDING_READ_BYTES = 1024 * 1024;
 
 /** How many held lines are handed on per turn of the event loop once stdout drained. */
 const RELEASE_BATCH = 16;
@@ -95,6 +111,7 @@ export class BoundedStdioTransport implements Transport {
   /** The next turn's release, while one is scheduled. */
   private releasing: NodeJS.Immediate | undefined;
   private readonly heldInputBytes: number;
+  private readonly stdinFd: number | undefined;
   /** Set while stdin is paused because too much is held; cleared when it is read again. */
   private pausedForHold = false;
   /** Why requests are refused, once the server began to shut down (`refuseRequests`). */
@@ -106,6 +123,7 @@ export class BoundedStdioTransport implements Transport {
     this.stdout = options.stdout ?? process.stdout;
     this.log = options.log ?? (() => undefined);
     this.heldInputBytes = options.heldInputBytes ?? heldInputLimit(options.maxMessageBytes);
+    this.stdinFd = options.stdinFd ?? (options.stdin === undefined ? pipeDescriptorOf(this.stdin) : undefined);
     this.reader = new BoundedLineReader(options.maxMessageBytes, {
       line: (bytes) => {
         this.handleLine(bytes);
@@ -325,8 +343,11 @@ export class BoundedStdioTransport implements Transport {
         this.stdout.off("drain", done);
         this.stdout.off("close", done);
         this.drained = undefined;
+        // What the client sent before it read stdout is read before anything held is handed on, whatever the hold's
+        // bounds: a cancel in it drops its held request. Read here, in this call, not left to the event loop; and
+        // before the calls waiting for room (whenWritable) go on, so the cancels are handed on first.
+        this.readPending();
         resolve();
-        // What the client sent meanwhile is read before anything held is handed on: a cancel in it drops its held request.
         this.readAgain();
         this.release();
       };
@@ -352,6 +373,32 @@ export class BoundedStdioTransport implements Transport {
   }
 
   /**
+   * Stdout drained while lines are held: reads what the client sent up to now, before any held line is handed on.
+   * First what the stream buffered (paused by the hold bound, stdin is still read into it up to its highWaterMark;
+   * resume() would deliver it only on a later turn, after the first held lines were handed on), then what the OS
+   * holds for a pipe or socket, as far as it can be read without blocking. Past the bounds (requests read now are
+   * held behind the others), but not past PENDING_READ_BYTES more or twice MAX_HELD_LINES: at each batch of a
+   * release too, so what is held never grows past that ceiling however the client floods.
+   */
+  private readPending(): void {
+    if (this.held.length === 0 || this.refusing !== undefined) return;
+    const { stdin } = this;
+    // A read in paused mode emits its chunk as 'data' (to onData), at once.
+    while (this.mayReadPending() && stdin.readableLength > 0 && stdin.read() !== null);
+    // Bytes from the descriptor come after all the stream holds; an ended or destroyed stream's descriptor may be another file's.
+    const fd = this.stdinFd;
+    while (fd !== undefined && this.mayReadPending() && stdin.readableLength === 0 && !stdin.readableEnded && !stdin.destroyed) {
+      const chunk = readWithoutBlocking(fd);
+      if (chunk === undefined) return;
+      this.onData(chunk);
+    }
+  }
+
+  private mayReadPending(): boolean {
+    return !this.closed && this.heldBytes <= this.heldInputBytes + PENDING_READ_BYTES && this.held.length <= 2 * MAX_HELD_LINES;
+  }
+
+  /**
    * Reads stdin again once what is held is back within its bounds (stdout drained, or held lines were
    * handed on). What stdin buffered while paused is read at once, before the next held line is handed on,
    * so a notification in it (a cancel) is seen first; requests in it queue behind the held ones, and the
@@ -373,7 +420,8 @@ export class BoundedStdioTransport implements Transport {
   /**
    * Stdout drained: hands on (or writes) what was held, in order, RELEASE_BATCH lines a turn (their
    * answers are written in between, so a full stdout stops the release again before the next batch);
-   * stdin is read again as soon as what is held is within its bounds.
+   * stdin is read again as soon as what is held is within its bounds. Each later batch first reads what
+   * the client sent meanwhile (readPending), so a cancel sent after the drain drops its request still held.
    */
   private release(): void {
     this.releasing = undefined;
@@ -388,6 +436,7 @@ export class BoundedStdioTransport implements Transport {
     if (this.closed || this.drained !== undefined) return;
     if (this.held.length > 0)
       this.releasing ??= setImmediate(() => {
+        this.readPending();
         this.release();
       });
   }

@@ -104,7 +104,9 @@ export async function checkAwsIdentity(request: AwsIdentityRequest, deps: AwsIde
           reason: `the credentials of AWS profile ${inputs.profile} belong to another account than the one the operator pinned for target ${target.name}; the call was not run`,
         };
       }
-      cache.remember(key, request.provider.config.auth?.identity?.cache_ttl_seconds ?? 300, result.expiresAt);
+      // A credential_process or a login session may answer for another account with no file changed: checked every call.
+      if (result.cacheable) cache.remember(key, request.provider.config.auth?.identity?.cache_ttl_seconds ?? 300, result.expiresAt);
+      else cache.forget(key);
       audit.record({ event: "identity-ok", detail: "sts" });
       return { ok: true };
     case "session-invalid":

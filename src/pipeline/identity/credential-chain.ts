@@ -17,6 +17,11 @@
  * get the SSO client settings, and its cache and signin host are not judged
  * here), and a `credential_source` of `Environment` or `EcsContainer` (the SDK
  * reads the server's own environment, the CLI the child's).
+ *
+ * The same walk says which section's `credential_process` answers (its
+ * program must not run from the agent's working directory) and whether a role
+ * sits on top of the source: the role's ARN, in the config file, then fixes
+ * the account whatever the source answers (what the identity cache may keep).
  */
 import { ProbeRefusal } from "./probe-refusal.js";
 import type { IniSection } from "./sts-endpoint.js";
@@ -27,6 +32,10 @@ export interface CredentialChain {
   readonly sso: IniSection | undefined;
   /** The section whose `credential_source` is `Ec2InstanceMetadata`, if any. */
   readonly metadata: IniSection | undefined;
+  /** The section whose `credential_process` gives the chain's source credentials, if any. */
+  readonly process: IniSection | undefined;
+  /** Whether a role (`role_arn` with `source_profile` or `credential_source`) is assumed above the source. */
+  readonly underRole: boolean;
 }
 
 const SSO_KEYS = ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"];
@@ -56,6 +65,8 @@ function sourcesOf(data: IniSection): string[] {
 export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string): CredentialChain {
   const seen = new Set<string>();
   let current = name;
+  let underRole = false;
+  const none = { sso: undefined, metadata: undefined, process: undefined };
   // A cycle fails the CLI (InfiniteLoopConfigError) and the SDK alike: nothing more to judge.
   while (!seen.has(current)) {
     seen.add(current);
@@ -72,10 +83,12 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
         `${label} names more than one credential source (${sources.join(", ")}${roleSource ? ", source_profile/credential_source" : ""}); the AWS CLI and the account check would choose differently: keep one`,
       );
     }
-    if (sources[0] === "sso_*") return { sso: data, metadata: undefined };
-    if (sources[0] !== "role_arn") return { sso: undefined, metadata: undefined };
+    if (sources[0] === "sso_*") return { ...none, sso: data, underRole };
+    if (sources[0] === "credential_process") return { ...none, process: data, underRole };
+    if (sources[0] !== "role_arn") return { ...none, underRole };
+    underRole ||= roleSource;
     if (data.credential_source !== undefined) {
-      if (data.credential_source === "Ec2InstanceMetadata") return { sso: undefined, metadata: data };
+      if (data.credential_source === "Ec2InstanceMetadata") return { ...none, metadata: data, underRole };
       throw new ProbeRefusal(
         "CredentialSourceNotSupported",
         `${label} takes credential_source ${data.credential_source === "Environment" || data.credential_source === "EcsContainer" ? data.credential_source : "(unknown)"}, which the account check would read from the server's environment, not the call's`,
@@ -84,5 +97,5 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
     if (data.source_profile === undefined) break;
     current = data.source_profile;
   }
-  return { sso: undefined, metadata: undefined };
+  return { ...none, underRole };
 }

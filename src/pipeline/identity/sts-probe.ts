@@ -31,7 +31,18 @@ import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection }
 export const STS_PROBE_LIMITS = Object.freeze({ connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000, maxAttempts: 2, totalMs: 30_000 });
 
 export type StsProbeResult =
-  | { readonly kind: "identity"; readonly account: string; readonly expiresAt: Date | undefined }
+  | {
+      readonly kind: "identity";
+      readonly account: string;
+      readonly expiresAt: Date | undefined;
+      /**
+       * Whether the account follows from what the credential-source fingerprint covers (the AWS files):
+       * false when a `credential_process` answers for it (no role above), whose account can change while
+       * every file stays the same. Such a success is not remembered. (An `aws login` session, which can do
+       * the same, is refused: credential-chain.ts.)
+       */
+      readonly cacheable: boolean;
+    }
   /** The credentials are missing, expired or refused (403): the human must log in again. */
   | { readonly kind: "session-invalid"; readonly code: string }
   /** The check could not complete (network, timeout, malformed configuration); `detail`: what to change, for a refused configuration. */
@@ -102,6 +113,22 @@ function assertFileReadAlike(file: string, label: string): void {
   assertSameIniReading(text, label);
 }
 
+/**
+ * Whether a `credential_process` line names its program by a relative path
+ * (`./creds`, `bin/creds`, `~/bin/creds`): the SDK (through /bin/sh) and the
+ * CLI (without a shell, `~` not expanded) both resolve it against their working
+ * directory, the agent's project, where the agent can put any program; it
+ * would run with the operator's environment and print the credentials. A bare
+ * name is searched through PATH, which never holds the working directory.
+ */
+export function runsFromWorkingDirectory(line: string): boolean {
+  const text = line.trimStart();
+  const quote = text[0] === '"' || text[0] === "'" ? text[0] : undefined;
+  const close = quote === undefined ? -1 : text.indexOf(quote, 1);
+  const program = quote === undefined ? (text.split(/\s/u, 1)[0] ?? "") : text.slice(1, close === -1 ? undefined : close);
+  return /[\\/]/u.test(program) && !path.isAbsolute(program);
+}
+
 /** The instance metadata settings the CLI reads from the child's environment and the SDK from the server's own. */
 const METADATA_VARIABLE = /^AWS_EC2_METADATA_/u;
 
@@ -159,7 +186,12 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
     const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
     const profile = sectionOf(inputs.profile);
-    const { sso, metadata } = credentialChainOf(sectionOf, inputs.profile);
+    const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
+    if (credentialProcess?.credential_process !== undefined && runsFromWorkingDirectory(credentialProcess.credential_process))
+      return { kind: "failed", code: "RelativeCredentialProcess" };
+    // What a process answers is outside the files the fingerprint covers; a role above it fixes the account.
+    // (An `aws login` session, whose account can change the same way, was refused by credentialChainOf.)
+    const cacheable = underRole || credentialProcess === undefined;
     const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
     const route = stsRouteOf(inputs, profile, services);
     // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
@@ -233,7 +265,7 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
       // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
       if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
-      return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration };
+      return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
     } finally {
       client.destroy();
     }

@@ -216,10 +216,13 @@ describe("the page key in the HTML", () => {
 });
 
 describe("request checks", () => {
-  test("Host must be 127.0.0.1:<port> or localhost:<port> exactly", () => {
-    expect(hostAllowed("127.0.0.1:8080", 8080)).toBe(true);
-    expect(hostAllowed("localhost:8080", 8080)).toBe(true);
-    for (const host of ["127.0.0.1:8081", "evil.test:8080", "127.0.0.1", "LOCALHOST:8080", undefined]) expect(hostAllowed(host, 8080)).toBe(false);
+  test("Host must be the address listened on and its port exactly (or localhost:<port> on 127.0.0.1)", () => {
+    expect(hostAllowed("127.0.0.1:8080", "127.0.0.1", 8080)).toBe(true);
+    expect(hostAllowed("localhost:8080", "127.0.0.1", 8080)).toBe(true);
+    for (const host of ["127.0.0.1:8081", "evil.test:8080", "127.0.0.1", "LOCALHOST:8080", undefined]) expect(hostAllowed(host, "127.0.0.1", 8080)).toBe(false);
+    expect(hostAllowed("127.9.8.7:8080", "127.9.8.7", 8080)).toBe(true);
+    // localhost leads to 127.0.0.1, not to the random address: another program may serve there.
+    for (const host of ["localhost:8080", "127.0.0.1:8080", "127.9.8.6:8080"]) expect(hostAllowed(host, "127.9.8.7", 8080)).toBe(false);
   });
 
   test("Origin must be the page's own", () => {
@@ -231,5 +234,28 @@ describe("request checks", () => {
     expect(secretsEqual("abc", "abc")).toBe(true);
     expect(secretsEqual("abc", "abcd")).toBe(false);
     expect(secretsEqual("", "abc")).toBe(false);
+  });
+});
+
+describe("the prefix boundary list", () => {
+  /** The label of each boundary the page lists, by token count. */
+  function labels(tokens: string[]): Map<number, string> {
+    const html = renderPage(callModel(tokens, callPageOffer({ tokens, defaultMinutes: 15, rules: [] })), FRAME);
+    return new Map([...html.matchAll(/<option value="(\d+)"(?: selected)?>\d+: ([^<]*)<\/option>/g)].map((match) => [Number(match[1]), match[2] ?? ""]));
+  }
+
+  test("every boundary reads differently and shows where it ends, past a long token too (a cut end made 3 and 4 tokens read alike)", () => {
+    const list = labels(["get", "secrets", `name-${"a".repeat(70)}`, "--all-namespaces"]);
+    expect([...list.keys()]).toEqual([1, 2, 3, 4]);
+    expect(new Set(list.values()).size).toBe(4);
+    expect(list.get(3)).toMatch(/a$/u);
+    expect(list.get(4)).toMatch(/ --all-namespaces$/u);
+    expect(list.get(4)).toMatch(/^get … /u);
+  });
+
+  test("a shortened label splits no character: an astral character at the cut stays whole (one escape, no lone surrogate)", () => {
+    const list = labels(["get", `${"b".repeat(40)}${"\u{1d5ba}".repeat(30)}`, "x"]);
+    for (const label of list.values()) expect(label).not.toMatch(/\\u\{d[89a-f][0-9a-f]{2}\}/u);
+    expect(list.get(3)).toMatch(/\\u\{1d5ba\} x$/u);
   });
 });

@@ -81,9 +81,11 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
   const url = new URL(`${page}/${secret}`);
   const port = Number(url.port);
   const host = url.host;
-  const get = (target: string, cookie = "") => rawRequest({ port, path: target, headers: { host, cookie } });
+  const address = url.hostname;
+  const get = (target: string, cookie = "") => rawRequest({ address, port, path: target, headers: { host, cookie } });
   const post = (target: string, body: object, { cookie, key }: Client) =>
     rawRequest({
+      address,
       port,
       path: target,
       method: "POST",
@@ -96,7 +98,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
    * writes just before it hands the request over.
    */
   const heldPost = async (target: string, body: object, { cookie, key }: Client) => {
-    const socket: Socket = connect(port, "127.0.0.1");
+    const socket: Socket = connect(port, address);
     let received = "";
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => (received += chunk));
@@ -125,7 +127,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     const record = store.read(ID);
     return record !== undefined && "version" in record ? record.status : undefined;
   };
-  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, get, post, heldPost, pending };
+  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, address, port, host, get, post, heldPost, pending };
 }
 
 /** What a browser holds of a session: its cookie and, once it loaded the page, the page key the HTML carried. */
@@ -362,6 +364,115 @@ describe("a request in flight when its session or page ends (red team 11b F1)", 
     expect(received).not.toMatch(/HTTP\/1\.1 200/);
     expect(approval.answers).toEqual([]);
     expect(approval.pending()).toBe("pending");
+  });
+});
+
+describe("requests the browser says another page made (Sec-Fetch-Site)", () => {
+  // A page the agent serves on another port of 127.0.0.1 is the same site as the approval page, so the operator's
+  // browser sends it the SameSite=Strict session cookie: its no-cors GET of the page loaded the HTML a second
+  // time, which ended the operator's session (409), and its GET of a link consumed the secret.
+  test("a same-site or cross-site GET of the page, carrying the session cookie, is refused and leaves the operator's session answering", async () => {
+    const approval = await servedApproval();
+    const client = await loaded(approval);
+    for (const site of ["same-site", "cross-site", "same-origin, same-site"]) {
+      const response = await rawRequest({
+        address: approval.address,
+        port: approval.port,
+        path: approval.base,
+        headers: { host: approval.host, cookie: client.cookie, "sec-fetch-site": site, "sec-fetch-mode": "no-cors" },
+      });
+      expect(response.status, site).toBe(403);
+      expect(response.body).not.toContain(client.key);
+    }
+    approval.clock.now += SETTLE_MS;
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
+    approval.clock.now += SERVER_HOLD_MS;
+    expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(200);
+    expect(approval.answers.map((answer) => answer.choice)).toEqual(["once"]);
+  });
+
+  test("another page's GET of the link neither consumes its secret nor opens a session; the browser's own open (none) then does", async () => {
+    const approval = await servedApproval();
+    const refused = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: approval.link,
+      headers: { host: approval.host, "sec-fetch-site": "same-site" },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers["set-cookie"]).toBeUndefined();
+    const record = approval.store.read(ID);
+    expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([pageSecretDigest(approval.secret)]);
+    const opening = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: approval.link,
+      headers: { host: approval.host, "sec-fetch-site": "none" },
+    });
+    expect(opening.status).toBe(303);
+    const cookie = String(opening.headers["set-cookie"]).split(";")[0] ?? "";
+    const page = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: approval.base,
+      headers: { host: approval.host, cookie, "sec-fetch-site": "none" },
+    });
+    expect(page.status).toBe(200);
+    const script = await rawRequest({
+      address: approval.address,
+      port: approval.port,
+      path: `${approval.base}/page.js`,
+      headers: { host: approval.host, cookie, "sec-fetch-site": "same-origin" },
+    });
+    expect(script.status).toBe(200);
+  });
+});
+
+describe("the page's origin", () => {
+  const register = (page: ApprovalPageServer) =>
+    page.add({
+      id: ID,
+      csrf: CSRF,
+      render: () => "",
+      consume: () => Promise.resolve(false),
+      unoffered: () => undefined,
+      answer: () => Promise.resolve({ status: 200, message: "" }),
+    });
+
+  // An origin is scheme, host and port: what another program's page left on 127.0.0.1:<port> (a service worker,
+  // cookies) reaches the page once the kernel hands that port to the page server. A random loopback host is an
+  // origin nobody served before.
+  test("is a random address of 127.0.0.0/8, not 127.0.0.1, and another for another server; 127.0.0.1 at its port is not it", async () => {
+    const first = new ApprovalPageServer();
+    const second = new ApprovalPageServer();
+    try {
+      const [a, b] = (await Promise.all([register(first), register(second)])).map((url) => new URL(url));
+      for (const url of [a, b]) {
+        expect(url?.hostname).toMatch(/^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/u);
+        expect(url?.hostname).not.toBe("127.0.0.1");
+      }
+      expect(a?.hostname).not.toBe(b?.hostname);
+      const ok = await rawRequest({ address: a?.hostname ?? "", port: Number(a?.port), path: a?.pathname ?? "", headers: { host: a?.host ?? "" } });
+      expect(ok.status).toBe(403); // the page is there (no session yet)
+      // Nothing of the page's answers on 127.0.0.1, and the Host 127.0.0.1 (or localhost) does not name it.
+      await expect(rawRequest({ port: Number(a?.port), path: a?.pathname ?? "", headers: { host: `127.0.0.1:${a?.port ?? ""}` } })).rejects.toThrow();
+      for (const host of [`127.0.0.1:${a?.port ?? ""}`, `localhost:${a?.port ?? ""}`]) {
+        expect((await rawRequest({ address: a?.hostname ?? "", port: Number(a?.port), path: a?.pathname ?? "", headers: { host } })).status).toBe(421);
+      }
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  test("falls back to 127.0.0.1 where the random address is not this machine's (EADDRNOTAVAIL)", async () => {
+    const page = new ApprovalPageServer({ address: () => "192.0.2.1" }); // TEST-NET-1: no interface has it
+    try {
+      const url = new URL(await register(page));
+      expect(url.hostname).toBe("127.0.0.1");
+      expect((await rawRequest({ port: Number(url.port), path: url.pathname, headers: { host: `localhost:${url.port}` } })).status).toBe(403);
+    } finally {
+      await page.close();
+    }
   });
 });
 

@@ -112,3 +112,59 @@ describe("a rules.yaml whose deny list comes through a YAML 1.1 merge key", () =
     expect(readFileSync(rulesFile, "utf8")).toBe(merged);
   });
 });
+
+describe("a rule written to the shared rules.yaml says which other targets it decides for", () => {
+  const KUBE =
+    'version: "1"\nname: kube\ntool: kube\ncommand: recorder\ntargeting:\n  mode: kubectl_context\nargv:\n  parser: pflag\n  commands:\n    - path: [delete]\n';
+  const IDP = 'version: "1"\nname: idp\ntool: idp\ncommand: echo\n';
+  const target = (name: string) => `version: "1"\nname: ${name}\ncontext: ${name}-ctx\nidentity: {provider: idp}\n`;
+
+  function kubeTree() {
+    const root = makeConfigTree({
+      "providers/idp/provider.yaml": IDP,
+      "providers/kube/provider.yaml": KUBE,
+      "providers/kube/rules.yaml": 'version: "1"\ndeny: []\naccept: []\n',
+      "providers/kube/targets/dev/target.yaml": target("dev"),
+      "providers/kube/targets/prod/target.yaml": target("prod"),
+      "providers/kube/targets/staging/target.yaml": target("staging"),
+      // staging decides by its own rules: a shared rule does not reach it.
+      "providers/kube/targets/staging/rules.yaml": 'version: "1"\ndeny: []\naccept: []\n',
+    });
+    return { root, editor: fileRuleEditor(path.join(root, "audit.jsonl")) };
+  }
+
+  function requestOn(root: string, alias: string, tokens: string[]): ApprovalRequest {
+    const provider = loadRegistry(root).providers.get("kube");
+    const entry = provider?.targets.get(alias);
+    if (provider === undefined || entry === undefined) throw new Error(`no kube target ${alias}`);
+    return {
+      provider,
+      target: entry,
+      canonicalTokens: tokens,
+      description: undefined,
+      reason: "no rule",
+      grants: suggestGrants("kube", alias, { positionals: tokens, options: [], hasTail: false, tail: [] }),
+      signal: new AbortController().signal,
+    };
+  }
+
+  test("Always allow and Always deny on dev name prod, which shares the file, and not staging, which has its own", () => {
+    const { root, editor } = kubeTree();
+    const offers = editor.offers(requestOn(root, "dev", ["delete", "deployment", "api"]));
+    expect(offers.map((offer) => offer.effect)).toEqual(["accept", "deny"]);
+    for (const offer of offers) {
+      expect(offer.file).toBe(path.join(root, "providers/kube/rules.yaml"));
+      expect(offer.scope).toContain(
+        `${offer.effect === "accept" ? "allows" : "denies"} the same call on every target of kube without a rules.yaml of its own, not only on dev: now also prod`,
+      );
+      expect(offer.scope).not.toMatch(/staging/u);
+    }
+  });
+
+  test("a rule for a target with its own rules.yaml says nothing of other targets", () => {
+    const { root, editor } = kubeTree();
+    const offers = editor.offers(requestOn(root, "staging", ["delete", "deployment", "api"]));
+    expect(offers.map((offer) => offer.file)).toEqual([0, 1].map(() => path.join(root, "providers/kube/targets/staging/rules.yaml")));
+    for (const offer of offers) expect(offer.scope).not.toMatch(/other|prod|dev|shared/u);
+  });
+});

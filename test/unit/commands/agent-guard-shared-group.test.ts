@@ -24,13 +24,13 @@ describe("a hook group Torii's guard shares with an operator's hook", () => {
     const settings = JSON.parse(readFileSync(settingsFile, "utf8")) as { hooks: { PreToolUse: { hooks: unknown[] }[] } };
     settings.hooks.PreToolUse[0]?.hooks.push(OPERATOR_HOOK);
     // Another Torii's paths, so the install has something to rewrite.
-    const shared = JSON.stringify(settings, null, 2).replace(/"\/[^"]*? guard --client/u, '"/old/node /old/cli.js guard --client');
+    const shared = JSON.stringify(settings, null, 2).replace(/"\/[^"]*? guard --client/u, '"/old/node /old/dist/cli.js guard --client');
     writeFileSync(settingsFile, shared);
     const backups = readdirSync(path.dirname(settingsFile)).filter((name) => name.includes(".torii-backup")).length;
     // The server entry lives in another file (~/.claude.json): the refusal must leave it as it was too (review 16c).
     const serverFile = path.join(home, ".claude.json");
     const serverBefore = readFileSync(serverFile, "utf8");
-    writeFileSync(serverFile, serverBefore.replace(/"\/[^"]*?cli\.js"/u, '"/old/cli.js"'));
+    writeFileSync(serverFile, serverBefore.replace(/"\/[^"]*?cli\.js"/u, '"/old/dist/cli.js"'));
     const serverShared = readFileSync(serverFile, "utf8");
 
     const result = await runCli(["agent", command, "claude-code", ...flags], env);

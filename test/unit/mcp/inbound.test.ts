@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { readInbound } from "../../../src/mcp/stdio/inbound.js";
+import { MAX_BATCH_REPLIES, readInbound } from "../../../src/mcp/stdio/inbound.js";
 
 /** The replies for one line as [code, id] pairs ("message" when it is delivered, undefined when blank). */
 function verdict(line: string | Buffer): "message" | [number, unknown][] | undefined {
@@ -108,6 +108,14 @@ describe("readInbound", () => {
     expect(verdict(Buffer.from([0xff, 0xfe, 0x0d]))).toEqual([[-32700, undefined]]);
   });
 
+  test("never echoes an id that holds invalid UTF-8: parsed, its bytes read as U+FFFD, an id the client never sent", () => {
+    const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"a'), Buffer.from([0xff]), Buffer.from('","method":"ping"}')]);
+    expect(verdict(line)).toEqual([[-32700, undefined]]);
+    // A U+FFFD the client did write (valid UTF-8) is its id: echoed.
+    const written = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"a\uFFFD","method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}')]);
+    expect(verdict(written)).toEqual([[-32700, "a\uFFFD"]]);
+  });
+
   test.each([
     ["an invalid notification", '{"jsonrpc":"2.0","method":"notifications/x","extra":1}'],
     ["a notification with a lone surrogate", '{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}'],
@@ -125,6 +133,31 @@ describe("readInbound", () => {
     ]);
     expect(verdict("[]")).toEqual([[-32600, undefined]]);
     expect(verdict('[{"jsonrpc":"2.0","method":"n"}]')).toEqual([[-32600, undefined]]);
+  });
+
+  test("a batch of more than MAX_BATCH_REPLIES requests gets one reply without id, not one per request", () => {
+    const batch = (count: number): string => `[${Array.from({ length: count }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`).join(",")}]`;
+    expect(verdict(batch(MAX_BATCH_REPLIES))).toHaveLength(MAX_BATCH_REPLIES);
+    expect(verdict(batch(MAX_BATCH_REPLIES + 1))).toEqual([[-32600, undefined]]);
+    // Notifications in a batch get no reply, so they do not count.
+    const notifications = Array.from({ length: MAX_BATCH_REPLIES }, () => '{"jsonrpc":"2.0","method":"n"}').join(",");
+    expect(verdict(`[${notifications},{"jsonrpc":"2.0","id":"x","method":"ping"}]`)).toEqual([[-32600, "x"]]);
+  });
+
+  test("echoes a batch element's number id only when its text is the integer's own, as for a top-level id", () => {
+    const element = (id: string): string => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+    const spellings = ["1.0", "1e0", "-0", "1E2", "9007199254740993", "12345678901234567890", "1.00000000000000001", "7", '"s"', "-3", "0.5"];
+    expect(verdict(`[${spellings.map(element).join(" , ")}]`)).toEqual(
+      [undefined, undefined, undefined, undefined, undefined, undefined, undefined, 7, "s", -3, 0.5].map((id) => [-32600, id]),
+    );
+    // Elements are told apart by the text's structure: commas and brackets inside strings and nested values split nothing,
+    // and an "id" nested in params is not the element's.
+    const tricky = '{"jsonrpc":"2.0","method":"a\\",]}[","params":{"id":1.0,"x":[1,{"id":2}]},"id":2}';
+    expect(verdict(`[ ${tricky},\t${element("1.0")} ,{"jsonrpc":"2.0","id":4,"method":"ping","params":{"id":4.0}}]`)).toEqual([
+      [-32600, 2],
+      [-32600, undefined],
+      [-32600, 4],
+    ]);
   });
 
   test.each(["", "   ", "\r", " \t\r"])("ignores the blank line %j", (line) => {

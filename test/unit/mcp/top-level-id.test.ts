@@ -28,6 +28,16 @@ function oracle(text: string): string | number | undefined {
 const SEED = 7_031_129;
 
 describe("TopLevelIdScanner", () => {
+  test("gives no id whose bytes are not valid UTF-8 (decoded, they would read U+FFFD, an id never sent)", () => {
+    const scanner = new TopLevelIdScanner();
+    scanner.scan(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"ping","id":"a'), Buffer.from([0xc3])]));
+    scanner.scan(Buffer.concat([Buffer.from([0x28]), Buffer.from('"}')]));
+    expect(scanner.id()).toBeUndefined();
+    const elsewhere = new TopLevelIdScanner();
+    elsewhere.scan(Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff]), Buffer.from('","id":"a\uFFFD"}')]));
+    expect(elsewhere.id()).toBe("a\uFFFD");
+  });
+
   test.each([
     ['{"jsonrpc":"2.0","method":"x","params":{"id":9},"id":5}', 5],
     ['{"id":"abc","method":"x"}', "abc"],

@@ -33,6 +33,9 @@ interface CommandTree {
 }
 
 const SCRIPT = fileURLToPath(new URL("../../../scripts/providers/aws_command_tree.py", import.meta.url));
+const HELP_ORACLE = fileURLToPath(new URL("../../support/awscli_help_oracle.py", import.meta.url));
+// .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
+const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
 const policy = compilePolicy(bundledPolicyContext("aws"), { shared: ruleList([], ["/.*/"]) });
 const decide = (argv: readonly string[]) => evaluatePolicy(policy, argv).decision;
 
@@ -45,13 +48,47 @@ function spellings(path: readonly string[]): string[][] {
 
 const lockedAt = (path: readonly string[]): boolean => spellings(path).every((argv) => decide([...argv, "--probe", "x"]).result === "deny");
 
+/** What CodeDeploy's install page says (`aws deploy install help`). */
+const INSTALLER = "Configures and installs the AWS CodeDeploy Agent";
+
+/** Argvs whose `help` the installed CLI is asked about: the installer's page, or no page, shows where it puts install. */
+const ASKED = {
+  installAfterParentOptions: ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "install"],
+  valuesNamedInstall: [
+    ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "install"],
+    ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack", "install"],
+    ["cloudformation", "deploy", "--stack-name", "uninstall", "--no-execute-changeset", "--template-file", "t.yaml"],
+  ],
+  installAfterValues: [
+    ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "install", "install"],
+    ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "--no-execute-changeset", "install"],
+  ],
+};
+
 let tree: CommandTree;
+/** What the installed CLI printed for `aws <argv> help`, by the argv's words. */
+const helpPages = new Map<string, string>();
+const installedHelp = (argv: readonly string[]): string => {
+  const page = helpPages.get(argv.join(" "));
+  if (page === undefined) throw new Error(`not asked: ${argv.join(" ")}`);
+  return page;
+};
 
 beforeAll(() => {
-  // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
-  const run = spawnSync(process.env.TORII_TEST_PYTHON ?? "python3", [SCRIPT], { encoding: "utf8", shell: false });
+  const run = spawnSync(PYTHON, [SCRIPT], { encoding: "utf8", shell: false });
   if (run.status !== 0) throw new Error(`aws_command_tree.py failed: ${run.stderr}`);
   tree = JSON.parse(run.stdout) as CommandTree;
+  // No configuration or credentials are read; the page goes to stdout through `cat`.
+  const scratch = { AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials", AWS_PAGER: "", PAGER: "cat" };
+  const argvs = [ASKED.installAfterParentOptions, ...ASKED.valuesNamedInstall, ...ASKED.installAfterValues];
+  const help = spawnSync(PYTHON, [HELP_ORACLE], {
+    input: JSON.stringify(argvs),
+    encoding: "utf8",
+    shell: false,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch },
+  });
+  if (help.status !== 0) throw new Error(`awscli_help_oracle.py failed: ${help.stderr}`);
+  (JSON.parse(help.stdout) as string[]).forEach((page, at) => helpPages.set(argvs[at]?.join(" ") ?? "", page));
 }, 180_000);
 
 describe("awscli commands attached through an event that more than one command emits", () => {
@@ -110,12 +147,10 @@ describe("CodeDeploy's local commands under every deploy", () => {
   });
 
   it("the installed CLI reaches CodeDeploy's install under cloudformation deploy, and Torii refuses that argv", () => {
-    // `help` prints the sub-command's page (groff overstrikes only its headings) and runs nothing; no configuration or credentials are read.
-    const argv = ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "install", "help"];
-    const scratch = { AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials", AWS_PAGER: "", PAGER: "cat" };
-    const run = spawnSync("aws", argv, { encoding: "utf8", shell: false, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch } });
-    expect(run.stdout).toContain("Configures and installs the AWS CodeDeploy Agent");
-    expect(decide(argv).result).toBe("deny");
+    // `help` prints the sub-command's page (groff overstrikes only its headings) and runs nothing.
+    const argv = ASKED.installAfterParentOptions;
+    expect(installedHelp(argv)).toContain(INSTALLER);
+    expect(decide([...argv, "help"]).result).toBe("deny");
   });
 
   it("register prints a new access key under every deploy", () => {
@@ -128,24 +163,13 @@ describe("CodeDeploy's local commands under every deploy", () => {
 
   it("a value of a parent option equal to install is no sub-command, as for the installed CLI; a second install still is", () => {
     // `help` after the sub-command prints its page; after a value it is an invalid sub-command. Nothing runs either way.
-    const scratch = { AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials", AWS_PAGER: "", PAGER: "cat" };
-    const cli = (argv: readonly string[]) =>
-      spawnSync("aws", [...argv, "help"], { encoding: "utf8", shell: false, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch } });
-    const INSTALLER = "Configures and installs the AWS CodeDeploy Agent";
-    for (const argv of [
-      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "install"],
-      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack", "install"],
-      ["cloudformation", "deploy", "--stack-name", "uninstall", "--no-execute-changeset", "--template-file", "t.yaml"],
-    ]) {
-      expect(cli(argv).stdout, argv.join(" ")).not.toContain(INSTALLER);
+    for (const argv of ASKED.valuesNamedInstall) {
+      expect(installedHelp(argv), argv.join(" ")).not.toContain(INSTALLER);
       expect(decide(argv).result, argv.join(" ")).not.toBe("deny");
     }
     expect(decide(["ecs", "deploy", "--service", "install", "--task-definition", "td.json"]).result).not.toBe("deny");
-    for (const argv of [
-      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "install", "install"],
-      ["cloudformation", "deploy", "--template-file", "t.yaml", "--stack-name", "s", "--no-execute-changeset", "install"],
-    ]) {
-      expect(cli(argv).stdout, argv.join(" ")).toContain(INSTALLER);
+    for (const argv of ASKED.installAfterValues) {
+      expect(installedHelp(argv), argv.join(" ")).toContain(INSTALLER);
       expect(decide(argv).result, argv.join(" ")).toBe("deny");
     }
     // An ambiguous abbreviation (--s3-bucket, --s3-prefix, --stack-name) or a list option's second value skips nothing: refused.

@@ -74,6 +74,8 @@ export const SIGNAL_READY = `require("node:fs").writeFileSync(process.argv[1], "
 
 /** Kills `pid` if it still exists (test cleanup for processes that deliberately escaped). */
 export function killQuietly(pid: number): void {
+  // 0 or a negative number would signal a process group: the test runner's own (a pid read from a file caught half-written).
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`not a process id: ${pid}`);
   try {
     process.kill(pid, "SIGKILL");
   } catch {

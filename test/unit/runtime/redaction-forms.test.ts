@@ -9,7 +9,7 @@
 import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
 import { redactOutput } from "../../../src/runtime/redact-output.js";
-import { createRedactor } from "../../../src/runtime/redaction.js";
+import { createRedactor, CUT_TAIL_MARKER } from "../../../src/runtime/redaction.js";
 
 const VALUE = "Sup3rSecretValue-0123456789";
 const MARK = "[redacted:API_TOKEN]";
@@ -114,8 +114,9 @@ describe("a value split across stdout and stderr", () => {
     const stdout = `token=${VALUE.slice(0, 8)}`;
     const stderr = VALUE.slice(8, -2);
     const out = await redactOutput({ stdout, stderr, interleaving: [stdout.length, stderr.length] }, redactor, { cut: true, maxBytes: 4096 });
-    expect(out.stdout).toBe(`token=${MARK}`);
-    expect(out.stderr).toBe(MARK);
+    // Both streams end within the longest spelling: each is a masked tail, whatever it held.
+    expect(out.stdout).toBe(CUT_TAIL_MARKER);
+    expect(out.stderr).toBe(CUT_TAIL_MARKER);
   });
 
   test("parts that are not one value across the switch are left alone", async () => {
@@ -123,5 +124,36 @@ describe("a value split across stdout and stderr", () => {
     const stderr = `not${VALUE.slice(8)}\n`;
     const out = await redactOutput({ stdout, stderr, interleaving: [stdout.length, stderr.length] }, redactor, { cut: false, maxBytes: 4096 });
     expect(out).toEqual({ stdout, stderr, trimmed: false });
+  });
+});
+
+describe("a value as the CLI uses it: without its surrounding blanks and line breaks (red team atk-secrets-18)", () => {
+  // A double-quoted `.env` value keeps what the operator pasted around the secret (a trailing line break, spaces);
+  // a CLI strips it before use and prints the stripped token. A PEM key kept over lines is printed as one line or
+  // re-wrapped at another width. Each is the value as the CLI uses it, so each is masked.
+  const PEM_BODY = [
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw",
+    "7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW",
+    "/VDL5AaWTg0nLVkjRo9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvredZiKRkgwlL9xNAwxXFg0x/XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC+9aGVd+Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmwIDAQAB",
+  ];
+  const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY.join("\n")}\n-----END RSA PRIVATE KEY-----\n`;
+  const keyRedactor = createRedactor([
+    { name: "PASTED_TOKEN", value: "  ghp_Pasted0Token0With0Blanks\n" },
+    { name: "PRIVATE_KEY", value: PEM },
+  ]);
+
+  test("a value with blanks or a line break around it, printed stripped", () => {
+    expect(keyRedactor.redact("Authorization: token ghp_Pasted0Token0With0Blanks (sent)")).toBe("Authorization: token [redacted:PASTED_TOKEN] (sent)");
+    expect(keyRedactor.redact('{"token":"ghp_Pasted0Token0With0Blanks"}')).toBe('{"token":"[redacted:PASTED_TOKEN]"}');
+  });
+
+  test("a multi-line value printed as one line, or wrapped at another width", () => {
+    const oneLine = PEM.replaceAll("\n", "");
+    expect(keyRedactor.redact(`key: ${oneLine} end`)).toBe("key: [redacted:PRIVATE_KEY] end");
+    const body = PEM_BODY.join("");
+    const rewrapped = `-----BEGIN RSA PRIVATE KEY-----\n${(body.match(/.{1,76}/gu) ?? []).join("\n")}\n-----END RSA PRIVATE KEY-----`;
+    const out = keyRedactor.redact(`key:\n${rewrapped}\nend`);
+    expect(out).toBe("key:\n[redacted:PRIVATE_KEY]\nend");
+    expect(out).not.toContain(body.slice(0, 12));
   });
 });

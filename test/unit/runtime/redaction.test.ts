@@ -1,7 +1,7 @@
 import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
 import { redactOutput, trimToBytes } from "../../../src/runtime/redact-output.js";
-import { createRedactor, MIN_REDACTED_LENGTH, NO_REDACTION } from "../../../src/runtime/redaction.js";
+import { createRedactor, CUT_TAIL_MARKER, MIN_REDACTED_LENGTH, NO_REDACTION } from "../../../src/runtime/redaction.js";
 import { SLICE_UNITS } from "../../../src/runtime/spelling-matcher.js";
 
 const CANARY = "c4n4ry-S3cr3t/with+odd=chars é";
@@ -54,8 +54,60 @@ describe("createRedactor", () => {
   });
 
   test("a cut text hides the start of a secret at its end, an uncut one does not", () => {
-    expect(redactor.redact(`value: ${CANARY.slice(0, 12)}`, { cut: true })).toBe(`value: ${MARK}`);
+    const head = "x".repeat(1000);
+    const out = redactor.redact(`${head}value: ${CANARY.slice(0, 12)}`, { cut: true });
+    expect(out).not.toContain(CANARY.slice(0, 4));
+    expect(out.endsWith(CUT_TAIL_MARKER)).toBe(true);
+    // Only a tail goes: what precedes it by more than the longest spelling stays.
+    expect(out.startsWith("x".repeat(500))).toBe(true);
     expect(redactor.redact(`value: ${CANARY.slice(0, 12)}`)).toBe(`value: ${CANARY.slice(0, 12)}`);
+  });
+
+  describe("a cut tail says nothing about the values (no prefix oracle)", () => {
+    // Two values of one length that differ in every character: a child cut right after text the agent chose
+    // (an object it wrote, a log it fills, its own argument echoed) must redact alike under either, or the
+    // marker tells whether a value starts with the guess, one character per call.
+    const first = createRedactor([{ name: "TOKEN", value: "Sx9kQ2mZ7pL4vB" }]);
+    const second = createRedactor([{ name: "TOKEN", value: "Qa1jR3nY8oK5wC" }]);
+    const head = "log line\n".repeat(200);
+
+    test.each(["S", "Sx", "Sx9kQ2", "Sx9kQ2mZ7pL4v", "Q", "z", "S\n", "S\u0000x\u0000", "Sx\u001b[31m9k"])("guess %j", (guess) => {
+      for (const text of [`${head}${guess}`, guess]) {
+        expect(first.redact(text, { cut: true })).toBe(second.redact(text, { cut: true }));
+        expect(first.redact(text, { cut: true }).endsWith(CUT_TAIL_MARKER)).toBe(true);
+      }
+    });
+
+    test("nor does a guess split across the two streams", async () => {
+      for (const [out, err] of [
+        ["S", "x9k"],
+        ["Q", "a1j"],
+        ["Sx9", ""],
+      ] as const) {
+        const stdout = `${head}${out}`;
+        const stderr = `${head}${err}`;
+        const streams = { stdout, stderr, interleaving: [stdout.length - out.length, stderr.length - err.length, out.length, err.length] };
+        const options = { cut: true, maxBytes: 1 << 20 };
+        expect(await redactOutput(streams, first, options)).toEqual(await redactOutput(streams, second, options));
+      }
+    });
+
+    const alnum = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+    propertyTest.prop([
+      fc.array(alnum, { minLength: 8, maxLength: 40 }),
+      fc.array(alnum, { minLength: 40, maxLength: 40 }),
+      fc.string(),
+      fc.nat(),
+      fc.constantFrom("", "\n", "\u0000", "\u200b"),
+    ])("property: the redaction of a cut text holding no whole value does not depend on the values' characters", (value, other, before, at, after) => {
+      const a = value.join("");
+      const b = other.slice(0, a.length).join("");
+      const guess = a.slice(0, 1 + (at % (a.length - 1)));
+      const text = `${before}${guess}${after}`;
+      const ra = createRedactor([{ name: "V", value: a }]);
+      const rb = createRedactor([{ name: "V", value: b }]);
+      expect(ra.redact(text, { cut: true })).toBe(rb.redact(text, { cut: true }));
+    });
   });
 
   propertyTest.prop([fc.string({ minLength: 8, maxLength: 40 }), fc.string(), fc.string()])("no spelling of a value survives", (value, before, after) => {

@@ -75,3 +75,32 @@ describe("an approval whose server is gone", () => {
     expect(new ApprovalStore(root).read(id)).toMatchObject({ status: "pending" });
   });
 });
+
+describe("links to the page only when asked (--links)", () => {
+  /** The digests of the unused one-time secrets the pending file holds. */
+  const secrets = (root: string, id: string): readonly string[] => {
+    const record = new ApprovalStore(root).read(id);
+    return record !== undefined && "version" in record ? record.page_secrets : ["unreadable"];
+  };
+
+  // A link printed where the agent reads (the operator typed `list` into the agent's shell session) opens the page
+  // for whoever uses it first; answering from the terminal needs none.
+  test("list and list --json mint and print no link; list --links mints one per approval and prints it", async () => {
+    const { root, id } = await treeWithPending();
+    const env = { TORII_CONFIG_DIR: root };
+    const before = secrets(root, id);
+    const plain = await runCli(["approvals", "list"], env);
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).not.toMatch(/https?:\/\//u);
+    expect(plain.stdout).toContain("torii approvals list --links prints a one-time link");
+    const json = await runCli(["approvals", "list", "--json"], env);
+    expect((JSON.parse(json.stdout) as { approvals: { url: string | null }[] }).approvals[0]?.url).toBeNull();
+    expect(secrets(root, id)).toEqual(before);
+
+    const linked = await runCli(["approvals", "list", "--links"], env);
+    expect(linked.stdout).toMatch(new RegExp(`page \\(opens once, in one browser\\): http://[0-9.]+:[0-9]+/a/${id}/[A-Za-z0-9_-]{43}$`, "mu"));
+    const linkedJson = await runCli(["approvals", "list", "--links", "--json"], env);
+    expect((JSON.parse(linkedJson.stdout) as { approvals: { url: string | null }[] }).approvals[0]?.url).toMatch(/^http:\/\//u);
+    expect(secrets(root, id)).toHaveLength(before.length + 2);
+  });
+});

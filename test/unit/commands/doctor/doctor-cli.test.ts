@@ -1,4 +1,5 @@
 /** `torii doctor`: the server's own load errors, missing CLIs, missing contexts, and a clean bill. */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -166,6 +167,25 @@ describe("torii doctor", () => {
     expect(env.KUBECONFIG).toBe(kubeconfig);
     expect(JSON.stringify(env)).not.toContain("s3cret-from-dotenv");
   });
+
+  it.skipIf(process.platform === "win32")(
+    "does not start kubectl for its version when the kubeconfig it reads at start is a named pipe (it would block there), and says so",
+    async () => {
+      const bin = makeFakeBin({}, ["kubectl"]);
+      const home = emptyHome();
+      mkdirSync(path.join(home, ".kube"));
+      const pipe = path.join(home, ".kube", "config");
+      execFileSync("mkfifo", ["-m", "600", pipe]);
+      const root = makeConfigTree({
+        "providers/kc/provider.yaml": 'version: "1"\nname: kc\ntool: kc\ncommand: kubectl\nargv: {parser: plain}\n',
+        "providers/kc/rules.yaml": 'version: "1"\naccept: [get]\n',
+        "providers/kc/.env": `PATH=${bin.dir}\n`,
+      });
+      const result = await runCli(["doctor"], { TORII_CONFIG_DIR: root, HOME: home });
+      expect(result.stdout).toContain(`warn cli kc: ${path.join(bin.dir, "kubectl")}: its version was not asked: ${pipe}: is not a regular file`);
+      expect(bin.ran("kubectl")).toBe(false);
+    },
+  );
 
   it("names the version a shim's manager is pinned to, runs the version probe with it, and fails a shim it cannot pin", async () => {
     const manager = makeFakeVersionManager("operator-choice", { kubectl: 'echo "Client Version: v1.31.0"' });

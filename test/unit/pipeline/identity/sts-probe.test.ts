@@ -5,12 +5,12 @@
  * cancellation.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
-import { probeCallerIdentity, UNPRINTABLE_CODE } from "../../../../src/pipeline/identity/sts-probe.js";
+import { probeCallerIdentity, runsFromWorkingDirectory, UNPRINTABLE_CODE } from "../../../../src/pipeline/identity/sts-probe.js";
 import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
 
@@ -580,4 +580,74 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
       });
     },
   );
+});
+
+describe("which successes the account check may remember (red team atk-secrets-18)", () => {
+  // The identity cache is keyed by the AWS files' identity: it must not keep a success whose account a
+  // credential_process or an `aws login` session decides, since those answer for another account with no file changed.
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDirectory("torii-sts-cacheable-");
+    const helper = path.join(dir, "helper");
+    writeFileSync(helper, `#!/bin/sh\necho '{"Version": 1, "AccessKeyId": "AKIAONE", "SecretAccessKey": "helper-secret"}'\n`, { mode: 0o755 });
+    const profile = (name: string, extra: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n${extra}`;
+    writeFileSync(
+      path.join(dir, "config"),
+      [
+        profile("keys", ""),
+        profile("process", `credential_process = ${helper}\n`),
+        profile("login", "login_session = arn:aws:iam::111111111111:user/x\n"),
+      ].join(""),
+    );
+    writeFileSync(path.join(dir, "credentials"), "[keys]\naws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t-keys\n");
+  });
+  const inputsIn = (profile: string, env: Record<string, string> = {}) =>
+    stsInputsOf(
+      { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials"), ...env },
+      profile,
+      undefined,
+    );
+
+  test("static keys in the files: remembered", async () => {
+    await expect(probeCallerIdentity(inputsIn("keys"), new AbortController().signal)).resolves.toMatchObject({ kind: "identity", cacheable: true });
+  });
+
+  test("a credential_process: confirmed, never remembered", async () => {
+    await expect(probeCallerIdentity(inputsIn("process"), new AbortController().signal)).resolves.toMatchObject({
+      kind: "identity",
+      account: "111111111111",
+      cacheable: false,
+    });
+  });
+
+  test("a credential_process named by a relative path (resolved in the agent's project) never runs", async () => {
+    // The probe runs in the server's working directory, the agent's project: a relative program there is the agent's.
+    const planted = path.join(dir, "planted");
+    const marker = path.join(dir, "planted-ran");
+    writeFileSync(planted, `#!/bin/sh\ntouch '${marker}'\necho '{"Version": 1, "AccessKeyId": "AKIAONE", "SecretAccessKey": "planted"}'\n`, { mode: 0o755 });
+    const relative = path.relative(process.cwd(), planted);
+    const config = path.join(dir, "relative-config");
+    writeFileSync(config, `[profile rel]\nregion = eu-west-1\nendpoint_url = ${stub.url}\ncredential_process = ${relative} --json\n`);
+    const result = await probeCallerIdentity(inputsIn("rel", { AWS_CONFIG_FILE: config }), new AbortController().signal);
+    expect(result).toEqual({ kind: "failed", code: "RelativeCredentialProcess" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("which credential_process lines name a program in the working directory", () => {
+    for (const line of ["./creds", "bin/creds --x", "~/bin/creds", "$HOME/bin/creds", '"./my creds" a', "'sub/x'"])
+      expect(runsFromWorkingDirectory(line), line).toBe(true);
+    for (const line of ["/usr/local/bin/creds --x", "aws-vault export --format=json prod", '"/opt/my creds/x" a', "  creds"])
+      expect(runsFromWorkingDirectory(line), line).toBe(false);
+  });
+
+  test("an aws login session whose token cache the SDK would read from elsewhere than the CLI fails closed and sends nothing", async () => {
+    const before = stub.requests.length;
+    const result = await probeCallerIdentity(
+      inputsIn("login", { AWS_LOGIN_CACHE_DIRECTORY: path.join(dir, "child-login-cache") }),
+      new AbortController().signal,
+    );
+    // Every login_session profile is refused (credential-chain.ts), whichever cache the SDK would read.
+    expect(result).toMatchObject({ kind: "failed", code: "LoginSessionNotSupported" });
+    expect(stub.requests.length).toBe(before);
+  });
 });

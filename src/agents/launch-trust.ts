@@ -1,0 +1,95 @@
+/**
+ * Whether the code a registration makes the client start can be changed by
+ * someone other than the operator. The client runs `node <package>/dist/cli.js
+ * mcp` as the MCP server, with every power Torii has (leases, grants, the
+ * credentials it layers onto children): whoever can replace the Node.js
+ * executable, `cli.js` or the bundle it loads (`cli.cjs`, `chunks/`,
+ * `server/`, `activate/`; the bundle holds every dependency) runs as Torii.
+ *
+ * So these files are held to the rule of every program Torii runs
+ * (config/search-trust.ts): each, the directories above it and every link on
+ * the way belong to this user or root and are not writable by group or others
+ * (a sticky directory above, `/tmp`, passes; the operator's
+ * `path.trusted_directories` accept group write as for a CLI). For a project's
+ * file (`--scope project`), the code and the configuration root must also lie
+ * outside the project folder, which is the agent's to write.
+ */
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { searchTrust } from "../config/search-trust.js";
+import type { ToriiLaunch } from "./adapter.js";
+
+/** The bundle's entries beside `cli.js` that `cli.js` loads (scripts/bundle.mjs). */
+const BUNDLE_FILES = ["cli.cjs"];
+const BUNDLE_FOLDERS = ["chunks", "server", "activate"];
+
+/** Where the launch is checked from. */
+export interface LaunchTrustOptions {
+  /** The operator's `path.trusted_directories` (settings.yaml). */
+  readonly trustedDirectories?: readonly string[];
+  /** The project folder, for a project's registration: the code must not lie in it. */
+  readonly projectRoot?: string;
+  readonly platform?: NodeJS.Platform;
+}
+
+/** The files and folders a client starting `launch` runs, each with its kind. */
+function launchedCode(launch: ToriiLaunch): readonly { target: string; kind: "file" | "directory" }[] {
+  const dist = path.dirname(launch.cli);
+  const code: { target: string; kind: "file" | "directory" }[] = [
+    { target: launch.node, kind: "file" },
+    { target: launch.cli, kind: "file" },
+    ...BUNDLE_FILES.map((name) => ({ target: path.join(dist, name), kind: "file" as const })),
+  ];
+  for (const folder of BUNDLE_FOLDERS) {
+    const where = path.join(dist, folder);
+    let names: string[];
+    try {
+      names = readdirSync(where);
+    } catch {
+      continue;
+    }
+    code.push({ target: where, kind: "directory" }, ...names.map((name) => ({ target: path.join(where, name), kind: "file" as const })));
+  }
+  return code;
+}
+
+/** Whether `inner` is `outer` or below it. */
+function within(outer: string, inner: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
+}
+
+/**
+ * What is wrong with the code `launch` starts: one line per problem, naming the
+ * path and the fix; empty when the launch may be registered. A missing file is
+ * a problem too (the client could not start it, and whoever creates it first
+ * decides what runs).
+ */
+export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions = {}): string[] {
+  const platform = options.platform ?? process.platform;
+  const trust = searchTrust(platform, { trustedDirectories: options.trustedDirectories });
+  const project = options.projectRoot === undefined ? undefined : (trust.realPath(options.projectRoot) ?? path.resolve(options.projectRoot));
+  const problems: string[] = [];
+  for (const { target, kind } of launchedCode(launch)) {
+    const verdict = trust.inspect(target, kind);
+    if ("missing" in verdict) {
+      if (target === launch.node || target === launch.cli) problems.push(`${target} does not exist`);
+      continue;
+    }
+    if ("problem" in verdict) {
+      problems.push(verdict.problem);
+      continue;
+    }
+    if (project !== undefined && [verdict.real, ...(verdict.steps ?? [])].some((step) => within(project, step))) {
+      problems.push(`${target} lies in the project folder ${project}, which the agent can write; install Torii outside the project`);
+    }
+  }
+  // The configuration root decides what the agent may run: in the project, the agent could rewrite its rules and leases.
+  if (project !== undefined) {
+    const root = trust.realPath(launch.configRoot) ?? path.resolve(launch.configRoot);
+    if (within(project, root) || within(project, path.resolve(launch.configRoot))) {
+      problems.push(`the configuration root ${launch.configRoot} lies in the project folder ${project}, which the agent can write; use a root outside it`);
+    }
+  }
+  return [...new Set(problems)];
+}

@@ -1,0 +1,16 @@
+/**
+ * Periods of the server that only tests shorten, read from its environment:
+ * TORII_CHILD_HOST_IDLE_MS (how long an idle child host is kept),
+ * TORII_CHILD_HOST_SPAWN_DEADLINE_MS (how long a launch waits for its first
+ * answer), TORII_KILL_GRACE_MS (how long a process has between SIGTERM and
+ * SIGKILL) and TORII_STDOUT_DRAIN_MS (how long a shut-down server waits for its
+ * client to read stdout). A small module of its own: the server's entry reads
+ * one of them without loading the call path, which it loads lazily.
+ */
+
+/** The non-negative integer number of milliseconds `env[name]` holds; `fallback` when it is unset or anything else. */
+export function millisecondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  const value = Number(text);
+  return text !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
+}

@@ -1,0 +1,34 @@
+/**
+ * credentialChainOf's answers besides its refusals: which section's
+ * credential_process gives the source credentials (its program must not run
+ * from the working directory) and whether a role sits on top (then the role's
+ * ARN fixes the account, and a success may be remembered).
+ */
+import { describe, expect, test } from "vitest";
+import { credentialChainOf } from "../../../../src/pipeline/identity/credential-chain.js";
+import type { IniSection } from "../../../../src/pipeline/identity/sts-endpoint.js";
+
+const sections: Record<string, IniSection> = {
+  keys: { aws_access_key_id: "AKIAONE", aws_secret_access_key: "s" },
+  proc: { credential_process: "/usr/local/bin/creds" },
+  role: { role_arn: "arn:aws:iam::111111111111:role/R", source_profile: "proc" },
+  roleOverKeys: { role_arn: "arn:aws:iam::111111111111:role/R", source_profile: "keys" },
+  imds: { role_arn: "arn:aws:iam::111111111111:role/R", credential_source: "Ec2InstanceMetadata" },
+};
+const sectionOf = (name: string): IniSection => sections[name] ?? {};
+
+describe("credentialChainOf: the source and the role above it", () => {
+  test("a credential_process profile: its section, no role above", () => {
+    expect(credentialChainOf(sectionOf, "proc")).toMatchObject({ process: sections.proc, underRole: false });
+  });
+  test("a role whose source_profile runs a credential_process: the process's section, under a role", () => {
+    expect(credentialChainOf(sectionOf, "role")).toMatchObject({ process: sections.proc, underRole: true });
+  });
+  test("static keys, alone or under a role: no process", () => {
+    expect(credentialChainOf(sectionOf, "keys")).toMatchObject({ process: undefined, underRole: false });
+    expect(credentialChainOf(sectionOf, "roleOverKeys")).toMatchObject({ process: undefined, underRole: true });
+  });
+  test("credential_source = Ec2InstanceMetadata: the metadata section, under a role", () => {
+    expect(credentialChainOf(sectionOf, "imds")).toMatchObject({ metadata: sections.imds, process: undefined, underRole: true });
+  });
+});
