@@ -18,6 +18,7 @@ import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
+import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
 import { ssoProxyOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
@@ -150,19 +151,12 @@ function credentialSourceOf(
 }
 
 /**
- * Whether a `credential_process` line names its program by a relative path
- * (`./creds`, `bin/creds`, `~/bin/creds`): the SDK (through /bin/sh) and the
- * CLI (without a shell, `~` not expanded) both resolve it against their working
- * directory, the agent's project, where the agent can put any program; it
- * would run with the operator's environment and print the credentials. A bare
- * name is searched through PATH, which never holds the working directory.
+ * Whether a `credential_process` line may run a program from the working
+ * directory, the agent's project, with the operator's environment: read as the
+ * SDK's /bin/sh and the CLI's shlex.split read it (process-line.ts).
  */
 export function runsFromWorkingDirectory(line: string): boolean {
-  const text = line.trimStart();
-  const quote = text[0] === '"' || text[0] === "'" ? text[0] : undefined;
-  const close = quote === undefined ? -1 : text.indexOf(quote, 1);
-  const program = quote === undefined ? (text.split(/\s/u, 1)[0] ?? "") : text.slice(1, close === -1 ? undefined : close);
-  return /[\\/]/u.test(program) && !path.isAbsolute(program);
+  return processLineRunsFromWorkingDirectory(line);
 }
 
 /**
@@ -230,9 +224,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     const profile: IniSection = files.configFile[inputs.profile] ?? {};
     const sso = ssoSectionOf(files, inputs.profile);
     if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
-    const { source, underRole, section } = credentialSourceOf(files, inputs.profile);
-    if (section?.credential_process !== undefined && runsFromWorkingDirectory(section.credential_process))
-      return { kind: "failed", code: "RelativeCredentialProcess" };
+    const { source, underRole } = credentialSourceOf(files, inputs.profile);
+    if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
     if (source === "login" && !sdkLoginCacheIsChilds(inputs)) return { kind: "failed", code: "LoginProfileOutsideDefaultFiles" };
     // What a process or a login session answers is outside the files the fingerprint covers; a role above it fixes the account.
     const cacheable = underRole || (source !== "process" && source !== "login");
