@@ -107,8 +107,8 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     function* search(searched: string, into: Span[]): Generator<void, void, void> {
       // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
       // Whole spellings only: at a cut, the tail is masked whatever it holds (cutTail).
-      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length, cut: false }, into);
-      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), false, into);
+      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length }, into);
+      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), into);
     }
     yield* search(text, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.

@@ -33,25 +33,19 @@ interface Cursor {
   regionFrom: number;
 }
 
-/**
- * Pushes to `spans` every span of `text` that spells one of the set's values;
- * with `cut`, also the tail from the earliest start of a spelling still under
- * way at the end (the text was cut short: that tail is a leaked prefix).
- */
-export function* searchSpellings(text: string, set: SpellingSet, automaton: SpellingAutomaton, cut: boolean, spans: Span[]): Generator<void, void, void> {
+/** Pushes to `spans` every span of `text` that spells one of the set's values. */
+export function* searchSpellings(text: string, set: SpellingSet, automaton: SpellingAutomaton, spans: Span[]): Generator<void, void, void> {
   const reach = Math.max(0, ...set.patterns.map((pattern) => pattern.maxLength));
   const cursor: Cursor = { at: 0, state: 0, idleAt: 0, regionFrom: -1 };
   while (cursor.at < text.length) {
     const sliceTo = Math.min(text.length, cursor.at + SLICE_UNITS);
     while (cursor.at < sliceTo) {
       const regionFrom = runUntilRegionEnds(text, automaton, reach, cursor, Math.min(sliceTo, cursor.at + RUN_UNITS));
-      if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: cursor.at, cut: false }, spans);
+      if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: cursor.at }, spans);
     }
     if (cursor.at < text.length) yield;
   }
-  const { state, idleAt, regionFrom } = cursor;
-  if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: text.length, cut }, spans);
-  else if (cut && state !== 0) yield* findSpellings(text, set, { from: Math.max(idleAt, text.length - reach), to: text.length, cut }, spans);
+  if (cursor.regionFrom >= 0) yield* findSpellings(text, set, { from: cursor.regionFrom, to: text.length }, spans);
 }
 
 /**
