@@ -5,8 +5,9 @@
  * `findSpellings`), which knows where each spelling started, read the text
  * again. A region handed to it starts where the DFA was last idle (no spelling
  * under way), or one longest spelling before the end it found, whichever is
- * later, and ends where the DFA is idle again; so each character is read by
- * the Pike scan at most about twice, and the whole search stays linear.
+ * later, and ends where the DFA is idle again or four longest spellings after
+ * its start, whichever comes first; so each character is read by the Pike scan
+ * at most about twice, and the whole search stays linear.
  *
  * A generator: it yields after every slice of work (SLICE_UNITS characters),
  * so a caller can let its event loop run between slices (redact-output.ts).
@@ -67,7 +68,18 @@ function runUntilRegionEnds(text: string, automaton: SpellingAutomaton, reach: n
       cursor.at = at + 1;
       return regionFrom;
     }
-    if (cursor.regionFrom < 0 && automaton.accepts(state)) cursor.regionFrom = Math.max(cursor.idleAt, at + 1 - reach);
+    if (cursor.regionFrom < 0) {
+      if (automaton.accepts(state)) cursor.regionFrom = Math.max(cursor.idleAt, at + 1 - reach);
+    } else if (at + 1 - cursor.regionFrom >= 4 * reach) {
+      // With many values the DFA may never be idle again (some spelling is always under way): the region ends
+      // here anyway. A spelling that ends later is the DFA's next accept, whose region starts one longest
+      // spelling before it; so each character is still read by the Pike scan about twice at most.
+      const regionFrom = cursor.regionFrom;
+      cursor.regionFrom = -1;
+      cursor.state = state;
+      cursor.at = at + 1;
+      return regionFrom;
+    }
   }
   cursor.state = state;
   cursor.at = to;
