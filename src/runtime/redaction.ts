@@ -15,7 +15,8 @@
  * searched as it is and in its normalised view (normalised-view.ts: without
  * NULs, control characters, ANSI escapes and zero-width marks), whose spans
  * are mapped back. The search runs in slices (`spans`), so a large output
- * never holds the server's event loop for long (redact-output.ts). Values under MIN_REDACTED_LENGTH characters are left alone:
+ * never holds the server's event loop for long (redact-output.ts). Values under MIN_REDACTED_LENGTH characters,
+ * not counting blanks and line breaks around them, are left alone:
  * masking `true` or `eu-west-1`'s shorter cousins everywhere would wreck the
  * output and protect nothing an attacker could not guess (docs/security-model.md).
  *
