@@ -8,6 +8,7 @@
  * `\s` also matches (U+00A0 and the other Unicode spaces): reading the first
  * word any other way lets a relative program pass as a bare name.
  */
+import path from "node:path";
 
 /** shlex's separators (`shlex.whitespace`); sh splits on the same minus `\r`. */
 const SHLEX_SEPARATORS = " \t\r\n";
@@ -90,9 +91,23 @@ function programIsRelative(program: string | undefined): boolean {
  * trusted entries before every probe (aws-identity.ts, restrictOwnPath), the
  * CLI child's by child-env.ts, so neither ever searches an empty or `.` entry.
  */
-export function processLineRunsFromWorkingDirectory(line: string): boolean {
+export function processLineRunsFromWorkingDirectory(line: string, platform: NodeJS.Platform = process.platform): boolean {
   if (SHELL_SYNTAX.test(line)) return true;
+  if (platform === "win32" && windowsProgramIsRelative(line)) return true;
   return programIsRelative(firstWord(line, SHLEX_SEPARATORS)) || programIsRelative(firstWord(line, SH_SEPARATORS));
+}
+
+/**
+ * On Windows (cmd.exe for the SDK, botocore's Windows splitter for the CLI) a
+ * backslash separates directories and escapes nothing: the first word, with
+ * double quotes joined to the text beside them, names a relative path when it
+ * holds either slash without being absolute (`bin\creds`, `C:creds`).
+ */
+function windowsProgramIsRelative(line: string): boolean {
+  // cmd.exe separates words by spaces and tabs only.
+  const program = (line.replace(/^[ \t]+/u, "").match(/^(?:"[^"]*"?|[^ \t"]+)+/u)?.[0] ?? "").replaceAll('"', "");
+  if (program === "" || /^[A-Za-z]:(?![\\/])/u.test(program)) return true;
+  return /[\\/]/u.test(program) && !path.win32.isAbsolute(program);
 }
 
 /** The profile sections the SDK's INI loader returns, by profile name. */

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
+import { processLineRunsFromWorkingDirectory } from "../../../../src/pipeline/identity/process-line.js";
 import { probeCallerIdentity, runsFromWorkingDirectory } from "../../../../src/pipeline/identity/sts-probe.js";
 import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
@@ -38,6 +39,15 @@ describe("runsFromWorkingDirectory splits the line as /bin/sh (SDK) and shlex.sp
       expect(runsFromWorkingDirectory(line)).toBe(false);
     },
   );
+});
+
+describe("on Windows a backslash separates directories (cmd.exe, botocore's Windows splitter)", () => {
+  test.each(["bin\\creds", '"bin"\\creds --x', "C:creds", "..\\x\u00a0y"])("%j runs from the working directory", (line) => {
+    expect(processLineRunsFromWorkingDirectory(line, "win32")).toBe(true);
+  });
+  test.each(["C:\\tools\\creds.exe --x", '"C:\\Program Files\\x\\creds.exe" a', "aws-vault export --format=json prod"])("%j does not", (line) => {
+    expect(processLineRunsFromWorkingDirectory(line, "win32")).toBe(false);
+  });
 });
 
 describe("the SDK's source order is not the CLI's (botocore: web identity, SSO, credentials file, process, config-file keys)", () => {
