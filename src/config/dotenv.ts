@@ -18,7 +18,9 @@
  *
  * Every problem is a ConfigError naming the file, line and column. Values are
  * secrets, so no message ever quotes the file's text: only positions, and the
- * name of a variable once it is known to be a valid name (for duplicates).
+ * name of a variable once it is known to be a valid name (for duplicates),
+ * and not even that for text piped in (`quoteNames: false`): a bare token
+ * piped where `NAME=value` was expected is a valid name too.
  *
  * Node's `util.parseEnv` and `dotenv` are not used: both accept malformed
  * lines silently (a line without `=` swallowing the next one, an unterminated
@@ -58,13 +60,14 @@ interface Cursor {
 }
 
 /**
- * Parses `.env` text. `file` is used only to locate errors.
+ * Parses `.env` text. `file` is used only to locate errors; with `quoteNames`
+ * false no message names a variable (text that is not the operator's file).
  *
  * @returns the variables in file order.
  * @throws ConfigError listing every problem (up to 20), each with line and column,
  *   and never any text from the file other than a valid variable name.
  */
-export function parseDotenv(file: string, text: string): ReadonlyMap<string, string> {
+export function parseDotenv(file: string, text: string, options: { readonly quoteNames?: boolean } = {}): ReadonlyMap<string, string> {
   const lines = splitLines(text);
   const cursor: Cursor = { file, lines, index: 0, errors: [], omitted: 0, firstOmitted: undefined };
   checkCharacters(cursor);
@@ -77,7 +80,8 @@ export function parseDotenv(file: string, text: string): ReadonlyMap<string, str
       if (entry === undefined || entry === BAD) continue;
       const seen = firstLine.get(entry.key);
       if (seen !== undefined) {
-        fail(cursor, entry.line, entry.column, `duplicate variable ${entry.key} (first set on line ${seen})`);
+        const named = options.quoteNames === false ? "" : ` ${entry.key}`;
+        fail(cursor, entry.line, entry.column, `duplicate variable${named} (first set on line ${seen})`);
         continue;
       }
       firstLine.set(entry.key, entry.line);

@@ -15,7 +15,8 @@
  * searched as it is and in its normalised view (normalised-view.ts: without
  * NULs, control characters, ANSI escapes and zero-width marks), whose spans
  * are mapped back. The search runs in slices (`spans`), so a large output
- * never holds the server's event loop for long (redact-output.ts). Values under MIN_REDACTED_LENGTH characters are left alone:
+ * never holds the server's event loop for long (redact-output.ts). Values under MIN_REDACTED_LENGTH characters,
+ * not counting blanks and line breaks around them, are left alone:
  * masking `true` or `eu-west-1`'s shorter cousins everywhere would wreck the
  * output and protect nothing an attacker could not guess (docs/security-model.md).
  *
@@ -29,7 +30,7 @@ import { searchSpellings } from "./spelling-search.js";
 
 export type { Span } from "./spelling-matcher.js";
 
-/** Shortest value that is redacted, in UTF-16 code units. */
+/** Shortest value that is redacted, in UTF-16 code units, not counting blanks and line breaks around it. */
 export const MIN_REDACTED_LENGTH = 8;
 
 /**
@@ -90,13 +91,14 @@ export function completed<T>(work: Generator<void, T, void>): T {
   }
 }
 
-/** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH are ignored. */
+/** Builds the redactor for these values; values shorter than MIN_REDACTED_LENGTH once trimmed are ignored (usedForms). */
 export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
   const compiled = compiledSet([...secrets]);
   if (compiled === undefined) return NO_REDACTION;
   const set: SpellingSet = compiled;
-  // A leaked prefix at a cut is shorter than the longest spelling, in the text and in its normalised view.
+  // No span is longer than the longest spelling, in the text or in its normalised view.
   const longest = Math.max(...set.patterns.map((pattern) => pattern.maxLength));
+  const tailMask = cutTailLength(longest);
   // Each search (a text and its normalised view, one after the other) builds its own DFA: a state is an
   // index into the DFA's tables, which another search paused between its slices could drop and rebuild
   // (spelling-automaton.ts) under this one's feet, whether another call's or this redactor's own.
@@ -107,8 +109,8 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
     function* search(searched: string, into: Span[]): Generator<void, void, void> {
       // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
       // Whole spellings only: at a cut, the tail is masked whatever it holds (cutTail).
-      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length, cut: false }, into);
-      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), false, into);
+      if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length }, into);
+      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), into);
     }
     yield* search(text, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
@@ -118,12 +120,12 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
       yield* search(view.text, inView);
       for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
     }
-    if (cut) found.push(cutTail(text, view, longest));
+    if (cut) found.push(cutTail(text, view, tailMask));
     return found;
   }
   return {
     active: true,
-    reach: Math.max(...set.patterns.map((pattern) => pattern.maxLength)) * NORMALISED_SPREAD,
+    reach: longest * NORMALISED_SPREAD,
     redact: (text, options = {}) => replaceSpans(text, completed(spans(text, options.cut === true))),
     spans,
   };
@@ -135,22 +137,48 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
  */
 export const CUT_TAIL_MARKER = redactionMarker("cut-output-tail");
 
+/** The shortest cut tail masked, in UTF-16 units. */
+const MIN_CUT_TAIL = 64;
 /**
- * The tail of a cut text that is masked whatever it holds: the last `longest`
- * characters of the text and those standing for the last `longest` characters
- * of its normalised view, where any leaked start of a spelling lies.
+ * The longest cut tail masked: 32 KiB covers a leaked start of any spelling of
+ * a value up to about 5 400 characters (a 4096-bit PEM key in `\u` escapes) and
+ * of a plain one up to 32 KiB. A longer value (a CA bundle, a kubeconfig pasted
+ * into `.env`) would otherwise swallow every cut output whole: past the cap, a
+ * text cut inside its spelling shows that spelling's first characters, up to
+ * where the mask begins. Its whole spellings are still found and masked; only
+ * an output that really printed the long value and was cut in it leaks its head.
+ */
+const MAX_CUT_TAIL = 32 * 1024;
+
+/**
+ * How many characters at the end of a cut text are masked: enough for the
+ * longest spelling (any leaked start of one lies within it), rounded up to a
+ * power of two, so the kept part of a cut output says only which coarse size
+ * class the longest value falls in, never its exact length nor whether it holds
+ * a character whose escapes are longer (`é`, `€`, an emoji); capped at MAX_CUT_TAIL.
+ */
+function cutTailLength(longest: number): number {
+  let length = MIN_CUT_TAIL;
+  while (length < longest && length < MAX_CUT_TAIL) length *= 2;
+  return Math.min(length, MAX_CUT_TAIL);
+}
+
+/**
+ * The tail of a cut text that is masked whatever it holds: its last `length`
+ * characters and those standing for the last `length` characters of its
+ * normalised view.
  *
  * Masking only a tail that does start a value's spelling would be an oracle:
  * a child whose output the agent chooses (an object it wrote, a log it fills,
  * the echo of its own argument) and that is cut (the output cap, the timeout)
  * right after a guessed character shows by the marker whether a value starts
  * with it, then with the next one, and so on, one call per guess. The tail
- * masked here depends on the text and on the length of the longest spelling,
- * never on the values' characters.
+ * masked here depends on the text and on the size class of the longest
+ * spelling (cutTailLength), never on the values' characters.
  */
-function cutTail(text: string, view: NormalisedView | undefined, longest: number): Span {
-  let start = Math.max(0, text.length - longest);
-  if (view !== undefined && view.text.length > 0) start = Math.min(start, view.originOf(Math.max(0, view.text.length - longest)));
+function cutTail(text: string, view: NormalisedView | undefined, length: number): Span {
+  let start = Math.max(0, text.length - length);
+  if (view !== undefined && view.text.length > 0) start = Math.min(start, view.originOf(Math.max(0, view.text.length - length)));
   return { start, end: text.length, marker: CUT_TAIL_MARKER };
 }
 
@@ -192,7 +220,9 @@ function compiledSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
 function usedForms(value: string): string[] {
   const joined = completed(normalisedView(value))?.text;
   const forms = [value, value.trim(), ...(joined === undefined ? [] : [joined, joined.trim()])];
-  return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
+  // The length rule counts what a form holds besides blanks around it: a value of spaces or line breaks, or a
+  // short one padded to length, would otherwise mask JSON indentation, `++++++++` (a space's URL form), a blank line.
+  return [...new Set(forms)].filter((form) => form.trim().length >= MIN_REDACTED_LENGTH);
 }
 
 function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
@@ -200,7 +230,6 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
   const fixed = new Map<string, SpellingPattern>();
   for (const secret of secrets) {
     // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
-    if (secret.value.length < MIN_REDACTED_LENGTH) continue;
     const marker = redactionMarker(secret.name);
     for (const form of usedForms(secret.value)) {
       if (spelled.has(form)) continue;

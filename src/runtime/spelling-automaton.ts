@@ -31,6 +31,8 @@ interface Position {
 
 export class SpellingAutomaton {
   private readonly firstStep: number[] = [];
+  /** The patterns a spelling of which can start with each unit: a state is built from these, not from every pattern. */
+  private readonly startersOf = new Map<number, number[]>();
   private sets: Position[][] = [];
   private accepting: boolean[] = [];
   private ascii = new Int32Array(0);
@@ -43,6 +45,13 @@ export class SpellingAutomaton {
       this.firstStep.push(steps);
       steps += pattern.steps.length;
     }
+    patterns.forEach((pattern, index) => {
+      for (const code of pattern.steps[0]?.next.keys() ?? []) {
+        const starters = this.startersOf.get(code);
+        if (starters === undefined) this.startersOf.set(code, [index]);
+        else starters.push(index);
+      }
+    });
     this.reset();
   }
 
@@ -83,9 +92,7 @@ export class SpellingAutomaton {
       else add(pattern, step + 1, steps[step + 1] as TrieNode);
     };
     for (const position of this.sets[state] ?? []) advance(position.pattern, position.step, position.node);
-    this.patterns.forEach((pattern, index) => {
-      advance(index, 0, pattern.steps[0] as TrieNode);
-    });
+    for (const index of this.startersOf.get(code) ?? []) advance(index, 0, (this.patterns[index] as SpellingPattern).steps[0] as TrieNode);
     const positions = [...next.values()].sort((a, b) => a.key - b.key);
     const full = this.sets.length >= MAX_STATES;
     if (full) this.reset();

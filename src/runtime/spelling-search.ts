@@ -5,8 +5,9 @@
  * `findSpellings`), which knows where each spelling started, read the text
  * again. A region handed to it starts where the DFA was last idle (no spelling
  * under way), or one longest spelling before the end it found, whichever is
- * later, and ends where the DFA is idle again; so each character is read by
- * the Pike scan at most about twice, and the whole search stays linear.
+ * later, and ends where the DFA is idle again or four longest spellings after
+ * its start, whichever comes first; so each character is read by the Pike scan
+ * at most about twice, and the whole search stays linear.
  *
  * A generator: it yields after every slice of work (SLICE_UNITS characters),
  * so a caller can let its event loop run between slices (redact-output.ts).
@@ -33,25 +34,19 @@ interface Cursor {
   regionFrom: number;
 }
 
-/**
- * Pushes to `spans` every span of `text` that spells one of the set's values;
- * with `cut`, also the tail from the earliest start of a spelling still under
- * way at the end (the text was cut short: that tail is a leaked prefix).
- */
-export function* searchSpellings(text: string, set: SpellingSet, automaton: SpellingAutomaton, cut: boolean, spans: Span[]): Generator<void, void, void> {
+/** Pushes to `spans` every span of `text` that spells one of the set's values. */
+export function* searchSpellings(text: string, set: SpellingSet, automaton: SpellingAutomaton, spans: Span[]): Generator<void, void, void> {
   const reach = Math.max(0, ...set.patterns.map((pattern) => pattern.maxLength));
   const cursor: Cursor = { at: 0, state: 0, idleAt: 0, regionFrom: -1 };
   while (cursor.at < text.length) {
     const sliceTo = Math.min(text.length, cursor.at + SLICE_UNITS);
     while (cursor.at < sliceTo) {
       const regionFrom = runUntilRegionEnds(text, automaton, reach, cursor, Math.min(sliceTo, cursor.at + RUN_UNITS));
-      if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: cursor.at, cut: false }, spans);
+      if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: cursor.at }, spans);
     }
     if (cursor.at < text.length) yield;
   }
-  const { state, idleAt, regionFrom } = cursor;
-  if (regionFrom >= 0) yield* findSpellings(text, set, { from: regionFrom, to: text.length, cut }, spans);
-  else if (cut && state !== 0) yield* findSpellings(text, set, { from: Math.max(idleAt, text.length - reach), to: text.length, cut }, spans);
+  if (cursor.regionFrom >= 0) yield* findSpellings(text, set, { from: cursor.regionFrom, to: text.length }, spans);
 }
 
 /**
@@ -73,7 +68,18 @@ function runUntilRegionEnds(text: string, automaton: SpellingAutomaton, reach: n
       cursor.at = at + 1;
       return regionFrom;
     }
-    if (cursor.regionFrom < 0 && automaton.accepts(state)) cursor.regionFrom = Math.max(cursor.idleAt, at + 1 - reach);
+    if (cursor.regionFrom < 0) {
+      if (automaton.accepts(state)) cursor.regionFrom = Math.max(cursor.idleAt, at + 1 - reach);
+    } else if (at + 1 - cursor.regionFrom >= 4 * reach) {
+      // With many values the DFA may never be idle again (some spelling is always under way): the region ends
+      // here anyway. A spelling that ends later is the DFA's next accept, whose region starts one longest
+      // spelling before it; so each character is still read by the Pike scan about twice at most.
+      const regionFrom = cursor.regionFrom;
+      cursor.regionFrom = -1;
+      cursor.state = state;
+      cursor.at = at + 1;
+      return regionFrom;
+    }
   }
   cursor.state = state;
   cursor.at = to;

@@ -81,7 +81,8 @@ export async function collectFields(
     values[name] = value;
   }
   if (sources.stdin) {
-    for (const [name, value] of parseDotenv("<stdin>", await readAll(terminal.input))) {
+    // Piped text may be a bare token where NAME=value was expected: no error names what it read.
+    for (const [name, value] of parseDotenv("<stdin>", await readAll(terminal.input), { quoteNames: false })) {
       declared(fields, name, "standard input", false);
       values[name] ??= value;
     }

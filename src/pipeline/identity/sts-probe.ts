@@ -25,6 +25,7 @@ import { BoundedBodyHttpHandler } from "./bounded-handler.js";
 import { credentialChainOf } from "./credential-chain.js";
 import { assertSameIniReading } from "./ini-dialect.js";
 import { ProbeRefusal } from "./probe-refusal.js";
+import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
 import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
@@ -114,19 +115,12 @@ function assertFileReadAlike(file: string, label: string): void {
 }
 
 /**
- * Whether a `credential_process` line names its program by a relative path
- * (`./creds`, `bin/creds`, `~/bin/creds`): the SDK (through /bin/sh) and the
- * CLI (without a shell, `~` not expanded) both resolve it against their working
- * directory, the agent's project, where the agent can put any program; it
- * would run with the operator's environment and print the credentials. A bare
- * name is searched through PATH, which never holds the working directory.
+ * Whether a `credential_process` line may run a program from the working
+ * directory, the agent's project, with the operator's environment: read as the
+ * SDK's /bin/sh and the CLI's shlex.split read it (process-line.ts).
  */
 export function runsFromWorkingDirectory(line: string): boolean {
-  const text = line.trimStart();
-  const quote = text[0] === '"' || text[0] === "'" ? text[0] : undefined;
-  const close = quote === undefined ? -1 : text.indexOf(quote, 1);
-  const program = quote === undefined ? (text.split(/\s/u, 1)[0] ?? "") : text.slice(1, close === -1 ? undefined : close);
-  return /[\\/]/u.test(program) && !path.isAbsolute(program);
+  return processLineRunsFromWorkingDirectory(line);
 }
 
 /** The instance metadata settings the CLI reads from the child's environment and the SDK from the server's own. */
@@ -187,8 +181,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
     const profile = sectionOf(inputs.profile);
     const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
-    if (credentialProcess?.credential_process !== undefined && runsFromWorkingDirectory(credentialProcess.credential_process))
-      return { kind: "failed", code: "RelativeCredentialProcess" };
+    // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
+    if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
     // What a process answers is outside the files the fingerprint covers; a role above it fixes the account.
     // (An `aws login` session, whose account can change the same way, was refused by credentialChainOf.)
     const cacheable = underRole || credentialProcess === undefined;

@@ -157,3 +157,21 @@ describe("a value as the CLI uses it: without its surrounding blanks and line br
     expect(out).not.toContain(body.slice(0, 12));
   });
 });
+
+describe("a blank value", () => {
+  test("eight spaces in .env do not mask JSON indentation or '++++++++'", () => {
+    const redactor = createRedactor([{ name: "PAD", value: "        " }]);
+    const json = '{\n  "a": {\n    "b": {\n        "c": 1 }}}';
+    // A space's URL form is '+'.
+    expect(redactor.redact(json)).toBe(json);
+    expect(redactor.redact("a++++++++b")).toBe("a++++++++b");
+  });
+
+  test("line breaks, or a short value padded to eight characters, are not redacted either", () => {
+    const redactor = createRedactor([
+      { name: "NL", value: "\n\n\n\n\n\n\n\n" },
+      { name: "SHORT", value: "  abc   " },
+    ]);
+    expect(redactor.active).toBe(false);
+  });
+});

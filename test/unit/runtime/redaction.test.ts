@@ -110,13 +110,16 @@ describe("createRedactor", () => {
     });
   });
 
-  propertyTest.prop([fc.string({ minLength: 8, maxLength: 40 }), fc.string(), fc.string()])("no spelling of a value survives", (value, before, after) => {
-    const one = createRedactor([{ name: "V", value }]);
-    const text = `${before}${value}${after}|${JSON.stringify(value)}|${Buffer.from(before + value).toString("base64")}`;
-    const out = one.redact(text);
-    expect(out.includes(value)).toBe(false);
-    expect(out.includes(JSON.stringify(value).slice(1, -1))).toBe(false);
-  });
+  propertyTest.prop([fc.string({ minLength: 8, maxLength: 40 }).filter((value) => value.trim().length >= 8), fc.string(), fc.string()])(
+    "no spelling of a value survives",
+    (value, before, after) => {
+      const one = createRedactor([{ name: "V", value }]);
+      const text = `${before}${value}${after}|${JSON.stringify(value)}|${Buffer.from(before + value).toString("base64")}`;
+      const out = one.redact(text);
+      expect(out.includes(value)).toBe(false);
+      expect(out.includes(JSON.stringify(value).slice(1, -1))).toBe(false);
+    },
+  );
 });
 
 describe("redactOutput", () => {
@@ -157,5 +160,26 @@ describe("redactOutput", () => {
     expect(trimToBytes("ab[redacted:X]cd", 8)).toBe("ab");
     expect(trimToBytes("aé", 2)).toBe("a");
     expect(trimToBytes("abc", 10)).toBe("abc");
+  });
+});
+
+describe("the cut tail's size says only a coarse size class", () => {
+  const text = "x".repeat(2000); // output the agent chose, cut at the cap right here
+
+  test("two values of one length that differ only in one character redact a cut text alike", () => {
+    // The existing property test draws values from [A-Za-z0-9] only; one non-ASCII character moves the mask.
+    const ascii = createRedactor([{ name: "TOKEN", value: "Sx9kQ2mZ7pL4vB" }]).redact(text, { cut: true });
+    const accented = createRedactor([{ name: "TOKEN", value: "Sx9kQ2mZ7pL4vé" }]).redact(text, { cut: true });
+    // The mask was the longest spelling's length: 6 units per ASCII character, 8 for é, 12 for €, 16 for an emoji.
+    expect(accented.indexOf(CUT_TAIL_MARKER)).toBe(ascii.indexOf(CUT_TAIL_MARKER));
+  });
+});
+
+describe("a large value does not swallow every cut output", () => {
+  test("a 50 KB value (a CA bundle, a kubeconfig in .env) keeps the head of a 256 KiB cut output", () => {
+    const redactor = createRedactor([{ name: "CA_BUNDLE", value: "A".repeat(50_000) }]);
+    const out = redactor.redact("y".repeat(256 * 1024), { cut: true });
+    // Uncapped, the mask was 6 × 50 000 = 300 000 characters: the whole output.
+    expect(out.startsWith("y".repeat(1024))).toBe(true);
   });
 });

@@ -69,7 +69,11 @@ const charArb = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0xa0, max: 0xd7ff }).map((code) => String.fromCodePoint(code)) },
   { weight: 1, arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)) },
 );
-const secretArb = fc.array(charArb, { minLength: 8, maxLength: 30 }).map((chars) => chars.join(""));
+// A value of 8 characters or more besides blanks around it (shorter ones are not redacted: redaction.ts usedForms).
+const secretArb = fc
+  .array(charArb, { minLength: 8, maxLength: 30 })
+  .map((chars) => chars.join(""))
+  .filter((value) => value.trim().length >= 8);
 const MARK = "[redacted:V]";
 
 describe("every encoder's spelling is masked", () => {
@@ -117,16 +121,16 @@ describe("the DFA search finds what the Pike scan finds", () => {
     "&#",
     "'",
   ];
-  propertyTest.prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 }), fc.boolean()], { numRuns: 200 })(
-    "same spans on text made of pieces of two values' spellings, cut or not",
-    (first, second, picks, cut) => {
+  propertyTest.prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 })], { numRuns: 200 })(
+    "same spans on text made of pieces of two values' spellings",
+    (first, second, picks) => {
       const set = spellingSet([compileSpellings(first, "[A]"), compileSpellings(second, "[B]")]);
       const pieces = [...fragments(first), ...fragments(second), goJson(first), html(second), "x"];
       const text = picks.map((pick) => pieces[pick % pieces.length] as string).join("");
       const pike: Span[] = [];
-      completed(findSpellings(text, set, { from: 0, to: text.length, cut }, pike));
+      completed(findSpellings(text, set, { from: 0, to: text.length }, pike));
       const searched: Span[] = [];
-      completed(searchSpellings(text, set, new SpellingAutomaton(set.patterns), cut, searched));
+      completed(searchSpellings(text, set, new SpellingAutomaton(set.patterns), searched));
       expect(replaceSpans(text, searched)).toBe(replaceSpans(text, pike));
     },
   );

@@ -30,3 +30,13 @@ describe("collectFields from standard input", () => {
     expect(await collectFields(FIELDS, { fromEnv: [], stdin: true }, {}, piped(`VAULT_TOKEN=${TOKEN}\n`))).toEqual({ VAULT_TOKEN: TOKEN });
   });
 });
+
+describe("collectFields from standard input: a piped token is never repeated", () => {
+  test("the same bare token piped twice (cat token token): the duplicate error does not name it", async () => {
+    const refusal = collectFields(FIELDS, { fromEnv: [], stdin: true }, {}, piped(`${TOKEN}==\n${TOKEN}==\n`));
+    // It was: <stdin>:2:1: duplicate variable hvsCAESIJqk2n7Zr1x0Ploq8w3mTbPRg5Yc (first set on line 1)
+    await expect(refusal).rejects.toThrow();
+    await expect(refusal).rejects.toThrow(/duplicate variable \(first set on line 1\)/u);
+    await expect(refusal).rejects.not.toThrow(TOKEN);
+  });
+});
