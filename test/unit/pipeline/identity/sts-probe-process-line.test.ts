@@ -71,9 +71,9 @@ describe("the SDK's source order is not the CLI's (botocore: web identity, SSO, 
     writeFileSync(path.join(dir, "credentials"), "");
     const inputs = stsInputsOf({ HOME: dir, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") }, "mixed", undefined);
     const result = await probeCallerIdentity(inputs, new AbortController().signal);
-    // expected: { kind: "failed", code: "RelativeCredentialProcess" } (or at least cacheable: false)
-    // actual:   { kind: "identity", account: "111111111111", cacheable: true } — the SDK used the static keys
-    expect(result).toEqual({ kind: "failed", code: "RelativeCredentialProcess" });
+    // Refused before anything runs: the mixed sources are ambiguous (credential-chain.ts) and the process is relative.
+    // Before: { kind: "identity", account: "111111111111", cacheable: true } — the SDK used the static keys.
+    expect(result).toMatchObject({ kind: "failed", code: expect.stringMatching(/^(?:AmbiguousCredentialSource|RelativeCredentialProcess)$/u) });
     expect(existsSync(marker)).toBe(false);
   });
 
