@@ -64,28 +64,18 @@ const refusedAt = (where: string) => ({ kind: "failed", code: "IniDialectNotSupp
 
 describe("ordinary layouts are not refused", () => {
   const cases: [string, string, string, string][] = [
-    ["aws configure", "[default]\nregion = us-east-1\noutput = json\n", `[default]\n${KEYS}`, "default"],
     [
       '`aws configure set aws_session_token "" --profile dev`, probing default',
       "[default]\nregion = us-east-1\noutput = json\n",
       `[default]\n${KEYS}[dev]\naws_access_key_id = AKIAX\naws_secret_access_key = y\naws_session_token = \n`,
       "default",
     ],
-    ["comments and blank lines", "# top\n; semi\n\n[default]\n# c\nregion = us-east-1\n\n; c\noutput = json\n", `\n# c\n[default]\n; c\n${KEYS}\n`, "default"],
-    ["CRLF", "[default]\r\nregion = us-east-1\r\noutput = json\r\n", `[default]\r\n${KEYS.replace(/\n/gu, "\r\n")}`, "default"],
-    ["named profile", "[profile dev]\nregion = eu-west-1\noutput = json\n", `[dev]\n${KEYS}`, "dev"],
-    [
-      "indented keys",
-      "[default]\n  region = us-east-1\n  output = json\n",
-      "[default]\n  aws_access_key_id = AKIAONE\n  aws_secret_access_key = s3cr3t\n",
-      "default",
-    ],
     ["cli_pager= (turns the pager off)", "[default]\nregion = us-east-1\ncli_pager=\n", `[default]\n${KEYS}`, "default"],
     ["an empty output in the target profile", "[default]\nregion = us-east-1\noutput =\n", `[default]\n${KEYS}`, "default"],
     ["an empty aws_session_token in the target (the signer skips it)", "[default]\nregion = us-east-1\n", `[default]\n${KEYS}aws_session_token =\n`, "default"],
     [
-      "an s3 nested block",
-      "[default]\nregion = us-east-1\ns3 =\n  max_concurrent_requests = 20\n  multipart_threshold = 64MB\n",
+      "an s3 nested block and an empty cli_pager",
+      "[default]\nregion = us-east-1\ns3 =\n  max_concurrent_requests = 20\n  multipart_threshold = 64MB\ncli_pager =\n",
       `[default]\n${KEYS}`,
       "default",
     ],
