@@ -13,7 +13,8 @@
  * chain) that names more than one is refused rather than modelled: simpler,
  * and no working CLI setup needs the mix, since the CLI ignores all but one.
  *
- * Also refused: `login_session` (aws login: the SDK's login provider would
+ * Also refused: a role with `mfa_serial` (the SDK would need an MFA code the
+ * probe cannot give), `login_session` (aws login: the SDK's login provider would
  * get the SSO client settings, and its cache and signin host are not judged
  * here), and a `credential_source` of `Environment` or `EcsContainer` (the SDK
  * reads the server's own environment, the CLI the child's).
@@ -60,7 +61,7 @@ function sourcesOf(data: IniSection): string[] {
  * The chain of `name`, each profile's section given by `sectionOf` (the config
  * file's, the credentials file's keys over it).
  *
- * @throws ProbeRefusal AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported.
+ * @throws ProbeRefusal AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
  */
 export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string): CredentialChain {
   const seen = new Set<string>();
@@ -86,6 +87,14 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
     if (sources[0] === "sso_*") return { ...none, sso: data, underRole };
     if (sources[0] === "credential_process") return { ...none, process: data, underRole };
     if (sources[0] !== "role_arn") return { ...none, underRole };
+    // The SDK asks an MFA code callback the probe cannot give, and the CLI's own cache (~/.aws/cli/cache) is
+    // not the SDK's: such a role would only ever fail as "log in again", which cannot help.
+    if (data.mfa_serial !== undefined) {
+      throw new ProbeRefusal(
+        "MfaProfileNotSupported",
+        `${label} assumes its role with mfa_serial (an MFA code), which the account check cannot ask for; use an SSO profile, a credential_process (such as aws-vault) or a profile with session credentials`,
+      );
+    }
     underRole ||= roleSource;
     if (data.credential_source !== undefined) {
       if (data.credential_source === "Ec2InstanceMetadata") return { ...none, metadata: data, underRole };

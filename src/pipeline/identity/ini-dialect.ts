@@ -2,9 +2,33 @@
  * The AWS CLI (botocore) reads the config and credentials files with Python's
  * `configparser.RawConfigParser`; the probe reads them with the JS SDK's INI
  * loader. The two disagree on a handful of constructs, and on each of them the
- * probe would resolve another route or other credentials than the CLI. Rather
- * than read every file twice, a file holding one of them is refused (fail
- * closed) with the file, section and line, never the value:
+ * probe could resolve another route or other credentials than the CLI. Rather
+ * than read every file twice, such a construct is refused (fail closed) with
+ * the file, section and line, never the value.
+ *
+ * File-wide: the constructs that change where a section starts or which
+ * section a line belongs to, so that no section's keys can be trusted:
+ *
+ * - a `[DEFAULT]` section, whose keys configparser gives every section;
+ * - a line starting with `[` but not ending with `]`, or holding an inline
+ *   comment: a section header for configparser (`[profile p] x`), not for the
+ *   SDK, or the other way round (`[a #b]`);
+ * - an indented `[…]` line under a key: part of that key's value for
+ *   configparser, a section header for the SDK;
+ * - a `[profile …]`, `[sso-session …]` or `[services …]` header the SDK's
+ *   pattern does not read (two spaces, other characters): botocore's profile
+ *   map may still take it;
+ * - a lone carriage return, a line break for Python only;
+ * - one section written twice (`[profile p]` and `[profile "p"]`, `[default]`
+ *   and `[profile default]`): botocore keeps the last one's keys only (or
+ *   fails on an exact repeat), the SDK merges them.
+ *
+ * Section-scoped: the constructs that change one key only. They are refused
+ * in the sections the probe resolves (the target profile, its source_profile
+ * chain, their sso-session and services sections: `isResolved`) and let
+ * through elsewhere, where neither reader's answer is used. With the headers
+ * read alike (above), those sections hold the same lines for both readers, so
+ * they hold the same keys, and the chain the SDK's reading names is botocore's:
  *
  * - a key that is not lowercase: configparser lower-cases it (`Services` is
  *   `services`), the SDK keeps it (and then ignores it);
@@ -14,25 +38,57 @@
  *   configparser (no inline comment prefixes) keeps it in the value;
  * - an indented line after a key with a value: a continuation of that value for
  *   configparser, a key of its own for the SDK;
- * - a key with an empty value and no indented block under it: `""` for
+ * - an empty value with no indented block under it, for a key botocore's
+ *   credential, endpoint or region resolution reads (READ_KEYS, and every key
+ *   of a services section): `""` for
  *   botocore (an empty `ca_bundle` turns certificate checks off), no key at all
- *   for the SDK;
- * - a `[DEFAULT]` section, whose keys configparser gives every section;
- * - a line starting with `[` but not ending with `]`: a section header for
- *   configparser (`[profile p] x`), not for the SDK;
- * - a `[profile …]`, `[sso-session …]` or `[services …]` header the SDK's
- *   pattern does not read (two spaces, other characters): botocore's profile
- *   map may still take it;
- * - a lone carriage return, a line break for Python only;
- * - one section written twice (`[profile p]` and `[profile "p"]`, `[default]`
- *   and `[profile default]`): botocore keeps the last one's keys only (or
- *   fails on an exact repeat), the SDK merges them.
+ *   for the SDK. Other keys (`output =`, `cli_pager =`) are read by neither
+ *   resolution, and `aws_session_token =` (what `aws configure set
+ *   aws_session_token ""` writes) signs alike: botocore's signer skips an empty
+ *   token, the SDK has none.
  */
 import { ProbeRefusal } from "./probe-refusal.js";
+import type { IniSection } from "./sts-endpoint.js";
 
 /** The SDK's pattern for a prefixed section name (@smithy/shared-ini-file-loader). */
 const SDK_PREFIXED = /^([\w-]+)\s(["'])?([\w\-@+.%:/]+)\2$/u;
 const PREFIXES = ["profile", "sso-session", "services"];
+
+/**
+ * The keys botocore's credential, region and endpoint resolution reads (and
+ * the prefixes of families of them), where `""` and absent may differ.
+ * `aws_security_token` is here: botocore takes it before `aws_session_token`,
+ * so an empty one hides the session token from the CLI, not from the SDK.
+ */
+const READ_KEYS = new Set([
+  "ca_bundle",
+  "endpoint_url",
+  "ignore_configured_endpoint_urls",
+  "region",
+  "sts_regional_endpoints",
+  "use_fips_endpoint",
+  "use_dualstack_endpoint",
+  "services",
+  "role_arn",
+  "source_profile",
+  "credential_source",
+  "credential_process",
+  "web_identity_token_file",
+  "aws_access_key_id",
+  "aws_secret_access_key",
+  "aws_security_token",
+  "login_session",
+  "mfa_serial",
+  "duration_seconds",
+  "external_id",
+  "role_session_name",
+]);
+const READ_PREFIXES = ["sso_", "ec2_metadata_", "metadata_service_"];
+
+/** Whether botocore's resolution reads `key` in a profile section, where an empty value and none may differ. */
+export function isReadKey(key: string): boolean {
+  return READ_KEYS.has(key) || READ_PREFIXES.some((prefix) => key.startsWith(prefix));
+}
 
 function printable(section: string): string {
   return /^[\x20-\x7e]{1,100}$/u.test(section) ? `[${section}]` : "a section whose name is not printable";
@@ -41,17 +97,65 @@ function printable(section: string): string {
 /** A configparser option line: the key up to the first `=` or `:`. */
 const OPTION = /^(.*?)\s*([=:])\s*(.*)$/su;
 
+/** The names of the sections the probe resolves for one profile (see sectionsReadFor). */
+export interface ReadSections {
+  readonly profiles: ReadonlySet<string>;
+  readonly ssoSessions: ReadonlySet<string>;
+  readonly services: ReadonlySet<string>;
+}
+
+/**
+ * The sections the probe (and the CLI) resolve for `profile`: the profile, every
+ * profile its `source_profile` links reach, and the sso-session and services
+ * sections any of them names. More than the credential walk stops at, never
+ * less: a section wrongly counted in is only checked more strictly.
+ */
+export function sectionsReadFor(sectionOf: (profile: string) => IniSection, profile: string): ReadSections {
+  const profiles = new Set<string>();
+  const ssoSessions = new Set<string>();
+  const services = new Set<string>();
+  let current: string | undefined = profile;
+  while (current !== undefined && !profiles.has(current)) {
+    profiles.add(current);
+    const data = sectionOf(current);
+    if (data.sso_session !== undefined) ssoSessions.add(data.sso_session);
+    if (data.services !== undefined) services.add(data.services);
+    current = data.source_profile;
+  }
+  return { profiles, ssoSessions, services };
+}
+
+/**
+ * Whether the section headed `[section]` in the `label` file is one of `read`:
+ * in the config file as the SDK files it (`[profile p]`, `[default]`,
+ * `[sso-session s]`, `[services s]`), in the credentials file by its plain name.
+ */
+export function isReadSection(read: ReadSections, label: string, section: string): boolean {
+  const prefixed = SDK_PREFIXED.exec(section);
+  if (label !== "config") return read.profiles.has(section) || (prefixed !== null && read.profiles.has(`${prefixed[1] ?? ""}.${prefixed[3] ?? ""}`));
+  if (section === "default") return read.profiles.has("default");
+  const name = prefixed?.[3] ?? "";
+  if (prefixed?.[1] === "profile") return read.profiles.has(name);
+  if (prefixed?.[1] === "sso-session") return read.ssoSessions.has(name);
+  if (prefixed?.[1] === "services") return read.services.has(name);
+  return false;
+}
+
 /**
  * Refuses `text` (an AWS config or credentials file, `label` naming which)
- * when botocore and the SDK would read it differently (see above).
+ * when botocore and the SDK would read it differently (see above); the
+ * section-scoped rules apply to the sections `isResolved` takes (by the text
+ * between the brackets), every section when not given.
  *
  * @throws ProbeRefusal with code IniDialectNotSupported.
  */
-export function assertSameIniReading(text: string, label: string): void {
+export function assertSameIniReading(text: string, label: string, isResolved: (section: string) => boolean = () => true): void {
   let section: string | undefined;
+  /** Whether the current section is one the probe resolves; keys before any section fail the CLI (no header). */
+  let resolved = false;
   /** Indentation of the last key or header line, and whether that key's value was empty. */
   let indent = 0;
-  let lastKey: { readonly empty: boolean; readonly line: number } | undefined;
+  let lastKey: { readonly key: string; readonly empty: boolean; readonly line: number } | undefined;
   let continued = false;
   /** The sections met so far, by the name the SDK files them under. */
   const seen = new Set<string>();
@@ -61,8 +165,15 @@ export function assertSameIniReading(text: string, label: string): void {
       `the AWS ${label} file, ${section === undefined ? "before any section" : `section ${printable(section)}`}, line ${String(line)}: ${reason}; the AWS CLI and the account check would read it differently`,
     );
   };
+  /** A section-scoped rule: refused only in a resolved section. */
+  const refuseInResolved = (line: number, reason: string): void => {
+    if (resolved) refuse(line, reason);
+  };
   const closeKey = (): void => {
-    if (lastKey?.empty === true && !continued) refuse(lastKey.line, "a key with an empty value (write the value, or remove the key)");
+    // In a services section every key names a service whose settings botocore reads (an empty one is `""`).
+    if (lastKey?.empty === true && !continued && (isReadKey(lastKey.key) || section?.startsWith("services") === true)) {
+      refuseInResolved(lastKey.line, "a key with an empty value (write the value, or remove the key)");
+    }
   };
   if (/\r(?!\n)/u.test(text)) refuse(1, "a carriage return that does not end a line");
   const lines = text.split(/\r?\n/u);
@@ -71,10 +182,13 @@ export function assertSameIniReading(text: string, label: string): void {
     const stripped = raw.trim();
     if (stripped === "" || stripped.startsWith("#") || stripped.startsWith(";")) return;
     const lineIndent = raw.length - raw.trimStart().length;
-    if (/\s[;#]/u.test(stripped)) refuse(number, "an inline comment (put comments on their own line)");
+    const header = stripped.startsWith("[");
+    const inlineComment = /\s[;#]/u.test(stripped);
     if (lastKey !== undefined && lineIndent > indent) {
       // configparser: a continuation of the last key's value; the SDK reads a nested block only under an empty value.
-      if (!lastKey.empty) refuse(number, "an indented line under a key that has a value");
+      if (header && stripped.endsWith("]")) refuse(number, "an indented section header under a key");
+      if (inlineComment) refuseInResolved(number, "an inline comment (put comments on their own line)");
+      if (!lastKey.empty) refuseInResolved(number, "an indented line under a key that has a value");
       continued = true;
       return;
     }
@@ -82,9 +196,11 @@ export function assertSameIniReading(text: string, label: string): void {
     indent = lineIndent;
     continued = false;
     lastKey = undefined;
-    if (stripped.startsWith("[")) {
+    if (header) {
+      if (inlineComment) refuse(number, "an inline comment (put comments on their own line)");
       if (!stripped.endsWith("]")) refuse(number, "text after a section header");
       section = stripped.slice(1, -1);
+      resolved = isResolved(section);
       if (section === "DEFAULT") refuse(number, "a [DEFAULT] section (configparser gives its keys to every section)");
       // botocore takes any section starting with a prefix (then shlex-splits it); the SDK only its exact pattern.
       const prefix = PREFIXES.find((candidate) => section?.startsWith(candidate));
@@ -95,12 +211,13 @@ export function assertSameIniReading(text: string, label: string): void {
       seen.add(filed);
       return;
     }
+    if (inlineComment) refuseInResolved(number, "an inline comment (put comments on their own line)");
     const option = OPTION.exec(stripped);
     if (option === null) return; // configparser fails the CLI; the SDK skips the line.
     const [, key = "", delimiter, value = ""] = option;
-    if (delimiter === ":") refuse(number, "`:` as the delimiter (write `key = value`)");
-    if (key !== key.toLowerCase()) refuse(number, "a key that is not lowercase");
-    lastKey = { empty: value === "", line: number };
+    if (delimiter === ":") refuseInResolved(number, "`:` as the delimiter (write `key = value`)");
+    if (key !== key.toLowerCase()) refuseInResolved(number, "a key that is not lowercase");
+    lastKey = { key, empty: value === "", line: number };
   });
   closeKey();
 }

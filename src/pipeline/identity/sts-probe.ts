@@ -23,7 +23,7 @@ import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
 import { credentialChainOf } from "./credential-chain.js";
-import { assertSameIniReading } from "./ini-dialect.js";
+import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections } from "./ini-dialect.js";
 import { ProbeRefusal } from "./probe-refusal.js";
 import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
 import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
@@ -94,24 +94,30 @@ function classify(error: unknown, signal: AbortSignal, bounded: AbortSignal): St
 }
 
 /**
- * Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts), or find
- * differently: botocore expands `~` and `$VAR` in the path and resolves a relative one in the call's environment
- * and directory, the SDK in the server's. An absent file reads alike (no profiles).
+ * Refuses a config or credentials file that botocore and the SDK would find differently: botocore expands `~` and
+ * `$VAR` in the path and resolves a relative one in the call's environment and directory, the SDK in the server's.
  */
-function assertFileReadAlike(file: string, label: string): void {
+function assertFileFoundAlike(file: string, label: string): void {
   if (!path.isAbsolute(file) || file.includes("$")) {
     throw new ProbeRefusal(
       "AwsFilePathNotSupported",
       `the AWS ${label} file's path is relative or holds ~ or $, which the AWS CLI and the account check would expand differently`,
     );
   }
+}
+
+/**
+ * Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts), in
+ * the sections `read` names for its section-scoped rules. An absent file reads alike (no profiles).
+ */
+function assertFileReadAlike(file: string, label: string, read: ReadSections): void {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch {
     return;
   }
-  assertSameIniReading(text, label);
+  assertSameIniReading(text, label, (section) => isReadSection(read, label, section));
 }
 
 /**
@@ -174,11 +180,16 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortSignal): Promise<StsProbeResult> {
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(STS_PROBE_LIMITS.totalMs)]);
   try {
-    assertFileReadAlike(inputs.configFile, "config");
-    assertFileReadAlike(inputs.credentialsFile, "credentials");
+    assertFileFoundAlike(inputs.configFile, "config");
+    assertFileFoundAlike(inputs.credentialsFile, "credentials");
     const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
     // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
     const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
+    // The sections the probe resolves, as the SDK read them; the dialect check then makes sure botocore reads
+    // them (and so the same chain) alike, and lets what other sections hold differ (ini-dialect.ts).
+    const read = sectionsReadFor(sectionOf, inputs.profile);
+    assertFileReadAlike(inputs.configFile, "config", read);
+    assertFileReadAlike(inputs.credentialsFile, "credentials", read);
     const profile = sectionOf(inputs.profile);
     const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
     // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
