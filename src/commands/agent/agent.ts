@@ -107,10 +107,15 @@ function changeJson(client: ClientAdapter, scope: ConfigScope, file: string, cha
   return { client: client.id, scope, file, changed: change.server.changed, backup: change.server.backup ?? null, guard: hook };
 }
 
-/** What the launch's code is checked against: the operator's trusted directories, and for a project's file the project. */
+/**
+ * What the launch's code is checked against: the operator's trusted
+ * directories, the folder this runs from (the agent's, whatever the scope:
+ * launch-trust.ts), and for a project's file the project.
+ */
 function launchTrust(scope: ConfigScope): LaunchTrustOptions {
   const trustedDirectories = operatorTrustedDirectories();
-  return scope === "project" ? { trustedDirectories, projectRoot: currentPlace().cwd } : { trustedDirectories };
+  const workingDirectory = currentPlace().cwd;
+  return scope === "project" ? { trustedDirectories, workingDirectory, projectRoot: workingDirectory } : { trustedDirectories, workingDirectory };
 }
 
 /**
