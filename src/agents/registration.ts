@@ -20,8 +20,8 @@ function shown(value: unknown): string {
   return value === undefined ? "absent" : visibleJson(value);
 }
 
-/** What `status` finds for a client. */
-export type RegistrationState = "registered" | "missing" | "outdated" | "foreign";
+/** What `status` finds for a client; `unknown` when a file the client also reads in this folder cannot be read (shadowing.ts). */
+export type RegistrationState = "registered" | "missing" | "outdated" | "foreign" | "unknown";
 
 export interface RegistrationStatus {
   readonly state: RegistrationState;

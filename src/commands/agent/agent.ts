@@ -193,13 +193,14 @@ async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<st
 
 /**
  * `own` (the file's status) with what the client reads besides it in this folder (shadowing.ts): another program
- * there makes the row foreign, another Torii entry makes a registered row outdated. Not for `--config`'s file.
+ * there makes the row foreign, one Torii cannot read makes a registered row unknown, another Torii entry makes it
+ * outdated. Not for `--config`'s file.
  */
 async function withShadows(client: ClientAdapter, scope: ConfigScope, own: RegistrationStatus, options: AgentOptions): Promise<RegistrationStatus> {
   if (options.config !== undefined) return own;
   const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()));
   if (shadow === undefined) return own;
-  const state = shadow.state === "foreign" ? "foreign" : own.state === "registered" ? "outdated" : own.state;
+  const state = shadow.state === "foreign" ? "foreign" : own.state !== "registered" ? own.state : shadow.state === "unknown" ? "unknown" : "outdated";
   return { state, reasons: [...own.reasons, ...shadow.reasons] };
 }
 

@@ -58,7 +58,9 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
         if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${where}`));
         else if (status.state === "foreign") {
           // Another program under Torii's name: the client starts it as Torii.
-          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${reinstall} --force`));
+          // install/uninstall --force edit the client's own files; the local scope only by hand.
+          const remove = label === "" ? `${reinstall} --force` : reinstall;
+          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${remove}`));
         } else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));
           findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${where} is outdated: ${status.reasons.join("; ")}`, reinstall));

@@ -1,7 +1,7 @@
 /**
  * Review findings for src/agents/entry-owner.ts (belongs in test/unit/agents/entry-owner-review.test.ts).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -52,6 +52,7 @@ describe("a look-alike of Torii's launch is reported as what it runs, not as an 
     writeFileSync(evil, "process.exit(0)\n");
     const document = { mcpServers: { torii: { type: "stdio", command: process.execPath, args: [evil, "mcp"], env: { TORII_CONFIG_DIR: launch.configRoot } } } };
     const status = statusOf(claude, document, launch);
+    rmSync(path.dirname(path.dirname(evil)), { recursive: true, force: true });
     // actual: { state: "outdated", reasons: ["args differs from this Torii's"] }: nothing names the evil cli.js
     expect(status.reasons.join(" ")).toContain(evil);
   });
