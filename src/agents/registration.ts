@@ -62,7 +62,10 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
     ...missingPaths(current).map((missing) => `${missing} does not exist (moved?)`),
     // The values, not only the key: an entry starting another dist/cli.js or another configuration root says which.
     ...differing.map((key) => `${key} is ${shown((current as Record<string, unknown>)[key])}, this Torii's is ${shown(expected[key])}`),
-    ...pending.map((edit) => `${edit.path.join(".")} is not set`),
+    ...pending.map((edit) => {
+      const value = valueAt(parsed, edit.path);
+      return value === undefined ? `${edit.path.join(".")} is not set` : `${edit.path.join(".")} is ${shown(value)}, Torii's is ${shown(edit.value)}`;
+    }),
   ];
   if (reasons.length === 0) {
     reasons.push(...launchTextProblems(launch), ...launchProblems(launch, trust).map((problem) => `the code it starts can be changed by others: ${problem}`));
