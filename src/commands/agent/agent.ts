@@ -18,8 +18,7 @@ import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { emit as emitRaw } from "../shared/operator-output.js";
-import { unseenEscapes } from "../../runtime/display-text.js";
-import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { configRoot, OperatorError, visibleMessage } from "../shared/operator-context.js";
 import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
 
 /**
@@ -30,7 +29,7 @@ function emit(options: AgentOptions, value: object, lines: readonly string[]): v
   emitRaw(
     options,
     value,
-    lines.map((line) => unseenEscapes(line)),
+    lines.map((line) => visibleMessage(line)),
   );
 }
 
