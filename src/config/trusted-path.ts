@@ -231,7 +231,7 @@ function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | BigIntSt
   if (stats === undefined) missing(subject);
   if (kind === "file" && !stats.isFile()) throw new ConfigError(subject, "is not a regular file");
   if (kind === "directory" && !stats.isDirectory()) throw new ConfigError(subject, "is not a directory");
-  const problem = ownerAndModeProblem(subject, { uid: Number(stats.uid), mode: Number(stats.mode) }, trust.policy, rule);
+  const problem = ownerAndModeProblem(subject, { uid: Number(stats.uid), gid: Number(stats.gid), mode: Number(stats.mode) }, trust.policy, rule);
   if (problem !== undefined) {
     const why = stats.isDirectory() ? ", so others could replace the configuration below it" : "";
     throw new ConfigError(subject, describeTrustProblem({ detail: `${problem.detail}${why}`, fix: problem.fix }));
