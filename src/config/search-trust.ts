@@ -56,7 +56,7 @@ export function searchTrust(platform: NodeJS.Platform = process.platform, option
   };
   const accepted = (options.trustedDirectories ?? []).flatMap((directory) => realPath(directory) ?? []);
   const base = currentTrustPolicy(platform);
-  const privateGroup = base.uid === undefined || options.privateGroups === false ? undefined : privateGroupOf(base.uid);
+  const privateGroup = base.uid === undefined ? undefined : privateGroupOf(base.uid);
   const policy: TrustPolicy = { ...base, groupWriteAccepted: accepted, ...(privateGroup === undefined ? {} : { privateGroup }) };
   const passed = new Set<string>();
   const verdicts = new Map<string, TrustVerdict>();
@@ -82,8 +82,6 @@ export interface SearchTrustOptions {
    * and below which group write is accepted. Never from the agent's side.
    */
   readonly trustedDirectories?: readonly string[] | undefined;
-  /** false: refuse group write by the user's private group too (private-group.ts); tests of the refusal. */
-  readonly privateGroups?: boolean;
   /** Where `$TMPDIR` (Windows: `%TEMP%`, `%TMP%`, `%SystemRoot%`) is read; this process's environment by default. */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
