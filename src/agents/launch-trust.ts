@@ -87,6 +87,7 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
     ...trust.sharedTemporary.map((folder) => ({ places: [path.resolve(folder), real(folder)], what: `the shared temporary directory ${folder}` })),
   ];
   const problems: string[] = [];
+  const inReach = new Map<string, string[]>();
   for (const { target, kind } of launchedCode(launch)) {
     const verdict = trust.inspect(target, kind);
     if ("missing" in verdict) {
@@ -99,9 +100,12 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
     }
     const onTheWay = [path.resolve(target), verdict.real, ...(verdict.steps ?? [])];
     const reached = agentsPlaces.find(({ places }) => onTheWay.some((step) => places.some((place) => isInside(step, place))));
-    if (reached !== undefined) {
-      problems.push(`${target} lies in ${reached.what}, which the agent can write; install Torii outside it (or run this from another folder)`);
-    }
+    if (reached !== undefined) inReach.set(reached.what, [...(inReach.get(reached.what) ?? []), target]);
+  }
+  // One line per place, not one per bundle chunk.
+  for (const [what, targets] of inReach) {
+    const more = targets.length > 1 ? ` (and ${targets.length - 1} more of the files it runs)` : "";
+    problems.push(`${targets[0] ?? ""}${more} lies in ${what}, which the agent can write; install Torii outside it (or run this from another folder)`);
   }
   // The configuration root decides what the agent may run: in the project, the agent could rewrite its rules and leases.
   if (project !== undefined) {
