@@ -41,7 +41,7 @@ export function createApprover(options: {
   if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };
   const page = new ApprovalPageServer({
     settleMs: options.settings.approvalSettleSeconds * 1000,
-    address: () => pageAddress(options.env),
+    address: () => pageAddress(options.env, options.settings.approvalAddress),
     // stderr, never stdout (JSON-RPC's): the client's MCP log shows it.
     onFallback: (address, reason) => {
       process.stderr.write(`torii: the approval page cannot listen on ${address} (${reason}); it listens on 127.0.0.1 instead (docs/approval.md)\n`);

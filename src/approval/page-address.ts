@@ -42,8 +42,9 @@ export function randomLoopback(): string {
  * runs on Windows and reaches a server inside WSL only through WSL's forwarding of 127.0.0.1 and localhost (the
  * service-worker residual of the fallback then holds there too, docs/approval.md).
  */
-export function pageAddress(env: Readonly<Record<string, string | undefined>>): string {
-  return underWsl(env) ? FALLBACK_LOOPBACK : randomLoopback();
+export function pageAddress(env: Readonly<Record<string, string | undefined>>, choice: "loopback-random" | "127.0.0.1" = "loopback-random"): string {
+  // The operator's `approval.address: 127.0.0.1` (settings.yaml): the page is reached only there (a port forward).
+  return choice === "127.0.0.1" || underWsl(env) ? FALLBACK_LOOPBACK : randomLoopback();
 }
 
 /**

@@ -22,3 +22,10 @@ describe("WSL without its variables in the server's environment", () => {
     expect(pageAddress(env)).toBe("127.0.0.1"); // actual: 127.x.y.z
   });
 });
+
+describe("the operator's approval.address", () => {
+  test("127.0.0.1 keeps the page on 127.0.0.1 outside WSL too", () => {
+    vi.spyOn(os, "release").mockReturnValue("6.8.0-generic");
+    expect(pageAddress({}, "127.0.0.1")).toBe("127.0.0.1");
+  });
+});
