@@ -25,6 +25,7 @@ import path from "node:path";
 import { isInside } from "../config/path-inside.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
+import type { ConfigScope } from "./place.js";
 
 /** The bundle's entries beside `cli.js` that `cli.js` loads (scripts/bundle.mjs). */
 const BUNDLE_FILES = ["cli.cjs"];
@@ -115,4 +116,23 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
     }
   }
   return [...new Set(problems)];
+}
+
+/**
+ * What a registration for `scope`, made or checked from `place`, is held to:
+ * the operator's trusted directories, the folder it runs from (the agent's,
+ * whatever the scope), and for a project's file the project. One function for
+ * install, status, doctor and the setup wizard, so they cannot disagree. The
+ * home folder (or one above it, such as /) is where a terminal starts, not a
+ * project: an agent working there could rewrite the client's own files anyway,
+ * and refusing there would refuse every per-user install (nvm's ~/.nvm, a clone
+ * under ~), so for the user scope it is not counted as the agent's.
+ */
+export function registrationTrust(
+  scope: ConfigScope,
+  place: { readonly cwd: string; readonly home: string },
+  trustedDirectories: readonly string[],
+): LaunchTrustOptions {
+  if (scope === "project") return { trustedDirectories, workingDirectory: place.cwd, projectRoot: place.cwd };
+  return isInside(place.home, place.cwd) ? { trustedDirectories } : { trustedDirectories, workingDirectory: place.cwd };
 }

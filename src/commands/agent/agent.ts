@@ -11,7 +11,7 @@ import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
 import { resolveConfigTarget } from "../../agents/config-target.js";
 import type { ToriiLaunch } from "../../agents/adapter.js";
-import { launchProblems, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import { launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
 import { launchTextProblems } from "../../agents/launch-text.js";
 import { inspectRegistration, type RegistrationStatus } from "../../agents/registration.js";
 import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
@@ -112,9 +112,7 @@ function changeJson(client: ClientAdapter, scope: ConfigScope, file: string, cha
  * launch-trust.ts), and for a project's file the project.
  */
 function launchTrust(scope: ConfigScope): LaunchTrustOptions {
-  const trustedDirectories = operatorTrustedDirectories();
-  const workingDirectory = currentPlace().cwd;
-  return scope === "project" ? { trustedDirectories, workingDirectory, projectRoot: workingDirectory } : { trustedDirectories, workingDirectory };
+  return registrationTrust(scope, currentPlace(), operatorTrustedDirectories());
 }
 
 /**

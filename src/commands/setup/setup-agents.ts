@@ -12,14 +12,16 @@ import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { runAgentInstall } from "../agent/agent.js";
 import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
+import { registrationTrust } from "../../agents/launch-trust.js";
 import { OperatorError, visibleMessage } from "../shared/operator-context.js";
 
 /** Whether this Torii is registered in `client`'s default-scope file: registered, missing, outdated, foreign or unreadable. */
 async function stateOf(client: (typeof CLIENTS)[number], root: string): Promise<string> {
-  const file = client.configFile(client.scopes[0] ?? "user", { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() });
+  const place = { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() };
+  const file = client.configFile(client.scopes[0] ?? "user", place);
   try {
     // As torii agent status judges it: the code must lie outside the folder this runs from too.
-    const trust = { trustedDirectories: operatorTrustedDirectories(root), workingDirectory: process.cwd() };
+    const trust = registrationTrust(client.scopes[0] ?? "user", place, operatorTrustedDirectories(root));
     return (await inspectRegistration(client, file, currentLaunch(root), trust)).state;
   } catch (error) {
     if (error instanceof ConfigError) return "unreadable";

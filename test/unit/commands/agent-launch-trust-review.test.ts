@@ -73,3 +73,14 @@ describe("an install made under umask 002 (Ubuntu, Fedora: user private groups)"
     expect(result.status, result.stderr).toBe(0);
   });
 });
+
+describe("user scope, run from the home folder", () => {
+  test("a Torii under ~ (nvm's ~/.nvm, a clone) registered from ~ itself is not refused: the home folder is no project", () => {
+    const { home, env } = scratch();
+    const lib = path.join(home, ".nvm", "versions", "node", "v22", "lib", "node_modules");
+    mkdirSync(lib, { recursive: true });
+    const root = installedCopy(lib);
+    const result = runCopy(root, ["agent", "install", "claude-code"], env, home);
+    expect(result.status, result.stderr).toBe(0);
+  });
+});
