@@ -53,7 +53,7 @@ const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
  * folder it is run from (the agent's, src/agents/launch-trust.ts), and the
  * checkout holds dist/.
  */
-function runDirectory(): string {
+export function cliWorkingDirectory(): string {
   const relative = path.relative(CHECKOUT, process.cwd());
   const inCheckout = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
   if (!inCheckout) return process.cwd();
@@ -67,7 +67,7 @@ function runDirectory(): string {
 export function runCliProcess(args: readonly string[], env: Record<string, string> = {}): CliResult {
   const result = spawnSync(process.execPath, [CLI_PATH, ...args], {
     encoding: "utf8",
-    cwd: runDirectory(),
+    cwd: cliWorkingDirectory(),
     env: runEnvironment(env),
     shell: false,
     // A hang guard only (spawnSync blocks the test, so vitest could not time it out): far above a loaded machine's start-up.
@@ -86,7 +86,7 @@ export function runCliProcessAsync(args: readonly string[], env: Record<string, 
     execFile(
       process.execPath,
       [CLI_PATH, ...args],
-      { encoding: "utf8", cwd: runDirectory(), env: runEnvironment(env), shell: false },
+      { encoding: "utf8", cwd: cliWorkingDirectory(), env: runEnvironment(env), shell: false },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
         resolve({ status: code, stdout, stderr });
@@ -154,7 +154,7 @@ async function runInProcess(command: () => Promise<number>, env: Record<string, 
   const stderr: string[] = [];
   const restoreEnv = swapEnvironment(runEnvironment(env));
   const savedCwd = process.cwd();
-  process.chdir(runDirectory());
+  process.chdir(cliWorkingDirectory());
   const restoreStdin = swapStdin(io.stdin);
   const restoreStdout = capture(process.stdout, stdout);
   const restoreStderr = capture(process.stderr, stderr, io.onStderr);
