@@ -35,9 +35,12 @@ function opencodeOwnedEdits(current: unknown, action: "install" | "uninstall"): 
   const isObject = typeof permission === "object" && permission !== null && !Array.isArray(permission);
   const rule = isObject && Object.hasOwn(permission, OPENCODE_PERMISSION_KEY) ? (permission as Record<string, unknown>)[OPENCODE_PERMISSION_KEY] : undefined;
   const path = ["permission", OPENCODE_PERMISSION_KEY];
-  // A rule for Torii's tools that is already there ("deny", or a per-tool object) is the operator's choice too:
-  // install neither weakens nor replaces it, and uninstall removes only the "ask" Torii writes.
-  if (action === "install") return permission === undefined || (isObject && rule === undefined) ? [{ path, value: OPENCODE_PERMISSION }] : [];
+  // A stricter rule for Torii's tools that is already there ("deny", or a per-tool object) is the operator's choice
+  // too: install does not replace it, and uninstall removes only the "ask" Torii writes. "allow" is not kept: it
+  // turns off the per-call question Torii registers, and an agent can write it as easily as the operator.
+  if (action === "install") {
+    return permission === undefined || (isObject && (rule === undefined || rule === "allow")) ? [{ path, value: OPENCODE_PERMISSION }] : [];
+  }
   return rule === OPENCODE_PERMISSION ? [{ path, value: undefined }] : [];
 }
 
@@ -155,7 +158,7 @@ export const CLIENTS: readonly ClientAdapter[] = [
     entryPath: ["mcp", SERVER_NAME],
     entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
     ownedEdits: opencodeOwnedEdits,
-    approval: `runs tools without asking by default; Torii adds \`"permission": { "${OPENCODE_PERMISSION_KEY}": "ask" }\` (left alone when \`permission\` is a single string or already has a \`${OPENCODE_PERMISSION_KEY}\` rule).`,
+    approval: `runs tools without asking by default; Torii adds \`"permission": { "${OPENCODE_PERMISSION_KEY}": "ask" }\` (left alone when \`permission\` is a single string or already has a stricter \`${OPENCODE_PERMISSION_KEY}\` rule; an \`"allow"\` there is rewritten to \`"ask"\`).`,
   },
   {
     id: "antigravity",

@@ -12,6 +12,7 @@
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
+import { isInside } from "../config/path-inside.js";
 
 /** More links than this in a row is a loop (Linux's own limit). */
 const MAX_LINKS = 40;
@@ -26,9 +27,9 @@ const MAX_LINKS = 40;
 export async function resolveConfigTarget(file: string, projectRoot?: string): Promise<string> {
   const given = path.resolve(file);
   const target = await followLinks(given);
-  if (projectRoot !== undefined && within(path.resolve(projectRoot), given)) {
+  if (projectRoot !== undefined && isInside(given, path.resolve(projectRoot))) {
     const root = await realpath(projectRoot);
-    if (!within(root, target)) {
+    if (!isInside(target, root)) {
       throw new ConfigError(
         given,
         `leads outside the project folder ${root}, to ${target}; Torii does not write a project's file there (edit it with --config ${target} if that is meant)`,
@@ -93,10 +94,4 @@ async function lstatIfAny(target: string): Promise<import("node:fs").Stats | und
     if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
     throw error;
   }
-}
-
-/** Whether `inner` is `outer` or below it. */
-function within(outer: string, inner: string): boolean {
-  const relative = path.relative(outer, inner);
-  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
 }

@@ -8,8 +8,12 @@
  * been running another program as Torii. So an entry is Torii's only when it
  * starts Torii the way Torii registers itself (`<node> …/dist/cli.js mcp`, any
  * version or checkout), the way `torii setup --registration` prints it (the
- * same without `mcp`) or by its bin (`torii`, `torii-mcp`, optionally with
- * `mcp`); anything else is another program's.
+ * same without `mcp`), by its bin (`torii`, `torii-mcp`, optionally with
+ * `mcp`) or the README's npx form (`npx [-y|--yes] torii-mcp [mcp]`), with no
+ * environment but Torii's own `TORII_CONFIG_DIR`; anything else is another
+ * program's. "Node" is any Node.js executable's name, versioned ones included
+ * (Fedora's `/usr/bin/node-22`, which `process.execPath` resolves to), so the
+ * entry and the guard hook `install` write are always recognised as Torii's.
  */
 import path from "node:path";
 import { visibleJson } from "../runtime/display-text.js";
@@ -32,7 +36,8 @@ function baseName(word: string): string {
     .replace(/\.(exe|cmd|bat|ps1)$/u, "");
 }
 
-const NODE_NAMES = new Set(["node", "nodejs"]);
+/** A Node.js executable's base name (baseName: lower case, no `.exe`): `node`, `nodejs`, `node22`, `node-22`, `nodejs-20.19`. */
+const NODE_NAME = /^node(js)?(-?\d+(\.\d+)*)?$/u;
 const TORII_BINS = new Set(["torii", "torii-mcp"]);
 const TORII_ENTRY_SCRIPTS = new Set(["cli.js", "cli.cjs"]);
 
@@ -45,15 +50,41 @@ export function toriiArguments(words: readonly string[]): readonly string[] | un
   const [first, second] = words;
   if (first === undefined) return undefined;
   if (TORII_BINS.has(baseName(first))) return words.slice(1);
-  if (!NODE_NAMES.has(baseName(first)) || second === undefined) return undefined;
+  if (!NODE_NAME.test(baseName(first)) || second === undefined) return undefined;
   const script = path.win32.basename(second).toLowerCase();
   return TORII_ENTRY_SCRIPTS.has(script) && baseName(path.win32.dirname(second)) === "dist" ? words.slice(2) : undefined;
 }
 
-/** Whether `words` start Torii's MCP server: `mcp`, or no argument (its default, as `torii setup --registration` prints it). */
-function startsTorii(words: readonly string[]): boolean {
-  const rest = toriiArguments(words);
+/** Whether `rest` asks Torii for its MCP server: `mcp`, or no argument (its default, as `torii setup --registration` prints it). */
+function serverArguments(rest: readonly string[] | undefined): boolean {
   return rest !== undefined && (rest.length === 0 || (rest.length === 1 && rest[0] === "mcp"));
+}
+
+/** The arguments the README's `npx [-y|--yes] torii-mcp …` gives Torii (exactly that package, no version or other source), else undefined. */
+function npxArguments(words: readonly string[]): readonly string[] | undefined {
+  if (words[0] === undefined || baseName(words[0]) !== "npx") return undefined;
+  const rest = words[1] === "-y" || words[1] === "--yes" ? words.slice(2) : words.slice(1);
+  return rest[0] === "torii-mcp" ? rest.slice(1) : undefined;
+}
+
+/** Whether `words` start Torii's MCP server. */
+function startsTorii(words: readonly string[]): boolean {
+  return serverArguments(toriiArguments(words)) || serverArguments(npxArguments(words));
+}
+
+/** The environment variables Torii's own entry sets; any other (`NODE_OPTIONS=--require …`) changes what runs. */
+const TORII_ENV = new Set(["TORII_CONFIG_DIR"]);
+
+/** The entry's variables Torii never sets, as `NAME=value` for messages; empty when there are none. */
+function foreignEnvironment(entry: unknown): string[] {
+  const { env, environment } = entry as { env?: unknown; environment?: unknown };
+  return [env, environment].flatMap((variables) => {
+    if (variables === undefined) return [];
+    if (typeof variables !== "object" || variables === null || Array.isArray(variables)) return [visibleJson(variables)];
+    return Object.entries(variables)
+      .filter(([name]) => !TORII_ENV.has(name))
+      .map(([name, value]) => `${visibleJson(name)}=${visibleJson(value)}`);
+  });
 }
 
 /**
@@ -63,8 +94,9 @@ function startsTorii(words: readonly string[]): boolean {
  */
 export function foreignProgram(entry: unknown): string | undefined {
   const words = argvOf(entry);
-  if (words !== undefined && words.every((word): word is string => typeof word === "string") && startsTorii(words)) return undefined;
-  return describeProgram(entry);
+  if (words === undefined || !words.every((word): word is string => typeof word === "string") || !startsTorii(words)) return describeProgram(entry);
+  const variables = foreignEnvironment(entry);
+  return variables.length === 0 ? undefined : `${describeProgram(entry)} with ${variables.join(" ")}`;
 }
 
 /** What an entry starts, for messages: its words (or its JSON), every character outside printable ASCII escaped. */

@@ -10,14 +10,22 @@
  * (config/search-trust.ts): each, the directories above it and every link on
  * the way belong to this user or root and are not writable by group or others
  * (a sticky directory above, `/tmp`, passes; the operator's
- * `path.trusted_directories` accept group write as for a CLI). For a project's
- * file (`--scope project`), the code and the configuration root must also lie
- * outside the project folder, which is the agent's to write.
+ * `path.trusted_directories` accept group write as for a CLI). As the PATH
+ * search never enters them, the code must not lie in a shared temporary
+ * directory (`/tmp`, `$TMPDIR`: an agent sandbox that confines writes to the
+ * workspace still lets the agent write there) nor in the folder the operator
+ * runs the command from, which is the agent's to write, whatever the scope (a
+ * user-scope install from a project with Torii in `node_modules` would
+ * otherwise start the project's copy in every folder). For a project's file
+ * (`--scope project`), the configuration root must also lie outside the
+ * project folder.
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../config/path-inside.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
+import type { ConfigScope } from "./place.js";
 
 /** The bundle's entries beside `cli.js` that `cli.js` loads (scripts/bundle.mjs). */
 const BUNDLE_FILES = ["cli.cjs"];
@@ -27,7 +35,9 @@ const BUNDLE_FOLDERS = ["chunks", "server", "activate"];
 export interface LaunchTrustOptions {
   /** The operator's `path.trusted_directories` (settings.yaml). */
   readonly trustedDirectories?: readonly string[];
-  /** The project folder, for a project's registration: the code must not lie in it. */
+  /** The folder the command runs from, the agent's to write: the code must not lie in it. */
+  readonly workingDirectory?: string;
+  /** The project folder, for a project's registration: neither the code nor the configuration root may lie in it. */
   readonly projectRoot?: string;
   readonly platform?: NodeJS.Platform;
 }
@@ -53,12 +63,6 @@ function launchedCode(launch: ToriiLaunch): readonly { target: string; kind: "fi
   return code;
 }
 
-/** Whether `inner` is `outer` or below it. */
-function within(outer: string, inner: string): boolean {
-  const relative = path.relative(outer, inner);
-  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
-}
-
 /**
  * What is wrong with the code `launch` starts: one line per problem, naming the
  * path and the fix; empty when the launch may be registered. A missing file is
@@ -68,8 +72,23 @@ function within(outer: string, inner: string): boolean {
 export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions = {}): string[] {
   const platform = options.platform ?? process.platform;
   const trust = searchTrust(platform, { trustedDirectories: options.trustedDirectories });
-  const project = options.projectRoot === undefined ? undefined : (trust.realPath(options.projectRoot) ?? path.resolve(options.projectRoot));
+  const real = (folder: string): string => trust.realPath(folder) ?? path.resolve(folder);
+  const project = options.projectRoot === undefined ? undefined : real(options.projectRoot);
+  // Each place the agent can write, lexically and resolved, with what it is called in the message.
+  const agentsPlaces = [
+    ...(project === undefined ? [] : [{ places: [project], what: `the project folder ${project}` }]),
+    ...(options.workingDirectory === undefined
+      ? []
+      : [
+          {
+            places: [path.resolve(options.workingDirectory), real(options.workingDirectory)],
+            what: `the folder this runs from, ${real(options.workingDirectory)}`,
+          },
+        ]),
+    ...trust.sharedTemporary.map((folder) => ({ places: [path.resolve(folder), real(folder)], what: `the shared temporary directory ${folder}` })),
+  ];
   const problems: string[] = [];
+  const inReach = new Map<string, string[]>();
   for (const { target, kind } of launchedCode(launch)) {
     const verdict = trust.inspect(target, kind);
     if ("missing" in verdict) {
@@ -80,16 +99,40 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
       problems.push(verdict.problem);
       continue;
     }
-    if (project !== undefined && [verdict.real, ...(verdict.steps ?? [])].some((step) => within(project, step))) {
-      problems.push(`${target} lies in the project folder ${project}, which the agent can write; install Torii outside the project`);
-    }
+    const onTheWay = [path.resolve(target), verdict.real, ...(verdict.steps ?? [])];
+    const reached = agentsPlaces.find(({ places }) => onTheWay.some((step) => places.some((place) => isInside(step, place))));
+    if (reached !== undefined) inReach.set(reached.what, [...(inReach.get(reached.what) ?? []), target]);
+  }
+  // One line per place, not one per bundle chunk.
+  for (const [what, targets] of inReach) {
+    const more = targets.length > 1 ? ` (and ${targets.length - 1} more of the files it runs)` : "";
+    problems.push(`${targets[0] ?? ""}${more} lies in ${what}, which the agent can write; install Torii outside it (or run this from another folder)`);
   }
   // The configuration root decides what the agent may run: in the project, the agent could rewrite its rules and leases.
   if (project !== undefined) {
     const root = trust.realPath(launch.configRoot) ?? path.resolve(launch.configRoot);
-    if (within(project, root) || within(project, path.resolve(launch.configRoot))) {
+    if (isInside(root, project) || isInside(path.resolve(launch.configRoot), project)) {
       problems.push(`the configuration root ${launch.configRoot} lies in the project folder ${project}, which the agent can write; use a root outside it`);
     }
   }
   return [...new Set(problems)];
+}
+
+/**
+ * What a registration for `scope`, made or checked from `place`, is held to:
+ * the operator's trusted directories, the folder it runs from (the agent's,
+ * whatever the scope), and for a project's file the project. One function for
+ * install, status, doctor and the setup wizard, so they cannot disagree. The
+ * home folder (or one above it, such as /) is where a terminal starts, not a
+ * project: an agent working there could rewrite the client's own files anyway,
+ * and refusing there would refuse every per-user install (nvm's ~/.nvm, a clone
+ * under ~), so for the user scope it is not counted as the agent's.
+ */
+export function registrationTrust(
+  scope: ConfigScope,
+  place: { readonly cwd: string; readonly home: string },
+  trustedDirectories: readonly string[],
+): LaunchTrustOptions {
+  if (scope === "project") return { trustedDirectories, workingDirectory: place.cwd, projectRoot: place.cwd };
+  return isInside(place.home, place.cwd) ? { trustedDirectories } : { trustedDirectories, workingDirectory: place.cwd };
 }

@@ -13,9 +13,15 @@ import { foreignProgram } from "./entry-owner.js";
 import { formatOf, type DocumentFormat } from "./format.js";
 import { launchTextProblems } from "./launch-text.js";
 import { launchProblems, type LaunchTrustOptions } from "./launch-trust.js";
+import { visibleJson } from "../runtime/display-text.js";
 
-/** What `status` finds for a client. */
-export type RegistrationState = "registered" | "missing" | "outdated" | "foreign";
+/** A field's value for a reason: its JSON, every character outside printable ASCII escaped; "absent" when unset. */
+function shown(value: unknown): string {
+  return value === undefined ? "absent" : visibleJson(value);
+}
+
+/** What `status` finds for a client; `unknown` when a file the client also reads in this folder cannot be read (shadowing.ts). */
+export type RegistrationState = "registered" | "missing" | "outdated" | "foreign" | "unknown";
 
 export interface RegistrationStatus {
   readonly state: RegistrationState;
@@ -54,8 +60,12 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
   const pending = (client.ownedEdits?.(parsed, "install") ?? []).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
   const reasons = [
     ...missingPaths(current).map((missing) => `${missing} does not exist (moved?)`),
-    ...differing.map((key) => `${key} differs from this Torii's`),
-    ...pending.map((edit) => `${edit.path.join(".")} is not set`),
+    // The values, not only the key: an entry starting another dist/cli.js or another configuration root says which.
+    ...differing.map((key) => `${key} is ${shown((current as Record<string, unknown>)[key])}, this Torii's is ${shown(expected[key])}`),
+    ...pending.map((edit) => {
+      const value = valueAt(parsed, edit.path);
+      return value === undefined ? `${edit.path.join(".")} is not set` : `${edit.path.join(".")} is ${shown(value)}, Torii's is ${shown(edit.value)}`;
+    }),
   ];
   if (reasons.length === 0) {
     reasons.push(...launchTextProblems(launch), ...launchProblems(launch, trust).map((problem) => `the code it starts can be changed by others: ${problem}`));

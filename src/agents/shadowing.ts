@@ -8,8 +8,9 @@
  * runs instead of, or beside, the one the operator registered, while `status`
  * for the user's file says `registered`. So `status` also reads the client's
  * other places for this folder: an entry there that starts another program
- * makes the row `foreign`, and another Torii entry in a place the client
- * prefers (local over project over user) makes it `outdated`.
+ * makes the row `foreign`, one Torii cannot read makes it `unknown`, and
+ * another Torii entry in a place the client prefers (local over project over
+ * user) makes it `outdated`.
  */
 import type { ClientAdapter, EntrySite, ToriiLaunch } from "./adapter.js";
 import type { ConfigScope, Place } from "./place.js";
@@ -35,18 +36,27 @@ export function otherEntrySites(client: ClientAdapter, scope: ConfigScope, place
 /**
  * The entries at `sites` that differ from the one `install` writes for
  * `launch`, as a status to merge with the file's own (undefined when there is
- * none). A file that cannot be read is left to that scope's own status.
+ * none). A file Torii cannot read makes it `unknown` (unless another makes it
+ * `foreign`): the client may read it all the same.
  */
 export async function shadowingStatus(client: ClientAdapter, sites: readonly EntrySite[], launch: ToriiLaunch): Promise<RegistrationStatus | undefined> {
   const expected = client.entry(launch);
   let foreign = false;
+  let unreadable = false;
   const reasons: string[] = [];
   for (const site of sites) {
     let entry: unknown;
     try {
       const text = (await readConfigText(site.file)).text;
       entry = text === undefined ? undefined : valueAt(formatOf(client).parse(site.file, text), site.entryPath);
-    } catch {
+    } catch (error) {
+      // The client may read what Torii refuses to (a repeated key, a second hard link, bytes that are not UTF-8):
+      // what it starts there is unknown, so the row cannot say `registered`.
+      unreadable = true;
+      const why = error instanceof Error ? error.message : String(error);
+      reasons.push(
+        `${site.file} (${site.label}) cannot be read by Torii (${why}); ${client.title} may read it in this folder, so what it starts here is unknown`,
+      );
       continue;
     }
     if (entry === undefined || sameValue(entry, expected)) continue;
@@ -62,5 +72,5 @@ export async function shadowingStatus(client: ClientAdapter, sites: readonly Ent
     reasons.push(`${site.file} (${site.label}) holds ${what}; ${client.title} reads it in this folder ${how}`);
   }
   if (reasons.length === 0) return undefined;
-  return { state: foreign ? "foreign" : "outdated", reasons };
+  return { state: foreign ? "foreign" : unreadable ? "unknown" : "outdated", reasons };
 }

@@ -39,7 +39,14 @@ export function createApprover(options: {
   readonly rules?: RuleEditor;
 }): ApproverSetup {
   if (!approvalsEnabled(options.env, options.settings)) return { approver: headlessApprover, interactive: false, close: () => Promise.resolve() };
-  const page = new ApprovalPageServer({ settleMs: options.settings.approvalSettleSeconds * 1000, address: () => pageAddress(options.env) });
+  const page = new ApprovalPageServer({
+    settleMs: options.settings.approvalSettleSeconds * 1000,
+    address: () => pageAddress(options.env, options.settings.approvalAddress),
+    // stderr, never stdout (JSON-RPC's): the client's MCP log shows it.
+    onFallback: (address, reason) => {
+      process.stderr.write(`torii: the approval page cannot listen on ${address} (${reason}); it listens on 127.0.0.1 instead (docs/approval.md)\n`);
+    },
+  });
   const approver = new PageApprover({
     root: options.root,
     settings: options.settings,

@@ -22,6 +22,8 @@
  * falls back to it, as before (docs/approval.md says what remains there).
  */
 import { randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 
 /** The address used when no other loopback address can be bound. */
 export const FALLBACK_LOOPBACK = "127.0.0.1";
@@ -40,7 +42,24 @@ export function randomLoopback(): string {
  * runs on Windows and reaches a server inside WSL only through WSL's forwarding of 127.0.0.1 and localhost (the
  * service-worker residual of the fallback then holds there too, docs/approval.md).
  */
-export function pageAddress(env: Readonly<Record<string, string | undefined>>): string {
-  const wsl = (env.WSL_DISTRO_NAME ?? "") !== "" || (env.WSL_INTEROP ?? "") !== "";
-  return wsl ? FALLBACK_LOOPBACK : randomLoopback();
+export function pageAddress(env: Readonly<Record<string, string | undefined>>, choice: "loopback-random" | "127.0.0.1" = "loopback-random"): string {
+  // The operator's `approval.address: 127.0.0.1` (settings.yaml): the page is reached only there (a port forward).
+  return choice === "127.0.0.1" || underWsl(env) ? FALLBACK_LOOPBACK : randomLoopback();
+}
+
+/**
+ * Whether this is WSL: its variables, or else the kernel's release, since
+ * clients that start servers with a fixed environment (Codex, the MCP SDK's
+ * default) drop WSL_DISTRO_NAME and WSL_INTEROP while the kernel still says
+ * `…-microsoft-standard-WSL2` (WSL 1: `…-Microsoft`).
+ */
+function underWsl(env: Readonly<Record<string, string | undefined>>): boolean {
+  if ((env.WSL_DISTRO_NAME ?? "") !== "" || (env.WSL_INTEROP ?? "") !== "") return true;
+  if (/microsoft/iu.test(os.release())) return true;
+  if (process.platform !== "linux") return false;
+  try {
+    return /microsoft/iu.test(readFileSync("/proc/sys/kernel/osrelease", "utf8"));
+  } catch {
+    return false;
+  }
 }

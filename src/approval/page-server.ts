@@ -74,6 +74,7 @@ export class ApprovalPageServer {
   private readonly settleMs: number;
   private readonly requestTimeoutMs: number;
   private readonly address: () => string;
+  private readonly onFallback: ((address: string, reason: string) => void) | undefined;
   private readonly listenPort: number;
 
   /**
@@ -87,6 +88,8 @@ export class ApprovalPageServer {
       readonly now?: () => number;
       readonly requestTimeoutMs?: number;
       readonly address?: () => string;
+      /** Told when the chosen address cannot be bound and the page falls back to 127.0.0.1 (the server's stderr). */
+      readonly onFallback?: (address: string, reason: string) => void;
       /** The port to listen on; 0 (any free one) by default. Tests name one another server held before. */
       readonly port?: number;
     } = {},
@@ -95,6 +98,7 @@ export class ApprovalPageServer {
     this.settleMs = options.settleMs ?? DEFAULT_SETTINGS.approvalSettleSeconds * 1000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     this.address = options.address ?? randomLoopback;
+    this.onFallback = options.onFallback;
     this.listenPort = options.port ?? 0;
   }
 
@@ -133,7 +137,12 @@ export class ApprovalPageServer {
   /** Listens on the chosen address; where the machine (EADDRNOTAVAIL: macOS) or a sandbox refuses it, on 127.0.0.1 as before. */
   private listenFirst(): Promise<{ readonly address: string; readonly port: number }> {
     const first = this.address();
-    return first === FALLBACK_LOOPBACK ? this.listenOn(first) : this.listenOn(first).catch(() => this.listenOn(FALLBACK_LOOPBACK));
+    if (first === FALLBACK_LOOPBACK) return this.listenOn(first);
+    return this.listenOn(first).catch((error: unknown) => {
+      // Said, not silent: on 127.0.0.1 the page's origin is one other programs may have served (docs/approval.md).
+      this.onFallback?.(first, error instanceof Error && "code" in error ? String(error.code) : String(error));
+      return this.listenOn(FALLBACK_LOOPBACK);
+    });
   }
 
   private listenOn(address: string): Promise<{ readonly address: string; readonly port: number }> {

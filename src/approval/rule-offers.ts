@@ -47,12 +47,14 @@ const OFFER_SCOPE = {
 } as const;
 
 /**
- * The other targets a rule written to the provider's shared rules.yaml also decides for: every target with no
- * rules.yaml of its own. One whose files cannot be read is left out (its calls are denied until they can).
+ * The other targets a rule of `effect` written to the provider's shared rules.yaml also decides for: for an accept,
+ * every target with no rules.yaml of its own (one whose files cannot be read is left out: its calls are denied until
+ * they can); for a deny, every target, since a shared deny is a floor no target's rules.yaml lifts (policy/compile.ts).
  */
-function sharedWith(provider: ProviderEntry, alias: string | undefined): string[] {
+function sharedWith(provider: ProviderEntry, alias: string | undefined, effect: "accept" | "deny"): string[] {
   return [...provider.targets.keys()].filter((other) => {
     if (other === alias) return false;
+    if (effect === "deny") return true;
     try {
       return readPolicyTexts(provider, other).target === undefined;
     } catch {
@@ -63,18 +65,20 @@ function sharedWith(provider: ProviderEntry, alias: string | undefined): string[
 
 /**
  * The page's words for what a rule of `effect` written to `file` covers. A rule in the shared rules.yaml is not
- * the call's target's alone: it decides the same call on every target without a rules.yaml of its own, those
- * there now and those added later. "Exactly this call" would let an operator answering for a development
+ * the call's target's alone: an accept decides the same call on every target without a rules.yaml of its own, a
+ * deny on every target, those there now and those added later. "Exactly this call" would let an operator answering for a development
  * target allow the same command on production without a word about it (a grant, by contrast, is the target's).
  */
 function offerScope(provider: ProviderEntry, target: ApprovalRequest["target"], effect: "accept" | "deny", file: string): string {
   const scope = OFFER_SCOPE[effect];
   if (file !== provider.rulesPath || (target === undefined && provider.targets.size === 0 && !provider.targetAware)) return scope;
-  const others = sharedWith(provider, target?.name);
-  const verb = effect === "accept" ? "allows" : "denies";
+  const others = sharedWith(provider, target?.name, effect);
   const where = target === undefined ? "" : `, not only on ${target.name}`;
   const now = others.length === 0 ? "no other target now" : `now also ${others.join(", ")}`;
-  return `${scope} It goes to the shared rules of ${provider.tool}, so it ${verb} the same call on every target of ${provider.tool} without a rules.yaml of its own${where}: ${now}, and any such target added later.`;
+  if (effect === "deny") {
+    return `${scope} It goes to the shared rules of ${provider.tool}, so it denies the same call on every target of ${provider.tool}, those with a rules.yaml of their own too${where}: ${now}, and any target added later.`;
+  }
+  return `${scope} It goes to the shared rules of ${provider.tool}, so it allows the same call on every target of ${provider.tool} without a rules.yaml of its own${where}: ${now}, and any such target added later.`;
 }
 
 /**

@@ -27,6 +27,12 @@ export interface TrustPolicy {
    * The configuration's own trust never has any.
    */
   readonly groupWriteAccepted?: readonly string[];
+  /**
+   * The gid of the user's private group (private-group.ts), whose group write
+   * is the user's own: for the PATH search and the launch check only, as
+   * `groupWriteAccepted`.
+   */
+  readonly privateGroup?: number;
 }
 
 /** The policy of this process on `platform`. */
@@ -56,7 +62,7 @@ const STICKY = 0o1000;
  */
 export function ownerAndModeProblem(
   subject: string,
-  stats: Pick<Stats, "uid" | "mode">,
+  stats: Pick<Stats, "uid" | "mode"> & { readonly gid?: number },
   policy: TrustPolicy,
   rule: WriteRule = "strict",
 ): TrustProblem | undefined {
@@ -65,7 +71,9 @@ export function ownerAndModeProblem(
   if (owner !== undefined) return owner;
   const writable = (stats.mode & GROUP_OR_OTHER_WRITE) !== 0;
   if (!writable || (rule === "sticky-ok" && (stats.mode & STICKY) !== 0)) return undefined;
-  if ((stats.mode & OTHER_WRITE) === 0 && groupWriteAccepted(subject, policy)) return undefined;
+  if ((stats.mode & OTHER_WRITE) === 0 && (groupWriteAccepted(subject, policy) || (policy.privateGroup !== undefined && stats.gid === policy.privateGroup))) {
+    return undefined;
+  }
   return {
     detail: `is writable by group or others (mode ${(stats.mode & 0o7777).toString(8)})`,
     fix: `chmod go-w ${shellQuote(subject)}`,

@@ -8,7 +8,8 @@
  * it). A directory above it may be writable when sticky; the entry itself and
  * the program may not, since anyone could drop a `kubectl` into a sticky
  * directory. The operator's `path.trusted_directories` accept group write in
- * and below them, nothing more. This module also names the shared temporary
+ * and below them, and group write by the user's private group (umask 002
+ * installs, private-group.ts) is the user's own; nothing more. This module also names the shared temporary
  * directories, which the search never enters at all. Windows has no POSIX
  * owner or mode bits: only links and real paths are resolved there.
  */
@@ -26,6 +27,7 @@ import {
 } from "../runtime/search-path.js";
 import { currentTrustPolicy, type TrustPolicy } from "./file-trust.js";
 import { trustedOutsideRealPath, type OutsideResolution } from "./trusted-path.js";
+import { privateGroupOf } from "./private-group.js";
 import { pinOwnVersionManagers } from "./version-pin.js";
 
 /** See trusted-path.ts: the kernel's answer in one call on POSIX. */
@@ -53,7 +55,9 @@ export function searchTrust(platform: NodeJS.Platform = process.platform, option
     return real;
   };
   const accepted = (options.trustedDirectories ?? []).flatMap((directory) => realPath(directory) ?? []);
-  const policy: TrustPolicy = { ...currentTrustPolicy(platform), groupWriteAccepted: accepted };
+  const base = currentTrustPolicy(platform);
+  const privateGroup = base.uid === undefined ? undefined : privateGroupOf(base.uid);
+  const policy: TrustPolicy = { ...base, groupWriteAccepted: accepted, ...(privateGroup === undefined ? {} : { privateGroup }) };
   const passed = new Set<string>();
   const verdicts = new Map<string, TrustVerdict>();
   return {

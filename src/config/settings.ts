@@ -35,6 +35,12 @@ export interface Settings {
    */
   readonly approvalSettleSeconds: number;
   /**
+   * Where the approval page listens: a random address of 127.0.0.0/8 (the
+   * default, approval/page-address.ts says why) or always 127.0.0.1, for a
+   * setup that reaches the page only there (a port forward, a firewall rule).
+   */
+  readonly approvalAddress: "loopback-random" | "127.0.0.1";
+  /**
    * `path.trusted_directories`: directories (and everything below them) where
    * the PATH search accepts group write, never other write (config/search-trust.ts).
    */
@@ -52,6 +58,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   approvalMode: "page",
   approvalTimeoutSeconds: 120,
   approvalSettleSeconds: 5,
+  approvalAddress: "loopback-random",
   pathTrustedDirectories: Object.freeze([]),
 });
 
@@ -89,11 +96,13 @@ export const settingsFileSchema = z.strictObject({
       mode: z.enum(["page", "off"]).default(DEFAULT_SETTINGS.approvalMode),
       timeout_seconds: intInRange(1, 86_400).default(DEFAULT_SETTINGS.approvalTimeoutSeconds),
       settle_seconds: intInRange(0, 60).default(DEFAULT_SETTINGS.approvalSettleSeconds),
+      address: z.enum(["loopback-random", "127.0.0.1"]).default(DEFAULT_SETTINGS.approvalAddress),
     })
     .default({
       mode: DEFAULT_SETTINGS.approvalMode,
       timeout_seconds: DEFAULT_SETTINGS.approvalTimeoutSeconds,
       settle_seconds: DEFAULT_SETTINGS.approvalSettleSeconds,
+      address: DEFAULT_SETTINGS.approvalAddress,
     }),
   path: z
     .strictObject({
@@ -128,6 +137,7 @@ export function loadSettings(root: string, trust: ConfigTrust = configTrust(root
     approvalMode: value.approval.mode,
     approvalTimeoutSeconds: value.approval.timeout_seconds,
     approvalSettleSeconds: value.approval.settle_seconds,
+    approvalAddress: value.approval.address,
     pathTrustedDirectories: value.path.trusted_directories.map((directory) => path.normalize(directory)),
   };
 }

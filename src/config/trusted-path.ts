@@ -19,6 +19,7 @@ import path from "node:path";
 import { ConfigError } from "./errors.js";
 import { withoutWin32FilePrefix } from "../runtime/windows-final-path.js";
 import { currentTrustPolicy, describeTrustProblem, ownerAndModeProblem, ownerProblem, type TrustPolicy, type WriteRule } from "./file-trust.js";
+import { isInside } from "./path-inside.js";
 
 /** The configuration root and the rule its files are held to. */
 export interface ConfigTrust {
@@ -230,7 +231,7 @@ function checkEntry(trust: ConfigTrust, subject: string, stats: Stats | BigIntSt
   if (stats === undefined) missing(subject);
   if (kind === "file" && !stats.isFile()) throw new ConfigError(subject, "is not a regular file");
   if (kind === "directory" && !stats.isDirectory()) throw new ConfigError(subject, "is not a directory");
-  const problem = ownerAndModeProblem(subject, { uid: Number(stats.uid), mode: Number(stats.mode) }, trust.policy, rule);
+  const problem = ownerAndModeProblem(subject, { uid: Number(stats.uid), gid: Number(stats.gid), mode: Number(stats.mode) }, trust.policy, rule);
   if (problem !== undefined) {
     const why = stats.isDirectory() ? ", so others could replace the configuration below it" : "";
     throw new ConfigError(subject, describeTrustProblem({ detail: `${problem.detail}${why}`, fix: problem.fix }));
@@ -290,17 +291,6 @@ function components(value: string): string[] {
 /** `path.join` for a normalised directory and one plain component (no separator, not `.` or `..`), without re-normalising. */
 function childOf(directory: string, name: string): string {
   return directory.endsWith(path.sep) ? directory + name : directory + path.sep + name;
-}
-
-/**
- * Whether `candidate` is `bound` or below it; both are normalised absolute
- * paths. POSIX compares the strings (the walk asks at every step); Windows
- * keeps `path.relative`, which ignores case as its file names do.
- */
-function isInside(candidate: string, bound: string): boolean {
-  if (process.platform !== "win32") return candidate === bound || candidate.startsWith(bound.endsWith("/") ? bound : `${bound}/`);
-  const relative = path.relative(bound, candidate);
-  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
 }
 
 /**

@@ -86,3 +86,14 @@ export function hasUnseen(text: string): boolean {
 export function unseenEscapes(text: string): string {
   return text.replace(EVERY_UNSEEN, (ch) => codeEscape(ch.codePointAt(0) ?? 0));
 }
+
+/**
+ * `text` with `unseenEscapes` applied line by line, so its own line breaks
+ * stay: for an operator message that quotes a file an agent wrote.
+ */
+export function unseenEscapesByLine(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => unseenEscapes(line))
+    .join("\n");
+}

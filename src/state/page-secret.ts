@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 
-/** At most this many unconsumed secrets per approval (each `torii approvals list` mints one); the oldest is dropped first. */
+/** At most this many unconsumed secrets per approval (each `torii approvals list --links` mints one; a plain `list` none); the oldest is dropped first. */
 export const MAX_PAGE_SECRETS = 8;
 
 /** A fresh secret: 32 random bytes, base64url (43 characters). */

@@ -5,7 +5,7 @@
  * while a download into the project stays up to them; every sample call of
  * the read-only presets decides as it did without the check.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { loadRegistry } from "../../src/config/registry.js";
@@ -24,11 +24,20 @@ const root = makeConfigTree({
   "providers/aws/rules.yaml": 'version: "1"\ndeny: []\naccept:\n  - s3 sync\n  - s3 cp\n',
   "providers/gcloud/rules.yaml": 'version: "1"\ndeny: []\naccept:\n  - storage cp\n',
 });
-/** The agent's project is a folder of the home: `..` from the child's working directory is the home. */
-const home = path.dirname(process.cwd());
+/** The agent's project is a folder of the home: `..` from the CLI's working directory is the home. */
+const home = tempDirectory("torii-credential-home-");
+const project = path.join(home, "project");
+mkdirSync(project);
 
 async function check(tool: string, args: readonly string[]): Promise<{ status: number | null; report: { decision: string; source: string; reason: string } }> {
-  const result = await runCli(["policy", "check", tool, "--", ...args], { TORII_CONFIG_DIR: root, HOME: home });
+  const saved = process.cwd();
+  process.chdir(project);
+  let result;
+  try {
+    result = await runCli(["policy", "check", tool, "--", ...args], { TORII_CONFIG_DIR: root, HOME: home });
+  } finally {
+    process.chdir(saved);
+  }
   return { status: result.status, report: JSON.parse(result.stdout) as { decision: string; source: string; reason: string } };
 }
 

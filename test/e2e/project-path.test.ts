@@ -18,6 +18,7 @@ import { makeConfigTree } from "../support/config-tree.js";
 import { writeExecutable } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
 import { tempDirectory } from "../support/temp-dirs.js";
+import { chmodSharedGroup } from "../support/shared-group.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
 
@@ -42,7 +43,7 @@ beforeAll(async () => {
   mkdirSync(markers);
   const shared = path.join(top, "shared-bin");
   for (const dir of [path.join(project, ".venv", "bin"), path.join(project, "node_modules", ".bin"), project, shared]) plant(dir);
-  chmodSync(shared, 0o775); // group-writable: another user of the group could plant it
+  chmodSharedGroup(shared, 0o775); // group-writable: another user of the group could plant it
   symlinkSync(project, path.join(top, "project-link"));
   // A trusted directory outside the project, reached through a link the agent owns in the project (and may repoint).
   const elsewhere = path.join(top, "elsewhere-bin");
@@ -57,7 +58,7 @@ beforeAll(async () => {
   plant(path.join(scratch, "bin"));
   // The real CLI: prints the PATH it was given. Its directory is group-writable (Homebrew's /usr/local/bin) and listed as trusted.
   writeExecutable(path.join(system, "mycli"), `#!${process.execPath}\nprocess.stdout.write("real " + process.env.PATH);\n`);
-  chmodSync(system, 0o775);
+  chmodSharedGroup(system, 0o775);
 
   const root = makeConfigTree({
     "settings.yaml": `version: "1"\npath:\n  trusted_directories: [${JSON.stringify(system)}]\n`,

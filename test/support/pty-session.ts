@@ -6,7 +6,7 @@
  * the escapes themselves, e.g. colour under NO_COLOR).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { CLI_PATH } from "./run-cli.js";
+import { CLI_PATH, cliWorkingDirectory } from "./run-cli.js";
 
 const ESCAPE = String.fromCharCode(27);
 /** Every CSI escape sequence (colour, cursor movement, erasing). */
@@ -109,5 +109,5 @@ export function ptyCommand(argv: readonly string[], env: Record<string, string>,
 
 /** The built `torii` with `args` in a pseudo-terminal. */
 export function ptySession(args: readonly string[], env: Record<string, string>): PtySession {
-  return ptyCommand([process.execPath, CLI_PATH, ...args], env);
+  return ptyCommand([process.execPath, CLI_PATH, ...args], env, cliWorkingDirectory());
 }

@@ -12,10 +12,12 @@
  * (the bin entry, exit codes, stdout purity, lazy loading).
  */
 import { execFile, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runOperatorCommand } from "../../src/commands/program.js";
 import { runDirectActivate } from "../../src/commands/target/direct-activate.js";
+import { testRunsDirectory } from "./temp-dirs.js";
 
 /** dist/cli.js, what client registrations run (`node <package>/dist/cli.js`); it runs the bin, BIN_PATH. */
 export const CLI_PATH = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
@@ -41,10 +43,31 @@ function runEnvironment(env: Record<string, string>): Record<string, string> {
   return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/nonexistent", ...tmp, ...env };
 }
 
+const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The folder a CLI run starts in: the test's own (a project folder it changed
+ * to), or, when the test stayed in the checkout, the run's directory
+ * (an empty folder beside test/global-setup.ts's runs), as an operator runs
+ * `torii` from a folder of their own. Not the checkout: Torii refuses to register code that lies in the
+ * folder it is run from (the agent's, src/agents/launch-trust.ts), and the
+ * checkout holds dist/.
+ */
+export function cliWorkingDirectory(): string {
+  const relative = path.relative(CHECKOUT, process.cwd());
+  const inCheckout = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  if (!inCheckout) return process.cwd();
+  // Beside the runs' directory, not above it: the fake CLIs the tests put on PATH must not lie below it.
+  const neutral = path.join(path.dirname(testRunsDirectory()), "torii-test-cwd");
+  mkdirSync(neutral, { recursive: true, mode: 0o700 });
+  return neutral;
+}
+
 /** Runs the built `torii` binary as a real process. */
 export function runCliProcess(args: readonly string[], env: Record<string, string> = {}): CliResult {
   const result = spawnSync(process.execPath, [CLI_PATH, ...args], {
     encoding: "utf8",
+    cwd: cliWorkingDirectory(),
     env: runEnvironment(env),
     shell: false,
     // A hang guard only (spawnSync blocks the test, so vitest could not time it out): far above a loaded machine's start-up.
@@ -60,10 +83,15 @@ export function runCliProcess(args: readonly string[], env: Record<string, strin
  */
 export function runCliProcessAsync(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_PATH, ...args], { encoding: "utf8", env: runEnvironment(env), shell: false }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
-      resolve({ status: code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI_PATH, ...args],
+      { encoding: "utf8", cwd: cliWorkingDirectory(), env: runEnvironment(env), shell: false },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
+        resolve({ status: code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -125,6 +153,8 @@ async function runInProcess(command: () => Promise<number>, env: Record<string, 
   const stdout: string[] = [];
   const stderr: string[] = [];
   const restoreEnv = swapEnvironment(runEnvironment(env));
+  const savedCwd = process.cwd();
+  process.chdir(cliWorkingDirectory());
   const restoreStdin = swapStdin(io.stdin);
   const restoreStdout = capture(process.stdout, stdout);
   const restoreStderr = capture(process.stderr, stderr, io.onStderr);
@@ -136,6 +166,7 @@ async function runInProcess(command: () => Promise<number>, env: Record<string, 
     restoreStdout();
     restoreStdin();
     restoreEnv();
+    process.chdir(savedCwd);
     process.exitCode = savedExitCode;
   }
 }

@@ -11,15 +11,14 @@ import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
 import { resolveConfigTarget } from "../../agents/config-target.js";
 import type { ToriiLaunch } from "../../agents/adapter.js";
-import { launchProblems, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import { launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
 import { launchTextProblems } from "../../agents/launch-text.js";
 import { inspectRegistration, type RegistrationStatus } from "../../agents/registration.js";
 import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { emit as emitRaw } from "../shared/operator-output.js";
-import { unseenEscapes } from "../../runtime/display-text.js";
-import { configRoot, OperatorError } from "../shared/operator-context.js";
+import { configRoot, OperatorError, visibleMessage } from "../shared/operator-context.js";
 import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
 
 /**
@@ -30,7 +29,7 @@ function emit(options: AgentOptions, value: object, lines: readonly string[]): v
   emitRaw(
     options,
     value,
-    lines.map((line) => unseenEscapes(line)),
+    lines.map((line) => visibleMessage(line)),
   );
 }
 
@@ -107,10 +106,13 @@ function changeJson(client: ClientAdapter, scope: ConfigScope, file: string, cha
   return { client: client.id, scope, file, changed: change.server.changed, backup: change.server.backup ?? null, guard: hook };
 }
 
-/** What the launch's code is checked against: the operator's trusted directories, and for a project's file the project. */
+/**
+ * What the launch's code is checked against: the operator's trusted
+ * directories, the folder this runs from (the agent's, whatever the scope:
+ * launch-trust.ts), and for a project's file the project.
+ */
 function launchTrust(scope: ConfigScope): LaunchTrustOptions {
-  const trustedDirectories = operatorTrustedDirectories();
-  return scope === "project" ? { trustedDirectories, projectRoot: currentPlace().cwd } : { trustedDirectories };
+  return registrationTrust(scope, currentPlace(), operatorTrustedDirectories());
 }
 
 /**
@@ -188,13 +190,14 @@ async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<st
 
 /**
  * `own` (the file's status) with what the client reads besides it in this folder (shadowing.ts): another program
- * there makes the row foreign, another Torii entry makes a registered row outdated. Not for `--config`'s file.
+ * there makes the row foreign, one Torii cannot read makes a registered row unknown, another Torii entry makes it
+ * outdated. Not for `--config`'s file.
  */
 async function withShadows(client: ClientAdapter, scope: ConfigScope, own: RegistrationStatus, options: AgentOptions): Promise<RegistrationStatus> {
   if (options.config !== undefined) return own;
   const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()));
   if (shadow === undefined) return own;
-  const state = shadow.state === "foreign" ? "foreign" : own.state === "registered" ? "outdated" : own.state;
+  const state = shadow.state === "foreign" ? "foreign" : own.state !== "registered" ? own.state : shadow.state === "unknown" ? "unknown" : "outdated";
   return { state, reasons: [...own.reasons, ...shadow.reasons] };
 }
 

@@ -14,6 +14,7 @@ import { valueAt } from "../../agents/document-value.js";
 import { formatOf } from "../../agents/format.js";
 import type { Place } from "../../agents/place.js";
 import { statusOf } from "../../agents/registration.js";
+import { registrationTrust } from "../../agents/launch-trust.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { readConfigText } from "../../config/read-file.js";
@@ -29,7 +30,7 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
   const place = currentPlace();
   const launch = currentLaunch(root);
   // As agent status judges the code an entry starts: with the operator's trusted directories.
-  const trust = { trustedDirectories: operatorTrustedDirectories(root) };
+  const trustedDirectories = operatorTrustedDirectories(root);
   const findings: DoctorCheck[] = [];
   for (const client of CLIENTS) {
     const places = [
@@ -54,11 +55,13 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
         const entry = valueAt(parsed, entryPath);
         if (entryPath !== client.entryPath && entry === undefined) continue;
         const document = entryPath === client.entryPath ? parsed : client.entryPath.reduceRight<unknown>((inner, key) => ({ [key]: inner }), entry);
-        const status = statusOf(client, document, launch, trust);
+        const status = statusOf(client, document, launch, registrationTrust(scope, place, trustedDirectories));
         if (status.state === "registered") findings.push(check(subject, "ok", `registered in ${where}`));
         else if (status.state === "foreign") {
           // Another program under Torii's name: the client starts it as Torii.
-          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${reinstall} --force`));
+          // install/uninstall --force edit the client's own files; the local scope only by hand.
+          const remove = label === "" ? `${reinstall} --force` : reinstall;
+          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${remove}`));
         } else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));
           findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${where} is outdated: ${status.reasons.join("; ")}`, reinstall));

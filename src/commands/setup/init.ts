@@ -31,6 +31,9 @@ approval:
   # Seconds after the page's one-time link is opened before it takes an allowing
   # answer, so a second browser that read the same link is noticed first (0..60).
   settle_seconds: ${DEFAULT_SETTINGS.approvalSettleSeconds}
+  # Where the page listens: loopback-random (a fresh 127.x.y.z, an origin no other
+  # page has used) or 127.0.0.1 (where a port forward or firewall rule needs it).
+  address: ${DEFAULT_SETTINGS.approvalAddress}
 `;
 
 /** Writes `file` only when it does not exist yet; returns whether it did. */

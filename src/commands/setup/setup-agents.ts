@@ -12,12 +12,17 @@ import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { runAgentInstall } from "../agent/agent.js";
 import { operatorTrustedDirectories } from "../shared/operator-path-trust.js";
+import { registrationTrust } from "../../agents/launch-trust.js";
+import { OperatorError, visibleMessage } from "../shared/operator-context.js";
 
 /** Whether this Torii is registered in `client`'s default-scope file: registered, missing, outdated, foreign or unreadable. */
 async function stateOf(client: (typeof CLIENTS)[number], root: string): Promise<string> {
-  const file = client.configFile(client.scopes[0] ?? "user", { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() });
+  const place = { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() };
+  const file = client.configFile(client.scopes[0] ?? "user", place);
   try {
-    return (await inspectRegistration(client, file, currentLaunch(root), { trustedDirectories: operatorTrustedDirectories(root) })).state;
+    // As torii agent status judges it: the code must lie outside the folder this runs from too.
+    const trust = registrationTrust(client.scopes[0] ?? "user", place, operatorTrustedDirectories(root));
+    return (await inspectRegistration(client, file, currentLaunch(root), trust)).state;
   } catch (error) {
     if (error instanceof ConfigError) return "unreadable";
     throw error;
@@ -35,5 +40,14 @@ export async function agentStep(root: string, say: (...lines: string[]) => void)
     message: "Register Torii with which clients?",
     choices: open.map(({ client, state }) => ({ name: `${client.title} (${client.id}${state === "outdated" ? ", outdated" : ""})`, value: client.id })),
   });
-  for (const id of chosen) await runAgentInstall(id, {});
+  // A refusal for one client (a launch the trust check refuses, a file that does not parse) is reported, and the
+  // wizard goes on with the others and its later steps.
+  for (const id of chosen) {
+    try {
+      await runAgentInstall(id, {});
+    } catch (error) {
+      if (!(error instanceof OperatorError) && !(error instanceof ConfigError)) throw error;
+      say(`  ${id}: not registered: ${visibleMessage(error.message)}`);
+    }
+  }
 }

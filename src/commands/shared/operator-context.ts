@@ -5,7 +5,7 @@
 import os from "node:os";
 import { ConfigError } from "../../config/errors.js";
 import { resolveConfigRoot } from "../../config/paths.js";
-import { unseenEscapes } from "../../runtime/display-text.js";
+import { unseenEscapesByLine } from "../../runtime/display-text.js";
 
 /** Exit code of a command that could not run: bad input or a configuration error. */
 export const EXIT_USAGE = 3;
@@ -30,11 +30,8 @@ export function configRoot(): string {
  * marks) written as `\u{…}`, line by line so its line breaks stay: an error may quote a file an agent wrote (a
  * cloned project's `.mcp.json` with a repeated key), and what a terminal would act on must not reach it raw.
  */
-function visibleMessage(message: string): string {
-  return message
-    .split("\n")
-    .map((line) => unseenEscapes(line))
-    .join("\n");
+export function visibleMessage(message: string): string {
+  return unseenEscapesByLine(message);
 }
 
 /** Prints an operator-facing error and returns the exit code to use. */

@@ -465,10 +465,12 @@ describe("the page's origin", () => {
   });
 
   test("falls back to 127.0.0.1 where the random address is not this machine's (EADDRNOTAVAIL)", async () => {
-    const page = new ApprovalPageServer({ address: () => "192.0.2.1" }); // TEST-NET-1: no interface has it
+    const told: string[] = [];
+    const page = new ApprovalPageServer({ address: () => "192.0.2.1", onFallback: (address, reason) => told.push(`${address} ${reason}`) }); // TEST-NET-1: no interface has it
     try {
       const url = new URL(await register(page));
       expect(url.hostname).toBe("127.0.0.1");
+      expect(told).toEqual(["192.0.2.1 EADDRNOTAVAIL"]);
       expect((await rawRequest({ port: Number(url.port), path: url.pathname, headers: { host: `localhost:${url.port}` } })).status).toBe(403);
     } finally {
       await page.close();

@@ -148,17 +148,17 @@ describe("a rule written to the shared rules.yaml says which other targets it de
     };
   }
 
-  test("Always allow and Always deny on dev name prod, which shares the file, and not staging, which has its own", () => {
+  test("Always allow on dev names prod, which shares the file, not staging, which has its own; Always deny names both (a shared deny is every target's floor)", () => {
     const { root, editor } = kubeTree();
     const offers = editor.offers(requestOn(root, "dev", ["delete", "deployment", "api"]));
     expect(offers.map((offer) => offer.effect)).toEqual(["accept", "deny"]);
-    for (const offer of offers) {
-      expect(offer.file).toBe(path.join(root, "providers/kube/rules.yaml"));
-      expect(offer.scope).toContain(
-        `${offer.effect === "accept" ? "allows" : "denies"} the same call on every target of kube without a rules.yaml of its own, not only on dev: now also prod`,
-      );
-      expect(offer.scope).not.toMatch(/staging/u);
-    }
+    const [accept, deny] = offers;
+    for (const offer of offers) expect(offer.file).toBe(path.join(root, "providers/kube/rules.yaml"));
+    expect(accept?.scope).toContain("allows the same call on every target of kube without a rules.yaml of its own, not only on dev: now also prod");
+    expect(accept?.scope).not.toMatch(/staging/u);
+    expect(deny?.scope).toContain(
+      "denies the same call on every target of kube, those with a rules.yaml of their own too, not only on dev: now also prod, staging",
+    );
   });
 
   test("a rule for a target with its own rules.yaml says nothing of other targets", () => {

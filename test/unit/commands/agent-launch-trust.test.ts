@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { CLI_PATH, runCli } from "../../support/run-cli.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
+import { chmodSharedGroup } from "../../support/shared-group.js";
 
 const PACKAGE = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -66,7 +67,7 @@ describe("the code a registration starts", () => {
     const shared = path.join(home, "brew");
     mkdirSync(shared, { mode: 0o755 });
     const root = installedCopy(shared);
-    chmodSync(shared, 0o775);
+    chmodSharedGroup(shared, 0o775);
     const file = path.join(home, "claude_desktop_config.json");
     const refused = runCopy(root, ["agent", "install", "claude-desktop", "--config", file], env);
     expect(refused.status).not.toBe(0);

@@ -14,6 +14,7 @@ import { restrictOwnPath, searchContext, searchTrust, skippedPathEntries } from 
 import { resolveExecutable } from "../../../src/runtime/resolve-executable.js";
 import { trustedSearchPath, type SearchPathContext } from "../../../src/runtime/search-path.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
+import { chmodSharedGroup } from "../../support/shared-group.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
 
@@ -22,8 +23,8 @@ function binDirectory(dir: string, mode: number): string {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, "mycli");
   writeFileSync(file, "#!/bin/sh\n");
-  chmodSync(file, mode | 0o111);
-  chmodSync(dir, mode);
+  chmodSharedGroup(file, mode | 0o111);
+  chmodSharedGroup(dir, mode);
   return dir;
 }
 
@@ -78,7 +79,7 @@ posixOnly("path.trusted_directories", () => {
     // A group-writable directory above a listed bin directory is not covered by the listing.
     const opt = path.join(brew, "opt");
     const below = binDirectory(path.join(opt, "bin"), 0o755);
-    chmodSync(opt, 0o775);
+    chmodSharedGroup(opt, 0o775);
     expect(trustedSearchPath(below, context([below])).skipped).toEqual([
       { entry: below, reason: `${opt}: is writable by group or others (mode 775), so others could replace the configuration below it; fix: chmod go-w ${opt}` },
     ]);

@@ -21,6 +21,7 @@ describe("loadSettings", () => {
       approvalMode: "page",
       approvalTimeoutSeconds: 120,
       approvalSettleSeconds: 5,
+      approvalAddress: "loopback-random",
       pathTrustedDirectories: [],
     });
     expect(loadSettings(tempDir())).toEqual(DEFAULT_SETTINGS);
@@ -42,6 +43,7 @@ describe("loadSettings", () => {
         "approval:",
         "  timeout_seconds: 9",
         "  settle_seconds: 0",
+        '  address: "127.0.0.1"',
       ),
     );
     expect(loadSettings(root)).toEqual({
@@ -54,6 +56,7 @@ describe("loadSettings", () => {
       approvalMode: "page",
       approvalTimeoutSeconds: 9,
       approvalSettleSeconds: 0,
+      approvalAddress: "127.0.0.1",
       pathTrustedDirectories: [],
     });
   });

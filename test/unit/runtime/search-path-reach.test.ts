@@ -17,6 +17,7 @@ import { ExecutableRefusedError, resolveExecutable } from "../../../src/runtime/
 import { childPathValue, trustedSearchPath, type SearchPathContext } from "../../../src/runtime/search-path.js";
 import { lexicalTrust } from "../../support/search-trust.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
+import { chmodSharedGroup } from "../../support/shared-group.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
 const isRoot = process.getuid?.() === 0;
@@ -114,7 +115,7 @@ posixOnly("entries and programs others can write to", () => {
     ];
     for (const [name, mode] of cases) {
       mkdirSync(path.join(top, name));
-      chmodSync(path.join(top, name), mode);
+      chmodSharedGroup(path.join(top, name), mode);
     }
     mkdirSync(path.join(top, "group-bin", "inner"));
     chmodSync(path.join(top, "group-bin", "inner"), 0o755);
@@ -132,7 +133,7 @@ posixOnly("entries and programs others can write to", () => {
     const { top, system, context } = layout();
     const loose = path.join(top, "loose-bin");
     mkdirSync(loose);
-    chmodSync(tool(loose, "mycli"), 0o775);
+    chmodSharedGroup(tool(loose, "mycli"), 0o775);
     expect(resolveExecutable("mycli", { pathEnv: `${loose}:${system}`, ...context }).path).toBe(path.join(system, "mycli"));
     expect(() => resolveExecutable(path.join(loose, "mycli"), { pathEnv: "", ...context })).toThrow(/writable by group or others/u);
   });

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { makeConfigTree } from "../../../support/config-tree.js";
 import { runCli } from "../../../support/run-cli.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
@@ -21,6 +21,10 @@ describe("torii doctor and Claude Code's local scope", () => {
     const root = makeConfigTree(IDP);
     const home = tempDirectory("torii-doctor-local-");
     const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    // A folder of the operator's, not the checkout: Torii's code must not lie in the folder it is registered from.
+    const saved = process.cwd();
+    process.chdir(tempDirectory("torii-doctor-folder-"));
+    onTestFinished(() => process.chdir(saved));
     expect((await runCli(["agent", "install", "claude-code"], env)).status).toBe(0);
     const file = path.join(home, ".claude.json");
     const parsed = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;

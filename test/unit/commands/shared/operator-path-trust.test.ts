@@ -6,7 +6,7 @@
  * The editor's version-manager pins (config/version-pin.ts) trust what its
  * lookup trusts.
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pathCheck } from "../../../../src/commands/doctor/path-check.js";
@@ -14,6 +14,7 @@ import { pinnedShellEnv, resolveOnPath } from "../../../../src/commands/shared/c
 import { operatorTrustedDirectories } from "../../../../src/commands/shared/operator-path-trust.js";
 import { writeExecutable } from "../../../support/fake-clis.js";
 import { tempDir, writeTree, yaml } from "../../config/temp-tree.js";
+import { chmodSharedGroup } from "../../../support/shared-group.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
 
@@ -50,7 +51,7 @@ posixOnly("torii doctor's path check", () => {
     const brew = path.join(top, "brew-bin");
     mkdirSync(brew);
     writeFileSync(path.join(brew, "mycli"), "#!/bin/sh\n");
-    chmodSync(brew, 0o775);
+    chmodSharedGroup(brew, 0o775);
     vi.stubEnv("PATH", brew);
     expect(pathCheck([brew])).toMatchObject({ status: "ok" });
     expect(pathCheck([])).toMatchObject({ status: "warn" });
@@ -70,8 +71,8 @@ posixOnly("the editor's pins", () => {
     );
     writeFileSync(path.join(pyenvRoot, "version"), "3.11.7\n");
     // A team's shared tool tree: group-writable, which only path.trusted_directories accepts.
-    for (const directory of [shared, pyenvRoot, shims]) chmodSync(directory, 0o775);
-    chmodSync(path.join(pyenvRoot, "version"), 0o664);
+    for (const directory of [shared, pyenvRoot, shims]) chmodSharedGroup(directory, 0o775);
+    chmodSharedGroup(path.join(pyenvRoot, "version"), 0o664);
     const root = tempDir();
     writeTree(root, { "settings.yaml": yaml("path:", `  trusted_directories: [${JSON.stringify(shared)}]`) });
     vi.stubEnv("TORII_CONFIG_DIR", root);

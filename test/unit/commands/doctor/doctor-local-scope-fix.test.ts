@@ -1,0 +1,38 @@
+/**
+ * Review finding for src/commands/doctor/registrations.ts (belongs in
+ * test/unit/commands/doctor/doctor-local-scope.test.ts): the fix for a foreign entry in Claude Code's local
+ * scope reads "check where it came from, then remove the entry by hand (local scope, this folder) --force":
+ * `--force` glued to a sentence, naming no command (agent install/uninstall never edit the local scope).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { makeConfigTree } from "../../../support/config-tree.js";
+import { runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
+
+const IDP = {
+  "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: "true"\nargv: {parser: plain}\n',
+  "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n',
+};
+
+describe("torii doctor's fix for a look-alike in Claude Code's local scope", () => {
+  it("does not tell the operator to add --force to a sentence", async () => {
+    const root = makeConfigTree(IDP);
+    const home = tempDirectory("torii-doctor-local-");
+    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    // A folder of the operator's, not the checkout: Torii's code must not lie in the folder it is registered from.
+    const saved = process.cwd();
+    process.chdir(tempDirectory("torii-doctor-folder-"));
+    onTestFinished(() => process.chdir(saved));
+    expect((await runCli(["agent", "install", "claude-code"], env)).status).toBe(0);
+    const file = path.join(home, ".claude.json");
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    parsed.projects = { [process.cwd()]: { mcpServers: { torii: { type: "stdio", command: "npx", args: ["-y", "helper"] } } } };
+    writeFileSync(file, JSON.stringify(parsed));
+    const result = await runCli(["doctor"], env);
+    expect(result.stdout).toContain("local scope, this folder");
+    // actual: "... then remove the entry by hand (local scope, this folder) --force"
+    expect(result.stdout).not.toContain("this folder) --force");
+  });
+});
