@@ -20,12 +20,13 @@
  * (`--scope project`), the configuration root must also lie outside the
  * project folder.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../config/path-inside.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
 import type { ConfigScope } from "./place.js";
+import { toriiCodeDirectory } from "../runtime/own-code.js";
 
 /** The bundle's entries beside `cli.js` that `cli.js` loads (scripts/bundle.mjs). */
 const BUNDLE_FILES = ["cli.cjs"];
@@ -126,13 +127,30 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
  * home folder (or one above it, such as /) is where a terminal starts, not a
  * project: an agent working there could rewrite the client's own files anyway,
  * and refusing there would refuse every per-user install (nvm's ~/.nvm, a clone
- * under ~), so for the user scope it is not counted as the agent's.
+ * under ~), so for the user scope it is not counted as the agent's. Nor is the
+ * root of this Torii's own package (a clone registered from its folder, as the
+ * README does): what is refused is a project's copy, in its node_modules.
  */
 export function registrationTrust(
   scope: ConfigScope,
   place: { readonly cwd: string; readonly home: string },
   trustedDirectories: readonly string[],
+  packageRoot: string = path.dirname(toriiCodeDirectory()),
 ): LaunchTrustOptions {
   if (scope === "project") return { trustedDirectories, workingDirectory: place.cwd, projectRoot: place.cwd };
-  return isInside(place.home, place.cwd) ? { trustedDirectories } : { trustedDirectories, workingDirectory: place.cwd };
+  if (isInside(place.home, place.cwd)) return { trustedDirectories };
+  // A clone of Torii registered from its own root (the README's path from a clone): the operator runs this
+  // checkout by name, not a project's dependency; a copy under the folder's node_modules is still refused.
+  if (samePlace(place.cwd, packageRoot)) return { trustedDirectories };
+  return { trustedDirectories, workingDirectory: place.cwd };
+}
+
+/** Whether two paths name the same folder, as written or once links are resolved. */
+function samePlace(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }

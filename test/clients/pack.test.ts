@@ -1,9 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { cpSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
-import { clientBin, NPM_ENV, run, scratchHome } from "./support/real-clients.js";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { clientBin, codeScratch, NPM_ENV, run, scratchHome } from "./support/real-clients.js";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string }).version;
@@ -15,7 +15,8 @@ interface PackReport {
 
 describe("the published package (npm pack → global install → torii agent install claude-code)", () => {
   test("a global install from the tarball runs torii, registers it with Claude Code, and Claude Code connects", async () => {
-    const scratch = mkdtempSync(path.join(os.tmpdir(), "torii-pack-"));
+    const scratch = codeScratch("torii-pack-");
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     // dist/ is already built (the suite's global setup requires it), so prepack's rebuild is skipped.
     const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch], { home: os.homedir(), cwd: REPO, env: NPM_ENV });
     expect(packed.status, packed.stderr).toBe(0);

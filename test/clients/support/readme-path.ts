@@ -7,11 +7,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findOnPath } from "../../../src/commands/shared/cli-on-path.js";
 import { testRunsDirectory } from "../../support/temp-dirs.js";
+import { codeScratch } from "./real-clients.js";
 
 export const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -38,7 +38,7 @@ export function readmeInstallPath(readme = readFileSync(path.join(REPO, "README.
 export function copyOfCheckout(): string {
   const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO, encoding: "utf8", shell: false });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
-  const copy = mkdtempSync(path.join(os.tmpdir(), "torii-readme-clone-"));
+  const copy = codeScratch("torii-readme-clone-");
   for (const file of new Set(listed.stdout.split("\0").filter((name) => name !== ""))) {
     const from = path.join(REPO, file);
     if (!existsSync(from)) continue; // deleted in the working tree

@@ -4,7 +4,7 @@
  * running a client (argv only, no shell) until it exits.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +23,16 @@ export function clientBin(name: "claude" | "codex" | "gemini" | "mcp-inspector-c
 }
 
 /** A fresh, empty home folder (the clients write their state under it). */
+/**
+ * A fresh folder for a copy of Torii's code (a clone, a global install's prefix): in the user's cache, not below
+ * /tmp, since `agent install` refuses to register code in a shared temporary directory (anyone can write there).
+ */
+export function codeScratch(prefix: string): string {
+  const runs = path.join(os.homedir(), ".cache", "torii-client-runs");
+  mkdirSync(runs, { recursive: true, mode: 0o700 });
+  return mkdtempSync(path.join(runs, prefix));
+}
+
 export function scratchHome(): string {
   return mkdtempSync(path.join(os.tmpdir(), "torii-client-home-"));
 }

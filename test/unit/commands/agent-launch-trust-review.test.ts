@@ -46,6 +46,25 @@ function umask002(dir: string): void {
   }
 }
 
+describe("user scope, a clone of Torii registered from its own folder (the README's path from a clone)", () => {
+  test("is accepted: the operator runs this checkout by name, not a project's dependency", () => {
+    const { home, env } = scratch();
+    const clone = installedCopy(path.join(home, "src"));
+    const result = runCopy(clone, ["agent", "install", "claude-code"], env, clone);
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(existsSync(path.join(home, ".claude.json"))).toBe(true);
+  });
+
+  test("a folder above the clone is still the agent's: refused", () => {
+    const { home, env } = scratch();
+    const work = path.join(home, "work");
+    const clone = installedCopy(work);
+    const result = runCopy(clone, ["agent", "install", "claude-code"], env, work);
+    expect(result.status, result.stdout).not.toBe(0);
+    expect(existsSync(path.join(home, ".claude.json"))).toBe(false);
+  });
+});
+
 describe("user scope, Torii installed in the folder the agent works in", () => {
   test("`npx torii agent install claude-code` in a project with torii as a devDependency is refused as for --scope project", () => {
     const { home, env } = scratch();
