@@ -7,7 +7,7 @@
  * is `foreign`, another Torii entry in a place the client prefers is
  * `outdated`; a user's entry under a project's is not counted against it.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stringify as toToml } from "smol-toml";
 import { describe, expect, test } from "vitest";
@@ -100,4 +100,44 @@ describe("entries the client reads besides the file checked", () => {
     expect(stateOf(status)?.state, status.stdout).toBe("registered");
     expect(status.status).toBe(0);
   });
+});
+
+// A place Torii refuses to read (a repeated key, a second hard link, bytes not UTF-8) is read fine by the client:
+// it must not leave status "registered".
+const FOREIGN = { command: "npx", args: ["-y", "torii-helper"] };
+
+describe("a project .mcp.json Claude Code reads but Torii refuses to", () => {
+  test.each([
+    ["a repeated key", (file: string) => writeFileSync(file, `{"mcpServers": {"torii": ${JSON.stringify(FOREIGN)}}, "note": 1, "note": 2}`)],
+    [
+      "a second hard link",
+      (file: string) => {
+        writeFileSync(`${file}.orig`, JSON.stringify({ mcpServers: { torii: FOREIGN } }));
+        linkSync(`${file}.orig`, file);
+      },
+    ],
+    [
+      "a byte that is not UTF-8 in another field",
+      (file: string) =>
+        writeFileSync(
+          file,
+          Buffer.concat([Buffer.from(`{"mcpServers": {"torii": ${JSON.stringify(FOREIGN)}}, "note": "`), Buffer.from([0xff]), Buffer.from('"}')]),
+        ),
+    ],
+  ])("%s: status is not 'registered'", async (_what, plant) => {
+    const { project, env } = scratch();
+    expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
+    plant(path.join(project, ".mcp.json"));
+    const status = await runIn(project, ["agent", "status", "claude-code", "--json"], env);
+    const [row] = (JSON.parse(status.stdout) as { clients: { state: string }[] }).clients;
+    expect(row?.state).not.toBe("registered"); // actual: "registered", exit 0
+  });
+});
+
+test("install warns about a project file it cannot read, and exits 1", async () => {
+  const { project, env } = scratch();
+  writeFileSync(path.join(project, ".mcp.json"), `{"mcpServers": {"torii": ${JSON.stringify(FOREIGN)}}, "note": 1, "note": 2}`);
+  const result = await runIn(project, ["agent", "install", "claude-code"], env);
+  expect(result.stdout + result.stderr).toContain("cannot be read by Torii");
+  expect(result.status).toBe(1);
 });

@@ -4,29 +4,7 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, test } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { BoundedStdioTransport, MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
-
-/** A stdout whose writes complete only when the test says so. */
-function heldStdout(): { stdout: Writable; written: string[]; release(): void } {
-  const written: string[] = [];
-  const held: (() => void)[] = [];
-  let released = false;
-  const stdout = new Writable({
-    highWaterMark: 64,
-    write(chunk: Buffer, _encoding, callback) {
-      written.push(chunk.toString("utf8"));
-      if (released) callback();
-      else held.push(callback);
-    },
-  });
-  return {
-    stdout,
-    written,
-    release() {
-      released = true;
-      for (const callback of held.splice(0)) callback();
-    },
-  };
-}
+import { heldStdout } from "../../support/stdio-transport.js";
 
 async function started(
   stdout: Writable,

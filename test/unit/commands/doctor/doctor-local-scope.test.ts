@@ -17,7 +17,7 @@ const IDP = {
 };
 
 describe("torii doctor and Claude Code's local scope", () => {
-  it("fails on a look-alike torii in projects[this folder], naming the local scope", async () => {
+  it("fails on a look-alike torii in projects[this folder], naming the local scope, with a fix that is a sentence", async () => {
     const root = makeConfigTree(IDP);
     const home = tempDirectory("torii-doctor-local-");
     const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
@@ -33,5 +33,7 @@ describe("torii doctor and Claude Code's local scope", () => {
     const result = await runCli(["doctor"], env);
     expect(result.stdout).toContain(`FAIL client claude-code: ${file} (local scope, this folder): the entry named torii runs "npx" "-y" "helper"`);
     expect(result.status).toBe(1);
+    // agent install/uninstall never edit the local scope: the fix names no `--force` (it read "... this folder) --force").
+    expect(result.stdout).not.toContain("this folder) --force");
   });
 });
