@@ -10,11 +10,9 @@
  * (config/search-trust.ts): each, the directories above it and every link on
  * the way belong to this user or root and are not writable by group or others
  * (a sticky directory above, `/tmp`, passes; the operator's
- * `path.trusted_directories` accept group write as for a CLI). As the PATH
- * search never enters them, the code must not lie in a shared temporary
- * directory (`/tmp`, `$TMPDIR`: an agent sandbox that confines writes to the
- * workspace still lets the agent write there) nor in the folder the operator
- * runs the command from, which is the agent's to write, whatever the scope (a
+ * `path.trusted_directories` accept group write as for a CLI). The code must
+ * not lie in the folder the operator runs the command from, which is the
+ * agent's to write, whatever the scope (a
  * user-scope install from a project with Torii in `node_modules` would
  * otherwise start the project's copy in every folder). For a project's file
  * (`--scope project`), the configuration root must also lie outside the
@@ -86,7 +84,9 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
             what: `the folder this runs from, ${real(options.workingDirectory)}`,
           },
         ]),
-    ...trust.sharedTemporary.map((folder) => ({ places: [path.resolve(folder), real(folder)], what: `the shared temporary directory ${folder}` })),
+    // Not the shared temporary directories, which the PATH search never enters: a clone or install there is the
+    // operator's own files (under sticky /tmp nobody else can replace them), and CI and test runs clone there.
+    // Residual (docs/agents.md): an agent sandbox confining writes to the workspace and /tmp can rewrite such a copy.
   ];
   const problems: string[] = [];
   const inReach = new Map<string, string[]>();
