@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,6 +55,9 @@ describe("the published package (npm pack → global install → torii agent ins
       env: NPM_ENV,
     });
     expect(installed.status, installed.stderr).toBe(0);
+    // Everything Torii runs is in its bundles: the package depends on nothing, so a global install fetches no other package.
+    expect(existsSync(path.join(prefix, "lib", "node_modules", "torii-mcp", "node_modules"))).toBe(false);
+    expect(readdirSync(path.join(prefix, "lib", "node_modules"))).toEqual(["torii-mcp"]);
     const torii = path.join(prefix, "bin", "torii");
     const home = scratchHome();
     const inHome = { home, env: { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}` } };
