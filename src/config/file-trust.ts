@@ -30,9 +30,10 @@ export interface TrustPolicy {
   /**
    * The gid of the user's private group (private-group.ts), whose group write
    * is the user's own: for the PATH search and the launch check only, as
-   * `groupWriteAccepted`.
+   * `groupWriteAccepted`. Asked only when a group-writable file or directory is
+   * met: the account databases are then read, not on every call's trust walk.
    */
-  readonly privateGroup?: number;
+  readonly privateGroup?: () => number | undefined;
 }
 
 /** The policy of this process on `platform`. */
@@ -71,7 +72,7 @@ export function ownerAndModeProblem(
   if (owner !== undefined) return owner;
   const writable = (stats.mode & GROUP_OR_OTHER_WRITE) !== 0;
   if (!writable || (rule === "sticky-ok" && (stats.mode & STICKY) !== 0)) return undefined;
-  if ((stats.mode & OTHER_WRITE) === 0 && (groupWriteAccepted(subject, policy) || (policy.privateGroup !== undefined && stats.gid === policy.privateGroup))) {
+  if ((stats.mode & OTHER_WRITE) === 0 && (groupWriteAccepted(subject, policy) || (policy.privateGroup !== undefined && stats.gid === policy.privateGroup()))) {
     return undefined;
   }
   return {

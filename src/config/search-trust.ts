@@ -56,8 +56,11 @@ export function searchTrust(platform: NodeJS.Platform = process.platform, option
   };
   const accepted = (options.trustedDirectories ?? []).flatMap((directory) => realPath(directory) ?? []);
   const base = currentTrustPolicy(platform);
-  const privateGroup = base.uid === undefined ? undefined : privateGroupOf(base.uid);
-  const policy: TrustPolicy = { ...base, groupWriteAccepted: accepted, ...(privateGroup === undefined ? {} : { privateGroup }) };
+  // Read once per computation, and only if a group-writable place is met (most trust walks meet none).
+  const uid = base.uid;
+  let privateGroup: { readonly gid: number | undefined } | undefined;
+  const privateGroupOnce = (): number | undefined => (privateGroup ??= { gid: uid === undefined ? undefined : privateGroupOf(uid) }).gid;
+  const policy: TrustPolicy = { ...base, groupWriteAccepted: accepted, privateGroup: privateGroupOnce };
   const passed = new Set<string>();
   const verdicts = new Map<string, TrustVerdict>();
   return {
