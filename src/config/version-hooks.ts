@@ -44,6 +44,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
 import path from "node:path";
+import { reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
 import { UnchangedSamples } from "./unchanged-sample.js";
 import { agentReach, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
@@ -144,6 +145,8 @@ function rememberedOrLooked(
   }
   const observed = new Map<string, BigIntStats | undefined>();
   const problem = findUnknownHook(manager, hookPathName, hookPath, realProgram, context, (file) => {
+    // A call whose pins are remembered relies on what each place lists and each hook holds (observed-trust.ts).
+    reliesOn(context.trust, file, true);
     observe(file, observed);
   });
   const files = [...observed].flatMap(([name, stats]) => (stats === undefined ? [] : [{ name, stats }]));

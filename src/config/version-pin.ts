@@ -22,12 +22,29 @@
  * when it is not the program itself (then the call fails).
  * An override variable the operator's `.env` set is kept: it is the
  * operator's choice, and the server's own environment never passes one.
+ *
+ * Cost, and what is remembered: judging the pins looks at every PATH directory
+ * (its `rustup`, `volta-shim`, a shims directory's first files), reads both
+ * global files through the trust rule, the program's head, and the hooks' places:
+ * about 0.6 ms of CPU per planned child, for an answer that changes when the
+ * operator installs or reconfigures a manager. A call's pins are therefore
+ * remembered (POSIX, for planChild) under every input that is not the filesystem
+ * (the program, the variables they read, the working and own directories, the
+ * shared temporary and trusted directories) with every path the judging touched
+ * (observed-trust.ts records them; unchanged-sample.ts says what each lstat
+ * covers), and answered again while one lstat of each shows it as it was: a
+ * version file edited, `settings.toml` rewritten, a shim added, a program replaced
+ * by another file of the same size, a directory made writable or a link repointed
+ * is judged afresh by the next call. Never while a time relied on is within the
+ * racy margin of now. The account databases (which a group-writable place is
+ * judged by) are relied on too.
  */
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
+import { observingTrust, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
-import { UnchangedSamples } from "./unchanged-sample.js";
+import { Observations, UnchangedSamples, UnchangedVerdicts } from "./unchanged-sample.js";
 import { unknownHookProblem } from "./version-hooks.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
@@ -72,14 +89,69 @@ export function definedVariables(env: NodeJS.ProcessEnv): Record<string, string>
 /** How many entries of a `shims` directory are sampled to recognise its manager (the first files, by name); each must be recognised. */
 const SHIMS_SAMPLED = 8;
 
+/** What lets a call's pins be remembered: the trust's own inputs, which the search trust does not tell. */
+export interface RememberedPins {
+  /** The operator's `path.trusted_directories` the context's trust was built with. */
+  readonly trustedDirectories: readonly string[];
+}
+
+/** What a call's pins add to its environment, and what they found: applied to the next call's equal inputs. */
+interface PinsVerdict {
+  readonly added: Readonly<Record<string, string>>;
+  readonly manager: VersionManager | undefined;
+  readonly pinnedVariables: readonly string[];
+}
+
+/** Pins remembered per inputs (a server plans children for a few providers, programs and `.env` layers). */
+const pinsRemembered = new UnchangedVerdicts<PinsVerdict>();
+
+/** The account databases: a group-writable place passes the trust rule by the user's private group they name. */
+const ACCOUNT_DATABASES = ["/etc/passwd", "/etc/group"];
+
 /**
  * Pins the managers reachable by `executable` and by the directories of `env`'s
- * PATH (already reduced to trusted absolute entries).
+ * PATH (already reduced to trusted absolute entries). With `remembered`, the
+ * pins of equal inputs are answered again while every path they were judged by
+ * is unchanged (the module header says what that covers).
  *
  * @throws VersionPinError when `executable` is a shim that cannot be pinned;
  *   the message names the manager and the fix, never a PATH entry.
  */
-export function pinVersionManagers(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext): PinnedChild {
+export function pinVersionManagers(
+  env: Readonly<Record<string, string>>,
+  executable: string | undefined,
+  context: SearchPathContext,
+  remembered?: RememberedPins,
+): PinnedChild {
+  if (remembered === undefined || context.platform === "win32") return judgePins(env, executable, context);
+  const key = pinsKey(env, executable, context, remembered);
+  const kept = pinsRemembered.verdictOf(key);
+  if (kept !== undefined) return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
+  const observed = new Observations();
+  // What the trust rule is judged by besides the paths it is asked about.
+  for (const place of [...remembered.trustedDirectories, ...context.trust.sharedTemporary]) observed.record(place, false);
+  for (const database of ACCOUNT_DATABASES) observed.record(database, true);
+  const child = judgePins(env, executable, { ...context, trust: observingTrust(context.trust, observed) });
+  const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
+  pinsRemembered.remember(key, observed, { added, manager: child.manager, pinnedVariables: child.pinnedVariables });
+  return child;
+}
+
+/**
+ * Every input of the pins but the filesystem: the program, the variables they read (PATH, the homes, every
+ * manager's variable: an override the operator's `.env` set, a hook path), the places the trust rule excludes
+ * and the directories it trusts.
+ */
+function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext, remembered: RememberedPins): string {
+  const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || MANAGER_VARIABLE.test(name));
+  read.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([executable ?? null, context.cwd, context.selfDir, context.trust.sharedTemporary, remembered.trustedDirectories, read]);
+}
+
+/** The variables besides the managers' own that the pins read. */
+const PINS_READ = new Set(["PATH", "HOME", "CARGO_HOME"]);
+
+function judgePins(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext): PinnedChild {
   const windows = context.platform === "win32";
   const pathKey = variableKey(env, "PATH", windows) ?? "PATH";
   const directories = (env[pathKey] ?? "").split(windows ? ";" : ":").filter((entry) => entry !== "");
@@ -208,6 +280,7 @@ function trustedText(file: string, context: SearchPathContext, missingIsEmpty: b
       problem: `its global file ${reason === MISSING_ENTRY ? "is missing" : "is refused: it, or a directory above it, is at or below the working directory, or not owned by you or root, or writable by group or others"}`,
     };
   }
+  reliesOn(context.trust, file, true);
   try {
     return readFileSync(file, "utf8");
   } catch {
@@ -234,6 +307,7 @@ export function managerOfProgram(
   knownRealPath?: string,
 ): VersionManager | typeof UNRECOGNISED | undefined {
   const realPath = knownRealPath ?? context.trust.realPath(program) ?? program;
+  reliesOn(context.trust, realPath, true);
   const head = headOf(realPath);
   let found = versionManagerOf({ realPath, head });
   // Only a binary can be a hard link of rustup: the identity checks (a stat each) are skipped for scripts and known shims.
@@ -322,6 +396,7 @@ function managersOfShims(directory: string, context: SearchPathContext, rustups:
     if (remembered !== undefined) return remembered;
   }
   let entries: Dirent[];
+  reliesOn(trust, directory, true);
   try {
     entries = readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
@@ -372,6 +447,7 @@ function managersOfShims(directory: string, context: SearchPathContext, rustups:
  * costs one lstat instead of a readlink per component.
  */
 function ownRealName(directory: string, context: SearchPathContext): string {
+  reliesOn(context.trust, directory, false);
   try {
     if (!lstatSync(directory).isSymbolicLink()) return directory;
   } catch {

@@ -148,7 +148,13 @@ function pinnedChild(
 ): PinnedChild {
   let child: PinnedChild;
   try {
-    child = pinVersionManagers(env, executable, { platform: deps.platform, cwd: deps.cwd, selfDir: deps.selfDir, trust });
+    // Remembered from one call to the next while every path they were judged by is unchanged (version-pin.ts).
+    child = pinVersionManagers(
+      env,
+      executable,
+      { platform: deps.platform, cwd: deps.cwd, selfDir: deps.selfDir, trust },
+      { trustedDirectories: deps.pathTrustedDirectories ?? [] },
+    );
   } catch (error) {
     if (error instanceof VersionPinError) throw new ChildPlanError(error.message);
     throw error;

@@ -1,0 +1,42 @@
+/**
+ * A search trust that records, into an Observations (unchanged-sample.ts), every
+ * path a computation asks it about or reads: what the version pins of a call were
+ * judged by, so that version-pin.ts can answer the next call with the same verdict
+ * while every one of those paths is as it was.
+ *
+ * Why a wrapper: the pins reach the filesystem through the trust (real paths,
+ * the trust rule's inspections, which `agentReach` asks) and through their own
+ * reads (stat-once.ts, listings, heads, global files, hooks). The trust's
+ * answers are recorded by the paths they judged (every component from `/` down,
+ * links followed); the reads call `reliesOn` before reading, so a change after
+ * the record shows in the next call's lstat.
+ */
+import type { Observations } from "./unchanged-sample.js";
+import type { SearchTrust } from "../runtime/search-path.js";
+
+const observers = new WeakMap<SearchTrust, Observations>();
+
+/** `trust`, recording into `observed` every path it is asked about (a real path, an inspection). */
+export function observingTrust(trust: SearchTrust, observed: Observations): SearchTrust {
+  const recording: SearchTrust = {
+    realPath: (target) => {
+      observed.record(target, false);
+      return trust.realPath(target);
+    },
+    inspect: (target, kind) => {
+      observed.record(target, false);
+      return trust.inspect(target, kind);
+    },
+    sharedTemporary: trust.sharedTemporary,
+  };
+  observers.set(recording, observed);
+  return recording;
+}
+
+/**
+ * Records that the computation behind `trust` relies on `file`: on what it holds or lists when `content`,
+ * on its kind, owner and mode otherwise. Nothing when the computation is not observed. Call it before the read.
+ */
+export function reliesOn(trust: SearchTrust, file: string, content: boolean): void {
+  observers.get(trust)?.record(file, content);
+}
