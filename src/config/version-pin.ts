@@ -138,18 +138,20 @@ export function pinVersionManagers(
 }
 
 /**
- * Every input of the pins but the filesystem: the program, the variables they read (PATH, the homes, every
- * manager's variable: an override the operator's `.env` set, a hook path), the places the trust rule excludes
- * and the directories it trusts.
+ * Every input of the pins but the filesystem: the program, the variables they read (PATH, the homes, an override
+ * the operator's `.env` set, a hook path), the places the trust rule excludes and the directories it trusts.
  */
 function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext, remembered: RememberedPins): string {
-  const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || MANAGER_VARIABLE.test(name));
+  const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || FAMILY_VARIABLE.test(name));
   read.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([executable ?? null, context.cwd, context.selfDir, context.trust.sharedTemporary, remembered.trustedDirectories, read]);
+  return JSON.stringify([context.platform, executable ?? null, context.cwd, context.selfDir, context.trust.sharedTemporary, remembered.trustedDirectories, read]);
 }
 
-/** The variables besides the managers' own that the pins read. */
-const PINS_READ = new Set(["PATH", "HOME", "CARGO_HOME"]);
+/** The variables the pins read by name (POSIX: exact names). */
+const PINS_READ = new Set(["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"]);
+
+/** An rbenv-family manager's override and hook path, whatever its name (a shim names it: `<name>env`). */
+const FAMILY_VARIABLE = /^[A-Z][A-Z0-9]*_(?:VERSION|HOOK_PATH)$/u;
 
 function judgePins(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext): PinnedChild {
   const windows = context.platform === "win32";

@@ -181,6 +181,21 @@ posixOnly("version pins remembered from one call to the next", () => {
     expect(operators.pinnedVariables).not.toContain("PYENV_VERSION");
     expect(pins(["/usr/bin"]).env.PATH).toBe("/usr/bin");
   });
+
+  it("keys on the override of a manager of any name: the operator's `FOOENV_VERSION` is kept", () => {
+    const { top, home, pins } = layout();
+    const root = path.join(top, ".fooenv");
+    const shim = path.join(root, "shims", "foo");
+    writeExecutable(shim, `#!/usr/bin/env bash\nset -e\nexport FOOENV_ROOT="${root}"\nexec "${root}/libexec/fooenv" exec "\${0##*/}" "$@"\n`);
+    writeFileSync(path.join(root, "version"), "1.2.3\n");
+    const first = pins(["/usr/bin"], shim);
+    expect(first.env.FOOENV_VERSION).toBe("1.2.3");
+    expect(pins(["/usr/bin"], shim).pinnedVariables).toBe(first.pinnedVariables);
+
+    const context: SearchPathContext = { platform: "linux", cwd: path.join(top, "project"), selfDir: path.join(top, "torii"), trust: searchTrust("linux") };
+    const operators = pinVersionManagers({ HOME: home, PATH: "/usr/bin", FOOENV_VERSION: "0.9.0" }, shim, context, { trustedDirectories: [] });
+    expect(operators.env.FOOENV_VERSION).toBe("0.9.0");
+  });
 });
 
 posixOnly("version pins judged by a file changed within the racy margin", () => {
