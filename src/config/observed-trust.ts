@@ -40,3 +40,15 @@ export function observingTrust(trust: SearchTrust, observed: Observations): Sear
 export function reliesOn(trust: SearchTrust, file: string, content: boolean): void {
   observers.get(trust)?.record(file, content);
 }
+
+/** The account databases: a group-writable place passes the trust rule by the user's private group they name. */
+const ACCOUNT_DATABASES = ["/etc/passwd", "/etc/group"];
+
+/**
+ * Records what the trust rule judges by besides the paths it is asked about: the operator's trusted directories
+ * and the shared temporary ones (by their real paths), and the account databases (by their content).
+ */
+export function observeTrustInputs(observed: Observations, trust: SearchTrust, trustedDirectories: readonly string[]): void {
+  for (const place of [...trustedDirectories, ...trust.sharedTemporary]) observed.record(place, false);
+  for (const database of ACCOUNT_DATABASES) observed.record(database, true);
+}

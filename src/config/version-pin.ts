@@ -42,7 +42,7 @@
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
-import { observingTrust, reliesOn } from "./observed-trust.js";
+import { observeTrustInputs, observingTrust, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
 import { Observations, UnchangedSamples, UnchangedVerdicts } from "./unchanged-sample.js";
 import { unknownHookProblem } from "./version-hooks.js";
@@ -105,9 +105,6 @@ interface PinsVerdict {
 /** Pins remembered per inputs (a server plans children for a few providers, programs and `.env` layers). */
 const pinsRemembered = new UnchangedVerdicts<PinsVerdict>();
 
-/** The account databases: a group-writable place passes the trust rule by the user's private group they name. */
-const ACCOUNT_DATABASES = ["/etc/passwd", "/etc/group"];
-
 /**
  * Pins the managers reachable by `executable` and by the directories of `env`'s
  * PATH (already reduced to trusted absolute entries). With `remembered`, the
@@ -128,9 +125,7 @@ export function pinVersionManagers(
   const kept = pinsRemembered.verdictOf(key);
   if (kept !== undefined) return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
   const observed = new Observations();
-  // What the trust rule is judged by besides the paths it is asked about.
-  for (const place of [...remembered.trustedDirectories, ...context.trust.sharedTemporary]) observed.record(place, false);
-  for (const database of ACCOUNT_DATABASES) observed.record(database, true);
+  observeTrustInputs(observed, context.trust, remembered.trustedDirectories);
   const child = judgePins(env, executable, { ...context, trust: observingTrust(context.trust, observed) });
   const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
   pinsRemembered.remember(key, observed, { added, manager: child.manager, pinnedVariables: child.pinnedVariables });

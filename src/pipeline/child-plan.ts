@@ -13,7 +13,7 @@ import { pinVersionManagers, VersionPinError, type PinnedChild } from "../config
 import { accountName } from "../runtime/account-name.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
-import { resolveExecutable } from "../runtime/resolve-executable.js";
+import { resolveRemembered } from "./remembered-executable.js";
 import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
@@ -95,14 +95,19 @@ export function planChild(
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
   const pathExt = variable(built, "PATHEXT", deps.platform);
-  const resolved = resolveExecutable(command, {
-    pathEnv: variable(built, "PATH", deps.platform),
-    ...(pathExt === undefined ? {} : { pathExt }),
-    platform: deps.platform,
-    selfDir: deps.selfDir,
-    cwd: deps.cwd,
-    trust,
-  });
+  // Remembered from one call to the next while every path it was judged by is unchanged (remembered-executable.ts).
+  const resolved = resolveRemembered(
+    command,
+    {
+      pathEnv: variable(built, "PATH", deps.platform),
+      ...(pathExt === undefined ? {} : { pathExt }),
+      platform: deps.platform,
+      selfDir: deps.selfDir,
+      cwd: deps.cwd,
+      trust,
+    },
+    deps.pathTrustedDirectories ?? [],
+  );
   const { env, pinnedVariables } = pinnedChild(command, resolved.path, args, built, deps, trust);
   if (resolved.kind === "binary") return { executable: resolved.path, args, env, windowsVerbatimArguments: false, pinnedVariables };
   if (provider.config.runtime?.allow_batch_wrapper !== true) {

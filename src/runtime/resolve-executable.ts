@@ -231,7 +231,8 @@ function relativePathRefusal(command: string): ExecutableRefusedError {
   return new ExecutableRefusedError(command, "a path must be absolute; give a bare name to search PATH");
 }
 
-function defaultIsExecutable(candidate: string): boolean {
+/** Whether this process may execute `candidate` (POSIX `access(X_OK)`): the lookup's default check. */
+export function defaultIsExecutable(candidate: string): boolean {
   try {
     accessSync(candidate, constants.X_OK);
     return true;
