@@ -248,18 +248,35 @@ export class Observations {
   }
 }
 
+/**
+ * The lstats taken while checking verdicts in one computation (a call's search trust): the pins and the program's
+ * resolution are judged by many of the same paths (`/`, the shared temporary directories, the account databases,
+ * the program), looked at once per computation as stat-once.ts does, never from one call to the next.
+ */
+const lstatsOfComputation = new WeakMap<object, Map<string, Observation | undefined>>();
+
 /** Verdicts by key (every input but the filesystem), each answered while every path it relies on is as recorded. */
 export class UnchangedVerdicts<T> {
   readonly #remembered = new Map<string, { readonly basis: readonly Relied[]; readonly verdict: T }>();
 
   constructor(private readonly capacity: number = MAX_REMEMBERED) {}
 
-  /** The verdict remembered under `key` if every path it relies on shows the same lstat now; undefined otherwise. */
-  verdictOf(key: string): T | undefined {
+  /**
+   * The verdict remembered under `key` if every path it relies on shows the same lstat now; undefined otherwise.
+   * `computation` (a call's search trust) shares the lstats with the other verdicts checked in the same computation.
+   */
+  verdictOf(key: string, computation?: object): T | undefined {
     const remembered = this.#remembered.get(key);
     if (remembered === undefined) return undefined;
+    let seen = computation === undefined ? undefined : lstatsOfComputation.get(computation);
+    if (computation !== undefined && seen === undefined) lstatsOfComputation.set(computation, (seen = new Map<string, Observation | undefined>()));
     for (const { file, content, stats } of remembered.basis) {
-      const now = lstatOf(file);
+      let now: Observation | undefined;
+      if (seen?.has(file) === true) now = seen.get(file);
+      else {
+        now = lstatOf(file);
+        seen?.set(file, now);
+      }
       if (now === undefined || now === "missing" || !unchanged(stats, now, content)) {
         this.#remembered.delete(key);
         return undefined;

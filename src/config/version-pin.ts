@@ -122,7 +122,7 @@ export function pinVersionManagers(
 ): PinnedChild {
   if (remembered === undefined || context.platform === "win32") return judgePins(env, executable, context);
   const key = pinsKey(env, executable, context, remembered);
-  const kept = pinsRemembered.verdictOf(key);
+  const kept = pinsRemembered.verdictOf(key, context.trust);
   if (kept !== undefined) return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
   const observed = new Observations();
   observeTrustInputs(observed, context.trust, remembered.trustedDirectories);

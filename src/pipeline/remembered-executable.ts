@@ -44,7 +44,7 @@ export function resolveRemembered(command: string, options: ResolveExecutableOpt
     options.trust.sharedTemporary,
     trustedDirectories,
   ]);
-  const kept = resolutions.verdictOf(key);
+  const kept = resolutions.verdictOf(key, options.trust);
   if (kept !== undefined) return kept;
   const observed = new Observations();
   observeTrustInputs(observed, options.trust, trustedDirectories);
