@@ -123,7 +123,8 @@ export function pinVersionManagers(
   if (remembered === undefined || context.platform === "win32") return judgePins(env, executable, context);
   const key = pinsKey(env, executable, context, remembered);
   const kept = pinsRemembered.verdictOf(key, context.trust);
-  if (kept !== undefined) return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
+  if (kept !== undefined)
+    return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
   const observed = new Observations();
   observeTrustInputs(observed, context.trust, remembered.trustedDirectories);
   const child = judgePins(env, executable, { ...context, trust: observingTrust(context.trust, observed) });
@@ -139,7 +140,15 @@ export function pinVersionManagers(
 function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext, remembered: RememberedPins): string {
   const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || FAMILY_VARIABLE.test(name));
   read.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([context.platform, executable ?? null, context.cwd, context.selfDir, context.trust.sharedTemporary, remembered.trustedDirectories, read]);
+  return JSON.stringify([
+    context.platform,
+    executable ?? null,
+    context.cwd,
+    context.selfDir,
+    context.trust.sharedTemporary,
+    remembered.trustedDirectories,
+    read,
+  ]);
 }
 
 /** The variables the pins read by name (POSIX: exact names). */

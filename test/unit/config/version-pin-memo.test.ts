@@ -175,7 +175,12 @@ posixOnly("version pins remembered from one call to the next", () => {
     expect(first.env.PYENV_VERSION).toBe("3.11.7");
     expect(pins([shims, "/usr/bin"]).pinnedVariables).toBe(first.pinnedVariables);
 
-    const context: SearchPathContext = { platform: "linux", cwd: path.join(home, "..", "project"), selfDir: path.join(home, "..", "torii"), trust: searchTrust("linux") };
+    const context: SearchPathContext = {
+      platform: "linux",
+      cwd: path.join(home, "..", "project"),
+      selfDir: path.join(home, "..", "torii"),
+      trust: searchTrust("linux"),
+    };
     const operators = pinVersionManagers({ HOME: home, PATH: `${shims}:/usr/bin`, PYENV_VERSION: "3.9.18" }, undefined, context, { trustedDirectories: [] });
     expect(operators.env.PYENV_VERSION).toBe("3.9.18");
     expect(operators.pinnedVariables).not.toContain("PYENV_VERSION");
