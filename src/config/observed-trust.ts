@@ -41,6 +41,14 @@ export function reliesOn(trust: SearchTrust, file: string, content: boolean): vo
   observers.get(trust)?.record(file, content);
 }
 
+/**
+ * Records that a read the computation behind `trust` relies on failed for a reason the lstats do not show (anything
+ * but nothing there): its verdict is used for this call only. Nothing when the computation is not observed.
+ */
+export function readFailed(trust: SearchTrust): void {
+  observers.get(trust)?.readFailed();
+}
+
 /** The account databases: a group-writable place passes the trust rule by the user's private group they name. */
 const ACCOUNT_DATABASES = ["/etc/passwd", "/etc/group"];
 

@@ -8,7 +8,7 @@
  * with its times: the verdicts kept by unchanged-sample.ts compare them.
  */
 import { statSync, type BigIntStats } from "node:fs";
-import { reliesOn } from "./observed-trust.js";
+import { readFailed, reliesOn } from "./observed-trust.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
 export function statOnce(file: string, trust: SearchTrust): BigIntStats | undefined {
@@ -19,7 +19,9 @@ export function statOnce(file: string, trust: SearchTrust): BigIntStats | undefi
   let stats: BigIntStats | undefined;
   try {
     stats = statSync(file, { bigint: true, throwIfNoEntry: false });
-  } catch {
+  } catch (error) {
+    // A file where a directory would be is nothing there, as the lstats show; any other failure is not.
+    if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") readFailed(trust);
     stats = undefined;
   }
   seen.set(file, stats);

@@ -233,6 +233,14 @@ export class Observations {
     return seen;
   }
 
+  /**
+   * Marks the record incomplete: a read of a recorded path failed for a reason its lstats do not show (too many
+   * open files, an I/O error), so the verdict judged with that failure is no answer for the next call.
+   */
+  readFailed(): void {
+    this.#complete = false;
+  }
+
   /** Whether every path touched was recorded, and every time relied on is old enough to be followed by a visibly later one. */
   settledAt(nowNs: bigint): boolean {
     if (!this.#complete) return false;

@@ -44,7 +44,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
 import path from "node:path";
-import { reliesOn } from "./observed-trust.js";
+import { readFailed, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
 import { UnchangedSamples } from "./unchanged-sample.js";
 import { agentReach, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
@@ -144,13 +144,22 @@ function rememberedOrLooked(
     if (remembered !== undefined) return remembered.problem;
   }
   const observed = new Map<string, BigIntStats | undefined>();
-  const problem = findUnknownHook(manager, hookPathName, hookPath, realProgram, context, (file) => {
-    // A call whose pins are remembered relies on what each place lists and each hook holds (observed-trust.ts).
-    reliesOn(context.trust, file, true);
-    observe(file, observed);
+  const failed = { read: false };
+  const problem = findUnknownHook(manager, hookPathName, hookPath, realProgram, context, {
+    observe: (file) => {
+      // A call whose pins are remembered relies on what each place lists and each hook holds (observed-trust.ts).
+      reliesOn(context.trust, file, true);
+      observe(file, observed);
+    },
+    // A listing or read that failed for a reason the stats do not show (too many open files) answers this call only.
+    unreadable: () => {
+      failed.read = true;
+      readFailed(context.trust);
+    },
   });
   const files = [...observed].flatMap(([name, stats]) => (stats === undefined ? [] : [{ name, stats }]));
-  if (rootStats !== undefined && files.length === observed.size) looks.remember(key, { directory: rootStats, realDirectory: realProgram, files }, { problem });
+  if (rootStats !== undefined && !failed.read && files.length === observed.size)
+    looks.remember(key, { directory: rootStats, realDirectory: realProgram, files }, { problem });
   return problem;
 }
 
@@ -184,22 +193,32 @@ function observe(target: string, observed: Map<string, BigIntStats | undefined>)
   }
 }
 
+/** What a look reports as it goes: each path before it is looked at, and each listing or read that failed. */
+interface LookWatch {
+  readonly observe: (target: string) => void;
+  readonly unreadable: () => void;
+}
+
 function findUnknownHook(
   manager: EnvFamilyManager,
   hookPathName: string,
   hookPath: string | undefined,
   realProgram: string,
   context: SearchPathContext,
-  observe: (target: string) => void,
+  watch: LookWatch,
 ): string | undefined {
-  const places = hookPlaces(manager, hookPathName, hookPath, realProgram, observe);
+  const { observe } = watch;
+  const places = hookPlaces(manager, hookPathName, hookPath, realProgram, watch);
   if (typeof places === "string") return places;
   const reach = agentReach(context);
   const shipped = SHIPPED_HOOKS[manager.name] ?? {};
   for (const { directory, label } of places) {
     observe(directory);
     const listed = entriesOf(directory);
-    if (listed === undefined) return `${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
+    if (listed === undefined) {
+      watch.unreadable();
+      return `${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
+    }
     // A place the agent can write to (in the working directory, or open to others) could gain a hook after this
     // look. The default places that do not exist lie in the operator's root or the system's directories; one the
     // operator named may not exist yet and still lie in the working directory.
@@ -221,12 +240,17 @@ function findUnknownHook(
     for (const command of SHIM_RUN_COMMANDS) {
       observe(path.join(directory, command));
       const hooks = entriesOf(path.join(directory, command));
-      if (hooks === undefined) return `the ${command} hooks of ${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
+      if (hooks === undefined) {
+        watch.unreadable();
+        return `the ${command} hooks of ${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
+      }
       if (hooks === NOTHING_THERE) continue;
       for (const name of hooks.filter((each) => each.endsWith(".bash"))) {
         const file = path.join(directory, command, name);
         observe(file);
-        const known = reach(file, "file") === undefined && shipped[command]?.has(sha256Of(file) ?? "") === true;
+        const digest = sha256Of(file);
+        if (digest === undefined) watch.unreadable();
+        const known = reach(file, "file") === undefined && shipped[command]?.has(digest ?? "") === true;
         if (!known) {
           return (
             `its ${command} hook ${name} in ${label} is none that ${manager.name} ships: ${manager.name} sources it in every run of a shim, ` +
@@ -246,7 +270,7 @@ function hookPlaces(
   hookPathName: string,
   hookPath: string | undefined,
   realProgram: string,
-  observe: (target: string) => void,
+  { observe, unreadable }: LookWatch,
 ): readonly HookPlace[] | string {
   const { name, root } = manager;
   const places: HookPlace[] = [];
@@ -268,7 +292,10 @@ function hookPlaces(
   const pluginsDirectory = path.join(root, "plugins");
   observe(pluginsDirectory);
   const plugins = entriesOf(pluginsDirectory);
-  if (plugins === undefined) return `${name}'s plugins directory cannot be listed, so Torii cannot tell which hooks ${name} runs`;
+  if (plugins === undefined) {
+    unreadable();
+    return `${name}'s plugins directory cannot be listed, so Torii cannot tell which hooks ${name} runs`;
+  }
   for (const plugin of plugins === NOTHING_THERE ? [] : plugins) {
     places.push({ directory: path.join(pluginsDirectory, plugin, "etc", `${name}.d`), label: `the plugin ${plugin}` });
   }

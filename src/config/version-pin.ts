@@ -42,7 +42,7 @@
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
-import { observeTrustInputs, observingTrust, reliesOn } from "./observed-trust.js";
+import { observeTrustInputs, observingTrust, readFailed, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
 import { Observations, UnchangedSamples, UnchangedVerdicts } from "./unchanged-sample.js";
 import { unknownHookProblem } from "./version-hooks.js";
@@ -290,6 +290,8 @@ function trustedText(file: string, context: SearchPathContext, missingIsEmpty: b
   try {
     return readFileSync(file, "utf8");
   } catch {
+    // An installed manager whose choice cannot be read is left unpinned: for this call only.
+    readFailed(context.trust);
     return { problem: "its global file cannot be read" };
   }
 }
@@ -314,7 +316,7 @@ export function managerOfProgram(
 ): VersionManager | typeof UNRECOGNISED | undefined {
   const realPath = knownRealPath ?? context.trust.realPath(program) ?? program;
   reliesOn(context.trust, realPath, true);
-  const head = headOf(realPath);
+  const head = headOf(realPath, context.trust);
   let found = versionManagerOf({ realPath, head });
   // Only a binary can be a hard link of rustup: the identity checks (a stat each) are skipped for scripts and known shims.
   if (found === undefined && !head.startsWith("#!")) {
@@ -406,6 +408,7 @@ function managersOfShims(directory: string, context: SearchPathContext, rustups:
   try {
     entries = readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
+    readFailed(trust);
     return UNRECOGNISED;
   }
   // Whether the verdict depends on nothing but the directory and the sampled files.
@@ -474,7 +477,8 @@ function rustupName(platform: NodeJS.Platform): string {
   return platform === "win32" ? "rustup.exe" : "rustup";
 }
 
-function headOf(file: string): string {
+/** The first bytes of `file`; `""` when it cannot be read (then nothing judged with it is remembered). */
+function headOf(file: string, trust: SearchTrust): string {
   let descriptor: number | undefined;
   try {
     descriptor = openSync(file, "r");
@@ -482,6 +486,7 @@ function headOf(file: string): string {
     const length = readSync(descriptor, buffer, 0, buffer.length, 0);
     return buffer.toString("latin1", 0, length);
   } catch {
+    readFailed(trust);
     return "";
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
