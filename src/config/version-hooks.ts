@@ -39,7 +39,10 @@
  * and hook, and for a missing place the nearest directory above it that exists
  * (creating the place changes it). The next call stats those instead (about a
  * fifth of the cost); a change to any of them, the program's real path or the
- * working directory brings a new look.
+ * working directory brings a new look. A look that passed a place writable by its
+ * group (not by others) is not remembered: the trust rule accepted it by the
+ * operator's trusted directories or the user's private group, which can change
+ * without any of those paths changing. Nor is one whose listing or read failed.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
@@ -158,9 +161,18 @@ function rememberedOrLooked(
     },
   });
   const files = [...observed].flatMap(([name, stats]) => (stats === undefined ? [] : [{ name, stats }]));
-  if (rootStats !== undefined && !failed.read && files.length === observed.size)
+  if (rootStats !== undefined && !failed.read && files.length === observed.size && !files.some(({ stats }) => judgedByGroup(stats)))
     looks.remember(key, { directory: rootStats, realDirectory: realProgram, files }, { problem });
   return problem;
+}
+
+/**
+ * Whether the trust rule's verdict on `stats` depends on more than the entry itself: writable by its group but not by
+ * others, it passes only by the operator's `path.trusted_directories` or the user's private group (/etc/group), which
+ * the look's key and basis do not hold. Such a look is not remembered (the next call looks again).
+ */
+function judgedByGroup(stats: BigIntStats): boolean {
+  return (stats.mode & 0o020n) !== 0n && (stats.mode & 0o002n) === 0n;
 }
 
 /**

@@ -5,7 +5,7 @@
  * laid out as rbenv with the rbenv-vars plugin and as pyenv with its own hooks,
  * with the real trust rule.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -175,6 +175,27 @@ posixOnly("a remembered look at the hooks", () => {
     expect(pinVersionManagers(env([system]), ruby, context()).env.RBENV_VERSION).toBe("3.2.2");
     writeFileSync(path.join(path.dirname(exec), "exec", "late.bash"), "# reads the working directory\n");
     expect(() => pinVersionManagers(env([system]), ruby, context())).toThrow(/its exec hook late\.bash in the plugin rbenv-vars/u);
+  });
+
+  it("sees the operator's trusted directories narrowed after a look was remembered: a group-writable hook place they accepted is refused", () => {
+    const { rbenvRoot, project, top, system, env } = layout();
+    // The manager's own hook place, writable by a group that is not the user's private one: only `path.trusted_directories` accepts it.
+    const place = path.join(rbenvRoot, "rbenv.d");
+    mkdirSync(place);
+    chownSync(place, process.getuid?.() ?? 0, 54_321);
+    chmodSync(place, 0o775);
+    const ruby = path.join(rbenvRoot, "shims", "ruby");
+    const trusting = (trustedDirectories: readonly string[]): SearchPathContext => ({
+      platform: "linux",
+      cwd: project,
+      selfDir: path.join(top, "torii"),
+      trust: searchTrust("linux", { trustedDirectories }),
+    });
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 60_000 });
+    expect(pinVersionManagers(env([system]), ruby, trusting([place])).env.RBENV_VERSION).toBe("3.2.2");
+    expect(pinVersionManagers(env([system]), ruby, trusting([place])).env.RBENV_VERSION).toBe("3.2.2");
+
+    expect(() => pinVersionManagers(env([system]), ruby, trusting([]))).toThrow(/rbenv's own rbenv\.d, where rbenv looks for hooks, is refused/u);
   });
 });
 
