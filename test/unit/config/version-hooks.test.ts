@@ -5,7 +5,7 @@
  * laid out as rbenv with the rbenv-vars plugin and as pyenv with its own hooks,
  * with the real trust rule.
  */
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -13,6 +13,7 @@ import { searchTrust } from "../../../src/config/search-trust.js";
 import { pinVersionManagers, VersionPinError } from "../../../src/config/version-pin.js";
 import type { SearchPathContext } from "../../../src/runtime/search-path.js";
 import { writeExecutable } from "../../support/fake-clis.js";
+import { chmodSharedGroup } from "../../support/shared-group.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
@@ -182,8 +183,7 @@ posixOnly("a remembered look at the hooks", () => {
     // The manager's own hook place, writable by a group that is not the user's private one: only `path.trusted_directories` accepts it.
     const place = path.join(rbenvRoot, "rbenv.d");
     mkdirSync(place);
-    chownSync(place, process.getuid?.() ?? 0, 54_321);
-    chmodSync(place, 0o775);
+    chmodSharedGroup(place, 0o775);
     const ruby = path.join(rbenvRoot, "shims", "ruby");
     const trusting = (trustedDirectories: readonly string[]): SearchPathContext => ({
       platform: "linux",

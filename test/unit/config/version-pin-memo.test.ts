@@ -11,13 +11,14 @@
  * after the verdict was remembered does: `editInPlace` writes until the kernel's
  * change time has moved (the event waited for; a tick is a few milliseconds).
  */
-import { chmodSync, mkdirSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { searchTrust } from "../../../src/config/search-trust.js";
 import { pinVersionManagers, VersionPinError, type PinnedChild } from "../../../src/config/version-pin.js";
 import type { SearchPathContext } from "../../../src/runtime/search-path.js";
 import { writeExecutable } from "../../support/fake-clis.js";
+import { chmodSharedGroup } from "../../support/shared-group.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
@@ -146,6 +147,32 @@ posixOnly("version pins remembered from one call to the next", () => {
     expect(pins(["/usr/bin"], program).pinnedVariables).toBe(first.pinnedVariables);
 
     chmodSync(path.dirname(pyenvRoot), 0o777);
+    expect(() => pins(["/usr/bin"], program)).toThrow(VersionPinError);
+  });
+
+  it("sees a group-writable directory above the global file given to a group others share: the file is refused", () => {
+    const { pyenvRoot, shims, pins } = layout();
+    const program = path.join(shims, "python3");
+    // Group-writable by the user's private group (as umask 002 installs leave it): the user's own write.
+    const tools = path.dirname(pyenvRoot);
+    chmodSync(tools, 0o775);
+    const first = pins(["/usr/bin"], program);
+    expect(first.env.PYENV_VERSION).toBe("3.11.7");
+    expect(pins(["/usr/bin"], program).pinnedVariables).toBe(first.pinnedVariables);
+
+    // Only the group changes (the ctime too, which a directory passed on the way is not judged by).
+    chmodSharedGroup(tools, 0o775);
+    expect(() => pins(["/usr/bin"], program)).toThrow(VersionPinError);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("sees a directory above the global file given to another owner: the file is refused", () => {
+    const { pyenvRoot, shims, pins } = layout();
+    const program = path.join(shims, "python3");
+    const first = pins(["/usr/bin"], program);
+    expect(first.env.PYENV_VERSION).toBe("3.11.7");
+    expect(pins(["/usr/bin"], program).pinnedVariables).toBe(first.pinnedVariables);
+
+    chownSync(path.dirname(pyenvRoot), 54_321, -1);
     expect(() => pins(["/usr/bin"], program)).toThrow(VersionPinError);
   });
 
