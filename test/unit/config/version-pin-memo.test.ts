@@ -230,6 +230,92 @@ posixOnly("version pins remembered from one call to the next", () => {
   });
 });
 
+/**
+ * Each input of the remembered pins that is not the filesystem is part of their key: the same paths on disk, one
+ * input changed, and the next call is judged with it (each test fails when that input is left out of the key).
+ */
+posixOnly("version pins keyed on every input that is not the filesystem", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 60_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** The pins of `program` with one call's context: the working directory, the trust's inputs, the environment. */
+  function pinsWith(
+    layoutOf: ReturnType<typeof layout>,
+    program: string,
+    inputs: { cwd?: string; trustedDirectories?: readonly string[]; tmpdir?: string; env?: Record<string, string> } = {},
+  ): PinnedChild {
+    const { top, home } = layoutOf;
+    const trustedDirectories = inputs.trustedDirectories ?? [];
+    const context: SearchPathContext = {
+      platform: "linux",
+      cwd: inputs.cwd ?? path.join(top, "project"),
+      selfDir: path.join(top, "torii"),
+      trust: searchTrust("linux", { trustedDirectories, env: inputs.tmpdir === undefined ? {} : { TMPDIR: inputs.tmpdir } }),
+    };
+    return pinVersionManagers({ HOME: home, PATH: "/usr/bin", ...inputs.env }, program, context, { trustedDirectories });
+  }
+
+  it("the working directory: a global file at or below the next call's working directory is refused", () => {
+    const setup = layout();
+    const program = path.join(setup.shims, "python3");
+    const first = pinsWith(setup, program);
+    expect(first.env.PYENV_VERSION).toBe("3.11.7");
+    expect(pinsWith(setup, program).pinnedVariables).toBe(first.pinnedVariables);
+
+    expect(() => pinsWith(setup, program, { cwd: path.dirname(setup.pyenvRoot) })).toThrow(VersionPinError);
+  });
+
+  it("the operator's trusted directories: a group-writable place they no longer hold is refused", () => {
+    const setup = layout();
+    const program = path.join(setup.shims, "python3");
+    const tools = path.dirname(setup.pyenvRoot);
+    chmodSharedGroup(tools, 0o775);
+    const first = pinsWith(setup, program, { trustedDirectories: [tools] });
+    expect(first.env.PYENV_VERSION).toBe("3.11.7");
+    expect(pinsWith(setup, program, { trustedDirectories: [tools] }).pinnedVariables).toBe(first.pinnedVariables);
+
+    expect(() => pinsWith(setup, program)).toThrow(VersionPinError);
+  });
+
+  it("the shared temporary directories: a global file below the next call's TMPDIR is refused", () => {
+    const setup = layout();
+    const program = path.join(setup.shims, "python3");
+    const first = pinsWith(setup, program);
+    expect(pinsWith(setup, program).pinnedVariables).toBe(first.pinnedVariables);
+
+    expect(() => pinsWith(setup, program, { tmpdir: path.dirname(setup.pyenvRoot) })).toThrow(VersionPinError);
+  });
+
+  it("the manager's hook path: a directory of `PYENV_HOOK_PATH` with a hook pyenv does not ship refuses the shim", () => {
+    const setup = layout();
+    const program = path.join(setup.shims, "python3");
+    const hooks = path.join(setup.top, "hooks");
+    mkdirSync(path.join(hooks, "exec"), { recursive: true });
+    writeFileSync(path.join(hooks, "exec", "vars.bash"), "# exports what the working directory names\n");
+    const first = pinsWith(setup, program);
+    expect(pinsWith(setup, program).pinnedVariables).toBe(first.pinnedVariables);
+
+    expect(() => pinsWith(setup, program, { env: { PYENV_HOOK_PATH: hooks } })).toThrow(/hook vars\.bash/u);
+  });
+
+  it("rustup's home: the next call's RUSTUP_HOME names another default toolchain", () => {
+    const setup = layout();
+    const other = path.join(setup.top, "rustup-home");
+    mkdirSync(other);
+    writeFileSync(path.join(other, "settings.toml"), 'default_toolchain = "nightly"\n');
+    const program = path.join(setup.shims, "python3");
+    const first = pinsWith(setup, program);
+    expect(first.env.RUSTUP_TOOLCHAIN).toBe("stable");
+    expect(pinsWith(setup, program).pinnedVariables).toBe(first.pinnedVariables);
+
+    expect(pinsWith(setup, program, { env: { RUSTUP_HOME: other } }).env.RUSTUP_TOOLCHAIN).toBe("nightly");
+  });
+});
+
 posixOnly("version pins judged by a file changed within the racy margin", () => {
   afterEach(() => {
     vi.useRealTimers();
