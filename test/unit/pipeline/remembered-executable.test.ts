@@ -15,6 +15,7 @@ import { searchTrust } from "../../../src/config/search-trust.js";
 import { resolveRemembered } from "../../../src/pipeline/remembered-executable.js";
 import { ExecutableNotFoundError, ExecutableRefusedError, type ResolvedExecutable } from "../../../src/runtime/resolve-executable.js";
 import { writeExecutable } from "../../support/fake-clis.js";
+import { chmodSharedGroup } from "../../support/shared-group.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
@@ -102,5 +103,72 @@ posixOnly("an executable resolution remembered from one call to the next", () =>
     expect(before.path).toBe(path.join(second, "tool"));
     expect(resolve("tool", second)).toBe(before);
     expect(resolve("tool", `${first}:${second}`).path).toBe(path.join(first, "tool"));
+  });
+});
+
+/**
+ * Each input of a remembered resolution that is not the filesystem is part of its key, and the operator's trusted
+ * directories are relied on by where they lead: one input changed, the same paths on disk, and the next call
+ * resolves afresh (each test fails when that input is left out).
+ */
+posixOnly("an executable resolution keyed on every input that is not the filesystem", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 60_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** One call's resolution of `tool` through the second directory, with the places and trust inputs given. */
+  function resolveWith(
+    top: string,
+    second: string,
+    inputs: { cwd?: string; selfDir?: string; tmpdir?: string; trustedDirectories?: readonly string[] } = {},
+  ): ResolvedExecutable {
+    const trustedDirectories = inputs.trustedDirectories ?? [];
+    const trust = searchTrust("linux", { trustedDirectories, env: inputs.tmpdir === undefined ? {} : { TMPDIR: inputs.tmpdir } });
+    const options = {
+      pathEnv: second,
+      platform: "linux" as const,
+      cwd: inputs.cwd ?? path.join(top, "project"),
+      selfDir: inputs.selfDir ?? path.join(top, "torii"),
+      trust,
+    };
+    return resolveRemembered("tool", options, trustedDirectories);
+  }
+
+  it.each([
+    ["the working directory", "cwd"],
+    ["Torii's own directory", "selfDir"],
+    ["a shared temporary directory (TMPDIR)", "tmpdir"],
+  ] as const)("%s: a PATH directory below the next call's is not searched", (_label, input) => {
+    const { top, second } = layout();
+    const before = resolveWith(top, second);
+    expect(resolveWith(top, second)).toBe(before);
+
+    expect(() => resolveWith(top, second, { [input]: top })).toThrow(ExecutableNotFoundError);
+  });
+
+  it("the operator's trusted directories: a group-writable PATH directory they no longer hold is not searched", () => {
+    const { top, second } = layout();
+    chmodSharedGroup(second, 0o775);
+    const before = resolveWith(top, second, { trustedDirectories: [second] });
+    expect(resolveWith(top, second, { trustedDirectories: [second] })).toBe(before);
+
+    expect(() => resolveWith(top, second)).toThrow(ExecutableNotFoundError);
+  });
+
+  it("a trusted directory named through a link that is repointed: the group-writable PATH directory is no longer accepted", () => {
+    const { top, second } = layout();
+    chmodSharedGroup(second, 0o775);
+    const trusted = path.join(top, "trusted");
+    symlinkSync(second, trusted);
+    const before = resolveWith(top, second, { trustedDirectories: [trusted] });
+    expect(resolveWith(top, second, { trustedDirectories: [trusted] })).toBe(before);
+
+    const next = path.join(top, "trusted.next");
+    symlinkSync(path.join(top, "first-bin"), next);
+    renameSync(next, trusted);
+    expect(() => resolveWith(top, second, { trustedDirectories: [trusted] })).toThrow(ExecutableNotFoundError);
   });
 });
