@@ -1,5 +1,5 @@
 /**
- * A search trust that records, into an Observations (unchanged-sample.ts), every
+ * A search trust that records, into an Observations (unchanged-verdicts.ts), every
  * path a computation asks it about or reads: what the version pins of a call were
  * judged by, so that version-pin.ts can answer the next call with the same verdict
  * while every one of those paths is as it was.
@@ -11,7 +11,7 @@
  * links followed); the reads call `reliesOn` before reading, so a change after
  * the record shows in the next call's lstat.
  */
-import type { Observations } from "./unchanged-sample.js";
+import type { Observations } from "./unchanged-verdicts.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
 const observers = new WeakMap<SearchTrust, Observations>();

@@ -5,7 +5,7 @@
  * identities, and the hook check and the remembered verdicts stat the same
  * roots and directories again. Never kept from one call to the next. A computation
  * whose verdict is remembered (observed-trust.ts) relies on every path stat-ed here
- * with its times: the verdicts kept by unchanged-sample.ts compare them.
+ * with its times: the verdicts kept by unchanged-verdicts.ts compare them.
  */
 import { statSync, type BigIntStats } from "node:fs";
 import { readFailed, reliesOn } from "./observed-trust.js";

@@ -31,7 +31,7 @@
  * remembered (POSIX, for planChild) under every input that is not the filesystem
  * (the program, the variables they read, the working and own directories, the
  * shared temporary and trusted directories) with every path the judging touched
- * (observed-trust.ts records them; unchanged-sample.ts says what each lstat
+ * (observed-trust.ts records them; unchanged-verdicts.ts says what each lstat
  * covers), and answered again while one lstat of each shows it as it was: a
  * version file edited, `settings.toml` rewritten, a shim added, a program replaced
  * by another file of the same size, a directory made writable or a link repointed
@@ -44,7 +44,8 @@ import path from "node:path";
 import { parse } from "smol-toml";
 import { observeTrustInputs, observingTrust, readFailed, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
-import { Observations, UnchangedSamples, UnchangedVerdicts } from "./unchanged-sample.js";
+import { UnchangedSamples } from "./unchanged-sample.js";
+import { Observations, UnchangedVerdicts } from "./unchanged-verdicts.js";
 import { unknownHookProblem } from "./version-hooks.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";

@@ -11,7 +11,7 @@
  * (config/observed-trust.ts: the trust rule's inspections and real paths; here:
  * each candidate stat-ed and `access`ed, by its content, so a missing one is
  * answered for by its directory's times) and checked again by one lstat per
- * path at the next call (config/unchanged-sample.ts says what each lstat
+ * path at the next call (config/unchanged-verdicts.ts says what each lstat
  * covers): a program added to an earlier PATH directory, removed, replaced,
  * made writable by others or not executable, or a link on the way repointed,
  * is resolved afresh. Keyed on every other input: the command, PATH, PATHEXT,
@@ -19,7 +19,7 @@
  * Only a resolution that found a file is remembered; POSIX only.
  */
 import { observeTrustInputs, observingTrust } from "../config/observed-trust.js";
-import { Observations, UnchangedVerdicts } from "../config/unchanged-sample.js";
+import { Observations, UnchangedVerdicts } from "../config/unchanged-verdicts.js";
 import { isFile } from "../runtime/file-kind.js";
 import { defaultIsExecutable, resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
 

@@ -1,5 +1,5 @@
 /**
- * What a verdict judged by many paths relies on (config/unchanged-sample.ts,
+ * What a verdict judged by many paths relies on (config/unchanged-verdicts.ts,
  * Observations and UnchangedVerdicts): every component from `/` down, links
  * followed as the kernel follows them; a missing name answered for by its
  * directory's times; a place passed on the way by its kind, identity, owner
@@ -10,7 +10,7 @@
 import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Observations, UnchangedVerdicts } from "../../../src/config/unchanged-sample.js";
+import { Observations, UnchangedVerdicts } from "../../../src/config/unchanged-verdicts.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
