@@ -534,7 +534,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     ["credential_process with keys", "credential_process = /bin/false\n"],
     [
       "web_identity_token_file with source_profile (botocore: web identity; the SDK: a role chain)",
-      "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = p\n",
+      "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = elsewhere\n",
     ],
   ])("a profile naming two credential sources (%s) is refused", async (_what, lines) => {
     await expect(probeWith(`${base()}${lines}`)).resolves.toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
