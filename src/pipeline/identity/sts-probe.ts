@@ -22,10 +22,12 @@ import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
-import { credentialChainOf } from "./credential-chain.js";
+import { credentialChainOf, printable } from "./credential-chain.js";
 import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections } from "./ini-dialect.js";
 import { ProbeRefusal } from "./probe-refusal.js";
 import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
+import { planCredentialProcess } from "./process-program.js";
+import { withProcessRun, type ProcessRun } from "./process-runner.js";
 import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
@@ -176,6 +178,23 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Refuses, before anything runs, a `credential_process` of the profile or of a
+ * profile it takes credentials from (`source_profile`, whatever the section's
+ * other sources: see chainRunsFromWorkingDirectory) that the CLI could not be
+ * trusted to start in the child's place (process-program.ts).
+ *
+ * @throws ProbeRefusal RelativeCredentialProcess, CredentialProcessRefused.
+ */
+function judgeChainProcesses(sectionOf: (name: string) => IniSection, inputs: StsProbeInputs): void {
+  const seen = new Set<string>();
+  for (let name: string | undefined = inputs.profile; name !== undefined && !seen.has(name); name = sectionOf(name).source_profile) {
+    seen.add(name);
+    const line = sectionOf(name).credential_process;
+    if (line !== undefined) planCredentialProcess(line, `AWS profile ${printable(name)}`, inputs.processEnv, inputs.place);
+  }
+}
+
 /** Runs GetCallerIdentity for `inputs`; aborted by `signal`, bounded by STS_PROBE_LIMITS. */
 export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortSignal): Promise<StsProbeResult> {
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(STS_PROBE_LIMITS.totalMs)]);
@@ -194,6 +213,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
     // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
     if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
+    // Each of them as the CLI would start it, in the child's environment and place (process-program.ts), before any runs.
+    judgeChainProcesses(sectionOf, inputs);
     // What a process answers is outside the files the fingerprint covers; a role above it fixes the account.
     // (An `aws login` session, whose account can change the same way, was refused by credentialChainOf.)
     const cacheable = underRole || credentialProcess === undefined;
@@ -263,7 +284,17 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       roleAssumer: getDefaultRoleAssumer(stsOptions),
       roleAssumerWithWebIdentity: getDefaultRoleAssumerWithWebIdentity(stsOptions),
     });
-    const resolved = await untilAborted(credentials(), bounded);
+    // A credential_process the SDK starts gets the child's environment and place, as under the CLI (process-runner.ts).
+    const run: ProcessRun = { env: inputs.processEnv, place: inputs.place, signal: bounded };
+    let resolved: Awaited<ReturnType<typeof credentials>>;
+    try {
+      resolved = await untilAborted(
+        withProcessRun(run, () => credentials()),
+        bounded,
+      );
+    } catch (error) {
+      throw run.refusal ?? error;
+    }
     const client = new STSClient({ ...common, credentials: resolved });
     try {
       const answer = await client.send(new GetCallerIdentityCommand({}), { abortSignal: bounded });

@@ -1,0 +1,112 @@
+/**
+ * What a profile's `credential_process` line runs, judged before it runs: the
+ * argument vector the AWS CLI makes of it (botocore splits it with
+ * `shlex.split` and starts the first word without a shell, through the PATH
+ * of its own environment, in its own working directory: the child's), with the
+ * program held to the rule of any program Torii starts (runtime/resolve-executable.ts:
+ * found through the child's PATH, or absolute, and then neither at or below
+ * the working directory nor writable by others, by real path).
+ *
+ * The working directory is the agent's project, and a program is not the only
+ * thing a line can take from there:
+ *
+ * - an interpreter (`python3 creds.py`, `node x.js`, `bash x.sh`) reads its
+ *   script by the path it is given: a relative script is the project's file,
+ *   and interpreter options read code too (`-c`, `-m`, `-r ./x`, and Python
+ *   puts the working directory first on its module path for `-c` and `-m`).
+ *   So an interpreter's first argument must be its script, by absolute path,
+ *   and that script is held to the program's rule (the same trust check, by
+ *   real path);
+ * - a program that runs another one (`env`, `nice`, `timeout`, `sudo`, …) or
+ *   reads its work from the working directory (`make`, `npx`, `uv run`,
+ *   `go run`, `cargo`, …) is refused: name the real program directly;
+ * - any argument spelt as a relative path (`./x`, `../x`, `~/x`, `--config=./x`)
+ *   is refused: whatever reads it reads the project's file.
+ *
+ * Windows lines run through cmd.exe (as the SDK ran them) after the relative
+ * program check of process-line.ts; the rules above are for POSIX.
+ */
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { searchTrust } from "../../config/search-trust.js";
+import { ExecutableNotFoundError, ExecutableRefusedError, resolveExecutable } from "../../runtime/resolve-executable.js";
+import { agentReach } from "../../runtime/search-path.js";
+import type { ProcessPlace } from "./aws-call-plan.js";
+import { ProbeRefusal } from "./probe-refusal.js";
+import { processLineRunsFromWorkingDirectory, shlexWords } from "./process-line.js";
+
+/** How the probe runs a credential_process: an argument vector without a shell (POSIX), or the line through cmd.exe (Windows). */
+export type CredentialProcessPlan =
+  { readonly kind: "argv"; readonly file: string; readonly args: readonly string[] } | { readonly kind: "shell"; readonly line: string };
+
+/** Interpreters: their first argument is a script they read by the path given. Version suffixes count (`python3.12`, `ruby-3.3`). */
+const INTERPRETER =
+  /^(?:python|pypy|node|nodejs|bun|deno|ruby|jruby|perl|php|lua|luajit|tclsh|wish|rscript|osascript|pwsh|powershell|sh|bash|dash|zsh|ksh|mksh|yash|ash|fish|csh|tcsh|awk|gawk|mawk|nawk|java|groovy|kotlin|scala|julia|swift|elixir|escript|guile|racket|sbcl|ts-node|tsx)(?:-?[0-9][0-9.]*)?$/iu;
+
+/** Programs that run another program, or read what to run from the working directory: refused outright. */
+const INDIRECT =
+  /^(?:env|nice|nohup|timeout|stdbuf|sudo|doas|su|xargs|command|exec|time|setsid|chrt|ionice|taskset|flock|watch|script|busybox|make|gmake|just|npx|npm|pnpm|yarn|bunx|uv|uvx|poetry|pipenv|pipx|go|cargo|dotnet|mvn|gradle|rake|bundle)(?:-?[0-9][0-9.]*)?$/iu;
+
+/** A word that names a path relative to the working directory, alone or as an option's value (`--config=./x`). */
+const RELATIVE_PATH_WORD = /(?:^|=)(?:\.\.?|~[^/]*)(?:\/|$)/u;
+
+function refused(label: string, reason: string): ProbeRefusal {
+  return new ProbeRefusal("CredentialProcessRefused", `the credential_process of ${label} ${reason}`);
+}
+
+/**
+ * How `line` (the credential_process of the profile `label` names) runs in the
+ * child's `env` at `place`, or a refusal saying what to change (never the
+ * line's words: an argument may hold a value).
+ *
+ * @throws ProbeRefusal RelativeCredentialProcess, CredentialProcessRefused.
+ */
+export function planCredentialProcess(line: string, label: string, env: Readonly<Record<string, string>>, place: ProcessPlace): CredentialProcessPlan {
+  if (processLineRunsFromWorkingDirectory(line, place.platform)) {
+    throw new ProbeRefusal("RelativeCredentialProcess", `the credential_process of ${label} names its program by a relative path, or holds shell syntax`);
+  }
+  if (place.platform === "win32") return { kind: "shell", line };
+  const words = shlexWords(line);
+  const [program, ...args] = words ?? [];
+  if (program === undefined || program === "") throw refused(label, "cannot be split into a program and its arguments");
+  const trust = searchTrust(place.platform, { trustedDirectories: place.trustedDirectories });
+  const context = { cwd: place.cwd, selfDir: place.selfDir, platform: place.platform, trust };
+  let file: string;
+  try {
+    file = resolveExecutable(program, { pathEnv: env.PATH, ...context }).path;
+  } catch (error) {
+    if (error instanceof ExecutableRefusedError) throw refused(label, `runs a program that may not run: ${error.reason}`);
+    if (error instanceof ExecutableNotFoundError) throw refused(label, "runs a program not found on the call's PATH (absolute, trusted directories only)");
+    throw error;
+  }
+  const names = [path.basename(program), path.basename(realPathOf(file))];
+  if (names.some((name) => INDIRECT.test(name))) {
+    throw refused(
+      label,
+      "runs a program that starts another one or reads its work from the working directory (env, make, npx, uv, …): name the real program directly",
+    );
+  }
+  if (args.some((arg) => RELATIVE_PATH_WORD.test(arg))) {
+    throw refused(label, "has an argument spelt as a relative path, which would be read in the working directory, the agent's project: write it absolute");
+  }
+  if (names.some((name) => INTERPRETER.test(name))) {
+    const script = args[0];
+    if (script === undefined || script.startsWith("-") || !path.posix.isAbsolute(script)) {
+      throw refused(
+        label,
+        "runs an interpreter without an absolute script as its first argument (a relative script, or options such as -c or -m, read code from the working directory, the agent's project): write the script's absolute path right after the interpreter",
+      );
+    }
+    const reason = agentReach(context)(path.posix.normalize(script), "file");
+    if (reason !== undefined) throw refused(label, `runs a script that may not run: ${reason}`);
+  }
+  return { kind: "argv", file, args };
+}
+
+function realPathOf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}

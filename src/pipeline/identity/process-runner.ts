@@ -1,0 +1,112 @@
+/**
+ * How the probe's SDK runs a `credential_process`: as the AWS CLI of the call
+ * would, not as the SDK would by itself. The SDK hands the line to `/bin/sh`
+ * with the server's own environment and working directory; the CLI splits it
+ * and starts the program without a shell, with the child's environment (its
+ * `.env` layers, pinned values, version pins and reduced PATH). A helper whose
+ * answer depends on its environment (aws-vault's `AWS_VAULT_BACKEND`, a
+ * `.env` token) must give the probe the answer it gives the CLI.
+ *
+ * The SDK's process provider takes its `exec` from `externalDataInterceptor`'s
+ * token record when one is there (@aws-sdk/credential-provider-process); this
+ * module puts its runner there once, and the runner takes the child's
+ * environment and place from the probe that is running (AsyncLocalStorage: two
+ * probes of different targets may run at once). Outside a probe it runs
+ * nothing (fail closed). The hook is internal to the SDK: the probe's tests
+ * (`sts-probe-child-process.test.ts`) fail if an SDK update stops using it.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { exec, spawn } from "node:child_process";
+import { externalDataInterceptor } from "@smithy/core/config";
+import type { ProcessPlace } from "./aws-call-plan.js";
+import { ProbeRefusal } from "./probe-refusal.js";
+import { planCredentialProcess } from "./process-program.js";
+
+/** What a running probe gives its credential_process. */
+export interface ProcessRun {
+  readonly env: Readonly<Record<string, string>>;
+  readonly place: ProcessPlace;
+  /** Ends the probe; a process still running is killed. */
+  readonly signal: AbortSignal;
+  /** A refusal met while the SDK ran the line (the SDK would report it as missing credentials). */
+  refusal?: ProbeRefusal;
+}
+
+/** The most a credential_process may print (a credentials document is a few hundred bytes). */
+export const PROCESS_OUTPUT_LIMIT = 1024 * 1024;
+
+const current = new AsyncLocalStorage<ProcessRun>();
+
+type Callback = (error: Error | null, result?: { stdout: string; stderr: string }) => void;
+
+/** Runs `line` as the probe in `current` says, or fails: the shape the SDK's promisified `exec` expects. */
+function runCredentialProcess(line: string, callback: Callback): void {
+  const run = current.getStore();
+  if (run === undefined) {
+    callback(new Error("a credential_process outside an account check is not run"));
+    return;
+  }
+  let plan;
+  try {
+    plan = planCredentialProcess(line, "an AWS profile of the chain", run.env, run.place);
+  } catch (error) {
+    if (error instanceof ProbeRefusal) run.refusal = error;
+    callback(error as Error);
+    return;
+  }
+  if (plan.kind === "shell") {
+    exec(plan.line, { env: run.env, cwd: run.place.cwd, signal: run.signal, maxBuffer: PROCESS_OUTPUT_LIMIT, windowsHide: true }, (error, stdout, stderr) => {
+      callback(error, { stdout, stderr });
+    });
+    return;
+  }
+  const child = spawn(plan.file, plan.args, {
+    env: run.env,
+    cwd: run.place.cwd,
+    signal: run.signal,
+    stdio: ["ignore", "pipe", "pipe"],
+    shell: false,
+    windowsHide: true,
+  });
+  const out: Buffer[] = [];
+  let size = 0;
+  let failed: Error | undefined;
+  let answered = false;
+  const answer = (error: Error | undefined): void => {
+    if (answered) return;
+    answered = true;
+    // stderr is not kept: a helper may print a secret there, and the SDK would put it in the error message.
+    if (error === undefined) callback(null, { stdout: Buffer.concat(out).toString("utf8"), stderr: "" });
+    else callback(error);
+  };
+  const collect = (chunk: Buffer, keep: boolean): void => {
+    size += chunk.length;
+    if (size > PROCESS_OUTPUT_LIMIT) {
+      failed ??= new Error("the credential_process printed more than the probe reads");
+      child.kill("SIGKILL");
+    } else if (keep) out.push(chunk);
+  };
+  child.stdout.on("data", (chunk: Buffer) => {
+    collect(chunk, true);
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    collect(chunk, false);
+  });
+  child.on("error", (error) => {
+    failed ??= error;
+    // A program that could not start emits no "close".
+    if (child.pid === undefined) answer(failed);
+  });
+  child.on("close", (code, signal) => {
+    if (failed === undefined && code !== 0) failed = new Error(`the credential_process ended with ${signal ?? `exit code ${String(code)}`}`);
+    answer(failed);
+  });
+}
+
+// Installed once, when the probe's module loads (it is imported lazily, with the SDK).
+externalDataInterceptor.interceptToken("exec", runCredentialProcess);
+
+/** Runs `work` (the SDK's credential resolution) with `run` as the environment of any credential_process it starts. */
+export function withProcessRun<T>(run: ProcessRun, work: () => Promise<T>): Promise<T> {
+  return current.run(run, work);
+}
