@@ -39,10 +39,13 @@ export type StsProbeResult =
       readonly account: string;
       readonly expiresAt: Date | undefined;
       /**
-       * Whether the account follows from what the credential-source fingerprint covers (the AWS files):
-       * false when a `credential_process` answers for it (no role above), whose account can change while
-       * every file stays the same. Such a success is not remembered. (An `aws login` session, which can do
-       * the same, is refused: credential-chain.ts.)
+       * Whether the success may be remembered (until `expiresAt` at the latest). True when the account
+       * follows from what the credential-source fingerprint covers (the AWS files, the child's environment):
+       * static keys, SSO, a role above any source. A `credential_process` answering for the account (no role
+       * above) can change its answer while every file and variable stays the same: its success is remembered
+       * only when the credentials it printed carry an `Expiration`, for as long as they are valid, since the
+       * CLI would itself keep using credentials that have not expired; without one, not at all. (An `aws
+       * login` session, which can do the same, is refused: credential-chain.ts.)
        */
       readonly cacheable: boolean;
     }
@@ -215,9 +218,6 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
     if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
     // Each of them as the CLI would start it, in the child's environment and place (process-program.ts), before any runs.
     judgeChainProcesses(sectionOf, inputs);
-    // What a process answers is outside the files the fingerprint covers; a role above it fixes the account.
-    // (An `aws login` session, whose account can change the same way, was refused by credentialChainOf.)
-    const cacheable = underRole || credentialProcess === undefined;
     const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
     const route = stsRouteOf(inputs, profile, services);
     // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
@@ -301,6 +301,9 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
       if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
       // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
       if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
+      // What a process answers is outside what the fingerprint covers; a role above it fixes the account, and
+      // credentials with an expiry hold until then. (An `aws login` session was refused by credentialChainOf.)
+      const cacheable = underRole || credentialProcess === undefined || resolved.expiration !== undefined;
       return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
     } finally {
       client.destroy();

@@ -612,12 +612,34 @@ describe("which successes the account check may remember (red team atk-secrets-1
     await expect(probeCallerIdentity(inputsIn("keys"), new AbortController().signal)).resolves.toMatchObject({ kind: "identity", cacheable: true });
   });
 
-  test("a credential_process: confirmed, never remembered", async () => {
+  test("a credential_process without an Expiration: confirmed, never remembered", async () => {
     await expect(probeCallerIdentity(inputsIn("process"), new AbortController().signal)).resolves.toMatchObject({
       kind: "identity",
       account: "111111111111",
       cacheable: false,
     });
+  });
+
+  test("a credential_process whose credentials carry an Expiration: remembered, until they expire", async () => {
+    const expiration = new Date(Date.now() + 3_600_000);
+    const expiring = path.join(dir, "expiring-helper");
+    writeFileSync(
+      expiring,
+      `#!/bin/sh
+echo '{"Version": 1, "AccessKeyId": "AKIAONE", "SecretAccessKey": "helper-secret", "Expiration": "${expiration.toISOString()}"}'
+`,
+      { mode: 0o755 },
+    );
+    const config = path.join(dir, "expiring-config");
+    writeFileSync(config, `[profile expiring]
+region = eu-west-1
+endpoint_url = ${stub.url}
+credential_process = ${expiring}
+`);
+    const result = await probeCallerIdentity(inputsIn("expiring", { AWS_CONFIG_FILE: config }), new AbortController().signal);
+    // Before: cacheable false, and the helper ran at every call.
+    expect(result).toMatchObject({ kind: "identity", account: "111111111111", cacheable: true });
+    expect(result.kind === "identity" ? result.expiresAt?.getTime() : undefined).toBe(expiration.getTime());
   });
 
   test("a credential_process named by a relative path (resolved in the agent's project) never runs", async () => {
