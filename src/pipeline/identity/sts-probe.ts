@@ -24,6 +24,7 @@ import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
 import { credentialChainOf, printable } from "./credential-chain.js";
 import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections } from "./ini-dialect.js";
+import { readOnce, withFileSnapshot } from "./file-snapshot.js";
 import { ProbeRefusal } from "./probe-refusal.js";
 import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
 import { planCredentialProcess } from "./process-program.js";
@@ -112,17 +113,36 @@ function assertFileFoundAlike(file: string, label: string): void {
 }
 
 /**
- * Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts), in
- * the sections `read` names for its section-scoped rules. An absent file reads alike (no profiles).
+ * Refuses a config or credentials file text that botocore and the SDK would read differently (ini-dialect.ts),
+ * in the sections `read` names for its section-scoped rules. An absent file ("") reads alike (no profiles).
  */
-function assertFileReadAlike(file: string, label: string, read: ReadSections): void {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return;
-  }
+function assertFileReadAlike(text: string, label: string, read: ReadSections): void {
   assertSameIniReading(text, label, (section) => isReadSection(read, label, section));
+}
+
+/**
+ * The one reading of the child's config and credentials files for this probe (file-snapshot.ts), by every
+ * path spelling the SDK reads them under: the child's, and this process's defaults when those are the same
+ * files (the SSO provider reads the profile again from them).
+ */
+function snapshotOf(inputs: StsProbeInputs): Map<string, string> {
+  const snapshot = new Map<string, string>();
+  const home = getHomeDir();
+  const env = process.env;
+  const sdkSpelling = (value: string | undefined, fallback: string): string => {
+    const file = value === undefined || value === "" ? fallback : value;
+    return file.startsWith("~/") ? path.join(home, file.slice(2)) : file;
+  };
+  const pairs: readonly (readonly [string, string])[] = [
+    [inputs.configFile, sdkSpelling(env.AWS_CONFIG_FILE, path.join(home, ".aws", "config"))],
+    [inputs.credentialsFile, sdkSpelling(env.AWS_SHARED_CREDENTIALS_FILE, path.join(home, ".aws", "credentials"))],
+  ];
+  for (const [file, sdkDefault] of pairs) {
+    const text = snapshot.get(file) ?? readOnce(file);
+    snapshot.set(file, text);
+    if (path.resolve(sdkDefault) === path.resolve(file)) snapshot.set(sdkDefault, text);
+  }
+  return snapshot;
 }
 
 /**
@@ -204,111 +224,122 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
   try {
     assertFileFoundAlike(inputs.configFile, "config");
     assertFileFoundAlike(inputs.credentialsFile, "credentials");
-    const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
-    // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
-    const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
-    // The sections the probe resolves, as the SDK read them; the dialect check then makes sure botocore reads
-    // them (and so the same chain) alike, and lets what other sections hold differ (ini-dialect.ts).
-    const read = sectionsReadFor(sectionOf, inputs.profile);
-    assertFileReadAlike(inputs.configFile, "config", read);
-    assertFileReadAlike(inputs.credentialsFile, "credentials", read);
-    const profile = sectionOf(inputs.profile);
-    const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
-    // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
-    if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
-    // Each of them as the CLI would start it, in the child's environment and place (process-program.ts), before any runs.
-    judgeChainProcesses(sectionOf, inputs);
-    const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
-    const route = stsRouteOf(inputs, profile, services);
-    // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
-    // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
-    if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    const ssoSession = sso?.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`];
-    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, ssoSession)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
-    if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
-      return {
-        kind: "failed",
-        code: "SsoOidcEndpointNotSupported",
-        detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow",
-      };
-    }
-    // The SDK's SSO and metadata providers read the profile again from this process's default files.
-    if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
-    if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };
-    // The SDK's metadata provider reads AWS_EC2_METADATA_* from this process, the CLI from the child.
-    if (metadata !== undefined && !metadataSettingsAreChilds(inputs)) return { kind: "failed", code: "MetadataSettingsOutsideChild" };
-    // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
-    const requestHandler = new BoundedBodyHttpHandler({
-      connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
-      requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
-      ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),
-    });
-    // The probe asks the STS host the CLI asks: the region's own, or the global `sts.amazonaws.com` where the
-    // CLI uses it (`sts_regional_endpoints = legacy`, or no region at all; the SDK applies botocore's rule of
-    // legacy regions only, never with FIPS, dual-stack or a configured endpoint). Where the CLI's choice depends
-    // on its version (an unset setting meant `legacy` in older botocore), the probe takes today's (`regional`):
-    // the account STS names is the same on either host, and the proxy check above judges both hosts, so a
-    // proxy that either would go through fails the check.
-    const common = {
-      region: route.region,
-      ...(route.endpoint === undefined ? {} : { endpoint: route.endpoint }),
-      useGlobalEndpoint: route.useGlobalEndpoint,
-      useFipsEndpoint: route.useFips,
-      useDualstackEndpoint: route.useDualstack,
-      ignoreConfiguredEndpointUrls: true,
-      maxAttempts: STS_PROBE_LIMITS.maxAttempts,
-      requestHandler,
-    };
-    // The SSO and SSO OIDC clients the SDK builds from `clientConfig` take its endpoint (and region, over the
-    // profile's sso_region): they get only what the CLI's SSO client uses (its configured `sso` endpoint, else
-    // none), never STS's region or STS-only endpoint; an OIDC endpoint apart from it was refused above.
-    // Role assumption is STS: `common`.
-    const ssoClientConfig = {
-      ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint.trim() }),
-      useFipsEndpoint: route.useFips,
-      useDualstackEndpoint: route.useDualstack,
-      ignoreConfiguredEndpointUrls: true,
-      maxAttempts: STS_PROBE_LIMITS.maxAttempts,
-      requestHandler,
-    };
-    // The assumer spreads its options into its STS client: `common` (endpoint and all) reaches it whole.
-    const stsOptions = common as NonNullable<Parameters<typeof getDefaultRoleAssumer>[0]>;
-    const credentials = fromIni({
-      profile: inputs.profile,
-      filepath: inputs.credentialsFile,
-      configFilepath: inputs.configFile,
-      ignoreCache: true,
-      clientConfig: ssoClientConfig,
-      roleAssumer: getDefaultRoleAssumer(stsOptions),
-      roleAssumerWithWebIdentity: getDefaultRoleAssumerWithWebIdentity(stsOptions),
-    });
-    // A credential_process the SDK starts gets the child's environment and place, as under the CLI (process-runner.ts).
-    const run: ProcessRun = { env: inputs.processEnv, place: inputs.place, signal: bounded };
-    let resolved: Awaited<ReturnType<typeof credentials>>;
-    try {
-      resolved = await untilAborted(
-        withProcessRun(run, () => credentials()),
-        bounded,
-      );
-    } catch (error) {
-      throw run.refusal ?? error;
-    }
-    const client = new STSClient({ ...common, credentials: resolved });
-    try {
-      const answer = await client.send(new GetCallerIdentityCommand({}), { abortSignal: bounded });
-      if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
-      // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
-      if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
-      // What a process answers is outside what the fingerprint covers; a role above it fixes the account, and
-      // credentials with an expiry hold until then. (An `aws login` session was refused by credentialChainOf.)
-      const cacheable = underRole || credentialProcess === undefined || resolved.expiration !== undefined;
-      return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
-    } finally {
-      client.destroy();
-    }
+    // Each file is read once: the checks below and every SDK reader get that text (file-snapshot.ts).
+    const snapshot = snapshotOf(inputs);
+    return await withFileSnapshot(
+      snapshot,
+      (placing) => untilAborted(placing, bounded),
+      () => probeSnapshot(inputs, snapshot, bounded),
+    );
   } catch (error) {
     return classify(error, signal, bounded);
+  }
+}
+
+/** The probe's work once the files' snapshot is in place; throws what `classify` judges. */
+async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<string, string>, bounded: AbortSignal): Promise<StsProbeResult> {
+  const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
+  // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
+  const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
+  // The sections the probe resolves, as the SDK read them; the dialect check then makes sure botocore reads
+  // them (and so the same chain) alike, and lets what other sections hold differ (ini-dialect.ts).
+  const read = sectionsReadFor(sectionOf, inputs.profile);
+  assertFileReadAlike(snapshot.get(inputs.configFile) ?? "", "config", read);
+  assertFileReadAlike(snapshot.get(inputs.credentialsFile) ?? "", "credentials", read);
+  const profile = sectionOf(inputs.profile);
+  const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
+  // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
+  if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
+  // Each of them as the CLI would start it, in the child's environment and place (process-program.ts), before any runs.
+  judgeChainProcesses(sectionOf, inputs);
+  const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
+  const route = stsRouteOf(inputs, profile, services);
+  // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
+  // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
+  if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+  const ssoSession = sso?.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`];
+  if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, ssoSession)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+  if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+  // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
+  if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
+    return {
+      kind: "failed",
+      code: "SsoOidcEndpointNotSupported",
+      detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow",
+    };
+  }
+  // The SDK's SSO and metadata providers read the profile again from this process's default files.
+  if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
+  if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };
+  // The SDK's metadata provider reads AWS_EC2_METADATA_* from this process, the CLI from the child.
+  if (metadata !== undefined && !metadataSettingsAreChilds(inputs)) return { kind: "failed", code: "MetadataSettingsOutsideChild" };
+  // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
+  const requestHandler = new BoundedBodyHttpHandler({
+    connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
+    requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
+    ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),
+  });
+  // The probe asks the STS host the CLI asks: the region's own, or the global `sts.amazonaws.com` where the
+  // CLI uses it (`sts_regional_endpoints = legacy`, or no region at all; the SDK applies botocore's rule of
+  // legacy regions only, never with FIPS, dual-stack or a configured endpoint). Where the CLI's choice depends
+  // on its version (an unset setting meant `legacy` in older botocore), the probe takes today's (`regional`):
+  // the account STS names is the same on either host, and the proxy check above judges both hosts, so a
+  // proxy that either would go through fails the check.
+  const common = {
+    region: route.region,
+    ...(route.endpoint === undefined ? {} : { endpoint: route.endpoint }),
+    useGlobalEndpoint: route.useGlobalEndpoint,
+    useFipsEndpoint: route.useFips,
+    useDualstackEndpoint: route.useDualstack,
+    ignoreConfiguredEndpointUrls: true,
+    maxAttempts: STS_PROBE_LIMITS.maxAttempts,
+    requestHandler,
+  };
+  // The SSO and SSO OIDC clients the SDK builds from `clientConfig` take its endpoint (and region, over the
+  // profile's sso_region): they get only what the CLI's SSO client uses (its configured `sso` endpoint, else
+  // none), never STS's region or STS-only endpoint; an OIDC endpoint apart from it was refused above.
+  // Role assumption is STS: `common`.
+  const ssoClientConfig = {
+    ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint.trim() }),
+    useFipsEndpoint: route.useFips,
+    useDualstackEndpoint: route.useDualstack,
+    ignoreConfiguredEndpointUrls: true,
+    maxAttempts: STS_PROBE_LIMITS.maxAttempts,
+    requestHandler,
+  };
+  // The assumer spreads its options into its STS client: `common` (endpoint and all) reaches it whole.
+  const stsOptions = common as NonNullable<Parameters<typeof getDefaultRoleAssumer>[0]>;
+  const credentials = fromIni({
+    profile: inputs.profile,
+    filepath: inputs.credentialsFile,
+    configFilepath: inputs.configFile,
+    ignoreCache: true,
+    clientConfig: ssoClientConfig,
+    roleAssumer: getDefaultRoleAssumer(stsOptions),
+    roleAssumerWithWebIdentity: getDefaultRoleAssumerWithWebIdentity(stsOptions),
+  });
+  // A credential_process the SDK starts gets the child's environment and place, as under the CLI (process-runner.ts).
+  const run: ProcessRun = { env: inputs.processEnv, place: inputs.place, signal: bounded };
+  let resolved: Awaited<ReturnType<typeof credentials>>;
+  try {
+    resolved = await untilAborted(
+      withProcessRun(run, () => credentials()),
+      bounded,
+    );
+  } catch (error) {
+    throw run.refusal ?? error;
+  }
+  const client = new STSClient({ ...common, credentials: resolved });
+  try {
+    const answer = await client.send(new GetCallerIdentityCommand({}), { abortSignal: bounded });
+    if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
+    // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
+    if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
+    // What a process answers is outside what the fingerprint covers; a role above it fixes the account, and
+    // credentials with an expiry hold until then. (An `aws login` session was refused by credentialChainOf.)
+    const cacheable = underRole || credentialProcess === undefined || resolved.expiration !== undefined;
+    return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
+  } finally {
+    client.destroy();
   }
 }

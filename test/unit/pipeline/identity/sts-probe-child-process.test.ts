@@ -4,8 +4,9 @@
  * child's environment and place, as under the CLI, and an interpreter's script
  * is held to a program's rule; `source_profile` loops, the legacy
  * `aws_security_token` and blank region variables are refused before anything
- * is sent or run.
+ * is sent or run; each AWS file is read once per check.
  */
+import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
@@ -264,5 +265,44 @@ describe("a blank region variable in the child's environment is refused, pinned 
     // Before (AWS_REGION, or a pinned region): { kind: "identity" }, while the programs the CLI starts read the blank value.
     expect(result).toMatchObject({ kind: "failed", code: "BlankRegion" });
     expect(stub.requests.length).toBe(before);
+  });
+});
+
+/**
+ * A config file that answers another text at each reading: a named pipe fed by
+ * a writer process that hands the first reader one text and every later reader
+ * another, waiting for each reader to close before the next (an open for
+ * writing without blocking fails once no reader is left). The check must
+ * judge and resolve the first text only.
+ */
+const WRITER = `
+const fs = require("node:fs");
+const [fifo, first, later] = process.argv.slice(1);
+for (let round = 0; ; round += 1) {
+  fs.writeFileSync(fifo, round === 0 ? first : later);
+  for (;;) {
+    try { fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)); } catch { break; }
+  }
+}
+`;
+
+posixOnly("each AWS file is read once per check, and that text is what the checks and the SDK read", () => {
+  test("a config file whose text changes between readings: the check resolves the first text only", async () => {
+    const dir = path.join(top, "changing");
+    mkdirSync(dir);
+    const fifo = path.join(dir, "config");
+    execFileSync("mkfifo", [fifo]);
+    writeFileSync(path.join(dir, "credentials"), "");
+    const first = profile("p", "aws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\n");
+    const later = profile("p", "aws_access_key_id = AKIAPROC\naws_secret_access_key = s3cr3t\n");
+    const writer = spawn(process.execPath, ["-e", WRITER, fifo, first, later], { stdio: "ignore" });
+    onTestFinished(() => {
+      writer.kill("SIGKILL");
+    });
+    const env = { HOME: dir, PATH: "/usr/bin:/bin", AWS_CONFIG_FILE: fifo, AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") };
+    const result = await probeCallerIdentity(stsInputsOf(env, "p", undefined, placeIn()), new AbortController().signal);
+    // Before: account 111111111111, the keys of the later text, which the SDK's own (third) reading got while
+    // the chain walk had read the first one.
+    expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
   });
 });
