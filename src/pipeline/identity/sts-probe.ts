@@ -268,6 +268,11 @@ async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<strin
       detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow",
     };
   }
+  // The SDK keeps its token lookups and the process runner's `exec` in one record (process-runner.ts): a session
+  // named `exec` would read the runner as its token.
+  if (sso?.sso_session === "exec") {
+    return { kind: "failed", code: "SsoSessionNameNotSupported", detail: "an sso-session named exec cannot be checked: rename the session" };
+  }
   // The SDK's SSO and metadata providers read the profile again from this process's default files.
   if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
   if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };

@@ -268,6 +268,15 @@ describe("a blank region variable in the child's environment is refused, pinned 
   });
 });
 
+describe("the SDK's token record holds the process runner under `exec`", () => {
+  test("an sso-session named exec is refused rather than read as a token", async () => {
+    const config =
+      "[profile p]\nsso_session = exec\nsso_account_id = 111111111111\nsso_role_name = Dev\nregion = eu-west-1\n" +
+      "[sso-session exec]\nsso_start_url = https://torii-test.awsapps.com/start\nsso_region = us-east-2\n";
+    await expect(probeWith(config)).resolves.toMatchObject({ kind: "failed", code: "SsoSessionNameNotSupported" });
+  });
+});
+
 /**
  * A config file that answers another text at each reading: a named pipe fed by
  * a writer process that hands the first reader one text and every later reader
