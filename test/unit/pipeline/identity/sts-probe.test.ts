@@ -631,11 +631,14 @@ echo '{"Version": 1, "AccessKeyId": "AKIAONE", "SecretAccessKey": "helper-secret
       { mode: 0o755 },
     );
     const config = path.join(dir, "expiring-config");
-    writeFileSync(config, `[profile expiring]
+    writeFileSync(
+      config,
+      `[profile expiring]
 region = eu-west-1
 endpoint_url = ${stub.url}
 credential_process = ${expiring}
-`);
+`,
+    );
     const result = await probeCallerIdentity(inputsIn("expiring", { AWS_CONFIG_FILE: config }), new AbortController().signal);
     // Before: cacheable false, and the helper ran at every call.
     expect(result).toMatchObject({ kind: "identity", account: "111111111111", cacheable: true });
