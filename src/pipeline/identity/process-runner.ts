@@ -12,8 +12,9 @@
  * module puts its runner there once, and the runner takes the child's
  * environment and place from the probe that is running (AsyncLocalStorage: two
  * probes of different targets may run at once). Outside a probe it runs
- * nothing (fail closed). The hook is internal to the SDK: the probe's tests
- * (`sts-probe-child-process.test.ts`) fail if an SDK update stops using it.
+ * nothing (fail closed). The hook is internal to the SDK: before every check,
+ * sdk-hook-check.ts makes sure the SDK still calls it, and the check is
+ * refused when it does not (the SDK would run the line its own way).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { exec, spawn } from "node:child_process";
@@ -37,13 +38,34 @@ export const PROCESS_OUTPUT_LIMIT = 1024 * 1024;
 
 const current = new AsyncLocalStorage<ProcessRun>();
 
+/** A run of the SDK hook check (sdk-hook-check.ts): the runner notes that the SDK called it and starts nothing. */
+interface HookCheck {
+  ran: boolean;
+}
+const checking = new AsyncLocalStorage<HookCheck>();
+
+/** What the runner prints for the hook check: credentials of no account, never sent anywhere. */
+export const HOOK_CHECK_KEY_ID = "AKIATORIIHOOKCHECK";
+const HOOK_CHECK_ANSWER = JSON.stringify({ Version: 1, AccessKeyId: HOOK_CHECK_KEY_ID, SecretAccessKey: "torii-hook-check" });
+
 type Callback = (error: Error | null, result?: { stdout: string; stderr: string }) => void;
 
 /** Runs `line` as the probe in `current` says, or fails: the shape the SDK's promisified `exec` expects. */
 function runCredentialProcess(line: string, callback: Callback): void {
+  const check = checking.getStore();
+  if (check !== undefined) {
+    check.ran = true;
+    callback(null, { stdout: HOOK_CHECK_ANSWER, stderr: "" });
+    return;
+  }
   const run = current.getStore();
   if (run === undefined) {
     callback(new Error("a credential_process outside an account check is not run"));
+    return;
+  }
+  // The SDK may go on after the check gave up (a timeout, a canceled call): nothing starts for a check that ended.
+  if (run.signal.aborted) {
+    callback(new Error("the account check has ended"));
     return;
   }
   let plan;
@@ -109,4 +131,15 @@ externalDataInterceptor.interceptToken("exec", runCredentialProcess);
 /** Runs `work` (the SDK's credential resolution) with `run` as the environment of any credential_process it starts. */
 export function withProcessRun<T>(run: ProcessRun, work: () => Promise<T>): Promise<T> {
   return current.run(run, work);
+}
+
+/** Runs `work` (the SDK hook check's resolution) and says whether the SDK handed a credential_process to this runner. */
+export async function runnerCalledDuring(work: () => Promise<unknown>): Promise<boolean> {
+  const check: HookCheck = { ran: false };
+  try {
+    await checking.run(check, work);
+  } catch {
+    // What failed is told by `ran` (and by the caller's own look at the answer).
+  }
+  return check.ran;
 }

@@ -26,6 +26,7 @@ import { credentialChainOf, printable } from "./credential-chain.js";
 import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections } from "./ini-dialect.js";
 import { readOnce, withFileSnapshot } from "./file-snapshot.js";
 import { ProbeRefusal } from "./probe-refusal.js";
+import { assertSdkHooksInPlace } from "./sdk-hook-check.js";
 import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
 import { planCredentialProcess } from "./process-program.js";
 import { withProcessRun, type ProcessRun } from "./process-runner.js";
@@ -224,6 +225,8 @@ export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortS
   try {
     assertFileFoundAlike(inputs.configFile, "config");
     assertFileFoundAlike(inputs.credentialsFile, "credentials");
+    // The SDK must still take the runner and the snapshot below, or it would do both its own way (sdk-hook-check.ts).
+    await untilAborted(assertSdkHooksInPlace(), bounded);
     // Each file is read once: the checks below and every SDK reader get that text (file-snapshot.ts).
     const snapshot = snapshotOf(inputs);
     return await withFileSnapshot(

@@ -9,6 +9,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { externalDataInterceptor } from "@smithy/core/config";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { stsInputsOf, type ProcessPlace } from "../../../../src/pipeline/identity/aws-call-plan.js";
 import { probeCallerIdentity } from "../../../../src/pipeline/identity/sts-probe.js";
@@ -109,6 +110,52 @@ posixOnly("a credential_process runs with the child's environment and place, as 
     expect(result).toMatchObject({ kind: "identity", account: "111111111111" });
     expect(existsSync(childMarker)).toBe(true);
     expect(existsSync(serverMarker)).toBe(false);
+  });
+});
+
+/**
+ * The runner and the files' snapshot reach the SDK through internal hooks
+ * (externalDataInterceptor's token and file records). An SDK that stops
+ * reading either must not make the check fall back to the SDK's own ways (its
+ * exec runs the line through /bin/sh with the server's environment, its
+ * reader reads the files again): every check is refused instead, naming the fix.
+ */
+posixOnly("an SDK that no longer takes the runner or the snapshot fails the check closed", () => {
+  function trustedHelper(name: string): { readonly line: string; readonly marker: string } {
+    const dir = path.join(top, name);
+    mkdirSync(dir);
+    const marker = path.join(top, `${name}-ran`);
+    helper(path.join(dir, "creds"), marker);
+    return { line: `credential_process = ${path.join(dir, "creds")}\n`, marker };
+  }
+
+  test("the runner missing from the SDK's token record: refused, the helper never runs with the server's environment", async () => {
+    const record = externalDataInterceptor.getTokenRecord();
+    const runner = record.exec;
+    Reflect.deleteProperty(record, "exec");
+    onTestFinished(() => {
+      record.exec = runner;
+    });
+    const { line, marker } = trustedHelper("hook-exec");
+    const before = stub.requests.length;
+    const result = await probeWith(profile("p", line));
+    // Before: { kind: "identity" }, the helper having run through the SDK's exec, with the server's environment.
+    expect(result).toMatchObject({ kind: "failed", code: "SdkHooksMissing", detail: expect.stringContaining("npm ci") });
+    expect(existsSync(marker)).toBe(false);
+    expect(stub.requests.length).toBe(before);
+  });
+
+  test("the SDK's file record ignored: refused before the SDK reads the files again", async () => {
+    const original = externalDataInterceptor.interceptFile.bind(externalDataInterceptor);
+    externalDataInterceptor.interceptFile = () => undefined;
+    onTestFinished(() => {
+      externalDataInterceptor.interceptFile = original;
+    });
+    const { line, marker } = trustedHelper("hook-file");
+    const result = await probeWith(profile("p", line));
+    // Before: { kind: "identity" }, the SDK having read the files again.
+    expect(result).toMatchObject({ kind: "failed", code: "SdkHooksMissing" });
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
