@@ -26,7 +26,7 @@
  * Windows lines run through cmd.exe (as the SDK ran them) after the relative
  * program check of process-line.ts; the rules above are for POSIX.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { searchTrust } from "../../config/search-trust.js";
 import { ExecutableNotFoundError, ExecutableRefusedError, resolveExecutable } from "../../runtime/resolve-executable.js";
@@ -43,12 +43,42 @@ export type CredentialProcessPlan =
 const INTERPRETER =
   /^(?:python|pypy|node|nodejs|bun|deno|ruby|jruby|perl|php|lua|luajit|tclsh|wish|rscript|osascript|pwsh|powershell|sh|bash|dash|zsh|ksh|mksh|yash|ash|fish|csh|tcsh|awk|gawk|mawk|nawk|java|groovy|kotlin|scala|julia|swift|elixir|escript|guile|racket|sbcl|ts-node|tsx)(?:-?[0-9][0-9.]*)?$/iu;
 
-/** Programs that run another program, or read what to run from the working directory: refused outright. */
+/**
+ * Programs that run another program (wrappers, tracers, debuggers, namespace and sandbox launchers), or read
+ * what to run from the working directory (build tools, git's repository configuration): refused outright.
+ * A list cannot be complete: an argument naming a file of the working directory is refused for any program
+ * (namesWorkingDirectoryFile).
+ */
 const INDIRECT =
-  /^(?:env|nice|nohup|timeout|stdbuf|sudo|doas|su|xargs|command|exec|time|setsid|chrt|ionice|taskset|flock|watch|script|busybox|make|gmake|just|npx|npm|pnpm|yarn|bunx|uv|uvx|poetry|pipenv|pipx|go|cargo|dotnet|mvn|gradle|rake|bundle)(?:-?[0-9][0-9.]*)?$/iu;
+  /^(?:env|nice|nohup|timeout|stdbuf|sudo|doas|su|runuser|pkexec|sg|xargs|command|exec|time|setsid|chrt|ionice|taskset|numactl|prlimit|setpriv|capsh|runcon|flock|watch|script|busybox|toybox|strace|ltrace|valgrind|gdb|lldb|unshare|nsenter|chroot|fakeroot|fakechroot|faketime|firejail|bwrap|systemd-run|flatpak-spawn|proxychains|proxychains4|torsocks|catchsegv|arch|sandbox-exec|nix|nix-shell|docker|podman|git|make|gmake|just|npx|npm|pnpm|yarn|bunx|uv|uvx|poetry|pipenv|pipx|go|cargo|dotnet|mvn|gradle|rake|bundle)(?:-?[0-9][0-9.]*)?$/iu;
 
 /** A word that names a path relative to the working directory, alone or as an option's value (`--config=./x`). */
 const RELATIVE_PATH_WORD = /(?:^|=)(?:\.\.?|~[^/]*)(?:\/|$)/u;
+
+/**
+ * Whether `arg` (or the value of `--option=value`) names an existing file of the working directory by a
+ * relative path: a bare `creds.sed`, or `sub/creds` whose first part is there. A program on no list
+ * (`sed -f`, `gdb -x`, `vim -S`, `m4`) may read code from it. A bare word naming a directory passes (a
+ * profile name such as `prod` beside a `prod/` directory of the project); ARNs and URLs (a `:` before the
+ * first `/`) are no paths.
+ */
+function namesWorkingDirectoryFile(arg: string, cwd: string): boolean {
+  // An option names a file by its `=` value only; a bare option's value is the next argument, judged as one.
+  const value = !arg.startsWith("-") ? arg : arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "";
+  if (value === "" || path.posix.isAbsolute(value)) return false;
+  const slash = value.indexOf("/");
+  if (slash === -1) return kindOf(path.resolve(cwd, value)) === "file";
+  const first = value.slice(0, slash);
+  return !first.includes(":") && kindOf(path.resolve(cwd, first)) !== undefined;
+}
+
+function kindOf(file: string): "file" | "other" | undefined {
+  try {
+    return statSync(file).isFile() ? "file" : "other";
+  } catch {
+    return undefined;
+  }
+}
 
 function refused(label: string, reason: string): ProbeRefusal {
   return new ProbeRefusal("CredentialProcessRefused", `the credential_process of ${label} ${reason}`);
@@ -88,6 +118,12 @@ export function planCredentialProcess(line: string, label: string, env: Readonly
   }
   if (args.some((arg) => RELATIVE_PATH_WORD.test(arg))) {
     throw refused(label, "has an argument spelt as a relative path, which would be read in the working directory, the agent's project: write it absolute");
+  }
+  if (args.some((arg) => namesWorkingDirectoryFile(arg, place.cwd))) {
+    throw refused(
+      label,
+      "has an argument naming a file of the working directory, the agent's project, by a relative path (what reads it could run the project's code): write it absolute, outside the project",
+    );
   }
   if (names.some((name) => INTERPRETER.test(name))) {
     const script = args[0];

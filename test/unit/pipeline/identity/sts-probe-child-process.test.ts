@@ -194,6 +194,43 @@ posixOnly("an interpreter's script is held to the rule of a program", () => {
     expect(JSON.stringify(result)).not.toContain("torii_planted");
   });
 
+  /** A program in a trusted directory, `body` its shell script: it reads or runs what its arguments name. */
+  function trustedProgram(name: string, body: string): string {
+    const dir = path.join(top, `trusted-${name}`);
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, name);
+    writeFileSync(file, `#!/bin/sh\n${body}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  }
+
+  // A program that is on no list: a reader of scripts (`sed -f`, `gdb -x`, `vim -S`, `m4`, `expect`) takes
+  // its code from a bare relative name, which is the project's file: refused by what the argument names.
+  test("a program on no list given a bare relative file of the working directory: refused, the file never read", async () => {
+    const reader = trustedProgram("torii-script-reader", 'while [ "$1" = -f ]; do shift; done; exec /bin/sh "$1"');
+    const { marker } = planted("torii_planted_f.sh", helper);
+    for (const line of [`${reader} -f torii_planted_f.sh`, `${reader} --script=torii_planted_f.sh`]) {
+      const result = await probeWith(profile("p", `credential_process = ${line}\n`));
+      // Before: { kind: "identity" }, the planted script having run from the working directory.
+      expect(result).toMatchObject({ kind: "failed", code: "CredentialProcessRefused", detail: expect.stringContaining("absolute") });
+      expect(existsSync(marker)).toBe(false);
+      expect(JSON.stringify(result)).not.toContain("torii_planted");
+    }
+  });
+
+  // A tracer, namespace or sandbox wrapper runs the program after it: `strace python3 -m x` is `python3 -m x`.
+  test.each(["strace", "unshare", "ltrace", "firejail", "setpriv", "valgrind"])(
+    "%s before an interpreter is refused like env, and the planted module never runs",
+    async (wrapper) => {
+      const file = trustedProgram(wrapper, 'exec "$@"');
+      const { marker } = planted("torii_planted_g.py", pythonHelper);
+      const result = await probeWith(profile("p", `credential_process = ${file} python3 -m torii_planted_g\n`));
+      // Before: { kind: "identity" }, the planted module having run from the working directory.
+      expect(result).toMatchObject({ kind: "failed", code: "CredentialProcessRefused" });
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
+
   test("an absolute script others can write is refused like a program there; the same script in a trusted place runs", async () => {
     const open = path.join(top, "world-writable");
     mkdirSync(open);
