@@ -77,15 +77,21 @@ function runCredentialProcess(line: string, callback: Callback): void {
     return;
   }
   if (plan.kind === "shell") {
-    exec(plan.line, { env: run.env, cwd: run.place.cwd, signal: run.signal, maxBuffer: PROCESS_OUTPUT_LIMIT, windowsHide: true }, (error, stdout, stderr) => {
-      callback(error, { stdout, stderr });
-    });
+    exec(
+      plan.line,
+      { env: run.env, cwd: run.place.cwd, signal: run.signal, killSignal: "SIGKILL", maxBuffer: PROCESS_OUTPUT_LIMIT, windowsHide: true },
+      (error, stdout, stderr) => {
+        callback(error, { stdout, stderr });
+      },
+    );
     return;
   }
   const child = spawn(plan.file, plan.args, {
     env: run.env,
     cwd: run.place.cwd,
     signal: run.signal,
+    // A helper may ignore SIGTERM (the signal's default kill): it must not outlive the check.
+    killSignal: "SIGKILL",
     stdio: ["ignore", "pipe", "pipe"],
     shell: false,
     windowsHide: true,

@@ -7,7 +7,8 @@
  * is sent or run; each AWS file is read once per check.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { externalDataInterceptor } from "@smithy/core/config";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
@@ -156,6 +157,42 @@ posixOnly("an SDK that no longer takes the runner or the snapshot fails the chec
     // Before: { kind: "identity" }, the SDK having read the files again.
     expect(result).toMatchObject({ kind: "failed", code: "SdkHooksMissing" });
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+posixOnly("a credential_process still running when the check ends", () => {
+  test("one that ignores SIGTERM is killed all the same", async () => {
+    const dir = path.join(top, "stubborn");
+    mkdirSync(dir);
+    const fifo = path.join(dir, "alive");
+    execFileSync("mkfifo", [fifo]);
+    // SIGTERM ignored, kept across exec; `sleep` holds the FIFO open until it dies, so its end is the FIFO's.
+    const file = path.join(dir, "creds");
+    writeFileSync(file, `#!/bin/sh\ntrap '' TERM\nexec 3>"$TORII_ALIVE"\necho up >&3\nexec sleep 1000\n`);
+    chmodSync(file, 0o755);
+    const alive = createReadStream(fifo, { encoding: "utf8" });
+    const up = once(alive, "data");
+    const gone = once(alive, "end");
+    alive.resume();
+    const controller = new AbortController();
+    counter += 1;
+    const files = path.join(top, `files-${String(counter)}`);
+    mkdirSync(files);
+    writeFileSync(path.join(files, "config"), profile("p", `credential_process = ${file}\n`));
+    writeFileSync(path.join(files, "credentials"), "");
+    const env = {
+      HOME: files,
+      PATH: "/usr/bin:/bin",
+      AWS_CONFIG_FILE: path.join(files, "config"),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(files, "credentials"),
+      TORII_ALIVE: fifo,
+    };
+    const result = probeCallerIdentity(stsInputsOf(env, "p", undefined, placeIn()), controller.signal);
+    await up;
+    controller.abort();
+    await expect(result).resolves.toEqual({ kind: "canceled" });
+    // Before: the helper outlived the check (SIGTERM, the signal's default kill, ignored): the FIFO never ends.
+    await gone;
   });
 });
 
