@@ -116,30 +116,3 @@ function windowsProgramIsRelative(line: string): boolean {
   if (program === "" || /^[A-Za-z]:(?![\\/])/u.test(program)) return true;
   return /[\\/]/u.test(program) && !path.win32.isAbsolute(program);
 }
-
-/** The profile sections the SDK's INI loader returns, by profile name. */
-export interface ProfileFiles {
-  readonly configFile: Readonly<Record<string, Readonly<Record<string, string | undefined>> | undefined>>;
-  readonly credentialsFile: Readonly<Record<string, Readonly<Record<string, string | undefined>> | undefined>>;
-}
-
-/**
- * Whether `profile`, or a profile it takes credentials from (`source_profile`),
- * has a `credential_process` that runs from the working directory, whatever
- * else the section holds: the SDK and the CLI do not rank a section's sources
- * alike (botocore reads the credentials file, then the process, then the config
- * file's static keys; the SDK static keys first), so a process beside static
- * keys may run under the CLI while the probe confirms the keys' account.
- */
-export function chainRunsFromWorkingDirectory(files: ProfileFiles, profile: string): boolean {
-  const seen = new Set<string>();
-  let current: string | undefined = profile;
-  while (current !== undefined && !seen.has(current)) {
-    seen.add(current);
-    // botocore's Session.full_config: the credentials file's section over the config file's, as sts-probe.ts reads it.
-    const section: Readonly<Record<string, string | undefined>> = { ...files.configFile[current], ...files.credentialsFile[current] };
-    if (section.credential_process !== undefined && processLineRunsFromWorkingDirectory(section.credential_process)) return true;
-    current = section.source_profile;
-  }
-  return false;
-}

@@ -93,7 +93,10 @@ function refused(label: string, reason: string): ProbeRefusal {
  */
 export function planCredentialProcess(line: string, label: string, env: Readonly<Record<string, string>>, place: ProcessPlace): CredentialProcessPlan {
   if (processLineRunsFromWorkingDirectory(line, place.platform)) {
-    throw new ProbeRefusal("RelativeCredentialProcess", `the credential_process of ${label} names its program by a relative path, or holds shell syntax`);
+    throw new ProbeRefusal(
+      "RelativeCredentialProcess",
+      `the credential_process of ${label} names its program by a relative path (./x, dir/x, ~/x), or holds shell syntax (; & | < > ( ) $ \` or a line break), which the AWS CLI and a shell read differently: name the program by its absolute path, or by a bare name found on the call's PATH, with no shell syntax`,
+    );
   }
   if (place.platform === "win32") return { kind: "shell", line };
   const words = shlexWords(line);

@@ -27,7 +27,7 @@ import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections
 import { readOnce, withFileSnapshot } from "./file-snapshot.js";
 import { ProbeRefusal } from "./probe-refusal.js";
 import { assertSdkHooksInPlace } from "./sdk-hook-check.js";
-import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
+import { processLineRunsFromWorkingDirectory } from "./process-line.js";
 import { planCredentialProcess } from "./process-program.js";
 import { withProcessRun, type ProcessRun } from "./process-runner.js";
 import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
@@ -204,9 +204,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /**
  * Refuses, before anything runs, a `credential_process` of the profile or of a
- * profile it takes credentials from (`source_profile`, whatever the section's
- * other sources: see chainRunsFromWorkingDirectory) that the CLI could not be
- * trusted to start in the child's place (process-program.ts).
+ * profile it takes credentials from (`source_profile`), whatever the section's
+ * other sources (the SDK and the CLI do not rank a section's sources alike:
+ * botocore reads the credentials file, then the process, then the config
+ * file's static keys; the SDK static keys first, so a process beside static
+ * keys may run under the CLI while the probe confirms the keys' account),
+ * that the CLI could not be trusted to start in the child's place
+ * (process-program.ts).
  *
  * @throws ProbeRefusal RelativeCredentialProcess, CredentialProcessRefused.
  */
@@ -251,9 +255,8 @@ async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<strin
   assertFileReadAlike(snapshot.get(inputs.credentialsFile) ?? "", "credentials", read);
   const profile = sectionOf(inputs.profile);
   const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
-  // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
-  if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
-  // Each of them as the CLI would start it, in the child's environment and place (process-program.ts), before any runs.
+  // Every credential_process of the chain, whichever source botocore ranks first in its section, as the CLI would
+  // start it, in the child's environment and place (process-program.ts), before any runs.
   judgeChainProcesses(sectionOf, inputs);
   const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
   const route = stsRouteOf(inputs, profile, services);

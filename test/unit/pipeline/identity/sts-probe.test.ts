@@ -654,7 +654,8 @@ credential_process = ${expiring}
     const config = path.join(dir, "relative-config");
     writeFileSync(config, `[profile rel]\nregion = eu-west-1\nendpoint_url = ${stub.url}\ncredential_process = ${relative} --json\n`);
     const result = await probeCallerIdentity(inputsIn("rel", { AWS_CONFIG_FILE: config }), new AbortController().signal);
-    expect(result).toEqual({ kind: "failed", code: "RelativeCredentialProcess" });
+    // The refusal says what to write instead (before: no detail, the operator read only the code).
+    expect(result).toMatchObject({ kind: "failed", code: "RelativeCredentialProcess", detail: expect.stringContaining("absolute path") });
     expect(existsSync(marker)).toBe(false);
   });
 
