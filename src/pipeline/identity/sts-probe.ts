@@ -128,15 +128,10 @@ function assertFileReadAlike(text: string, label: string, read: ReadSections): v
  */
 function snapshotOf(inputs: StsProbeInputs): Map<string, string> {
   const snapshot = new Map<string, string>();
-  const home = getHomeDir();
-  const env = process.env;
-  const sdkSpelling = (value: string | undefined, fallback: string): string => {
-    const file = value === undefined || value === "" ? fallback : value;
-    return file.startsWith("~/") ? path.join(home, file.slice(2)) : file;
-  };
+  const defaults = sdkDefaultFiles();
   const pairs: readonly (readonly [string, string])[] = [
-    [inputs.configFile, sdkSpelling(env.AWS_CONFIG_FILE, path.join(home, ".aws", "config"))],
-    [inputs.credentialsFile, sdkSpelling(env.AWS_SHARED_CREDENTIALS_FILE, path.join(home, ".aws", "credentials"))],
+    [inputs.configFile, defaults.config],
+    [inputs.credentialsFile, defaults.credentials],
   ];
   for (const [file, sdkDefault] of pairs) {
     const text = snapshot.get(file) ?? readOnce(file);
@@ -173,19 +168,28 @@ function metadataSettingsAreChilds(inputs: StsProbeInputs): boolean {
  * one the CLI uses.
  */
 function sdkDefaultsAreChildFiles(inputs: StsProbeInputs): boolean {
-  const home = getHomeDir();
-  const resolved = (file: string): string => path.resolve(file.startsWith("~/") ? path.join(home, file.slice(2)) : file);
-  const env = process.env;
-  const config = env.AWS_CONFIG_FILE !== undefined && env.AWS_CONFIG_FILE !== "" ? env.AWS_CONFIG_FILE : path.join(home, ".aws", "config");
-  const credentials =
-    env.AWS_SHARED_CREDENTIALS_FILE !== undefined && env.AWS_SHARED_CREDENTIALS_FILE !== ""
-      ? env.AWS_SHARED_CREDENTIALS_FILE
-      : path.join(home, ".aws", "credentials");
+  const defaults = sdkDefaultFiles();
   return (
-    resolved(config) === resolved(inputs.configFile) &&
-    resolved(credentials) === resolved(inputs.credentialsFile) &&
-    path.resolve(home, ".aws") === path.resolve(inputs.awsDir)
+    path.resolve(defaults.config) === path.resolve(inputs.configFile) &&
+    path.resolve(defaults.credentials) === path.resolve(inputs.credentialsFile) &&
+    path.resolve(getHomeDir(), ".aws") === path.resolve(inputs.awsDir)
   );
+}
+
+/**
+ * The files the SDK reads when not told which, spelt as it reads them: this process's AWS_CONFIG_FILE and
+ * AWS_SHARED_CREDENTIALS_FILE when set and not empty, else under its HOME, with a leading `~/` expanded.
+ */
+function sdkDefaultFiles(): { readonly config: string; readonly credentials: string } {
+  const home = getHomeDir();
+  const spelling = (value: string | undefined, fallback: string): string => {
+    const file = value === undefined || value === "" ? fallback : value;
+    return file.startsWith("~/") ? path.join(home, file.slice(2)) : file;
+  };
+  return {
+    config: spelling(process.env.AWS_CONFIG_FILE, path.join(home, ".aws", "config")),
+    credentials: spelling(process.env.AWS_SHARED_CREDENTIALS_FILE, path.join(home, ".aws", "credentials")),
+  };
 }
 
 /** `promise`, or a rejection as soon as `signal` aborts (credential providers take no signal). */
