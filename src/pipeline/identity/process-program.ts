@@ -45,12 +45,13 @@ const INTERPRETER =
 
 /**
  * Programs that run another program (wrappers, tracers, debuggers, namespace and sandbox launchers), or read
- * what to run from the working directory (build tools, git's repository configuration): refused outright.
+ * what to run from the working directory (build tools, git's repository configuration, version managers
+ * and their shims, which pick a version by the directory's `.tool-versions` or `.python-version`): refused.
  * A list cannot be complete: an argument naming a file of the working directory is refused for any program
  * (namesWorkingDirectoryFile).
  */
 const INDIRECT =
-  /^(?:env|nice|nohup|timeout|stdbuf|sudo|doas|su|runuser|pkexec|sg|xargs|command|exec|time|setsid|chrt|ionice|taskset|numactl|prlimit|setpriv|capsh|runcon|flock|watch|script|busybox|toybox|strace|ltrace|valgrind|gdb|lldb|unshare|nsenter|chroot|fakeroot|fakechroot|faketime|firejail|bwrap|systemd-run|flatpak-spawn|proxychains|proxychains4|torsocks|catchsegv|arch|sandbox-exec|nix|nix-shell|docker|podman|git|make|gmake|just|npx|npm|pnpm|yarn|bunx|uv|uvx|poetry|pipenv|pipx|go|cargo|dotnet|mvn|gradle|rake|bundle)(?:-?[0-9][0-9.]*)?$/iu;
+  /^(?:env|nice|nohup|timeout|stdbuf|sudo|doas|su|runuser|pkexec|sg|xargs|command|exec|time|setsid|chrt|ionice|taskset|numactl|prlimit|setpriv|capsh|runcon|flock|watch|script|busybox|toybox|strace|ltrace|valgrind|gdb|lldb|unshare|nsenter|chroot|fakeroot|fakechroot|faketime|firejail|bwrap|systemd-run|flatpak-spawn|proxychains|proxychains4|torsocks|catchsegv|arch|sandbox-exec|nix|nix-shell|docker|podman|git|asdf|mise|rtx|volta|volta-shim|pyenv|rbenv|nodenv|goenv|jenv|plenv|phpenv|direnv|fnm|proto|make|gmake|just|npx|npm|pnpm|yarn|bunx|uv|uvx|poetry|pipenv|pipx|go|cargo|dotnet|mvn|gradle|rake|bundle)(?:-?[0-9][0-9.]*)?$/iu;
 
 /** A word that names a path relative to the working directory, alone or as an option's value (`--config=./x`). */
 const RELATIVE_PATH_WORD = /(?:^|=)(?:\.\.?|~[^/]*)(?:\/|$)/u;
@@ -112,7 +113,14 @@ export function planCredentialProcess(line: string, label: string, env: Readonly
     if (error instanceof ExecutableNotFoundError) throw refused(label, "runs a program not found on the call's PATH (absolute, trusted directories only)");
     throw error;
   }
-  const names = [path.basename(program), path.basename(realPathOf(file))];
+  const real = realPathOf(file);
+  if ([file, real].some((where) => where.split("/").includes("shims"))) {
+    throw refused(
+      label,
+      "runs a version manager's shim (asdf, pyenv, rbenv, mise, …), which picks the program it runs by files of the working directory, the agent's project (.tool-versions, .python-version): name the real program by its absolute path (asdf which, pyenv which, mise which)",
+    );
+  }
+  const names = [path.basename(program), path.basename(real)];
   if (names.some((name) => INDIRECT.test(name))) {
     throw refused(
       label,

@@ -268,6 +268,25 @@ posixOnly("an interpreter's script is held to the rule of a program", () => {
     },
   );
 
+  // A version manager's shim (asdf, pyenv, rbenv, mise: `~/.asdf/shims/aws-vault`) picks the program it runs by
+  // files of the working directory (`.tool-versions` may name `path:` anything): the project chooses what runs.
+  test("a version manager's shim is refused: it picks what to run by the working directory's files", async () => {
+    const shims = path.join(top, "version-manager", "shims");
+    mkdirSync(shims, { recursive: true });
+    const shim = path.join(shims, "torii-cred-helper");
+    writeFileSync(shim, '#!/bin/sh\nexec /bin/sh "$(cat .torii-tool-version)"\n');
+    chmodSync(shim, 0o755);
+    const { marker } = planted("torii_planted_h.sh", helper);
+    for (const dir of [process.cwd(), project]) {
+      writeFileSync(path.join(dir, ".torii-tool-version"), path.join(dir, "torii_planted_h.sh"));
+      onTestFinished(() => rmSync(path.join(dir, ".torii-tool-version"), { force: true }));
+    }
+    const result = await probeWith(profile("p", `credential_process = ${shim} export --format=json\n`));
+    // Before: { kind: "identity" }, the shim having run the script the project's version file named.
+    expect(result).toMatchObject({ kind: "failed", code: "CredentialProcessRefused", detail: expect.stringContaining("shim") });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("an absolute script others can write is refused like a program there; the same script in a trusted place runs", async () => {
     const open = path.join(top, "world-writable");
     mkdirSync(open);
