@@ -26,7 +26,7 @@
  * Windows lines run through cmd.exe (as the SDK ran them) after the relative
  * program check of process-line.ts; the rules above are for POSIX.
  */
-import { realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { searchTrust } from "../../config/search-trust.js";
 import { ExecutableNotFoundError, ExecutableRefusedError, resolveExecutable } from "../../runtime/resolve-executable.js";
@@ -58,7 +58,8 @@ const RELATIVE_PATH_WORD = /(?:^|=)(?:\.\.?|~[^/]*)(?:\/|$)/u;
 
 /**
  * Whether `arg` (or the value of `--option=value`) names an existing file of the working directory by a
- * relative path: a bare `creds.sed`, or `sub/creds` whose first part is there. A program on no list
+ * relative path: a bare `creds.sed` (a file, or a link to one or to nothing), or `sub/creds` whose first
+ * part is there. A program on no list
  * (`sed -f`, `gdb -x`, `vim -S`, `m4`) may read code from it. A bare word naming a directory passes (a
  * profile name such as `prod` beside a `prod/` directory of the project); ARNs and URLs (a `:` before the
  * first `/`) are no paths.
@@ -73,11 +74,23 @@ function namesWorkingDirectoryFile(arg: string, cwd: string): boolean {
   return !first.includes(":") && kindOf(path.resolve(cwd, first)) !== undefined;
 }
 
+/**
+ * What is at `file`: a directory ("other"), anything else that is there ("file"), or nothing. A symbolic
+ * link counts as what it points to, and as a file when that is not there yet: whoever wrote the link can
+ * create its target after the check.
+ */
 function kindOf(file: string): "file" | "other" | undefined {
+  let entry: Stats;
   try {
-    return statSync(file).isFile() ? "file" : "other";
+    entry = lstatSync(file);
   } catch {
     return undefined;
+  }
+  if (!entry.isSymbolicLink()) return entry.isDirectory() ? "other" : "file";
+  try {
+    return statSync(file).isDirectory() ? "other" : "file";
+  } catch {
+    return "file";
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { externalDataInterceptor } from "@smithy/core/config";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
@@ -246,7 +246,11 @@ posixOnly("an interpreter's script is held to the rule of a program", () => {
   test("a program on no list given a bare relative file of the working directory: refused, the file never read", async () => {
     const reader = trustedProgram("torii-script-reader", 'while [ "$1" = -f ]; do shift; done; exec /bin/sh "$1"');
     const { marker } = planted("torii_planted_f.sh", helper);
-    for (const line of [`${reader} -f torii_planted_f.sh`, `${reader} --script=torii_planted_f.sh`]) {
+    // A link to nothing yet: the agent can make its target after the check.
+    const dangling = path.join(project, "torii_dangling_f.sh");
+    symlinkSync(path.join(top, "not-yet-there.sh"), dangling);
+    onTestFinished(() => rmSync(dangling, { force: true }));
+    for (const line of [`${reader} -f torii_planted_f.sh`, `${reader} --script=torii_planted_f.sh`, `${reader} -f torii_dangling_f.sh`]) {
       const result = await probeWith(profile("p", `credential_process = ${line}\n`));
       // Before: { kind: "identity" }, the planted script having run from the working directory.
       expect(result).toMatchObject({ kind: "failed", code: "CredentialProcessRefused", detail: expect.stringContaining("absolute") });
