@@ -31,6 +31,8 @@ export interface ProcessRun {
   readonly signal: AbortSignal;
   /** A refusal met while the SDK ran the line (the SDK would report it as missing credentials). */
   refusal?: ProbeRefusal;
+  /** Set once the SDK's resolution has settled: what it schedules later still runs in this run's context. */
+  settled?: boolean;
 }
 
 /** The most a credential_process may print (a credentials document is a few hundred bytes). */
@@ -63,8 +65,9 @@ function runCredentialProcess(line: string, callback: Callback): void {
     callback(new Error("a credential_process outside an account check is not run"));
     return;
   }
-  // The SDK may go on after the check gave up (a timeout, a canceled call): nothing starts for a check that ended.
-  if (run.signal.aborted) {
+  // The SDK may go on after the check gave up (a timeout, a canceled call), or call again from work it
+  // scheduled during the resolution: nothing starts for a resolution that has ended.
+  if (run.signal.aborted || run.settled === true) {
     callback(new Error("the account check has ended"));
     return;
   }
@@ -136,7 +139,9 @@ externalDataInterceptor.interceptToken("exec", runCredentialProcess);
 
 /** Runs `work` (the SDK's credential resolution) with `run` as the environment of any credential_process it starts. */
 export function withProcessRun<T>(run: ProcessRun, work: () => Promise<T>): Promise<T> {
-  return current.run(run, work);
+  return current.run(run, work).finally(() => {
+    run.settled = true;
+  });
 }
 
 /** Runs `work` (the SDK hook check's resolution) and says whether the SDK handed a credential_process to this runner. */
