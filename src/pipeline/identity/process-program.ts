@@ -39,9 +39,13 @@ import { processLineRunsFromWorkingDirectory, shlexWords } from "./process-line.
 export type CredentialProcessPlan =
   { readonly kind: "argv"; readonly file: string; readonly args: readonly string[] } | { readonly kind: "shell"; readonly line: string };
 
-/** Interpreters: their first argument is a script they read by the path given. Version suffixes count (`python3.12`, `ruby-3.3`). */
+/**
+ * Interpreters: their first argument is a script they read by the path given. Version suffixes count
+ * (`python3.12`, `ruby-3.3`), and so do build tags after them (`python3.13t` free-threaded, `python3.12-dbg`,
+ * `python3m`, `pythonw`) and a Windows `.exe`.
+ */
 const INTERPRETER =
-  /^(?:python|pypy|node|nodejs|bun|deno|ruby|jruby|perl|php|lua|luajit|tclsh|wish|rscript|osascript|pwsh|powershell|sh|bash|dash|zsh|ksh|mksh|yash|ash|fish|csh|tcsh|awk|gawk|mawk|nawk|java|groovy|kotlin|scala|julia|swift|elixir|escript|guile|racket|sbcl|ts-node|tsx)(?:-?[0-9][0-9.]*)?$/iu;
+  /^(?:python|pypy|ipython|jython|node|nodejs|bun|deno|ruby|jruby|irb|perl|php|php-cgi|lua|luajit|tclsh|wish|expect|rscript|r|osascript|pwsh|powershell|sh|bash|rbash|dash|zsh|ksh|oksh|mksh|yash|ash|posh|fish|csh|tcsh|rc|nu|xonsh|elvish|awk|gawk|mawk|nawk|java|groovy|kotlin|scala|julia|swift|elixir|escript|guile|racket|sbcl|gjs|qjs|ts-node|tsx)(?:-?[0-9][0-9.]*)?(?:t|m|d|u|w|-dbg|-debug)?(?:\.exe)?$/iu;
 
 /**
  * Programs that run another program (wrappers, tracers, debuggers, namespace and sandbox launchers), or read

@@ -272,6 +272,16 @@ posixOnly("an interpreter's script is held to the rule of a program", () => {
     },
   );
 
+  // Interpreter names beyond a plain version: free-threaded (`python3.13t`), debug builds, IPython.
+  test.each(["python3.13t", "python3.12-dbg", "python3m", "ipython3", "jython"])("%s -m is refused like python3 -m", async (name) => {
+    const file = trustedProgram(name, 'exec python3 "$@"');
+    const { marker } = planted("torii_planted_i.py", pythonHelper);
+    const result = await probeWith(profile("p", `credential_process = ${file} -m torii_planted_i\n`));
+    // Before: { kind: "identity" }, the planted module having run from the working directory.
+    expect(result).toMatchObject({ kind: "failed", code: "CredentialProcessRefused" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   // A version manager's shim (asdf, pyenv, rbenv, mise: `~/.asdf/shims/aws-vault`) picks the program it runs by
   // files of the working directory (`.tool-versions` may name `path:` anything): the project chooses what runs.
   test("a version manager's shim is refused: it picks what to run by the working directory's files", async () => {
