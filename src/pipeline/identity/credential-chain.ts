@@ -24,6 +24,7 @@
  * sits on top of the source: the role's ARN, in the config file, then fixes
  * the account whatever the source answers (what the identity cache may keep).
  */
+import path from "node:path";
 import { ProbeRefusal } from "./probe-refusal.js";
 import type { IniSection } from "./sts-endpoint.js";
 
@@ -81,6 +82,24 @@ function assertOneSessionToken(data: IniSection, label: string): void {
 }
 
 /**
+ * Refuses a `web_identity_token_file` named by a relative path (`~/` and `$VAR`
+ * included: neither reader expands them). The CLI reads it in the call's
+ * working directory, the agent's project; the SDK in the server's, and first
+ * in its token record, by that very string (where `exec` is the
+ * credential_process runner: process-runner.ts).
+ *
+ * @throws ProbeRefusal RelativeWebIdentityTokenFile.
+ */
+function assertTokenFileAbsolute(data: IniSection, label: string): void {
+  const file = data.web_identity_token_file;
+  if (file === undefined || path.isAbsolute(file)) return;
+  throw new ProbeRefusal(
+    "RelativeWebIdentityTokenFile",
+    `${label} names its web_identity_token_file by a relative path, which the AWS CLI would read in the call's working directory, the agent's project: write its absolute path`,
+  );
+}
+
+/**
  * Refuses a `source_profile` link that leads back to a profile already on the
  * way (`a -> a`, `a -> b -> a`), whatever else the sections hold. botocore
  * accepts one shape of it (a role profile naming itself beside static keys)
@@ -111,7 +130,7 @@ export function assertNoSourceProfileCycle(sectionOf: (profile: string) => IniSe
  * The chain of `name`, each profile's section given by `sectionOf` (the config
  * file's, the credentials file's keys over it).
  *
- * @throws ProbeRefusal SourceProfileCycle, AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
+ * @throws ProbeRefusal SourceProfileCycle, RelativeWebIdentityTokenFile, LegacySessionTokenNotSupported, AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
  */
 export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string): CredentialChain {
   assertNoSourceProfileCycle(sectionOf, name);
@@ -127,6 +146,7 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
       throw new ProbeRefusal("LoginSessionNotSupported", `${label} uses login_session (aws login), which the account check does not model; use SSO or keys`);
     }
     assertOneSessionToken(data, label);
+    assertTokenFileAbsolute(data, label);
     const sources = sourcesOf(data);
     const roleSource = data.source_profile !== undefined || data.credential_source !== undefined;
     if (sources.length > 1 || (data.web_identity_token_file !== undefined && roleSource)) {

@@ -422,6 +422,18 @@ describe("a blank region variable in the child's environment is refused, pinned 
   });
 });
 
+describe("a web identity token file named by a relative path", () => {
+  // The SDK looks the path up in its token record first (where `exec` is the runner) and reads it relative to
+  // the server's directory; the CLI reads it relative to the child's, the agent's project.
+  test.each(["exec", "token", "sub/token"])("%j is refused, naming the fix", async (file) => {
+    const before = stub.requests.length;
+    const result = await probeWith(profile("p", `role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = ${file}\n`));
+    // Before: the SDK took the runner as the token (`exec`) or read the server's directory.
+    expect(result).toMatchObject({ kind: "failed", code: "RelativeWebIdentityTokenFile", detail: expect.stringContaining("absolute path") });
+    expect(stub.requests.length).toBe(before);
+  });
+});
+
 describe("the SDK's token record holds the process runner under `exec`", () => {
   test("an sso-session named exec is refused rather than read as a token", async () => {
     const config =
