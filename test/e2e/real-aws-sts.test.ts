@@ -27,6 +27,8 @@ let hostile: StsStub;
 let root: string;
 let session: McpSession;
 let processState: string;
+/** One line per run of the credential helper: the TORII_HELPER_MARK it saw. */
+let helperRuns: string;
 
 const fromCli = (request: StsStubRequest): boolean => request.userAgent.startsWith("aws-cli/");
 const fromSdk = (request: StsStubRequest): boolean => request.userAgent.startsWith("aws-sdk-js/");
@@ -47,7 +49,9 @@ beforeAll(async () => {
   writeFileSync(processState, "A\n");
   const helper = path.join(aws, "credential-helper");
   const answer = (key: string): string => `echo '{"Version": 1, "AccessKeyId": "${key}", "SecretAccessKey": "process-secret-value"}'`;
-  writeFileSync(helper, `#!/bin/sh\nif [ "$(cat '${processState}')" = B ]; then ${answer("AKIAPROCESSB")}; else ${answer("AKIAPROCESSA")}; fi\n`, {
+  helperRuns = path.join(aws, "helper-runs");
+  const record = `echo "\${TORII_HELPER_MARK-unset}" >> '${helperRuns}'\n`;
+  writeFileSync(helper, `#!/bin/sh\n${record}if [ "$(cat '${processState}')" = B ]; then ${answer("AKIAPROCESSB")}; else ${answer("AKIAPROCESSA")}; fi\n`, {
     mode: 0o755,
   });
   // `mixed` names two credential sources, which the AWS CLI and the SDK would try in different orders.
@@ -64,7 +68,8 @@ beforeAll(async () => {
     ...bundledProviderFiles("aws"),
     "providers/aws/rules.yaml": RULES,
     // The operator's own file names the AWS files: it reaches the CLI and the STS probe alike.
-    "providers/aws/.env": `AWS_CONFIG_FILE=${config}\nAWS_SHARED_CREDENTIALS_FILE=${credentials}\n`,
+    // TORII_HELPER_MARK: what a credential helper reads from its environment (aws-vault's backend, a token).
+    "providers/aws/.env": `AWS_CONFIG_FILE=${config}\nAWS_SHARED_CREDENTIALS_FILE=${credentials}\nTORII_HELPER_MARK=from-dotenv\n`,
     "providers/aws/targets/dev/target.yaml": target("dev", "dev", ACCOUNT),
     "providers/aws/targets/wrong/target.yaml": target("wrong", "dev", "444455556666"),
     "providers/aws/targets/old/target.yaml": target("old", "old", ACCOUNT),
@@ -76,6 +81,7 @@ beforeAll(async () => {
     expect((await runCli(["target", "activate", "aws", name, "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   }
   session = await startSession(root, {
+    TORII_HELPER_MARK: "from-server",
     AWS_ENDPOINT_URL: hostile.url,
     AWS_ENDPOINT_URL_STS: hostile.url,
     AWS_ACCESS_KEY_ID: "AKIAHOSTILE",
@@ -162,6 +168,14 @@ describe("aws_profile identity through STS", () => {
     });
     expect(requests.filter(fromSdk)).toEqual([expect.objectContaining({ accessKeyId: "AKIAPROCESSB" })]);
     expect(requests.filter(fromCli)).toEqual([]);
+  });
+
+  test("the check runs the credential helper with the call's environment, as the CLI does, never the server's", async () => {
+    // The runs of the test above: its first call's check and CLI, its second call's check.
+    const runs = readFileSync(helperRuns, "utf8").trim().split("\n");
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    // Before: the check's runs saw "from-server" (the SDK's exec with the server's environment), the CLI's "from-dotenv".
+    expect(new Set(runs)).toEqual(new Set(["from-dotenv"]));
   });
 
   test("denied calls make no STS request at all: policy deny, no lease", async () => {

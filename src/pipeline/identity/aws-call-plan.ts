@@ -62,6 +62,21 @@ export interface StsProbeInputs {
   readonly pinnedRegion: string | undefined;
   /** The steering variables (STS_STEERING_VARIABLES, every proxy and AWS_EC2_METADATA_* variable) as the child has them. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The child's whole environment: what a `credential_process` gets, in the probe as under the CLI
+   * (which runs it with its own environment), never the server's.
+   */
+  readonly processEnv: Readonly<Record<string, string>>;
+  /** Where the child runs and what its PATH search leaves out: the place a `credential_process` is judged and run in. */
+  readonly place: ProcessPlace;
+}
+
+/** The child's working directory, Torii's own directory and the operator's trusted PATH directories. */
+export interface ProcessPlace {
+  readonly cwd: string;
+  readonly selfDir: string;
+  readonly trustedDirectories?: readonly string[] | undefined;
+  readonly platform: NodeJS.Platform;
 }
 
 /** The child of an aws_profile call and the STS probe's inputs, from one computation. */
@@ -80,8 +95,16 @@ export function awsFilesOf(env: Readonly<Record<string, string>>): { readonly co
   };
 }
 
-/** The STS probe's inputs for a child environment `env` and the target's pinned profile and region. */
-export function stsInputsOf(env: Readonly<Record<string, string>>, profile: string, pinnedRegion: string | undefined): StsProbeInputs {
+/**
+ * The STS probe's inputs for a child environment `env` and the target's pinned profile and region, for a
+ * child running at `place` (by default in this process's working directory).
+ */
+export function stsInputsOf(
+  env: Readonly<Record<string, string>>,
+  profile: string,
+  pinnedRegion: string | undefined,
+  place: ProcessPlace = { cwd: process.cwd(), selfDir: process.cwd(), platform: process.platform },
+): StsProbeInputs {
   const steering: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (STS_STEERING_VARIABLES.includes(name) || PROXY_VARIABLE.test(name) || METADATA_VARIABLE.test(name)) steering[name] = value;
@@ -91,6 +114,8 @@ export function stsInputsOf(env: Readonly<Record<string, string>>, profile: stri
     ...awsFilesOf(env),
     pinnedRegion,
     env: steering,
+    processEnv: { ...env },
+    place,
   };
 }
 
@@ -107,5 +132,6 @@ export function planAwsCall(provider: ProviderEntry, target: TargetEntry, layers
   if (profile === undefined) throw new Error(`target ${target.name} pins no AWS profile`);
   const injection = targetInjection(provider, target);
   const child = planChild(provider.config.command, [...provider.config.args_prefix, ...injection.args], provider, layers, injection.env, deps);
-  return { child, sts: stsInputsOf(child.env, profile, target.config.region) };
+  const place = { cwd: deps.cwd, selfDir: deps.selfDir, trustedDirectories: deps.pathTrustedDirectories, platform: deps.platform };
+  return { child, sts: stsInputsOf(child.env, profile, target.config.region, place) };
 }

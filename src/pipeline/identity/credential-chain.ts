@@ -24,6 +24,7 @@
  * sits on top of the source: the role's ARN, in the config file, then fixes
  * the account whatever the source answers (what the identity cache may keep).
  */
+import path from "node:path";
 import { ProbeRefusal } from "./probe-refusal.js";
 import type { IniSection } from "./sts-endpoint.js";
 
@@ -41,7 +42,8 @@ export interface CredentialChain {
 
 const SSO_KEYS = ["sso_start_url", "sso_account_id", "sso_session", "sso_region", "sso_role_name"];
 
-function printable(name: string): string {
+/** A profile name as messages show it: printable ASCII, else a placeholder. */
+export function printable(name: string): string {
   return /^[\x20-\x7e]{1,100}$/u.test(name) ? name : "(a name that is not printable)";
 }
 
@@ -58,17 +60,84 @@ function sourcesOf(data: IniSection): string[] {
 }
 
 /**
+ * Refuses a section whose session token the two readers would take from
+ * different keys. `aws_security_token` is the legacy name of
+ * `aws_session_token`: botocore reads it first for a profile's own keys (and
+ * ignores it for a role's source profile), the SDK never reads it. So a
+ * non-empty one is held to what `aws_session_token` is: it passes only when
+ * `aws_session_token` holds the very same value, when both readers sign with
+ * the same token. (An empty one is refused by the INI dialect check, since it
+ * hides `aws_session_token` from botocore.) Values are compared, never shown.
+ *
+ * @throws ProbeRefusal LegacySessionTokenNotSupported.
+ */
+function assertOneSessionToken(data: IniSection, label: string): void {
+  const legacy = data.aws_security_token;
+  if (legacy === undefined || legacy === "" || legacy === data.aws_session_token) return;
+  throw new ProbeRefusal(
+    "LegacySessionTokenNotSupported",
+    `${label} holds aws_security_token (the legacy name of aws_session_token) with another value than aws_session_token; ` +
+      "the AWS CLI and the account check would sign with different tokens: rename it to aws_session_token",
+  );
+}
+
+/**
+ * Refuses a `web_identity_token_file` named by a relative path (`~/` and `$VAR`
+ * included: neither reader expands them). The CLI reads it in the call's
+ * working directory, the agent's project; the SDK in the server's, and first
+ * in its token record, by that very string (where `exec` is the
+ * credential_process runner: process-runner.ts).
+ *
+ * @throws ProbeRefusal RelativeWebIdentityTokenFile.
+ */
+function assertTokenFileAbsolute(data: IniSection, label: string): void {
+  const file = data.web_identity_token_file;
+  if (file === undefined || path.isAbsolute(file)) return;
+  throw new ProbeRefusal(
+    "RelativeWebIdentityTokenFile",
+    `${label} names its web_identity_token_file by a relative path, which the AWS CLI would read in the call's working directory, the agent's project: write its absolute path`,
+  );
+}
+
+/**
+ * Refuses a `source_profile` link that leads back to a profile already on the
+ * way (`a -> a`, `a -> b -> a`), whatever else the sections hold. botocore
+ * accepts one shape of it (a role profile naming itself beside static keys)
+ * and fails the others (InfiniteLoopConfigError); the SDK fails them all, as a
+ * missing-credentials error the operator would read as "log in again". No
+ * working setup needs the loop (a role over keys is two sections), so every
+ * loop is refused before anything is read or run, naming the profiles.
+ *
+ * @throws ProbeRefusal SourceProfileCycle.
+ */
+export function assertNoSourceProfileCycle(sectionOf: (profile: string) => IniSection, name: string): void {
+  const visited: string[] = [];
+  let current: string | undefined = name;
+  while (current !== undefined) {
+    if (visited.includes(current)) {
+      throw new ProbeRefusal(
+        "SourceProfileCycle",
+        `AWS profile ${printable(name)} takes its credentials through a source_profile loop (${[...visited, current].map(printable).join(" -> ")}); ` +
+          "neither the AWS CLI nor the account check can resolve it: point source_profile at a profile with its own credentials",
+      );
+    }
+    visited.push(current);
+    current = sectionOf(current).source_profile;
+  }
+}
+
+/**
  * The chain of `name`, each profile's section given by `sectionOf` (the config
  * file's, the credentials file's keys over it).
  *
- * @throws ProbeRefusal AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
+ * @throws ProbeRefusal SourceProfileCycle, RelativeWebIdentityTokenFile, LegacySessionTokenNotSupported, AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
  */
 export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string): CredentialChain {
+  assertNoSourceProfileCycle(sectionOf, name);
   const seen = new Set<string>();
   let current = name;
   let underRole = false;
   const none = { sso: undefined, metadata: undefined, process: undefined };
-  // A cycle fails the CLI (InfiniteLoopConfigError) and the SDK alike: nothing more to judge.
   while (!seen.has(current)) {
     seen.add(current);
     const data = sectionOf(current);
@@ -76,6 +145,8 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
     if (data.login_session !== undefined) {
       throw new ProbeRefusal("LoginSessionNotSupported", `${label} uses login_session (aws login), which the account check does not model; use SSO or keys`);
     }
+    assertOneSessionToken(data, label);
+    assertTokenFileAbsolute(data, label);
     const sources = sourcesOf(data);
     const roleSource = data.source_profile !== undefined || data.credential_source !== undefined;
     if (sources.length > 1 || (data.web_identity_token_file !== undefined && roleSource)) {

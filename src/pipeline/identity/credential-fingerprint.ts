@@ -1,10 +1,13 @@
 /**
  * A digest of everything the AWS CLI's credentials come from: the probe's
- * inputs (profile, files, region, steering variables) and the identity of the
- * config and credentials files and of the SSO and CLI credential caches (device,
- * inode, size, modification and change times). Editing a file, logging in again
- * or switching an environment value changes it. File contents are never read
- * here and no value is stored: only the digest.
+ * inputs (profile, files, region, steering variables), the child's whole
+ * environment and working directory (what a `credential_process` runs with:
+ * a helper may answer by any variable, aws-vault by `AWS_VAULT_BACKEND`, a
+ * `.env` token), and the identity of the config and credentials files and of
+ * the SSO and CLI credential caches (device, inode, size, modification and
+ * change times). Editing a file, logging in again or switching any variable of
+ * the child's environment changes it. File contents are never read here and no
+ * value is stored: only the digest.
  */
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
@@ -20,14 +23,20 @@ function statOf(file: string): string {
   }
 }
 
+function sortedEntries(env: Readonly<Record<string, string>>): [string, string][] {
+  return Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** The fingerprint of the credential sources of `inputs` (hex SHA-256). */
 export function credentialSourceFingerprint(inputs: StsProbeInputs): string {
   const sources = [inputs.configFile, inputs.credentialsFile, path.join(inputs.awsDir, "sso", "cache"), path.join(inputs.awsDir, "cli", "cache")];
   const canonical = JSON.stringify({
     profile: inputs.profile,
     pinnedRegion: inputs.pinnedRegion ?? null,
-    env: Object.entries(inputs.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    env: sortedEntries(inputs.env),
+    processEnv: sortedEntries(inputs.processEnv),
+    cwd: inputs.place.cwd,
     files: sources.map((file) => [file, statOf(file)]),
   });
-  return createHash("sha256").update("torii-aws-credential-sources-v1\0").update(canonical).digest("hex");
+  return createHash("sha256").update("torii-aws-credential-sources-v2\0").update(canonical).digest("hex");
 }

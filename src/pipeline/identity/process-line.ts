@@ -24,55 +24,62 @@ const SH_SEPARATORS = " \t\n";
 const SHELL_SYNTAX = /[;&|<>()$`\r\n]/u;
 
 /**
- * The first word of `line` split POSIX-shlex style with `separators`, or
- * undefined where shlex raises (an unclosed quote, a trailing backslash).
- * Outside quotes a backslash escapes any character; inside double quotes only
- * `"` and `\` (shlex's `escapedquotes`), elsewhere it stays; single quotes
- * escape nothing.
+ * The words of `line` split POSIX-shlex style with `separators`, or undefined
+ * where shlex raises (an unclosed quote, a trailing backslash). Outside quotes
+ * a backslash escapes any character; inside double quotes only `"` and `\`
+ * (shlex's `escapedquotes`), elsewhere it stays; single quotes escape nothing.
  */
-export function firstWord(line: string, separators: string = SHLEX_SEPARATORS): string | undefined {
-  let word = "";
-  let started = false;
+export function shlexWords(line: string, separators: string = SHLEX_SEPARATORS): string[] | undefined {
+  const words: string[] = [];
   let index = 0;
-  while (index < line.length && separators.includes(line[index] ?? "")) index += 1;
-  while (index < line.length) {
-    const char = line[index] ?? "";
-    if (separators.includes(char)) break;
-    started = true;
-    if (char === "\\") {
-      if (index + 1 >= line.length) return undefined;
-      word += line[index + 1] ?? "";
-      index += 2;
-    } else if (char === "'") {
-      const close = line.indexOf("'", index + 1);
-      if (close === -1) return undefined;
-      word += line.slice(index + 1, close);
-      index = close + 1;
-    } else if (char === '"') {
-      index += 1;
-      let closed = false;
-      while (index < line.length) {
-        const inner = line[index] ?? "";
-        if (inner === '"') {
-          closed = true;
-          index += 1;
-          break;
+  for (;;) {
+    while (index < line.length && separators.includes(line[index] ?? "")) index += 1;
+    if (index >= line.length) return words;
+    let word = "";
+    while (index < line.length) {
+      const char = line[index] ?? "";
+      if (separators.includes(char)) break;
+      if (char === "\\") {
+        if (index + 1 >= line.length) return undefined;
+        word += line[index + 1] ?? "";
+        index += 2;
+      } else if (char === "'") {
+        const close = line.indexOf("'", index + 1);
+        if (close === -1) return undefined;
+        word += line.slice(index + 1, close);
+        index = close + 1;
+      } else if (char === '"') {
+        index += 1;
+        let closed = false;
+        while (index < line.length) {
+          const inner = line[index] ?? "";
+          if (inner === '"') {
+            closed = true;
+            index += 1;
+            break;
+          }
+          if (inner === "\\" && (line[index + 1] === '"' || line[index + 1] === "\\")) {
+            word += line[index + 1] ?? "";
+            index += 2;
+          } else {
+            word += inner;
+            index += 1;
+          }
         }
-        if (inner === "\\" && (line[index + 1] === '"' || line[index + 1] === "\\")) {
-          word += line[index + 1] ?? "";
-          index += 2;
-        } else {
-          word += inner;
-          index += 1;
-        }
+        if (!closed) return undefined;
+      } else {
+        word += char;
+        index += 1;
       }
-      if (!closed) return undefined;
-    } else {
-      word += char;
-      index += 1;
     }
+    words.push(word);
   }
-  return started ? word : "";
+}
+
+/** The first word of `line` as shlexWords splits it ("" for a line of separators only), or undefined where shlex raises. */
+export function firstWord(line: string, separators: string = SHLEX_SEPARATORS): string | undefined {
+  const words = shlexWords(line, separators);
+  return words === undefined ? undefined : (words[0] ?? "");
 }
 
 /** Whether a program word is resolved against the working directory, or cannot be told. */
@@ -108,31 +115,4 @@ function windowsProgramIsRelative(line: string): boolean {
   const program = (line.replace(/^[ \t]+/u, "").match(/^(?:"[^"]*"?|[^ \t"]+)+/u)?.[0] ?? "").replaceAll('"', "");
   if (program === "" || /^[A-Za-z]:(?![\\/])/u.test(program)) return true;
   return /[\\/]/u.test(program) && !path.win32.isAbsolute(program);
-}
-
-/** The profile sections the SDK's INI loader returns, by profile name. */
-export interface ProfileFiles {
-  readonly configFile: Readonly<Record<string, Readonly<Record<string, string | undefined>> | undefined>>;
-  readonly credentialsFile: Readonly<Record<string, Readonly<Record<string, string | undefined>> | undefined>>;
-}
-
-/**
- * Whether `profile`, or a profile it takes credentials from (`source_profile`),
- * has a `credential_process` that runs from the working directory, whatever
- * else the section holds: the SDK and the CLI do not rank a section's sources
- * alike (botocore reads the credentials file, then the process, then the config
- * file's static keys; the SDK static keys first), so a process beside static
- * keys may run under the CLI while the probe confirms the keys' account.
- */
-export function chainRunsFromWorkingDirectory(files: ProfileFiles, profile: string): boolean {
-  const seen = new Set<string>();
-  let current: string | undefined = profile;
-  while (current !== undefined && !seen.has(current)) {
-    seen.add(current);
-    // botocore's Session.full_config: the credentials file's section over the config file's, as sts-probe.ts reads it.
-    const section: Readonly<Record<string, string | undefined>> = { ...files.configFile[current], ...files.credentialsFile[current] };
-    if (section.credential_process !== undefined && processLineRunsFromWorkingDirectory(section.credential_process)) return true;
-    current = section.source_profile;
-  }
-  return false;
 }

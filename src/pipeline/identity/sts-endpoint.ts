@@ -103,20 +103,40 @@ function caBundleOf(env: StsProbeInputs["env"], profile: IniSection): string | u
   return chosen;
 }
 
+/** The region variables of the child environment: AWS CLI v2 reads the first, v1 (and v2 after it) the second. */
+const REGION_VARIABLES = ["AWS_REGION", "AWS_DEFAULT_REGION"] as const;
+
 /**
- * AWS CLI v1's region when the target pins none: AWS_DEFAULT_REGION when set
- * at all, else the profile's. A set but blank (or blank-surrounded)
- * AWS_DEFAULT_REGION is taken by botocore and fails the CLI: refused.
+ * Refuses a region variable of the child environment that is set but blank,
+ * or has blanks around its value. What such a value means depends on who reads
+ * it: botocore takes it as the region and fails (`Provided region_name ' '
+ * doesn't match a supported format`, or an `sts..amazonaws.com` endpoint),
+ * while the probe's own reading skipped an empty AWS_REGION, and a target's
+ * pinned `--region` hides it from the CLI itself but not from the programs the
+ * CLI starts with the same environment (a `credential_process` helper reading
+ * AWS_REGION). One meaning for the child and the probe: not a region at all,
+ * so the call is refused (the probe's inputs are the child's environment, so a
+ * refusal here is the call's), pinned region or not. Unset is the way to say
+ * "no region".
  *
  * @throws ProbeRefusal BlankRegion.
  */
+export function assertRegionVariablesUsable(env: StsProbeInputs["env"]): void {
+  for (const name of REGION_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined && (value.trim() === "" || value !== value.trim())) {
+      throw new ProbeRefusal(
+        "BlankRegion",
+        `${name} is set but empty, blank or has blanks around it, which the AWS CLI cannot use: remove it or name a region`,
+      );
+    }
+  }
+}
+
+/** AWS CLI v1's region when the target pins none: AWS_DEFAULT_REGION when set, else the profile's (blank values were refused). */
 function v1RegionOf(pinned: string | undefined, env: StsProbeInputs["env"], profile: IniSection): string | undefined {
   if (pinned !== undefined) return pinned;
-  const fromEnv = env.AWS_DEFAULT_REGION;
-  if (fromEnv !== undefined && (fromEnv === "" || fromEnv !== fromEnv.trim())) {
-    throw new ProbeRefusal("BlankRegion", "AWS_DEFAULT_REGION is empty or has blanks around it, which the AWS CLI cannot use");
-  }
-  return fromEnv ?? nonEmpty(profile.region);
+  return env.AWS_DEFAULT_REGION ?? nonEmpty(profile.region);
 }
 
 /**
@@ -156,9 +176,10 @@ const UNKNOWN_HTTPS_HOST: ProxyDestination = { scheme: "https", netloc: UNKNOWN_
  */
 export function stsRouteOf(inputs: StsProbeInputs, profile: IniSection, services: IniSection): StsRoute {
   const { env } = inputs;
+  assertRegionVariablesUsable(env);
   // AWS CLI v1 takes AWS_DEFAULT_REGION, v2 AWS_REGION before it; either may be installed, so the proxy is judged for both.
   const v1Region = v1RegionOf(inputs.pinnedRegion, env, profile);
-  const v2Region = inputs.pinnedRegion ?? nonEmpty(env.AWS_REGION) ?? v1Region;
+  const v2Region = inputs.pinnedRegion ?? env.AWS_REGION ?? v1Region;
   const region = v1Region ?? DEFAULT_STS_REGION;
   // botocore reads AWS_STS_REGIONAL_ENDPOINTS when set at all (even empty), else the profile's key.
   const stsRegional = env.AWS_STS_REGIONAL_ENDPOINTS ?? profile.sts_regional_endpoints;

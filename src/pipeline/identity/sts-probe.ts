@@ -22,10 +22,14 @@ import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
-import { credentialChainOf } from "./credential-chain.js";
+import { credentialChainOf, printable } from "./credential-chain.js";
 import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections } from "./ini-dialect.js";
+import { readOnce, withFileSnapshot } from "./file-snapshot.js";
 import { ProbeRefusal } from "./probe-refusal.js";
-import { chainRunsFromWorkingDirectory, processLineRunsFromWorkingDirectory } from "./process-line.js";
+import { assertSdkHooksInPlace } from "./sdk-hook-check.js";
+import { processLineRunsFromWorkingDirectory } from "./process-line.js";
+import { planCredentialProcess } from "./process-program.js";
+import { withProcessRun, type ProcessRun } from "./process-runner.js";
 import { metadataProxyOf, ssoProxyOf, ssoRegionOf, stsRouteOf, type IniSection } from "./sts-endpoint.js";
 
 /** Bounds of one probe: connection and response timeouts per attempt, attempts, and the whole probe. */
@@ -37,10 +41,13 @@ export type StsProbeResult =
       readonly account: string;
       readonly expiresAt: Date | undefined;
       /**
-       * Whether the account follows from what the credential-source fingerprint covers (the AWS files):
-       * false when a `credential_process` answers for it (no role above), whose account can change while
-       * every file stays the same. Such a success is not remembered. (An `aws login` session, which can do
-       * the same, is refused: credential-chain.ts.)
+       * Whether the success may be remembered (until `expiresAt` at the latest). True when the account
+       * follows from what the credential-source fingerprint covers (the AWS files, the child's environment):
+       * static keys, SSO, a role above any source. A `credential_process` answering for the account (no role
+       * above) can change its answer while every file and variable stays the same: its success is remembered
+       * only when the credentials it printed carry an `Expiration`, for as long as they are valid, since the
+       * CLI would itself keep using credentials that have not expired; without one, not at all. (An `aws
+       * login` session, which can do the same, is refused: credential-chain.ts.)
        */
       readonly cacheable: boolean;
     }
@@ -107,17 +114,31 @@ function assertFileFoundAlike(file: string, label: string): void {
 }
 
 /**
- * Refuses a config or credentials file that botocore and the SDK would read differently (ini-dialect.ts), in
- * the sections `read` names for its section-scoped rules. An absent file reads alike (no profiles).
+ * Refuses a config or credentials file text that botocore and the SDK would read differently (ini-dialect.ts),
+ * in the sections `read` names for its section-scoped rules. An absent file ("") reads alike (no profiles).
  */
-function assertFileReadAlike(file: string, label: string, read: ReadSections): void {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return;
-  }
+function assertFileReadAlike(text: string, label: string, read: ReadSections): void {
   assertSameIniReading(text, label, (section) => isReadSection(read, label, section));
+}
+
+/**
+ * The one reading of the child's config and credentials files for this probe (file-snapshot.ts), by every
+ * path spelling the SDK reads them under: the child's, and this process's defaults when those are the same
+ * files (the SSO provider reads the profile again from them).
+ */
+function snapshotOf(inputs: StsProbeInputs): Map<string, string> {
+  const snapshot = new Map<string, string>();
+  const defaults = sdkDefaultFiles();
+  const pairs: readonly (readonly [string, string])[] = [
+    [inputs.configFile, defaults.config],
+    [inputs.credentialsFile, defaults.credentials],
+  ];
+  for (const [file, sdkDefault] of pairs) {
+    const text = snapshot.get(file) ?? readOnce(file);
+    snapshot.set(file, text);
+    if (path.resolve(sdkDefault) === path.resolve(file)) snapshot.set(sdkDefault, text);
+  }
+  return snapshot;
 }
 
 /**
@@ -147,19 +168,28 @@ function metadataSettingsAreChilds(inputs: StsProbeInputs): boolean {
  * one the CLI uses.
  */
 function sdkDefaultsAreChildFiles(inputs: StsProbeInputs): boolean {
-  const home = getHomeDir();
-  const resolved = (file: string): string => path.resolve(file.startsWith("~/") ? path.join(home, file.slice(2)) : file);
-  const env = process.env;
-  const config = env.AWS_CONFIG_FILE !== undefined && env.AWS_CONFIG_FILE !== "" ? env.AWS_CONFIG_FILE : path.join(home, ".aws", "config");
-  const credentials =
-    env.AWS_SHARED_CREDENTIALS_FILE !== undefined && env.AWS_SHARED_CREDENTIALS_FILE !== ""
-      ? env.AWS_SHARED_CREDENTIALS_FILE
-      : path.join(home, ".aws", "credentials");
+  const defaults = sdkDefaultFiles();
   return (
-    resolved(config) === resolved(inputs.configFile) &&
-    resolved(credentials) === resolved(inputs.credentialsFile) &&
-    path.resolve(home, ".aws") === path.resolve(inputs.awsDir)
+    path.resolve(defaults.config) === path.resolve(inputs.configFile) &&
+    path.resolve(defaults.credentials) === path.resolve(inputs.credentialsFile) &&
+    path.resolve(getHomeDir(), ".aws") === path.resolve(inputs.awsDir)
   );
+}
+
+/**
+ * The files the SDK reads when not told which, spelt as it reads them: this process's AWS_CONFIG_FILE and
+ * AWS_SHARED_CREDENTIALS_FILE when set and not empty, else under its HOME, with a leading `~/` expanded.
+ */
+function sdkDefaultFiles(): { readonly config: string; readonly credentials: string } {
+  const home = getHomeDir();
+  const spelling = (value: string | undefined, fallback: string): string => {
+    const file = value === undefined || value === "" ? fallback : value;
+    return file.startsWith("~/") ? path.join(home, file.slice(2)) : file;
+  };
+  return {
+    config: spelling(process.env.AWS_CONFIG_FILE, path.join(home, ".aws", "config")),
+    credentials: spelling(process.env.AWS_SHARED_CREDENTIALS_FILE, path.join(home, ".aws", "credentials")),
+  };
 }
 
 /** `promise`, or a rejection as soon as `signal` aborts (credential providers take no signal). */
@@ -176,105 +206,155 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Refuses, before anything runs, a `credential_process` of the profile or of a
+ * profile it takes credentials from (`source_profile`), whatever the section's
+ * other sources (the SDK and the CLI do not rank a section's sources alike:
+ * botocore reads the credentials file, then the process, then the config
+ * file's static keys; the SDK static keys first, so a process beside static
+ * keys may run under the CLI while the probe confirms the keys' account),
+ * that the CLI could not be trusted to start in the child's place
+ * (process-program.ts).
+ *
+ * @throws ProbeRefusal RelativeCredentialProcess, CredentialProcessRefused.
+ */
+function judgeChainProcesses(sectionOf: (name: string) => IniSection, inputs: StsProbeInputs): void {
+  const seen = new Set<string>();
+  for (let name: string | undefined = inputs.profile; name !== undefined && !seen.has(name); name = sectionOf(name).source_profile) {
+    seen.add(name);
+    const line = sectionOf(name).credential_process;
+    if (line !== undefined) planCredentialProcess(line, `AWS profile ${printable(name)}`, inputs.processEnv, inputs.place);
+  }
+}
+
 /** Runs GetCallerIdentity for `inputs`; aborted by `signal`, bounded by STS_PROBE_LIMITS. */
 export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortSignal): Promise<StsProbeResult> {
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(STS_PROBE_LIMITS.totalMs)]);
   try {
     assertFileFoundAlike(inputs.configFile, "config");
     assertFileFoundAlike(inputs.credentialsFile, "credentials");
-    const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
-    // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
-    const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
-    // The sections the probe resolves, as the SDK read them; the dialect check then makes sure botocore reads
-    // them (and so the same chain) alike, and lets what other sections hold differ (ini-dialect.ts).
-    const read = sectionsReadFor(sectionOf, inputs.profile);
-    assertFileReadAlike(inputs.configFile, "config", read);
-    assertFileReadAlike(inputs.credentialsFile, "credentials", read);
-    const profile = sectionOf(inputs.profile);
-    const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
-    // Every credential_process of the chain, whichever source botocore ranks first in its section (process-line.ts).
-    if (chainRunsFromWorkingDirectory(files, inputs.profile)) return { kind: "failed", code: "RelativeCredentialProcess" };
-    // What a process answers is outside the files the fingerprint covers; a role above it fixes the account.
-    // (An `aws login` session, whose account can change the same way, was refused by credentialChainOf.)
-    const cacheable = underRole || credentialProcess === undefined;
-    const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
-    const route = stsRouteOf(inputs, profile, services);
-    // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
-    // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
-    if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    const ssoSession = sso?.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`];
-    if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, ssoSession)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
-    // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
-    if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
-      return {
-        kind: "failed",
-        code: "SsoOidcEndpointNotSupported",
-        detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow",
-      };
-    }
-    // The SDK's SSO and metadata providers read the profile again from this process's default files.
-    if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
-    if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };
-    // The SDK's metadata provider reads AWS_EC2_METADATA_* from this process, the CLI from the child.
-    if (metadata !== undefined && !metadataSettingsAreChilds(inputs)) return { kind: "failed", code: "MetadataSettingsOutsideChild" };
-    // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
-    const requestHandler = new BoundedBodyHttpHandler({
-      connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
-      requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
-      ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),
-    });
-    // The probe asks the STS host the CLI asks: the region's own, or the global `sts.amazonaws.com` where the
-    // CLI uses it (`sts_regional_endpoints = legacy`, or no region at all; the SDK applies botocore's rule of
-    // legacy regions only, never with FIPS, dual-stack or a configured endpoint). Where the CLI's choice depends
-    // on its version (an unset setting meant `legacy` in older botocore), the probe takes today's (`regional`):
-    // the account STS names is the same on either host, and the proxy check above judges both hosts, so a
-    // proxy that either would go through fails the check.
-    const common = {
-      region: route.region,
-      ...(route.endpoint === undefined ? {} : { endpoint: route.endpoint }),
-      useGlobalEndpoint: route.useGlobalEndpoint,
-      useFipsEndpoint: route.useFips,
-      useDualstackEndpoint: route.useDualstack,
-      ignoreConfiguredEndpointUrls: true,
-      maxAttempts: STS_PROBE_LIMITS.maxAttempts,
-      requestHandler,
-    };
-    // The SSO and SSO OIDC clients the SDK builds from `clientConfig` take its endpoint (and region, over the
-    // profile's sso_region): they get only what the CLI's SSO client uses (its configured `sso` endpoint, else
-    // none), never STS's region or STS-only endpoint; an OIDC endpoint apart from it was refused above.
-    // Role assumption is STS: `common`.
-    const ssoClientConfig = {
-      ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint.trim() }),
-      useFipsEndpoint: route.useFips,
-      useDualstackEndpoint: route.useDualstack,
-      ignoreConfiguredEndpointUrls: true,
-      maxAttempts: STS_PROBE_LIMITS.maxAttempts,
-      requestHandler,
-    };
-    // The assumer spreads its options into its STS client: `common` (endpoint and all) reaches it whole.
-    const stsOptions = common as NonNullable<Parameters<typeof getDefaultRoleAssumer>[0]>;
-    const credentials = fromIni({
-      profile: inputs.profile,
-      filepath: inputs.credentialsFile,
-      configFilepath: inputs.configFile,
-      ignoreCache: true,
-      clientConfig: ssoClientConfig,
-      roleAssumer: getDefaultRoleAssumer(stsOptions),
-      roleAssumerWithWebIdentity: getDefaultRoleAssumerWithWebIdentity(stsOptions),
-    });
-    const resolved = await untilAborted(credentials(), bounded);
-    const client = new STSClient({ ...common, credentials: resolved });
-    try {
-      const answer = await client.send(new GetCallerIdentityCommand({}), { abortSignal: bounded });
-      if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
-      // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
-      if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
-      return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
-    } finally {
-      client.destroy();
-    }
+    // The SDK must still take the runner and the snapshot below, or it would do both its own way (sdk-hook-check.ts).
+    await untilAborted(assertSdkHooksInPlace(), bounded);
+    // Each file is read once: the checks below and every SDK reader get that text (file-snapshot.ts).
+    const snapshot = snapshotOf(inputs);
+    return await withFileSnapshot(
+      snapshot,
+      (placing) => untilAborted(placing, bounded),
+      () => probeSnapshot(inputs, snapshot, bounded),
+    );
   } catch (error) {
     return classify(error, signal, bounded);
+  }
+}
+
+/** The probe's work once the files' snapshot is in place; throws what `classify` judges. */
+async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<string, string>, bounded: AbortSignal): Promise<StsProbeResult> {
+  const files = await loadSharedConfigFiles({ filepath: inputs.credentialsFile, configFilepath: inputs.configFile, ignoreCache: true });
+  // botocore's Session.full_config: the credentials file's section over the config file's, for every key.
+  const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
+  // The sections the probe resolves, as the SDK read them; the dialect check then makes sure botocore reads
+  // them (and so the same chain) alike, and lets what other sections hold differ (ini-dialect.ts).
+  const read = sectionsReadFor(sectionOf, inputs.profile);
+  assertFileReadAlike(snapshot.get(inputs.configFile) ?? "", "config", read);
+  assertFileReadAlike(snapshot.get(inputs.credentialsFile) ?? "", "credentials", read);
+  const profile = sectionOf(inputs.profile);
+  const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
+  // Every credential_process of the chain, whichever source botocore ranks first in its section, as the CLI would
+  // start it, in the child's environment and place (process-program.ts), before any runs.
+  judgeChainProcesses(sectionOf, inputs);
+  const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
+  const route = stsRouteOf(inputs, profile, services);
+  // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:
+  // timeouts, CA bundle) never goes through one, so a proxy the CLI would use for any of them is refused.
+  if (route.proxy !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+  const ssoSession = sso?.sso_session === undefined ? undefined : files.configFile[`sso-session.${sso.sso_session}`];
+  if (sso !== undefined && ssoProxyOf(inputs, route, ssoRegionOf(sso, ssoSession)) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+  if (metadata !== undefined && metadataProxyOf(inputs, profile) !== undefined) return { kind: "failed", code: "ProxyNotSupported" };
+  // The SDK's OIDC client (token refresh of an sso_session) gets the SSO client's endpoint; botocore's its own.
+  if (sso?.sso_session !== undefined && route.oidcEndpoint?.trim() !== route.ssoEndpoint?.trim()) {
+    return {
+      kind: "failed",
+      code: "SsoOidcEndpointNotSupported",
+      detail: "the SSO OIDC endpoint differs from the SSO endpoint, which the account check cannot follow",
+    };
+  }
+  // The SDK keeps its token lookups and the process runner's `exec` in one record (process-runner.ts): a session
+  // named `exec` would read the runner as its token.
+  if (sso?.sso_session === "exec") {
+    return { kind: "failed", code: "SsoSessionNameNotSupported", detail: "an sso-session named exec cannot be checked: rename the session" };
+  }
+  // The SDK's SSO and metadata providers read the profile again from this process's default files.
+  if (sso !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "SsoProfileOutsideDefaultFiles" };
+  if (metadata !== undefined && !sdkDefaultsAreChildFiles(inputs)) return { kind: "failed", code: "MetadataProfileOutsideDefaultFiles" };
+  // The SDK's metadata provider reads AWS_EC2_METADATA_* from this process, the CLI from the child.
+  if (metadata !== undefined && !metadataSettingsAreChilds(inputs)) return { kind: "failed", code: "MetadataSettingsOutsideChild" };
+  // Every answer (STS, SSO, role assumption) is bounded in size as well as in time.
+  const requestHandler = new BoundedBodyHttpHandler({
+    connectionTimeout: STS_PROBE_LIMITS.connectionTimeoutMs,
+    requestTimeout: STS_PROBE_LIMITS.requestTimeoutMs,
+    ...(route.caBundle === undefined ? {} : { httpsAgent: new Agent({ ca: readFileSync(route.caBundle), keepAlive: false }) }),
+  });
+  // The probe asks the STS host the CLI asks: the region's own, or the global `sts.amazonaws.com` where the
+  // CLI uses it (`sts_regional_endpoints = legacy`, or no region at all; the SDK applies botocore's rule of
+  // legacy regions only, never with FIPS, dual-stack or a configured endpoint). Where the CLI's choice depends
+  // on its version (an unset setting meant `legacy` in older botocore), the probe takes today's (`regional`):
+  // the account STS names is the same on either host, and the proxy check above judges both hosts, so a
+  // proxy that either would go through fails the check.
+  const common = {
+    region: route.region,
+    ...(route.endpoint === undefined ? {} : { endpoint: route.endpoint }),
+    useGlobalEndpoint: route.useGlobalEndpoint,
+    useFipsEndpoint: route.useFips,
+    useDualstackEndpoint: route.useDualstack,
+    ignoreConfiguredEndpointUrls: true,
+    maxAttempts: STS_PROBE_LIMITS.maxAttempts,
+    requestHandler,
+  };
+  // The SSO and SSO OIDC clients the SDK builds from `clientConfig` take its endpoint (and region, over the
+  // profile's sso_region): they get only what the CLI's SSO client uses (its configured `sso` endpoint, else
+  // none), never STS's region or STS-only endpoint; an OIDC endpoint apart from it was refused above.
+  // Role assumption is STS: `common`.
+  const ssoClientConfig = {
+    ...(route.ssoEndpoint === undefined ? {} : { endpoint: route.ssoEndpoint.trim() }),
+    useFipsEndpoint: route.useFips,
+    useDualstackEndpoint: route.useDualstack,
+    ignoreConfiguredEndpointUrls: true,
+    maxAttempts: STS_PROBE_LIMITS.maxAttempts,
+    requestHandler,
+  };
+  // The assumer spreads its options into its STS client: `common` (endpoint and all) reaches it whole.
+  const stsOptions = common as NonNullable<Parameters<typeof getDefaultRoleAssumer>[0]>;
+  const credentials = fromIni({
+    profile: inputs.profile,
+    filepath: inputs.credentialsFile,
+    configFilepath: inputs.configFile,
+    ignoreCache: true,
+    clientConfig: ssoClientConfig,
+    roleAssumer: getDefaultRoleAssumer(stsOptions),
+    roleAssumerWithWebIdentity: getDefaultRoleAssumerWithWebIdentity(stsOptions),
+  });
+  // A credential_process the SDK starts gets the child's environment and place, as under the CLI (process-runner.ts).
+  const run: ProcessRun = { env: inputs.processEnv, place: inputs.place, signal: bounded };
+  let resolved: Awaited<ReturnType<typeof credentials>>;
+  try {
+    resolved = await untilAborted(
+      withProcessRun(run, () => credentials()),
+      bounded,
+    );
+  } catch (error) {
+    throw run.refusal ?? error;
+  }
+  const client = new STSClient({ ...common, credentials: resolved });
+  try {
+    const answer = await client.send(new GetCallerIdentityCommand({}), { abortSignal: bounded });
+    if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
+    // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
+    if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
+    // What a process answers is outside what the fingerprint covers; a role above it fixes the account, and
+    // credentials with an expiry hold until then. (An `aws login` session was refused by credentialChainOf.)
+    const cacheable = underRole || credentialProcess === undefined || resolved.expiration !== undefined;
+    return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
+  } finally {
+    client.destroy();
   }
 }

@@ -78,8 +78,12 @@ describe("credentialSourceFingerprint", () => {
     expect(credentialSourceFingerprint(stsInputsOf(env, "prod", undefined))).not.toBe(edited);
     expect(credentialSourceFingerprint(stsInputsOf(env, "dev", "eu-central-1"))).not.toBe(edited);
     expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1" }, "dev", undefined))).not.toBe(edited);
-    // Variables that do not steer the CLI's credentials or endpoint do not invalidate.
-    expect(credentialSourceFingerprint(stsInputsOf({ ...env, LANG: "C" }, "dev", undefined))).toBe(edited);
+    // Any variable of the child's environment counts: a credential_process runs with all of them.
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, LANG: "C" }, "dev", undefined))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_VAULT_BACKEND: "file" }, "dev", undefined))).not.toBe(edited);
+    // And so does the working directory it runs in.
+    const elsewhere = { cwd: path.join(home, "other"), selfDir: home, platform: process.platform };
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, elsewhere))).not.toBe(edited);
     mkdirSync(path.join(home, ".aws", "sso", "cache"), { recursive: true });
     const withCacheDir = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
     expect(withCacheDir).not.toBe(edited);

@@ -1,10 +1,11 @@
 /**
- * The AWS SDK runs a profile's `credential_process` by name through /bin/sh
- * with the server's own PATH, which the server reduced when its call side
- * loaded. A directory on it that was trusted then and has since become
- * writable by others must not be searched by the next account check: the
- * probe reduces the server's PATH again first. Real SDK, a real
- * credential_process script, the local STS stub.
+ * The probe runs a profile's `credential_process` by name as the CLI would,
+ * through the PATH of the child's environment (process-runner.ts), searched
+ * afresh with the trust rule on every check; the server's own PATH, which the
+ * server reduced when its call side loaded, is reduced again before each
+ * check too. A directory on PATH that was trusted then and has since become
+ * writable by others must not be searched by the next account check. Real
+ * SDK, a real credential_process script, the local STS stub.
  */
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -49,7 +50,8 @@ function helperBin(name: string): { readonly bin: string; readonly marker: strin
 
 function probe(): ReturnType<ReturnType<typeof sdkProbeFor>> {
   const inputs = stsInputsOf(
-    { HOME: top, AWS_CONFIG_FILE: path.join(top, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(top, "credentials") },
+    // The child's PATH is the server's here (the allowlist passes it), as a .env that sets none leaves it.
+    { HOME: top, AWS_CONFIG_FILE: path.join(top, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(top, "credentials"), PATH: process.env.PATH ?? "" },
     "helper",
     undefined,
   );

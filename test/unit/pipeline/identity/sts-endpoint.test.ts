@@ -315,10 +315,25 @@ describe("stsRouteOf reads values as botocore does", () => {
     expect(route({ AWS_ENDPOINT_URL_STS: "", AWS_ENDPOINT_URL: "https://global.example" }).endpoint).toBe("https://global.example");
   });
 
-  test("a set but blank AWS_DEFAULT_REGION is taken by botocore and fails the CLI: refused unless the target pins the region", () => {
+  test("a set but blank AWS_DEFAULT_REGION is taken by botocore and fails the CLI: refused", () => {
     expect(refusalOf(() => route({ AWS_DEFAULT_REGION: "" }, { region: "eu-west-1" }))).toBe("BlankRegion");
     expect(refusalOf(() => route({ AWS_DEFAULT_REGION: " eu-west-1" }))).toBe("BlankRegion");
-    expect(route({ AWS_DEFAULT_REGION: "" }, {}, {}, "eu-west-2").region).toBe("eu-west-2");
+  });
+
+  // One meaning for the child and the probe: a blank region variable is no region, and the call does not run, whether the
+  // target pins a region or not (--region hides it from the CLI, not from the programs the CLI starts with that environment).
+  test.each([
+    ["AWS_REGION", ""],
+    ["AWS_REGION", " "],
+    ["AWS_REGION", "\t"],
+    ["AWS_REGION", " eu-west-1"],
+    ["AWS_REGION", "eu-west-1\n"],
+    ["AWS_DEFAULT_REGION", ""],
+    ["AWS_DEFAULT_REGION", "  "],
+  ])("a blank %s (%j) is refused, with or without a pinned region", (name, value) => {
+    const env = { [name]: value, ...(name === "AWS_REGION" ? { AWS_DEFAULT_REGION: "eu-west-1" } : {}) };
+    expect(refusalOf(() => route(env))).toBe("BlankRegion");
+    expect(refusalOf(() => route(env, {}, {}, "eu-west-2"))).toBe("BlankRegion");
   });
 
   test("CA bundle: AWS_CA_BUNDLE, then the profile's ca_bundle, then REQUESTS_CA_BUNDLE, each when set at all; an empty one is refused", () => {

@@ -92,7 +92,8 @@ describe("the SDK's source order is not the CLI's (botocore: web identity, SSO, 
     const inputs = stsInputsOf({ HOME: sub, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: path.join(sub, "credentials") }, "q", undefined);
     const result = await probeCallerIdentity(inputs, new AbortController().signal);
     // expected: RelativeCredentialProcess, nothing run; actual: identity 111111111111 and the planted program ran
-    expect(result).toEqual({ kind: "failed", code: "RelativeCredentialProcess" });
+    // The refusal says what to write instead (before: no detail, the operator read only the code).
+    expect(result).toMatchObject({ kind: "failed", code: "RelativeCredentialProcess", detail: expect.stringContaining("absolute path") });
     expect(existsSync(marker)).toBe(false);
   });
 });

@@ -534,7 +534,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     ["credential_process with keys", "credential_process = /bin/false\n"],
     [
       "web_identity_token_file with source_profile (botocore: web identity; the SDK: a role chain)",
-      "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = p\n",
+      "role_arn = arn:aws:iam::111111111111:role/R\nweb_identity_token_file = /t\nsource_profile = elsewhere\n",
     ],
   ])("a profile naming two credential sources (%s) is refused", async (_what, lines) => {
     await expect(probeWith(`${base()}${lines}`)).resolves.toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
@@ -612,12 +612,37 @@ describe("which successes the account check may remember (red team atk-secrets-1
     await expect(probeCallerIdentity(inputsIn("keys"), new AbortController().signal)).resolves.toMatchObject({ kind: "identity", cacheable: true });
   });
 
-  test("a credential_process: confirmed, never remembered", async () => {
+  test("a credential_process without an Expiration: confirmed, never remembered", async () => {
     await expect(probeCallerIdentity(inputsIn("process"), new AbortController().signal)).resolves.toMatchObject({
       kind: "identity",
       account: "111111111111",
       cacheable: false,
     });
+  });
+
+  test("a credential_process whose credentials carry an Expiration: remembered, until they expire", async () => {
+    const expiration = new Date(Date.now() + 3_600_000);
+    const expiring = path.join(dir, "expiring-helper");
+    writeFileSync(
+      expiring,
+      `#!/bin/sh
+echo '{"Version": 1, "AccessKeyId": "AKIAONE", "SecretAccessKey": "helper-secret", "Expiration": "${expiration.toISOString()}"}'
+`,
+      { mode: 0o755 },
+    );
+    const config = path.join(dir, "expiring-config");
+    writeFileSync(
+      config,
+      `[profile expiring]
+region = eu-west-1
+endpoint_url = ${stub.url}
+credential_process = ${expiring}
+`,
+    );
+    const result = await probeCallerIdentity(inputsIn("expiring", { AWS_CONFIG_FILE: config }), new AbortController().signal);
+    // Before: cacheable false, and the helper ran at every call.
+    expect(result).toMatchObject({ kind: "identity", account: "111111111111", cacheable: true });
+    expect(result.kind === "identity" ? result.expiresAt?.getTime() : undefined).toBe(expiration.getTime());
   });
 
   test("a credential_process named by a relative path (resolved in the agent's project) never runs", async () => {
@@ -629,7 +654,8 @@ describe("which successes the account check may remember (red team atk-secrets-1
     const config = path.join(dir, "relative-config");
     writeFileSync(config, `[profile rel]\nregion = eu-west-1\nendpoint_url = ${stub.url}\ncredential_process = ${relative} --json\n`);
     const result = await probeCallerIdentity(inputsIn("rel", { AWS_CONFIG_FILE: config }), new AbortController().signal);
-    expect(result).toEqual({ kind: "failed", code: "RelativeCredentialProcess" });
+    // The refusal says what to write instead (before: no detail, the operator read only the code).
+    expect(result).toMatchObject({ kind: "failed", code: "RelativeCredentialProcess", detail: expect.stringContaining("absolute path") });
     expect(existsSync(marker)).toBe(false);
   });
 
