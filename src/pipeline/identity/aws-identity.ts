@@ -104,8 +104,8 @@ export async function checkAwsIdentity(request: AwsIdentityRequest, deps: AwsIde
           reason: `the credentials of AWS profile ${inputs.profile} belong to another account than the one the operator pinned for target ${target.name}; the call was not run`,
         };
       }
-      // A credential_process may answer for another account with nothing the key covers changed: remembered only
-      // for the expiry of the credentials it printed, when it gave one (sts-probe.ts, `cacheable`).
+      // A credential_process may answer for another account with nothing the key covers changed: never
+      // remembered, since each run of the CLI runs it again (sts-probe.ts, `cacheable`).
       if (result.cacheable) cache.remember(key, request.provider.config.auth?.identity?.cache_ttl_seconds ?? 300, result.expiresAt);
       else cache.forget(key);
       audit.record({ event: "identity-ok", detail: "sts" });

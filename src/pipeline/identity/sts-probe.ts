@@ -45,9 +45,9 @@ export type StsProbeResult =
        * follows from what the credential-source fingerprint covers (the AWS files, the child's environment):
        * static keys, SSO, a role above any source. A `credential_process` answering for the account (no role
        * above) can change its answer while every file and variable stays the same: its success is remembered
-       * only when the credentials it printed carry an `Expiration`, for as long as they are valid, since the
-       * CLI would itself keep using credentials that have not expired; without one, not at all. (An `aws
-       * login` session, which can do the same, is refused: credential-chain.ts.)
+       * never: the CLI of each call runs the helper again (it keeps no process credentials from one run to the
+       * next, whatever their `Expiration`), so only a check at every call sees the account the child will
+       * get. (An `aws login` session, which can do the same, is refused: credential-chain.ts.)
        */
       readonly cacheable: boolean;
     }
@@ -350,9 +350,9 @@ async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<strin
     if (typeof answer.Account !== "string") return { kind: "failed", code: "NoAccount" };
     // Anything but 12 digits is no account id: never compared, remembered or shown (it could hold any text).
     if (!ACCOUNT_ID.test(answer.Account)) return { kind: "failed", code: "MalformedAccount" };
-    // What a process answers is outside what the fingerprint covers; a role above it fixes the account, and
-    // credentials with an expiry hold until then. (An `aws login` session was refused by credentialChainOf.)
-    const cacheable = underRole || credentialProcess === undefined || resolved.expiration !== undefined;
+    // What a process answers is outside what the fingerprint covers; a role above it fixes the account.
+    // An `Expiration` does not: each run of the CLI runs the helper again. (An `aws login` session was refused.)
+    const cacheable = underRole || credentialProcess === undefined;
     return { kind: "identity", account: answer.Account, expiresAt: resolved.expiration, cacheable };
   } finally {
     client.destroy();

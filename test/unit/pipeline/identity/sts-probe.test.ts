@@ -620,7 +620,7 @@ describe("which successes the account check may remember (red team atk-secrets-1
     });
   });
 
-  test("a credential_process whose credentials carry an Expiration: remembered, until they expire", async () => {
+  test("a credential_process whose credentials carry an Expiration: confirmed, never remembered (each CLI run runs the helper again)", async () => {
     const expiration = new Date(Date.now() + 3_600_000);
     const expiring = path.join(dir, "expiring-helper");
     writeFileSync(
@@ -640,8 +640,8 @@ credential_process = ${expiring}
 `,
     );
     const result = await probeCallerIdentity(inputsIn("expiring", { AWS_CONFIG_FILE: config }), new AbortController().signal);
-    // Before: cacheable false, and the helper ran at every call.
-    expect(result).toMatchObject({ kind: "identity", account: "111111111111", cacheable: true });
+    // The CLI keeps no process credentials between runs: the next call's helper may answer for another account.
+    expect(result).toMatchObject({ kind: "identity", account: "111111111111", cacheable: false });
     expect(result.kind === "identity" ? result.expiresAt?.getTime() : undefined).toBe(expiration.getTime());
   });
 
