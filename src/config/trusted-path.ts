@@ -284,8 +284,15 @@ function samePath(a: string, b: string): boolean {
   return process.platform === "win32" ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
+/**
+ * What separates the names the kernel resolves: on Windows `\` and `/`; on POSIX
+ * only `/`, a backslash being part of a name (`a\b` is one entry, which may be a
+ * link the walk must inspect, not `a/b`).
+ */
+const SEPARATORS = process.platform === "win32" ? /[\\/]+/u : /\/+/u;
+
 function components(value: string): string[] {
-  return value.split(/[\\/]+/u).filter((part) => part !== "");
+  return value.split(SEPARATORS).filter((part) => part !== "");
 }
 
 /** `path.join` for a normalised directory and one plain component (no separator, not `.` or `..`), without re-normalising. */
