@@ -287,11 +287,19 @@ export class BoundedStdioTransport implements Transport {
     this.deliver(message);
   }
 
-  /** A cancel ends its request's id; a request still held is dropped (it never ran, and a canceled request gets no response). */
+  /**
+   * A cancel ends its request's id: a request still held is dropped (it never ran, and a canceled request gets no
+   * response), one handed on is aborted by the SDK, which then writes no response. The SDK aborts only a truthy id
+   * (`_oncancel`: `if (!requestId) return`): a call with id 0 or "" runs on and is answered, so its id stays in flight
+   * until then, and a second request with it is still refused (it would take over the first one's abort controller).
+   */
   private cancelHeld(id: RequestId): void {
-    this.pendingIds.delete(id);
     const index = this.held.findIndex((held) => held.kind === "request" && held.id === id);
-    if (index === -1) return;
+    if (index === -1) {
+      if (id !== 0 && id !== "") this.pendingIds.delete(id);
+      return;
+    }
+    this.pendingIds.delete(id);
     const [dropped] = this.held.splice(index, 1);
     this.heldBytes -= dropped?.bytes ?? 0;
   }

@@ -127,6 +127,59 @@ describe("BoundedStdioTransport", () => {
     await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
     expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
   });
+  test("a cancel names its request by the id as written: 1.0, 1e0, \"1\", -0 or 2^53-1 written with a fraction cancel no request", async () => {
+    const out = heldStdout();
+    out.release();
+    const { stdin, messages } = await started(out.stdout);
+    const feed = async (lines: string): Promise<void> => {
+      const data = once(stdin, "data");
+      stdin.write(lines);
+      await data;
+    };
+    const request = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "x" } })}\n`;
+    const cancelWritten = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
+    const max = Number.MAX_SAFE_INTEGER;
+    await feed(request(1) + request(0) + request(max));
+    await feed(["1.0", "1e0", '"1"', "-0", "-0.0", "0e5", `${max}.0`, "9007199254740990.9999999", "9007199254740993"].map(cancelWritten).join(""));
+    // Each request is still in flight: a second request with its id is refused, so the cancels freed none of them.
+    await feed(request(1) + request(0) + request(max));
+    const refusals = out.written.map((line) => JSON.parse(line) as { id: unknown; error: { message: string } });
+    expect(refusals.map((reply) => [reply.id, reply.error.message])).toEqual(
+      [1, 0, max].map((id) => [id, "Invalid Request: the id is already used by a request in flight"]),
+    );
+    // Only the string cancel reached the protocol layer (it names the request "1", another id); the others were dropped.
+    expect(messages.map((message) => ("id" in message ? message.id : "params" in message ? message.params?.requestId : undefined))).toEqual([1, 0, max, "1"]);
+    // Written as the ids were, the cancels end requests 1 and 2^53-1. The SDK aborts no request with the id 0 (a falsy id:
+    // it runs on and is answered), so that id stays in flight until its response.
+    await feed(cancelWritten("1") + cancelWritten(String(max)) + cancelWritten("0") + request(1) + request(max) + request(0));
+    expect(messages.filter((message) => "id" in message).map((message) => ("id" in message ? message.id : undefined))).toEqual([1, 0, max, 1, max]);
+    expect((JSON.parse(out.written.at(-1) ?? "") as { id: unknown }).id).toBe(0);
+  });
+
+  test("while stdout is full, a cancel whose requestId is written otherwise than its request's id drops no held request", async () => {
+    const out = heldStdout();
+    const { stdin, transport, messages } = await started(out.stdout);
+    const fed = once(stdin, "data");
+    stdin.write(FILL);
+    await fed;
+    const cancelWritten = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
+    const request = (id: number | string): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+    const more = once(stdin, "data");
+    const max = Number.MAX_SAFE_INTEGER;
+    stdin.write(request(1) + request(0) + request(max) + ["1.0", "1e0", '"1"', "-0", `${max}.0`].map(cancelWritten).join("") + request("end"));
+    await more;
+    // The last held request handed on (the release goes a batch per turn).
+    const last = new Promise<void>((resolve) => {
+      transport.onmessage = (message) => {
+        messages.push(message);
+        if ("id" in message && message.id === "end") resolve();
+      };
+    });
+    out.release();
+    await last;
+    expect(messages.map((message) => ("id" in message ? message.id : "notification"))).toEqual(["notification", 1, 0, max, "end"]);
+  });
+
   test("while stdout is full, requests are held, notifications are handed on, and a cancel drops its held request", async () => {
     const out = heldStdout();
     const { stdin, messages } = await started(out.stdout);
