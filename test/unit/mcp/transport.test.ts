@@ -127,7 +127,7 @@ describe("BoundedStdioTransport", () => {
     await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
     expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
   });
-  test("a cancel names its request by the id as written: 1.0, 1e0, \"1\", -0 or 2^53-1 written with a fraction cancel no request", async () => {
+  test('a cancel names its request by the id as written: 1.0, 1e0, "1", -0 or 2^53-1 written with a fraction cancel no request', async () => {
     const out = heldStdout();
     out.release();
     const { stdin, messages } = await started(out.stdout);
