@@ -11,7 +11,8 @@
  * - Writes JSON-RPC only to stdout and honours backpressure: while stdout is
  *   full, stdin is still read, but every line that would be answered (a request,
  *   an invalid line) is held, not handed on, up to `heldInputBytes` (then stdin
- *   is paused until stdout drains); notifications are handed on at once, so a
+ *   is paused until stdout drains; the bound is kept line by line, the rest of
+ *   a chunk past it waits unread in the line reader); notifications are handed on at once, so a
  *   `notifications/cancelled` stops its call (or drops its held request) while
  *   the client does not read, and the end of stdin is seen (the server shuts
  *   down: serve-lifecycle.ts). When stdout drains, what the client sent until
@@ -116,6 +117,10 @@ export class BoundedStdioTransport implements Transport {
   private pausedForHold = false;
   /** Why requests are refused, once the server began to shut down (`refuseRequests`). */
   private refusing: string | undefined;
+  /** Set once stdout was full during the shutdown: stdin is read no more. */
+  private stoppedAtShutdown = false;
+  /** Set while what the client sent is read at the drain (readPending), which may go past the hold's bounds up to its ceiling. */
+  private readingPending = false;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -131,6 +136,7 @@ export class BoundedStdioTransport implements Transport {
       oversized: (id, bytes) => {
         this.handleOversized(id, bytes);
       },
+      accepting: () => this.accepting(),
     });
   }
 
@@ -197,6 +203,7 @@ export class BoundedStdioTransport implements Transport {
     if (this.closed || this.stdout.destroyed) return;
     if (!this.stdout.write(`${JSON.stringify(message)}\n`)) {
       this.pausedForHold = false;
+      this.stoppedAtShutdown = true;
       this.stdin.pause();
     }
   }
@@ -248,6 +255,17 @@ export class BoundedStdioTransport implements Transport {
   private readonly onData = (chunk: Buffer | string): void => {
     this.reader.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
   };
+
+  /**
+   * Whether the reader may hand on the next line: the bounds are kept line by line, not chunk by chunk (a chunk of
+   * 64 KiB holds some thousand short lines). Past them, the rest of the chunk waits in the reader, unread, with stdin
+   * paused, until the hold is back within its bounds (readAgain) or stdout drains (readPending, up to its ceiling).
+   */
+  private accepting(): boolean {
+    if (this.closed || this.stoppedAtShutdown) return false;
+    if (this.readingPending) return this.mayReadPending();
+    return !this.pausedForHold;
+  }
 
   private readonly onStreamError = (error: Error): void => {
     this.onerror?.(error);
@@ -390,12 +408,25 @@ export class BoundedStdioTransport implements Transport {
    */
   private readPending(): void {
     if (this.held.length === 0 || this.refusing !== undefined) return;
-    const { stdin } = this;
+    this.readingPending = true;
+    try {
+      this.readPendingInput();
+    } finally {
+      this.readingPending = false;
+    }
+  }
+
+  private readPendingInput(): void {
+    const { stdin, reader } = this;
+    // First the rest of a chunk the bounds left unread, then the stream's buffer, then the descriptor; a chunk is read
+    // only once all before it was, and the reader stops at the ceiling line by line (accepting).
+    reader.resume();
+    const more = (): boolean => this.mayReadPending() && !reader.hasUnread();
     // A read in paused mode emits its chunk as 'data' (to onData), at once.
-    while (this.mayReadPending() && stdin.readableLength > 0 && stdin.read() !== null);
+    while (more() && stdin.readableLength > 0 && stdin.read() !== null);
     // Bytes from the descriptor come after all the stream holds; an ended or destroyed stream's descriptor may be another file's.
     const fd = this.stdinFd;
-    while (fd !== undefined && this.mayReadPending() && stdin.readableLength === 0 && !stdin.readableEnded && !stdin.destroyed) {
+    while (fd !== undefined && more() && stdin.readableLength === 0 && !stdin.readableEnded && !stdin.destroyed) {
       const chunk = readWithoutBlocking(fd);
       if (chunk === undefined) return;
       this.onData(chunk);
@@ -415,14 +446,15 @@ export class BoundedStdioTransport implements Transport {
   private readAgain(): void {
     if (!this.pausedForHold || this.closed || this.refusing !== undefined || this.overBound()) return;
     this.pausedForHold = false;
-    // A read in paused mode emits its chunk as 'data' (to onData).
+    // The rest of the chunk the bound stopped comes first; a read in paused mode emits its chunk as 'data' (to onData).
+    this.reader.resume();
     while (this.reading() && this.stdin.read() !== null);
     if (this.reading()) this.stdin.resume();
   }
 
-  /** Neither paused by the hold bound (again) nor closed; a method, as handling a line may change both. */
+  /** Neither paused by the hold bound (again) nor closed, and nothing left unread; a method, as handling a line may change all three. */
   private reading(): boolean {
-    return !this.pausedForHold && !this.closed;
+    return !this.pausedForHold && !this.closed && !this.reader.hasUnread();
   }
 
   /**
