@@ -85,7 +85,7 @@ export const MAX_HELD_LINES = 1024;
 const PENDING_READ_BYTES = 1024 * 1024;
 
 /** How many held lines are handed on per turn of the event loop once stdout drained. */
-const RELEASE_BATCH = 16;
+export const RELEASE_BATCH = 16;
 
 /** The default bound on input held while stdout is full: 8 MiB, or two messages of the largest size allowed. */
 export function heldInputLimit(maxMessageBytes: number): number {
@@ -121,6 +121,10 @@ export class BoundedStdioTransport implements Transport {
   private stoppedAtShutdown = false;
   /** Set while what the client sent is read at the drain (readPending), which may go past the hold's bounds up to its ceiling. */
   private readingPending = false;
+  /** Requests handed on straight from stdin in this turn of the event loop (at most RELEASE_BATCH). */
+  private handedOnThisTurn = 0;
+  /** The next turn, while reading waits for it (stdin paused once RELEASE_BATCH requests were handed on in this one). */
+  private nextTurn: NodeJS.Immediate | undefined;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -248,6 +252,7 @@ export class BoundedStdioTransport implements Transport {
     this.held = [];
     this.heldBytes = 0;
     if (this.releasing !== undefined) clearImmediate(this.releasing);
+    if (this.nextTurn !== undefined) clearImmediate(this.nextTurn);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -264,7 +269,7 @@ export class BoundedStdioTransport implements Transport {
   private accepting(): boolean {
     if (this.closed || this.stoppedAtShutdown) return false;
     if (this.readingPending) return this.mayReadPending();
-    return !this.pausedForHold;
+    return !this.pausedForHold && this.handedOnThisTurn < RELEASE_BATCH;
   }
 
   private readonly onStreamError = (error: Error): void => {
@@ -303,6 +308,33 @@ export class BoundedStdioTransport implements Transport {
       if (cancelled.success && cancelled.data.params.requestId !== undefined) this.cancelHeld(cancelled.data.params.requestId);
     }
     this.deliver(message);
+    if (isJSONRPCRequest(message)) this.countHandedOn();
+  }
+
+  /**
+   * The protocol layer answers a request on a later microtask, so stdout's state does not change while one chunk is
+   * read: handed on whole, a 64 KiB read of `tools/list` requests (some thousand) queued as many answers before the
+   * first write could report stdout full. So, as when held lines are released, at most RELEASE_BATCH requests are
+   * handed on per turn; then stdin pauses, the rest of the chunk waits unread, and the next turn reads on (held, by
+   * then, if their answers filled stdout).
+   */
+  private countHandedOn(): void {
+    this.handedOnThisTurn += 1;
+    if (this.handedOnThisTurn < RELEASE_BATCH) return;
+    this.stdin.pause();
+    this.nextTurn ??= setImmediate(() => {
+      this.readNextTurn();
+    });
+  }
+
+  /** A new turn: reads on (the rest of the chunk, then stdin) unless a bound, the shutdown or close() stopped reading meanwhile. */
+  private readNextTurn(): void {
+    this.nextTurn = undefined;
+    this.handedOnThisTurn = 0;
+    // readAgain reads on once the hold is back within its bounds; after the shutdown began or close(), nothing is read.
+    if (this.closed || this.stoppedAtShutdown || this.pausedForHold) return;
+    this.reader.resume();
+    if (this.reading()) this.stdin.resume();
   }
 
   /**

@@ -8,7 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Socket } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
+import { MAX_HELD_LINES, RELEASE_BATCH } from "../../../src/mcp/stdio/transport.js";
 import { FILL, heldStdout, ping, startedOn, type Started } from "../../support/stdio-transport.js";
 
 /** Writes each chunk the test sends it (one JSON string a line) to stdout in one write, then says so on stderr. */
@@ -94,6 +94,32 @@ async function fullTransport(): Promise<{ writer: Writer; started: Started<Socke
 }
 
 describe("BoundedStdioTransport reading a real socket", () => {
+  test("while stdout can take more, a chunk's requests are handed on a batch per turn, so their answers fill stdout before the rest is read", async () => {
+    const writer = startWriter();
+    const out = heldStdout();
+    const started = await startedOn(out.stdout, { stdin: writer.stdout });
+    let answered = 0;
+    const read = deliveredWhere(started, isMethod("notifications/read"), (message) => {
+      // As the SDK does: a request's answer is written on a later microtask, not while the chunk is read.
+      const id = "id" in message ? message.id : undefined;
+      if (id !== undefined)
+        queueMicrotask(() => {
+          answered += 1;
+          void started.transport.send({ jsonrpc: "2.0", id, result: {} });
+        });
+    });
+    // One write: 200 requests (their answers would take 200 times the 64 bytes this stdout takes), then a notification.
+    await writer.write(pings(0, 200) + notification("notifications/read"));
+    await read;
+    // The first turn's batch was handed on and answered; stdout was then full, so the rest of the chunk was held.
+    expect(started.messages.filter((message) => "id" in message)).toHaveLength(RELEASE_BATCH);
+    expect(answered).toBe(RELEASE_BATCH);
+    const end = deliveredWhere(started, hasId(199), () => undefined);
+    out.release();
+    await end;
+    expect(started.messages.flatMap((message) => ("id" in message ? [message.id] : []))).toEqual(Array.from({ length: 200 }, (_, id) => id));
+  });
+
   test("a short chunk that passes the held-lines bound is read only up to the line that passed it; the rest waits for stdout", async () => {
     const { writer, started, out } = await fullTransport();
     let released = false;
