@@ -91,6 +91,10 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
   // calls in flight are killed and their records written. A hang-up (the client's terminal closing)
   // would otherwise end the server at once and leave a running CLI unsupervised.
   for (const signal of TERMINATING_SIGNALS) process.on(signal, () => void shutdown(signal));
+  // A cancel reaches Torii's own abort of the call too: the SDK ignores one for the id 0 or "" (server.ts).
+  transport.oncancel = (id) => {
+    created.cancel(id);
+  };
   transport.onerror = (error) => {
     logToStderr(`transport error: ${error.message}`);
   };

@@ -25,7 +25,7 @@ let root: string;
 let raw: RawSession | undefined;
 
 beforeAll(() => {
-  execFileSync("mkfifo", [path.join(fifos, "first"), path.join(fifos, "second")]);
+  execFileSync("mkfifo", [path.join(fifos, "first"), path.join(fifos, "second"), path.join(fifos, "zero"), path.join(fifos, "empty")]);
   bin = makeFakeBin({ holder: HOLDER });
   root = makeConfigTree({
     "providers/hold/provider.yaml": 'version: "1"\nname: hold\ntool: hold\ncommand: holder\n',
@@ -67,4 +67,27 @@ describe("a request id already in flight", () => {
     await expect.poll(() => alive(second), { timeout: 30_000 }).toBe(false);
     expect(raw.stderr()).toContain("its id is used by a request in flight");
   });
+});
+
+describe("a call whose id is falsy", () => {
+  // The SDK aborts no call whose id is 0 or "" on a cancel (`_oncancel`: `if (!requestId) return`); 0 is its client's first id.
+  test.each([
+    [0, "zero"],
+    ["", "empty"],
+  ])(
+    "is stopped by a cancel for its id %j, and answered with its canceled result",
+    async (id, fifo) => {
+      raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+      await raw.initialize();
+      raw.send(toolCallLine(id, "hold", { args: ["run", fifo] }));
+      const pid = Number(await readFile(path.join(fifos, fifo), "utf8"));
+      expect(alive(pid)).toBe(true);
+      raw.send(cancel(id));
+      // Before, the call ran on (its process until killed by hand) and was never answered.
+      const reply = (await raw.reply(id)) as { result?: { structuredContent?: { execution?: { canceled?: boolean; signal?: string } } } };
+      expect(reply.result?.structuredContent?.execution).toMatchObject({ canceled: true, signal: "SIGTERM" });
+      expect(alive(pid)).toBe(false);
+    },
+    30_000,
+  );
 });

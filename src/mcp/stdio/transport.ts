@@ -96,6 +96,8 @@ export class BoundedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Told the request id of each `notifications/cancelled` handed on, after the protocol layer (serve-lifecycle.ts: CreatedServer.cancel). */
+  oncancel?: (id: RequestId) => void;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -305,7 +307,13 @@ export class BoundedStdioTransport implements Transport {
       }
     } else {
       const cancelled = CancelledNotificationSchema.safeParse(message);
-      if (cancelled.success && cancelled.data.params.requestId !== undefined) this.cancelHeld(cancelled.data.params.requestId);
+      const id = cancelled.success ? cancelled.data.params.requestId : undefined;
+      if (id !== undefined) {
+        this.cancelHeld(id);
+        this.deliver(message);
+        this.oncancel?.(id);
+        return;
+      }
     }
     this.deliver(message);
     if (isJSONRPCRequest(message)) this.countHandedOn();
