@@ -21,7 +21,8 @@
  *   its held request. A client that floods without reading cannot grow
  *   the server's memory with queued replies; `whenWritable()` lets calls already
  *   accepted wait before they run (call-path.ts), so at most the calls already
- *   running add a result each.
+ *   running add a result each. While stdout can take more, requests are handed
+ *   on RELEASE_BATCH a turn, so their answers can fill it before more are read.
  * - Refuses a request whose id is already used by a request in flight (-32600,
  *   nothing runs). JSON-RPC requires ids to be unique among pending requests;
  *   the SDK keys each handler's abort controller by id alone, so a second call
@@ -29,7 +30,11 @@
  *   `notifications/cancelled` for that id would stop the second call, and the
  *   first (its process still running) could no longer be canceled at all. An id
  *   is in flight from its request until its response is written or the client
- *   cancels it (the SDK writes no response for a canceled request).
+ *   cancels it (the SDK writes no response for a canceled request; a cancel for
+ *   0 or "", which the SDK ignores, leaves the id in flight until the answer).
+ *   Ids match as written: a cancel's number `requestId` written otherwise than
+ *   as its integer (1.0, -0) cancels nothing (./inbound.ts). Each cancel is also
+ *   told to `oncancel`, so the server stops the call the SDK would not.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
