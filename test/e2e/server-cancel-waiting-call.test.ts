@@ -3,7 +3,10 @@
  * (whenWritable, call-path.ts), and a cancel for it sent while the client does not read: when stdout drains,
  * the server reads what the client sent before the waiting call goes on, so the call ends there and never
  * enters the pipeline (no decision, no environment, no process). Stdin is a real pipe: the cancel waits past
- * the hold bound, unread, until the drain.
+ * the hold bound, unread, until the drain. Fails when the call path does not wait for stdout, and when the drain
+ * does not read what the client sent before the held lines (the cancel would come a release batch later). The
+ * order of that read and whenWritable's resolution no longer matters: the transport tells the server each cancel
+ * (oncancel), which aborts the call at once, before the waiting call's continuation runs.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
