@@ -156,6 +156,20 @@ describe("BoundedStdioTransport", () => {
     expect((JSON.parse(out.written.at(-1) ?? "") as { id: unknown }).id).toBe(0);
   });
 
+  test('tells oncancel the id of each cancel it hands on (0 and "" too, which the SDK ignores), never of one it dropped', async () => {
+    const out = heldStdout();
+    out.release();
+    const { stdin, transport } = await started(out.stdout);
+    const told: unknown[] = [];
+    transport.oncancel = (id) => told.push(id);
+    const data = once(stdin, "data");
+    stdin.write(
+      ["0", '""', "7", '"7"', "1.0", "-0", "1e0"].map((id) => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}\n`).join(""),
+    );
+    await data;
+    expect(told).toEqual([0, "", 7, "7"]);
+  });
+
   test("while stdout is full, a cancel whose requestId is written otherwise than its request's id drops no held request", async () => {
     const out = heldStdout();
     const { stdin, transport, messages } = await started(out.stdout);
