@@ -103,6 +103,12 @@ export class BoundedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Told the request id of each `notifications/cancelled` handed on, after the protocol layer (serve-lifecycle.ts: CreatedServer.cancel). */
   oncancel?: (id: RequestId) => void;
+  /**
+   * Told once, why stdin ended (`end`, or `close` without it), only after every line the client sent before that
+   * was read: the stream reports its end as soon as it gave its last chunk, while the rest of that chunk may still
+   * wait unread in the line reader (a bound, or RELEASE_BATCH); shut down then, the server dropped those requests.
+   */
+  oninputend?: (why: string) => void;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -132,6 +138,9 @@ export class BoundedStdioTransport implements Transport {
   private handedOnThisTurn = 0;
   /** The next turn, while reading waits for it (stdin paused once RELEASE_BATCH requests were handed on in this one). */
   private nextTurn: NodeJS.Immediate | undefined;
+  /** Why stdin ended, once it did; told to `oninputend` once nothing is left unread. */
+  private inputEnd: string | undefined;
+  private inputEndTold = false;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -156,6 +165,8 @@ export class BoundedStdioTransport implements Transport {
     this.started = true;
     this.stdin.on("data", this.onData);
     this.stdin.on("error", this.onStreamError);
+    this.stdin.on("end", this.onInputEnd);
+    this.stdin.on("close", this.onInputClose);
     this.stdout.on("error", this.onStreamError);
     return Promise.resolve();
   }
@@ -254,6 +265,8 @@ export class BoundedStdioTransport implements Transport {
     this.closed = true;
     this.stdin.off("data", this.onData);
     this.stdin.off("error", this.onStreamError);
+    this.stdin.off("end", this.onInputEnd);
+    this.stdin.off("close", this.onInputClose);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.reader.reset();
     this.held = [];
@@ -282,6 +295,32 @@ export class BoundedStdioTransport implements Transport {
   private readonly onStreamError = (error: Error): void => {
     this.onerror?.(error);
   };
+
+  private readonly onInputEnd = (): void => {
+    this.inputEnded("stdin ended");
+  };
+
+  private readonly onInputClose = (): void => {
+    this.inputEnded("stdin closed");
+  };
+
+  private inputEnded(why: string): void {
+    this.inputEnd ??= why;
+    this.tellInputEnd();
+  }
+
+  /** Tells `oninputend` once stdin ended and the line reader has nothing left unread (the lines before the end came first). */
+  private tellInputEnd(): void {
+    if (this.inputEnd === undefined || this.inputEndTold || this.closed || this.reader.hasUnread()) return;
+    this.inputEndTold = true;
+    this.oninputend?.(this.inputEnd);
+  }
+
+  /** Reads on from the rest of a chunk the reader left unread, while the sink accepts; its end may be stdin's. */
+  private resumeReader(): void {
+    this.reader.resume();
+    this.tellInputEnd();
+  }
 
   private handleLine(bytes: Buffer): void {
     const inbound = readInbound(bytes);
@@ -346,7 +385,7 @@ export class BoundedStdioTransport implements Transport {
     this.handedOnThisTurn = 0;
     // readAgain reads on once the hold is back within its bounds; after the shutdown began or close(), nothing is read.
     if (this.closed || this.stoppedAtShutdown || this.pausedForHold) return;
-    this.reader.resume();
+    this.resumeReader();
     if (this.reading()) this.stdin.resume();
   }
 
@@ -465,7 +504,7 @@ export class BoundedStdioTransport implements Transport {
     const { stdin, reader } = this;
     // First the rest of a chunk the bounds left unread, then the stream's buffer, then the descriptor; a chunk is read
     // only once all before it was, and the reader stops at the ceiling line by line (accepting).
-    reader.resume();
+    this.resumeReader();
     const more = (): boolean => this.mayReadPending() && !reader.hasUnread();
     // A read in paused mode emits its chunk as 'data' (to onData), at once.
     while (more() && stdin.readableLength > 0 && stdin.read() !== null);
@@ -492,7 +531,7 @@ export class BoundedStdioTransport implements Transport {
     if (!this.pausedForHold || this.closed || this.refusing !== undefined || this.overBound()) return;
     this.pausedForHold = false;
     // The rest of the chunk the bound stopped comes first; a read in paused mode emits its chunk as 'data' (to onData).
-    this.reader.resume();
+    this.resumeReader();
     while (this.reading() && this.stdin.read() !== null);
     if (this.reading()) this.stdin.resume();
   }
