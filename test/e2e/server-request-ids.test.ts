@@ -26,10 +26,12 @@ let raw: RawSession | undefined;
 
 beforeAll(() => {
   execFileSync("mkfifo", [path.join(fifos, "first"), path.join(fifos, "second"), path.join(fifos, "zero"), path.join(fifos, "empty")]);
-  bin = makeFakeBin({ holder: HOLDER });
+  bin = makeFakeBin({ holder: HOLDER, quick: 'process.stdout.write("ran")' });
   root = makeConfigTree({
     "providers/hold/provider.yaml": 'version: "1"\nname: hold\ntool: hold\ncommand: holder\n',
     "providers/hold/rules.yaml": 'version: "1"\naccept: [run]\n',
+    "providers/quick/provider.yaml": 'version: "1"\nname: quick\ntool: quick\ncommand: quick\n',
+    "providers/quick/rules.yaml": 'version: "1"\naccept: [run]\n',
   });
 });
 
@@ -90,4 +92,16 @@ describe("a call whose id is falsy", () => {
     },
     30_000,
   );
+});
+
+describe("a cancel read with its call", () => {
+  // The protocol layer starts a call's handler on a later microtask: a cancel in the same chunk as its request found no
+  // call of Torii's to stop (the SDK, which aborts its own controller for any other id, ignores 0 and ""), so it ran.
+  test.each([0, ""])("for the id %j stops the call, answered with its canceled result (its command, run to its end, was before)", async (id) => {
+    raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    await raw.initialize();
+    raw.send(toolCallLine(id, "quick", { args: ["run"] }) + cancel(id));
+    const reply = (await raw.reply(id)) as { result?: { structuredContent?: { execution?: { canceled?: boolean } } } };
+    expect(reply.result?.structuredContent?.execution?.canceled).toBe(true);
+  });
 });

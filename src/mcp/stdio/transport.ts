@@ -33,8 +33,9 @@
  *   cancels it (the SDK writes no response for a canceled request; a cancel for
  *   0 or "", which the SDK ignores, leaves the id in flight until the answer).
  *   Ids match as written: a cancel's number `requestId` written otherwise than
- *   as its integer (1.0, -0) cancels nothing (./inbound.ts). Each cancel is also
- *   told to `oncancel`, so the server stops the call the SDK would not.
+ *   as its integer (1.0, -0) cancels nothing (./inbound.ts). A cancel for a call
+ *   the SDK does not stop (0, "") is told to `oncancel` a turn later, once the
+ *   call started, so the server stops it.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -101,7 +102,10 @@ export class BoundedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  /** Told the request id of each `notifications/cancelled` handed on, after the protocol layer (serve-lifecycle.ts: CreatedServer.cancel). */
+  /**
+   * Told, a turn after the protocol layer saw it, the request id of a `notifications/cancelled` for a request in flight
+   * that still is then: one with the id 0 or "", which the SDK does not abort (tellCancel; serve-lifecycle.ts: CreatedServer.cancel).
+   */
   oncancel?: (id: RequestId) => void;
   /**
    * Told once, why stdin ended (`end`, or `close` without it), only after every line the client sent before that
@@ -117,8 +121,11 @@ export class BoundedStdioTransport implements Transport {
   private drained: Promise<void> | undefined;
   private started = false;
   private closed = false;
-  /** The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK). */
-  private readonly pendingIds = new Set<RequestId>();
+  /**
+   * The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK), each
+   * with a token of its own, so a cancel told a turn later (tellCancel) can tell its request from a later one with that id.
+   */
+  private readonly pendingIds = new Map<RequestId, object>();
   /** What was read while stdout was full and is handed on (or written) once it drains, in order. */
   private held: Held[] = [];
   private heldBytes = 0;
@@ -341,7 +348,7 @@ export class BoundedStdioTransport implements Transport {
         this.reply(errorReply(ErrorCode.InvalidRequest, "Invalid Request: the id is already used by a request in flight", message.id));
         return;
       }
-      this.pendingIds.add(message.id);
+      this.pendingIds.set(message.id, {});
       // A request is answered: while stdout is full it waits here, not in the protocol layer (or as a queued reply),
       // and so does one read while earlier ones are still held (they keep their order).
       if (this.mustHold()) {
@@ -353,14 +360,28 @@ export class BoundedStdioTransport implements Transport {
       const cancelled = CancelledNotificationSchema.safeParse(message);
       const id = cancelled.success ? cancelled.data.params.requestId : undefined;
       if (id !== undefined) {
+        const request = this.pendingIds.get(id);
         this.cancelHeld(id);
         this.deliver(message);
-        this.oncancel?.(id);
+        if (request !== undefined) this.tellCancel(id, request);
         return;
       }
     }
     this.deliver(message);
     if (isJSONRPCRequest(message)) this.countHandedOn();
+  }
+
+  /**
+   * Tells `oncancel` of a cancel for a request handed on that is still in flight a turn later: the protocol layer
+   * starts a request's handler on a later microtask, so a cancel read with its request (in one chunk) found no call
+   * to stop yet. The SDK aborts the controller it made for a request at once, but makes none it aborts for the id 0
+   * or "": only those ids stay in flight past their cancel (cancelHeld), and only if that same request still holds
+   * the id (not answered meanwhile, the id then taken by a later request, whose call the cancel must not stop).
+   */
+  private tellCancel(id: RequestId, request: object): void {
+    setImmediate(() => {
+      if (!this.closed && this.pendingIds.get(id) === request) this.oncancel?.(id);
+    });
   }
 
   /**
