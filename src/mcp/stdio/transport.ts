@@ -29,9 +29,10 @@
  *   with the same id would take over the first's cancellation: a
  *   `notifications/cancelled` for that id would stop the second call, and the
  *   first (its process still running) could no longer be canceled at all. An id
- *   is in flight from its request until its response is written or the client
- *   cancels it (the SDK writes no response for a canceled request; a cancel for
- *   0 or "", which the SDK ignores, leaves the id in flight until the answer).
+ *   is in flight from its request until its response is written or the turn
+ *   after the client cancels it (the SDK writes no response for a canceled
+ *   request, and has aborted it by then; a cancel for 0 or "", which the SDK
+ *   ignores, leaves the id in flight until the answer).
  *   Ids match as written: a cancel's number `requestId` written otherwise than
  *   as its integer (1.0, -0) cancels nothing (./inbound.ts). A cancel for a call
  *   the SDK does not stop (0, "") is told to `oncancel` a turn later, once the
@@ -104,7 +105,7 @@ export class BoundedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /**
    * Told, a turn after the protocol layer saw it, the request id of a `notifications/cancelled` for a request in flight
-   * that still is then: one with the id 0 or "", which the SDK does not abort (tellCancel; serve-lifecycle.ts: CreatedServer.cancel).
+   * that still is then: one with the id 0 or "", which the SDK does not abort (cancelRequest; serve-lifecycle.ts: CreatedServer.cancel).
    */
   oncancel?: (id: RequestId) => void;
   /**
@@ -123,7 +124,7 @@ export class BoundedStdioTransport implements Transport {
   private closed = false;
   /**
    * The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK), each
-   * with a token of its own, so a cancel told a turn later (tellCancel) can tell its request from a later one with that id.
+   * with a token of its own, so what a cancel does a turn later (cancelRequest) is for its request, not a later one with that id.
    */
   private readonly pendingIds = new Map<RequestId, object>();
   /** What was read while stdout was full and is handed on (or written) once it drains, in order. */
@@ -360,28 +361,13 @@ export class BoundedStdioTransport implements Transport {
       const cancelled = CancelledNotificationSchema.safeParse(message);
       const id = cancelled.success ? cancelled.data.params.requestId : undefined;
       if (id !== undefined) {
-        const request = this.pendingIds.get(id);
-        this.cancelHeld(id);
+        this.cancelRequest(id);
         this.deliver(message);
-        if (request !== undefined) this.tellCancel(id, request);
         return;
       }
     }
     this.deliver(message);
     if (isJSONRPCRequest(message)) this.countHandedOn();
-  }
-
-  /**
-   * Tells `oncancel` of a cancel for a request handed on that is still in flight a turn later: the protocol layer
-   * starts a request's handler on a later microtask, so a cancel read with its request (in one chunk) found no call
-   * to stop yet. The SDK aborts the controller it made for a request at once, but makes none it aborts for the id 0
-   * or "": only those ids stay in flight past their cancel (cancelHeld), and only if that same request still holds
-   * the id (not answered meanwhile, the id then taken by a later request, whose call the cancel must not stop).
-   */
-  private tellCancel(id: RequestId, request: object): void {
-    setImmediate(() => {
-      if (!this.closed && this.pendingIds.get(id) === request) this.oncancel?.(id);
-    });
   }
 
   /**
@@ -411,20 +397,30 @@ export class BoundedStdioTransport implements Transport {
   }
 
   /**
-   * A cancel ends its request's id: a request still held is dropped (it never ran, and a canceled request gets no
-   * response), one handed on is aborted by the SDK, which then writes no response. The SDK aborts only a truthy id
-   * (`_oncancel`: `if (!requestId) return`): a call with id 0 or "" runs on and is answered, so its id stays in flight
-   * until then, and a second request with it is still refused (it would take over the first one's abort controller).
+   * A cancel ends its request. One still held is dropped (it never ran, and a canceled request gets no response): its
+   * id is free at once. One handed on is the protocol layer's to stop, by id, on a later microtask (the SDK runs its
+   * cancel handler on one): its id stays in flight until the next turn, else a request reusing it in the same chunk was
+   * handed on first, took the SDK's abort for that id, and the canceled call ran on, its answer taken for the new one's.
+   * Then the id is free, unless that request was answered meanwhile (and the id maybe taken by a later one). The SDK
+   * aborts no call whose id is 0 or "" (`_oncancel`: `if (!requestId) return`): the server is told (`oncancel`), now
+   * that the call's handler has started (a cancel read with its request found no call to stop), and the call is
+   * answered with its canceled result, which frees the id.
    */
-  private cancelHeld(id: RequestId): void {
+  private cancelRequest(id: RequestId): void {
+    const request = this.pendingIds.get(id);
+    if (request === undefined) return;
     const index = this.held.findIndex((held) => held.kind === "request" && held.id === id);
-    if (index === -1) {
-      if (id !== 0 && id !== "") this.pendingIds.delete(id);
+    if (index !== -1) {
+      this.pendingIds.delete(id);
+      const [dropped] = this.held.splice(index, 1);
+      this.heldBytes -= dropped?.bytes ?? 0;
       return;
     }
-    this.pendingIds.delete(id);
-    const [dropped] = this.held.splice(index, 1);
-    this.heldBytes -= dropped?.bytes ?? 0;
+    setImmediate(() => {
+      if (this.closed || this.pendingIds.get(id) !== request) return;
+      if (id === 0 || id === "") this.oncancel?.(id);
+      else this.pendingIds.delete(id);
+    });
   }
 
   private deliver(message: JSONRPCMessage): void {

@@ -28,6 +28,15 @@ function collector(): () => void {
 /** An invalid line whose reply fills a `heldStdout` (its write is held past the 64-byte high-water mark). */
 const FILL = '{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n';
 
+/** Resolves on the next turn of the event loop, after what the transport put off to it (setImmediate runs in order). */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const errorReplyInFlight = (id: number | string): unknown => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: -32600, message: "Invalid Request: the id is already used by a request in flight" },
+});
+
 /** Resolves once `stream` has emitted `event`. */
 function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
   return new Promise((resolve) => {
@@ -100,7 +109,7 @@ describe("BoundedStdioTransport", () => {
     await expect(transport.send({ jsonrpc: "2.0", id: 1, result: {} })).rejects.toThrow(/closed/u);
   });
 
-  test("a request whose id is in flight is refused and not delivered, until its response is sent or the client cancels it", async () => {
+  test("a request whose id is in flight is refused and not delivered, until its response is sent or the turn after the client cancels it", async () => {
     const out = heldStdout();
     out.release();
     const { stdin, transport, messages } = await started(out.stdout);
@@ -124,7 +133,12 @@ describe("BoundedStdioTransport", () => {
     await feed(request(1));
     expect(ids()).toEqual([1, "1", 1]);
 
+    // The SDK aborts a canceled call by id on a later microtask: a request with that id in the same chunk would take that abort.
     await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
+    expect(ids()).toEqual([1, "1", 1, "notifications/cancelled"]);
+    expect(out.written.at(-1)).toBe(`${JSON.stringify(errorReplyInFlight(1))}\n`);
+    await turn();
+    await feed(request(1));
     expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
   });
   test('a cancel names its request by the id as written: 1.0, 1e0, "1", -0 or 2^53-1 written with a fraction cancel no request', async () => {
@@ -151,7 +165,9 @@ describe("BoundedStdioTransport", () => {
     expect(messages.map((message) => ("id" in message ? message.id : "params" in message ? message.params?.requestId : undefined))).toEqual([1, 0, max, "1"]);
     // Written as the ids were, the cancels end requests 1 and 2^53-1. The SDK aborts no request with the id 0 (a falsy id:
     // it runs on and is answered), so that id stays in flight until its response.
-    await feed(cancelWritten("1") + cancelWritten(String(max)) + cancelWritten("0") + request(1) + request(max) + request(0));
+    await feed(cancelWritten("1") + cancelWritten(String(max)) + cancelWritten("0"));
+    await turn();
+    await feed(request(1) + request(max) + request(0));
     expect(messages.filter((message) => "id" in message).map((message) => ("id" in message ? message.id : undefined))).toEqual([1, 0, max, 1, max]);
     expect((JSON.parse(out.written.at(-1) ?? "") as { id: unknown }).id).toBe(0);
   });
@@ -162,7 +178,6 @@ describe("BoundedStdioTransport", () => {
     const { stdin, transport } = await started(out.stdout);
     const told: unknown[] = [];
     transport.oncancel = (id) => told.push(id);
-    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     const request = (id: number | string): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
     const cancel = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
     // Requests and their cancels in one chunk: the protocol layer starts a handler on a later microtask, so the call
