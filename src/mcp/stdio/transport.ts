@@ -142,7 +142,10 @@ export class BoundedStdioTransport implements Transport {
   private stoppedAtShutdown = false;
   /** Set while what the client sent is read at the drain (readPending), which may go past the hold's bounds up to its ceiling. */
   private readingPending = false;
-  /** Requests handed on straight from stdin in this turn of the event loop (at most RELEASE_BATCH). */
+  /**
+   * Requests handed on straight from stdin since reading last waited for a turn (so at most RELEASE_BATCH in one turn):
+   * reset only then, so a client sending a request or two a turn makes reading wait a turn every RELEASE_BATCH requests.
+   */
   private handedOnThisTurn = 0;
   /** The next turn, while reading waits for it (stdin paused once RELEASE_BATCH requests were handed on in this one). */
   private nextTurn: NodeJS.Immediate | undefined;
