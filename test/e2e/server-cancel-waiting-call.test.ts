@@ -4,9 +4,9 @@
  * the server reads what the client sent before the waiting call goes on, so the call ends there and never
  * enters the pipeline (no decision, no environment, no process). Stdin is a real pipe: the cancel waits past
  * the hold bound, unread, until the drain. Fails when the call path does not wait for stdout, and when the drain
- * does not read what the client sent before the held lines (the cancel would come a release batch later). The
- * order of that read and whenWritable's resolution no longer matters: the transport tells the server each cancel
- * (oncancel), which aborts the call at once, before the waiting call's continuation runs.
+ * does not read what the client sent before the held lines (the cancel would come a release batch later), and when
+ * it resolves whenWritable before that read: the SDK aborts the call on a microtask the read queues, which must come
+ * before the waiting call's continuation (the server's own abort, oncancel, is only for the ids 0 and "", a turn later).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
