@@ -30,7 +30,7 @@ export interface CreatedServer {
   cleanup(): Promise<void>;
   /**
    * Aborts the call in flight with request id `id`, if any: the transport calls it for a `notifications/cancelled` the
-   * SDK ignores, once the call's handler started (a turn after the cancel: stdio/transport.ts, cancelRequest).
+   * SDK ignores (0, ""), at once and a turn later, once the call's handler started (stdio/transport.ts, cancelRequest).
    * The SDK aborts a call on a cancel too, but not one whose id is falsy (`_oncancel`: `if (!requestId) return`), so a
    * call with the id 0 (the SDK client's first id) or "" ran on, its process with it. Such a call now ends with its
    * canceled result, which the SDK still writes (it did not see the cancel).

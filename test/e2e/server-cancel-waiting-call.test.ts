@@ -59,13 +59,14 @@ function untilStderr(session: RawSession, text: string): Promise<void> {
 
 const ping = (id: string): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
 
-test("a call waiting for stdout to drain, canceled while the client did not read, never enters the pipeline", async () => {
+// 0 and "": the SDK ignores a cancel for a falsy id; the server's own abort (oncancel) stops the call, answered with its canceled result.
+test.each(["victim", 0])("a call (id %j) waiting for stdout to drain, canceled while the client did not read, never enters the pipeline", async (victim) => {
   const session = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
   raw = session;
   await session.initialize();
   // The gated call takes the one slot; the victim, accepted while stdout is writable, waits for the slot.
   session.send(toolCallLine("gated", "gated", { args: ["hold"] }));
-  session.send(toolCallLine("victim", "victim", { args: ["go"] }));
+  session.send(toolCallLine(victim, "victim", { args: ["go"] }));
   session.send(ping("accepted"));
   await session.reply("accepted");
 
@@ -83,7 +84,7 @@ test("a call waiting for stdout to drain, canceled while the client did not read
   await writeFile(gate, "go");
   await waiting;
   // Unread until stdout drains (stdin is paused); then read before the victim's wait ends.
-  session.send(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "victim", reason: "test" } })}\n`);
+  session.send(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: victim, reason: "test" } })}\n`);
   expect(session.child.stdin.writableLength).toBe(0);
 
   session.child.stdout.resume();
@@ -91,7 +92,11 @@ test("a call waiting for stdout to drain, canceled while the client did not read
   await session.reply("p1099");
   // The canceled call gets no response; its audit trail would hold a decision had it entered the pipeline.
   const last = session.lines.findIndex((line) => line.message?.id === "p1099");
-  expect(session.lines.slice(0, last + 1).filter((line) => line.message?.id === "victim")).toEqual([]);
+  const answers = session.lines.slice(0, last + 1).filter((line) => line.message?.id === victim);
+  // The SDK saw no cancel for 0, so it answers the call, which ended before it ran.
+  if (victim === 0)
+    expect(answers.map((line) => line.message)).toEqual([{ jsonrpc: "2.0", id: 0, error: { code: -32603, message: "canceled by the client" } }]);
+  else expect(answers).toEqual([]);
   expect(await session.close()).toBe(0);
   raw = undefined;
   const records = readFileSync(path.join(root, "audit.jsonl"), "utf8")

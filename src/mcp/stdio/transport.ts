@@ -35,8 +35,8 @@
  *   ignores, leaves the id in flight until the answer).
  *   Ids match as written: a cancel's number `requestId` written otherwise than
  *   as its integer (1.0, -0) cancels nothing (./inbound.ts). A cancel for a call
- *   the SDK does not stop (0, "") is told to `oncancel` a turn later, once the
- *   call started, so the server stops it.
+ *   the SDK does not stop (0, "") is told to `oncancel`, at once and a turn later
+ *   (once the call started), so the server stops it.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -104,8 +104,8 @@ export class BoundedStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   /**
-   * Told, a turn after the protocol layer saw it, the request id of a `notifications/cancelled` for a request in flight
-   * that still is then: one with the id 0 or "", which the SDK does not abort (cancelRequest; serve-lifecycle.ts: CreatedServer.cancel).
+   * Told the request id of a `notifications/cancelled` for a request handed on with the id 0 or "", which the SDK does
+   * not abort: at once, and again a turn later if it is still in flight (cancelRequest; serve-lifecycle.ts: CreatedServer.cancel).
    */
   oncancel?: (id: RequestId) => void;
   /**
@@ -405,9 +405,9 @@ export class BoundedStdioTransport implements Transport {
    * cancel handler on one): its id stays in flight until the next turn, else a request reusing it in the same chunk was
    * handed on first, took the SDK's abort for that id, and the canceled call ran on, its answer taken for the new one's.
    * Then the id is free, unless that request was answered meanwhile (and the id maybe taken by a later one). The SDK
-   * aborts no call whose id is 0 or "" (`_oncancel`: `if (!requestId) return`): the server is told (`oncancel`), now
-   * that the call's handler has started (a cancel read with its request found no call to stop), and the call is
-   * answered with its canceled result, which frees the id.
+   * aborts no call whose id is 0 or "" (`_oncancel`: `if (!requestId) return`): the server is told (`oncancel`), at
+   * once and again on the next turn, when the call's handler has started (a cancel read with its request found no
+   * call to stop), and the call is answered with its canceled result, which frees the id.
    */
   private cancelRequest(id: RequestId): void {
     const request = this.pendingIds.get(id);
@@ -419,9 +419,13 @@ export class BoundedStdioTransport implements Transport {
       this.heldBytes -= dropped?.bytes ?? 0;
       return;
     }
+    const ignoredBySdk = id === 0 || id === "";
+    // At once for a call already started (one waiting for stdout never enters the pipeline), again a turn later for one
+    // whose handler had not started yet.
+    if (ignoredBySdk) this.oncancel?.(id);
     setImmediate(() => {
       if (this.closed || this.pendingIds.get(id) !== request) return;
-      if (id === 0 || id === "") this.oncancel?.(id);
+      if (ignoredBySdk) this.oncancel?.(id);
       else this.pendingIds.delete(id);
     });
   }

@@ -172,7 +172,7 @@ describe("BoundedStdioTransport", () => {
     expect((JSON.parse(out.written.at(-1) ?? "") as { id: unknown }).id).toBe(0);
   });
 
-  test('tells oncancel, a turn later, of a cancel for a request still in flight then: only 0 and "" (the SDK ignores those), never of one it dropped', async () => {
+  test('tells oncancel of a cancel for a request handed on with the id 0 or "" (the SDK ignores those), at once and a turn later while still in flight', async () => {
     const out = heldStdout();
     out.release();
     const { stdin, transport } = await started(out.stdout);
@@ -180,14 +180,14 @@ describe("BoundedStdioTransport", () => {
     transport.oncancel = (id) => told.push(id);
     const request = (id: number | string): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
     const cancel = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
-    // Requests and their cancels in one chunk: the protocol layer starts a handler on a later microtask, so the call
-    // a cancel stops exists only a turn later. The SDK aborts 7 itself (its id is free at once); 8 was never sent.
+    // Requests and their cancels in one chunk: the protocol layer starts a handler on a later microtask, so the call a
+    // cancel stops may exist only a turn later (told then again). The SDK aborts 7 itself; 8 was never sent.
     let data = once(stdin, "data");
     stdin.write(request(0) + request("") + request(7) + ["0", '""', "7", '"7"', "8", "1.0", "-0", "1e0"].map(cancel).join(""));
     await data;
-    expect(told).toEqual([]);
-    await turn();
     expect(told).toEqual([0, ""]);
+    await turn();
+    expect(told).toEqual([0, "", 0, ""]);
     // Request 0 answered (its id free again) and a new request 0 before the turn: the cancel was for the first one.
     for (const id of [0, ""]) await transport.send({ jsonrpc: "2.0", id, result: {} });
     transport.onmessage = (message) => {
@@ -197,7 +197,7 @@ describe("BoundedStdioTransport", () => {
     stdin.write(request(0) + cancel("0") + request(0));
     await data;
     await turn();
-    expect(told).toEqual([0, ""]);
+    expect(told).toEqual([0, "", 0, "", 0]);
   });
 
   test("while stdout is full, a cancel whose requestId is written otherwise than its request's id drops no held request", async () => {
