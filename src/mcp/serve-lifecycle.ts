@@ -85,12 +85,16 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
     return closing;
   };
 
-  process.stdin.on("end", () => void shutdown("stdin ended"));
-  process.stdin.on("close", () => void shutdown("stdin closed"));
+  // The transport's own end of stdin: it comes after every line sent before it was read (the stream's may come before).
+  transport.oninputend = (why) => void shutdown(why);
   // Every signal a terminal or a supervisor sends to end the server goes through the same shutdown:
   // calls in flight are killed and their records written. A hang-up (the client's terminal closing)
   // would otherwise end the server at once and leave a running CLI unsupervised.
   for (const signal of TERMINATING_SIGNALS) process.on(signal, () => void shutdown(signal));
+  // A cancel reaches Torii's own abort of the call too: the SDK ignores one for the id 0 or "" (server.ts).
+  transport.oncancel = (id) => {
+    created.cancel(id);
+  };
   transport.onerror = (error) => {
     logToStderr(`transport error: ${error.message}`);
   };

@@ -16,6 +16,7 @@ import {
   McpError,
   type CallToolResult,
   type ListToolsResult,
+  type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { linkedAbort } from "../runtime/linked-abort.js";
 import { SERVER_INSTRUCTIONS } from "./instructions.js";
@@ -27,6 +28,14 @@ export interface CreatedServer {
   readonly server: Server;
   /** Aborts every call in flight (their children are killed) and waits for them to settle. */
   cleanup(): Promise<void>;
+  /**
+   * Aborts the call in flight with request id `id`, if any: the transport calls it for a `notifications/cancelled` the
+   * SDK ignores (0, ""), at once and a turn later, once the call's handler started (stdio/transport.ts, cancelRequest).
+   * The SDK aborts a call on a cancel too, but not one whose id is falsy (`_oncancel`: `if (!requestId) return`), so a
+   * call with the id 0 (the SDK client's first id) or "" ran on, its process with it. Such a call now ends with its
+   * canceled result, which the SDK still writes (it did not see the cancel).
+   */
+  cancel(id: RequestId): void;
 }
 
 /** What differs between the normal server and the one that only reports a start-up failure. */
@@ -47,6 +56,8 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
   const byName = new Map(checked.map((tool) => [tool.name, tool]));
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
+  // The controller of each call in flight by request id (ids are unique among requests in flight: the transport refuses a duplicate).
+  const byRequestId = new Map<RequestId, AbortController>();
 
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- see the import
   const server = new Server(
@@ -86,6 +97,7 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}`);
     if (shutdown.signal.aborted) throw new McpError(ErrorCode.InternalError, "the server is shutting down");
     const link = linkedAbort([extra.signal, shutdown.signal]);
+    byRequestId.set(extra.requestId, link.controller);
     const call = tool.call(request.params.arguments, { signal: link.controller.signal, requestId: extra.requestId });
     inFlight.add(call);
     try {
@@ -93,6 +105,7 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     } finally {
       inFlight.delete(call);
       link.unlink();
+      if (byRequestId.get(extra.requestId) === link.controller) byRequestId.delete(extra.requestId);
     }
   });
 
@@ -101,6 +114,9 @@ export function createServer(tools: readonly ToolDefinition[], version: string, 
     async cleanup() {
       shutdown.abort(new Error("server shutting down"));
       await Promise.allSettled([...inFlight]);
+    },
+    cancel(id) {
+      byRequestId.get(id)?.abort(new Error("canceled by the client"));
     },
   };
 }

@@ -25,11 +25,19 @@ let root: string;
 let raw: RawSession | undefined;
 
 beforeAll(() => {
-  execFileSync("mkfifo", [path.join(fifos, "first"), path.join(fifos, "second")]);
-  bin = makeFakeBin({ holder: HOLDER });
+  execFileSync("mkfifo", [
+    path.join(fifos, "first"),
+    path.join(fifos, "second"),
+    path.join(fifos, "zero"),
+    path.join(fifos, "empty"),
+    path.join(fifos, "reused"),
+  ]);
+  bin = makeFakeBin({ holder: HOLDER, quick: 'process.stdout.write("ran")' });
   root = makeConfigTree({
     "providers/hold/provider.yaml": 'version: "1"\nname: hold\ntool: hold\ncommand: holder\n',
     "providers/hold/rules.yaml": 'version: "1"\naccept: [run]\n',
+    "providers/quick/provider.yaml": 'version: "1"\nname: quick\ntool: quick\ncommand: quick\n',
+    "providers/quick/rules.yaml": 'version: "1"\naccept: [run]\n',
   });
 });
 
@@ -67,4 +75,60 @@ describe("a request id already in flight", () => {
     await expect.poll(() => alive(second), { timeout: 30_000 }).toBe(false);
     expect(raw.stderr()).toContain("its id is used by a request in flight");
   });
+});
+
+describe("a call whose id is falsy", () => {
+  // The SDK aborts no call whose id is 0 or "" on a cancel (`_oncancel`: `if (!requestId) return`); 0 is its client's first id.
+  test.each([
+    [0, "zero"],
+    ["", "empty"],
+  ])(
+    "is stopped by a cancel for its id %j, and answered with its canceled result",
+    async (id, fifo) => {
+      raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+      await raw.initialize();
+      raw.send(toolCallLine(id, "hold", { args: ["run", fifo] }));
+      const pid = Number(await readFile(path.join(fifos, fifo), "utf8"));
+      expect(alive(pid)).toBe(true);
+      raw.send(cancel(id));
+      // Before, the call ran on (its process until killed by hand) and was never answered.
+      const reply = (await raw.reply(id)) as { result?: { structuredContent?: { execution?: { canceled?: boolean; signal?: string } } } };
+      expect(reply.result?.structuredContent?.execution).toMatchObject({ canceled: true, signal: "SIGTERM" });
+      expect(alive(pid)).toBe(false);
+    },
+    30_000,
+  );
+});
+
+describe("a cancel read with its call", () => {
+  // The protocol layer starts a call's handler on a later microtask: a cancel in the same chunk as its request found no
+  // call of Torii's to stop (the SDK, which aborts its own controller for any other id, ignores 0 and ""), so it ran.
+  test.each([0, ""])("for the id %j stops the call, answered with its canceled result (its command, run to its end, was before)", async (id) => {
+    raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    await raw.initialize();
+    raw.send(toolCallLine(id, "quick", { args: ["run"] }) + cancel(id));
+    const reply = (await raw.reply(id)) as { result?: { structuredContent?: { execution?: { canceled?: boolean } } } };
+    expect(reply.result?.structuredContent?.execution?.canceled).toBe(true);
+  });
+});
+
+describe("an id reused at once after its cancel", () => {
+  // The SDK aborts a canceled call on a later microtask, looking its controller up by id: a request reusing the id in the
+  // same chunk was handed on first, took that slot, and the cancel aborted it, while the canceled call ran on, answered
+  // as the new request's reply. The id stays in flight until the SDK has seen the cancel (the next turn).
+  test("is refused with -32600; the cancel stops the call it named", async () => {
+    raw = startRawSession({ TORII_CONFIG_DIR: root, PATH: `${bin.dir}:${process.env.PATH ?? ""}` });
+    await raw.initialize();
+    raw.send(toolCallLine(9, "hold", { args: ["run", "reused"] }));
+    const first = Number(await readFile(path.join(fifos, "reused"), "utf8"));
+    raw.send(cancel(9) + toolCallLine(9, "quick", { args: ["run"] }) + `${JSON.stringify({ jsonrpc: "2.0", id: "after", method: "ping" })}\n`);
+    await raw.reply("after"); // the transport refuses a reused id at once, before the ping is answered
+    expect(raw.lines.filter((line) => line.message?.id === 9).map((line) => line.message)).toEqual([
+      { jsonrpc: "2.0", id: 9, error: { code: -32600, message: "Invalid Request: the id is already used by a request in flight" } },
+    ]);
+    await expect.poll(() => alive(first), { timeout: 30_000 }).toBe(false);
+    raw.send(toolCallLine(9, "quick", { args: ["run"] }));
+    const reply = (await raw.reply(9, 2)) as { result?: { structuredContent?: { execution?: { stdout?: string } } } };
+    expect(reply.result?.structuredContent?.execution?.stdout).toBe("ran");
+  }, 60_000);
 });

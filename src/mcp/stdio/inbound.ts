@@ -13,6 +13,9 @@
  * - a number id written otherwise than as a plain integer whose value is one
  *   (`1.00000000000000001`, `1.0`, `1e0`, `-0`; JSON.parse makes them 1, 1,
  *   1, 0): -32600 without id, never run as, nor answered for, that integer;
+ * - a `notifications/cancelled` whose `requestId` is such a number: dropped
+ *   (no reply), it cancels nothing; ids match as written, in a cancel as in
+ *   a request and a response;
  * - an invalid notification (string `method`, no `id`) and an invalid
  *   response (`result`/`error`, no `method`): no reply, JSON-RPC never answers
  *   those; anything else that is not a message object: -32600 without id;
@@ -44,6 +47,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod";
+import { memberText } from "./member-text.js";
 import { arrayElements, echoableId, topLevelIdOf } from "./top-level-id.js";
 import { contentProblem } from "./well-formed.js";
 
@@ -87,7 +91,24 @@ export function readInbound(line: Buffer): Inbound | undefined {
   // JSON.parse reads 1.00000000000000001 (and 1.0, 1e0) as 1: run or answered, that request would take the id 1 the client never
   // sent, and its reply could be taken for request 1's. An id is a string or an integer written as one; this one is echoed by no reply.
   if (inexactId && isRecord(value)) return rejectUnlessSilent(value, "a number id must be written as an integer (no fraction, exponent or -0)", undefined);
+  // A cancel names its request by id as well, read by the SDK (and the hold) from the parsed value: `requestId` 1.0 would stop
+  // request 1. Ids match as written, as a response's does (send() frees the id it answers): such a cancel cancels nothing.
+  if (isRecord(value) && inexactCancelTarget(value, bytes))
+    return rejectUnlessSilent(value, "a cancel's number requestId must be written as an integer (no fraction, exponent or -0)", undefined);
   return readMessage(value);
+}
+
+/**
+ * Whether `value` (parsed from `line`) is a `notifications/cancelled` whose number `requestId` is not written as its
+ * own integer (`1.0`, `1e0`, `-0`, `1E2`, an integer past 2^53): no request in flight has that id, since a request's
+ * id is refused unless written so, and the parsed value would name another request.
+ */
+function inexactCancelTarget(value: Record<string, unknown>, line: Buffer): boolean {
+  const { params } = value;
+  if (value.method !== "notifications/cancelled" || "id" in value || !isRecord(params) || typeof params.requestId !== "number") return false;
+  const paramsText = memberText(line, "params");
+  const written = paramsText === undefined ? undefined : memberText(paramsText, "requestId");
+  return written === undefined || !Number.isSafeInteger(params.requestId) || written.toString("utf8") !== String(params.requestId);
 }
 
 /**

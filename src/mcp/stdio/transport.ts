@@ -11,7 +11,8 @@
  * - Writes JSON-RPC only to stdout and honours backpressure: while stdout is
  *   full, stdin is still read, but every line that would be answered (a request,
  *   an invalid line) is held, not handed on, up to `heldInputBytes` (then stdin
- *   is paused until stdout drains); notifications are handed on at once, so a
+ *   is paused until stdout drains; the bound is kept line by line, the rest of
+ *   a chunk past it waits unread in the line reader); notifications are handed on at once, so a
  *   `notifications/cancelled` stops its call (or drops its held request) while
  *   the client does not read, and the end of stdin is seen (the server shuts
  *   down: serve-lifecycle.ts). When stdout drains, what the client sent until
@@ -20,15 +21,22 @@
  *   its held request. A client that floods without reading cannot grow
  *   the server's memory with queued replies; `whenWritable()` lets calls already
  *   accepted wait before they run (call-path.ts), so at most the calls already
- *   running add a result each.
+ *   running add a result each. While stdout can take more, requests are handed
+ *   on RELEASE_BATCH a turn, so their answers can fill it before more are read.
  * - Refuses a request whose id is already used by a request in flight (-32600,
  *   nothing runs). JSON-RPC requires ids to be unique among pending requests;
  *   the SDK keys each handler's abort controller by id alone, so a second call
  *   with the same id would take over the first's cancellation: a
  *   `notifications/cancelled` for that id would stop the second call, and the
  *   first (its process still running) could no longer be canceled at all. An id
- *   is in flight from its request until its response is written or the client
- *   cancels it (the SDK writes no response for a canceled request).
+ *   is in flight from its request until its response is written or the turn
+ *   after the client cancels it (the SDK writes no response for a canceled
+ *   request, and has aborted it by then; a cancel for 0 or "", which the SDK
+ *   ignores, leaves the id in flight until the answer).
+ *   Ids match as written: a cancel's number `requestId` written otherwise than
+ *   as its integer (1.0, -0) cancels nothing (./inbound.ts). A cancel for a call
+ *   the SDK does not stop (0, "") is told to `oncancel`, at once and a turn later
+ *   (once the call started), so the server stops it.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -84,7 +92,7 @@ export const MAX_HELD_LINES = 1024;
 const PENDING_READ_BYTES = 1024 * 1024;
 
 /** How many held lines are handed on per turn of the event loop once stdout drained. */
-const RELEASE_BATCH = 16;
+export const RELEASE_BATCH = 16;
 
 /** The default bound on input held while stdout is full: 8 MiB, or two messages of the largest size allowed. */
 export function heldInputLimit(maxMessageBytes: number): number {
@@ -95,6 +103,17 @@ export class BoundedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Told the request id of a `notifications/cancelled` for a request handed on with the id 0 or "", which the SDK does
+   * not abort: at once, and again a turn later if it is still in flight (cancelRequest; serve-lifecycle.ts: CreatedServer.cancel).
+   */
+  oncancel?: (id: RequestId) => void;
+  /**
+   * Told once, why stdin ended (`end`, or `close` without it), only after every line the client sent before that
+   * was read: the stream reports its end as soon as it gave its last chunk, while the rest of that chunk may still
+   * wait unread in the line reader (a bound, or RELEASE_BATCH); shut down then, the server dropped those requests.
+   */
+  oninputend?: (why: string) => void;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -103,8 +122,11 @@ export class BoundedStdioTransport implements Transport {
   private drained: Promise<void> | undefined;
   private started = false;
   private closed = false;
-  /** The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK). */
-  private readonly pendingIds = new Set<RequestId>();
+  /**
+   * The ids of the client's requests still waiting for their response (1 and "1" are distinct ids, as for the SDK), each
+   * with a token of its own, so what a cancel does a turn later (cancelRequest) is for its request, not a later one with that id.
+   */
+  private readonly pendingIds = new Map<RequestId, object>();
   /** What was read while stdout was full and is handed on (or written) once it drains, in order. */
   private held: Held[] = [];
   private heldBytes = 0;
@@ -116,6 +138,20 @@ export class BoundedStdioTransport implements Transport {
   private pausedForHold = false;
   /** Why requests are refused, once the server began to shut down (`refuseRequests`). */
   private refusing: string | undefined;
+  /** Set once stdout was full during the shutdown: stdin is read no more. */
+  private stoppedAtShutdown = false;
+  /** Set while what the client sent is read at the drain (readPending), which may go past the hold's bounds up to its ceiling. */
+  private readingPending = false;
+  /**
+   * Requests handed on straight from stdin since reading last waited for a turn (so at most RELEASE_BATCH in one turn):
+   * reset only then, so a client sending a request or two a turn makes reading wait a turn every RELEASE_BATCH requests.
+   */
+  private handedOnThisTurn = 0;
+  /** The next turn, while reading waits for it (stdin paused once RELEASE_BATCH requests were handed on in this one). */
+  private nextTurn: NodeJS.Immediate | undefined;
+  /** Why stdin ended, once it did; told to `oninputend` once nothing is left unread. */
+  private inputEnd: string | undefined;
+  private inputEndTold = false;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -131,6 +167,7 @@ export class BoundedStdioTransport implements Transport {
       oversized: (id, bytes) => {
         this.handleOversized(id, bytes);
       },
+      accepting: () => this.accepting(),
     });
   }
 
@@ -139,6 +176,8 @@ export class BoundedStdioTransport implements Transport {
     this.started = true;
     this.stdin.on("data", this.onData);
     this.stdin.on("error", this.onStreamError);
+    this.stdin.on("end", this.onInputEnd);
+    this.stdin.on("close", this.onInputClose);
     this.stdout.on("error", this.onStreamError);
     return Promise.resolve();
   }
@@ -197,6 +236,7 @@ export class BoundedStdioTransport implements Transport {
     if (this.closed || this.stdout.destroyed) return;
     if (!this.stdout.write(`${JSON.stringify(message)}\n`)) {
       this.pausedForHold = false;
+      this.stoppedAtShutdown = true;
       this.stdin.pause();
     }
   }
@@ -236,11 +276,14 @@ export class BoundedStdioTransport implements Transport {
     this.closed = true;
     this.stdin.off("data", this.onData);
     this.stdin.off("error", this.onStreamError);
+    this.stdin.off("end", this.onInputEnd);
+    this.stdin.off("close", this.onInputClose);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.reader.reset();
     this.held = [];
     this.heldBytes = 0;
     if (this.releasing !== undefined) clearImmediate(this.releasing);
+    if (this.nextTurn !== undefined) clearImmediate(this.nextTurn);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -249,9 +292,46 @@ export class BoundedStdioTransport implements Transport {
     this.reader.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
   };
 
+  /**
+   * Whether the reader may hand on the next line: the bounds are kept line by line, not chunk by chunk (a chunk of
+   * 64 KiB holds some thousand short lines). Past them, the rest of the chunk waits in the reader, unread, with stdin
+   * paused, until the hold is back within its bounds (readAgain) or stdout drains (readPending, up to its ceiling).
+   */
+  private accepting(): boolean {
+    if (this.closed || this.stoppedAtShutdown) return false;
+    if (this.readingPending) return this.mayReadPending();
+    return !this.pausedForHold && this.handedOnThisTurn < RELEASE_BATCH;
+  }
+
   private readonly onStreamError = (error: Error): void => {
     this.onerror?.(error);
   };
+
+  private readonly onInputEnd = (): void => {
+    this.inputEnded("stdin ended");
+  };
+
+  private readonly onInputClose = (): void => {
+    this.inputEnded("stdin closed");
+  };
+
+  private inputEnded(why: string): void {
+    this.inputEnd ??= why;
+    this.tellInputEnd();
+  }
+
+  /** Tells `oninputend` once stdin ended and the line reader has nothing left unread (the lines before the end came first). */
+  private tellInputEnd(): void {
+    if (this.inputEnd === undefined || this.inputEndTold || this.closed || this.reader.hasUnread()) return;
+    this.inputEndTold = true;
+    this.oninputend?.(this.inputEnd);
+  }
+
+  /** Reads on from the rest of a chunk the reader left unread, while the sink accepts; its end may be stdin's. */
+  private resumeReader(): void {
+    this.reader.resume();
+    this.tellInputEnd();
+  }
 
   private handleLine(bytes: Buffer): void {
     const inbound = readInbound(bytes);
@@ -272,7 +352,7 @@ export class BoundedStdioTransport implements Transport {
         this.reply(errorReply(ErrorCode.InvalidRequest, "Invalid Request: the id is already used by a request in flight", message.id));
         return;
       }
-      this.pendingIds.add(message.id);
+      this.pendingIds.set(message.id, {});
       // A request is answered: while stdout is full it waits here, not in the protocol layer (or as a queued reply),
       // and so does one read while earlier ones are still held (they keep their order).
       if (this.mustHold()) {
@@ -282,18 +362,72 @@ export class BoundedStdioTransport implements Transport {
       }
     } else {
       const cancelled = CancelledNotificationSchema.safeParse(message);
-      if (cancelled.success && cancelled.data.params.requestId !== undefined) this.cancelHeld(cancelled.data.params.requestId);
+      const id = cancelled.success ? cancelled.data.params.requestId : undefined;
+      if (id !== undefined) {
+        this.cancelRequest(id);
+        this.deliver(message);
+        return;
+      }
     }
     this.deliver(message);
+    if (isJSONRPCRequest(message)) this.countHandedOn();
   }
 
-  /** A cancel ends its request's id; a request still held is dropped (it never ran, and a canceled request gets no response). */
-  private cancelHeld(id: RequestId): void {
-    this.pendingIds.delete(id);
+  /**
+   * The protocol layer answers a request on a later microtask, so stdout's state does not change while one chunk is
+   * read: handed on whole, a 64 KiB read of `tools/list` requests (some thousand) queued as many answers before the
+   * first write could report stdout full. So, as when held lines are released, at most RELEASE_BATCH requests are
+   * handed on per turn; then stdin pauses, the rest of the chunk waits unread, and the next turn reads on (held, by
+   * then, if their answers filled stdout).
+   */
+  private countHandedOn(): void {
+    this.handedOnThisTurn += 1;
+    if (this.handedOnThisTurn < RELEASE_BATCH) return;
+    this.stdin.pause();
+    this.nextTurn ??= setImmediate(() => {
+      this.readNextTurn();
+    });
+  }
+
+  /** A new turn: reads on (the rest of the chunk, then stdin) unless a bound, the shutdown or close() stopped reading meanwhile. */
+  private readNextTurn(): void {
+    this.nextTurn = undefined;
+    this.handedOnThisTurn = 0;
+    // readAgain reads on once the hold is back within its bounds; after the shutdown began or close(), nothing is read.
+    if (this.closed || this.stoppedAtShutdown || this.pausedForHold) return;
+    this.resumeReader();
+    if (this.reading()) this.stdin.resume();
+  }
+
+  /**
+   * A cancel ends its request. One still held is dropped (it never ran, and a canceled request gets no response): its
+   * id is free at once. One handed on is the protocol layer's to stop, by id, on a later microtask (the SDK runs its
+   * cancel handler on one): its id stays in flight until the next turn, else a request reusing it in the same chunk was
+   * handed on first, took the SDK's abort for that id, and the canceled call ran on, its answer taken for the new one's.
+   * Then the id is free, unless that request was answered meanwhile (and the id maybe taken by a later one). The SDK
+   * aborts no call whose id is 0 or "" (`_oncancel`: `if (!requestId) return`): the server is told (`oncancel`), at
+   * once and again on the next turn, when the call's handler has started (a cancel read with its request found no
+   * call to stop), and the call is answered with its canceled result, which frees the id.
+   */
+  private cancelRequest(id: RequestId): void {
+    const request = this.pendingIds.get(id);
+    if (request === undefined) return;
     const index = this.held.findIndex((held) => held.kind === "request" && held.id === id);
-    if (index === -1) return;
-    const [dropped] = this.held.splice(index, 1);
-    this.heldBytes -= dropped?.bytes ?? 0;
+    if (index !== -1) {
+      this.pendingIds.delete(id);
+      const [dropped] = this.held.splice(index, 1);
+      this.heldBytes -= dropped?.bytes ?? 0;
+      return;
+    }
+    const ignoredBySdk = id === 0 || id === "";
+    // At once for a call already started (one waiting for stdout never enters the pipeline), again a turn later for one
+    // whose handler had not started yet.
+    if (ignoredBySdk) this.oncancel?.(id);
+    setImmediate(() => {
+      if (this.closed || this.pendingIds.get(id) !== request) return;
+      if (ignoredBySdk) this.oncancel?.(id);
+      else this.pendingIds.delete(id);
+    });
   }
 
   private deliver(message: JSONRPCMessage): void {
@@ -382,12 +516,25 @@ export class BoundedStdioTransport implements Transport {
    */
   private readPending(): void {
     if (this.held.length === 0 || this.refusing !== undefined) return;
-    const { stdin } = this;
+    this.readingPending = true;
+    try {
+      this.readPendingInput();
+    } finally {
+      this.readingPending = false;
+    }
+  }
+
+  private readPendingInput(): void {
+    const { stdin, reader } = this;
+    // First the rest of a chunk the bounds left unread, then the stream's buffer, then the descriptor; a chunk is read
+    // only once all before it was, and the reader stops at the ceiling line by line (accepting).
+    this.resumeReader();
+    const more = (): boolean => this.mayReadPending() && !reader.hasUnread();
     // A read in paused mode emits its chunk as 'data' (to onData), at once.
-    while (this.mayReadPending() && stdin.readableLength > 0 && stdin.read() !== null);
+    while (more() && stdin.readableLength > 0 && stdin.read() !== null);
     // Bytes from the descriptor come after all the stream holds; an ended or destroyed stream's descriptor may be another file's.
     const fd = this.stdinFd;
-    while (fd !== undefined && this.mayReadPending() && stdin.readableLength === 0 && !stdin.readableEnded && !stdin.destroyed) {
+    while (fd !== undefined && more() && stdin.readableLength === 0 && !stdin.readableEnded && !stdin.destroyed) {
       const chunk = readWithoutBlocking(fd);
       if (chunk === undefined) return;
       this.onData(chunk);
@@ -407,14 +554,15 @@ export class BoundedStdioTransport implements Transport {
   private readAgain(): void {
     if (!this.pausedForHold || this.closed || this.refusing !== undefined || this.overBound()) return;
     this.pausedForHold = false;
-    // A read in paused mode emits its chunk as 'data' (to onData).
+    // The rest of the chunk the bound stopped comes first; a read in paused mode emits its chunk as 'data' (to onData).
+    this.resumeReader();
     while (this.reading() && this.stdin.read() !== null);
     if (this.reading()) this.stdin.resume();
   }
 
-  /** Neither paused by the hold bound (again) nor closed; a method, as handling a line may change both. */
+  /** Neither paused by the hold bound (again) nor closed, and nothing left unread; a method, as handling a line may change all three. */
   private reading(): boolean {
-    return !this.pausedForHold && !this.closed;
+    return !this.pausedForHold && !this.closed && !this.reader.hasUnread();
   }
 
   /**

@@ -160,6 +160,44 @@ describe("readInbound", () => {
     ]);
   });
 
+  test("drops, without reply, a cancel whose number requestId is not written as its own integer: it would cancel another id", () => {
+    const cancelOf = (params: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":${params}}`;
+    // JSON.parse reads each of these as an integer a request may hold (1, 0, 100, 2^53-1) or as 2^53, which none holds.
+    for (const spelling of [
+      "1.0",
+      "1e0",
+      "1E0",
+      "10e-1",
+      "-0",
+      "-0.0",
+      "1E2",
+      "1.00000000000000001",
+      "9007199254740991.0",
+      "9007199254740993",
+      "12345678901234567890",
+    ])
+      expect([spelling, verdict(cancelOf(`{"requestId":${spelling}}`))]).toEqual([spelling, []]);
+    // As written, each names its request: a string is never a number, and the key is read as JSON.parse reads it.
+    for (const params of [
+      '{"requestId":1}',
+      '{"requestId":"1"}',
+      '{"requestId":"1.0"}',
+      '{"requestId":0}',
+      '{"requestId":-3}',
+      '{"requestId":9007199254740991}',
+    ])
+      expect([params, verdict(cancelOf(params))]).toEqual([params, "message"]);
+    for (const params of [
+      '{"requestId":1,"requestId":1.0}', // the last member wins, as in JSON.parse
+      '{"request\\u0049d":1.0}', // the key, once decoded, is requestId
+      '{"reason":"a \\"requestId\\":1,","x":{"requestId":1},"requestId":1.0}', // nested and quoted look-alikes are not the member
+      ' { "requestId" : 1e0 } ',
+    ])
+      expect([params, verdict(cancelOf(params))]).toEqual([params, []]);
+    expect(verdict(`{"params":{"x":[{"requestId":1.0}],"requestId" :\t1 },"jsonrpc":"2.0","method":"notifications/cancelled"}`)).toBe("message");
+    expect(verdict(`{"params":{"requestId":1},"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.0}}`)).toEqual([]);
+  });
+
   test.each(["", "   ", "\r", " \t\r"])("ignores the blank line %j", (line) => {
     expect(verdict(line)).toBeUndefined();
   });

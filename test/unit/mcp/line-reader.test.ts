@@ -10,6 +10,7 @@ function read(input: Buffer, limit: number, cuts: readonly number[] = []): Event
   const reader = new BoundedLineReader(limit, {
     line: (bytes) => events.push({ line: bytes.toString("latin1") }),
     oversized: (id, bytes) => events.push({ oversized: bytes, id }),
+    accepting: () => true,
   });
   let start = 0;
   for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
@@ -49,9 +50,34 @@ describe("BoundedLineReader", () => {
   });
 
   test("an oversized line that never ends is never reported", () => {
-    const reader = new BoundedLineReader(4, { line: () => expect.fail("no line"), oversized: () => expect.fail("not ended") });
+    const reader = new BoundedLineReader(4, { line: () => expect.fail("no line"), oversized: () => expect.fail("not ended"), accepting: () => true });
     const chunk = Buffer.alloc(65_536, 0x78);
     for (let index = 0; index < 200; index += 1) reader.push(chunk);
+  });
+
+  test("reads no line the sink does not accept: the rest of the chunk waits, unread, for resume(), before any later chunk", () => {
+    const lines: string[] = [];
+    let room = 2;
+    const reader = new BoundedLineReader(64, {
+      line: (bytes) => {
+        lines.push(bytes.toString("latin1"));
+        room -= 1;
+      },
+      oversized: () => expect.fail("none is oversized"),
+      accepting: () => room > 0,
+    });
+    reader.push(Buffer.from("a\nb\nc\nd"));
+    expect(lines).toEqual(["a", "b"]);
+    expect(reader.hasUnread()).toBe(true);
+    reader.push(Buffer.from("\ne\n"));
+    expect(lines).toEqual(["a", "b"]);
+    room = 2;
+    reader.resume();
+    expect(lines).toEqual(["a", "b", "c", "d"]);
+    room = 10;
+    reader.resume();
+    expect(lines).toEqual(["a", "b", "c", "d", "e"]);
+    expect(reader.hasUnread()).toBe(false);
   });
 
   test.prop([fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), fc.integer({ min: 1, max: 32 })], {

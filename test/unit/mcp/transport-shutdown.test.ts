@@ -1,7 +1,8 @@
 /**
  * The transport's part of the server's shutdown (refuseRequests): nothing more runs, every request still held
  * gets -32603 with its own id in its place, a request read from then on is answered at once, and once stdout is
- * full stdin is read no more. Stdout carries exactly those replies.
+ * full stdin is read no more. Stdout carries exactly those replies. And what starts it: stdin's end, told
+ * (oninputend) only after the lines sent before it were read.
  */
 import { describe, expect, test } from "vitest";
 import { FILL, cancel, heldStdout, idsOf, once, ping, startedOn } from "../../support/stdio-transport.js";
@@ -103,6 +104,36 @@ describe("BoundedStdioTransport.refuseRequests", () => {
     expect(stdin.isPaused()).toBe(true);
     expect(stdin.readableLength).toBeGreaterThan(0);
     expect(messages).toEqual([]);
-    expect(parsed(out.written)).toEqual([fillReply, ...Array.from({ length: 10 }, (_, id) => refused(id))]);
+    // The bound is kept line by line: the 7th request (280 bytes held) passed it, the rest of its chunk is not read either.
+    expect(parsed(out.written)).toEqual([fillReply, ...Array.from({ length: 7 }, (_, id) => refused(id))]);
+  });
+});
+
+describe("BoundedStdioTransport.oninputend", () => {
+  test("is told stdin's end only once the lines the hold bound left unread were read: the stream's own end came before them", async () => {
+    const out = heldStdout();
+    const { stdin, transport, messages } = await startedOn(out.stdout);
+    const told: string[] = [];
+    transport.oninputend = (why) => told.push(why);
+    const filled = once(stdin, "data");
+    stdin.write(FILL);
+    await filled;
+    // One chunk past MAX_HELD_LINES (1,024) held requests, then the end: the reader stops at the bound, mid-chunk.
+    const ended = once(stdin, "end");
+    stdin.end(Array.from({ length: 1100 }, (_, index) => ping(index)).join("") + cancel(1099));
+    await ended;
+    expect(told).toEqual([]);
+    expect(idsOf(messages)).toEqual([]);
+    const toldEnd = new Promise<void>((resolve) => {
+      transport.oninputend = (why) => {
+        told.push(why);
+        resolve();
+      };
+    });
+    out.release();
+    await toldEnd;
+    expect(told).toEqual(["stdin ended"]);
+    // The cancel past the bound was read before the end was told (it dropped its held request).
+    expect(idsOf(messages)).toContain("notifications/cancelled");
   });
 });

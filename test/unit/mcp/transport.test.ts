@@ -28,6 +28,15 @@ function collector(): () => void {
 /** An invalid line whose reply fills a `heldStdout` (its write is held past the 64-byte high-water mark). */
 const FILL = '{"jsonrpc":"2.0","id":"fill","method":"x","bad":"' + "x".repeat(100) + '"}\n';
 
+/** Resolves on the next turn of the event loop, after what the transport put off to it (setImmediate runs in order). */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const errorReplyInFlight = (id: number | string): unknown => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: -32600, message: "Invalid Request: the id is already used by a request in flight" },
+});
+
 /** Resolves once `stream` has emitted `event`. */
 function once(stream: NodeJS.EventEmitter, event: string): Promise<void> {
   return new Promise((resolve) => {
@@ -100,7 +109,7 @@ describe("BoundedStdioTransport", () => {
     await expect(transport.send({ jsonrpc: "2.0", id: 1, result: {} })).rejects.toThrow(/closed/u);
   });
 
-  test("a request whose id is in flight is refused and not delivered, until its response is sent or the client cancels it", async () => {
+  test("a request whose id is in flight is refused and not delivered, until its response is sent or the turn after the client cancels it", async () => {
     const out = heldStdout();
     out.release();
     const { stdin, transport, messages } = await started(out.stdout);
@@ -124,9 +133,97 @@ describe("BoundedStdioTransport", () => {
     await feed(request(1));
     expect(ids()).toEqual([1, "1", 1]);
 
+    // The SDK aborts a canceled call by id on a later microtask: a request with that id in the same chunk would take that abort.
     await feed(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n${request(1)}`);
+    expect(ids()).toEqual([1, "1", 1, "notifications/cancelled"]);
+    expect(out.written.at(-1)).toBe(`${JSON.stringify(errorReplyInFlight(1))}\n`);
+    await turn();
+    await feed(request(1));
     expect(ids()).toEqual([1, "1", 1, "notifications/cancelled", 1]);
   });
+  test('a cancel names its request by the id as written: 1.0, 1e0, "1", -0 or 2^53-1 written with a fraction cancel no request', async () => {
+    const out = heldStdout();
+    out.release();
+    const { stdin, messages } = await started(out.stdout);
+    const feed = async (lines: string): Promise<void> => {
+      const data = once(stdin, "data");
+      stdin.write(lines);
+      await data;
+    };
+    const request = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "x" } })}\n`;
+    const cancelWritten = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
+    const max = Number.MAX_SAFE_INTEGER;
+    await feed(request(1) + request(0) + request(max));
+    await feed(["1.0", "1e0", '"1"', "-0", "-0.0", "0e5", `${max}.0`, "9007199254740990.9999999", "9007199254740993"].map(cancelWritten).join(""));
+    // Each request is still in flight: a second request with its id is refused, so the cancels freed none of them.
+    await feed(request(1) + request(0) + request(max));
+    const refusals = out.written.map((line) => JSON.parse(line) as { id: unknown; error: { message: string } });
+    expect(refusals.map((reply) => [reply.id, reply.error.message])).toEqual(
+      [1, 0, max].map((id) => [id, "Invalid Request: the id is already used by a request in flight"]),
+    );
+    // Only the string cancel reached the protocol layer (it names the request "1", another id); the others were dropped.
+    expect(messages.map((message) => ("id" in message ? message.id : "params" in message ? message.params?.requestId : undefined))).toEqual([1, 0, max, "1"]);
+    // Written as the ids were, the cancels end requests 1 and 2^53-1. The SDK aborts no request with the id 0 (a falsy id:
+    // it runs on and is answered), so that id stays in flight until its response.
+    await feed(cancelWritten("1") + cancelWritten(String(max)) + cancelWritten("0"));
+    await turn();
+    await feed(request(1) + request(max) + request(0));
+    expect(messages.filter((message) => "id" in message).map((message) => ("id" in message ? message.id : undefined))).toEqual([1, 0, max, 1, max]);
+    expect((JSON.parse(out.written.at(-1) ?? "") as { id: unknown }).id).toBe(0);
+  });
+
+  test('tells oncancel of a cancel for a request handed on with the id 0 or "" (the SDK ignores those), at once and a turn later while still in flight', async () => {
+    const out = heldStdout();
+    out.release();
+    const { stdin, transport } = await started(out.stdout);
+    const told: unknown[] = [];
+    transport.oncancel = (id) => told.push(id);
+    const request = (id: number | string): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+    const cancel = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
+    // Requests and their cancels in one chunk: the protocol layer starts a handler on a later microtask, so the call a
+    // cancel stops may exist only a turn later (told then again). The SDK aborts 7 itself; 8 was never sent.
+    let data = once(stdin, "data");
+    stdin.write(request(0) + request("") + request(7) + ["0", '""', "7", '"7"', "8", "1.0", "-0", "1e0"].map(cancel).join(""));
+    await data;
+    expect(told).toEqual([0, ""]);
+    await turn();
+    expect(told).toEqual([0, "", 0, ""]);
+    // Request 0 answered (its id free again) and a new request 0 before the turn: the cancel was for the first one.
+    for (const id of [0, ""]) await transport.send({ jsonrpc: "2.0", id, result: {} });
+    transport.onmessage = (message) => {
+      if ("method" in message && message.method === "notifications/cancelled") void transport.send({ jsonrpc: "2.0", id: 0, result: {} });
+    };
+    data = once(stdin, "data");
+    stdin.write(request(0) + cancel("0") + request(0));
+    await data;
+    await turn();
+    expect(told).toEqual([0, "", 0, "", 0]);
+  });
+
+  test("while stdout is full, a cancel whose requestId is written otherwise than its request's id drops no held request", async () => {
+    const out = heldStdout();
+    const { stdin, transport, messages } = await started(out.stdout);
+    const fed = once(stdin, "data");
+    stdin.write(FILL);
+    await fed;
+    const cancelWritten = (requestId: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}\n`;
+    const request = (id: number | string): string => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+    const more = once(stdin, "data");
+    const max = Number.MAX_SAFE_INTEGER;
+    stdin.write(request(1) + request(0) + request(max) + ["1.0", "1e0", '"1"', "-0", `${max}.0`].map(cancelWritten).join("") + request("end"));
+    await more;
+    // The last held request handed on (the release goes a batch per turn).
+    const last = new Promise<void>((resolve) => {
+      transport.onmessage = (message) => {
+        messages.push(message);
+        if ("id" in message && message.id === "end") resolve();
+      };
+    });
+    out.release();
+    await last;
+    expect(messages.map((message) => ("id" in message ? message.id : "notification"))).toEqual(["notification", 1, 0, max, "end"]);
+  });
+
   test("while stdout is full, requests are held, notifications are handed on, and a cancel drops its held request", async () => {
     const out = heldStdout();
     const { stdin, messages } = await started(out.stdout);
