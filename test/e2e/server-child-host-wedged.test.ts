@@ -12,10 +12,13 @@
  * so no step races a deadline: that a clear already waiting behind a wedged
  * host gets the lock in time follows from the deadline being shorter than a
  * lock waiter's budget, checked below on the constants themselves.
+ *
+ * The two wedged-host tests run concurrently (each its own server, host and
+ * configuration): they spend their time waiting out a deadline, not computing.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, onTestFinished, test } from "vitest";
+import { describe, expect, test, type TestContext } from "vitest";
 import { DEFAULT_SPAWN_DEADLINE_MS } from "../../src/runtime/child-host/host-client.js";
 import { STATE_LOCK_TIMING } from "../../src/state/lock.js";
 import { kubeContextProvider, makeConfigTree } from "../support/config-tree.js";
@@ -34,7 +37,7 @@ const KILL_GRACE_MS = 200;
  * The built server with the fake CLIs of `binDir` and a short answer deadline; closed when the test ends.
  * Its idle host is kept for an hour: a host dropped as idle between two calls would make the second run in a new one.
  */
-async function deadlineSession(root: string, binDir: string): Promise<McpSession> {
+async function deadlineSession(root: string, binDir: string, onTestFinished: TestContext["onTestFinished"]): Promise<McpSession> {
   const session = await startSession(root, {
     PATH: `${binDir}:${process.env.PATH ?? ""}`,
     TORII_CHILD_HOST_SPAWN_DEADLINE_MS: String(SPAWN_DEADLINE_MS),
@@ -46,7 +49,7 @@ async function deadlineSession(root: string, binDir: string): Promise<McpSession
 }
 
 /** Wedges the host with SIGSTOP; resumed when the test ends if it is still there. */
-function stopUntilTestEnds(hostPid: number): void {
+function stopUntilTestEnds(hostPid: number, onTestFinished: TestContext["onTestFinished"]): void {
   process.kill(hostPid, "SIGSTOP");
   onTestFinished(() => {
     if (alive(hostPid)) process.kill(hostPid, "SIGCONT");
@@ -60,8 +63,11 @@ describe("the answer deadline against the lease lock", () => {
   });
 });
 
-describe.runIf(process.platform === "linux")("a wedged child host", () => {
-  test("a host stopped before it reports the spawn is given up at the deadline: the call fails closed, the lease lock is released for target clear", async () => {
+describe.runIf(process.platform === "linux").concurrent("a wedged child host", () => {
+  test("a host stopped before it reports the spawn is given up at the deadline: the call fails closed, the lease lock is released for target clear", async ({
+    expect,
+    onTestFinished,
+  }) => {
     const bin = makeFakeBin({ whoami: `process.stdout.write(JSON.stringify({ ppid: process.ppid }));` });
     const root = makeConfigTree({
       "providers/kube/provider.yaml": kubeContextProvider("must-not-run"),
@@ -72,14 +78,14 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
       "providers/whoami/provider.yaml": 'version: "1"\nname: whoami\ntool: whoami\ncommand: whoami\n',
       "providers/whoami/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
     });
-    const session = await deadlineSession(root, bin.dir);
+    const session = await deadlineSession(root, bin.dir, onTestFinished);
     const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root });
     const whoami = async (): Promise<number> =>
       (JSON.parse(outcomeOf(await session.call("whoami", { args: ["x"] })).execution?.stdout ?? "{}") as { ppid: number }).ppid;
 
     expect((await cli("target", "activate", "kube", "prod", "--for", "5")).status).toBe(0);
     const hostPid = await whoami();
-    stopUntilTestEnds(hostPid);
+    stopUntilTestEnds(hostPid, onTestFinished);
 
     const call = session.call("kube", { args: ["get", "pods"], target: "prod" });
     // The call holds the lease lock while it waits for the stopped host's `spawned`; the deadline gives the
@@ -106,12 +112,15 @@ describe.runIf(process.platform === "linux")("a wedged child host", () => {
     expect(nextHost).not.toBe(hostPid);
   });
 
-  test("a host stopped while its process runs is given up past the run's timeout: the call fails closed and the process group is killed", async () => {
+  test("a host stopped while its process runs is given up past the run's timeout: the call fails closed and the process group is killed", async ({
+    expect,
+    onTestFinished,
+  }) => {
     // The host must be stopped while its process runs, before the run's own timeout ends that process. A machine
     // too loaded to start the holder and stop the host within the timeout shows it (the host reports the timed-out
     // run) and gets another try with twice the timeout: a loaded machine makes the test longer, never failed.
     for (let seconds = 3; ; seconds *= 2) {
-      const attempt = await stopHostWhileItRuns(seconds);
+      const attempt = await stopHostWhileItRuns(seconds, onTestFinished);
       if (attempt.kind === "timed out first" && seconds < 48) continue;
       // Stopped between the holder's start and the host's `spawned` report (a loaded machine can run the holder's
       // start-up before the host writes that message): the other path, which the test above covers; try again.
@@ -143,7 +152,7 @@ type StopAttempt =
  * SIGSTOP once the holder said it runs. "timed out first" when the host reported the run ended by its timeout
  * before it could be stopped (the holder started too late, or the stop came too late).
  */
-async function stopHostWhileItRuns(seconds: number): Promise<StopAttempt> {
+async function stopHostWhileItRuns(seconds: number, onTestFinished: TestContext["onTestFinished"]): Promise<StopAttempt> {
   const dir = tempDirectory("torii-holder-");
   const marker = path.join(dir, "pids");
   // The marker appears whole (a rename): the holder's pid and its parent's, the host's.
@@ -154,7 +163,7 @@ fs.renameSync(${JSON.stringify(`${marker}.tmp`)}, ${JSON.stringify(marker)}); se
     "providers/holder/provider.yaml": `version: "1"\nname: holder\ntool: holder\ncommand: holder\nruntime: {timeout_seconds: ${seconds}}\n`,
     "providers/holder/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
   });
-  const session = await deadlineSession(root, bin.dir);
+  const session = await deadlineSession(root, bin.dir, onTestFinished);
   let ended = false;
   const call = session.call("holder", { args: ["x"] }, { timeout: 120_000 }).finally(() => {
     ended = true;
@@ -162,7 +171,7 @@ fs.renameSync(${JSON.stringify(`${marker}.tmp`)}, ${JSON.stringify(marker)}); se
   while (!existsSync(marker) && !ended) await new Promise((resolve) => setTimeout(resolve, 20));
   if (!existsSync(marker)) return ranOut(outcomeOf(await call));
   const [holderPid, hostPid] = JSON.parse(readFileSync(marker, "utf8")) as [number, number];
-  stopUntilTestEnds(hostPid);
+  stopUntilTestEnds(hostPid, onTestFinished);
   const outcome = outcomeOf(await call);
   if (outcome.execution === undefined && /before it reported the start of the process/u.test(outcome.error ?? "")) {
     // The server gave the host up without the holder's pid: it could not kill the holder, so the test does.

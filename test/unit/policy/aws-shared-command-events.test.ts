@@ -12,7 +12,7 @@
  * name event more than one command emits, with a handler of its own, must be
  * reviewed here, so a CLI upgrade that adds one fails this test.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toGrammarSpec } from "../../../src/config/provider-schema.js";
@@ -74,19 +74,32 @@ const installedHelp = (argv: readonly string[]): string => {
   return page;
 };
 
-beforeAll(() => {
-  const run = spawnSync(PYTHON, [SCRIPT], { encoding: "utf8", shell: false });
-  if (run.status !== 0) throw new Error(`aws_command_tree.py failed: ${run.stderr}`);
-  tree = JSON.parse(run.stdout) as CommandTree;
+/** Runs a Python script with `input` on its stdin to its end, without blocking the worker: the scan and the help pages run side by side. */
+function runPython(script: string, input: string, env?: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, [script], { shell: false, ...(env === undefined ? {} : { env }) });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => {
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+beforeAll(async () => {
   // No configuration or credentials are read; the page goes to stdout through `cat`.
   const scratch = { AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials", AWS_PAGER: "", PAGER: "cat" };
   const argvs = [ASKED.installAfterParentOptions, ...ASKED.valuesNamedInstall, ...ASKED.installAfterValues];
-  const help = spawnSync(PYTHON, [HELP_ORACLE], {
-    input: JSON.stringify(argvs),
-    encoding: "utf8",
-    shell: false,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch },
-  });
+  const [run, help] = await Promise.all([
+    runPython(SCRIPT, ""),
+    runPython(HELP_ORACLE, JSON.stringify(argvs), { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", ...scratch }),
+  ]);
+  if (run.status !== 0) throw new Error(`aws_command_tree.py failed: ${run.stderr}`);
+  tree = JSON.parse(run.stdout) as CommandTree;
   if (help.status !== 0) throw new Error(`awscli_help_oracle.py failed: ${help.stderr}`);
   (JSON.parse(help.stdout) as string[]).forEach((page, at) => helpPages.set(argvs[at]?.join(" ") ?? "", page));
 }, 180_000);
