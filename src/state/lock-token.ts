@@ -27,7 +27,15 @@
  * token stops being refreshed and its lock is taken over as before; the
  * takeover guard's identity (inode, birth time, mtime) still tells a judged
  * stale lock (its mtime over 10 s old) from a fresh one made with the same
- * token.
+ * token. The mtime is set before the link, so a writer descheduled between
+ * the two (SIGSTOP, a terminal's Ctrl-Z, swap) would link a lock that looks
+ * as old as the stall to every waiter, robbed before its body runs; a created
+ * lock file never had that window. So a link made over two refresh periods
+ * after the token's mtime is followed by a refresh and a check that the lock
+ * is still this token's inode: a waiter that judged it stale before the
+ * refresh finds another mtime and leaves it (stale-takeover.ts compares it),
+ * and one that removed it already has its own lock, which this writer then
+ * waits for as for any other.
  *
  * A token is created once per writer (thread) and lock, removed at exit. A
  * crashed writer's token is left behind: the next writer to create a token
@@ -37,7 +45,7 @@
  * FUSE file systems refuse), the lock file is created exclusively as before.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, constants, futimesSync, linkSync, lstatSync, openSync, readdirSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, futimesSync, linkSync, lstatSync, openSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { createdExclusively, removeLockEntry } from "./stale-takeover.js";
 
@@ -55,6 +63,9 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLI
 interface Token {
   readonly path: string;
   readonly fd: number;
+  /** The token's inode (kept alive by `fd`, so never another file's): what a lock linked from it is. */
+  readonly dev: number;
+  readonly ino: number;
   /** The mtime last given to the token (wall clock, ms): what waiters compare with their wall clock. */
   mtimeMs: number;
 }
@@ -82,7 +93,6 @@ export function claimLock(lockPath: string): boolean {
     refresh(token);
     try {
       linkSync(token.path, lockPath);
-      return true;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "";
       if (code === "EEXIST") return false;
@@ -96,6 +106,28 @@ export function claimLock(lockPath: string): boolean {
       tokens.set(lockPath, null);
       return createdExclusively(lockPath);
     }
+    return stillHeldAfterLink(lockPath, token);
+  }
+}
+
+/**
+ * After the link: true unless the writer stalled for over a refresh period
+ * since the token's mtime (the lock may have looked stale to a waiter) and
+ * the lock is no longer this token once its mtime is set to now. A failure
+ * here drops the token, as in releaseLock: the lock, linked or not, is left to
+ * age out instead of being kept fresh by this writer's next refresh.
+ */
+function stillHeldAfterLink(lockPath: string, token: Token): boolean {
+  const now = Date.now();
+  if (now >= token.mtimeMs && now - token.mtimeMs < 2 * TOKEN_REFRESH_MS) return true;
+  try {
+    futimesSync(token.fd, now / 1000, now / 1000);
+    token.mtimeMs = now;
+    const found = lstatSync(lockPath, { throwIfNoEntry: false });
+    return found !== undefined && found.dev === token.dev && found.ino === token.ino;
+  } catch (error) {
+    forget(lockPath, token);
+    throw error;
   }
 }
 
@@ -131,8 +163,9 @@ function newToken(lockPath: string): Token {
   sweepStaleTokens(lockPath);
   const tokenPath = `${lockPath}.token-${randomUUID()}`;
   const fd = openSync(tokenPath, CREATE_TOKEN, 0o600);
+  const { dev, ino } = fstatSync(fd);
   // Its mtime is the creation's; the first lock refreshes it (the file system's clock may differ slightly from Date.now()).
-  const token: Token = { path: tokenPath, fd, mtimeMs: -Infinity };
+  const token: Token = { path: tokenPath, fd, dev, ino, mtimeMs: -Infinity };
   tokens.set(lockPath, token);
   if (!exitHookSet) {
     exitHookSet = true;
