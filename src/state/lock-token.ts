@@ -63,7 +63,7 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLI
 interface Token {
   readonly path: string;
   readonly fd: number;
-  /** The token's inode (kept alive by `fd`, so never another file's): what a lock linked from it is. */
+  /** The token's inode: what a lock linked from it is. */
   readonly dev: number;
   readonly ino: number;
   /** The mtime last given to the token (wall clock, ms): what waiters compare with their wall clock. */
@@ -95,7 +95,13 @@ export function claimLock(lockPath: string): boolean {
       linkSync(token.path, lockPath);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "";
-      if (code === "EEXIST") return false;
+      if (code === "EEXIST") {
+        // Held by another, unless it is this very token while this writer holds nothing (a link that took effect though
+        // it reported EEXIST, as NFS may when it retransmits one): this writer's refreshes would keep it fresh for ever.
+        // Dropped, the token no longer moves and the lock ages out like a crashed holder's.
+        if (isLinkedAt(lockPath, token)) forget(lockPath, token);
+        return false;
+      }
       forget(lockPath, token);
       // Removed behind this writer's back (another writer's sweep of an idle token): a new one, once.
       if (code === "ENOENT" && attempt === 0) {
@@ -123,12 +129,17 @@ function stillHeldAfterLink(lockPath: string, token: Token): boolean {
   try {
     futimesSync(token.fd, now / 1000, now / 1000);
     token.mtimeMs = now;
-    const found = lstatSync(lockPath, { throwIfNoEntry: false });
-    return found !== undefined && found.dev === token.dev && found.ino === token.ino;
+    return isLinkedAt(lockPath, token);
   } catch (error) {
     forget(lockPath, token);
     throw error;
   }
+}
+
+/** True when the entry at `lockPath` is `token`'s inode (alive while its descriptor is open: never another file's). */
+function isLinkedAt(lockPath: string, token: Token): boolean {
+  const found = lstatSync(lockPath, { throwIfNoEntry: false });
+  return found !== undefined && found.dev === token.dev && found.ino === token.ino;
 }
 
 /**
