@@ -28,6 +28,7 @@
  * window of microseconds) makes an older writer's appends fail until this
  * version's next append takes it over.
  */
+import { LockCompromisedError } from "./errors.js";
 import { acquire, effectiveTiming, monotonicMs, type LockTiming } from "./lock.js";
 import { claimLock, releaseLock } from "./lock-token.js";
 import { createdExclusively, removeLockEntry, takeOverDeadLock } from "./stale-takeover.js";
@@ -38,18 +39,25 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 /**
  * Runs the synchronous `body` holding `<file>.lock`: at once when it is free,
  * otherwise once a wait (backing off, up to `timing.waitMs`) found it free or
- * took over a stale one. The lock is removed right after `body`.
+ * took over a stale one. The lock is removed right after `body`, unless
+ * another writer took it over meanwhile: then it is left to that writer and
+ * LockCompromisedError is thrown after `body` ran.
  */
 export async function withSyncLockFile<T>(file: string, timing: LockTiming, body: () => T): Promise<T> {
   const lockPath = `${file}.lock`;
   if (!claimLock(lockPath)) {
     await acquire(file, lockPath, timing, () => (takenOver(lockPath, timing) ? Promise.resolve() : Promise.reject(locked(lockPath))));
   }
+  let held = false;
+  let value: T;
   try {
-    return body();
+    value = body();
   } finally {
-    releaseLock(lockPath);
+    held = releaseLock(lockPath);
   }
+  // The body ran (its writes are done) while another writer may have held the lock too: the caller says what that means.
+  if (!held) throw new LockCompromisedError(file, `${lockPath} was taken over by another writer during the hold`);
+  return value;
 }
 
 /**

@@ -143,15 +143,21 @@ function isLinkedAt(lockPath: string, token: Token): boolean {
 }
 
 /**
- * Releases the lock this writer holds at `lockPath`. When the removal fails,
- * the token is dropped too: left in place, the lock must age out like a
- * crashed holder's instead of being kept fresh by this writer's next refresh.
+ * Releases the lock this writer holds at `lockPath`: false, removing nothing,
+ * when the lock there is no longer this writer's token (it stalled past the
+ * stale period in its hold and a waiter took the lock over; removing the
+ * taker's lock would let a third writer in beside it). When the removal
+ * fails, the token is dropped too: left in place, the lock must age out like
+ * a crashed holder's instead of being kept fresh by this writer's next
+ * refresh.
  */
-export function releaseLock(lockPath: string): void {
+export function releaseLock(lockPath: string): boolean {
+  const token = tokens.get(lockPath);
   try {
+    if (token && !isLinkedAt(lockPath, token)) return false;
     removeLockEntry(lockPath);
+    return true;
   } catch (error) {
-    const token = tokens.get(lockPath);
     if (token) forget(lockPath, token);
     throw error;
   }

@@ -8,9 +8,10 @@ import { spawn } from "node:child_process";
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { LockTimeoutError } from "../../../src/state/errors.js";
+import { LockCompromisedError, LockTimeoutError } from "../../../src/state/errors.js";
 import { withLockFileWithin, withSyncLockFile } from "../../../src/state/lock-file.js";
 import { TOKEN_REFRESH_MS, TOKEN_SWEEP_AFTER_MS, tokenPrefix } from "../../../src/state/lock-token.js";
+import { takeOverDeadLock } from "../../../src/state/stale-takeover.js";
 import { builtUrl } from "./child-process.js";
 import { tempDir, TEST_LOCK_TIMING } from "./helpers.js";
 
@@ -181,5 +182,20 @@ describe("the audit log's lock file", () => {
     const code = await new Promise((resolve) => child.on("exit", resolve));
     expect({ code, out, err }).toEqual({ code: 0, out: "2", err: "" });
     expect(readdirSync(path.dirname(file)).filter((name) => name.startsWith(tokenPrefix(lockPath)))).toEqual([]);
+  });
+
+  it("a holder robbed during its hold (stalled past the stale period) leaves the taker's lock in place and reports the loss", async () => {
+    const { file, lockPath } = target();
+    let taker = -1;
+    const holding = withSyncLockFile(file, TEST_LOCK_TIMING, () => {
+      // While this holder was stopped, another writer judged its lock stale, removed it and made its own.
+      makeStale(lockPath);
+      expect(takeOverDeadLock(lockPath, TEST_LOCK_TIMING.stale)).toBe(true);
+      writeFileSync(lockPath, "");
+      taker = lstatSync(lockPath).ino;
+    });
+    await expect(holding).rejects.toBeInstanceOf(LockCompromisedError);
+    // Removing it would let a third writer in beside the taker.
+    expect(lstatSync(lockPath).ino).toBe(taker);
   });
 });
