@@ -35,7 +35,13 @@
  * is still this token's inode: a waiter that judged it stale before the
  * refresh finds another mtime and leaves it (stale-takeover.ts compares it),
  * and one that removed it already has its own lock, which this writer then
- * waits for as for any other.
+ * waits for as for any other. The open token keeps its inode alive, so the
+ * lock is this writer's exactly when it has the token's device and inode:
+ * the release removes it only then (a holder stopped past the stale period
+ * in its hold leaves the taker's lock, and lock-file.ts reports the loss), and
+ * a writer finding its own token there while it holds nothing (a link that
+ * took effect though it reported EEXIST) drops the token, so that this lock
+ * ages out instead of being kept fresh by the writer's every attempt.
  *
  * A token is created once per writer (thread) and lock, removed at exit. A
  * crashed writer's token is left behind: the next writer to create a token
