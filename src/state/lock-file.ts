@@ -1,8 +1,9 @@
 /**
  * The audit log's cross-process lock: `<file>.lock`, an entry created
  * atomically at that name (a hard link of the writer's token, lock-token.ts,
- * or where there are no hard links an empty file created with `O_CREAT |
- * O_EXCL`) and removed with `unlink`, held only while a synchronous body runs
+ * or where there are no hard links, or the token cannot be made or its mtime
+ * set, an empty file created with `O_CREAT | O_EXCL`) and removed with
+ * `unlink`, held only while a synchronous body runs
  * (a few system calls, no wait).
  *
  * It replaces the `mkdir`/`rmdir` of the same path (lock.ts, proper-lockfile)

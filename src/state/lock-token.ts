@@ -49,6 +49,20 @@
  * token was removed finds it gone at its next lock and makes a new one). Where
  * hard links are not supported (Windows is not tried; FAT, some network or
  * FUSE file systems refuse), the lock file is created exclusively as before.
+ *
+ * The same fallback serves a token that cannot be made or whose mtime cannot
+ * be set (a file system that links but refuses `futimes`, as some FUSE and
+ * network ones do for a file's times): a token linked without a refresh would
+ * look stale to every waiter, so that append creates the lock file
+ * exclusively instead; it excludes tokens, files and older Torii's
+ * directories alike, as above. When the failure says what the file system or
+ * this process's rights are (EPERM, EACCES, ENOTSUP, EOPNOTSUPP, ENOSYS,
+ * EROFS, EINVAL), it would recur on every append, each paying a sweep, a
+ * create, a failed call and an unlink before the lock file: this process
+ * stops trying tokens for that lock. Any other failure (EIO, ENOSPC, EMFILE,
+ * ...) may clear, and the link is the cheaper lock, so the next append tries
+ * a new token. Either way the token is dropped: a writer holding a lock file
+ * keeps no token, so its release removes the lock it made.
  */
 import { randomUUID } from "node:crypto";
 import { closeSync, constants, fstatSync, futimesSync, linkSync, lstatSync, openSync, readdirSync, unlinkSync } from "node:fs";
@@ -65,6 +79,9 @@ const CREATE_TOKEN = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY |
 
 /** `link` errors that say the file system has no hard links: the lock file is then created exclusively. */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
+
+/** Errors making a token or setting its mtime that the file system or this process's rights give every time: tokens are not tried again. */
+const TOKENS_REFUSED = new Set(["EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EROFS", "EINVAL"]);
 
 interface Token {
   readonly path: string;
@@ -87,16 +104,21 @@ export function tokenPrefix(lockPath: string): string {
 
 /**
  * Takes the lock at `lockPath` if nothing is there: links this writer's token
- * (or creates the lock file where there are no hard links). False when another
- * holder has it; throws on any other failure.
+ * (or creates the lock file where there are no hard links, or where the token
+ * cannot be made or refreshed). False when another holder has it; throws on
+ * any other failure.
  */
 export function claimLock(lockPath: string): boolean {
   if (process.platform === "win32") return createdExclusively(lockPath);
   let token = tokens.get(lockPath);
   if (token === null) return createdExclusively(lockPath);
   for (let attempt = 0; ; attempt += 1) {
-    token ??= newToken(lockPath);
-    refresh(token);
+    try {
+      token ??= newToken(lockPath);
+      refresh(token);
+    } catch (error) {
+      return claimWithoutToken(lockPath, token, error);
+    }
     try {
       linkSync(token.path, lockPath);
     } catch (error) {
@@ -120,6 +142,17 @@ export function claimLock(lockPath: string): boolean {
     }
     return stillHeldAfterLink(lockPath, token);
   }
+}
+
+/**
+ * The token could not be made (`token` undefined) or its mtime set: this
+ * append creates the lock file exclusively. The token, not linked, is
+ * dropped; a refused kind of failure stops this process trying tokens here.
+ */
+function claimWithoutToken(lockPath: string, token: Token | undefined, error: unknown): boolean {
+  if (token) forget(lockPath, token);
+  if (TOKENS_REFUSED.has((error as NodeJS.ErrnoException).code ?? "")) tokens.set(lockPath, null);
+  return createdExclusively(lockPath);
 }
 
 /**
@@ -186,7 +219,16 @@ function newToken(lockPath: string): Token {
   sweepStaleTokens(lockPath);
   const tokenPath = `${lockPath}.token-${randomUUID()}`;
   const fd = openSync(tokenPath, CREATE_TOKEN, 0o600);
-  const { dev, ino } = fstatSync(fd);
+  let dev: number;
+  let ino: number;
+  try {
+    ({ dev, ino } = fstatSync(fd));
+  } catch (error) {
+    // Not a token yet: nothing else will close or remove it.
+    closeSync(fd);
+    unlinkSync(tokenPath);
+    throw error;
+  }
   // Its mtime is the creation's; the first lock refreshes it (the file system's clock may differ slightly from Date.now()).
   const token: Token = { path: tokenPath, fd, dev, ino, mtimeMs: -Infinity };
   tokens.set(lockPath, token);
