@@ -6,11 +6,13 @@
 //    appends, then batched (three before the spawn in one append, `ran` in
 //    another), then as the server's writer now takes them (the three written
 //    before the spawn, `ran` riding with the next call's, fsync and head once
-//    a second); a denied call's two records as two appends, then as one.
+//    a second; with BENCH_BASE_CLI the base build's writer too, paired); a
+//    denied call's two records as two appends, then as one.
 //    Wall and CPU time of this process, medians of the paired differences.
 // 2. A real server over stdio (allowed and denied calls of /bin/true), with a
 //    preload that counts its audit appends (writes to the log), audit lock
-//    cycles (appends and head moves) and fsyncs. With BENCH_BASE_CLI=<base checkout>/dist/cli.js the base server
+//    cycles (appends and head moves: a lock directory, file or linked token)
+//    and fsyncs. With BENCH_BASE_CLI=<base checkout>/dist/cli.js the base server
 //    runs too, its calls interleaved with this one's, and each server's CPU
 //    time per call (/proc/<pid>/stat) is compared.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -49,9 +51,22 @@ async function writerAlone() {
     report: () => undefined,
     headDelayMs: 1_000,
   });
-  const base = process.env.BENCH_BASE_CLI
-    ? newLog((await import(pathToFileURL(path.join(path.dirname(process.env.BENCH_BASE_CLI), "audit/audit-log.js")).href)).AuditLog)
+  const BaseLog = process.env.BENCH_BASE_CLI
+    ? (await import(pathToFileURL(path.join(path.dirname(process.env.BENCH_BASE_CLI), "audit/audit-log.js")).href)).AuditLog
     : undefined;
+  const base = BaseLog ? newLog(BaseLog) : undefined;
+  const baseServerLog = BaseLog
+    ? new BaseLog(path.join(mkdtempSync(path.join(os.tmpdir(), "torii-bench-audit-")), "audit.jsonl"), undefined, {
+        report: () => undefined,
+        headDelayMs: 1_000,
+      })
+    : undefined;
+  // As the server writes a call's records: the allow written before the spawn, `ran` riding with the next call's allow.
+  const serverShape = (writer) => async (id) => {
+    const records = allowedRecords(id);
+    await writer.appendBatch(records.slice(0, 3), { deferSync: true });
+    void writer.appendBatch([records[3]], { deferWrite: true });
+  };
   const shapes = {
     ...(base
       ? {
@@ -70,12 +85,8 @@ async function writerAlone() {
       await log.appendBatch(records.slice(0, 3));
       await log.append(records[3]);
     },
-    // As the server writes them now: the allow written before the spawn, `ran` riding with the next call's allow.
-    "allowed, server writer (1, ran rides)": async (id) => {
-      const records = allowedRecords(id);
-      await serverLog.appendBatch(records.slice(0, 3), { deferSync: true });
-      void serverLog.appendBatch([records[3]], { deferWrite: true });
-    },
+    ...(baseServerLog ? { "allowed, base server writer (1, ran rides)": serverShape(baseServerLog) } : {}),
+    "allowed, server writer (1, ran rides)": serverShape(serverLog),
     "denied, one append per record (2)": (id) =>
       (async () => {
         for (const r of deniedRecords(id)) await log.append(r);
@@ -83,21 +94,25 @@ async function writerAlone() {
     "denied, batched (1)": (id) => log.appendBatch(deniedRecords(id)),
   };
   const samples = Object.fromEntries(Object.keys(shapes).map((name) => [name, []]));
+  // Every other iteration runs the shapes in reverse: a shape run right after the fsyncing ones pays for them
+  // (about 0.13 ms for the same writer twice in a fixed order), which a fixed order charged to one side of a pair.
+  const order = Object.entries(shapes);
   for (let i = 0; i < RUNS + 20; i += 1) {
-    for (const [name, shape] of Object.entries(shapes)) {
+    for (const [name, shape] of i % 2 === 0 ? order : [...order].reverse()) {
       const sample = await timed(() => shape(`c${i}`));
       if (i >= 20) samples[name].push(sample);
     }
   }
   console.log(`the writer alone, ${RUNS} paired iterations (medians; wall | CPU of this process)`);
   for (const [name, list] of Object.entries(samples)) {
-    console.log(`  ${name.padEnd(38)} ${median(list.map((s) => s.wall)).toFixed(3)} ms | ${median(list.map((s) => s.cpu)).toFixed(3)} ms`);
+    console.log(`  ${name.padEnd(44)} ${median(list.map((s) => s.wall)).toFixed(3)} ms | ${median(list.map((s) => s.cpu)).toFixed(3)} ms`);
   }
   const pairs = [
     ["allowed, one append per record (4)", "allowed, batched (2)"],
     ["allowed, batched (2)", "allowed, server writer (1, ran rides)"],
     ["denied, one append per record (2)", "denied, batched (1)"],
     ...(base ? [["allowed, base writer, per record (4)", "allowed, batched (2)"]] : []),
+    ...(baseServerLog ? [["allowed, base server writer (1, ran rides)", "allowed, server writer (1, ran rides)"]] : []),
   ];
   for (const [before, after] of pairs) {
     const wall = samples[before].map((s, i) => s.wall - samples[after][i].wall);
@@ -108,8 +123,8 @@ async function writerAlone() {
 
 /**
  * Counts, inside the server, its writes to the audit log (appends), the audit
- * locks it creates (each lock cycle: appends and head moves; a directory up to
- * the base build, a file since) and its fsyncs. The server calls the synchronous fs functions and `fs.fsync` through
+ * locks it takes (each lock cycle: appends and head moves; a directory, then a
+ * file, now a hard link of the writer's token) and its fsyncs. The server calls the synchronous fs functions and `fs.fsync` through
  * named ESM imports, so the preload patches the module object and then
  * `syncBuiltinESMExports()` makes the named imports see the patched functions.
  */
@@ -118,7 +133,7 @@ import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 const counts = { appends: 0, locks: 0, fsyncs: 0 };
 const logFds = new Set();
-const { openSync, closeSync, writeSync, mkdirSync, fsync, fsyncSync } = fs;
+const { openSync, closeSync, writeSync, mkdirSync, linkSync, fsync, fsyncSync } = fs;
 fs.openSync = function (target, ...rest) {
   if (String(target).endsWith("audit.jsonl.lock")) counts.locks += 1;
   const fd = openSync.call(this, target, ...rest);
@@ -128,6 +143,7 @@ fs.openSync = function (target, ...rest) {
 fs.closeSync = function (fd) { logFds.delete(fd); return closeSync.call(this, fd); };
 fs.writeSync = function (fd, ...rest) { if (logFds.has(fd)) counts.appends += 1; return writeSync.call(this, fd, ...rest); };
 fs.mkdirSync = function (target, ...rest) { if (String(target).endsWith("audit.jsonl.lock")) counts.locks += 1; return mkdirSync.call(this, target, ...rest); };
+fs.linkSync = function (source, target) { if (String(target).endsWith("audit.jsonl.lock")) counts.locks += 1; return linkSync.call(this, source, target); };
 fs.fsync = function (...args) { counts.fsyncs += 1; return fsync.apply(this, args); };
 fs.fsyncSync = function (...args) { counts.fsyncs += 1; return fsyncSync.apply(this, args); };
 syncBuiltinESMExports();

@@ -205,18 +205,34 @@ export function auditFields(input: AuditInput): AuditFields {
  * serialisation instead of two.
  */
 export function sealAuditLine(fields: AuditFields, time: Date, prev: string): { line: string; hash: string } {
-  const unsigned = canonicalJson({ v: AUDIT_FORMAT_VERSION, time: time.toISOString(), ...fields, prev });
+  // `prev` is 64 hex digits (a digest): no escaping.
+  const unsigned = `{"v":${AUDIT_FORMAT_VERSION},"time":"${time.toISOString()}"${jsonMembers(fields, CONTENT_FIELDS)},"prev":"${prev}"}`;
   const hash = sha256Hex(unsigned);
   return { line: `${unsigned.slice(0, -1)},"hash":"${hash}"}`, hash };
 }
 
-/** Compact JSON with the fields in AUDIT_FIELD_ORDER; absent fields are left out. */
+/** The fields between `time` and `prev`: what a caller's AuditFields hold. */
+const CONTENT_FIELDS = AUDIT_FIELD_ORDER.slice(2, -2);
+
+/**
+ * Compact JSON with the fields in AUDIT_FIELD_ORDER; absent fields are left
+ * out. The text is what `JSON.stringify` gives for an object with those keys
+ * in that order, built member by member: an object assembled key by key for
+ * each record shape, then serialised, cost about half of sealing a record.
+ */
 export function canonicalJson(record: Partial<AuditRecord>): string {
-  const ordered: Record<string, unknown> = {};
-  for (const field of AUDIT_FIELD_ORDER) {
-    if (record[field] !== undefined) ordered[field] = record[field];
+  const members = jsonMembers(record, AUDIT_FIELD_ORDER);
+  return members === "" ? "{}" : `{${members.slice(1)}}`;
+}
+
+/** `,"name":value` for each of `fields` present in `record`, in that order (the names are plain ASCII: no escaping). */
+function jsonMembers(record: Partial<AuditRecord>, fields: readonly (keyof AuditRecord)[]): string {
+  let members = "";
+  for (const field of fields) {
+    const value = record[field];
+    if (value !== undefined) members += `,"${field}":${JSON.stringify(value)}`;
   }
-  return JSON.stringify(ordered);
+  return members;
 }
 
 /**

@@ -4,11 +4,12 @@
  * checked lease lock, proper-lockfile's directory) and for a mix of kinds on
  * one file. Threads start each round together on a shared signal.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LockTimeoutError } from "../../../src/state/errors.js";
 import { withSyncLockFile } from "../../../src/state/lock-file.js";
+import { tokenPrefix } from "../../../src/state/lock-token.js";
 import { takeoverGuardPath } from "../../../src/state/stale-takeover.js";
 import { assertBuiltStateIsFresh } from "./child-process.js";
 import { tempDir, TEST_LOCK_TIMING } from "./helpers.js";
@@ -17,16 +18,27 @@ import { raceTakeovers, type LockKind } from "./takeover-race.js";
 const TRIALS = Number(process.env.TAKEOVER_TRIALS ?? 100);
 const TIMING = { ...TEST_LOCK_TIMING, waitMs: 10_000 };
 
-/** Leaves a crashed holder's lock at `lockPath`: a file or a directory, its mtime a minute old. */
-function plantStale(lockPath: string, kind: "file" | "directory"): void {
+type Planted = "file" | "directory" | "token";
+
+/**
+ * Leaves a crashed holder's lock at `lockPath`, its mtime a minute old: a file, a directory,
+ * or a hard link of a crashed writer's token (lock-token.ts; the token's name stays too).
+ */
+function plantStale(lockPath: string, kind: Planted): void {
   rmSync(lockPath, { recursive: true, force: true });
   if (kind === "file") writeFileSync(lockPath, "");
-  else mkdirSync(lockPath);
+  else if (kind === "directory") mkdirSync(lockPath);
+  else {
+    const token = `${lockPath}.token-crashed`;
+    rmSync(token, { force: true });
+    writeFileSync(token, "");
+    linkSync(token, lockPath);
+  }
   const old = new Date(Date.now() - 60_000);
   utimesSync(lockPath, old, old);
 }
 
-async function race(kinds: readonly LockKind[], plantKinds: readonly ("file" | "directory")[]): Promise<void> {
+async function race(kinds: readonly LockKind[], plantKinds: readonly Planted[]): Promise<void> {
   const dir = tempDir();
   const file = path.join(dir, "locked.yaml");
   const outcome = await raceTakeovers({
@@ -38,8 +50,8 @@ async function race(kinds: readonly LockKind[], plantKinds: readonly ("file" | "
     plant: (trial) => plantStale(`${file}.lock`, plantKinds[trial % plantKinds.length] ?? "file"),
   });
   expect({ ...outcome, errors: [...new Set(outcome.errors)] }).toEqual({ overlaps: 0, held: TRIALS * kinds.length, errors: [] });
-  // Nothing is left behind: no lock, no takeover guard.
-  expect(readdirSync(dir)).toEqual([]);
+  // Nothing is left behind: no lock, no takeover guard (the workers removed their tokens as they exited).
+  expect(readdirSync(dir).filter((name) => !name.endsWith(".token-crashed"))).toEqual([]);
 }
 
 describe("a stale lock taken over by several waiters at once", () => {
@@ -47,8 +59,8 @@ describe("a stale lock taken over by several waiters at once", () => {
     assertBuiltStateIsFresh();
   });
 
-  it("the audit log's lock file: one holder at a time, over a crashed holder's file or an older writer's directory", async () => {
-    await race(["lock-file", "lock-file", "lock-file", "lock-file"], ["file", "directory"]);
+  it("the audit log's lock file: one holder at a time, over a crashed holder's file, linked token or an older writer's directory", async () => {
+    await race(["lock-file", "lock-file", "lock-file", "lock-file"], ["file", "directory", "token"]);
   }, 60_000);
 
   it("the checked lease lock: one holder at a time", async () => {
@@ -71,6 +83,7 @@ describe("a stale lock taken over by several waiters at once", () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(guard, old, old);
     expect(await withSyncLockFile(file, TIMING, () => "ran")).toBe("ran");
-    expect(readdirSync(dir)).toEqual([]);
+    // Nothing left but this (live) writer's token (lock-token.ts).
+    expect(readdirSync(dir).filter((name) => !name.startsWith(tokenPrefix(`${file}.lock`)))).toEqual([]);
   });
 });
