@@ -120,7 +120,18 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
       yield* search(view.text, inView);
       for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
     }
-    if (cut) found.push(cutTail(text, view, tailMask));
+    if (cut) {
+      found.push(cutTail(text, view, tailMask));
+      // A value whose spelling is longer than the tail (cutTailLength's cap) may have begun before it.
+      if (longest > tailMask) {
+        let start = yield* openAtCut(text, set, longest);
+        if (view !== undefined) {
+          const inView = yield* openAtCut(view.text, set, longest);
+          if (inView < view.text.length) start = Math.min(start, view.originOf(inView));
+        }
+        if (start < text.length) found.push({ start, end: text.length, marker: CUT_TAIL_MARKER });
+      }
+    }
     return found;
   }
   return {
@@ -140,15 +151,24 @@ export const CUT_TAIL_MARKER = redactionMarker("cut-output-tail");
 /** The shortest cut tail masked, in UTF-16 units. */
 const MIN_CUT_TAIL = 64;
 /**
- * The longest cut tail masked: 32 KiB covers a leaked start of any spelling of
- * a value up to about 5 400 characters (a 4096-bit PEM key in `\u` escapes) and
- * of a plain one up to 32 KiB. A longer value (a CA bundle, a kubeconfig pasted
- * into `.env`) would otherwise swallow every cut output whole: past the cap, a
- * text cut inside its spelling shows that spelling's first characters, up to
- * where the mask begins. Its whole spellings are still found and masked; only
- * an output that really printed the long value and was cut in it leaks its head.
+ * The longest cut tail masked whatever it holds: 32 KiB covers a leaked start
+ * of any spelling of a value up to about 5 400 characters (a 4096-bit PEM key
+ * in `\u` escapes) and of a plain one up to 32 KiB. A longer value (a CA
+ * bundle, a kubeconfig pasted into `.env`) would otherwise swallow every cut
+ * output whole; for it, a text cut inside its spelling is masked from where
+ * that spelling began (openAtCut), which only a text holding more than the
+ * tail's length of the value's start can trigger, so it is no oracle either.
  */
 const MAX_CUT_TAIL = 32 * 1024;
+
+/**
+ * Where the earliest spelling still under way at the end of `searched`
+ * began, within the last `longest` characters (no spelling is longer);
+ * `searched.length` when none is.
+ */
+function* openAtCut(searched: string, set: SpellingSet, longest: number): Generator<void, number, void> {
+  return yield* findSpellings(searched, set, { from: Math.max(0, searched.length - longest), to: searched.length }, []);
+}
 
 /**
  * How many characters at the end of a cut text are masked: enough for the

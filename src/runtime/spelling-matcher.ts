@@ -142,7 +142,9 @@ const NO_STARTERS: readonly number[] = [];
 
 /**
  * Pushes to `spans` every span of `text` within [from, to) that spells one of
- * the set's values (only spellings that start at or after `from` are seen).
+ * the set's values (only spellings that start at or after `from` are seen),
+ * and returns where the earliest spelling still under way at `to` started
+ * (`to` when none is: a cut there leaves no start of a value in clear).
  * Each character advances only the patterns with a live thread and those it
  * can start a spelling of (`startersOf`), never every pattern: with a hundred
  * values of a text's own alphabet (base64 keys in base64 output) nearly every
@@ -155,7 +157,7 @@ export function* findSpellings(
   { patterns, asciiOpens, otherOpens, startersOf }: SpellingSet,
   range: { readonly from: number; readonly to: number },
   spans: Span[],
-): Generator<void, void, void> {
+): Generator<void, number, void> {
   // Made on first use: a text without a character that starts a spelling costs no allocation.
   const scans: (Scan | undefined)[] = [];
   let live: number[] = [];
@@ -183,6 +185,9 @@ export function* findSpellings(
       [live, nextLive] = [nextLive, live];
     }
   }
+  let open = range.to;
+  for (const index of live) open = Math.min(open, (scans[index] as Scan).earliestStart);
+  return open;
 }
 
 /** Past this many threads, merging looks threads up in a set instead of scanning them. */
@@ -211,6 +216,11 @@ class Scan {
     private readonly pattern: SpellingPattern,
     private readonly spans: Span[],
   ) {}
+
+  /** Where the earliest live thread started (threads are kept in order of start); Infinity when none is live. */
+  get earliestStart(): number {
+    return this.count === 0 ? Infinity : (this.starts[0] as number);
+  }
 
   /** Advances every thread, and a new one starting here, by `code` at `at`; returns the live count. */
   advance(code: number, at: number): number {
