@@ -23,7 +23,7 @@
  * Pure: no I/O, no imports from the rest of Torii.
  */
 import { normalisedView, type NormalisedView } from "./normalised-view.js";
-import { blobForms } from "./secret-forms.js";
+import { blobForms, caseForm } from "./secret-forms.js";
 import { SpellingAutomaton } from "./spelling-automaton.js";
 import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern, type SpellingSet } from "./spelling-matcher.js";
 import { searchSpellings } from "./spelling-search.js";
@@ -110,7 +110,7 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
       // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
       // Whole spellings only: at a cut, the tail is masked whatever it holds (cutTail).
       if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length }, into);
-      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), into);
+      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set)), into);
     }
     yield* search(text, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
@@ -230,19 +230,21 @@ function compiledSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
 }
 
 /**
- * The value, and the value as a CLI uses it when that differs: without the
- * blanks and line breaks around it (a double-quoted `.env` value keeps what the
- * operator pasted; a CLI strips it before it sends or prints the token), and
- * as its own normalised view (a multi-line value, a PEM key, without its line
- * breaks: printed as one line, or re-wrapped at another width, which the
- * text's normalised view turns into that same line).
+ * The value as a CLI uses it: without the blanks and line breaks around it (a
+ * double-quoted `.env` value keeps what the operator pasted; a CLI strips it
+ * before it sends or prints the token), and as its own normalised view (a
+ * multi-line value, a PEM key, without its line breaks: printed as one line,
+ * or re-wrapped at another width, which the text's normalised view turns into
+ * that same line). The value with its blanks around is not searched for: it
+ * holds the trimmed form, whose span leaves out only those blanks, and each
+ * form searched for costs a pattern of its length in each of its spellings.
  */
 function usedForms(value: string): string[] {
   const joined = completed(normalisedView(value))?.text;
-  const forms = [value, value.trim(), ...(joined === undefined ? [] : [joined, joined.trim()])];
+  const forms = [value.trim(), ...(joined === undefined ? [] : [joined.trim()])];
   // The length rule counts what a form holds besides blanks around it: a value of spaces or line breaks, or a
   // short one padded to length, would otherwise mask JSON indentation, `++++++++` (a space's URL form), a blank line.
-  return [...new Set(forms)].filter((form) => form.trim().length >= MIN_REDACTED_LENGTH);
+  return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
 }
 
 function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
@@ -254,8 +256,10 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
     for (const form of usedForms(secret.value)) {
       if (spelled.has(form)) continue;
       spelled.set(form, compileSpellings(form, marker));
-      for (const text of blobForms(form)) {
-        if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+      const cased = caseForm(form);
+      for (const { text, variants } of [...blobForms(form), ...(cased === undefined ? [] : [cased])]) {
+        const key = `${JSON.stringify(variants)}\u0000${text}`;
+        if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(key)) fixed.set(key, compileLiteral(text, marker, variants));
       }
     }
   }

@@ -17,7 +17,8 @@
  * - quoting: `''` for a single quote (YAML, SQL), `'\''` (POSIX shell),
  *   `""` for a double quote (CSV).
  *
- * As blobs (`blobForms`): base64, standard and URL-safe alphabet. Inside a
+ * As blobs (`blobForms`, one pattern per form whose characters may vary where
+ * the variants differ): base64, standard and URL-safe alphabet. Inside a
  * longer encoded blob the value starts at byte offset 0, 1 or 2 of a 3-byte
  * group, and each offset gives different characters; only the characters whose
  * 6 bits all come from the value are used, so the form matches whatever
@@ -64,23 +65,57 @@ export function characterSpellings(char: string): readonly string[] {
   return [...spellings];
 }
 
-/** The base64 forms of `value`, at the three alignments and in both alphabets, and its UTF-8 bytes in hex (either case). */
-export function blobForms(value: string): readonly string[] {
-  const forms = new Set<string>();
+/**
+ * A fixed form of a value (spelling-matcher.ts `compileLiteral`): its text,
+ * and for some of its characters the other characters that may stand in
+ * their place, so one pattern covers variants that differ only there (the
+ * URL-safe base64 alphabet, hex in either case or with another separator).
+ */
+export interface FixedForm {
+  readonly text: string;
+  readonly variants: Readonly<Record<string, string>>;
+}
+
+/** The URL-safe alphabet (RFC 4648 §5) differs from the standard one in two characters. */
+const BASE64_VARIANTS: Readonly<Record<string, string>> = { "+": "+-", "/": "/_" };
+/** Hex digits in either case, a byte separator of a space or a colon. */
+const HEX_VARIANTS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(["a", "b", "c", "d", "e", "f"].map((digit) => [digit, `${digit}${digit.toUpperCase()}`])),
+  " ": " :",
+};
+
+/**
+ * The base64 forms of `value` at the three alignments (either alphabet), and
+ * its UTF-8 bytes in hex (either case; plain, a byte at a time with a space or
+ * a colon between, and in xxd's 2-byte groups).
+ */
+export function blobForms(value: string): readonly FixedForm[] {
+  const forms = new Map<string, FixedForm>();
   for (const offset of [0, 1, 2]) {
     const core = base64Core(Buffer.from(value, "utf8"), offset);
-    forms.add(core);
-    forms.add(core.replaceAll("+", "-").replaceAll("/", "_"));
+    forms.set(core, { text: core, variants: BASE64_VARIANTS });
   }
   const hexForm = Buffer.from(value, "utf8").toString("hex");
   const pairs = hexForm.match(/../gu) ?? [];
   const groups = hexForm.match(/.{1,4}/gu) ?? [];
-  for (const form of [hexForm, pairs.join(" "), pairs.join(":"), groups.join(" ")]) {
-    forms.add(form);
-    forms.add(form.toUpperCase());
-  }
+  for (const text of [hexForm, pairs.join(" "), groups.join(" ")]) forms.set(text, { text, variants: HEX_VARIANTS });
   forms.delete("");
-  return [...forms];
+  return [...forms.values()];
+}
+
+/**
+ * The value with each ASCII letter in either case, when it has letters: a
+ * program that upper- or lower-cases what it prints (a hex or base32 token,
+ * a name normalised for display) prints it in no spelling of the value
+ * itself. Undefined for a value without ASCII letters.
+ */
+export function caseForm(value: string): FixedForm | undefined {
+  const variants: Record<string, string> = {};
+  for (const char of value) {
+    if (!/[a-z]/iu.test(char)) continue;
+    variants[char] = `${char.toLowerCase()}${char.toUpperCase()}`;
+  }
+  return Object.keys(variants).length === 0 ? undefined : { text: value, variants };
 }
 
 /**
