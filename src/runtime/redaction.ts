@@ -257,7 +257,11 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
       if (spelled.has(form)) continue;
       spelled.set(form, compileSpellings(form, marker));
       const cased = caseForm(form);
-      for (const { text, variants } of [...blobForms(form), ...(cased === undefined ? [] : [cased])]) {
+      // A JSON document holding the value, base64-encoded (a Kubernetes secret's data, a JWT's payload, a
+      // `--cli-input-json` body in a log): the value's bytes there are its JSON-escaped form's.
+      const escaped = JSON.stringify(form).slice(1, -1);
+      const blobs = [...blobForms(form), ...(escaped === form ? [] : blobForms(escaped))];
+      for (const { text, variants } of [...blobs, ...(cased === undefined ? [] : [cased])]) {
         const key = `${JSON.stringify(variants)}\u0000${text}`;
         if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(key)) fixed.set(key, compileLiteral(text, marker, variants));
       }

@@ -48,12 +48,16 @@ export function characterSpellings(char: string): readonly string[] {
   const bytes = [...Buffer.from(char, "utf8")];
   const spellings = new Set<string>([char, ...(HTML_NAMED[char] ?? [])]);
   const short = JSON_SHORT[char];
-  if (short !== undefined) spellings.add(short);
+  if (short !== undefined) spellings.add(short).add(`\\${short}`);
+  // JSON inside a JSON string (kubectl's last-applied-configuration, a log line holding a JSON body): the
+  // escapes JSON itself writes, escaped once more.
+  if (char === '"' || char === "\\") spellings.add(`\\\\\\${char}`);
   if (code < 0x80 && /[!-/:-@[-`{-~]/u.test(char)) spellings.add(`\\${char}`);
   const units = char.length === 1 ? [code] : [char.charCodeAt(0), char.charCodeAt(1)];
   for (const upper of [false, true]) {
     const cased = (text: string): string => (upper ? text.toUpperCase() : text);
     spellings.add(units.map((unit) => `\\u${cased(hex(unit, 4))}`).join(""));
+    if (code >= 0x80 || code < 0x20) spellings.add(units.map((unit) => `\\\\u${cased(hex(unit, 4))}`).join(""));
     spellings.add(`\\u{${cased(hex(code, 1))}}`);
     if (code > 0xffff) spellings.add(`\\U${cased(hex(code, 8))}`);
     if (code < 0x100) spellings.add(`\\x${cased(hex(code, 2))}`);
@@ -104,16 +108,19 @@ export function blobForms(value: string): readonly FixedForm[] {
 }
 
 /**
- * The value with each ASCII letter in either case, when it has letters: a
+ * The value with each letter in either case, when it has letters: a
  * program that upper- or lower-cases what it prints (a hex or base32 token,
  * a name normalised for display) prints it in no spelling of the value
- * itself. Undefined for a value without ASCII letters.
+ * itself. Undefined for a value without cased letters.
  */
 export function caseForm(value: string): FixedForm | undefined {
   const variants: Record<string, string> = {};
   for (const char of value) {
-    if (!/[a-z]/iu.test(char)) continue;
-    variants[char] = `${char.toLowerCase()}${char.toUpperCase()}`;
+    const lower = char.toLowerCase();
+    const upper = char.toUpperCase();
+    // One UTF-16 unit each way (not `ß` → `SS`): a fixed form is matched one unit at a time.
+    if (lower === upper || char.length !== 1 || lower.length !== 1 || upper.length !== 1) continue;
+    variants[char] = `${lower}${upper}`;
   }
   return Object.keys(variants).length === 0 ? undefined : { text: value, variants };
 }
