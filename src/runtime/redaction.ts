@@ -23,6 +23,7 @@
  * Pure: no I/O, no imports from the rest of Torii.
  */
 import { normalisedView, type NormalisedView } from "./normalised-view.js";
+import { partialBlocks } from "./partial-values.js";
 import { blobForms, caseForm } from "./secret-forms.js";
 import { SpellingAutomaton } from "./spelling-automaton.js";
 import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern, type SpellingSet } from "./spelling-matcher.js";
@@ -266,12 +267,22 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
         if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(key)) fixed.set(key, compileLiteral(text, marker, variants));
       }
     }
+    // A long value's pieces (partial-values.ts), from its last used form: without its own line breaks when it
+    // has some, which the text's normalised view also removes.
+    // As printed (no escapes): a piece of a value in a structure is rare, and escaped pieces cost a trie per character.
+    for (const block of partialBlocks(usedForms(secret.value).at(-1) ?? "")) {
+      if (!fixed.has(block)) fixed.set(block, compileLiteral(block, marker));
+    }
   }
   // The fixed forms are patterns too: one search finds every form of every value.
   return spelled.size === 0 ? undefined : spellingSet([...spelled.values(), ...fixed.values()]);
 }
 
-/** Replaces the union of the spans; overlapping spans become one marker (the earliest one's). */
+/**
+ * Replaces the union of the spans; overlapping spans become one marker (the
+ * earliest one's), and so do adjacent spans of one marker (a value's pieces
+ * printed in a row, partial-values.ts).
+ */
 export function replaceSpans(text: string, spans: Span[]): string {
   if (spans.length === 0) return text;
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -279,7 +290,7 @@ export function replaceSpans(text: string, spans: Span[]): string {
   let written = 0;
   let current: Span | undefined;
   for (const span of spans) {
-    if (current !== undefined && span.start < current.end) {
+    if (current !== undefined && (span.start < current.end || (span.start === current.end && span.marker === current.marker))) {
       current.end = Math.max(current.end, span.end);
       continue;
     }

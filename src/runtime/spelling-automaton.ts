@@ -15,7 +15,7 @@
  *
  * Pure: no I/O.
  */
-import type { SpellingSet, TrieNode } from "./spelling-matcher.js";
+import { SEGMENT_END, type SpellingSet, type TrieNode } from "./spelling-matcher.js";
 import type { Segment } from "./spelling-tree.js";
 
 /** Trie node ids are below this (spelling-matcher.ts TRIE_ID_SPACE). */
@@ -75,6 +75,10 @@ export class SpellingAutomaton {
       if (!next.has(key)) next.set(key, { segment, step, node, key });
     };
     const advance = (segment: Segment, step: number, node: TrieNode): void => {
+      if (node === SEGMENT_END) {
+        for (const next of segment.childrenByCode.get(code) ?? []) advance(next, next.from, next.steps[next.from] as TrieNode);
+        return;
+      }
       const child = node.next.get(code);
       if (child === undefined) return;
       if (child.next.size > 0) add(segment, step, child);
@@ -84,7 +88,7 @@ export class SpellingAutomaton {
         return;
       }
       if (segment.marker !== undefined) accept = true;
-      for (const child of segment.children) add(child, child.from, child.steps[child.from] as TrieNode);
+      if (segment.children.length > 0) add(segment, segment.to, SEGMENT_END);
     };
     for (const position of this.sets[state] ?? []) advance(position.segment, position.step, position.node);
     for (const root of this.startersOf.get(code) ?? []) advance(root, root.from, root.steps[root.from] as TrieNode);

@@ -42,6 +42,12 @@ export interface Span {
 
 /** Node ids of one trie are below this (a character has at most a few dozen short spellings). */
 const TRIE_ID_SPACE = 4096;
+/**
+ * The node of a thread (or DFA position) at the end of a segment that has
+ * children, waiting for the unit that picks them (Segment `childrenByCode`).
+ * Its id is one no trie node has.
+ */
+export const SEGMENT_END: TrieNode = { id: TRIE_ID_SPACE - 1, next: new Map(), end: false };
 /** Tries kept for characters already seen (they do not depend on the value); a bound on the memory they use. */
 const MAX_CACHED_TRIES = 2048;
 const trieCache = new Map<string, TrieNode>();
@@ -64,7 +70,7 @@ function trieOf(char: string): TrieNode {
     }
     node.end = true;
   }
-  if (ids > TRIE_ID_SPACE) throw new Error("internal: a character has more spellings than the matcher allows");
+  if (ids >= TRIE_ID_SPACE - 1) throw new Error("internal: a character has more spellings than the matcher allows");
   if (trieCache.size < MAX_CACHED_TRIES) trieCache.set(char, root);
   return root;
 }
@@ -222,27 +228,27 @@ function* scan(text: string, set: SpellingSet, from: number, to: number, idleFro
 
 /** Past this many threads, merging looks threads up in a set instead of scanning them. */
 const SCAN_LIMIT = 16;
-const NO_STEPS = new Int32Array(0);
-const NO_STARTS = new Float64Array(0);
 
 /**
  * The live threads of a scan, a thread being (segment, step, trie node,
- * start), in fixed arrays swapped at each character with a count (nothing is
- * allocated per character once grown). Threads are kept in order of start,
- * and two that reach the same (segment, step, node) merge into the earlier
- * (its span covers the later one's): Pike-VM style, linear in the text.
+ * start), in arrays swapped at each character with a count (nothing is
+ * allocated per character once grown; plain arrays, which cost less to make
+ * than typed ones for the many short regions a text full of matches hands
+ * over). Threads are kept in order of start, and two that reach the same
+ * (segment, step, node) merge into the earlier (its span covers the later
+ * one's): Pike-VM style, linear in the text.
  */
 class Threads {
   count = 0;
   private segments: Segment[] = [];
-  private steps = NO_STEPS;
+  private steps: number[] = [];
   private nodes: TrieNode[] = [];
-  private starts = NO_STARTS;
+  private starts: number[] = [];
   private nextCount = 0;
   private nextSegments: Segment[] = [];
-  private nextSteps = NO_STEPS;
+  private nextSteps: number[] = [];
   private nextNodes: TrieNode[] = [];
-  private nextStarts = NO_STARTS;
+  private nextStarts: number[] = [];
   private seen: Set<number> | undefined;
 
   constructor(private readonly spans: Span[]) {}
@@ -267,6 +273,10 @@ class Threads {
   }
 
   private step(segment: Segment, step: number, node: TrieNode, start: number, code: number, at: number): void {
+    if (node === SEGMENT_END) {
+      for (const next of segment.childrenByCode.get(code) ?? NO_STARTERS) this.step(next, next.from, next.steps[next.from] as TrieNode, start, code, at);
+      return;
+    }
     const child = node.next.get(code);
     if (child === undefined) return;
     if (child.next.size > 0) this.add(segment, step, child, start);
@@ -276,7 +286,7 @@ class Threads {
       return;
     }
     if (segment.marker !== undefined) this.spans.push({ start, end: at + 1, marker: segment.marker });
-    for (const next of segment.children) this.add(next, next.from, next.steps[next.from] as TrieNode, start);
+    if (segment.children.length > 0) this.add(segment, segment.to, SEGMENT_END, start);
   }
 
   private add(segment: Segment, step: number, node: TrieNode, start: number): void {
@@ -295,22 +305,10 @@ class Threads {
       if (this.seen.has(key)) return;
       this.seen.add(key);
     }
-    if (nextCount === this.nextSteps.length) this.grow();
     this.nextSegments[nextCount] = segment;
     this.nextSteps[nextCount] = step;
     this.nextNodes[nextCount] = node;
     this.nextStarts[nextCount] = start;
     this.nextCount = nextCount + 1;
-  }
-
-  /** Doubles the room for threads (the tree has a bounded number of distinct ones). */
-  private grow(): void {
-    const size = Math.max(SCAN_LIMIT, this.nextSteps.length * 2);
-    const steps = new Int32Array(size);
-    steps.set(this.nextSteps);
-    const starts = new Float64Array(size);
-    starts.set(this.nextStarts);
-    this.nextSteps = steps;
-    this.nextStarts = starts;
   }
 }

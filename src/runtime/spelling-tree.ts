@@ -31,8 +31,30 @@ export interface Segment {
   marker: string | undefined;
   /** The segments that continue this one; each starts with a different step. */
   children: Segment[];
+  /**
+   * The children a spelling of whose first step can start with each unit: a
+   * thread at the end of this segment waits for the next unit and continues
+   * in these only (a segment shared by many values has as many children as
+   * their next characters differ, and most die at once).
+   */
+  childrenByCode: Map<number, Segment[]>;
   /** The number of steps of all segments numbered before this one: `base + step - from` names a step of the tree. */
   base: number;
+}
+
+const NO_CHILDREN = new Map<number, Segment[]>();
+
+/** `segments` by each unit a spelling of their first step can start with. */
+export function byFirstCode(segments: readonly Segment[]): Map<number, Segment[]> {
+  const map = new Map<number, Segment[]>();
+  for (const segment of segments) {
+    for (const code of (segment.steps[segment.from] as TrieNode).next.keys()) {
+      const list = map.get(code);
+      if (list === undefined) map.set(code, [segment]);
+      else list.push(segment);
+    }
+  }
+  return map;
 }
 
 /** The segments the patterns start with. */
@@ -51,7 +73,7 @@ export function prefixTree(patterns: readonly { readonly steps: readonly TrieNod
     for (;;) {
       const segment = level.get(steps[at] as TrieNode);
       if (segment === undefined) {
-        level.set(steps[at] as TrieNode, { steps, from: at, to: steps.length, marker, children: [], base: 0 });
+        level.set(steps[at] as TrieNode, { steps, from: at, to: steps.length, marker, children: [], childrenByCode: NO_CHILDREN, base: 0 });
         break;
       }
       let own = segment.from;
@@ -61,7 +83,15 @@ export function prefixTree(patterns: readonly { readonly steps: readonly TrieNod
       }
       if (own < segment.to) {
         // The pattern leaves (or ends) inside the segment: split it where it does.
-        const rest: Segment = { steps: segment.steps, from: own, to: segment.to, marker: segment.marker, children: segment.children, base: 0 };
+        const rest: Segment = {
+          steps: segment.steps,
+          from: own,
+          to: segment.to,
+          marker: segment.marker,
+          children: segment.children,
+          childrenByCode: NO_CHILDREN,
+          base: 0,
+        };
         const restMap = childMaps.get(segment);
         if (restMap !== undefined) childMaps.set(rest, restMap);
         childMaps.set(segment, new Map([[segment.steps[own] as TrieNode, rest]]));
@@ -80,6 +110,7 @@ export function prefixTree(patterns: readonly { readonly steps: readonly TrieNod
   const pending = [...roots.values()];
   for (let segment = pending.pop(); segment !== undefined; segment = pending.pop()) {
     segment.children = [...(childMaps.get(segment)?.values() ?? [])];
+    if (segment.children.length > 0) segment.childrenByCode = byFirstCode(segment.children);
     segment.base = base;
     base += segment.to - segment.from;
     pending.push(...segment.children);
