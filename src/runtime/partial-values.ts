@@ -23,6 +23,8 @@
  * learn beyond what it knows is at most the rest of the block it already
  * straddles.
  *
+ * Values that name a file are left out (FILE_PATH).
+ *
  * Why only blocks that look random (some digit and some letter, or at least two
  * upper- and two lower-case letters, and no blank): the fixed text of a
  * structured value (`-----BEGIN PRIVATE KEY`, `postgres://`, a kubeconfig's
@@ -40,7 +42,7 @@ export const PARTIAL_FROM = 24;
 /** The blocks of `form` (a value's used form) that are masked on their own. */
 export function partialBlocks(form: string): string[] {
   const chars = Array.from(form);
-  if (chars.length < PARTIAL_FROM) return [];
+  if (chars.length < PARTIAL_FROM || FILE_PATH.test(form)) return [];
   const blocks: string[] = [];
   for (let at = 0; at + PARTIAL_BLOCK <= chars.length; at += PARTIAL_BLOCK) {
     const block = chars.slice(at, at + PARTIAL_BLOCK).join("");
@@ -48,6 +50,14 @@ export function partialBlocks(form: string): string[] {
   }
   return blocks;
 }
+
+/**
+ * A value that names a file (`KUBECONFIG=/tmp/run-0vvN1q/kubeconfig`) shares
+ * its directories with every other path the program prints (PATH, a log of
+ * the files it read): its pieces are not masked on their own (the whole value
+ * still is).
+ */
+const FILE_PATH = /^(?:\/|~\/|\.\.?\/|[A-Za-z]:[\\/]|\\\\)/u;
 
 function looksRandom(block: string): boolean {
   if (/\s/u.test(block)) return false;

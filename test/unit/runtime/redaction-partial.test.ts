@@ -58,6 +58,10 @@ describe("ordinary output", () => {
     ]);
     const cert = "-----BEGIN PUBLIC KEY-----\n-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n";
     expect(pem.redact(cert)).toBe(cert);
+    // A value naming a file shares its directories with the other paths the program prints.
+    const path = createRedactor([{ name: "KUBECONFIG", value: "/tmp/torii-run-0vvN1q/kubeconfig.yaml" }]);
+    const printed = "PATH=/tmp/torii-run-0vvN1q/bin:/usr/bin\n";
+    expect(path.redact(printed)).toBe(printed);
   });
 });
 
