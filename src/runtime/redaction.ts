@@ -125,9 +125,9 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
       found.push(cutTail(text, view, tailMask));
       // A value whose spelling is longer than the tail (cutTailLength's cap) may have begun before it.
       if (longest > tailMask) {
-        let start = yield* openAtCut(text, set, longest);
+        let start = yield* openAtCut(text, set, longest, tailMask);
         if (view !== undefined) {
-          const inView = yield* openAtCut(view.text, set, longest);
+          const inView = yield* openAtCut(view.text, set, longest, tailMask);
           if (inView < view.text.length) start = Math.min(start, view.originOf(inView));
         }
         if (start < text.length) found.push({ start, end: text.length, marker: CUT_TAIL_MARKER });
@@ -157,18 +157,29 @@ const MIN_CUT_TAIL = 64;
  * in `\u` escapes) and of a plain one up to 32 KiB. A longer value (a CA
  * bundle, a kubeconfig pasted into `.env`) would otherwise swallow every cut
  * output whole; for it, a text cut inside its spelling is masked from where
- * that spelling began (openAtCut), which only a text holding more than the
- * tail's length of the value's start can trigger, so it is no oracle either.
+ * that spelling began (openAtCut), decided by the text before the tail only,
+ * so the tail's characters are no oracle either.
  */
 const MAX_CUT_TAIL = 32 * 1024;
 
 /**
- * Where the earliest spelling still under way at the end of `searched`
- * began, within the last `longest` characters (no spelling is longer);
- * `searched.length` when none is.
+ * Where the earliest spelling still under way where the masked tail begins
+ * (`tail` characters before the end of `searched`) began, within `longest`
+ * characters before that place (no spelling is longer); `searched.length`
+ * when none is.
+ *
+ * Not where the text ends: whether a spelling is still under way there
+ * depends on the text's last character, and an agent that knows more than
+ * the tail's length of a long value's start (the public certificates of a
+ * bundle, a kubeconfig's cluster part) and makes the child print it and one
+ * guessed character, cut right after, would see by the head's mask whether
+ * the guess was right, one character per guess set. Where the tail begins,
+ * the text before it decides, which the tail's own mask leaves no guess in.
  */
-function* openAtCut(searched: string, set: SpellingSet, longest: number): Generator<void, number, void> {
-  return yield* findSpellings(searched, set, { from: Math.max(0, searched.length - longest), to: searched.length }, []);
+function* openAtCut(searched: string, set: SpellingSet, longest: number, tail: number): Generator<void, number, void> {
+  const tailStart = Math.max(0, searched.length - tail);
+  const start = yield* findSpellings(searched, set, { from: Math.max(0, tailStart - longest), to: tailStart }, []);
+  return start < tailStart ? start : searched.length;
 }
 
 /**

@@ -61,3 +61,23 @@ describe("a value longer than the cut tail", () => {
     });
   }
 });
+
+describe("no oracle for the character after a long known start", () => {
+  it("a cut text of the value's known start and one guessed character redacts alike whether the guess is right or not", () => {
+    // A long value whose start is public and not random-looking (a bundle of named settings), a secret at its end:
+    // an agent that knows more than the 32 KiB tail of its start prints it and one guess, cut right after.
+    // Each line its own (a repeating value keeps one spelling under way per repeat, which costs quadratic time).
+    const letters = (n: number): string => [n % 26, Math.floor(n / 26) % 26, Math.floor(n / 676)].map((d) => String.fromCharCode(97 + d)).join("");
+    const words = Array.from({ length: 2000 }, (_, i) => `setting-${letters(i)}: enabled\n`).join("");
+    const value = `${words}secret: ${randomBytes(24).toString("base64")}`;
+    const redactor = createRedactor([{ name: "BUNDLE", value }]);
+    const known = value.slice(0, words.length + 10);
+    expect(known.length).toBeGreaterThan(32 * KIB);
+    const right = value[known.length] ?? "";
+    const outputs = new Set<string>();
+    for (const guess of [right, right === "A" ? "B" : "A", "!"]) outputs.add(redactor.redact(`${known}${guess}`, { cut: true }));
+    expect(outputs.size).toBe(1);
+    // And what it says is that the head was masked: the known start is a spelling under way before the tail.
+    expect([...outputs][0]).toBe(CUT_TAIL_MARKER);
+  });
+});
