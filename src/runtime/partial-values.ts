@@ -23,13 +23,16 @@
  * learn beyond what it knows is at most the rest of the block it already
  * straddles.
  *
- * Values that name a file are left out (FILE_PATH).
+ * The blocks of a value that names a file that hold a path separator are left
+ * out (FILE_PATH).
  *
- * Why only blocks that look random (some digit and some letter, or at least two
- * upper- and two lower-case letters, and no blank): the fixed text of a
- * structured value (`-----BEGIN PRIVATE KEY`, `postgres://`, a kubeconfig's
- * `apiVersion: v1`) is ordinary output too, and masking it everywhere would
- * wreck the output of every call that prints such text.
+ * Why only blocks that look random (some digit and at least two letters, or at
+ * least two upper- and two lower-case letters; no blank, and no word set off by
+ * punctuation): the fixed text of a structured value (`-----BEGIN PRIVATE KEY`,
+ * `postgres://`, a kubeconfig's `apiVersion: v1`, an ARN's `us-east-1:`
+ * region, `:role/` and account number, an endpoint's `.amazonaws.com`) is
+ * ordinary output too, and masking it everywhere would wreck the output of
+ * every call that prints such text.
  *
  * Pure: no I/O.
  */
@@ -42,11 +45,12 @@ export const PARTIAL_FROM = 24;
 /** The blocks of `form` (a value's used form) that are masked on their own. */
 export function partialBlocks(form: string): string[] {
   const chars = Array.from(form);
-  if (chars.length < PARTIAL_FROM || FILE_PATH.test(form)) return [];
+  if (chars.length < PARTIAL_FROM) return [];
+  const path = FILE_PATH.test(form);
   const blocks: string[] = [];
   for (let at = 0; at + PARTIAL_BLOCK <= chars.length; at += PARTIAL_BLOCK) {
     const block = chars.slice(at, at + PARTIAL_BLOCK).join("");
-    if (looksRandom(block)) blocks.push(block);
+    if (looksRandom(block) && !(path && PATH_SEPARATOR.test(block))) blocks.push(block);
   }
   return blocks;
 }
@@ -54,16 +58,28 @@ export function partialBlocks(form: string): string[] {
 /**
  * A value that names a file (`KUBECONFIG=/tmp/run-0vvN1q/kubeconfig`) shares
  * its directories with every other path the program prints (PATH, a log of
- * the files it read): its pieces are not masked on their own (the whole value
- * still is).
+ * the files it read): its blocks that span a separator are not masked on their
+ * own (the whole value still is). Not the whole value's blocks: a random key
+ * starts with `/` too (one base64 key in 64), and its other blocks must stay
+ * masked.
  */
 const FILE_PATH = /^(?:\/|~\/|\.\.?\/|[A-Za-z]:[\\/]|\\\\)/u;
+const PATH_SEPARATOR = /[\\/]/u;
+
+/**
+ * A word of a structured value: four lower-case letters or more next to
+ * punctuation (`-east-`, `:role/`, `.amazo`). In a random token, punctuation
+ * is rare (base64's `+` and `/`) and a run of four lower-case letters beside
+ * it rarer still.
+ */
+const WORD = /[-._:/@](?:\p{Ll}){4}|(?:\p{Ll}){4}[-._:/@]/u;
 
 function looksRandom(block: string): boolean {
-  if (/\s/u.test(block)) return false;
-  const digit = /\p{Nd}/u.test(block);
-  const letter = /\p{L}/u.test(block);
+  if (/\s/u.test(block) || WORD.test(block)) return false;
+  const digits = block.match(/\p{Nd}/gu)?.length ?? 0;
+  const letters = block.match(/\p{L}/gu)?.length ?? 0;
   const upper = block.match(/\p{Lu}/gu)?.length ?? 0;
   const lower = block.match(/\p{Ll}/gu)?.length ?? 0;
-  return (digit && letter) || (upper >= 2 && lower >= 2);
+  // Two letters at least with the digits: an account number with one letter (`3456789012:c`) is no token.
+  return (digits >= 1 && letters >= 2) || (upper >= 2 && lower >= 2);
 }

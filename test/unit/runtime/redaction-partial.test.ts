@@ -65,6 +65,34 @@ describe("ordinary output", () => {
   });
 });
 
+describe("a random value that starts like a path", () => {
+  test("a key starting with `/` (1 base64 key in 64) still has its pieces masked", () => {
+    const slashKey = "/K7MDENGbPxRfiCYzEXAMPLEKEYwJalrXUtnFEMIq";
+    const slashRedactor = createRedactor([{ name: "AWS_SECRET_ACCESS_KEY", value: slashKey }]);
+    const out = slashRedactor.redact(`secret: ${slashKey.slice(1, 37)}…`);
+    expect(out).toContain(MARK);
+    expect(out).not.toContain(slashKey.slice(12, 24));
+    expect(out).not.toContain(slashKey.slice(24, 36));
+  });
+});
+
+describe("ordinary cloud output around a structured value", () => {
+  test("a region, an endpoint or an account number that a value holds is not masked in other names", () => {
+    const values = createRedactor([
+      { name: "IMAGE", value: "123456789012.dkr.ecr.us-east-1.amazonaws.com/app:v1" },
+      { name: "KUBE_CONTEXT", value: "arn:aws:eks:us-east-1:123456789012:cluster/prod" },
+      { name: "ROLE", value: "arn:aws:iam::123456789012:role/deploy-role-prod" },
+    ]);
+    const output = [
+      '"Endpoint": "https://sts.us-east-1.amazonaws.com"',
+      '"Arn": "arn:aws:eks:us-east-1:123456789012:cluster/staging"',
+      '"Arn": "arn:aws:iam::123456789012:role/deploy-role-staging"',
+      "",
+    ].join("\n");
+    expect(values.redact(output)).toBe(output);
+  });
+});
+
 describe("no oracle for the next character", () => {
   test("a known start of the value followed by each guess redacts alike whether the guess is right or not", () => {
     // An agent that knows the first 17 characters (more than a block) learns nothing of the 18th.
