@@ -40,13 +40,19 @@ interface Cursor {
 }
 
 /**
- * A stretch of text in which the DFA built a transition for at least half the
- * characters read, and at least this many, is handed to the Pike scan: a long
- * value being spelled (a PEM key, a certificate bundle) is a new set of
- * positions at every character, so a new DFA state per character, which costs
- * far more than the Pike scan's step. Checked every THRASH_CHECK characters.
+ * A stretch of text in which the DFA built a transition for at least one in
+ * THRASH_SHARE of the characters read, and at least THRASH_BUILDS of them, is
+ * handed to the Pike scan: a long value being spelled (a PEM key, a
+ * certificate bundle) is a new set of positions at every character, so a new
+ * DFA state per character, which costs far more than the Pike scan's step.
+ * One in four, not one in two: text of many values' pieces (base64 near a
+ * long value's 12-character blocks, partial-values.ts) builds a state at about
+ * every third character, and with 200 PEM keys such text took 3.4 s per MB
+ * (1.7 s with this share; ordinary output builds almost none once warm).
+ * Checked every THRASH_CHECK characters.
  */
 const THRASH_BUILDS = 32;
+const THRASH_SHARE = 4;
 const THRASH_CHECK = 64;
 
 /** Pushes to `spans` every span of `text` that spells one of the set's values. */
@@ -104,7 +110,7 @@ function runUntilRegionEnds(text: string, automaton: SpellingAutomaton, reach: n
     }
     if ((at & (THRASH_CHECK - 1)) === 0) {
       const built = automaton.built - cursor.builtAtStretch;
-      if (built >= THRASH_BUILDS && 2 * built >= at + 1 - cursor.stretchFrom) {
+      if (built >= THRASH_BUILDS && THRASH_SHARE * built >= at + 1 - cursor.stretchFrom) {
         // Every spelling under way started at or after both: the last idle place, and one longest spelling back.
         cursor.deepFrom = cursor.regionFrom >= 0 ? cursor.regionFrom : Math.max(cursor.idleAt, at + 1 - reach);
         cursor.regionFrom = -1;
