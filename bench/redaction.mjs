@@ -71,3 +71,29 @@ for (let round = 0; round < ROUNDS; round += 1) {
 console.log(
   `building one redactor (5 values): baseline ${(median(b) * 1000).toFixed(0)} µs, now ${(median(a) * 1000).toFixed(0)} µs CPU (now/baseline ${pairedRatio(a, b).toFixed(2)}×)`,
 );
+
+// Red team residual 4: 200 PEM-wrapped values (one shared header and DER prefix), a fresh set each round
+// (the compiled patterns of a set are kept between calls): building the redactor, then one printed key in a
+// log, then all 200 keys printed. Run once each (the baseline took seconds to minutes).
+const PEM_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function pemSet(seed) {
+  let state = seed;
+  return Array.from({ length: 200 }, (_, i) => {
+    let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ";
+    while (body.length < 1600) {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      body += PEM_ALPHABET[(state >>> 16) % 64];
+    }
+    return { name: `KEY_${i}`, value: `-----BEGIN PRIVATE KEY-----\n${body.match(/.{1,64}/gu).join("\n")}\n-----END PRIVATE KEY-----\n` };
+  });
+}
+const pemTimes = (module, seed, all) => {
+  const keys = pemSet(seed);
+  let redactor;
+  const buildMs = cpuMs(() => (redactor = module.createRedactor(keys)));
+  const oneMs = cpuMs(() => redactor.redact(`${"log line\n".repeat(500)}${keys[7].value}done\n`));
+  const allMs = all ? cpuMs(() => redactor.redact(keys.map((key) => `${key.value}log line\n`).join(""))) : NaN;
+  return `build ${buildMs.toFixed(0)} ms, one key printed ${oneMs.toFixed(0)} ms, all 200 printed ${all ? `${allMs.toFixed(0)} ms` : "(skipped)"}`;
+};
+console.log(`200 PEM values, now:      ${pemTimes(current, 1, true)}`);
+console.log(`200 PEM values, baseline: ${pemTimes(baseline, 2, process.env.BENCH_PEM_BASELINE_ALL === "1")}`);

@@ -124,7 +124,10 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
     }
     if (at < text.length) yield;
   }
-  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index) };
+  // The last answer: spans come in order of place, many to a run when a value's pieces are masked
+  // (partial-values.ts), and walking on from the last one keeps their mapping linear.
+  const last = { view: -1, text: -1 };
+  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, last) };
 }
 
 /** Where a run of the copy started, in the view and in the text. */
@@ -133,7 +136,7 @@ interface Run {
   readonly text: number;
 }
 
-function originOf(text: string, runs: readonly Run[], index: number): number {
+function originOf(text: string, runs: readonly Run[], index: number, last: { view: number; text: number }): number {
   let low = 0;
   let high = runs.length - 1;
   while (low < high) {
@@ -142,7 +145,10 @@ function originOf(text: string, runs: readonly Run[], index: number): number {
     else high = middle - 1;
   }
   const run = runs[low] as Run;
-  let at = nextKept(text, run.text, text.length);
-  for (let count = run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length);
+  const fromLast = last.view >= run.view && last.view <= index;
+  let at = fromLast ? last.text : nextKept(text, run.text, text.length);
+  for (let count = fromLast ? last.view : run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length);
+  last.view = index;
+  last.text = at;
   return at;
 }

@@ -23,7 +23,8 @@
  * Pure: no I/O, no imports from the rest of Torii.
  */
 import { normalisedView, type NormalisedView } from "./normalised-view.js";
-import { blobForms } from "./secret-forms.js";
+import { partialBlocks } from "./partial-values.js";
+import { blobForms, caseForm } from "./secret-forms.js";
 import { SpellingAutomaton } from "./spelling-automaton.js";
 import { compileLiteral, compileSpellings, findSpellings, spellingSet, type Span, type SpellingPattern, type SpellingSet } from "./spelling-matcher.js";
 import { searchSpellings } from "./spelling-search.js";
@@ -110,7 +111,7 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
       // A short text (an error message, an audit field) costs less to scan than the DFA states it would build.
       // Whole spellings only: at a cut, the tail is masked whatever it holds (cutTail).
       if (searched.length < DFA_FROM) yield* findSpellings(searched, set, { from: 0, to: searched.length }, into);
-      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set.patterns)), into);
+      else yield* searchSpellings(searched, set, (automaton ??= new SpellingAutomaton(set)), into);
     }
     yield* search(text, found);
     // The normalised view (normalised-view.ts): spans found there are mapped back onto the text.
@@ -120,7 +121,18 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
       yield* search(view.text, inView);
       for (const span of inView) found.push({ start: view.originOf(span.start), end: view.originOf(span.end - 1) + 1, marker: span.marker });
     }
-    if (cut) found.push(cutTail(text, view, tailMask));
+    if (cut) {
+      found.push(cutTail(text, view, tailMask));
+      // A value whose spelling is longer than the tail (cutTailLength's cap) may have begun before it.
+      if (longest > tailMask) {
+        let start = yield* openAtCut(text, set, longest, tailMask);
+        if (view !== undefined) {
+          const inView = yield* openAtCut(view.text, set, longest, tailMask);
+          if (inView < view.text.length) start = Math.min(start, view.originOf(inView));
+        }
+        if (start < text.length) found.push({ start, end: text.length, marker: CUT_TAIL_MARKER });
+      }
+    }
     return found;
   }
   return {
@@ -140,15 +152,35 @@ export const CUT_TAIL_MARKER = redactionMarker("cut-output-tail");
 /** The shortest cut tail masked, in UTF-16 units. */
 const MIN_CUT_TAIL = 64;
 /**
- * The longest cut tail masked: 32 KiB covers a leaked start of any spelling of
- * a value up to about 5 400 characters (a 4096-bit PEM key in `\u` escapes) and
- * of a plain one up to 32 KiB. A longer value (a CA bundle, a kubeconfig pasted
- * into `.env`) would otherwise swallow every cut output whole: past the cap, a
- * text cut inside its spelling shows that spelling's first characters, up to
- * where the mask begins. Its whole spellings are still found and masked; only
- * an output that really printed the long value and was cut in it leaks its head.
+ * The longest cut tail masked whatever it holds: 32 KiB covers a leaked start
+ * of any spelling of a value up to about 5 400 characters (a 4096-bit PEM key
+ * in `\u` escapes) and of a plain one up to 32 KiB. A longer value (a CA
+ * bundle, a kubeconfig pasted into `.env`) would otherwise swallow every cut
+ * output whole; for it, a text cut inside its spelling is masked from where
+ * that spelling began (openAtCut), decided by the text before the tail only,
+ * so the tail's characters are no oracle either.
  */
 const MAX_CUT_TAIL = 32 * 1024;
+
+/**
+ * Where the earliest spelling still under way where the masked tail begins
+ * (`tail` characters before the end of `searched`) began, within `longest`
+ * characters before that place (no spelling is longer); `searched.length`
+ * when none is.
+ *
+ * Not where the text ends: whether a spelling is still under way there
+ * depends on the text's last character, and an agent that knows more than
+ * the tail's length of a long value's start (the public certificates of a
+ * bundle, a kubeconfig's cluster part) and makes the child print it and one
+ * guessed character, cut right after, would see by the head's mask whether
+ * the guess was right, one character per guess set. Where the tail begins,
+ * the text before it decides, which the tail's own mask leaves no guess in.
+ */
+function* openAtCut(searched: string, set: SpellingSet, longest: number, tail: number): Generator<void, number, void> {
+  const tailStart = Math.max(0, searched.length - tail);
+  const start = yield* findSpellings(searched, set, { from: Math.max(0, tailStart - longest), to: tailStart }, []);
+  return start < tailStart ? start : searched.length;
+}
 
 /**
  * How many characters at the end of a cut text are masked: enough for the
@@ -210,19 +242,21 @@ function compiledSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
 }
 
 /**
- * The value, and the value as a CLI uses it when that differs: without the
- * blanks and line breaks around it (a double-quoted `.env` value keeps what the
- * operator pasted; a CLI strips it before it sends or prints the token), and
- * as its own normalised view (a multi-line value, a PEM key, without its line
- * breaks: printed as one line, or re-wrapped at another width, which the
- * text's normalised view turns into that same line).
+ * The value as a CLI uses it: without the blanks and line breaks around it (a
+ * double-quoted `.env` value keeps what the operator pasted; a CLI strips it
+ * before it sends or prints the token), and as its own normalised view (a
+ * multi-line value, a PEM key, without its line breaks: printed as one line,
+ * or re-wrapped at another width, which the text's normalised view turns into
+ * that same line). The value with its blanks around is not searched for: it
+ * holds the trimmed form, whose span leaves out only those blanks, and each
+ * form searched for costs a pattern of its length in each of its spellings.
  */
 function usedForms(value: string): string[] {
   const joined = completed(normalisedView(value))?.text;
-  const forms = [value, value.trim(), ...(joined === undefined ? [] : [joined, joined.trim()])];
+  const forms = [value.trim(), ...(joined === undefined ? [] : [joined.trim()])];
   // The length rule counts what a form holds besides blanks around it: a value of spaces or line breaks, or a
   // short one padded to length, would otherwise mask JSON indentation, `++++++++` (a space's URL form), a blank line.
-  return [...new Set(forms)].filter((form) => form.trim().length >= MIN_REDACTED_LENGTH);
+  return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
 }
 
 function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
@@ -234,16 +268,32 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
     for (const form of usedForms(secret.value)) {
       if (spelled.has(form)) continue;
       spelled.set(form, compileSpellings(form, marker));
-      for (const text of blobForms(form)) {
-        if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(text)) fixed.set(text, compileLiteral(text, marker));
+      const cased = caseForm(form);
+      // A JSON document holding the value, base64-encoded (a Kubernetes secret's data, a JWT's payload, a
+      // `--cli-input-json` body in a log): the value's bytes there are its JSON-escaped form's.
+      const escaped = JSON.stringify(form).slice(1, -1);
+      const blobs = [...blobForms(form), ...(escaped === form ? [] : blobForms(escaped))];
+      for (const { text, variants } of [...blobs, ...(cased === undefined ? [] : [cased])]) {
+        const key = `${JSON.stringify(variants)}\u0000${text}`;
+        if (text.length >= MIN_REDACTED_LENGTH && !fixed.has(key)) fixed.set(key, compileLiteral(text, marker, variants));
       }
+    }
+    // A long value's pieces (partial-values.ts), from its last used form: without its own line breaks when it
+    // has some, which the text's normalised view also removes.
+    // As printed (no escapes): a piece of a value in a structure is rare, and escaped pieces cost a trie per character.
+    for (const block of partialBlocks(usedForms(secret.value).at(-1) ?? "")) {
+      if (!fixed.has(block)) fixed.set(block, compileLiteral(block, marker));
     }
   }
   // The fixed forms are patterns too: one search finds every form of every value.
   return spelled.size === 0 ? undefined : spellingSet([...spelled.values(), ...fixed.values()]);
 }
 
-/** Replaces the union of the spans; overlapping spans become one marker (the earliest one's). */
+/**
+ * Replaces the union of the spans; overlapping spans become one marker (the
+ * earliest one's), and so do adjacent spans of one marker (a value's pieces
+ * printed in a row, partial-values.ts).
+ */
 export function replaceSpans(text: string, spans: Span[]): string {
   if (spans.length === 0) return text;
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -251,7 +301,7 @@ export function replaceSpans(text: string, spans: Span[]): string {
   let written = 0;
   let current: Span | undefined;
   for (const span of spans) {
-    if (current !== undefined && span.start < current.end) {
+    if (current !== undefined && (span.start < current.end || (span.start === current.end && span.marker === current.marker))) {
       current.end = Math.max(current.end, span.end);
       continue;
     }

@@ -17,7 +17,8 @@
  * - quoting: `''` for a single quote (YAML, SQL), `'\''` (POSIX shell),
  *   `""` for a double quote (CSV).
  *
- * As blobs (`blobForms`): base64, standard and URL-safe alphabet. Inside a
+ * As blobs (`blobForms`, one pattern per form whose characters may vary where
+ * the variants differ): base64, standard and URL-safe alphabet. Inside a
  * longer encoded blob the value starts at byte offset 0, 1 or 2 of a 3-byte
  * group, and each offset gives different characters; only the characters whose
  * 6 bits all come from the value are used, so the form matches whatever
@@ -47,12 +48,16 @@ export function characterSpellings(char: string): readonly string[] {
   const bytes = [...Buffer.from(char, "utf8")];
   const spellings = new Set<string>([char, ...(HTML_NAMED[char] ?? [])]);
   const short = JSON_SHORT[char];
-  if (short !== undefined) spellings.add(short);
+  if (short !== undefined) spellings.add(short).add(`\\${short}`);
+  // JSON inside a JSON string (kubectl's last-applied-configuration, a log line holding a JSON body): the
+  // escapes JSON itself writes, escaped once more.
+  if (char === '"' || char === "\\") spellings.add(`\\\\\\${char}`);
   if (code < 0x80 && /[!-/:-@[-`{-~]/u.test(char)) spellings.add(`\\${char}`);
   const units = char.length === 1 ? [code] : [char.charCodeAt(0), char.charCodeAt(1)];
   for (const upper of [false, true]) {
     const cased = (text: string): string => (upper ? text.toUpperCase() : text);
     spellings.add(units.map((unit) => `\\u${cased(hex(unit, 4))}`).join(""));
+    if (code >= 0x80 || code < 0x20) spellings.add(units.map((unit) => `\\\\u${cased(hex(unit, 4))}`).join(""));
     spellings.add(`\\u{${cased(hex(code, 1))}}`);
     if (code > 0xffff) spellings.add(`\\U${cased(hex(code, 8))}`);
     if (code < 0x100) spellings.add(`\\x${cased(hex(code, 2))}`);
@@ -64,23 +69,60 @@ export function characterSpellings(char: string): readonly string[] {
   return [...spellings];
 }
 
-/** The base64 forms of `value`, at the three alignments and in both alphabets, and its UTF-8 bytes in hex (either case). */
-export function blobForms(value: string): readonly string[] {
-  const forms = new Set<string>();
+/**
+ * A fixed form of a value (spelling-matcher.ts `compileLiteral`): its text,
+ * and for some of its characters the other characters that may stand in
+ * their place, so one pattern covers variants that differ only there (the
+ * URL-safe base64 alphabet, hex in either case or with another separator).
+ */
+export interface FixedForm {
+  readonly text: string;
+  readonly variants: Readonly<Record<string, string>>;
+}
+
+/** The URL-safe alphabet (RFC 4648 §5) differs from the standard one in two characters. */
+const BASE64_VARIANTS: Readonly<Record<string, string>> = { "+": "+-", "/": "/_" };
+/** Hex digits in either case, a byte separator of a space or a colon. */
+const HEX_VARIANTS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(["a", "b", "c", "d", "e", "f"].map((digit) => [digit, `${digit}${digit.toUpperCase()}`])),
+  " ": " :",
+};
+
+/**
+ * The base64 forms of `value` at the three alignments (either alphabet), and
+ * its UTF-8 bytes in hex (either case; plain, a byte at a time with a space or
+ * a colon between, and in xxd's 2-byte groups).
+ */
+export function blobForms(value: string): readonly FixedForm[] {
+  const forms = new Map<string, FixedForm>();
   for (const offset of [0, 1, 2]) {
     const core = base64Core(Buffer.from(value, "utf8"), offset);
-    forms.add(core);
-    forms.add(core.replaceAll("+", "-").replaceAll("/", "_"));
+    forms.set(core, { text: core, variants: BASE64_VARIANTS });
   }
   const hexForm = Buffer.from(value, "utf8").toString("hex");
   const pairs = hexForm.match(/../gu) ?? [];
   const groups = hexForm.match(/.{1,4}/gu) ?? [];
-  for (const form of [hexForm, pairs.join(" "), pairs.join(":"), groups.join(" ")]) {
-    forms.add(form);
-    forms.add(form.toUpperCase());
-  }
+  for (const text of [hexForm, pairs.join(" "), groups.join(" ")]) forms.set(text, { text, variants: HEX_VARIANTS });
   forms.delete("");
-  return [...forms];
+  return [...forms.values()];
+}
+
+/**
+ * The value with each letter in either case, when it has letters: a
+ * program that upper- or lower-cases what it prints (a hex or base32 token,
+ * a name normalised for display) prints it in no spelling of the value
+ * itself. Undefined for a value without cased letters.
+ */
+export function caseForm(value: string): FixedForm | undefined {
+  const variants: Record<string, string> = {};
+  for (const char of value) {
+    const lower = char.toLowerCase();
+    const upper = char.toUpperCase();
+    // One UTF-16 unit each way (not `ß` → `SS`): a fixed form is matched one unit at a time.
+    if (lower === upper || char.length !== 1 || lower.length !== 1 || upper.length !== 1) continue;
+    variants[char] = `${lower}${upper}`;
+  }
+  return Object.keys(variants).length === 0 ? undefined : { text: value, variants };
 }
 
 /**

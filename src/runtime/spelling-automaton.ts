@@ -1,7 +1,8 @@
 /**
  * A lazily built DFA over the spelling patterns of a redactor's values
- * (spelling-matcher.ts): a state is the set of pattern positions (value,
- * character index, trie node) still alive after the text read so far, plus
+ * (spelling-matcher.ts), merged into one prefix tree (spelling-tree.ts): a
+ * state is the set of tree positions (segment, character index, trie node)
+ * still alive after the text read so far, plus
  * whether a whole value was spelled at the last character. States and their
  * transitions are built on first use and cached, RE2-style, so a text costs
  * one table look-up per character once warm, whatever its content; the cache
@@ -14,7 +15,8 @@
  *
  * Pure: no I/O.
  */
-import type { SpellingPattern, TrieNode } from "./spelling-matcher.js";
+import { SEGMENT_END, type SpellingSet, type TrieNode } from "./spelling-matcher.js";
+import type { Segment } from "./spelling-tree.js";
 
 /** Trie node ids are below this (spelling-matcher.ts TRIE_ID_SPACE). */
 const NODE_SPACE = 4096;
@@ -23,35 +25,24 @@ const MAX_STATES = 1024;
 const ASCII = 0x80;
 
 interface Position {
-  readonly pattern: number;
+  readonly segment: Segment;
   readonly step: number;
   readonly node: TrieNode;
   readonly key: number;
 }
 
 export class SpellingAutomaton {
-  private readonly firstStep: number[] = [];
-  /** The patterns a spelling of which can start with each unit: a state is built from these, not from every pattern. */
-  private readonly startersOf = new Map<number, number[]>();
+  private readonly startersOf: ReadonlyMap<number, readonly Segment[]>;
+  /** States built so far (spelling-search.ts hands a stretch that builds one at nearly every character to the Pike scan). */
+  built = 0;
   private sets: Position[][] = [];
   private accepting: boolean[] = [];
   private ascii = new Int32Array(0);
   private other: Map<number, number>[] = [];
   private index = new Map<string, number>();
 
-  constructor(private readonly patterns: readonly SpellingPattern[]) {
-    let steps = 0;
-    for (const pattern of patterns) {
-      this.firstStep.push(steps);
-      steps += pattern.steps.length;
-    }
-    patterns.forEach((pattern, index) => {
-      for (const code of pattern.steps[0]?.next.keys() ?? []) {
-        const starters = this.startersOf.get(code);
-        if (starters === undefined) this.startersOf.set(code, [index]);
-        else starters.push(index);
-      }
-    });
+  constructor(set: SpellingSet) {
+    this.startersOf = set.startersOf;
     this.reset();
   }
 
@@ -76,23 +67,31 @@ export class SpellingAutomaton {
   }
 
   private build(state: number, code: number): number {
+    this.built += 1;
     const next = new Map<number, Position>();
     let accept = false;
-    const add = (pattern: number, step: number, node: TrieNode): void => {
-      const key = ((this.firstStep[pattern] as number) + step) * NODE_SPACE + node.id;
-      if (!next.has(key)) next.set(key, { pattern, step, node, key });
+    const add = (segment: Segment, step: number, node: TrieNode): void => {
+      const key = (segment.base + step - segment.from) * NODE_SPACE + node.id;
+      if (!next.has(key)) next.set(key, { segment, step, node, key });
     };
-    const advance = (pattern: number, step: number, node: TrieNode): void => {
+    const advance = (segment: Segment, step: number, node: TrieNode): void => {
+      if (node === SEGMENT_END) {
+        for (const next of segment.childrenByCode.get(code) ?? []) advance(next, next.from, next.steps[next.from] as TrieNode);
+        return;
+      }
       const child = node.next.get(code);
       if (child === undefined) return;
-      if (child.next.size > 0) add(pattern, step, child);
+      if (child.next.size > 0) add(segment, step, child);
       if (!child.end) return;
-      const steps = (this.patterns[pattern] as SpellingPattern).steps;
-      if (step + 1 === steps.length) accept = true;
-      else add(pattern, step + 1, steps[step + 1] as TrieNode);
+      if (step + 1 < segment.to) {
+        add(segment, step + 1, segment.steps[step + 1] as TrieNode);
+        return;
+      }
+      if (segment.marker !== undefined) accept = true;
+      if (segment.children.length > 0) add(segment, segment.to, SEGMENT_END);
     };
-    for (const position of this.sets[state] ?? []) advance(position.pattern, position.step, position.node);
-    for (const index of this.startersOf.get(code) ?? []) advance(index, 0, (this.patterns[index] as SpellingPattern).steps[0] as TrieNode);
+    for (const position of this.sets[state] ?? []) advance(position.segment, position.step, position.node);
+    for (const root of this.startersOf.get(code) ?? []) advance(root, root.from, root.steps[root.from] as TrieNode);
     const positions = [...next.values()].sort((a, b) => a.key - b.key);
     const full = this.sets.length >= MAX_STATES;
     if (full) this.reset();

@@ -17,6 +17,7 @@
  * Pure: no I/O (character tries are cached, bounded, since they do not depend on the value).
  */
 import { characterSpellings } from "./secret-forms.js";
+import { prefixTree, type Segment } from "./spelling-tree.js";
 
 export interface TrieNode {
   readonly id: number;
@@ -41,6 +42,12 @@ export interface Span {
 
 /** Node ids of one trie are below this (a character has at most a few dozen short spellings). */
 const TRIE_ID_SPACE = 4096;
+/**
+ * The node of a thread (or DFA position) at the end of a segment that has
+ * children, waiting for the unit that picks them (Segment `childrenByCode`).
+ * Its id is one no trie node has.
+ */
+export const SEGMENT_END: TrieNode = { id: TRIE_ID_SPACE - 1, next: new Map(), end: false };
 /** Tries kept for characters already seen (they do not depend on the value); a bound on the memory they use. */
 const MAX_CACHED_TRIES = 2048;
 const trieCache = new Map<string, TrieNode>();
@@ -63,29 +70,45 @@ function trieOf(char: string): TrieNode {
     }
     node.end = true;
   }
-  if (ids > TRIE_ID_SPACE) throw new Error("internal: a character has more spellings than the matcher allows");
+  if (ids >= TRIE_ID_SPACE - 1) throw new Error("internal: a character has more spellings than the matcher allows");
   if (trieCache.size < MAX_CACHED_TRIES) trieCache.set(char, root);
   return root;
 }
 
-const literalCache = new Map<number, TrieNode>();
+const literalCache = new Map<string, TrieNode>();
 
-/** The trie of the UTF-16 unit `code` as it is, and nothing else. */
-function literalTrieOf(code: number): TrieNode {
-  let root = literalCache.get(code);
+/** The trie of any one of the UTF-16 units `units` (one unit or its variants), and nothing else. */
+function literalTrieOf(units: string): TrieNode {
+  let root = literalCache.get(units);
   if (root === undefined) {
-    root = { id: 0, next: new Map([[code, { id: 1, next: new Map(), end: true }]]), end: false };
-    literalCache.set(code, root);
+    const end: TrieNode = { id: 1, next: new Map(), end: true };
+    root = { id: 0, next: new Map(Array.from({ length: units.length }, (_, at) => [units.charCodeAt(at), end])), end: false };
+    if (literalCache.size < MAX_CACHED_TRIES) literalCache.set(units, root);
   }
   return root;
 }
 
-/** Compiles a pattern of `text` exactly as it is (a fixed form of a value: base64, hex). */
-export function compileLiteral(text: string, marker: string): SpellingPattern {
-  const steps: TrieNode[] = [];
-  for (let at = 0; at < text.length; at += 1) steps.push(literalTrieOf(text.charCodeAt(at)));
+/**
+ * Compiles a pattern of `text` as it is (a fixed form of a value: base64,
+ * hex), each of its units also matching its `variants`; the same trie object
+ * for the same units, so patterns with a common start share it
+ * (spelling-tree.ts).
+ */
+export function compileLiteral(text: string, marker: string, variants: Readonly<Record<string, string>> = NO_VARIANTS): SpellingPattern {
+  let ascii = asciiTries.get(variants);
+  if (ascii === undefined) asciiTries.set(variants, (ascii = new Array<TrieNode | undefined>(0x80)));
+  const steps = new Array<TrieNode>(text.length);
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    const unit = text[at] as string;
+    steps[at] = code < 0x80 ? (ascii[code] ??= literalTrieOf(variants[unit] ?? unit)) : literalTrieOf(variants[unit] ?? unit);
+  }
   return { steps, marker, maxLength: text.length };
 }
+
+const NO_VARIANTS: Readonly<Record<string, string>> = {};
+/** The tries of ASCII units, by variants table: one array look-up per unit of a fixed form. */
+const asciiTries = new WeakMap<Readonly<Record<string, string>>, (TrieNode | undefined)[]>();
 
 /** The length of `char`'s longest spelling. */
 function depthOf(char: string): number {
@@ -103,172 +126,189 @@ export function compileSpellings(value: string, marker: string): SpellingPattern
   return { steps: chars.map(trieOf), marker, maxLength: chars.reduce((sum, char) => sum + depthOf(char), 0) };
 }
 
-/** The patterns of a redactor's values, and the UTF-16 units that can start a spelling of any. */
+/** The patterns of a redactor's values merged into a prefix tree, and the UTF-16 units that can start a spelling of any. */
 export interface SpellingSet {
   readonly patterns: readonly SpellingPattern[];
+  /** The prefix tree's first segments (spelling-tree.ts). */
+  readonly roots: readonly Segment[];
   /** 1 at the ASCII units that start some spelling: most characters start none, and one look-up skips them. */
   readonly asciiOpens: Uint8Array;
   /** The other units that start some spelling (a value's own non-ASCII first character). */
   readonly otherOpens: ReadonlySet<number>;
   /**
-   * The patterns (indexes) a spelling of which can start with each unit: a
-   * character starts threads only in these, not in every pattern, so the work
-   * per character follows the threads alive, not the number of values.
+   * The first segments a spelling of which can start with each unit: a
+   * character starts threads only in these, so the work per character follows
+   * the threads alive, not the number of values.
    */
-  readonly startersOf: ReadonlyMap<number, readonly number[]>;
+  readonly startersOf: ReadonlyMap<number, readonly Segment[]>;
 }
 
 /** Groups `patterns` for `findSpellings`. */
 export function spellingSet(patterns: readonly SpellingPattern[]): SpellingSet {
+  const roots = prefixTree(patterns);
   const asciiOpens = new Uint8Array(0x80);
   const otherOpens = new Set<number>();
-  const startersOf = new Map<number, number[]>();
-  patterns.forEach((pattern, index) => {
-    for (const code of pattern.steps[0]?.next.keys() ?? []) {
+  const startersOf = new Map<number, Segment[]>();
+  for (const root of roots) {
+    for (const code of (root.steps[root.from] as TrieNode).next.keys()) {
       if (code < 0x80) asciiOpens[code] = 1;
       else otherOpens.add(code);
       const starters = startersOf.get(code);
-      if (starters === undefined) startersOf.set(code, [index]);
-      else starters.push(index);
+      if (starters === undefined) startersOf.set(code, [root]);
+      else starters.push(root);
     }
-  });
-  return { patterns, asciiOpens, otherOpens, startersOf };
+  }
+  return { patterns, roots, asciiOpens, otherOpens, startersOf };
 }
 
 /** Characters of text scanned between two yields of a generator that searches it: a bound on how long one slice blocks. */
 export const SLICE_UNITS = 1 << 16;
 
-const NO_STARTERS: readonly number[] = [];
+const NO_STARTERS: readonly Segment[] = [];
 
 /**
  * Pushes to `spans` every span of `text` within [from, to) that spells one of
- * the set's values (only spellings that start at or after `from` are seen).
- * Each character advances only the patterns with a live thread and those it
- * can start a spelling of (`startersOf`), never every pattern: with a hundred
- * values of a text's own alphabet (base64 keys in base64 output) nearly every
- * character starts some pattern, and a pass over all of them per character
- * was what made such a search take a minute. Yields after every SLICE_UNITS
- * characters.
+ * the set's values (only spellings that start at or after `from` are seen),
+ * and returns where the earliest spelling still under way at `to` started
+ * (`to` when none is: a cut there leaves no start of a value in clear).
+ * Each character advances only the threads alive and the first segments it
+ * can start (`startersOf`), never every value: with a hundred values of a
+ * text's own alphabet (base64 keys in base64 output) nearly every character
+ * starts some, and values with a common start share one thread along it
+ * (spelling-tree.ts). Yields after every SLICE_UNITS characters.
  */
 export function* findSpellings(
   text: string,
-  { patterns, asciiOpens, otherOpens, startersOf }: SpellingSet,
+  set: SpellingSet,
   range: { readonly from: number; readonly to: number },
   spans: Span[],
-): Generator<void, void, void> {
-  // Made on first use: a text without a character that starts a spelling costs no allocation.
-  const scans: (Scan | undefined)[] = [];
-  let live: number[] = [];
-  let nextLive: number[] = [];
-  // The character at which each pattern was last advanced: a pattern both live and a starter runs once.
-  let advancedAt: Int32Array | undefined;
-  for (let sliceFrom = range.from; sliceFrom < range.to; sliceFrom += SLICE_UNITS) {
-    if (sliceFrom > range.from) yield;
-    const sliceTo = Math.min(range.to, sliceFrom + SLICE_UNITS);
+): Generator<void, number, void> {
+  const threads = new Threads(spans);
+  yield* scan(text, set, range.from, range.to, Infinity, threads);
+  return threads.count === 0 ? range.to : threads.earliestStart;
+}
+
+/**
+ * Like findSpellings from `from`, but stops at the first place at or after
+ * `idleFrom` where no spelling is under way, or at `to`: returns where it
+ * stopped and whether nothing was under way there (spelling-search.ts hands
+ * it the stretches of text where a long value is being spelled, which the
+ * DFA would read building a new state at every character).
+ */
+export function* findSpellingsUntilIdle(
+  text: string,
+  set: SpellingSet,
+  range: { readonly from: number; readonly idleFrom: number; readonly to: number },
+  spans: Span[],
+): Generator<void, { readonly at: number; readonly idle: boolean }, void> {
+  const threads = new Threads(spans);
+  const at = yield* scan(text, set, range.from, range.to, range.idleFrom, threads);
+  return { at, idle: threads.count === 0 };
+}
+
+function* scan(text: string, set: SpellingSet, from: number, to: number, idleFrom: number, threads: Threads): Generator<void, number, void> {
+  const { asciiOpens, otherOpens, startersOf } = set;
+  for (let sliceFrom = from; sliceFrom < to; sliceFrom += SLICE_UNITS) {
+    if (sliceFrom > from) yield;
+    const sliceTo = Math.min(to, sliceFrom + SLICE_UNITS);
     for (let at = sliceFrom; at < sliceTo; at += 1) {
-      const code = text.charCodeAt(at);
-      if (live.length === 0 && (code < 0x80 ? asciiOpens[code] === 0 : !otherOpens.has(code))) continue;
-      advancedAt ??= new Int32Array(patterns.length).fill(-1);
-      nextLive.length = 0;
-      for (const index of live) {
-        advancedAt[index] = at;
-        if ((scans[index] as Scan).advance(code, at) > 0) nextLive.push(index);
+      if (threads.count === 0) {
+        if (at >= idleFrom) return at;
+        const code = text.charCodeAt(at);
+        if (code < 0x80 ? asciiOpens[code] === 0 : !otherOpens.has(code)) continue;
+        threads.advance(code, at, startersOf.get(code) ?? NO_STARTERS);
+      } else {
+        const code = text.charCodeAt(at);
+        threads.advance(code, at, startersOf.get(code) ?? NO_STARTERS);
       }
-      for (const index of startersOf.get(code) ?? NO_STARTERS) {
-        if (advancedAt[index] === at) continue;
-        advancedAt[index] = at;
-        const scan = (scans[index] ??= new Scan(patterns[index] as SpellingPattern, spans));
-        if (scan.advance(code, at) > 0) nextLive.push(index);
-      }
-      [live, nextLive] = [nextLive, live];
     }
   }
+  return to;
 }
 
 /** Past this many threads, merging looks threads up in a set instead of scanning them. */
 const SCAN_LIMIT = 16;
-const NO_STEPS = new Int32Array(0);
-const NO_STARTS = new Float64Array(0);
 
 /**
- * The live threads of one pattern, in fixed arrays swapped at each character
- * with a count (nothing is allocated per character). Threads are kept in order
- * of start, so a merge keeps the earliest.
+ * The live threads of a scan, a thread being (segment, step, trie node,
+ * start), in arrays swapped at each character with a count (nothing is
+ * allocated per character once grown; plain arrays, which cost less to make
+ * than typed ones for the many short regions a text full of matches hands
+ * over). Threads are kept in order of start, and two that reach the same
+ * (segment, step, node) merge into the earlier (its span covers the later
+ * one's): Pike-VM style, linear in the text.
  */
-class Scan {
-  // Allocated on the first thread (grow): most patterns start none in a short text.
-  private count = 0;
-  private steps = NO_STEPS;
-  private starts = NO_STARTS;
+class Threads {
+  count = 0;
+  private segments: Segment[] = [];
+  private steps: number[] = [];
   private nodes: TrieNode[] = [];
+  private starts: number[] = [];
   private nextCount = 0;
-  private nextSteps = NO_STEPS;
-  private nextStarts = NO_STARTS;
+  private nextSegments: Segment[] = [];
+  private nextSteps: number[] = [];
   private nextNodes: TrieNode[] = [];
+  private nextStarts: number[] = [];
   private seen: Set<number> | undefined;
 
-  constructor(
-    private readonly pattern: SpellingPattern,
-    private readonly spans: Span[],
-  ) {}
+  constructor(private readonly spans: Span[]) {}
 
-  /** Advances every thread, and a new one starting here, by `code` at `at`; returns the live count. */
-  advance(code: number, at: number): number {
-    const { pattern, count, steps, nodes, starts } = this;
-    const first = pattern.steps[0] as TrieNode;
-    if (count === 0 && !first.next.has(code)) return 0;
-    this.nextCount = 0;
-    this.seen = undefined;
-    const last = pattern.steps.length;
-    for (let t = 0; t <= count; t += 1) {
-      const own = t < count;
-      const step = own ? (steps[t] as number) : 0;
-      const child = (own ? (nodes[t] as TrieNode) : first).next.get(code);
-      if (child === undefined) continue;
-      const start = own ? (starts[t] as number) : at;
-      if (child.next.size > 0) this.add(step, child, start);
-      if (!child.end) continue;
-      if (step + 1 === last) this.spans.push({ start, end: at + 1, marker: pattern.marker });
-      else this.add(step + 1, pattern.steps[step + 1] as TrieNode, start);
-    }
-    this.count = this.nextCount;
-    this.steps = this.nextSteps;
-    this.nodes = this.nextNodes;
-    this.starts = this.nextStarts;
-    this.nextSteps = steps;
-    this.nextNodes = nodes;
-    this.nextStarts = starts;
-    return this.count;
+  /** Where the earliest live thread started. */
+  get earliestStart(): number {
+    return this.starts[0] as number;
   }
 
-  private add(step: number, node: TrieNode, start: number): void {
-    const { nextCount, nextSteps, nextNodes } = this;
+  /** Advances every thread, and new ones in `starters`, by `code` at `at`. */
+  advance(code: number, at: number, starters: readonly Segment[]): void {
+    const { count, segments, steps, nodes, starts } = this;
+    this.nextCount = 0;
+    this.seen = undefined;
+    for (let t = 0; t < count; t += 1) this.step(segments[t] as Segment, steps[t] as number, nodes[t] as TrieNode, starts[t] as number, code, at);
+    for (const root of starters) this.step(root, root.from, root.steps[root.from] as TrieNode, at, code, at);
+    this.count = this.nextCount;
+    [this.segments, this.nextSegments] = [this.nextSegments, segments];
+    [this.steps, this.nextSteps] = [this.nextSteps, steps];
+    [this.nodes, this.nextNodes] = [this.nextNodes, nodes];
+    [this.starts, this.nextStarts] = [this.nextStarts, starts];
+  }
+
+  private step(segment: Segment, step: number, node: TrieNode, start: number, code: number, at: number): void {
+    if (node === SEGMENT_END) {
+      for (const next of segment.childrenByCode.get(code) ?? NO_STARTERS) this.step(next, next.from, next.steps[next.from] as TrieNode, start, code, at);
+      return;
+    }
+    const child = node.next.get(code);
+    if (child === undefined) return;
+    if (child.next.size > 0) this.add(segment, step, child, start);
+    if (!child.end) return;
+    if (step + 1 < segment.to) {
+      this.add(segment, step + 1, segment.steps[step + 1] as TrieNode, start);
+      return;
+    }
+    if (segment.marker !== undefined) this.spans.push({ start, end: at + 1, marker: segment.marker });
+    if (segment.children.length > 0) this.add(segment, segment.to, SEGMENT_END, start);
+  }
+
+  private add(segment: Segment, step: number, node: TrieNode, start: number): void {
+    const { nextCount, nextSegments, nextSteps, nextNodes } = this;
     if (nextCount < SCAN_LIMIT) {
-      for (let i = 0; i < nextCount; i += 1) if (nextSteps[i] === step && nextNodes[i] === node) return;
+      for (let i = 0; i < nextCount; i += 1) if (nextSteps[i] === step && nextNodes[i] === node && nextSegments[i] === segment) return;
     } else {
       if (this.seen === undefined) {
         this.seen = new Set();
-        for (let i = 0; i < nextCount; i += 1) this.seen.add((nextSteps[i] as number) * TRIE_ID_SPACE + (nextNodes[i] as TrieNode).id);
+        for (let i = 0; i < nextCount; i += 1) {
+          const own = nextSegments[i] as Segment;
+          this.seen.add((own.base + (nextSteps[i] as number) - own.from) * TRIE_ID_SPACE + (nextNodes[i] as TrieNode).id);
+        }
       }
-      const key = step * TRIE_ID_SPACE + node.id;
+      const key = (segment.base + step - segment.from) * TRIE_ID_SPACE + node.id;
       if (this.seen.has(key)) return;
       this.seen.add(key);
     }
-    if (nextCount === this.nextSteps.length) this.grow();
+    this.nextSegments[nextCount] = segment;
     this.nextSteps[nextCount] = step;
     this.nextNodes[nextCount] = node;
     this.nextStarts[nextCount] = start;
     this.nextCount = nextCount + 1;
-  }
-
-  /** Doubles the room for threads (a pattern has a bounded number of distinct ones). */
-  private grow(): void {
-    const size = Math.max(SCAN_LIMIT, this.nextSteps.length * 2);
-    const steps = new Int32Array(size);
-    steps.set(this.nextSteps);
-    const starts = new Float64Array(size);
-    starts.set(this.nextStarts);
-    this.nextSteps = steps;
-    this.nextStarts = starts;
   }
 }

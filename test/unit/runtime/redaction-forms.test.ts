@@ -121,7 +121,8 @@ describe("a value split across stdout and stderr", () => {
 
   test("parts that are not one value across the switch are left alone", async () => {
     const stdout = `${VALUE.slice(0, 8)}\n`;
-    const stderr = `not${VALUE.slice(8)}\n`;
+    // No whole 12-character block of the value on either side (partial-values.ts): 8..20 holds none.
+    const stderr = `not${VALUE.slice(8, 20)}\n`;
     const out = await redactOutput({ stdout, stderr, interleaving: [stdout.length, stderr.length] }, redactor, { cut: false, maxBytes: 4096 });
     expect(out).toEqual({ stdout, stderr, trimmed: false });
   });

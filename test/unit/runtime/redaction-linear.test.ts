@@ -18,7 +18,7 @@ vi.mock("../../../src/runtime/spelling-matcher.js", async (importOriginal) => {
     *findSpellings(...args: Parameters<typeof actual.findSpellings>) {
       const [, , range] = args;
       pike.characters += range.to - range.from;
-      yield* actual.findSpellings(...args);
+      return yield* actual.findSpellings(...args);
     },
   };
 });

@@ -60,7 +60,8 @@ describe("createRedactor", () => {
     expect(out.endsWith(CUT_TAIL_MARKER)).toBe(true);
     // Only a tail goes: what precedes it by more than the longest spelling stays.
     expect(out.startsWith("x".repeat(500))).toBe(true);
-    expect(redactor.redact(`value: ${CANARY.slice(0, 12)}`)).toBe(`value: ${CANARY.slice(0, 12)}`);
+    // (11 characters: less than one of the blocks a partial print is masked by, partial-values.ts.)
+    expect(redactor.redact(`value: ${CANARY.slice(0, 11)}`)).toBe(`value: ${CANARY.slice(0, 11)}`);
   });
 
   describe("a cut tail says nothing about the values (no prefix oracle)", () => {
