@@ -50,7 +50,8 @@ async function race(kinds: readonly LockKind[], plantKinds: readonly Planted[]):
     plant: (trial) => plantStale(`${file}.lock`, plantKinds[trial % plantKinds.length] ?? "file"),
   });
   expect({ ...outcome, errors: [...new Set(outcome.errors)] }).toEqual({ overlaps: 0, held: TRIALS * kinds.length, errors: [] });
-  // Nothing is left behind: no lock, no takeover guard (the workers removed their tokens as they exited).
+  // Nothing is left behind: no lock, no takeover guard, no token (the race ends once the workers exited, their exit hooks
+  // having removed their tokens).
   expect(readdirSync(dir).filter((name) => !name.endsWith(".token-crashed"))).toEqual([]);
 }
 

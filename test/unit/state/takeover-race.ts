@@ -3,6 +3,12 @@
  * each running a lock kind of the BUILT state modules (dist/state), start
  * every trial together on a shared signal; a counter in shared memory that
  * each holder raises on entry and lowers on exit detects two holders at once.
+ *
+ * The race resolves only once every worker has exited: a worker's lock-file
+ * token (lock-token.ts) is removed by its exit hook, which runs after its last
+ * result reached the parent, so a caller checking for leftover files before
+ * the exits would find live workers' tokens whenever the parent outran them
+ * (as it does on a loaded machine).
  */
 import { Worker } from "node:worker_threads";
 import { pathToFileURL } from "node:url";
@@ -58,7 +64,7 @@ export interface RaceOutcome {
 /**
  * Runs `trials` rounds: `plant()` leaves a dead holder's lock, then one waiter
  * per entry of `kinds` takes `file`'s lock at once. Each holder stays inside for
- * up to `holdMs` (less when another enters).
+ * up to `holdMs` (less when another enters). Resolves after every worker exited.
  */
 export async function raceTakeovers(options: {
   file: string;
@@ -74,6 +80,7 @@ export async function raceTakeovers(options: {
   let done = 0;
   let failure: Error | undefined;
   let wake = (): void => {};
+  const exits: Promise<number>[] = [];
   const workers = options.kinds.map((kind) => {
     const worker = new Worker(WORKER, {
       eval: true,
@@ -88,6 +95,7 @@ export async function raceTakeovers(options: {
       failure ??= error;
       wake();
     });
+    exits.push(new Promise((resolve) => worker.once("exit", resolve)));
     return worker;
   });
   onTestFinished(async () => {
@@ -103,5 +111,9 @@ export async function raceTakeovers(options: {
     }
     if (failure !== undefined) throw failure;
   }
+  // Each worker ends after its last trial; its exit hooks (the token removal) have run once "exit" is emitted here.
+  const codes = await Promise.all(exits);
+  if (failure !== undefined) throw failure;
+  if (codes.some((code) => code !== 0)) throw new Error(`a lock worker exited with code ${codes.join(", ")}`);
   return { overlaps: Atomics.load(cells, OVERLAPS), held: Atomics.load(cells, HELD), errors };
 }
