@@ -37,9 +37,34 @@ import { startTimeOf } from "./pipe-holders.js";
 /** The variable the launcher adds to each child's environment on Linux. */
 export const CALL_MARK_VARIABLE = "TORII_CALL_MARK";
 
+/** The bytes of one mark: 128 random bits. */
+const MARK_BYTES = 16;
+
+/**
+ * Marks are cut from a pool drawn 64 at a time, as Node's own `randomUUID` keeps its entropy: one
+ * `randomBytes` per launch was 0.1-0.2 ms of the child host's CPU and about 10 page faults (OpenSSL's
+ * generator state and locks, written again after every `fork`). Each mark is still 128 bits of the
+ * system's CSPRNG and used once; the bytes of a mark handed out are zeroed. Knowing a pooled mark
+ * gives nothing: the pool is in the host's memory, which only a process allowed to ptrace the host
+ * could read (and that process can already signal whatever the host can), and a mark only ever
+ * selects processes of this user started after the call's child, to be killed.
+ */
+const MARK_POOL_BYTES = MARK_BYTES * 64;
+let markPool = Buffer.alloc(0);
+let markPoolUsed = 0;
+
 /** A new mark for one launch (Linux only: elsewhere nothing could look for it). */
 export function newCallMark(platform: NodeJS.Platform): string | undefined {
-  return platform === "linux" ? randomBytes(16).toString("hex") : undefined;
+  if (platform !== "linux") return undefined;
+  if (markPoolUsed + MARK_BYTES > markPool.length) {
+    markPool = randomBytes(MARK_POOL_BYTES);
+    markPoolUsed = 0;
+  }
+  const start = markPoolUsed;
+  markPoolUsed += MARK_BYTES;
+  const mark = markPool.toString("hex", start, markPoolUsed);
+  markPool.fill(0, start, markPoolUsed);
+  return mark;
 }
 
 /** How many times the search is repeated while it still finds some: a marked process may fork while one search runs. */

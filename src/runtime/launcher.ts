@@ -33,7 +33,7 @@ import { TextDecoder } from "node:util";
 import { CALL_MARK_VARIABLE, killMarkedProcesses, newCallMark } from "./call-mark.js";
 import { killPipeHolders, outputPipesOf, type OutputPipes } from "./pipe-holders.js";
 import { redactOutput } from "./redact-output.js";
-import { NO_REDACTION, type Redactor } from "./redaction.js";
+import type { Redactor } from "./redaction.js";
 import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "./timers.js";
 
 export interface LaunchRequest {
@@ -350,7 +350,10 @@ class ChildRun {
       pid: this.child.pid,
       interleaving: this.output.interleaving,
     };
-    this.settle.resolve(redactResult(raw, this.request.redactor ?? NO_REDACTION, this.request.maxOutputBytes));
+    // No redactor (the child host's launches: the server redacts the result it receives, with the same
+    // function): the output is handed on as it is, without a pass that could change nothing.
+    const { redactor, maxOutputBytes } = this.request;
+    this.settle.resolve(redactor === undefined ? raw : redactResult(raw, redactor, maxOutputBytes));
   }
 }
 
@@ -391,7 +394,9 @@ export class CappedOutput {
   #truncated = false;
   #kept = 0;
   readonly #cap: number;
-  readonly #decoders: Record<StreamName, TextDecoder> = { stdout: utf8Decoder(), stderr: utf8Decoder() };
+  // Made at a stream's first bytes: most calls leave one stream (often both) empty, and each decoder
+  // is a native object the child host would otherwise create and free for every launch.
+  readonly #decoders: Record<StreamName, TextDecoder | undefined> = { stdout: undefined, stderr: undefined };
   readonly #parts: Record<StreamName, string[]> = { stdout: [], stderr: [] };
   readonly #runs: number[] = [];
 
@@ -420,7 +425,7 @@ export class CappedOutput {
     const room = this.#cap - this.#kept;
     const fits = chunk.length <= room;
     const kept = fits ? chunk : chunk.subarray(0, room);
-    if (kept.length > 0) this.#keep(name, this.#decoders[name].decode(kept, { stream: true }));
+    if (kept.length > 0) this.#keep(name, (this.#decoders[name] ??= utf8Decoder()).decode(kept, { stream: true }));
     this.#kept += kept.length;
     if (fits) return false;
     this.#truncated = true;
@@ -441,7 +446,8 @@ export class CappedOutput {
   text(name: StreamName): string {
     // Both streams may end mid-character once truncated: the one that hit the
     // budget, and the other, whose later chunks were dropped from then on.
-    const tail = this.#truncated ? "" : this.#decoders[name].decode();
+    // A stream that never had a byte has no decoder and nothing held back in one.
+    const tail = this.#truncated ? "" : (this.#decoders[name]?.decode() ?? "");
     return this.#parts[name].join("") + tail;
   }
 }
