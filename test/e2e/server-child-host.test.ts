@@ -126,6 +126,11 @@ describe.runIf(process.platform === "linux")("the child host", () => {
     const { session, reports } = await hostSession();
     const call = session.call("holder", { args: ["tree"] });
     const report = await reports.next();
+    // The program reporting does not mean the server has heard of it yet: under load the host's "started" message
+    // may still be on its way, and a host killed before it arrives is a different case (the start not reported).
+    // The host answers launches over one ordered channel, so another call through it answered means the server
+    // knows the holder's pid.
+    expect((await whoami(session)).ppid).toBe(report.ppid);
     process.kill(report.ppid, "SIGKILL");
     const outcome = outcomeOf(await call);
     expect(outcome.error).toMatch(/the child host exited \(SIGKILL\) during the call; its process group was killed, nothing of it is left running/);
