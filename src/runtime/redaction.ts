@@ -98,7 +98,7 @@ export function createRedactor(secrets: Iterable<SecretValue>): Redactor {
   if (compiled === undefined) return NO_REDACTION;
   const set: SpellingSet = compiled;
   // No span is longer than the longest spelling, in the text or in its normalised view.
-  const longest = Math.max(...set.patterns.map((pattern) => pattern.maxLength));
+  const { longest } = set;
   const tailMask = cutTailLength(longest);
   // Each search (a text and its normalised view, one after the other) builds its own DFA: a state is an
   // index into the DFA's tables, which another search paused between its slices could drop and rebuild
@@ -265,7 +265,8 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
   for (const secret of secrets) {
     // The first (a longer-lived layer's name is as good as any) wins for a value injected twice.
     const marker = redactionMarker(secret.name);
-    for (const form of usedForms(secret.value)) {
+    const forms = usedForms(secret.value);
+    for (const form of forms) {
       if (spelled.has(form)) continue;
       spelled.set(form, compileSpellings(form, marker));
       const cased = caseForm(form);
@@ -281,7 +282,7 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
     // A long value's pieces (partial-values.ts), from its last used form: without its own line breaks when it
     // has some, which the text's normalised view also removes.
     // As printed (no escapes): a piece of a value in a structure is rare, and escaped pieces cost a trie per character.
-    for (const block of partialBlocks(usedForms(secret.value).at(-1) ?? "")) {
+    for (const block of partialBlocks(forms.at(-1) ?? "")) {
       if (!fixed.has(block)) fixed.set(block, compileLiteral(block, marker));
     }
   }

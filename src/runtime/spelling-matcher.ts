@@ -17,7 +17,7 @@
  * Pure: no I/O (character tries are cached, bounded, since they do not depend on the value).
  */
 import { characterSpellings } from "./secret-forms.js";
-import { prefixTree, type Segment } from "./spelling-tree.js";
+import { byFirstCode, prefixTree, type Segment } from "./spelling-tree.js";
 
 export interface TrieNode {
   readonly id: number;
@@ -129,8 +129,8 @@ export function compileSpellings(value: string, marker: string): SpellingPattern
 /** The patterns of a redactor's values merged into a prefix tree, and the UTF-16 units that can start a spelling of any. */
 export interface SpellingSet {
   readonly patterns: readonly SpellingPattern[];
-  /** The prefix tree's first segments (spelling-tree.ts). */
-  readonly roots: readonly Segment[];
+  /** The longest spelling of any pattern, in UTF-16 units: no span is longer (a search's reach, a cut's tail). */
+  readonly longest: number;
   /** 1 at the ASCII units that start some spelling: most characters start none, and one look-up skips them. */
   readonly asciiOpens: Uint8Array;
   /** The other units that start some spelling (a value's own non-ASCII first character). */
@@ -145,20 +145,15 @@ export interface SpellingSet {
 
 /** Groups `patterns` for `findSpellings`. */
 export function spellingSet(patterns: readonly SpellingPattern[]): SpellingSet {
-  const roots = prefixTree(patterns);
+  const startersOf = byFirstCode(prefixTree(patterns));
   const asciiOpens = new Uint8Array(0x80);
   const otherOpens = new Set<number>();
-  const startersOf = new Map<number, Segment[]>();
-  for (const root of roots) {
-    for (const code of (root.steps[root.from] as TrieNode).next.keys()) {
-      if (code < 0x80) asciiOpens[code] = 1;
-      else otherOpens.add(code);
-      const starters = startersOf.get(code);
-      if (starters === undefined) startersOf.set(code, [root]);
-      else starters.push(root);
-    }
+  for (const code of startersOf.keys()) {
+    if (code < 0x80) asciiOpens[code] = 1;
+    else otherOpens.add(code);
   }
-  return { patterns, roots, asciiOpens, otherOpens, startersOf };
+  const longest = patterns.reduce((most, pattern) => Math.max(most, pattern.maxLength), 0);
+  return { patterns, longest, asciiOpens, otherOpens, startersOf };
 }
 
 /** Characters of text scanned between two yields of a generator that searches it: a bound on how long one slice blocks. */

@@ -57,7 +57,7 @@ const THRASH_CHECK = 64;
 
 /** Pushes to `spans` every span of `text` that spells one of the set's values. */
 export function* searchSpellings(text: string, set: SpellingSet, automaton: SpellingAutomaton, spans: Span[]): Generator<void, void, void> {
-  const reach = Math.max(0, ...set.patterns.map((pattern) => pattern.maxLength));
+  const reach = set.longest;
   const cursor: Cursor = { at: 0, state: 0, idleAt: 0, regionFrom: -1, stretchFrom: 0, builtAtStretch: automaton.built, deepFrom: -1 };
   while (cursor.at < text.length) {
     const sliceTo = Math.min(text.length, cursor.at + SLICE_UNITS);

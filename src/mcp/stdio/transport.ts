@@ -105,7 +105,7 @@ export class BoundedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /**
    * Told the request id of a `notifications/cancelled` for a request handed on with the id 0 or "", which the SDK does
-   * not abort: at once, and again a turn later if it is still in flight (cancelRequest; serve-lifecycle.ts: CreatedServer.cancel).
+   * not abort: at once, and again a turn later if it is still in flight (cancelRequest; serve-lifecycle.ts wires it to server.ts's CreatedServer.cancel).
    */
   oncancel?: (id: RequestId) => void;
   /**
@@ -363,11 +363,7 @@ export class BoundedStdioTransport implements Transport {
     } else {
       const cancelled = CancelledNotificationSchema.safeParse(message);
       const id = cancelled.success ? cancelled.data.params.requestId : undefined;
-      if (id !== undefined) {
-        this.cancelRequest(id);
-        this.deliver(message);
-        return;
-      }
+      if (id !== undefined) this.cancelRequest(id);
     }
     this.deliver(message);
     if (isJSONRPCRequest(message)) this.countHandedOn();
