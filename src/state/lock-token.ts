@@ -217,7 +217,7 @@ function refresh(token: Token): void {
 
 function newToken(lockPath: string): Token {
   sweepStaleTokens(lockPath);
-  const tokenPath = `${lockPath}.token-${randomUUID()}`;
+  const tokenPath = path.join(path.dirname(lockPath), `${tokenPrefix(lockPath)}${randomUUID()}`);
   const fd = openSync(tokenPath, CREATE_TOKEN, 0o600);
   let dev: number;
   let ino: number;

@@ -51,13 +51,13 @@ const serverCache = new IdentityCache();
 
 /**
  * The SDK-backed probe for a process whose working directory, code directory
- * and trusted PATH directories are `deps`'. The SDK runs a profile's
- * `credential_process` through `/bin/sh` (or cmd.exe) by name, with this
- * process's own PATH: reduced when the server's call side loaded
- * (mcp/call-path.ts), and reduced again here, before every probe, so that an
- * entry that has since become writable by others, or a link into the project,
- * is no longer searched. Reducing only ever drops entries: one dropped at
- * start-up comes back only with a restart.
+ * and trusted PATH directories are `deps`'. A profile's `credential_process`
+ * runs through process-runner.ts with the child's environment and PATH, never
+ * the SDK's own shell (sdk-hook-check.ts refuses the check if the SDK stops
+ * handing it over). This process's own PATH is still reduced here, before
+ * every probe, as defence in depth: were the SDK ever to run a line its own
+ * way, an entry that has since become writable by others, or a link into the
+ * project, would not be searched. Reducing only ever drops entries.
  */
 export function sdkProbeFor(deps: ChildPlanDeps): (inputs: StsProbeInputs, signal: AbortSignal) => Promise<StsProbeResult> {
   return async (inputs, signal) => {

@@ -94,9 +94,9 @@ function programIsRelative(program: string | undefined): boolean {
  * Whether the line may run a program from the working directory under either
  * reader: a first word holding a `/` without being absolute, starting with
  * `~`, empty or unparseable, or shell syntax anywhere. A bare name is looked
- * up through PATH: the server's own (the SDK's shell) is reduced to absolute,
- * trusted entries before every probe (aws-identity.ts, restrictOwnPath), the
- * CLI child's by child-env.ts, so neither ever searches an empty or `.` entry.
+ * up through the child's PATH (child-env.ts), both by the CLI and by the
+ * account check's runner (process-runner.ts), so neither ever searches an
+ * empty or `.` entry.
  */
 export function processLineRunsFromWorkingDirectory(line: string, platform: NodeJS.Platform = process.platform): boolean {
   if (SHELL_SYNTAX.test(line)) return true;

@@ -143,8 +143,8 @@ function snapshotOf(inputs: StsProbeInputs): Map<string, string> {
 
 /**
  * Whether a `credential_process` line may run a program from the working
- * directory, the agent's project, with the operator's environment: read as the
- * SDK's /bin/sh and the CLI's shlex.split read it (process-line.ts).
+ * directory, the agent's project, with the operator's environment: read as a
+ * shell and the CLI's shlex.split read it (process-line.ts).
  */
 export function runsFromWorkingDirectory(line: string): boolean {
   return processLineRunsFromWorkingDirectory(line);
