@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { bundledProviderFilesWithout, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { underRules, type CallView } from "../support/rules-views.js";
 
 /** A fake az: records its argv, and loads `--tags`/`--tags=` from an existing path, echoing it as az's parse error does. */
 const FAKE_AZ = `
@@ -36,9 +37,14 @@ const PROVIDER = bundledProviderFilesWithout("az", [
 
 const SEARCH = ["monitor", "log-analytics", "query-pack", "query", "search", "-g", "g", "--query-pack-name", "q"];
 
+const BROAD = `version: "1"\naccept:\n  - /.*/\n  - monitor\n`;
+const NAMED = `version: "1"\naccept:\n  - monitor log-analytics query-pack query search\n`;
+
 let home: string;
-let broad: McpSession;
-let named: McpSession;
+let session: McpSession;
+/** The one server under the broad rules, and under the rule naming the command (each call writes its rules first). */
+let broad: CallView;
+let named: CallView;
 const runsLog = (): string => path.join(home, "runs.log");
 
 beforeAll(async () => {
@@ -47,16 +53,15 @@ beforeAll(async () => {
   mkdirSync(path.join(home, ".azure"));
   writeFileSync(path.join(home, ".azure", "msal_token_cache.json"), '{"secret": "SECRET-TOKEN-CACHE"}\n');
   writeFileSync(path.join(home, "notes.json"), '{"note": "LOCAL-NOTES"}\n');
-  const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
-  const tree = (rules: string): string => makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": rules });
-  [broad, named] = await Promise.all([
-    startSession(tree(`version: "1"\naccept:\n  - /.*/\n  - monitor\n`), env),
-    startSession(tree(`version: "1"\naccept:\n  - monitor log-analytics query-pack query search\n`), env),
-  ]);
+  const root = makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": BROAD });
+  session = await startSession(root, { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` });
+  const rulesFile = path.join(root, "providers", "az", "rules.yaml");
+  broad = underRules(session, rulesFile, BROAD);
+  named = underRules(session, rulesFile, NAMED);
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([broad.close(), named.close()]);
+  await session.close();
 });
 
 beforeEach(() => {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { bundledProviderFilesWithout, makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { underRules, type CallView } from "../support/rules-views.js";
 
 const ORIGINAL = "[core]\noutput = json\n";
 
@@ -44,9 +45,14 @@ const PROVIDER = bundledProviderFilesWithout("az", [
   ["auth", "identity"],
 ]);
 
+const BROAD = `version: "1"\naccept:\n  - storage\n  - /^extension /\n  - aks\n  - vm\n  - webapp\n  - connection\n`;
+const NAMED = `version: "1"\naccept:\n  - storage blob download\n  - storage fs directory download\n`;
+
 let home: string;
-let broad: McpSession;
-let named: McpSession;
+let session: McpSession;
+/** The one server under the broad rules, and under the rules naming the downloads (each call writes its rules first). */
+let broad: CallView;
+let named: CallView;
 const configFile = (): string => path.join(home, ".azure", "config");
 const runsLog = (): string => path.join(home, "runs.log");
 const downloadInto = (file: string): string[] => ["storage", "blob", "download", "-c", "c", "-n", "b", "-f", file];
@@ -55,16 +61,15 @@ beforeAll(async () => {
   const bin = makeFakeBin({ az: FAKE_AZ });
   home = makeConfigTree({});
   mkdirSync(path.join(home, ".azure"));
-  const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
-  const tree = (rules: string): string => makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": rules });
-  [broad, named] = await Promise.all([
-    startSession(tree(`version: "1"\naccept:\n  - storage\n  - /^extension /\n  - aks\n  - vm\n  - webapp\n  - connection\n`), env),
-    startSession(tree(`version: "1"\naccept:\n  - storage blob download\n  - storage fs directory download\n`), env),
-  ]);
+  const root = makeConfigTree({ ...PROVIDER, "providers/az/rules.yaml": BROAD });
+  session = await startSession(root, { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` });
+  const rulesFile = path.join(root, "providers", "az", "rules.yaml");
+  broad = underRules(session, rulesFile, BROAD);
+  named = underRules(session, rulesFile, NAMED);
 });
 
 afterAll(async () => {
-  await Promise.all([broad.close(), named.close()]);
+  await session.close();
 });
 
 beforeEach(() => {

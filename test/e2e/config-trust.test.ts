@@ -10,6 +10,7 @@
 import { chmodSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadServerConfiguration, renderStartupFailure } from "../../src/pipeline/server-configuration.js";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
@@ -31,7 +32,25 @@ beforeAll(() => {
   bin = makeFakeBin();
 });
 
+/** A tree whose `relative` path has `mode`, and that path. */
+function untrustedTree(relative: string, mode: number): { root: string; subject: string } {
+  const root = makeConfigTree(files());
+  const subject = path.join(root, relative);
+  chmodSync(subject, mode);
+  return { root, subject };
+}
+
+/** What the operator must read about `subject`, on the server's stderr or from its start-up load. */
+function expectTrustFailure(text: string, subject: string): void {
+  expect(text).toContain("Torii could not load its configuration");
+  expect(text).toContain(`${subject}: is writable by group or others`);
+  expect(text).toContain(`fix: chmod go-w ${subject}`);
+  expect(text).not.toContain(CANARY);
+}
+
 describe("start-up", () => {
+  // The server's start-up load (src/pipeline/server-configuration.ts) in this process, with the text the server
+  // writes to stderr; the process itself (exit code, stdout) is the next test's.
   test.each([
     ["a world-writable .env", "providers/rec/.env", 0o666],
     ["a world-writable rules.yaml", "providers/rec/rules.yaml", 0o666],
@@ -39,16 +58,18 @@ describe("start-up", () => {
     ["a world-writable provider directory", "providers/rec", 0o777],
     ["a world-writable configuration root", "", 0o777],
   ])("%s starts nothing and says which file and how to fix it", (_what, relative, mode) => {
-    const root = makeConfigTree(files());
-    const subject = path.join(root, relative);
-    chmodSync(subject, mode);
+    const { root, subject } = untrustedTree(relative, mode);
+    const load = loadServerConfiguration({ env: { TORII_CONFIG_DIR: root }, platform: process.platform, homedir: "/nonexistent" });
+    if (load.ok) throw new Error("an untrusted tree loaded");
+    expectTrustFailure(renderStartupFailure(load.failure), subject);
+  });
+
+  test("the built server on such a tree exits 1 with that text on stderr and nothing on stdout", () => {
+    const { root, subject } = untrustedTree("providers/rec/.env", 0o666);
     const run = runCliProcess([], { TORII_CONFIG_DIR: root, TORII_NO_GUI: "1" });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("Torii could not load its configuration");
-    expect(run.stderr).toContain(`${subject}: is writable by group or others`);
-    expect(run.stderr).toContain(`fix: chmod go-w ${subject}`);
-    expect(run.stderr).not.toContain(CANARY);
+    expectTrustFailure(run.stderr, subject);
   });
 });
 

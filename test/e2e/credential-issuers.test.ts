@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { underRules, type CallView } from "../support/rules-views.js";
 import { untargetedAws } from "../support/real-aws.js";
 import { runCli } from "../support/run-cli.js";
 
@@ -32,27 +33,30 @@ const ISSUERS = [
   ["ecr", "get-login-password"],
 ];
 
+const BROAD = `version: "1"\naccept:\n  - iam\n  - sso\n  - ecr\n  - /.*/\n`;
+const EMPTY = `version: "1"\ndeny: []\naccept: []\n`;
+
 let home: string;
-let broad: McpSession;
-let granted: McpSession;
-let grantsRoot: string;
+let root: string;
+let session: McpSession;
+/** The one server under the broad rules, and under no rules (where only grants allow; each call writes its rules first). */
+let broad: CallView;
+let granted: CallView;
 const runsLog = (): string => path.join(home, "runs.log");
+const rulesFile = (): string => path.join(root, "providers", "aws", "rules.yaml");
 const runs = (): string[] => readFileSync(runsLog(), "utf8").split("\n").filter(Boolean);
 
 beforeAll(async () => {
   const bin = makeFakeBin({ aws: FAKE_AWS });
   home = makeConfigTree({});
-  const env = { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` };
-  const tree = (rules: string): string => makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": rules });
-  grantsRoot = tree(`version: "1"\ndeny: []\naccept: []\n`);
-  [broad, granted] = await Promise.all([
-    startSession(tree(`version: "1"\naccept:\n  - iam\n  - sso\n  - ecr\n  - /.*/\n`), env),
-    startSession(grantsRoot, env),
-  ]);
+  root = makeConfigTree({ ...untargetedAws(), "providers/aws/rules.yaml": BROAD });
+  session = await startSession(root, { HOME: home, PATH: `${bin.dir}${path.delimiter}/usr/bin:/bin` });
+  broad = underRules(session, rulesFile(), BROAD);
+  granted = underRules(session, rulesFile(), EMPTY);
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([broad.close(), granted.close()]);
+  await session.close();
 });
 
 beforeEach(() => {
@@ -75,7 +79,9 @@ describe("aws credential issuers through Torii", () => {
   });
 
   test("a prefix grant `iam` and an exact grant of the call do not run it; the grant's reads run", async () => {
-    const env = { TORII_CONFIG_DIR: grantsRoot, HOME: home };
+    const env = { TORII_CONFIG_DIR: root, HOME: home };
+    // The grants are added under the rules their calls run under: none.
+    writeFileSync(rulesFile(), EMPTY);
     expect((await runCli(["grant", "add", "aws", "--prefix", "1", "--for", "5", "--", "iam"], env)).status).toBe(0);
     const exact = await runCli(["grant", "add", "aws", "--exact", "--for", "5", "--", "iam", "create-access-key", "--user-name", "u"], env);
     for (const args of [ISSUERS[0]!, ISSUERS[1]!, ISSUERS[2]!]) {

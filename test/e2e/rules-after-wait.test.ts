@@ -7,9 +7,9 @@
  * deny added during the wait still wins; a rules file broken during the wait
  * fails closed; the program never runs.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { nextPending } from "../support/approvals.js";
 import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
 import { leaseRequestTree } from "../support/lease-requests.js";
@@ -20,24 +20,43 @@ let bin: FakeBin;
 let root: string;
 let session: McpSession;
 const cli = (...args: string[]) => runCli(args, { TORII_CONFIG_DIR: root });
+let rules: string;
+/** The audit records written before the running test: its events are the ones after them. */
+let auditBefore: number;
 const rulesFile = (): string => path.join(root, "providers", "kube", "rules.yaml");
+const auditFile = (): string => path.join(root, "audit.jsonl");
+const auditLines = (): string[] =>
+  existsSync(auditFile())
+    ? readFileSync(auditFile(), "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
 const auditEvents = (): string[] =>
-  readFileSync(path.join(root, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
+  auditLines()
+    .slice(auditBefore)
     .map((line) => (JSON.parse(line) as { event: string }).event);
 
-beforeEach(async () => {
+// One server for the file: it reads rules, leases and approvals on every call, and each test starts from the
+// same rules, no lease and no marker (what a fresh server per test gave it).
+beforeAll(async () => {
   bin = makeFakeBin({}, ["must-not-run"]);
   // The kube provider runs the sentinel: a call that runs leaves its marker.
   root = leaseRequestTree('version: "1"\napproval:\n  timeout_seconds: 60\n');
+  rules = readFileSync(rulesFile(), "utf8");
   const provider = path.join(root, "providers", "kube", "provider.yaml");
   writeFileSync(provider, readFileSync(provider, "utf8").replace("command: recorder", "command: must-not-run"));
   session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, TORII_NO_GUI: "", TORII_OPEN_BROWSER: "0" });
 });
 
-afterEach(async () => {
+afterAll(async () => {
   await session.close();
+});
+
+beforeEach(async () => {
+  writeFileSync(rulesFile(), rules);
+  expect((await cli("target", "clear", "kube")).status).toBe(0);
+  rmSync(bin.markerOf("must-not-run"), { force: true });
+  auditBefore = auditLines().length;
 });
 
 describe("after a lease question", () => {

@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { describe, expect, onTestFinished, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { makeConfigTree } from "../support/config-tree.js";
 import { makeFakeBin } from "../support/fake-clis.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
@@ -26,8 +26,11 @@ interface Report {
   readonly grandchild?: number;
 }
 
+/** Registers what to close when the test (onTestFinished) or the tests sharing a server (afterAll) end. */
+type CleanUp = (cleanUp: () => Promise<void>) => void;
+
 /** A Unix socket the fake CLIs report to; `next()` resolves with the next report. */
-function reportSocket(): { path: string; next: () => Promise<Report> } {
+function reportSocket(cleanUp: CleanUp): { path: string; next: () => Promise<Report> } {
   const socketPath = path.join(tempDirectory("torii-host-"), "report.sock");
   const waiting: ((report: Report) => void)[] = [];
   const early: Report[] = [];
@@ -42,7 +45,7 @@ function reportSocket(): { path: string; next: () => Promise<Report> } {
     });
   });
   server.listen(socketPath);
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  cleanUp(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return {
     path: socketPath,
     next: () => {
@@ -53,8 +56,11 @@ function reportSocket(): { path: string; next: () => Promise<Report> } {
 }
 
 /** A server with `whoami` (prints its pid and parent pid) and `holder` (reports, optionally starts a grandchild, then waits). */
-async function hostSession(extraEnv: Record<string, string> = {}): Promise<{ session: McpSession; reports: ReturnType<typeof reportSocket> }> {
-  const reports = reportSocket();
+async function hostSession(
+  extraEnv: Record<string, string> = {},
+  cleanUp: CleanUp = onTestFinished,
+): Promise<{ session: McpSession; reports: ReturnType<typeof reportSocket> }> {
+  const reports = reportSocket(cleanUp);
   const bin = makeFakeBin({
     whoami: `process.stdout.write(JSON.stringify({ pid: process.pid, ppid: process.ppid }));`,
     holder: `const grandchild = process.argv[2] === "tree" ? require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }) : undefined;
@@ -70,7 +76,7 @@ setInterval(() => {}, 1000);`,
     "providers/holder/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
   });
   const session = await startSession(root, { PATH: `${bin.dir}:${process.env.PATH ?? ""}`, ...extraEnv });
-  onTestFinished(() => session.close().catch(() => undefined));
+  cleanUp(() => session.close().catch(() => undefined));
   return { session, reports };
 }
 
@@ -87,8 +93,19 @@ function statusField(pid: number, field: string): string | undefined {
 const gone = (pid: number | undefined): Promise<void> => expect.poll(() => pid !== undefined && alive(pid), { timeout: 30_000 }).toBe(false);
 
 describe.runIf(process.platform === "linux")("the child host", () => {
+  // The first three tests share one server: each leaves it serving (the third with a new host for the next call),
+  // and none depends on which host a call finds first, so a server per test would only start the same process again.
+  let shared: Awaited<ReturnType<typeof hostSession>>;
+  const sharedCleanUps: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    shared = await hostSession({ NODE_OPTIONS: "--max-old-space-size=300" }, (cleanUp) => sharedCleanUps.push(cleanUp));
+  });
+  afterAll(async () => {
+    for (const cleanUp of sharedCleanUps.reverse()) await cleanUp();
+  });
+
   test("a call's process is the host's child, not the server's; the host runs only its file, with no .env value and no NODE_OPTIONS", async () => {
-    const { session } = await hostSession({ NODE_OPTIONS: "--max-old-space-size=300" });
+    const { session } = shared;
     const serverPid = session.pid()!;
     const { ppid: hostPid } = await whoami(session);
     expect(hostPid).not.toBe(serverPid);
@@ -111,7 +128,7 @@ describe.runIf(process.platform === "linux")("the child host", () => {
   });
 
   test("cancellation through the host kills the call's whole process group", async () => {
-    const { session, reports } = await hostSession();
+    const { session, reports } = shared;
     const abort = new AbortController();
     const call = session.call("holder", { args: ["tree"] }, { signal: abort.signal }).catch((error: unknown) => error);
     const report = await reports.next();
@@ -123,7 +140,7 @@ describe.runIf(process.platform === "linux")("the child host", () => {
   });
 
   test("killing the host during a call ends it with a clear error, kills its process, and the next call runs in a new host", async () => {
-    const { session, reports } = await hostSession();
+    const { session, reports } = shared;
     const call = session.call("holder", { args: ["tree"] });
     const report = await reports.next();
     // The program reporting does not mean the server has heard of it yet: under load the host's "started" message
