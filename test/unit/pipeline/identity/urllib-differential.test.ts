@@ -11,9 +11,10 @@ import { fileURLToPath } from "node:url";
 import { fc } from "@fast-check/vitest";
 import { expect, test } from "vitest";
 import { proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
+import { testPython } from "../../../support/test-python.js";
 
 const ORACLE = fileURLToPath(new URL("../../../support/urllib_oracle.py", import.meta.url));
-const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
+const PYTHON = testPython();
 const hasPython = spawnSync(PYTHON, ["-c", "import urllib.request"], { shell: false }).status === 0;
 
 test.skipIf(!hasPython)("proxyFor is never laxer than Python's urllib", () => {

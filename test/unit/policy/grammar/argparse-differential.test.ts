@@ -23,6 +23,7 @@ import { canonicalise } from "../../../../src/policy/grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "../../../../src/policy/grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec, OptionSpec } from "../../../../src/policy/grammar/types.js";
 import { azSpec } from "../../../support/grammars.js";
+import { testPython } from "../../../support/test-python.js";
 
 const ORACLE = fileURLToPath(new URL("../../../support/argparse_oracle.py", import.meta.url));
 const SEED = 20261130;
@@ -34,7 +35,7 @@ type OracleResponse =
 /** Sends every request to one oracle process and returns its answers in order. */
 async function askOracle(requests: readonly unknown[]): Promise<unknown[]> {
   // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
-  const child = spawn(process.env.TORII_TEST_PYTHON ?? "python3", [ORACLE], { stdio: ["pipe", "pipe", "pipe"], shell: false });
+  const child = spawn(testPython(), [ORACLE], { stdio: ["pipe", "pipe", "pipe"], shell: false });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
