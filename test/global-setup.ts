@@ -10,10 +10,14 @@
  * end whatever a test left there is named by prefix and fails the run (a test
  * removes what it creates), and the directory goes, so a failing or interrupted
  * run does not fill the disk either.
+ *
+ * TORII_TEST_PYTHON becomes the interpreter itself, resolved once for the run
+ * (test/support/test-python.ts): not a version manager's shim for every test.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { TEMP_SUBDIRECTORY, testRunsDirectory } from "./support/temp-dirs.js";
+import { interpreterOf, testPython } from "./support/test-python.js";
 
 /** "torii-test-Ab12Cd" -> "torii-test-": mkdtemp's six random characters are not part of the prefix. */
 function prefixOf(name: string): string {
@@ -47,9 +51,15 @@ export default function setup(): () => void {
   const previous = process.env.TMPDIR;
   process.env.TMPDIR = tmp;
   process.env.TORII_TEST_RUN_DIR = runDir;
+  const previousPython = process.env.TORII_TEST_PYTHON;
+  // No python at all: left unset, and the tests that need one skip or fail as they did.
+  const python = interpreterOf(testPython());
+  if (python !== undefined) process.env.TORII_TEST_PYTHON = python;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
+    if (previousPython === undefined) delete process.env.TORII_TEST_PYTHON;
+    else process.env.TORII_TEST_PYTHON = previousPython;
     delete process.env.TORII_TEST_RUN_DIR;
     const left = [leftovers(runDir, TEMP_SUBDIRECTORY), leftovers(tmp)].filter((text) => text !== "").join(", ");
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });

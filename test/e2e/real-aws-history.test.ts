@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { awsChildPath } from "../support/real-aws.js";
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub } from "../support/sts-stub.js";
 import { tempDirectory } from "../support/temp-dirs.js";
@@ -46,7 +47,8 @@ beforeAll(async () => {
   const credentials = path.join(home, "credentials");
   writeFileSync(config, `[default]\ncli_history = enabled\n[profile dev]\nregion = eu-west-1\nendpoint_url = ${stub.url}\ncli_history = enabled\n`);
   writeFileSync(credentials, "[dev]\naws_access_key_id = AKIADEVSTUB\naws_secret_access_key = dev-secret-value-0001\n", { mode: 0o600 });
-  const awsEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: credentials };
+  // The real aws first on PATH, as in the other real-aws files: not through a version manager's shim (version-shims.test.ts runs that).
+  const awsEnv = { PATH: awsChildPath(), HOME: home, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: credentials };
   await run("aws", ["sts", "get-session-token", "--profile", "dev", "--endpoint-url", issuerUrl], { env: awsEnv });
   // The record is there: the real CLI prints it back.
   expect((await run("aws", ["history", "show"], { env: awsEnv })).stdout).toContain(ISSUED_SECRET);
@@ -57,7 +59,7 @@ beforeAll(async () => {
     "providers/aws/targets/dev/target.yaml": `version: "1"\nname: dev\nidentity: {provider: aws, profile: dev, expect: "${ACCOUNT}"}\n`,
   });
   expect((await runCli(["target", "activate", "aws", "dev", "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
-  session = await startSession(root, { HOME: home });
+  session = await startSession(root, { HOME: home, PATH: awsEnv.PATH });
 });
 
 afterAll(async () => {

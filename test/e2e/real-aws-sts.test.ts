@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundledProviderFiles, makeConfigTree } from "../support/config-tree.js";
 import { outcomeOf, startSession, type McpSession } from "../support/mcp-session.js";
+import { awsChildPath } from "../support/real-aws.js";
 import { runCli } from "../support/run-cli.js";
 import { startStsStub, type StsStub, type StsStubRequest } from "../support/sts-stub.js";
 import { tempDirectory } from "../support/temp-dirs.js";
@@ -81,6 +82,8 @@ beforeAll(async () => {
     expect((await runCli(["target", "activate", "aws", name, "--add"], { TORII_CONFIG_DIR: root })).status).toBe(0);
   }
   session = await startSession(root, {
+    // The real aws first on PATH, as in the other real-aws files: not through a version manager's shim (version-shims.test.ts runs that).
+    PATH: awsChildPath(),
     TORII_HELPER_MARK: "from-server",
     AWS_ENDPOINT_URL: hostile.url,
     AWS_ENDPOINT_URL_STS: hostile.url,

@@ -6,7 +6,9 @@ Protocol: JSON lines on stdin, one JSON line out per request, in order.
 
   {"describe": "aws"}
       -> {"options": [{"name": "--debug", "value": "none"}, ...]}
-         the AWS CLI global options exactly as awscli/data/cli.json declares them.
+         the AWS CLI global options exactly as awscli/data/cli.json declares them;
+         written at once (flushed), so the caller can build its next requests from
+         it and send them to the same process.
   {"define": "<name>", "options": [{"name": "--output", "short": "-o", "value": "required"}, ...]}
       -> {"defined": "<name>"}   (a parser from a Torii option table, e.g. the az test grammar)
   {"parser": "aws" | "<name>", "argv": [...]}
@@ -144,7 +146,10 @@ def main():
         request = json.loads(line)
         if "describe" in request:
             response = {"options": [{"name": d["name"], "value": "none" if d["switch"] else "required"} for d in aws]}
-        elif "define" in request:
+            sys.stdout.write(json.dumps(response) + "\n")
+            sys.stdout.flush()
+            continue
+        if "define" in request:
             parsers[request["define"]] = build(table_declarations(request["options"]))
             response = {"defined": request["define"]}
         else:

@@ -5,8 +5,9 @@
  * twice: with the terminal escapes stripped (to match text) and raw (to check
  * the escapes themselves, e.g. colour under NO_COLOR).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { CLI_PATH, cliWorkingDirectory } from "./run-cli.js";
+import { testInterpreter } from "./test-python.js";
 
 const ESCAPE = String.fromCharCode(27);
 /** Every CSI escape sequence (colour, cursor movement, erasing). */
@@ -33,9 +34,10 @@ let python: string | undefined;
 /** The real python3 (not a version manager's shim, which needs the full PATH the command under test may not have). */
 function realPython(): string {
   if (python !== undefined) return python;
-  const found = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8", shell: false });
-  if (found.status !== 0) throw new Error(`python3 runs the pseudo-terminal and did not start: ${found.stderr}`);
-  python = found.stdout.trim();
+  // The global setup resolved the tests' python to an interpreter: no shim, no spawn here.
+  const found = testInterpreter();
+  if (found === undefined) throw new Error("python3 runs the pseudo-terminal and did not start");
+  python = found;
   return python;
 }
 

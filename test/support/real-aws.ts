@@ -3,19 +3,16 @@
  * owns lives, and the bundled provider without targeting (no lease, no STS
  * check; its grammar, locked options and removed_env stay).
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { bundledProviderFilesWithout, makeConfigTree, type TreeFiles } from "./config-tree.js";
+import { testPythonDirectory } from "./test-python.js";
 
 /** The directory of the `aws` that belongs to the python .ci/run found (pyenv shims need a real HOME). */
 export function awsDirectory(): string {
-  const python = process.env.TORII_TEST_PYTHON ?? "python3";
-  const run = spawnSync(python, ["-c", "import os, sys; print(os.path.dirname(os.path.realpath(sys.executable)))"], { encoding: "utf8", shell: false });
-  if (run.status !== 0) throw new Error(`cannot locate python: ${run.stderr}`);
-  return run.stdout.trim();
+  return testPythonDirectory();
 }
 
 /** The bundled aws provider's files without `targeting.mode` and the identity probe. */

@@ -9,6 +9,7 @@ import { describe, expect, test } from "vitest";
 import { toGrammarSpec } from "../../../src/config/provider-schema.js";
 import type { LiteralUrlParameter } from "../../../src/policy/grammar/types.js";
 import { bundledProviderConfig } from "../../support/policy-helpers.js";
+import { testPython } from "../../support/test-python.js";
 
 const oracle = fileURLToPath(new URL("../../support/awscli_url_oracle.py", import.meta.url));
 const spec = toGrammarSpec(bundledProviderConfig("aws"));
@@ -18,7 +19,7 @@ const key = (row: Pick<LiteralUrlParameter, "command" | "option">): string => `$
 /** Runs the oracle (the installed awscli) on rows; one answer per row. */
 function askAwscli(rows: readonly Pick<LiteralUrlParameter, "command" | "option">[]): string[] {
   // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
-  const run = spawnSync(process.env.TORII_TEST_PYTHON ?? "python3", [oracle], { input: JSON.stringify(rows), encoding: "utf8", shell: false });
+  const run = spawnSync(testPython(), [oracle], { input: JSON.stringify(rows), encoding: "utf8", shell: false });
   if (run.status !== 0) throw new Error(`awscli oracle failed: ${run.stderr}`);
   return JSON.parse(run.stdout) as string[];
 }

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { readonlyPresetDecider } from "../../support/bundled-provider.js";
+import { testPython } from "../../support/test-python.js";
 
 const read = (file: string): string => readFileSync(fileURLToPath(new URL(`../../../${file}`, import.meta.url)), "utf8");
 
@@ -63,7 +64,7 @@ describe("the aws read-only preset against botocore's sensitive and credential-n
     const services = ["s3control", "codepipeline", "location", "ivs-realtime", "emr-serverless", "wickr", "chime"];
     // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli (and so botocore).
     const oracle = fileURLToPath(new URL("../../support/botocore_sensitive_oracle.py", import.meta.url));
-    const run = spawnSync(process.env.TORII_TEST_PYTHON ?? "python3", [oracle], { input: JSON.stringify(services), encoding: "utf8", shell: false });
+    const run = spawnSync(testPython(), [oracle], { input: JSON.stringify(services), encoding: "utf8", shell: false });
     expect(run.status, run.stderr).toBe(0);
     const inModel = JSON.parse(run.stdout) as string[];
     const listedSensitive = [

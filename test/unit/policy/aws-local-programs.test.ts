@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { testPython } from "../../support/test-python.js";
 
 /** Each awscli file that starts a process, with the commands it defines that must be locked (none: why not). */
 const REVIEWED: Readonly<Record<string, readonly string[][] | string>> = {
@@ -40,7 +41,7 @@ const REVIEWED: Readonly<Record<string, readonly string[][] | string>> = {
 const STARTS_A_PROCESS = /\b(subprocess|Popen|os\.system|os\.exec\w*|os\.spawn\w*|pty\.spawn)\b/u;
 
 function awscliDir(): string {
-  return execFileSync("python3", ["-c", "import awscli, os; print(os.path.dirname(awscli.__file__))"], { encoding: "utf8" }).trim();
+  return execFileSync(testPython(), ["-c", "import awscli, os; print(os.path.dirname(awscli.__file__))"], { encoding: "utf8" }).trim();
 }
 
 function filesStartingProcesses(root: string): string[] {

@@ -19,6 +19,7 @@ import { toGrammarSpec } from "../../../src/config/provider-schema.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
+import { testPython } from "../../support/test-python.js";
 
 /** Each shared name event of the installed CLI, with what its handler attaches and where that is checked. */
 const REVIEWED_SHARED_EVENTS: Readonly<Record<string, string>> = {
@@ -35,7 +36,7 @@ interface CommandTree {
 const SCRIPT = fileURLToPath(new URL("../../../scripts/providers/aws_command_tree.py", import.meta.url));
 const HELP_ORACLE = fileURLToPath(new URL("../../support/awscli_help_oracle.py", import.meta.url));
 // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
-const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
+const PYTHON = testPython();
 const policy = compilePolicy(bundledPolicyContext("aws"), { shared: ruleList([], ["/.*/"]) });
 const decide = (argv: readonly string[]) => evaluatePolicy(policy, argv).decision;
 

@@ -17,6 +17,7 @@ import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import type { LockedCommand } from "../../../src/policy/grammar/types.js";
 import type { ProviderPolicyContext } from "../../../src/policy/types.js";
 import { bundledPolicyContext, ruleList } from "../../support/policy-helpers.js";
+import { testPython } from "../../support/test-python.js";
 
 const at = (file: string): string => fileURLToPath(new URL(`../../../${file}`, import.meta.url));
 const ISSUER = "it prints a credential usable outside Torii";
@@ -204,7 +205,7 @@ describe("the listings agree with the installed CLIs", () => {
   it("aws: the candidates of iam, sso, sso-oidc, ecr, redshift, lightsail, ec2 and mwaa are the listing's, each with its verdict", () => {
     const services = ["iam", "sso", "sso-oidc", "ecr", "redshift", "lightsail", "ec2", "mwaa"];
     const script = at("scripts/providers/aws_credential_issuers.py");
-    const printed = execFileSync(process.env.TORII_TEST_PYTHON ?? "python3", [script, "--services", ...services], { encoding: "utf8", stdio: "pipe" });
+    const printed = execFileSync(testPython(), [script, "--services", ...services], { encoding: "utf8", stdio: "pipe" });
     const listed = readFileSync(at("scripts/providers/aws-credential-issuers.txt"), "utf8")
       .split("\n")
       .filter((line) => services.includes(line.split(" ")[0]!) && !line.includes("(custom)"));
@@ -220,7 +221,7 @@ describe("the listings agree with the installed CLIs", () => {
     "gcloud: the SDK's command tree has no unreviewed candidate and the files are fresh",
     () => {
       // Exits non-zero naming any candidate with no review entry, or when a file differs.
-      execFileSync("python3", [at("scripts/providers/gcloud_credential_issuers.py"), "--check"], { stdio: "pipe" });
+      execFileSync(testPython(), [at("scripts/providers/gcloud_credential_issuers.py"), "--check"], { stdio: "pipe" });
     },
     90_000,
   );

@@ -14,6 +14,7 @@ import { rowsPerTrack } from "../../../src/config/release-tracks.js";
 import { compilePolicy } from "../../../src/policy/compile.js";
 import { evaluatePolicy } from "../../../src/policy/evaluate.js";
 import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
+import { testPython } from "../../support/test-python.js";
 
 const at = (file: string): string => fileURLToPath(new URL(`../../../${file}`, import.meta.url));
 const config = bundledProviderConfig("gcloud");
@@ -106,7 +107,7 @@ describe("the generated table against its review", () => {
     "the installed SDK has no writer candidate that is neither listed nor reviewed",
     () => {
       // Exits non-zero naming any candidate with no review row, or when the listing differs.
-      execFileSync("python3", [at("scripts/providers/gcloud_file_writes.py"), "--check"], { stdio: "pipe" });
+      execFileSync(testPython(), [at("scripts/providers/gcloud_file_writes.py"), "--check"], { stdio: "pipe" });
     },
     // Python imports the SDK's 13,000-command completion tree: ~4 s of CPU, more wall time on a loaded machine.
     90_000,

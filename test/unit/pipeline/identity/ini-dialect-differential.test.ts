@@ -16,9 +16,10 @@ import { loadSharedConfigFiles } from "@smithy/core/config";
 import { expect, test } from "vitest";
 import { assertSameIniReading, isReadKey } from "../../../../src/pipeline/identity/ini-dialect.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
+import { testPython } from "../../../support/test-python.js";
 
 const ORACLE = fileURLToPath(new URL("../../../support/botocore_ini_oracle.py", import.meta.url));
-const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
+const PYTHON = testPython();
 const hasBotocore = spawnSync(PYTHON, ["-c", "import botocore.configloader"], { shell: false }).status === 0;
 
 type Sections = Record<string, Record<string, string>>;
@@ -47,7 +48,31 @@ const MODES = [
 
 const only = (sections: Sections, keep: (name: string) => boolean): Sections => Object.fromEntries(Object.entries(sections).filter(([name]) => keep(name)));
 
-test.skipIf(!hasBotocore).each(MODES)("a config file ini-dialect.ts lets through reads the same for botocore and the SDK: $name", async (mode) => {
+/** What botocore read from a config file (null: it could not read it). */
+interface BotocoreReading {
+  profiles: Sections;
+  services: Sections;
+}
+
+interface Sample {
+  readonly dir: string;
+  readonly files: readonly string[];
+  readonly paths: readonly string[];
+  readonly answers: readonly (BotocoreReading | null)[];
+}
+
+let sample: Sample | undefined;
+
+/**
+ * The sampled config files and botocore's reading of each, made once for the file: every mode compares
+ * the same files, so one python process reads them all (not one per mode).
+ */
+function botocoreSample(): Sample {
+  sample ??= readSample();
+  return sample;
+}
+
+function readSample(): Sample {
   const dir = tempDirectory("torii-ini-dialect-");
   // Lines both readers take alike, weighted over the lines where they part ways.
   const plain = fc.constantFrom("[profile p]", "[default]", "[services s]", "[sso-session s]", "region = eu-west-1", "region=x", "  region = y");
@@ -64,10 +89,14 @@ test.skipIf(!hasBotocore).each(MODES)("a config file ini-dialect.ts lets through
     writeFileSync(file, text);
     return file;
   });
-  const answers = JSON.parse(execFileSync(PYTHON, [ORACLE], { input: JSON.stringify(paths), maxBuffer: 1 << 26, shell: false }).toString()) as ({
-    profiles: Sections;
-    services: Sections;
-  } | null)[];
+  const answers = JSON.parse(
+    execFileSync(PYTHON, [ORACLE], { input: JSON.stringify(paths), maxBuffer: 1 << 26, shell: false }).toString(),
+  ) as (BotocoreReading | null)[];
+  return { dir, files, paths, answers };
+}
+
+test.skipIf(!hasBotocore).each(MODES)("a config file ini-dialect.ts lets through reads the same for botocore and the SDK: $name", async (mode) => {
+  const { dir, files, paths, answers } = botocoreSample();
   expect(answers).toHaveLength(files.length);
   const differing: unknown[] = [];
   let compared = 0;

@@ -6,15 +6,17 @@
  * (test/support/urllib_oracle.py) calls only urllib's environment functions:
  * no network. Skipped when no python3 runs.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { fc } from "@fast-check/vitest";
 import { expect, test } from "vitest";
 import { proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
+import { testInterpreter, testPython } from "../../../support/test-python.js";
 
 const ORACLE = fileURLToPath(new URL("../../../support/urllib_oracle.py", import.meta.url));
-const PYTHON = process.env.TORII_TEST_PYTHON ?? "python3";
-const hasPython = spawnSync(PYTHON, ["-c", "import urllib.request"], { shell: false }).status === 0;
+const PYTHON = testPython();
+// A python that starts has urllib (the standard library): the interpreter the global setup resolved, no probe process.
+const hasPython = testInterpreter() !== undefined;
 
 test.skipIf(!hasPython)("proxyFor is never laxer than Python's urllib", () => {
   const name = fc.constantFrom(

@@ -23,6 +23,7 @@ import { canonicalise } from "../../../../src/policy/grammar/canonicalise.js";
 import { compileGrammar, type CompiledGrammar } from "../../../../src/policy/grammar/option-table.js";
 import type { CanonicalArgv, GrammarSpec, OptionSpec } from "../../../../src/policy/grammar/types.js";
 import { azSpec } from "../../../support/grammars.js";
+import { testPython } from "../../../support/test-python.js";
 
 const ORACLE = fileURLToPath(new URL("../../../support/argparse_oracle.py", import.meta.url));
 const SEED = 20261130;
@@ -31,24 +32,68 @@ const SAMPLES = 2500;
 type OracleResponse =
   { error: string; kind: "syntax" } | { occurrences: [string, string | true][]; extras: string[]; error: string | null; kind: "value" | null };
 
-/** Sends every request to one oracle process and returns its answers in order. */
-async function askOracle(requests: readonly unknown[]): Promise<unknown[]> {
+/**
+ * One oracle process. `describe` asks for the AWS options (an answer the oracle flushes at once); `askLast`
+ * sends the remaining requests, ends the oracle's input (it flushes the rest when its input ends) and
+ * resolves to their answers, in order, once it has exited cleanly.
+ */
+interface Oracle {
+  describe(): Promise<unknown>;
+  askLast(requests: readonly unknown[]): Promise<unknown[]>;
+}
+
+/** Starts the oracle. The file asks it twice (the AWS options, then every argv built from them): one python process, not two. */
+function startOracle(): Oracle {
   // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
-  const child = spawn(process.env.TORII_TEST_PYTHON ?? "python3", [ORACLE], { stdio: ["pipe", "pipe", "pipe"], shell: false });
-  let stdout = "";
+  const child = spawn(testPython(), [ORACLE], { stdio: ["pipe", "pipe", "pipe"], shell: false });
+  let pending = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const lines: string[] = [];
+  /** The ask waiting for its answers: how many, and what to call when they have come. */
+  let waiting: { count: number; resolve: (answers: unknown[]) => void; reject: (error: Error) => void } | undefined;
+  const deliver = (): void => {
+    if (waiting === undefined || lines.length < waiting.count) return;
+    const { count, resolve } = waiting;
+    waiting = undefined;
+    resolve(lines.splice(0, count).map((line) => JSON.parse(line) as unknown));
+  };
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    const parts = (pending + chunk).split("\n");
+    pending = parts.pop() ?? "";
+    lines.push(...parts.filter((line) => line !== ""));
+    deliver();
+  });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", resolve);
   });
-  child.stdin.end(requests.map((request) => JSON.stringify(request)).join("\n") + "\n");
-  const code = await exited;
-  if (code !== 0) throw new Error(`argparse oracle exited with ${String(code)}: ${stderr}`);
-  const lines = stdout.trim().split("\n");
-  if (lines.length !== requests.length) throw new Error(`oracle answered ${String(lines.length)} of ${String(requests.length)} requests`);
-  return lines.map((line) => JSON.parse(line) as unknown);
+  // An oracle that exits before answering fails the ask waiting on it instead of leaving it hanging.
+  void exited.then(
+    (code) => waiting?.reject(new Error(`argparse oracle exited with ${String(code)} after ${String(lines.length)} answers: ${stderr}`)),
+    (error: unknown) => waiting?.reject(error instanceof Error ? error : new Error(String(error))),
+  );
+  const ask = (requests: readonly unknown[], last: boolean): Promise<unknown[]> =>
+    new Promise((resolve, reject) => {
+      waiting = { count: requests.length, resolve, reject };
+      const text = requests.map((request) => JSON.stringify(request)).join("\n") + "\n";
+      if (last) child.stdin.end(text);
+      else child.stdin.write(text);
+      deliver();
+    });
+  return {
+    async describe() {
+      const [description] = await ask([{ describe: "aws" }], false);
+      return description;
+    },
+    async askLast(requests) {
+      const answers = await ask(requests, true);
+      const code = await exited;
+      if (code !== 0) throw new Error(`argparse oracle exited with ${String(code)}: ${stderr}`);
+      if (lines.length > 0 || pending !== "") throw new Error(`argparse oracle answered ${String(lines.length)} more lines than it was asked`);
+      return answers;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -226,14 +271,15 @@ let azArgv: string[][];
 let answers: unknown[];
 
 beforeAll(async () => {
-  const [description] = (await askOracle([{ describe: "aws" }])) as [{ options: { name: string; value: "none" | "required" }[] }];
+  const oracle = startOracle();
+  const description = (await oracle.describe()) as { options: { name: string; value: "none" | "required" }[] };
   awsOptions = description.options.map((option) => ({ name: option.name, value: option.value, repeatable: false }));
   const spec: GrammarSpec = { parser: "argparse", options: awsOptions, commands: [], forbiddenValuePrefixes: [] };
   awsGrammar = compileGrammar(spec, []);
   awsArgv = sampleArgv(tokenPool(awsOptions, []), SEED);
   azArgv = sampleArgv(tokenPool(azSpec.options, ["-o", "-ojson", "-o=json", "-ho", "-hojson", "-ho=json", "-hh", "-h=1", "-hx", "-oh", "-h-"]), SEED + 1);
-  // One oracle process for the whole file: define the az parser, then every argv.
-  answers = await askOracle([
+  // The same oracle process for the rest of the file: define the az parser, then every argv.
+  answers = await oracle.askLast([
     { define: AZ_NAME, options: azSpec.options },
     ...awsArgv.map((argv) => ({ parser: "aws", argv })),
     ...azArgv.map((argv) => ({ parser: AZ_NAME, argv })),
