@@ -49,10 +49,24 @@ export function logToStderr(message: string): void {
  */
 export const STDOUT_DRAIN_MS = 5_000;
 
+/**
+ * How long stdout may stay full, taking nothing, before the server gives up on its client and shuts down
+ * (calls in flight killed, as for a cancel; TORII_STDOUT_STALL_MS shortens it, for tests). Whether stdin has
+ * ended or not: past the hold bound stdin is paused and its end cannot be seen, and a client that keeps stdin
+ * open but never reads receives none of the results it asked for, while their calls hold slots, scope locks
+ * and leases. Two minutes: a client that is alive reads its one channel of replies long before that (a
+ * suspended machine suspends the server's clock too); a client that reads at all, however slowly, is waited for.
+ */
+export const STDOUT_STALL_MS = 120_000;
+
 export interface LifecycleOptions {
   readonly maxMessageBytes: number;
   /** STDOUT_DRAIN_MS unless set. */
   readonly drainMs?: number;
+  /** STDOUT_STALL_MS unless set; 0 never gives up. */
+  readonly stallMs?: number;
+  /** Told why the server gave up on a client that stopped reading stdout, before the shutdown (serve.ts records it in the audit). */
+  readonly stalled?: (why: string) => void;
   /** Awaited after in-flight calls were aborted, before the transport closes. */
   readonly beforeClose?: () => Promise<unknown>;
   /** Called once connected. */
@@ -65,7 +79,11 @@ export interface LifecycleOptions {
 export async function serveUntilClosed(created: CreatedServer, options: LifecycleOptions): Promise<void> {
   const { server } = created;
   keepStderrFailuresQuiet();
-  const transport = new BoundedStdioTransport({ maxMessageBytes: options.maxMessageBytes, log: logToStderr });
+  const transport = new BoundedStdioTransport({
+    maxMessageBytes: options.maxMessageBytes,
+    log: logToStderr,
+    stallMs: options.stallMs ?? STDOUT_STALL_MS,
+  });
   options.transport?.(transport);
 
   let closing: Promise<void> | undefined;
@@ -87,6 +105,11 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
 
   // The transport's own end of stdin: it comes after every line sent before it was read (the stream's may come before).
   transport.oninputend = (why) => void shutdown(why);
+  // A client that stopped reading stdout (maybe gone, its stdin's end unread behind the hold bound) ends the server too.
+  transport.onstall = (why) => {
+    options.stalled?.(why);
+    void shutdown(why);
+  };
   // Every signal a terminal or a supervisor sends to end the server goes through the same shutdown:
   // calls in flight are killed and their records written. A hang-up (the client's terminal closing)
   // would otherwise end the server at once and leave a running CLI unsupervised.

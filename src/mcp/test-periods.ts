@@ -3,8 +3,9 @@
  * TORII_CHILD_HOST_IDLE_MS (how long an idle child host is kept),
  * TORII_CHILD_HOST_SPAWN_DEADLINE_MS (how long a launch waits for its first
  * answer), TORII_KILL_GRACE_MS (how long a process has between SIGTERM and
- * SIGKILL) and TORII_STDOUT_DRAIN_MS (how long a shut-down server waits for its
- * client to read stdout). A small module of its own: the server's entry reads
+ * SIGKILL), TORII_STDOUT_DRAIN_MS (how long a shut-down server waits for its
+ * client to read stdout) and TORII_STDOUT_STALL_MS (how long a full stdout may
+ * take nothing before the server gives up on its client; 0: never). A small module of its own: the server's entry reads
  * one of them without loading the call path, which it loads lazily.
  */
 

@@ -37,6 +37,14 @@
  *   as its integer (1.0, -0) cancels nothing (./inbound.ts). A cancel for a call
  *   the SDK does not stop (0, "") is told to `oncancel`, at once and a turn later
  *   (once the call started), so the server stops it.
+ * - Never waits unboundedly on a client that stopped reading: while stdout is
+ *   full, each `stallMs` in which stdout took nothing (no write completed) is
+ *   checked, and the first without progress is told to `onstall`, once (the
+ *   server then shuts down: serve-lifecycle.ts). Past the hold bound stdin is
+ *   paused, so its end can no longer be seen: a client that flooded, closed stdin
+ *   and never reads would otherwise keep the server (and any call waiting for
+ *   room) for ever; one that keeps stdin open and never reads receives nothing,
+ *   so no work of its is worth waiting for either.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -67,6 +75,11 @@ export interface BoundedStdioOptions {
    * process.stdin's own when it is a pipe or socket, none for a stream given in `stdin`.
    */
   readonly stdinFd?: number;
+  /**
+   * How long stdout may stay full without taking anything before `onstall` is told (STDOUT_STALL_MS in the
+   * server, serve-lifecycle.ts); none by default (never).
+   */
+  readonly stallMs?: number;
 }
 
 /**
@@ -114,6 +127,8 @@ export class BoundedStdioTransport implements Transport {
    * wait unread in the line reader (a bound, or RELEASE_BATCH); shut down then, the server dropped those requests.
    */
   oninputend?: (why: string) => void;
+  /** Told once, why the transport gave up on its client: stdout was full and took nothing for `stallMs`. */
+  onstall?: (why: string) => void;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -152,6 +167,11 @@ export class BoundedStdioTransport implements Transport {
   /** Why stdin ended, once it did; told to `oninputend` once nothing is left unread. */
   private inputEnd: string | undefined;
   private inputEndTold = false;
+  /** Bytes handed to stdout so far; less stdout.writableLength, what it has taken (the stall watch's measure of progress). */
+  private written = 0;
+  /** The stall watch's next check, while stdout is full. */
+  private stallTimer: NodeJS.Timeout | undefined;
+  private stallTold = false;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -193,7 +213,7 @@ export class BoundedStdioTransport implements Transport {
 
   private async write(message: JSONRPCMessage | ErrorReply): Promise<void> {
     if (this.closed || this.stdout.destroyed) throw new Error("the stdio transport is closed");
-    if (!this.stdout.write(`${JSON.stringify(message)}\n`)) await this.waitForDrain();
+    if (!this.writeLine(message)) await this.waitForDrain();
   }
 
   /**
@@ -234,11 +254,21 @@ export class BoundedStdioTransport implements Transport {
   /** Writes during the shutdown, whether stdout is full or not; past its high-water mark, stdin is read no more. */
   private writePastHold(message: ErrorReply): void {
     if (this.closed || this.stdout.destroyed) return;
-    if (!this.stdout.write(`${JSON.stringify(message)}\n`)) {
+    if (!this.writeLine(message)) {
       this.pausedForHold = false;
       this.stoppedAtShutdown = true;
       this.stdin.pause();
     }
+  }
+
+  /**
+   * One message as one line, counted in bytes (a Buffer: writableLength counts a string written to a socket in
+   * UTF-16 units); false when stdout is full.
+   */
+  private writeLine(message: JSONRPCMessage | ErrorReply): boolean {
+    const line = Buffer.from(`${JSON.stringify(message)}\n`, "utf8");
+    this.written += line.length;
+    return this.stdout.write(line);
   }
 
   /**
@@ -284,6 +314,7 @@ export class BoundedStdioTransport implements Transport {
     this.heldBytes = 0;
     if (this.releasing !== undefined) clearImmediate(this.releasing);
     if (this.nextTurn !== undefined) clearImmediate(this.nextTurn);
+    clearTimeout(this.stallTimer);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -473,6 +504,8 @@ export class BoundedStdioTransport implements Transport {
         this.stdout.off("drain", done);
         this.stdout.off("close", done);
         this.drained = undefined;
+        clearTimeout(this.stallTimer);
+        this.stallTimer = undefined;
         // What the client sent before it read stdout is read before anything held is handed on, whatever the hold's
         // bounds: a cancel in it drops its held request. Read here, in this call, not left to the event loop; and
         // before the calls waiting for room (whenWritable) go on, so the cancels are handed on first.
@@ -483,8 +516,38 @@ export class BoundedStdioTransport implements Transport {
       };
       this.stdout.on("drain", done);
       this.stdout.on("close", done);
+      this.watchStall();
     });
     return this.drained;
+  }
+
+  /**
+   * While stdout is full: every `stallMs`, whether it took anything since the last check (a write completed: a pipe's
+   * write completes once the client read enough of it, so a reply read part way counts when it is read whole); the
+   * first check without progress tells `onstall`. A client that reads, however slowly, is never given up on.
+   */
+  private watchStall(): void {
+    const ms = this.options.stallMs;
+    if (ms === undefined || ms <= 0 || this.stallTold) return;
+    let taken = this.taken();
+    const check = (): void => {
+      this.stallTimer = undefined;
+      if (this.drained === undefined || this.closed) return;
+      const now = this.taken();
+      if (now > taken) {
+        taken = now;
+        this.stallTimer = setTimeout(check, ms);
+        return;
+      }
+      this.stallTold = true;
+      this.onstall?.(`stdout took nothing for ${ms} ms while replies waited (the client stopped reading or went away)`);
+    };
+    this.stallTimer = setTimeout(check, ms);
+  }
+
+  /** How many bytes stdout has taken (passed on to the OS) so far. */
+  private taken(): number {
+    return this.written - this.stdout.writableLength;
   }
 
   /** Keeps one line read while stdout is full; past `heldInputBytes` or MAX_HELD_LINES, stdin is paused until it drains. */
