@@ -164,7 +164,11 @@ describe("readInbound", () => {
     for (const method of ['"method":"ping"', call, '"method":"tools/list"']) {
       const inbound = readInbound(Buffer.from(`{"jsonrpc":"2.0","id":1.5,${method}}`, "utf8"));
       expect(inbound?.kind === "reject" ? inbound.replies : inbound).toEqual([
-        { jsonrpc: "2.0", id: 1.5, error: { code: -32600, message: "Invalid Request: a number id must be written as an integer (no fraction, exponent or -0)" } },
+        {
+          jsonrpc: "2.0",
+          id: 1.5,
+          error: { code: -32600, message: "Invalid Request: a number id must be written as an integer (no fraction, exponent or -0)" },
+        },
       ]);
     }
   });
