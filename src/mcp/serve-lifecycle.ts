@@ -107,6 +107,8 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
   transport.oninputend = (why) => void shutdown(why);
   // A client that stopped reading stdout (maybe gone, its stdin's end unread behind the hold bound) ends the server too.
   transport.onstall = (why) => {
+    // Already shutting down (stdin ended, a signal): that shutdown's own drain bound ends the wait; nothing was given up.
+    if (closing !== undefined) return;
     options.stalled?.(why);
     void shutdown(why);
   };
