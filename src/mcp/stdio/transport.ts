@@ -524,7 +524,7 @@ export class BoundedStdioTransport implements Transport {
   /**
    * While stdout is full: every `stallMs`, whether it took anything since the last check (a write completed: a pipe's
    * write completes once the client read enough of it, so a reply read part way counts when it is read whole); the
-   * first check without progress tells `onstall`. A client that reads, however slowly, is never given up on.
+   * first check without progress tells `onstall`. A client that reads at least one reply (or a pipe's worth) each period is waited for.
    */
   private watchStall(): void {
     const ms = this.options.stallMs;
