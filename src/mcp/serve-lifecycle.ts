@@ -1,8 +1,9 @@
 /**
  * The life of a stdio server process, shared by the normal server and the one
  * that reports a start-up failure: connect Torii's transport, and shut down
- * cleanly on stdin end/close, SIGINT, SIGTERM, SIGHUP, SIGQUIT or a closed transport (the SDK
- * notices none of these but the last). Calls in flight are aborted and whatever
+ * cleanly on stdin end/close, stdout's close or failure (EPIPE), a stdout that stays full taking nothing
+ * (STDOUT_STALL_MS), SIGINT, SIGTERM, SIGHUP, SIGQUIT or a closed transport (the SDK notices none of these
+ * but the last). Calls in flight are aborted and whatever
  * the caller still has to flush (audit records) is awaited before exit.
  */
 import type { CreatedServer } from "./server.js";
@@ -105,6 +106,8 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
 
   // The transport's own end of stdin: it comes after every line sent before it was read (the stream's may come before).
   transport.oninputend = (why) => void shutdown(why);
+  // A stdout that is gone (the client closed its end: EPIPE) takes no reply any more, whether stdin is open or not.
+  transport.onoutputend = (why) => void shutdown(why);
   // A client that stopped reading stdout (maybe gone, its stdin's end unread behind the hold bound) ends the server too.
   transport.onstall = (why) => {
     // Already shutting down (stdin ended, a signal): that shutdown's own drain bound ends the wait; nothing was given up.

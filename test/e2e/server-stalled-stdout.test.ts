@@ -8,7 +8,8 @@
  * for STDOUT_STALL_MS ends the server: calls killed, the stall recorded in the
  * audit (`client-stalled`), exit. TORII_STDOUT_STALL_MS shortens the period; it
  * is long enough for the test to reach the hold bound first (the test checks it
- * did), and the test waits for the exit, never for a time.
+ * did), and the test waits for the exit, never for a time. A client that
+ * closes its end of stdout (EPIPE) with stdin open ends the server at once.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -138,4 +139,27 @@ test("a client that floods past the hold bound and keeps stdin open, never readi
   const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
   await expectGaveUp(session, exited, pid);
   expect(session.child.stdin.writableEnded).toBe(false);
+}, 120_000);
+
+test("a client that closes its end of stdout and keeps stdin open: the server kills the call and exits (no reply can reach it)", async () => {
+  const session = startUnread();
+  session.send(callLine("sleeper", "sleeper", ["broken"]));
+  const pidFile = path.join(marks, "broken");
+  await waitForFile(pidFile, 60_000);
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  onTestFinished(() => killQuietly(pid));
+  const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
+  // The client's read end of stdout closes; its next reply breaks the pipe (EPIPE). Stdin stays open.
+  session.child.stdout.destroy();
+  session.send(`${JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" })}\n`);
+  expect(await exited).toBe(0);
+  expect(isAlive(pid)).toBe(false);
+  expect(session.child.stdin.writableEnded).toBe(false);
+  const records = readFileSync(path.join(session.root, "audit.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { event: string; call_id: string });
+  const launched = records.filter((record) => record.event === "invoke").map((record) => record.call_id);
+  expect(launched).toHaveLength(1);
+  expect(records.filter((record) => record.event === "ran").map((record) => record.call_id)).toEqual(launched);
 }, 120_000);

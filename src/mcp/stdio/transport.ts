@@ -44,7 +44,9 @@
  *   paused, so its end can no longer be seen: a client that flooded, closed stdin
  *   and never reads would otherwise keep the server (and any call waiting for
  *   room) for ever; one that keeps stdin open and never reads receives nothing,
- *   so no work of its is worth waiting for either.
+ *   so no work of its is worth waiting for either. A stdout that closes or
+ *   fails (EPIPE: the client closed its end) is told to `onoutputend` at once,
+ *   for the same reason.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -129,6 +131,11 @@ export class BoundedStdioTransport implements Transport {
   oninputend?: (why: string) => void;
   /** Told once, why the transport gave up on its client: stdout was full and took nothing for `stallMs`. */
   onstall?: (why: string) => void;
+  /**
+   * Told once, why stdout is gone (closed, or broken: EPIPE once the client closed its end of the pipe): no reply can
+   * reach the client any more, so nothing it started is worth running on, whether its stdin is still open or not.
+   */
+  onoutputend?: (why: string) => void;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -172,6 +179,7 @@ export class BoundedStdioTransport implements Transport {
   /** The stall watch's next check, while stdout is full. */
   private stallTimer: NodeJS.Timeout | undefined;
   private stallTold = false;
+  private outputEndTold = false;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -199,6 +207,8 @@ export class BoundedStdioTransport implements Transport {
     this.stdin.on("end", this.onInputEnd);
     this.stdin.on("close", this.onInputClose);
     this.stdout.on("error", this.onStreamError);
+    this.stdout.on("error", this.onOutputEnd);
+    this.stdout.on("close", this.onOutputEnd);
     return Promise.resolve();
   }
 
@@ -308,6 +318,8 @@ export class BoundedStdioTransport implements Transport {
     this.stdin.off("error", this.onStreamError);
     this.stdin.off("end", this.onInputEnd);
     this.stdin.off("close", this.onInputClose);
+    this.stdout.off("error", this.onOutputEnd);
+    this.stdout.off("close", this.onOutputEnd);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.reader.reset();
     this.held = [];
@@ -344,6 +356,13 @@ export class BoundedStdioTransport implements Transport {
 
   private readonly onInputClose = (): void => {
     this.inputEnded("stdin closed");
+  };
+
+  /** Stdout failed or closed (process.stdout emits 'close' after an EPIPE): told once, unless the transport closed first. */
+  private readonly onOutputEnd = (error?: Error): void => {
+    if (this.closed || this.outputEndTold) return;
+    this.outputEndTold = true;
+    this.onoutputend?.(error === undefined ? "stdout closed" : `stdout failed: ${error.message}`);
   };
 
   private inputEnded(why: string): void {
