@@ -56,7 +56,8 @@ export const STDOUT_DRAIN_MS = 5_000;
  * ended or not: past the hold bound stdin is paused and its end cannot be seen, and a client that keeps stdin
  * open but never reads receives none of the results it asked for, while their calls hold slots, scope locks
  * and leases. Two minutes: a client that is alive reads its one channel of replies long before that (a
- * suspended machine suspends the server's clock too); a client that reads a reply each period, however slowly, is waited for.
+ * suspended machine suspends the server's clock too); a client that reads a whole reply each period is waited for
+ * (a reply read part way counts once read whole: ./stdio/transport.ts, watchStall).
  */
 export const STDOUT_STALL_MS = 120_000;
 

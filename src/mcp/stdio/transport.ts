@@ -541,9 +541,11 @@ export class BoundedStdioTransport implements Transport {
   }
 
   /**
-   * While stdout is full: every `stallMs`, whether it took anything since the last check (a write completed: a pipe's
-   * write completes once the client read enough of it, so a reply read part way counts when it is read whole); the
-   * first check without progress tells `onstall`. A client that reads at least one reply (or a pipe's worth) each period is waited for.
+   * While stdout is full: every `stallMs`, whether it took anything since the last check (a write completed); the
+   * first check without progress tells `onstall`. Node reports no part of a write: writableLength falls only once the
+   * whole write is taken, one reply, or the replies queued behind one, which the socket writes together (writev). So a
+   * reply read part way counts once it is read whole: the client must read up to one 8 MiB result (message-limit.ts),
+   * or a batch of them, in one period (about 70 KB/s for one result in the default 2 min); a pipe's worth is not enough.
    */
   private watchStall(): void {
     const ms = this.options.stallMs;
