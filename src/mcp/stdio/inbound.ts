@@ -82,7 +82,9 @@ export function readInbound(line: Buffer): Inbound | undefined {
   } catch {
     return reject("not valid JSON", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid JSON", undefined)]);
   }
-  const inexactId = isRecord(value) && typeof value.id === "number" && !isIntegerId(value.id, topLevelIdOf(bytes));
+  // A number id as read from the line's text (scanned once): isIntegerId's check, and the id a refusal may echo.
+  const numberId = isRecord(value) && typeof value.id === "number" ? { value: value.id, written: topLevelIdOf(bytes) } : undefined;
+  const inexactId = numberId !== undefined && !isIntegerId(numberId.value, numberId.written);
   if (!isUtf8(bytes)) {
     // The id as read from the line's bytes: one holding invalid bytes was parsed with U+FFFD in their place, an id
     // the client never sent (and maybe that of another of its requests).
@@ -94,7 +96,7 @@ export function readInbound(line: Buffer): Inbound | undefined {
   // sent, and its reply could be taken for request 1's. An id is a string or an integer written as one (isIntegerId): such an id
   // is echoed by no reply; a fraction written as its own text (1.5) is echoed, it names no other id.
   if (inexactId && isRecord(value)) {
-    const echoed = typeof value.id === "number" && topLevelIdOf(bytes) === value.id ? value.id : undefined;
+    const echoed = numberId.written === numberId.value ? numberId.value : undefined;
     return rejectUnlessSilent(value, "a number id must be written as an integer (no fraction, exponent or -0)", echoed);
   }
   // A cancel names its request by id as well, read by the SDK (and the hold) from the parsed value: `requestId` 1.0 would stop
