@@ -12,7 +12,7 @@
  * closes its end of stdout (EPIPE) with stdin open ends the server at once.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, onTestFinished, test } from "vitest";
 import { MAX_HELD_LINES } from "../../src/mcp/stdio/transport.js";
@@ -106,7 +106,10 @@ async function pastTheHoldBound(session: Unread, name: string): Promise<number> 
   return pid;
 }
 
-/** The server's exit, then what it recorded: the stall record, and each launched call's end. */
+/** The cross-process locks (`<file>.lock`: the audit log's, a scope's, a lease's) still under the configuration root. */
+const locksLeft = (root: string): string[] => readdirSync(root, { recursive: true, encoding: "utf8" }).filter((entry) => entry.endsWith(".lock"));
+
+/** The server's exit, then what it recorded: the stall record, and each launched call's end; no lock is left behind. */
 async function expectGaveUp(session: Unread, exited: Promise<number | null>, pid: number): Promise<void> {
   expect(await exited).toBe(0);
   expect(isAlive(pid)).toBe(false);
@@ -123,6 +126,7 @@ async function expectGaveUp(session: Unread, exited: Promise<number | null>, pid
   const ended = records.filter((record) => record.event === "ran").map((record) => record.call_id);
   expect(launched.length).toBeGreaterThanOrEqual(2);
   expect(ended.sort()).toEqual(launched.sort());
+  expect(locksLeft(session.root)).toEqual([]);
 }
 
 test("a client that floods past the hold bound, closes stdin and never reads: the server kills the call, records the stall and exits", async () => {
@@ -162,4 +166,5 @@ test("a client that closes its end of stdout and keeps stdin open: the server ki
   const launched = records.filter((record) => record.event === "invoke").map((record) => record.call_id);
   expect(launched).toHaveLength(1);
   expect(records.filter((record) => record.event === "ran").map((record) => record.call_id)).toEqual(launched);
+  expect(locksLeft(session.root)).toEqual([]);
 }, 120_000);
