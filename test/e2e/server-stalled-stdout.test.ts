@@ -145,6 +145,28 @@ test("a client that floods past the hold bound and keeps stdin open, never readi
   expect(session.child.stdin.writableEnded).toBe(false);
 }, 120_000);
 
+test("a client that never reads stdout but floods notifications (never held, so no bound pauses stdin): the server gives up all the same", async () => {
+  const session = startUnread();
+  session.send(callLine("sleeper", "sleeper", ["chatty"]));
+  const pidFile = path.join(marks, "chatty");
+  await waitForFile(pidFile, 60_000);
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  onTestFinished(() => killQuietly(pid));
+  session.send(["loud-1", "loud-2", "loud-3"].map((id) => callLine(id, "loud", ["x"])).join(""));
+  await expect.poll(() => session.stderr().includes("stdout is full (the client is not reading it)"), { timeout: 60_000 }).toBe(true);
+  // Stdin stays busy until the server exits: progress is what stdout takes, not what stdin brings.
+  const notification = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`.repeat(64);
+  const flood = setInterval(() => {
+    session.send(notification);
+  }, 5);
+  const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
+  onTestFinished(() => {
+    clearInterval(flood);
+  });
+  await expectGaveUp(session, exited, pid);
+  clearInterval(flood);
+}, 120_000);
+
 test("a client that closes its end of stdout and keeps stdin open: the server kills the call and exits (no reply can reach it)", async () => {
   const session = startUnread();
   session.send(callLine("sleeper", "sleeper", ["broken"]));
