@@ -84,6 +84,11 @@ export const BROKER_AUDIT_EVENTS = [
   "grants-cleared",
   /** `torii auth logout` deleted a scope's stored credentials (environment strategy). */
   "session-removed",
+  /**
+   * The server gave up on its client: stdout stayed full, taking nothing, for STDOUT_STALL_MS (the client stopped
+   * reading or went away); the calls in flight were aborted and their processes killed. Scope `server`.
+   */
+  "client-stalled",
   // The log's own anchor (head.ts, anchor.ts); scope `audit`.
   /** A writer found no audit.head beside a log with lines in it, and anchored the log from here. */
   "audit-anchored",

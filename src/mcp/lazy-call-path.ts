@@ -18,6 +18,8 @@ export interface LazyCallPath {
   get(): Promise<CallPath>;
   /** The call audits' sink: appends through the call side's audit log, loading it if needed. */
   readonly auditSink: AuditSink;
+  /** The call side if its load was started (a call came), once loaded; undefined otherwise or when the load failed. Never loads it. */
+  ifLoaded(): Promise<CallPath | undefined>;
   /** Closes the call side if it was loaded (its approval page server); nothing otherwise. */
   close(): Promise<void>;
 }
@@ -42,6 +44,9 @@ export function lazyCallPath(load: () => Promise<CallPath>, report: (message: st
         }
         return callPath.audit.appendBatch(records, options);
       },
+    },
+    ifLoaded() {
+      return loaded === undefined ? Promise.resolve(undefined) : loaded.catch(() => undefined);
     },
     async close() {
       if (loaded === undefined) return;

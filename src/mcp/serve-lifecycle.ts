@@ -1,8 +1,9 @@
 /**
  * The life of a stdio server process, shared by the normal server and the one
  * that reports a start-up failure: connect Torii's transport, and shut down
- * cleanly on stdin end/close, SIGINT, SIGTERM, SIGHUP, SIGQUIT or a closed transport (the SDK
- * notices none of these but the last). Calls in flight are aborted and whatever
+ * cleanly on stdin end/close, stdout's close or failure (EPIPE), a stdout that stays full taking nothing
+ * (STDOUT_STALL_MS), SIGINT, SIGTERM, SIGHUP, SIGQUIT or a closed transport (the SDK notices none of these
+ * but the last). Calls in flight are aborted and whatever
  * the caller still has to flush (audit records) is awaited before exit.
  */
 import type { CreatedServer } from "./server.js";
@@ -49,10 +50,25 @@ export function logToStderr(message: string): void {
  */
 export const STDOUT_DRAIN_MS = 5_000;
 
+/**
+ * How long stdout may stay full, taking nothing, before the server gives up on its client and shuts down
+ * (calls in flight killed, as for a cancel; TORII_STDOUT_STALL_MS shortens it, for tests). Whether stdin has
+ * ended or not: past the hold bound stdin is paused and its end cannot be seen, and a client that keeps stdin
+ * open but never reads receives none of the results it asked for, while their calls hold slots, scope locks
+ * and leases. Two minutes: a client that is alive reads its one channel of replies long before that (a
+ * suspended machine suspends the server's clock too); a client that reads a whole reply each period is waited for
+ * (a reply read part way counts once read whole: ./stdio/transport.ts, watchStall).
+ */
+export const STDOUT_STALL_MS = 120_000;
+
 export interface LifecycleOptions {
   readonly maxMessageBytes: number;
   /** STDOUT_DRAIN_MS unless set. */
   readonly drainMs?: number;
+  /** STDOUT_STALL_MS unless set; 0 never gives up. */
+  readonly stallMs?: number;
+  /** Told why the server gave up on a client that stopped reading stdout, before the shutdown (serve.ts records it in the audit). */
+  readonly stalled?: (why: string) => void;
   /** Awaited after in-flight calls were aborted, before the transport closes. */
   readonly beforeClose?: () => Promise<unknown>;
   /** Called once connected. */
@@ -65,7 +81,11 @@ export interface LifecycleOptions {
 export async function serveUntilClosed(created: CreatedServer, options: LifecycleOptions): Promise<void> {
   const { server } = created;
   keepStderrFailuresQuiet();
-  const transport = new BoundedStdioTransport({ maxMessageBytes: options.maxMessageBytes, log: logToStderr });
+  const transport = new BoundedStdioTransport({
+    maxMessageBytes: options.maxMessageBytes,
+    log: logToStderr,
+    stallMs: options.stallMs ?? STDOUT_STALL_MS,
+  });
   options.transport?.(transport);
 
   let closing: Promise<void> | undefined;
@@ -87,6 +107,15 @@ export async function serveUntilClosed(created: CreatedServer, options: Lifecycl
 
   // The transport's own end of stdin: it comes after every line sent before it was read (the stream's may come before).
   transport.oninputend = (why) => void shutdown(why);
+  // A stdout that is gone (the client closed its end: EPIPE) takes no reply any more, whether stdin is open or not.
+  transport.onoutputend = (why) => void shutdown(why);
+  // A client that stopped reading stdout (maybe gone, its stdin's end unread behind the hold bound) ends the server too.
+  transport.onstall = (why) => {
+    // Already shutting down (stdin ended, a signal): that shutdown's own drain bound ends the wait; nothing was given up.
+    if (closing !== undefined) return;
+    options.stalled?.(why);
+    void shutdown(why);
+  };
   // Every signal a terminal or a supervisor sends to end the server goes through the same shutdown:
   // calls in flight are killed and their records written. A hang-up (the client's terminal closing)
   // would otherwise end the server at once and leave a running CLI unsupervised.

@@ -25,7 +25,7 @@ import { providerTool } from "./provider-tool.js";
 import { serveConfigurationError } from "./serve-config-error.js";
 import { raiseOptimisationThreshold } from "./call-tiering.js";
 import { holdOptimisingCompiler, releaseOptimisingCompiler } from "./start-up-tiering.js";
-import { logToStderr, serveUntilClosed, STDOUT_DRAIN_MS } from "./serve-lifecycle.js";
+import { logToStderr, serveUntilClosed, STDOUT_DRAIN_MS, STDOUT_STALL_MS } from "./serve-lifecycle.js";
 import { millisecondsFrom } from "./test-periods.js";
 import { createServer, type CreatedServer } from "./server.js";
 import { releaseYoungGeneration } from "./young-generation.js";
@@ -37,6 +37,8 @@ interface Served {
   readonly outputRoomFrom: (room: () => Promise<void> | undefined) => void;
   readonly pendingAudit: Set<Promise<void>>;
   readonly closeApprovals: () => Promise<void>;
+  /** Records in the audit that the server gave up on its client (when a call ever loaded the audit log; none ran otherwise). */
+  readonly recordStall: (why: string) => void;
 }
 
 /** What the server's entry (cli.ts) is told about the server's life. */
@@ -66,6 +68,8 @@ export async function serveStdio(version: string, hooks: ServeHooks = {}): Promi
   await serveUntilClosed(served.created, {
     maxMessageBytes: configuration.settings.maxMessageBytes,
     drainMs: millisecondsFrom(process.env, "TORII_STDOUT_DRAIN_MS", STDOUT_DRAIN_MS),
+    stallMs: millisecondsFrom(process.env, "TORII_STDOUT_STALL_MS", STDOUT_STALL_MS),
+    stalled: served.recordStall,
     transport: (transport) => {
       served.outputRoomFrom(() => transport.whenWritable());
     },
@@ -131,5 +135,13 @@ function buildServer(version: string, configuration: ServerConfiguration, hooks:
     },
     pendingAudit,
     closeApprovals: () => callPath.close(),
+    recordStall: (why) => {
+      const recorded = callPath
+        .ifLoaded()
+        .then((loaded) => loaded?.audit.append({ call_id: randomUUID(), scope: "server", event: "client-stalled", detail: `${why}; calls in flight aborted` }));
+      const settled = recorded.then(() => undefined);
+      pendingAudit.add(settled);
+      void settled.finally(() => pendingAudit.delete(settled));
+    },
   };
 }

@@ -13,9 +13,11 @@
  * - a number id written otherwise than as a plain integer whose value is one
  *   (`1.00000000000000001`, `1.0`, `1e0`, `-0`; JSON.parse makes them 1, 1,
  *   1, 0): -32600 without id, never run as, nor answered for, that integer;
+ * - a number id that is no integer (1.5): -32600 with that id, never run
+ *   (one rule, isIntegerId, Torii's own rather than the SDK schema's);
  * - a `notifications/cancelled` whose `requestId` is such a number: dropped
- *   (no reply), it cancels nothing; ids match as written, in a cancel as in
- *   a request and a response;
+ *   (no reply), it cancels nothing (no request in flight has that id); ids
+ *   match as written, in a cancel as in a request and a response;
  * - an invalid notification (string `method`, no `id`) and an invalid
  *   response (`result`/`error`, no `method`): no reply, JSON-RPC never answers
  *   those; anything else that is not a message object: -32600 without id;
@@ -80,7 +82,9 @@ export function readInbound(line: Buffer): Inbound | undefined {
   } catch {
     return reject("not valid JSON", [errorReply(ErrorCode.ParseError, "Parse error: the line is not valid JSON", undefined)]);
   }
-  const inexactId = isRecord(value) && typeof value.id === "number" && topLevelIdOf(bytes) !== value.id;
+  // A number id as read from the line's text (scanned once): isIntegerId's check, and the id a refusal may echo.
+  const numberId = isRecord(value) && typeof value.id === "number" ? { value: value.id, written: topLevelIdOf(bytes) } : undefined;
+  const inexactId = numberId !== undefined && !isIntegerId(numberId.value, numberId.written);
   if (!isUtf8(bytes)) {
     // The id as read from the line's bytes: one holding invalid bytes was parsed with U+FFFD in their place, an id
     // the client never sent (and maybe that of another of its requests).
@@ -89,8 +93,12 @@ export function readInbound(line: Buffer): Inbound | undefined {
   }
   if (Array.isArray(value)) return readBatch(value, bytes);
   // JSON.parse reads 1.00000000000000001 (and 1.0, 1e0) as 1: run or answered, that request would take the id 1 the client never
-  // sent, and its reply could be taken for request 1's. An id is a string or an integer written as one; this one is echoed by no reply.
-  if (inexactId && isRecord(value)) return rejectUnlessSilent(value, "a number id must be written as an integer (no fraction, exponent or -0)", undefined);
+  // sent, and its reply could be taken for request 1's. An id is a string or an integer written as one (isIntegerId): such an id
+  // is echoed by no reply; a fraction written as its own text (1.5) is echoed, it names no other id.
+  if (inexactId && isRecord(value)) {
+    const echoed = numberId.written === numberId.value ? numberId.value : undefined;
+    return rejectUnlessSilent(value, "a number id must be written as an integer (no fraction, exponent or -0)", echoed);
+  }
   // A cancel names its request by id as well, read by the SDK (and the hold) from the parsed value: `requestId` 1.0 would stop
   // request 1. Ids match as written, as a response's does (send() frees the id it answers): such a cancel cancels nothing.
   if (isRecord(value) && inexactCancelTarget(value, bytes))
@@ -108,7 +116,17 @@ function inexactCancelTarget(value: Record<string, unknown>, line: Buffer): bool
   if (value.method !== "notifications/cancelled" || "id" in value || !isRecord(params) || typeof params.requestId !== "number") return false;
   const paramsText = memberText(line, "params");
   const written = paramsText === undefined ? undefined : memberText(paramsText, "requestId");
-  return written === undefined || !Number.isSafeInteger(params.requestId) || written.toString("utf8") !== String(params.requestId);
+  return written === undefined || !isIntegerId(params.requestId, written.toString("utf8"));
+}
+
+/**
+ * The one rule for a number id, in a request and in a cancel's `requestId` alike: an integer JSON.parse reads without loss
+ * (a safe integer), written as its own text (`written`: the id's text, or the value topLevelIdOf read back from it). JSON-RPC
+ * says ids SHOULD NOT have fractions and MCP's SDK declares integer ids; a fractional id (1.5) is refused as a request id
+ * (-32600), so no request in flight ever has one, and a cancel naming one cancels nothing.
+ */
+function isIntegerId(value: number, written: string | number | undefined): boolean {
+  return Number.isSafeInteger(value) && (typeof written === "number" ? written === value : written === String(value));
 }
 
 /**

@@ -9,11 +9,7 @@
  * and the object's own keys, and does not validate. As in JSON.parse, the last
  * member with the key wins; keys are compared once their escapes are decoded.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+import { BACKSLASH, COLON, COMMA, isDelimiter, isWhitespace, QUOTE } from "./json-bytes.js";
 
 /** The bytes of the value of `object`'s member `key` (without the whitespace around it); undefined when it has none or is no object. */
 export function memberText(object: Buffer, key: string): Buffer | undefined {
@@ -84,12 +80,4 @@ function skipWhitespace(json: Buffer, start: number): number {
   let index = start;
   while (index < json.length && isWhitespace(json[index])) index += 1;
   return index;
-}
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
-
-function isDelimiter(byte: number | undefined): boolean {
-  return isWhitespace(byte) || byte === COMMA || byte === 0x7d || byte === 0x5d;
 }

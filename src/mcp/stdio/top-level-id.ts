@@ -11,9 +11,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { BACKSLASH, COLON, COMMA, isDelimiter, isWhitespace, QUOTE } from "./json-bytes.js";
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const MAX_KEY_BYTES = 16;
 const MAX_ID_BYTES = 512;
 
@@ -107,10 +106,10 @@ export class TopLevelIdScanner {
         if (topLevel && this.expectingKey) this.begin("key", QUOTE);
         else if (idValueStarts) this.begin("id", QUOTE);
         return;
-      case 0x3a: // :
+      case COLON:
         if (topLevel) [this.afterColon, this.expectingKey] = [true, false];
         return;
-      case 0x2c: // ,
+      case COMMA:
         if (topLevel) [this.afterColon, this.expectingKey, this.keyIsId] = [false, true, false];
         return;
       default:
@@ -177,14 +176,6 @@ function orEnd(position: number): number {
   return position === -1 ? -2 : position;
 }
 
-function isWhitespace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
-
-function isDelimiter(byte: number): boolean {
-  return isWhitespace(byte) || byte === 0x2c || byte === 0x7d || byte === 0x5d;
-}
-
 /**
  * An id an error reply may carry: a string, or a number read without loss. An integer past 2^53
  * (9007199254740993) parses to a neighbour (9007199254740992): echoed, the reply would name an id
@@ -235,7 +226,7 @@ export function arrayElements(line: Buffer): Buffer[] {
         if (elements.length > 0 || !/^[ \t\r\n]*$/u.test(last.toString("latin1"))) elements.push(last);
         return elements;
       }
-    } else if (byte === 0x2c && depth === 1) {
+    } else if (byte === COMMA && depth === 1) {
       elements.push(line.subarray(start, index));
       start = index + 1;
     }

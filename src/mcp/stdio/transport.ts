@@ -37,6 +37,16 @@
  *   as its integer (1.0, -0) cancels nothing (./inbound.ts). A cancel for a call
  *   the SDK does not stop (0, "") is told to `oncancel`, at once and a turn later
  *   (once the call started), so the server stops it.
+ * - Never waits unboundedly on a client that stopped reading: while stdout is
+ *   full, each `stallMs` in which stdout took nothing (no write completed) is
+ *   checked, and the first without progress is told to `onstall`, once (the
+ *   server then shuts down: serve-lifecycle.ts). Past the hold bound stdin is
+ *   paused, so its end can no longer be seen: a client that flooded, closed stdin
+ *   and never reads would otherwise keep the server (and any call waiting for
+ *   room) for ever; one that keeps stdin open and never reads receives nothing,
+ *   so no work of its is worth waiting for either. A stdout that closes or
+ *   fails (EPIPE: the client closed its end) is told to `onoutputend` at once,
+ *   for the same reason.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -67,6 +77,11 @@ export interface BoundedStdioOptions {
    * process.stdin's own when it is a pipe or socket, none for a stream given in `stdin`.
    */
   readonly stdinFd?: number;
+  /**
+   * How long stdout may stay full without taking anything before `onstall` is told (STDOUT_STALL_MS in the
+   * server, serve-lifecycle.ts); none by default (never).
+   */
+  readonly stallMs?: number;
 }
 
 /**
@@ -114,6 +129,13 @@ export class BoundedStdioTransport implements Transport {
    * wait unread in the line reader (a bound, or RELEASE_BATCH); shut down then, the server dropped those requests.
    */
   oninputend?: (why: string) => void;
+  /** Told once, why the transport gave up on its client: stdout was full and took nothing for `stallMs`. */
+  onstall?: (why: string) => void;
+  /**
+   * Told once, why stdout is gone (closed, or broken: EPIPE once the client closed its end of the pipe): no reply can
+   * reach the client any more, so nothing it started is worth running on, whether its stdin is still open or not.
+   */
+  onoutputend?: (why: string) => void;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -152,6 +174,12 @@ export class BoundedStdioTransport implements Transport {
   /** Why stdin ended, once it did; told to `oninputend` once nothing is left unread. */
   private inputEnd: string | undefined;
   private inputEndTold = false;
+  /** Bytes handed to stdout so far; less stdout.writableLength, what it has taken (the stall watch's measure of progress). */
+  private written = 0;
+  /** The stall watch's next check, while stdout is full. */
+  private stallTimer: NodeJS.Timeout | undefined;
+  private stallTold = false;
+  private outputEndTold = false;
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -179,6 +207,8 @@ export class BoundedStdioTransport implements Transport {
     this.stdin.on("end", this.onInputEnd);
     this.stdin.on("close", this.onInputClose);
     this.stdout.on("error", this.onStreamError);
+    this.stdout.on("error", this.onOutputEnd);
+    this.stdout.on("close", this.onOutputEnd);
     return Promise.resolve();
   }
 
@@ -193,7 +223,7 @@ export class BoundedStdioTransport implements Transport {
 
   private async write(message: JSONRPCMessage | ErrorReply): Promise<void> {
     if (this.closed || this.stdout.destroyed) throw new Error("the stdio transport is closed");
-    if (!this.stdout.write(`${JSON.stringify(message)}\n`)) await this.waitForDrain();
+    if (!this.writeLine(message)) await this.waitForDrain();
   }
 
   /**
@@ -234,11 +264,21 @@ export class BoundedStdioTransport implements Transport {
   /** Writes during the shutdown, whether stdout is full or not; past its high-water mark, stdin is read no more. */
   private writePastHold(message: ErrorReply): void {
     if (this.closed || this.stdout.destroyed) return;
-    if (!this.stdout.write(`${JSON.stringify(message)}\n`)) {
+    if (!this.writeLine(message)) {
       this.pausedForHold = false;
       this.stoppedAtShutdown = true;
       this.stdin.pause();
     }
+  }
+
+  /**
+   * One message as one line, counted in bytes (a Buffer: writableLength counts a string written to a socket in
+   * UTF-16 units); false when stdout is full.
+   */
+  private writeLine(message: JSONRPCMessage | ErrorReply): boolean {
+    const line = Buffer.from(`${JSON.stringify(message)}\n`, "utf8");
+    this.written += line.length;
+    return this.stdout.write(line);
   }
 
   /**
@@ -278,12 +318,15 @@ export class BoundedStdioTransport implements Transport {
     this.stdin.off("error", this.onStreamError);
     this.stdin.off("end", this.onInputEnd);
     this.stdin.off("close", this.onInputClose);
+    this.stdout.off("error", this.onOutputEnd);
+    this.stdout.off("close", this.onOutputEnd);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.reader.reset();
     this.held = [];
     this.heldBytes = 0;
     if (this.releasing !== undefined) clearImmediate(this.releasing);
     if (this.nextTurn !== undefined) clearImmediate(this.nextTurn);
+    clearTimeout(this.stallTimer);
     this.onclose?.();
     return Promise.resolve();
   }
@@ -313,6 +356,13 @@ export class BoundedStdioTransport implements Transport {
 
   private readonly onInputClose = (): void => {
     this.inputEnded("stdin closed");
+  };
+
+  /** Stdout failed or closed (process.stdout emits 'close' after an EPIPE): told once, unless the transport closed first. */
+  private readonly onOutputEnd = (error?: Error): void => {
+    if (this.closed || this.outputEndTold) return;
+    this.outputEndTold = true;
+    this.onoutputend?.(error === undefined ? "stdout closed" : `stdout failed: ${error.message}`);
   };
 
   private inputEnded(why: string): void {
@@ -473,6 +523,8 @@ export class BoundedStdioTransport implements Transport {
         this.stdout.off("drain", done);
         this.stdout.off("close", done);
         this.drained = undefined;
+        clearTimeout(this.stallTimer);
+        this.stallTimer = undefined;
         // What the client sent before it read stdout is read before anything held is handed on, whatever the hold's
         // bounds: a cancel in it drops its held request. Read here, in this call, not left to the event loop; and
         // before the calls waiting for room (whenWritable) go on, so the cancels are handed on first.
@@ -483,8 +535,40 @@ export class BoundedStdioTransport implements Transport {
       };
       this.stdout.on("drain", done);
       this.stdout.on("close", done);
+      this.watchStall();
     });
     return this.drained;
+  }
+
+  /**
+   * While stdout is full: every `stallMs`, whether it took anything since the last check (a write completed); the
+   * first check without progress tells `onstall`. Node reports no part of a write: writableLength falls only once the
+   * whole write is taken, one reply, or the replies queued behind one, which the socket writes together (writev). So a
+   * reply read part way counts once it is read whole: the client must read up to one 8 MiB result (message-limit.ts),
+   * or a batch of them, in one period (about 70 KB/s for one result in the default 2 min); a pipe's worth is not enough.
+   */
+  private watchStall(): void {
+    const ms = this.options.stallMs;
+    if (ms === undefined || ms <= 0 || this.stallTold) return;
+    let taken = this.taken();
+    const check = (): void => {
+      this.stallTimer = undefined;
+      if (this.drained === undefined || this.closed) return;
+      const now = this.taken();
+      if (now > taken) {
+        taken = now;
+        this.stallTimer = setTimeout(check, ms);
+        return;
+      }
+      this.stallTold = true;
+      this.onstall?.(`stdout took nothing for ${ms} ms while replies waited (the client stopped reading or went away)`);
+    };
+    this.stallTimer = setTimeout(check, ms);
+  }
+
+  /** How many bytes stdout has taken (passed on to the OS) so far. */
+  private taken(): number {
+    return this.written - this.stdout.writableLength;
   }
 
   /** Keeps one line read while stdout is full; past `heldInputBytes` or MAX_HELD_LINES, stdin is paused until it drains. */

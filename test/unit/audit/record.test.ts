@@ -50,6 +50,7 @@ describe("audit events", () => {
       "grant-revoked",
       "grants-cleared",
       "session-removed",
+      "client-stalled",
       "audit-anchored",
       "audit-head-mismatch",
     ]);

@@ -160,6 +160,19 @@ describe("readInbound", () => {
     ]);
   });
 
+  test("refuses a fractional request id by Torii's own integer-id rule (the one a cancel's requestId follows), echoing it as written", () => {
+    for (const method of ['"method":"ping"', call, '"method":"tools/list"']) {
+      const inbound = readInbound(Buffer.from(`{"jsonrpc":"2.0","id":1.5,${method}}`, "utf8"));
+      expect(inbound?.kind === "reject" ? inbound.replies : inbound).toEqual([
+        {
+          jsonrpc: "2.0",
+          id: 1.5,
+          error: { code: -32600, message: "Invalid Request: a number id must be written as an integer (no fraction, exponent or -0)" },
+        },
+      ]);
+    }
+  });
+
   test("drops, without reply, a cancel whose number requestId is not written as its own integer: it would cancel another id", () => {
     const cancelOf = (params: string): string => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":${params}}`;
     // JSON.parse reads each of these as an integer a request may hold (1, 0, 100, 2^53-1) or as 2^53, which none holds.
@@ -175,6 +188,10 @@ describe("readInbound", () => {
       "9007199254740991.0",
       "9007199254740993",
       "12345678901234567890",
+      // No request in flight has a fractional id (refused as a request id), so a cancel naming one cancels nothing.
+      "1.5",
+      "0.5",
+      "-2.25",
     ])
       expect([spelling, verdict(cancelOf(`{"requestId":${spelling}}`))]).toEqual([spelling, []]);
     // As written, each names its request: a string is never a number, and the key is read as JSON.parse reads it.

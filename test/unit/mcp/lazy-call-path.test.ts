@@ -85,4 +85,21 @@ describe("lazyCallPath", () => {
     await lazy.close();
     expect(closed).toEqual([1]);
   });
+  test("ifLoaded never loads: undefined before any use, the call side once loaded, undefined when the load failed", async () => {
+    const { callPath } = recordingCallPath();
+    const loader = countingLoader(() => Promise.resolve(callPath));
+    const lazy = lazyCallPath(loader.load, () => undefined);
+    expect(await lazy.ifLoaded()).toBeUndefined();
+    expect(loader.loads()).toBe(0);
+    await lazy.get();
+    expect(await lazy.ifLoaded()).toBe(callPath);
+    expect(loader.loads()).toBe(1);
+
+    const failing = lazyCallPath(
+      () => Promise.reject(new Error("no chunk")),
+      () => undefined,
+    );
+    await failing.get().catch(() => undefined);
+    expect(await failing.ifLoaded()).toBeUndefined();
+  });
 });

@@ -2,7 +2,7 @@
  * The transport's part of the server's shutdown (refuseRequests): nothing more runs, every request still held
  * gets -32603 with its own id in its place, a request read from then on is answered at once, and once stdout is
  * full stdin is read no more. Stdout carries exactly those replies. And what starts it: stdin's end, told
- * (oninputend) only after the lines sent before it were read.
+ * (oninputend) only after the lines sent before it were read; stdout's failure or close (onoutputend).
  */
 import { describe, expect, test } from "vitest";
 import { FILL, cancel, heldStdout, idsOf, once, ping, startedOn } from "../../support/stdio-transport.js";
@@ -135,5 +135,27 @@ describe("BoundedStdioTransport.oninputend", () => {
     expect(told).toEqual(["stdin ended"]);
     // The cancel past the bound was read before the end was told (it dropped its held request).
     expect(idsOf(messages)).toContain("notifications/cancelled");
+  });
+});
+
+describe("BoundedStdioTransport.onoutputend", () => {
+  test("is told once when stdout fails (EPIPE: the client closed its end), whether stdin is open or not; never after close()", async () => {
+    const out = heldStdout();
+    const { transport } = await startedOn(out.stdout);
+    const told: string[] = [];
+    transport.onoutputend = (why) => told.push(why);
+    const closed = once(out.stdout, "close");
+    out.stdout.destroy(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    await closed;
+    expect(told).toEqual(["stdout failed: write EPIPE"]);
+
+    const other = heldStdout();
+    const second = await startedOn(other.stdout);
+    second.transport.onoutputend = (why) => told.push(why);
+    await second.transport.close();
+    const otherClosed = once(other.stdout, "close");
+    other.stdout.destroy();
+    await otherClosed;
+    expect(told).toEqual(["stdout failed: write EPIPE"]);
   });
 });
