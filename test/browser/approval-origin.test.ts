@@ -121,7 +121,10 @@ test("a service worker another page registered on 127.0.0.1 at the page server's
   // The page server is handed the port the agent's server held.
   const server = new ApprovalPageServer({ port: planted.port, settleMs: 0 });
   try {
-    const link = await pendingPage(server, (pageKey) => `<!doctype html><title>approval</title><meta name="torii-page-key" content="${pageKey}"><p id="shown">the page</p>`);
+    const link = await pendingPage(
+      server,
+      (pageKey) => `<!doctype html><title>approval</title><meta name="torii-page-key" content="${pageKey}"><p id="shown">the page</p>`,
+    );
     const operator = await browser.newPage();
     await operator.goto(link);
     // The worker reports before it hands the page over: once the page is shown, a worker that saw it has reported.
