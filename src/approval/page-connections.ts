@@ -15,6 +15,10 @@
  * the anonymous pool and outlives `anonymous` more arrivals, far longer than
  * it takes to send its request (refusing newcomers instead would let a flood
  * that got there first keep the page away from the operator for good).
+ * A new connection counts as inside its first request from the start: a
+ * flood that keeps its own older connections inside requests (a wrong link's
+ * secret waits for the pending file's lock) would otherwise make the
+ * operator's connection, still sending its request, the first to go.
  */
 import type { Socket } from "node:net";
 
@@ -28,7 +32,7 @@ export interface ConnectionCaps {
 export const DEFAULT_CONNECTION_CAPS: ConnectionCaps = Object.freeze({ anonymous: 64, session: 16 });
 
 interface Held {
-  /** Whether a request of this connection is being read or answered now. */
+  /** Whether a request of this connection is being sent, read or answered now (its first from the start). */
   busy: boolean;
 }
 
@@ -41,7 +45,7 @@ export class ConnectionGuard {
 
   /** Takes in a new connection, closing the oldest anonymous one over the cap. */
   admit(socket: Socket): void {
-    this.anonymous.set(socket, { busy: false });
+    this.anonymous.set(socket, { busy: true });
     socket.once("close", () => {
       this.anonymous.delete(socket);
       this.session.delete(socket);
@@ -71,8 +75,8 @@ export class ConnectionGuard {
 }
 
 /**
- * Closes the oldest connections of `pool` until it holds at most `cap`: those between requests (or before their
- * first) first, then those inside one; never `newcomer`, the connection that just came in or moved here.
+ * Closes the oldest connections of `pool` until it holds at most `cap`: those between requests first, then those
+ * inside one (or before their first); never `newcomer`, the connection that just came in or moved here.
  */
 function trim(pool: Map<Socket, Held>, cap: number, newcomer: Socket): void {
   while (pool.size > cap) {

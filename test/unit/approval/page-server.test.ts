@@ -7,6 +7,7 @@
  * is held back acts on nothing once its session or page has ended, a held body
  * is cut off, and an answer may only choose what the page offered.
  */
+import { mkdirSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import type { ConnectionCaps } from "../../../src/approval/page-connections.js";
@@ -129,7 +130,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
    * A connection that has sent only a request line, as a slow client (or a flood) holds one; resolves once connected.
    * `finish` sends the rest of a request and returns the status line the server answered.
    */
-  const partialRequest = async () => {
+  const partialRequest = async (target = "/nothing") => {
     const socket: Socket = connect(port, address);
     let received = "";
     socket.setEncoding("utf8");
@@ -137,7 +138,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     socket.on("error", () => undefined); // a connection the server cuts shows in `closed`
     const closed = new Promise<string>((resolve) => socket.on("close", () => resolve(received)));
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-    socket.write("GET /nothing HTTP/1.1\r\n");
+    socket.write(`GET ${target} HTTP/1.1\r\n`);
     return {
       /** What the server sent before it closed the connection. */
       closed,
@@ -147,11 +148,46 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
       },
     };
   };
+  /** A GET sent whole and left in flight: resolves once the server has routed it (it asks for `100 Continue`, as heldPost does). */
+  const routedGet = async (target: string): Promise<void> => {
+    const socket: Socket = connect(port, address);
+    socket.on("error", () => undefined);
+    socket.setEncoding("utf8");
+    const routed = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nExpect: 100-continue\r\n\r\n`);
+    await routed;
+  };
+  /** A GET answered on a connection kept open after it (between requests, as a browser keeps one): its status line. */
+  const keptAlive = async (target: string): Promise<string> => {
+    const socket: Socket = connect(port, address);
+    socket.on("error", () => undefined);
+    socket.setEncoding("utf8");
+    const answered = new Promise<string>((resolve) => socket.once("data", (chunk: string) => resolve(chunk.split("\r\n")[0] ?? "")));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    return answered;
+  };
   const pending = () => {
     const record = store.read(ID);
     return record !== undefined && "version" in record ? record.status : undefined;
   };
-  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, address, port, host, get, post, heldPost, partialRequest, pending };
+  return {
+    clock,
+    store,
+    answers,
+    link: url.pathname,
+    base: `/a/${ID}`,
+    secret,
+    address,
+    port,
+    host,
+    get,
+    post,
+    heldPost,
+    partialRequest,
+    routedGet,
+    keptAlive,
+    pending,
+  };
 }
 
 /** What a browser holds of a session: its cookie and, once it loaded the page, the page key the HTML carried. */
@@ -482,6 +518,26 @@ describe("a flood of connections (slowloris) from a local process", () => {
     approval.clock.now += SERVER_HOLD_MS;
     expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(200);
     expect(approval.answers.map((answer) => answer.choice)).toEqual(["once"]);
+  });
+  test("a pool full of requests in flight (wrong links waiting on the pending file's lock) does not close the operator's newer connection before its request is read", async () => {
+    // Any local process that knows the approval's id (the browser's argv) can keep connections inside a request:
+    // a wrong link's secret is checked under the pending file's lock, and its waits queue behind each other. The
+    // test holds that lock itself, so those requests stay in flight until it lets go.
+    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 4, session: 4 } });
+    const lock = `${approval.store.fileOf(ID)}.lock`;
+    mkdirSync(lock);
+    try {
+      for (let index = 0; index < 4; index++) await approval.routedGet(`${approval.base}/${newPageSecret()}`);
+      // The operator's browser connects and is sending its request for the link when one more connection comes in.
+      const operator = await approval.partialRequest(approval.link);
+      const next = await approval.keptAlive("/nothing");
+      expect(next).toBe("HTTP/1.1 404 Not Found");
+      const status = operator.finish();
+      rmSync(lock, { recursive: true });
+      expect(await status).toBe("HTTP/1.1 303 See Other");
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
   });
 });
 
