@@ -16,8 +16,8 @@
  * it takes to send its request (refusing newcomers instead would let a flood
  * that got there first keep the page away from the operator for good).
  * A new connection counts as inside its first request from the start: a
- * flood that keeps its own older connections inside requests (a wrong link's
- * secret waits for the pending file's lock) would otherwise make the
+ * flood that keeps its own older connections inside requests (a link being
+ * opened waits for the pending file's lock) would otherwise make the
  * operator's connection, still sending its request, the first to go.
  */
 import type { Socket } from "node:net";

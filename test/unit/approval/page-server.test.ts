@@ -45,7 +45,9 @@ const OFFER = callPageOffer({
  * A server with one pending approval whose page opens with the returned one-time link; an answer is recorded
  * in the real pending file, as the approver does (a compare-and-swap that asks whether the session is live).
  */
-async function servedApproval(options: { readonly offer?: PageOffer; readonly requestTimeoutMs?: number; readonly connectionCaps?: ConnectionCaps } = {}) {
+async function servedApproval(
+  options: { readonly offer?: PageOffer; readonly requestTimeoutMs?: number; readonly connectionCaps?: ConnectionCaps; readonly otherLinks?: number } = {},
+) {
   const clock = { now: 1_000_000 };
   const store = new ApprovalStore(tempDirectory("torii-page-"));
   const answers: PageAnswer[] = [];
@@ -70,6 +72,8 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     },
   });
   const secret = newPageSecret();
+  /** Further unused links of the page (`torii approvals list --links` mints them). */
+  const others = Array.from({ length: options.otherLinks ?? 0 }, () => newPageSecret());
   const now = Date.now();
   await store.create({
     id: ID,
@@ -77,7 +81,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     tool: "rec",
     argv: ["deploy", "prod"],
     page,
-    page_secrets: [pageSecretDigest(secret)],
+    page_secrets: [secret, ...others].map(pageSecretDigest),
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + 60_000).toISOString(),
   });
@@ -187,6 +191,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     routedGet,
     keptAlive,
     pending,
+    otherLinks: others.map((other) => `/a/${ID}/${other}`),
   };
 }
 
@@ -256,6 +261,20 @@ describe("the one-time link", () => {
     expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, { cookie: "" })).status).toBe(403);
     expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie: "torii_session=guessed" })).status).toBe(403);
     expect(approval.answers).toEqual([]);
+  });
+
+  test("a wrong link's secret is refused without waiting for the pending file's lock, which the right one then takes", async () => {
+    // Any local process can send wrong links by the thousand; each waiting for the lock (up to its timeout, even
+    // after the connection cap closed its connection) would hold up the operator's own open and answer.
+    const approval = await servedApproval();
+    const lock = `${approval.store.fileOf(ID)}.lock`;
+    mkdirSync(lock);
+    try {
+      expect((await approval.get(`${approval.base}/${newPageSecret()}`)).status).toBe(404);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+    await opened(approval);
   });
 
   test("what the pending file holds (the page address, the secret's digest) opens nothing", async () => {
@@ -519,15 +538,15 @@ describe("a flood of connections (slowloris) from a local process", () => {
     expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(200);
     expect(approval.answers.map((answer) => answer.choice)).toEqual(["once"]);
   });
-  test("a pool full of requests in flight (wrong links waiting on the pending file's lock) does not close the operator's newer connection before its request is read", async () => {
-    // Any local process that knows the approval's id (the browser's argv) can keep connections inside a request:
-    // a wrong link's secret is checked under the pending file's lock, and its waits queue behind each other. The
-    // test holds that lock itself, so those requests stay in flight until it lets go.
-    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 4, session: 4 } });
+  test("a pool full of requests in flight (links being opened, waiting on the pending file's lock) does not close the operator's newer connection before its request is read", async () => {
+    // A connection inside a request is closed after those between requests; a new one, still sending its first,
+    // must not count as between requests. The test holds the pending file's lock, so the links it opens (leaked
+    // ones: their secrets are checked under that lock) stay in flight until it lets go.
+    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 4, session: 4 }, otherLinks: 4 });
     const lock = `${approval.store.fileOf(ID)}.lock`;
     mkdirSync(lock);
     try {
-      for (let index = 0; index < 4; index++) await approval.routedGet(`${approval.base}/${newPageSecret()}`);
+      for (const link of approval.otherLinks) await approval.routedGet(link);
       // The operator's browser connects and is sending its request for the link when one more connection comes in.
       const operator = await approval.partialRequest(approval.link);
       const next = await approval.keptAlive("/nothing");
