@@ -81,13 +81,25 @@ export function sessionCookie(session: PageSession, id: string): string {
   return `${SESSION_COOKIE}=${session.token}; Path=/a/${id}; HttpOnly; SameSite=Strict`;
 }
 
-/** The live session among `sessions` whose token the request's Cookie header carries (compared in constant time), if any. */
+/**
+ * How many session cookies of one request are compared, at most. A browser sends one per matching path (`/`, `/a`,
+ * `/a/<id>`, …: a handful, even with ones another page on the same site planted); each is hashed against every
+ * live session, and a Cookie header stuffed with a thousand, against a page's eight sessions, held the MCP
+ * server's event loop for over 100 ms a request.
+ */
+const MAX_SESSION_COOKIES = 16;
+
+/**
+ * The live session among `sessions` whose token the request's Cookie header carries (compared in constant time),
+ * if any; only the first MAX_SESSION_COOKIES session cookies count.
+ */
 export function sessionOf(request: IncomingMessage, sessions: readonly PageSession[]): PageSession | undefined {
   const header = request.headers.cookie ?? "";
   const given = header
     .split(";")
     .map((pair) => pair.trim())
     .filter((pair) => pair.startsWith(`${SESSION_COOKIE}=`))
+    .slice(0, MAX_SESSION_COOKIES)
     .map((pair) => pair.slice(SESSION_COOKIE.length + 1));
   return sessions.find((session) => !session.revoked && given.some((token) => secretsEqual(token, session.token)));
 }

@@ -254,6 +254,17 @@ describe("the one-time link", () => {
     expect(approval.answers).toEqual([]);
   });
 
+  test("a Cookie header stuffed with session cookies is read only up to its first 16 (a browser sends a handful), so each request's work stays bounded", async () => {
+    // Each session cookie is hashed against every live session: eight hundred in one request's 16 KiB of headers
+    // held the MCP server's event loop for 100 ms.
+    const approval = await servedApproval();
+    const { cookie } = await opened(approval);
+    const stuffed = (count: number) => [...Array<string>(count).fill("torii_session=x"), cookie].join("; ");
+    expect((await approval.get(`${approval.base}/page.js`, stuffed(15))).status).toBe(200);
+    expect((await approval.get(`${approval.base}/page.js`, stuffed(16))).status).toBe(403);
+    expect((await approval.get(`${approval.base}/page.js`, stuffed(800))).status).toBe(403);
+  });
+
   test("without the session cookie the page, its script, its hold and its answer are refused", async () => {
     const approval = await servedApproval();
     await opened(approval);
