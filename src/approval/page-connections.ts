@@ -12,12 +12,12 @@
  * (one between requests before one inside a request; never the newcomer). So a flood without the
  * session's cookie closes only its own pool's connections, never the
  * operator's: the operator's browser, connecting in between, is the newest of
- * the anonymous pool and outlives `anonymous` more arrivals, far longer than
+ * the anonymous pool and outlives `anonymous - 1` more arrivals, far longer than
  * it takes to send its request (refusing newcomers instead would let a flood
  * that got there first keep the page away from the operator for good).
  * A new connection counts as inside its first request from the start: a
- * flood that keeps its own older connections inside requests (a link being
- * opened waits for the pending file's lock) would otherwise make the
+ * flood that keeps its own older connections inside requests (ones the server
+ * is still answering) would otherwise make the
  * operator's connection, still sending its request, the first to go.
  */
 import type { Socket } from "node:net";
@@ -32,7 +32,7 @@ export interface ConnectionCaps {
 export const DEFAULT_CONNECTION_CAPS: ConnectionCaps = Object.freeze({ anonymous: 64, session: 16 });
 
 interface Held {
-  /** Whether a request of this connection is being sent, read or answered now (its first from the start). */
+  /** Whether a request of this connection is being read or answered now; a new connection's first counts from its connect. */
   busy: boolean;
 }
 
