@@ -1,7 +1,8 @@
 /**
  * One approval page as the page server holds it, and its one-time link
  * `/a/<id>/<secret>`: the request that consumes the secret gets the page's
- * session cookie (page-session.ts) and a redirect to the page; the browser
+ * session cookie (page-session.ts) and a redirect to the page, whose URL
+ * carries the session's load key; the browser
  * holding that session, opening the link again, is sent back to its page;
  * anyone else opening a used link is told the page was already opened in
  * another browser and gets nothing, and every session of the page ends (the
@@ -12,8 +13,9 @@
  */
 import type { IncomingMessage } from "node:http";
 import { text, type Reply } from "./page-http.js";
+import { FIRST_LOAD_HEADERS } from "./request-guard.js";
 import type { PageAnswer, SessionFrame } from "./page-model.js";
-import { newSession, revokeSessions, sessionCookie, sessionOf, type PageSession } from "./page-session.js";
+import { newSession, pageLocation, revokeSessions, sessionCookie, sessionOf, type PageSession } from "./page-session.js";
 import { pageSecretDigest } from "../state/page-secret.js";
 
 export interface PageRegistration {
@@ -71,7 +73,13 @@ export async function openLink(entry: PageEntry, request: IncomingMessage, secre
   entry.consumed.add(digest);
   const session = newSession(now());
   entry.sessions.push(session);
-  return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: `/a/${id}`, "Set-Cookie": sessionCookie(session, id) } };
+  return {
+    status: 303,
+    type: "text/plain; charset=utf-8",
+    body: "",
+    // The first response of the page's origin to reach this browser: it also removes what another page left there (page-server.ts).
+    headers: { Location: pageLocation(session, id), "Set-Cookie": sessionCookie(session, id), ...FIRST_LOAD_HEADERS },
+  };
 }
 
 /**
@@ -80,7 +88,8 @@ export async function openLink(entry: PageEntry, request: IncomingMessage, secre
  */
 function openedAgain(entry: PageEntry, request: IncomingMessage): Reply {
   const { id } = entry.registration;
-  if (sessionOf(request, entry.sessions) !== undefined) return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: `/a/${id}` } };
+  const own = sessionOf(request, entry.sessions);
+  if (own !== undefined) return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: { Location: pageLocation(own, id) } };
   // Two browsers had the link: one of them read it from somewhere it leaked (the opener's argv). Which one
   // came first is unknowable here, so no page answers any more; the terminal still does.
   revokeSessions(entry.sessions);

@@ -6,10 +6,15 @@
  * lives at `/a/<id>` (page), `…/page.js`, `…/page.css`, `…/hold` and
  * `…/answer` (POSTs). `/a/<id>/<secret>` opens it once: the request that
  * consumes the one-time secret gets the page's session cookie
- * (page-session.ts) and a redirect to the page (page-link.ts); a second one is told the page
+ * (page-session.ts) and a redirect to the page whose URL carries the session's load key
+ * (`?load=`, page-link.ts); a second one is told the page
  * was already opened in another browser and gets nothing, and every session of
  * the page ends (the link leaked: only the terminal answers). Every other request
- * needs the cookie. The page's HTML is served once per session and carries
+ * needs the cookie. Loading the page also needs the load key: the browser
+ * sends the cookie with another same-site page's request for the page's
+ * address too, and such a load, which would take the page key's one serving
+ * or end the session, then changes nothing whether or not the browser sent
+ * `Sec-Fetch-Site`. The page's HTML is served once per session and carries
  * the session's page key; the hold and the answer must send that key back in
  * `X-Torii-Page-Key` (page-session.ts), so a replayed cookie shows and
  * answers nothing. A second load of the page gets a 409 notice without the
@@ -36,16 +41,26 @@
  * lock. Headers and bodies also have a short deadline (`requestTimeoutMs`),
  * so a held request does not outlive the settle period. An answer may only
  * choose what its page offered (page-offer.ts, the page's own source).
+ *
+ * Connections are capped (page-connections.ts: a flood without the session
+ * closes only its own oldest connections), and bounded in header size, idle
+ * time between requests and silence: the server runs inside the MCP server,
+ * whose descriptors and memory a local process must not use up. The link's
+ * redirect and the page's one load carry `Clear-Site-Data: "storage"`, which
+ * removes a service worker another program's page left on the origin (the
+ * 127.0.0.1 fallback), and every response's CSP forbids workers
+ * (request-guard.ts).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { PAGE_CSS, PAGE_JS, SERVER_HOLD_MS } from "./page-assets.js";
 import { holdStartSchema, needsHold, pageAnswerSchema } from "./page-model.js";
-import { carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
+import { carriesLoadKey, carriesPageKey, revokeSession, revokeSessions, sessionOf, type PageSession } from "./page-session.js";
 import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
 import { FALLBACK_LOOPBACK, randomLoopback } from "./page-address.js";
-import { fromAnotherPage, hostAllowed } from "./request-guard.js";
+import { FIRST_LOAD_HEADERS, fromAnotherPage, hostAllowed } from "./request-guard.js";
+import { ConnectionGuard, DEFAULT_CONNECTION_CAPS, type ConnectionCaps } from "./page-connections.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
 /** Headers and body of one request must arrive within this, by default (ms). */
@@ -54,15 +69,28 @@ const REQUEST_TIMEOUT_MS = 3000;
 const HEADERS_TIMEOUT_MS = 2000;
 /** How often Node's server checks those deadlines (ms). */
 const DEADLINE_CHECK_MS = 500;
+/** How long a connection may wait between two requests (ms): the browser opens another for the hold and the answer. */
+const KEEP_ALIVE_MS = 5000;
+/** How long a connection may send and read nothing at all (ms), whatever it is doing: the last bound on a held socket. */
+const IDLE_MS = 10_000;
+/**
+ * The request line and headers of one request, at most (bytes): Node's default, written down. On the 127.0.0.1
+ * fallback the browser also sends the cookies every other local server on 127.0.0.1 set (cookies ignore the port).
+ */
+const MAX_HEADER_BYTES = 16 * 1024;
 /** What a POST held across the end of its session or page is told. */
 const ENDED = "refused: this page no longer answers (another browser opened its link, the page was loaded again, or the approval ended)";
 /** What a request another page made (a link followed from a web page included) is told. */
 const FROM_ANOTHER_PAGE =
   "refused: this request was made by another web page, and the approval page answers only itself and links opened from outside a page (the browser the server opened, the address bar, a terminal). Paste the link into the address bar, or answer from the terminal: torii approvals list (--links for a fresh link)";
+/** What a load of the page without the load key its link's redirect carried is told (it changed nothing). */
+const NOT_FROM_LINK =
+  "refused: the approval page is loaded only from its link (this request did not come from the link's redirect), and nothing changed. Open the link again, or a fresh one: torii approvals list --links";
 /** What a hold or an answer without the session's page key is told. */
 const NO_PAGE_KEY = "refused: the request does not carry this page's key (only the page as first loaded answers)";
 
-const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Za-z0-9_-]{16,128}))?$/;
+/** `/a/<id>` (the page, with the load key as its only parameter), its parts, or its one-time link. */
+const ROUTE = /^\/a\/([0-9a-f]{16})(?:\/(page\.js|page\.css|hold|answer)|\/([A-Za-z0-9_-]{16,128})|\?load=([A-Za-z0-9_-]{1,128}))?$/;
 
 export class ApprovalPageServer {
   private server: Server | undefined;
@@ -76,6 +104,7 @@ export class ApprovalPageServer {
   private readonly address: () => string;
   private readonly onFallback: ((address: string, reason: string) => void) | undefined;
   private readonly listenPort: number;
+  private readonly connections: ConnectionGuard;
 
   /**
    * `settleMs`: approval.settle_seconds in ms; `now`: the clock (tests control it); `requestTimeoutMs`: how long
@@ -92,6 +121,8 @@ export class ApprovalPageServer {
       readonly onFallback?: (address: string, reason: string) => void;
       /** The port to listen on; 0 (any free one) by default. Tests name one another server held before. */
       readonly port?: number;
+      /** How many connections are held open without a session and with one (page-connections.ts); tests lower them. */
+      readonly connectionCaps?: ConnectionCaps;
     } = {},
   ) {
     this.now = options.now ?? (() => Date.now());
@@ -100,6 +131,7 @@ export class ApprovalPageServer {
     this.address = options.address ?? randomLoopback;
     this.onFallback = options.onFallback;
     this.listenPort = options.port ?? 0;
+    this.connections = new ConnectionGuard(options.connectionCaps ?? DEFAULT_CONNECTION_CAPS);
   }
 
   /** Registers an approval's page and returns its URL without a secret, `http://127.a.b.c:<port>/a/<id>` (starting the server if needed). */
@@ -147,12 +179,20 @@ export class ApprovalPageServer {
 
   private listenOn(address: string): Promise<{ readonly address: string; readonly port: number }> {
     return new Promise((resolve, reject) => {
-      const timeouts = {
+      // Every connection is bounded in number (page-connections.ts), size and time: a local process's flood of
+      // sockets or slow requests must not use up the MCP server's descriptors or memory, nor keep the operator out.
+      const limits = {
         requestTimeout: this.requestTimeoutMs,
         headersTimeout: Math.min(HEADERS_TIMEOUT_MS, this.requestTimeoutMs),
         connectionsCheckingInterval: Math.min(DEADLINE_CHECK_MS, this.requestTimeoutMs),
+        maxHeaderSize: MAX_HEADER_BYTES,
       };
-      const server = createServer(timeouts, (request, response) => {
+      const server = createServer(limits, (request, response) => {
+        const socket = request.socket;
+        this.connections.busy(socket, true);
+        response.on("close", () => {
+          this.connections.busy(socket, false);
+        });
         this.route(request).then(
           (reply) => {
             send(response, reply);
@@ -161,6 +201,14 @@ export class ApprovalPageServer {
             send(response, text(500, "internal error"));
           },
         );
+      });
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
+      // Every header within MAX_HEADER_BYTES is seen: past its count Node drops the rest silently, and a dropped
+      // Sec-Fetch-Site must not pass for one the browser did not send.
+      server.maxHeadersCount = 0;
+      server.timeout = IDLE_MS;
+      server.on("connection", (socket: Socket) => {
+        this.connections.admit(socket);
       });
       server.on("error", (error) => {
         // A refused address leaves nothing to close; `close` then stops the fallback's server.
@@ -184,12 +232,17 @@ export class ApprovalPageServer {
     const match = ROUTE.exec(request.url ?? "");
     const entry = match === null ? undefined : this.entries.get(match[1] ?? "");
     if (match === null || entry === undefined) return text(404, "no such approval");
-    const [, id, part, secret] = match as unknown as [string, string, string | undefined, string | undefined];
+    const [, id, part, secret, load] = match as unknown as [string, string, string | undefined, string | undefined, string | undefined];
     if (secret !== undefined) {
-      return request.method === "GET" ? openLink(entry, request, secret, this.now, () => this.live(entry)) : text(405, "GET only");
+      if (request.method !== "GET") return text(405, "GET only");
+      const reply = await openLink(entry, request, secret, this.now, () => this.live(entry));
+      // The connection that opened a session is the operator's browser's, as far as the server can tell.
+      if (reply.headers?.["Set-Cookie"] !== undefined) this.connections.trust(request.socket);
+      return reply;
     }
     const session = sessionOf(request, entry.sessions);
     if (session === undefined) return text(403, "refused: this page answers only the browser that opened it");
+    this.connections.trust(request.socket);
     if (part === "hold" || part === "answer") {
       if (request.method !== "POST") return text(405, "POST only");
       if (!carriesPageKey(request, session)) return json(403, NO_PAGE_KEY);
@@ -199,11 +252,16 @@ export class ApprovalPageServer {
     // The script and style sheet are the same for every page and show nothing of the approval: the cookie suffices.
     if (part === "page.js") return { status: 200, type: "text/javascript; charset=utf-8", body: PAGE_JS };
     if (part === "page.css") return { status: 200, type: "text/css; charset=utf-8", body: PAGE_CSS };
-    return this.page(entry, session, id);
+    return this.page(entry, session, id, load);
   }
 
-  /** The page's HTML, with the session's page key, to the session's first load only; a second load ends the session. */
-  private page(entry: PageEntry, session: PageSession, id: string): Reply {
+  /**
+   * The page's HTML, with the session's page key, to the session's first load only; a second load ends the session.
+   * Either one needs the load key of the link's redirect (`load`): another page's request for the page's address,
+   * which the browser sends the session cookie with, changes nothing, whether or not the browser says who made it.
+   */
+  private page(entry: PageEntry, session: PageSession, id: string, load: string | undefined): Reply {
+    if (!carriesLoadKey(load, session)) return text(403, NOT_FROM_LINK);
     if (session.pageServed) {
       revokeSession(entry.sessions, session);
       return text(
@@ -216,6 +274,7 @@ export class ApprovalPageServer {
       status: 200,
       type: "text/html; charset=utf-8",
       body: entry.registration.render({ base: `/a/${id}`, settleMs: this.settleLeft(session), pageKey: session.pageKey }),
+      headers: FIRST_LOAD_HEADERS,
     };
   }
 

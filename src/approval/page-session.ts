@@ -16,6 +16,14 @@
  * once per session; a second load ends the session (page-server.ts), so a
  * replayed cookie neither gets the key nor keeps a session that has one.
  *
+ * Loading the page changes state too (the first load hands out the key, a
+ * second one ends the session), and a browser sends the cookie with any
+ * request another page on the same site makes (an `<img>` of the page's
+ * address); `Sec-Fetch-Site` tells those apart only in browsers that send it.
+ * So each session also has a load key, random and held only here, that only
+ * the link's redirect carries (`/a/<id>?load=<key>`): a load without it is
+ * refused and changes nothing, whatever the browser sends or leaves out.
+ *
  * A session ends for good (`revoked`): when a second browser opens the used
  * link, when its page is loaded a second time, when the page is removed
  * (answered, timed out, withdrawn) and when the server closes. A request
@@ -37,6 +45,8 @@ export interface PageSession {
   readonly token: string;
   /** The key only this session's HTML carries; the hold and the answer must send it back in PAGE_KEY_HEADER. */
   readonly pageKey: string;
+  /** The key the link's redirect carries in the page's URL (`?load=`); a load of the page without it changes nothing. */
+  readonly loadKey: string;
   /** Set once the page's HTML (and so its key) was served to this session; a second load ends the session. */
   pageServed: boolean;
   /** When the one-time link that started this session was consumed (server clock): its settle period starts here. */
@@ -49,7 +59,8 @@ export interface PageSession {
 
 /** A new session for one browser, opened at `openedAt` (server clock, ms). */
 export function newSession(openedAt: number): PageSession {
-  return { token: randomBytes(32).toString("base64url"), pageKey: randomBytes(32).toString("base64url"), pageServed: false, openedAt, revoked: false };
+  const key = (): string => randomBytes(32).toString("base64url");
+  return { token: key(), pageKey: key(), loadKey: key(), pageServed: false, openedAt, revoked: false };
 }
 
 /** Ends `session` for good and forgets it from `sessions`; the page's other sessions go on. */
@@ -70,15 +81,37 @@ export function sessionCookie(session: PageSession, id: string): string {
   return `${SESSION_COOKIE}=${session.token}; Path=/a/${id}; HttpOnly; SameSite=Strict`;
 }
 
-/** The live session among `sessions` whose token the request's Cookie header carries (compared in constant time), if any. */
+/**
+ * How many session cookies of one request are compared, at most. A browser sends one per matching path (`/`, `/a`,
+ * `/a/<id>`, …: a handful, even with ones another page on the same site planted); each is hashed against every
+ * live session, and a Cookie header stuffed with a thousand, against a page's eight sessions, held the MCP
+ * server's event loop for over 100 ms a request.
+ */
+const MAX_SESSION_COOKIES = 16;
+
+/**
+ * The live session among `sessions` whose token the request's Cookie header carries (compared in constant time),
+ * if any; only the first MAX_SESSION_COOKIES session cookies count.
+ */
 export function sessionOf(request: IncomingMessage, sessions: readonly PageSession[]): PageSession | undefined {
   const header = request.headers.cookie ?? "";
   const given = header
     .split(";")
     .map((pair) => pair.trim())
     .filter((pair) => pair.startsWith(`${SESSION_COOKIE}=`))
+    .slice(0, MAX_SESSION_COOKIES)
     .map((pair) => pair.slice(SESSION_COOKIE.length + 1));
   return sessions.find((session) => !session.revoked && given.some((token) => secretsEqual(token, session.token)));
+}
+
+/** The page's address for `session`, with its load key: where the link's redirect sends its browser. */
+export function pageLocation(session: PageSession, id: string): string {
+  return `/a/${id}?load=${session.loadKey}`;
+}
+
+/** Whether `given` (the page URL's `load` parameter) is `session`'s load key (compared in constant time). */
+export function carriesLoadKey(given: string | undefined, session: PageSession): boolean {
+  return given !== undefined && secretsEqual(given, session.loadKey);
 }
 
 /** Whether the request carries `session`'s page key in PAGE_KEY_HEADER (exactly one such header, compared in constant time). */

@@ -39,10 +39,23 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** The Content-Security-Policy of every response: own script, style and fetches only; no frames, forms, plugins or base. */
+/**
+ * The Content-Security-Policy of every response: own script, style and fetches only; no frames, forms, plugins or
+ * base, and no worker of any kind (`worker-src` would otherwise fall back to `script-src 'self'`): the page never
+ * registers a service worker, so nothing it runs can leave one on its origin.
+ */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'none'; " +
-  "form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'none'; worker-src 'none'; " +
+  "manifest-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * Headers of the responses that start a session (the link's redirect, the page's one load): `Clear-Site-Data`
+ * removes the origin's storage, service worker registrations included, so a worker another program's page left
+ * on the origin (the 127.0.0.1 fallback: page-address.ts) is gone before the page, its key and its answers pass
+ * through it. It cannot help the link's own request, which such a worker sees first (docs/approval.md).
+ * Cookies are not cleared: the session's own is being set.
+ */
+export const FIRST_LOAD_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "Clear-Site-Data": '"storage"' });
 
 /** Headers on every response, refusals included. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({

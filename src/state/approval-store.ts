@@ -249,6 +249,12 @@ export class ApprovalStore {
   /** Consumes a one-time secret of a pending, unexpired approval (compare-and-swap): true once per minted secret, false otherwise. */
   async consumePageSecret(id: string, secret: string): Promise<boolean> {
     const digest = pageSecretDigest(secret);
+    // A secret the file does not list is refused without taking the lock: any local process can send the page
+    // server wrong links by the thousand, and each would wait for the lock (up to its timeout, after its
+    // connection was closed too) and hold up the operator's own open and answer. The unlocked read is whole (files
+    // are replaced by rename), and a secret is listed before its link is handed out, so it never misses one.
+    const listed = this.read(id);
+    if (listed === undefined || !("version" in listed) || !listed.page_secrets.includes(digest)) return false;
     const change = await this.change(id, (record) =>
       record.page_secrets.includes(digest) ? { ...record, page_secrets: record.page_secrets.filter((known) => known !== digest) } : undefined,
     );

@@ -291,11 +291,13 @@ describe("security of the page", () => {
 
     const opened = await rawRequest({ address, port, path: link, headers: { host } });
     expect(opened.status).toBe(303);
-    expect(opened.headers.location).toBe(base);
+    // The redirect's URL carries the session's load key: a load of the page without it changes nothing.
+    expect(opened.headers.location).toMatch(new RegExp(`^${base}\\?load=[A-Za-z0-9_-]{43}$`));
     const setCookie = String(opened.headers["set-cookie"]);
     expect(setCookie).toMatch(new RegExp(`^torii_session=[A-Za-z0-9_-]{43}; Path=${base}; HttpOnly; SameSite=Strict$`));
     cookie = setCookie.split(";")[0] ?? "";
-    const shown = await rawRequest({ address, port, path: base, headers: { host, cookie } });
+    expect((await rawRequest({ address, port, path: base, headers: { host, cookie } })).status).toBe(403);
+    const shown = await rawRequest({ address, port, path: String(opened.headers.location), headers: { host, cookie } });
     expect(shown.status).toBe(200);
     expect(shown.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(shown.headers["x-frame-options"]).toBe("DENY");
@@ -325,14 +327,15 @@ describe("security of the page", () => {
     expect((await post({ choice: "deny", csrf })).status).toBe(403);
     // A fresh link (`torii approvals list`) opens a new session, which answers once.
     const fresh = parts(await pageUrl(root, pending.id));
-    cookie = String((await rawRequest({ address, port, path: fresh.link, headers: { host } })).headers["set-cookie"]).split(";")[0] ?? "";
-    pageKey = keyIn((await rawRequest({ address, port, path: base, headers: { host, cookie } })).body);
+    const reopened = await rawRequest({ address, port, path: fresh.link, headers: { host } });
+    cookie = String(reopened.headers["set-cookie"]).split(";")[0] ?? "";
+    pageKey = keyIn((await rawRequest({ address, port, path: String(reopened.headers.location), headers: { host, cookie } })).body);
     expect((await post({ choice: "deny", csrf })).status).toBe(200);
     expect(outcomeOf(await call).decision).toMatchObject({ source: "human-deny" });
     expect((await post({ choice: "deny", csrf })).status).toBe(404);
   });
 
-  test("a stolen session cookie without the page key (red team F1): its hold and answers are refused, its load of the page gets a 409 without the argv or the key, and that load ends the session; the terminal answers", async () => {
+  test("a stolen session cookie without the page key (red team F1): its hold and answers are refused, its load of the page without the load key is refused and changes nothing, with the page's URL (history) it gets a 409 without the argv or the key and ends the session; the terminal answers", async () => {
     const call = session.call("rec", { args: ["stolen-cookie"] });
     const pending = await nextPending(root, (record) => record.argv[0] === "stolen-cookie");
     const url = await pageUrl(root, pending.id);
@@ -358,7 +361,13 @@ describe("security of the page", () => {
       expect((await thief(`${base}/answer`, { choice: "once" }, headers)).status).toBe(403);
     }
     expect(approvalRecord(root, pending.id).status).toBe("pending");
-    const shown = await rawRequest({ address, port, path: base, headers: { host, cookie: `torii_session=${stolen?.value ?? ""}` } });
+    // The cookie alone does not even load the page: the load key is in the page's URL, not in any cookie.
+    const unkeyed = await rawRequest({ address, port, path: base, headers: { host, cookie: `torii_session=${stolen?.value ?? ""}` } });
+    expect(unkeyed.status).toBe(403);
+    expect(unkeyed.body).not.toContain(key);
+    // With the page's URL too (the browser's history), its load gets the 409 and ends the session.
+    const { pathname, search } = new URL(page.url());
+    const shown = await rawRequest({ address, port, path: `${pathname}${search}`, headers: { host, cookie: `torii_session=${stolen?.value ?? ""}` } });
     expect(shown.status).toBe(409);
     expect(shown.body).toContain("already loaded in this browser session");
     expect(shown.body).not.toContain("stolen-cookie");

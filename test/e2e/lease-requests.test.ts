@@ -92,8 +92,10 @@ describe("lease requests", () => {
     const host = page.host;
     const opened = await rawRequest({ address: page.hostname, port: Number(page.port), path: page.pathname, headers: { host } });
     const cookie = String(opened.headers["set-cookie"]).split(";")[0] ?? "";
-    const base = String(opened.headers.location);
-    const shown = await rawRequest({ address: page.hostname, port: Number(page.port), path: base, headers: { host, cookie } });
+    // The redirect names the page with the session's load key; the hold and the answer live under its path.
+    const location = String(opened.headers.location);
+    const base = location.split("?")[0] ?? "";
+    const shown = await rawRequest({ address: page.hostname, port: Number(page.port), path: location, headers: { host, cookie } });
     expect(shown.status).toBe(200);
     const csrf = /name="torii-csrf" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";
     const pageKey = /name="torii-page-key" content="([^"]+)"/.exec(shown.body)?.[1] ?? "";

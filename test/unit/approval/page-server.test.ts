@@ -7,8 +7,10 @@
  * is held back acts on nothing once its session or page has ended, a held body
  * is cut off, and an answer may only choose what the page offered.
  */
+import { mkdirSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
+import type { ConnectionCaps } from "../../../src/approval/page-connections.js";
 import { SERVER_HOLD_MS } from "../../../src/approval/page-assets.js";
 import type { PageAnswer } from "../../../src/approval/page-model.js";
 import { callPageOffer, leasePageOffer, offerRefusal, type PageOffer } from "../../../src/approval/page-offer.js";
@@ -43,7 +45,9 @@ const OFFER = callPageOffer({
  * A server with one pending approval whose page opens with the returned one-time link; an answer is recorded
  * in the real pending file, as the approver does (a compare-and-swap that asks whether the session is live).
  */
-async function servedApproval(options: { readonly offer?: PageOffer; readonly requestTimeoutMs?: number } = {}) {
+async function servedApproval(
+  options: { readonly offer?: PageOffer; readonly requestTimeoutMs?: number; readonly connectionCaps?: ConnectionCaps; readonly otherLinks?: number } = {},
+) {
   const clock = { now: 1_000_000 };
   const store = new ApprovalStore(tempDirectory("torii-page-"));
   const answers: PageAnswer[] = [];
@@ -52,6 +56,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     now: () => clock.now,
     settleMs: SETTLE_MS,
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.connectionCaps === undefined ? {} : { connectionCaps: options.connectionCaps }),
   });
   const page = await server.add({
     id: ID,
@@ -67,6 +72,8 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     },
   });
   const secret = newPageSecret();
+  /** Further unused links of the page (`torii approvals list --links` mints them). */
+  const others = Array.from({ length: options.otherLinks ?? 0 }, () => newPageSecret());
   const now = Date.now();
   await store.create({
     id: ID,
@@ -74,7 +81,7 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
     tool: "rec",
     argv: ["deploy", "prod"],
     page,
-    page_secrets: [pageSecretDigest(secret)],
+    page_secrets: [secret, ...others].map(pageSecretDigest),
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + 60_000).toISOString(),
   });
@@ -123,11 +130,69 @@ async function servedApproval(options: { readonly offer?: PageOffer; readonly re
       closed: closed.then(() => received),
     };
   };
+  /**
+   * A connection that has sent only a request line, as a slow client (or a flood) holds one; resolves once connected.
+   * `finish` sends the rest of a request and returns the status line the server answered.
+   */
+  const partialRequest = async (target = "/nothing") => {
+    const socket: Socket = connect(port, address);
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (received += chunk));
+    socket.on("error", () => undefined); // a connection the server cuts shows in `closed`
+    const closed = new Promise<string>((resolve) => socket.on("close", () => resolve(received)));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(`GET ${target} HTTP/1.1\r\n`);
+    return {
+      /** What the server sent before it closed the connection. */
+      closed,
+      finish: async (): Promise<string> => {
+        socket.write(`Host: ${host}\r\nConnection: close\r\n\r\n`);
+        return (await closed).split("\r\n")[0] ?? "";
+      },
+    };
+  };
+  /** A GET sent whole and left in flight: resolves once the server has routed it (it asks for `100 Continue`, as heldPost does). */
+  const routedGet = async (target: string): Promise<void> => {
+    const socket: Socket = connect(port, address);
+    socket.on("error", () => undefined);
+    socket.setEncoding("utf8");
+    const routed = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nExpect: 100-continue\r\n\r\n`);
+    await routed;
+  };
+  /** A GET answered on a connection kept open after it (between requests, as a browser keeps one): its status line. */
+  const keptAlive = async (target: string): Promise<string> => {
+    const socket: Socket = connect(port, address);
+    socket.on("error", () => undefined);
+    socket.setEncoding("utf8");
+    const answered = new Promise<string>((resolve) => socket.once("data", (chunk: string) => resolve(chunk.split("\r\n")[0] ?? "")));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    return answered;
+  };
   const pending = () => {
     const record = store.read(ID);
     return record !== undefined && "version" in record ? record.status : undefined;
   };
-  return { clock, store, answers, link: url.pathname, base: `/a/${ID}`, secret, address, port, host, get, post, heldPost, pending };
+  return {
+    clock,
+    store,
+    answers,
+    link: url.pathname,
+    base: `/a/${ID}`,
+    secret,
+    address,
+    port,
+    host,
+    get,
+    post,
+    heldPost,
+    partialRequest,
+    routedGet,
+    keptAlive,
+    pending,
+    otherLinks: others.map((other) => `/a/${ID}/${other}`),
+  };
 }
 
 /** What a browser holds of a session: its cookie and, once it loaded the page, the page key the HTML carried. */
@@ -138,19 +203,21 @@ interface Client {
 
 type Approval = Awaited<ReturnType<typeof servedApproval>>;
 
-/** Opens the one-time link and returns the session cookie it set. */
-async function opened(approval: Approval): Promise<string> {
+/** Opens the one-time link: the session cookie it set and the page's address its redirect names (with the session's load key). */
+async function opened(approval: Approval): Promise<{ readonly cookie: string; readonly page: string }> {
   const response = await approval.get(approval.link);
   expect(response.status).toBe(303);
-  return String(response.headers["set-cookie"]).split(";")[0] ?? "";
+  const page = String(response.headers.location);
+  expect(page).toMatch(new RegExp(`^${approval.base}\\?load=[A-Za-z0-9_-]{43}$`));
+  return { cookie: String(response.headers["set-cookie"]).split(";")[0] ?? "", page };
 }
 
-/** Opens the link and loads the page once, as a browser does: the session's cookie and the page key its HTML carried. */
-async function loaded(approval: Approval): Promise<Client> {
-  const cookie = await opened(approval);
-  const page = await approval.get(approval.base, cookie);
-  expect(page.status).toBe(200);
-  return { cookie, key: keyIn(page.body) };
+/** Opens the link and loads the page once, as a browser does: the session's cookie, the page's address and the page key its HTML carried. */
+async function loaded(approval: Approval): Promise<Client & { readonly page: string }> {
+  const { cookie, page } = await opened(approval);
+  const shown = await approval.get(page, cookie);
+  expect(shown.status).toBe(200);
+  return { cookie, page, key: keyIn(shown.body) };
 }
 
 /** The page key the test page's HTML carries. */
@@ -163,13 +230,13 @@ function keyIn(html: string): string {
 describe("the one-time link", () => {
   test("the first GET consumes the secret (gone from the file) and sets the session cookie; a second GET is told the page was opened elsewhere", async () => {
     const approval = await servedApproval();
-    const cookie = await opened(approval);
+    const { cookie, page } = await opened(approval);
     expect(cookie).toMatch(/^torii_session=[A-Za-z0-9_-]{43}$/);
     const record = approval.store.read(ID);
     expect(record !== undefined && "version" in record ? record.page_secrets : undefined).toEqual([]);
     // The browser holding the session, opening the link again, just goes back to its page.
-    expect((await approval.get(approval.link, cookie)).headers.location).toBe(approval.base);
-    expect((await approval.get(approval.base, cookie)).body).toMatch(new RegExp(`^<p>page at ${approval.base}, settling ${SETTLE_MS}, key `));
+    expect((await approval.get(approval.link, cookie)).headers.location).toBe(page);
+    expect((await approval.get(page, cookie)).body).toMatch(new RegExp(`^<p>page at ${approval.base}, settling ${SETTLE_MS}, key `));
     const second = await approval.get(approval.link);
     expect(second.status).toBe(410);
     expect(second.body).toMatch(/already opened in another browser.*torii approvals deny 0123456789abcdef/);
@@ -183,8 +250,19 @@ describe("the one-time link", () => {
     expect((await approval.get(approval.link)).status).toBe(410);
     approval.clock.now += SERVER_HOLD_MS;
     expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(403);
-    expect((await approval.get(approval.base, client.cookie)).status).toBe(403);
+    expect((await approval.get(client.page, client.cookie)).status).toBe(403);
     expect(approval.answers).toEqual([]);
+  });
+
+  test("a Cookie header stuffed with session cookies is read only up to its first 16 (a browser sends a handful), so each request's work stays bounded", async () => {
+    // Each session cookie is hashed against every live session: eight hundred in one request's 16 KiB of headers
+    // held the MCP server's event loop for 100 ms.
+    const approval = await servedApproval();
+    const { cookie } = await opened(approval);
+    const stuffed = (count: number) => [...Array<string>(count).fill("torii_session=x"), cookie].join("; ");
+    expect((await approval.get(`${approval.base}/page.js`, stuffed(15))).status).toBe(200);
+    expect((await approval.get(`${approval.base}/page.js`, stuffed(16))).status).toBe(403);
+    expect((await approval.get(`${approval.base}/page.js`, stuffed(800))).status).toBe(403);
   });
 
   test("without the session cookie the page, its script, its hold and its answer are refused", async () => {
@@ -194,6 +272,20 @@ describe("the one-time link", () => {
     expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, { cookie: "" })).status).toBe(403);
     expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie: "torii_session=guessed" })).status).toBe(403);
     expect(approval.answers).toEqual([]);
+  });
+
+  test("a wrong link's secret is refused without waiting for the pending file's lock, which the right one then takes", async () => {
+    // Any local process can send wrong links by the thousand; each waiting for the lock (up to its timeout, even
+    // after the connection cap closed its connection) would hold up the operator's own open and answer.
+    const approval = await servedApproval();
+    const lock = `${approval.store.fileOf(ID)}.lock`;
+    mkdirSync(lock);
+    try {
+      expect((await approval.get(`${approval.base}/${newPageSecret()}`)).status).toBe(404);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+    await opened(approval);
   });
 
   test("what the pending file holds (the page address, the secret's digest) opens nothing", async () => {
@@ -226,14 +318,14 @@ describe("the page key: the session cookie alone shows and answers nothing (red 
     const approval = await servedApproval();
     const opening = await approval.get(approval.link);
     const cookie = String(opening.headers["set-cookie"]).split(";")[0] ?? "";
-    const key = keyIn((await approval.get(approval.base, cookie)).body);
+    const key = keyIn((await approval.get(String(opening.headers.location), cookie)).body);
     expect(JSON.stringify(opening.headers)).not.toContain(key);
     // A second session, opened through a fresh link (what `torii approvals list` mints), has a key of its own.
     const minted = await approval.store.mintPageSecret(ID);
     if (!minted.ok) throw new Error(minted.detail);
     const other = await approval.get(new URL(minted.url).pathname);
     const otherCookie = String(other.headers["set-cookie"]).split(";")[0] ?? "";
-    const otherKey = keyIn((await approval.get(approval.base, otherCookie)).body);
+    const otherKey = keyIn((await approval.get(String(other.headers.location), otherCookie)).body);
     expect(otherKey).not.toBe(key);
     expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie: otherCookie, key })).status).toBe(403);
     expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, { cookie, key: otherKey })).status).toBe(403);
@@ -243,13 +335,13 @@ describe("the page key: the session cookie alone shows and answers nothing (red 
   test("the page's HTML is served once per session: a second load gets a 409 notice without the key and ends the session", async () => {
     const approval = await servedApproval();
     const client = await loaded(approval);
-    const reload = await approval.get(approval.base, client.cookie);
+    const reload = await approval.get(client.page, client.cookie);
     expect(reload.status).toBe(409);
     expect(reload.body).toMatch(/already loaded in this browser session.*torii approvals list.*torii approvals deny 0123456789abcdef/);
     expect(reload.body).not.toContain(client.key);
     // Whoever loaded it first, the session that had the key answers nothing now.
     expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client)).status).toBe(403);
-    expect((await approval.get(approval.base, client.cookie)).status).toBe(403);
+    expect((await approval.get(client.page, client.cookie)).status).toBe(403);
     expect(approval.answers).toEqual([]);
     expect(approval.pending()).toBe("pending");
   });
@@ -288,9 +380,9 @@ describe("the settle period after the link is opened", () => {
   test("an allowing answer is refused until the settle period after the link was opened is over, however long the hold; the page is told what is left", async () => {
     expect(SETTLE_MS).toBeGreaterThan(SERVER_HOLD_MS);
     const approval = await servedApproval();
-    const cookie = await opened(approval);
+    const { cookie, page: address } = await opened(approval);
     approval.clock.now += 1_000;
-    const page = await approval.get(approval.base, cookie);
+    const page = await approval.get(address, cookie);
     expect(page.body).toMatch(new RegExp(`^<p>page at ${approval.base}, settling ${SETTLE_MS - 1_000}, key `));
     const client = { cookie, key: keyIn(page.body) };
     const answer = (choice: "once" | "deny") => approval.post(`${approval.base}/answer`, { choice, csrf: CSRF }, client);
@@ -378,7 +470,7 @@ describe("requests the browser says another page made (Sec-Fetch-Site)", () => {
       const response = await rawRequest({
         address: approval.address,
         port: approval.port,
-        path: approval.base,
+        path: client.page, // even with the load key (a page that read the redirect), a request another page made is refused
         headers: { host: approval.host, cookie: client.cookie, "sec-fetch-site": site, "sec-fetch-mode": "no-cors" },
       });
       expect(response.status, site).toBe(403);
@@ -414,7 +506,7 @@ describe("requests the browser says another page made (Sec-Fetch-Site)", () => {
     const page = await rawRequest({
       address: approval.address,
       port: approval.port,
-      path: approval.base,
+      path: String(opening.headers.location),
       headers: { host: approval.host, cookie, "sec-fetch-site": "none" },
     });
     expect(page.status).toBe(200);
@@ -425,6 +517,121 @@ describe("requests the browser says another page made (Sec-Fetch-Site)", () => {
       headers: { host: approval.host, cookie, "sec-fetch-site": "same-origin" },
     });
     expect(script.status).toBe(200);
+  });
+});
+
+describe("a flood of connections (slowloris) from a local process", () => {
+  // The page server runs inside the MCP server: sockets held open until a deadline ends them, thousands at once,
+  // used up its descriptors and memory. Connections are capped, and a flood closes only connections without a session.
+  test("connections without a session over the cap are closed at once, oldest first and unanswered; the newest ones and the operator's request in flight go on", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 3, session: 4 } });
+    const client = await loaded(approval);
+    const answer = await approval.heldPost(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client);
+    const flood = [];
+    for (let index = 0; index < 6; index++) flood.push(await approval.partialRequest());
+    // Closed as the fourth, fifth and sixth came in, not by the header deadline (which answers 408).
+    expect(await Promise.all(flood.slice(0, 3).map((connection) => connection.closed))).toEqual(["", "", ""]);
+    for (const connection of flood.slice(3)) expect(await connection.finish()).toBe("HTTP/1.1 404 Not Found");
+    expect((await answer.send()).status).toBe(200);
+    expect(approval.answers).toEqual([{ choice: "deny", csrf: CSRF }]);
+  });
+
+  test("a flood far over the cap, still open, does not keep the operator's browser from opening, loading and answering the page", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 4, session: 4 } });
+    const flood = [];
+    for (let index = 0; index < 40; index++) flood.push(await approval.partialRequest());
+    // All but the newest four were closed, unanswered; the operator's connections, each newer, are let in.
+    expect(await Promise.all(flood.slice(0, 36).map((connection) => connection.closed))).toEqual(Array<string>(36).fill(""));
+    const client = await loaded(approval);
+    approval.clock.now += SETTLE_MS;
+    expect((await approval.post(`${approval.base}/hold`, { csrf: CSRF }, client)).status).toBe(200);
+    approval.clock.now += SERVER_HOLD_MS;
+    expect((await approval.post(`${approval.base}/answer`, { choice: "once", csrf: CSRF }, client)).status).toBe(200);
+    expect(approval.answers.map((answer) => answer.choice)).toEqual(["once"]);
+  });
+  test("a pool full of requests in flight (links being opened, waiting on the pending file's lock) does not close the operator's newer connection before its request is read", async () => {
+    // A connection inside a request is closed after those between requests; a new one, still sending its first,
+    // must not count as between requests. The test holds the pending file's lock, so the links it opens (leaked
+    // ones: their secrets are checked under that lock) stay in flight until it lets go.
+    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 4, session: 4 }, otherLinks: 4 });
+    const lock = `${approval.store.fileOf(ID)}.lock`;
+    mkdirSync(lock);
+    try {
+      for (const link of approval.otherLinks) await approval.routedGet(link);
+      // The operator's browser connects and is sending its request for the link when one more connection comes in.
+      const operator = await approval.partialRequest(approval.link);
+      const next = await approval.keptAlive("/nothing");
+      expect(next).toBe("HTTP/1.1 404 Not Found");
+      const status = operator.finish();
+      rmSync(lock, { recursive: true });
+      expect(await status).toBe("HTTP/1.1 303 See Other");
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("state-changing requests from a browser that sends no Sec-Fetch-Site", () => {
+  // An older browser sends the SameSite=Strict cookie with a request another page on the same site makes (an <img>
+  // of the page's address) and says nothing of who made it: the load of the page needs the load key only the link's
+  // redirect carries, and the hold and the answer the same Origin, the page key (a header) and the CSRF token (the body).
+  test("a load of the page with the session cookie but without the load key changes nothing, before and after the operator's own load; a hold or an answer needs the page's Origin", async () => {
+    const approval = await servedApproval();
+    const { cookie, page } = await opened(approval);
+    const early = await approval.get(approval.base, cookie);
+    expect(early.status).toBe(403);
+    expect(early.body).toMatch(/loaded only from its link.*nothing changed/);
+    const shown = await approval.get(page, cookie); // the browser's own load, following the redirect
+    expect(shown.status).toBe(200);
+    const client = { cookie, key: keyIn(shown.body) };
+    for (const path of [approval.base, `${approval.base}?load=guessed`, `${approval.base}?load=${client.key}`]) {
+      const late = await approval.get(path, cookie);
+      expect([path, late.status]).toEqual([path, 403]);
+      expect(late.body).not.toContain(client.key);
+    }
+    // A hold or an answer needs the same Origin as well as the cookie, the page key and the token.
+    for (const origin of [undefined, "null", `http://127.0.0.1:${approval.port}`, `http://${approval.host}.evil`]) {
+      for (const part of ["hold", "answer"]) {
+        const response = await rawRequest({
+          address: approval.address,
+          port: approval.port,
+          path: `${approval.base}/${part}`,
+          method: "POST",
+          headers: {
+            host: approval.host,
+            ...(origin === undefined ? {} : { origin }),
+            cookie: client.cookie,
+            "x-torii-page-key": client.key,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ choice: "deny", csrf: CSRF }),
+        });
+        expect([origin, part, response.status]).toEqual([origin, part, 403]);
+      }
+    }
+    expect(approval.answers).toEqual([]);
+    // The session still answers: nothing another page sent ended it.
+    expect((await approval.post(`${approval.base}/answer`, { choice: "deny", csrf: CSRF }, client)).status).toBe(200);
+    expect(approval.answers.map((answer) => answer.choice)).toEqual(["deny"]);
+  });
+});
+
+describe("what the page's responses tell the browser about workers", () => {
+  // On the 127.0.0.1 fallback a service worker another program's page registered may sit on the page's origin.
+  test("every response forbids workers and manifests and never allows a worker scope; the link's redirect and the page clear the origin's storage, workers included", async () => {
+    const approval = await servedApproval();
+    const opening = await approval.get(approval.link);
+    const cookie = String(opening.headers["set-cookie"]).split(";")[0] ?? "";
+    const page = await approval.get(String(opening.headers.location), cookie);
+    const refused = await approval.get(approval.base);
+    const script = await approval.get(`${approval.base}/page.js`, cookie);
+    for (const response of [opening, page, refused, script]) {
+      expect(response.headers["content-security-policy"]).toMatch(/(^|; )worker-src 'none'(;|$)/);
+      expect(response.headers["content-security-policy"]).toMatch(/(^|; )manifest-src 'none'(;|$)/);
+      expect(response.headers["service-worker-allowed"]).toBeUndefined();
+    }
+    expect([opening.status, opening.headers["clear-site-data"]]).toEqual([303, '"storage"']);
+    expect([page.status, page.headers["clear-site-data"]]).toEqual([200, '"storage"']);
   });
 });
 
