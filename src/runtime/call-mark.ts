@@ -99,7 +99,7 @@ export function killMarkedProcesses(mark: string, child: MarkedChild): number[] 
 const PROBED_ONE_BY_ONE = 16;
 
 /** The last pid handed out in this pid namespace, or undefined when it cannot be read. */
-function lastPidHandedOut(): number | undefined {
+export function lastPidHandedOut(): number | undefined {
   try {
     const value = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "utf8").trim());
     return Number.isSafeInteger(value) && value > 0 ? value : undefined;
@@ -122,7 +122,8 @@ export function pidsSince(firstPid: number, lastPid: number | undefined, listPro
   return listProcesses().filter(since);
 }
 
-function listedProcesses(): readonly number[] {
+/** The pids listed in /proc; none when it cannot be read. */
+export function listedProcesses(): readonly number[] {
   try {
     return readdirSync("/proc")
       .filter((entry) => /^\d+$/u.test(entry))

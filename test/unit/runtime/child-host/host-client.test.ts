@@ -154,6 +154,8 @@ describe("messages the host cannot use", () => {
       { type: "launch", id: 1, request: { executable: 5 } },
       { type: "launch", id: -1, request: {} },
       { type: "reboot", id: 2 },
+      // A mark is the server's 128 random bits in hex, nothing else.
+      { type: "launch", id: 3, request: { executable: "/bin/echo", args: [], env: {}, maxOutputBytes: 1024, timeoutMs: 10_000, callMark: "guessable" } },
     ]) {
       host.send(garbage as Serializable);
     }
@@ -184,7 +186,9 @@ describe("messages the client cannot use", () => {
     const gone = nextGone();
     const start = client.start(request("/bin/true", []));
     await expect(start).rejects.toBeInstanceOf(ChildHostError);
-    await expect(start).rejects.toThrow(/malformed message before it reported the start of the process; the process may have started/);
+    await expect(start).rejects.toThrow(
+      /malformed message before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children\) and found none running/,
+    );
     const pid = await gone;
     await expect.poll(() => alive(pid!)).toBe(false);
   });
@@ -222,7 +226,7 @@ describe("messages the client cannot use", () => {
     expect(timers.pending).toEqual([2_500, 10_000 + 200 + 2_500]);
     expect(timers.advance(2_500)).toBe(1);
     await expect(second).rejects.toThrow(
-      /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the process may have started/,
+      /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children\) and found none running/,
     );
     await expect(first.running).rejects.toThrow(/did not answer within 2500 ms and was killed during the call; its process group was killed/);
     expect(await gone).toBe(hostPid);
@@ -258,7 +262,7 @@ while (!existsSync(${JSON.stringify(go)})) Atomics.wait(new Int32Array(new Share
     const { client, nextGone } = clientFor(host, 60_000, 300, 300);
     const gone = nextGone();
     await expect(client.start(request("/bin/true", []))).rejects.toThrow(
-      /the child host did not start and answer within 600 ms and was killed before it reported the start of the process; the process may have started/,
+      /the child host did not start and answer within 600 ms and was killed before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children\) and found none running/,
     );
     expect(await gone).toBeGreaterThan(1);
   });
