@@ -133,7 +133,10 @@ describe.runIf(process.platform === "linux")("the child host", () => {
     expect((await whoami(session)).ppid).toBe(report.ppid);
     process.kill(report.ppid, "SIGKILL");
     const outcome = outcomeOf(await call);
-    expect(outcome.error).toMatch(/the child host exited \(SIGKILL\) during the call; its process group was killed, nothing of it is left running/);
+    // The group's grandchild may not be dead yet when the server searches by the call's mark: it is then counted there too.
+    expect(outcome.error).toMatch(
+      /the child host exited \(SIGKILL\) during the call; its process group was killed(?:, and 1 process carrying the call's mark)?, nothing of it is left running/,
+    );
     expect(outcome.execution).toBeUndefined();
     await gone(report.pid);
     await gone(report.grandchild);
