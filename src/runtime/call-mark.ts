@@ -45,9 +45,11 @@ const MARK_BYTES = 16;
  * `randomBytes` per launch was 0.1-0.2 ms of the child host's CPU and about 10 page faults (OpenSSL's
  * generator state and locks, written again after every `fork`). Each mark is still 128 bits of the
  * system's CSPRNG and used once; the bytes of a mark handed out are zeroed. Knowing a pooled mark
- * gives nothing: the pool is in the host's memory, which only a process allowed to ptrace the host
- * could read (and that process can already signal whatever the host can), and a mark only ever
- * selects processes of this user started after the call's child, to be killed.
+ * gives nothing: the pool is in the memory of the process that draws it (the server, for the child
+ * host's launches: a host that dies before reporting a spawn leaves the server the mark to search by,
+ * child-host/host-leftovers.ts; the operator CLI for its own), which only a process allowed to ptrace
+ * it could read (and that process can already signal whatever it can), and a mark only ever selects
+ * processes of this user started after the call's child (or its host), to be killed.
  */
 const MARK_POOL_BYTES = MARK_BYTES * 64;
 let markPool = Buffer.alloc(0);

@@ -5,7 +5,8 @@
  * - No shell, ever: `spawn(file, args, {shell: false})`; stdin is closed, so a
  *   pager or a login prompt cannot wait for input that never comes.
  * - The environment is exactly `request.env`; nothing of Torii's own leaks in
- *   but, on Linux, the call's random mark (`TORII_CALL_MARK`, call-mark.ts).
+ *   but, on Linux, the call's random mark (`TORII_CALL_MARK`, call-mark.ts;
+ *   the caller's `callMark` when it drew one: the server, through the host).
  * - Output is streamed into one byte budget shared by stdout and stderr. The
  *   call that would pass it keeps what fits, is marked `truncated`, and its
  *   process group is terminated: a child writing gigabytes costs the server at
