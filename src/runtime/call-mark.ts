@@ -79,11 +79,11 @@ export interface MarkedChild {
 }
 
 /**
- * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds `mark`;
- * returns their pids. Reads only the pids handed out since the child's (see above).
+ * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds `mark`
+ * (under `variable`: the call's, or the child host's own, child-host/host-leftovers.ts); returns their pids. Reads only the pids handed out since the child's (see above).
  */
-export function killMarkedProcesses(mark: string, child: MarkedChild): number[] {
-  const needle = Buffer.from(`${CALL_MARK_VARIABLE}=${mark}`);
+export function killMarkedProcesses(mark: string, child: MarkedChild, variable: string = CALL_MARK_VARIABLE): number[] {
+  const needle = Buffer.from(`${variable}=${mark}`);
   const killed: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // A process killed in an earlier round may not have died yet: it is not counted again.

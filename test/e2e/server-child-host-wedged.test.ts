@@ -102,7 +102,7 @@ describe.runIf(process.platform === "linux").concurrent("a wedged child host", (
     expect(outcome.execution).toBeUndefined();
     expect(outcome.error).toMatch(
       new RegExp(
-        `did not answer within ${SPAWN_DEADLINE_MS} ms and was killed before it reported the start of the process; the server searched for the call's processes \\(its mark, the host's children\\) and found none running`,
+        `did not answer within ${SPAWN_DEADLINE_MS} ms and was killed before it reported the start of the process; the server searched for the call's processes \\(its mark, the host's children and forks\\) and found none running`,
       ),
     );
     // The stopped host never read the launch: nothing ran.

@@ -15,30 +15,54 @@
  *   or not. The mark is 128 random bits the program cannot learn for another
  *   call, so it can neither aim another call's kill at a process nor, short of
  *   rebuilding its environment, dodge its own.
+ * - A child the host forked but that is not yet executing the program holds a
+ *   copy of the host's environment, not the call's mark, until its `execve`.
+ *   The host is started with a mark of its own in its environment (its only
+ *   variable, which it never reads; the server draws it): whatever holds that
+ *   mark but the host is such a fork, and is killed, whether the host died or
+ *   was given up. That search runs before the call marks' (a fork that
+ *   executes the program meanwhile carries the call's mark by then), and a
+ *   host that is gone forks nothing more.
  * - A host that is given up while it still runs is stopped first (SIGSTOP: it
  *   starts nothing more) and its children are killed, with their groups,
- *   before the host is: a child forked but not yet executing the program holds
- *   the host's empty environment, not the mark, until its `execve`.
+ *   before the host is (a child that replaced its environment at its own
+ *   `execve` is still the host's child).
  *
  * macOS and Windows have no /proc: a reported launch's group (Windows: its
  * tree) is killed as before, and the error of an unreported one says the
  * process may have started and could not be found.
  */
 import { readFileSync } from "node:fs";
-import { killMarkedProcesses, lastPidHandedOut, listedProcesses, pidsSince, type MarkedChild } from "../call-mark.js";
+import { killMarkedProcesses, lastPidHandedOut, listedProcesses, newCallMark, pidsSince, type MarkedChild } from "../call-mark.js";
 import { startTimeOf } from "../pipe-holders.js";
 
-/** The host process as the searches need it: its pid, and its start time (Linux) to bound them. */
+/** The variable that holds the host's own mark in its environment (Linux). */
+export const HOST_MARK_VARIABLE = "TORII_HOST_MARK";
+
+/** A new host's environment entry: its mark (Linux only; nothing elsewhere). */
+export function hostMarkEntry(platform: NodeJS.Platform): { readonly mark: string | undefined; readonly env: Readonly<Record<string, string>> } {
+  const mark = newCallMark(platform);
+  return { mark, env: mark === undefined ? {} : { [HOST_MARK_VARIABLE]: mark } };
+}
+
+/** The host process as the searches need it: its pid, its start time (Linux) to bound them, and its mark. */
 export interface HostIdentity {
   readonly pid: number;
   readonly startedAt: number;
+  readonly mark: string | undefined;
 }
 
 /** The host's identity, read just after its spawn (Linux only; undefined elsewhere or when unreadable). */
-export function hostIdentity(pid: number | undefined, platform: NodeJS.Platform): HostIdentity | undefined {
+export function hostIdentity(pid: number | undefined, platform: NodeJS.Platform, mark: string | undefined): HostIdentity | undefined {
   if (platform !== "linux" || pid === undefined) return undefined;
   const startedAt = startTimeOf(String(pid));
-  return startedAt === undefined ? undefined : { pid, startedAt };
+  return startedAt === undefined ? undefined : { pid, startedAt, mark };
+}
+
+/** SIGKILLs the host's forks that do not yet run their program (they hold the host's mark); returns their pids. */
+export function killHostForks(host: HostIdentity | undefined): number[] {
+  if (host?.mark === undefined) return [];
+  return killMarkedProcesses(host.mark, { pid: host.pid, startedAt: host.startedAt }, HOST_MARK_VARIABLE).filter((pid) => pid !== host.pid);
 }
 
 /**

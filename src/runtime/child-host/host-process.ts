@@ -26,7 +26,7 @@ import {
 import { newCallMark } from "../call-mark.js";
 import { NO_REDACTION } from "../redaction.js";
 import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
-import { hostIdentity, killMarked, stopHostAndKillChildren, type HostIdentity } from "./host-leftovers.js";
+import { hostIdentity, hostMarkEntry, killHostForks, killMarked, stopHostAndKillChildren, type HostIdentity } from "./host-leftovers.js";
 import { HOST_V8_FLAGS } from "./host-tiering.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
@@ -51,7 +51,7 @@ export interface HostEvents {
   readonly onGone: (host: HostProcess) => void;
 }
 
-/** The host's environment: nothing of the server's, only what Node needs to start on Windows. */
+/** The host's environment: nothing of the server's, only what Node needs to start on Windows (and, on Linux, the host's mark). */
 export function hostEnvironment(serverEnv: NodeJS.ProcessEnv, platform: NodeJS.Platform): Record<string, string> {
   const systemRoot = serverEnv.SystemRoot;
   return platform === "win32" && systemRoot !== undefined ? { SystemRoot: systemRoot } : {};
@@ -86,13 +86,15 @@ export class HostProcess {
   ) {
     // Not the server's execArgv (only the host's own fixed V8 flags) and an empty environment: the server's
     // NODE_OPTIONS, --inspect or .env values never reach the host.
+    // Linux: its own mark, which its forks hold until they execute their program (host-leftovers.ts).
+    const hostMark = hostMarkEntry(platform);
     this.child = spawn(process.execPath, [...HOST_V8_FLAGS, hostFile], {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
-      env: hostEnvironment(process.env, platform),
+      env: { ...hostEnvironment(process.env, platform), ...hostMark.env },
       shell: false,
       windowsHide: true,
     });
-    this.identity = hostIdentity(this.child.pid, platform);
+    this.identity = hostIdentity(this.child.pid, platform, hostMark.mark);
     this.child.on("message", (message) => {
       this.onMessage(message);
     });
@@ -270,7 +272,8 @@ export class HostProcess {
     this.child.kill("SIGKILL");
     const reported = new Set<number>();
     for (const pending of this.pending.values()) if (pending.pid !== undefined) reported.add(pending.pid);
-    const unreportedChildren = children.filter((pid) => !reported.has(pid));
+    // Before the call marks' search: a fork that executes its program meanwhile holds its call's mark by then.
+    const unreportedChildren = [...children, ...killHostForks(this.identity)].filter((pid) => !reported.has(pid));
     for (const [id, pending] of this.pending) {
       this.finish(id, pending);
       if (pending.pid !== undefined) killProcessTree(pending.pid, this.platform);
@@ -289,7 +292,7 @@ export class HostProcess {
         const found = killed === 0 ? "found none running" : `killed ${processes(killed)}`;
         pending.start.reject(
           new ChildHostError(
-            `${reason} before it reported the start of the process; the server searched for the call's processes (its mark, the host's children) and ${found}`,
+            `${reason} before it reported the start of the process; the server searched for the call's processes (its mark, the host's children and forks) and ${found}`,
           ),
         );
       }

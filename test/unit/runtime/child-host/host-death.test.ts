@@ -3,7 +3,8 @@
  * nothing of that launch running, whatever moment it died at: before it
  * spawned the program, between the spawn and its `spawned` report (the server
  * does not know the pid), or after the report. The server finds the program
- * and its descendants by the mark it drew and sent with the launch, and a
+ * and its descendants by the mark it drew and sent with the launch, a fork
+ * of the host not yet running its program by the host's own mark, and a
  * given-up host's children by their parent (host-leftovers.ts).
  *
  * Real processes throughout: the program is a Node script that starts a
@@ -79,19 +80,28 @@ function watchedProgram(): Watched {
   return { request, pids, ended: once(reader, "end") };
 }
 
-/**
- * A fake host that runs each launch with the built launcher (the program gets the server's mark) and never reports
- * it: a host held between its spawn and its `spawned` message. With `dieAtOnce`, it dies on the launch instead,
- * before any spawn.
- */
-function heldHost(dieAtOnce = false): string {
+/** What a held host does with a launch. */
+const ON_LAUNCH = {
+  /** Runs it with the built launcher (the program gets the server's mark) and never reports it. */
+  spawn: `beginLaunch(message.request);`,
+  /**
+   * Starts it with the host's own environment and never reports it: as a fork of the host looks before its
+   * `execve` (a copy of the host's environment, no call mark), made to last.
+   */
+  fork: `spawn(message.request.executable, message.request.args, { detached: true, stdio: "ignore" });`,
+  /** Dies on it, before any spawn. */
+  die: `process.kill(process.pid, "SIGKILL");`,
+} as const;
+
+/** A fake host held between its spawn and its `spawned` message (which it never sends). */
+function heldHost(onLaunch: keyof typeof ON_LAUNCH = "spawn"): string {
   const launcher = pathToFileURL(built(path.join(DIST, "launcher.js"), path.join(SOURCES, "launcher.ts"))).href;
   const file = path.join(tempDirectory("torii-held-host-"), "host.mjs");
-  const onLaunch = dieAtOnce ? `process.kill(process.pid, "SIGKILL");` : `beginLaunch(message.request);`;
   writeFileSync(
     file,
-    `import { beginLaunch } from ${JSON.stringify(launcher)};
-process.on("message", (message) => { if (message.type === "launch") { ${onLaunch} } });
+    `import { spawn } from "node:child_process";
+import { beginLaunch } from ${JSON.stringify(launcher)};
+process.on("message", (message) => { if (message.type === "launch") { ${ON_LAUNCH[onLaunch]} } });
 process.on("disconnect", () => process.exit(0));
 process.send({ type: "ready" });\n`,
   );
@@ -117,9 +127,9 @@ function bystander(): number {
 
 describe.runIf(process.platform === "linux")("a host gone with a launch unfinished leaves nothing of it running", () => {
   test("killed before it spawned the program: the call's error says the search found nothing running", async () => {
-    const client = clientFor(heldHost(true));
+    const client = clientFor(heldHost("die"));
     await expect(client.start(watchedProgram().request)).rejects.toThrow(
-      /^the child host exited \(SIGKILL\) before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children\) and found none running$/u,
+      /^the child host exited \(SIGKILL\) before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and found none running$/u,
     );
   });
 
@@ -131,7 +141,23 @@ describe.runIf(process.platform === "linux")("a host gone with a launch unfinish
     const other = bystander();
     process.kill(client.hostPid ?? 0, "SIGKILL");
     await expect(starting).rejects.toThrow(
-      /^the child host exited \(SIGKILL\) before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children\) and killed 2 processes$/u,
+      /^the child host exited \(SIGKILL\) before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and killed 2 processes$/u,
+    );
+    await program.ended;
+    await expect.poll(() => alive(programPid)).toBe(false);
+    await expect.poll(() => alive(grandchildPid)).toBe(false);
+    expect(alive(other)).toBe(true);
+  });
+
+  test("killed while a fork of it did not yet run its program (no call mark yet): the fork is found by the host's own mark", async () => {
+    const client = clientFor(heldHost("fork"));
+    const program = watchedProgram();
+    const starting = client.start(program.request);
+    const [programPid, grandchildPid] = await program.pids;
+    const other = bystander();
+    process.kill(client.hostPid ?? 0, "SIGKILL");
+    await expect(starting).rejects.toThrow(
+      /^the child host exited \(SIGKILL\) before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and killed 2 processes$/u,
     );
     await program.ended;
     await expect.poll(() => alive(programPid)).toBe(false);
@@ -148,7 +174,7 @@ describe.runIf(process.platform === "linux")("a host gone with a launch unfinish
     // Whichever deadline runs (the start allowance's, or the plain one once the ready report was read) falls due.
     expect(timers.advance(HOST_START_ALLOWANCE_MS + 2_500)).toBe(1);
     await expect(starting).rejects.toThrow(
-      /^the child host did not (?:start and )?answer within \d+ ms and was killed before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children\) and killed 2 processes$/u,
+      /^the child host did not (?:start and )?answer within \d+ ms and was killed before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and killed 2 processes$/u,
     );
     await program.ended;
     await expect.poll(() => alive(programPid)).toBe(false);
