@@ -143,6 +143,8 @@ function killRound(needle: Buffer, child: MarkedChild): number[] {
     // A process already running when the child started cannot be its descendant (a pid reused after a wrap).
     if ((startTimeOf(entry) ?? -1) < child.startedAt) continue;
     if (!environmentHolds(entry, needle)) continue;
+    // A thread's id opens /proc/<tid> too (its process's environment): its process is counted by its own pid.
+    if (!leadsItsThreadGroup(entry)) continue;
     try {
       process.kill(pid, "SIGKILL");
       killed.push(pid);
@@ -151,6 +153,15 @@ function killRound(needle: Buffer, child: MarkedChild): number[] {
     }
   }
   return killed;
+}
+
+/** Whether `pid` is a process, not another thread of one (the Tgid of /proc/<pid>/status is its own id). */
+function leadsItsThreadGroup(pid: string): boolean {
+  try {
+    return new RegExp(`^Tgid:\\s+${pid}$`, "mu").test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
 }
 
 function environmentHolds(pid: string, needle: Buffer): boolean {
