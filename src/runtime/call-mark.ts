@@ -156,7 +156,7 @@ function killRound(needle: Buffer, child: MarkedChild): number[] {
 }
 
 /** Whether `pid` is a process, not another thread of one (the Tgid of /proc/<pid>/status is its own id). */
-function leadsItsThreadGroup(pid: string): boolean {
+export function leadsItsThreadGroup(pid: string): boolean {
   try {
     return new RegExp(`^Tgid:\\s+${pid}$`, "mu").test(readFileSync(`/proc/${pid}/status`, "utf8"));
   } catch {

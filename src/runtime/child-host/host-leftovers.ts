@@ -33,7 +33,7 @@
  * process may have started and could not be found.
  */
 import { readFileSync } from "node:fs";
-import { killMarkedProcesses, lastPidHandedOut, listedProcesses, newCallMark, pidsSince, type MarkedChild } from "../call-mark.js";
+import { killMarkedProcesses, lastPidHandedOut, leadsItsThreadGroup, listedProcesses, newCallMark, pidsSince, type MarkedChild } from "../call-mark.js";
 import { startTimeOf } from "../pipe-holders.js";
 
 /** The variable that holds the host's own mark in its environment (Linux). */
@@ -79,7 +79,8 @@ export function stopHostAndKillChildren(host: HostIdentity | undefined): number[
   }
   const killed: number[] = [];
   for (const pid of pidsSince(host.pid, lastPidHandedOut(), listedProcesses)) {
-    if (pid === host.pid || parentOf(pid) !== host.pid) continue;
+    // A child's other threads name the host as parent too: the child is counted once, by its own pid.
+    if (pid === host.pid || parentOf(pid) !== host.pid || !leadsItsThreadGroup(String(pid))) continue;
     // The group first (a child that already called setsid leads one), then the child itself (one that had not).
     for (const target of [-pid, pid]) {
       try {
