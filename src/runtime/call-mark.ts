@@ -78,16 +78,28 @@ export interface MarkedChild {
   readonly startedAt: number;
 }
 
+/** Where a search looks, when not at the launcher's defaults. */
+export interface MarkSearch {
+  /** The variable that holds the mark: the call's (the default), or the child host's own (child-host/host-leftovers.ts). */
+  readonly variable?: string;
+  /**
+   * Every listed process rather than the pids handed out since the child's: a child host lives across many calls,
+   * and the pids may have wrapped past its own while it ran (a process started for it since may have a lower pid).
+   */
+  readonly everyProcess?: boolean;
+}
+
 /**
- * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds `mark`
- * (under `variable`: the call's, or the child host's own, child-host/host-leftovers.ts); returns their pids. Reads only the pids handed out since the child's (see above).
+ * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds `mark`;
+ * returns their pids. Reads only the pids handed out since the child's (see above), unless told otherwise.
  */
-export function killMarkedProcesses(mark: string, child: MarkedChild, variable: string = CALL_MARK_VARIABLE): number[] {
-  const needle = Buffer.from(`${variable}=${mark}`);
+export function killMarkedProcesses(mark: string, child: MarkedChild, search: MarkSearch = {}): number[] {
+  const needle = Buffer.from(`${search.variable ?? CALL_MARK_VARIABLE}=${mark}`);
+  const candidates = search.everyProcess === true ? listedProcesses : () => pidsSince(child.pid, lastPidHandedOut(), listedProcesses);
   const killed: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // A process killed in an earlier round may not have died yet: it is not counted again.
-    const found = killRound(needle, child).filter((pid) => !killed.includes(pid));
+    const found = killRound(needle, child, candidates()).filter((pid) => !killed.includes(pid));
     killed.push(...found);
     if (found.length === 0) break;
   }
@@ -101,7 +113,7 @@ export function killMarkedProcesses(mark: string, child: MarkedChild, variable: 
 const PROBED_ONE_BY_ONE = 16;
 
 /** The last pid handed out in this pid namespace, or undefined when it cannot be read. */
-export function lastPidHandedOut(): number | undefined {
+function lastPidHandedOut(): number | undefined {
   try {
     const value = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "utf8").trim());
     return Number.isSafeInteger(value) && value > 0 ? value : undefined;
@@ -135,9 +147,9 @@ export function listedProcesses(): readonly number[] {
   }
 }
 
-function killRound(needle: Buffer, child: MarkedChild): number[] {
+function killRound(needle: Buffer, child: MarkedChild, candidates: readonly number[]): number[] {
   const killed: number[] = [];
-  for (const pid of pidsSince(child.pid, lastPidHandedOut(), listedProcesses)) {
+  for (const pid of candidates) {
     if (pid === process.pid || statSync(`/proc/${String(pid)}`, { throwIfNoEntry: false }) === undefined) continue;
     const entry = String(pid);
     // A process already running when the child started cannot be its descendant (a pid reused after a wrap).

@@ -28,12 +28,18 @@
  *   before the host is (a child that replaced its environment at its own
  *   `execve` is still the host's child).
  *
+ * Each search lists every process and keeps those started no earlier than
+ * the host (by start time), not only the pids handed out since the host's as
+ * the launcher's search at a program's exit does: a host lives across many
+ * calls, and the pids may have wrapped past its own while it ran. Only this
+ * rare path pays for the listing.
+ *
  * macOS and Windows have no /proc: a reported launch's group (Windows: its
  * tree) is killed as before, and the error of an unreported one says the
  * process may have started and could not be found.
  */
 import { readFileSync } from "node:fs";
-import { killMarkedProcesses, lastPidHandedOut, leadsItsThreadGroup, listedProcesses, newCallMark, pidsSince, type MarkedChild } from "../call-mark.js";
+import { killMarkedProcesses, leadsItsThreadGroup, listedProcesses, newCallMark, type MarkedChild } from "../call-mark.js";
 import { startTimeOf } from "../pipe-holders.js";
 
 /** The variable that holds the host's own mark in its environment (Linux). */
@@ -62,7 +68,8 @@ export function hostIdentity(pid: number | undefined, platform: NodeJS.Platform,
 /** SIGKILLs the host's forks that do not yet run their program (they hold the host's mark); returns their pids. */
 export function killHostForks(host: HostIdentity | undefined): number[] {
   if (host?.mark === undefined) return [];
-  return killMarkedProcesses(host.mark, { pid: host.pid, startedAt: host.startedAt }, HOST_MARK_VARIABLE).filter((pid) => pid !== host.pid);
+  const search = { variable: HOST_MARK_VARIABLE, everyProcess: true };
+  return killMarkedProcesses(host.mark, { pid: host.pid, startedAt: host.startedAt }, search).filter((pid) => pid !== host.pid);
 }
 
 /**
@@ -78,7 +85,8 @@ export function stopHostAndKillChildren(host: HostIdentity | undefined): number[
     return [];
   }
   const killed: number[] = [];
-  for (const pid of pidsSince(host.pid, lastPidHandedOut(), listedProcesses)) {
+  // Every process, not the pids since the host's: they may have wrapped past it while it ran.
+  for (const pid of listedProcesses()) {
     // A child's other threads name the host as parent too: the child is counted once, by its own pid.
     if (pid === host.pid || parentOf(pid) !== host.pid || !leadsItsThreadGroup(String(pid))) continue;
     // The group first (a child that already called setsid leads one), then the child itself (one that had not).
@@ -98,7 +106,7 @@ export function stopHostAndKillChildren(host: HostIdentity | undefined): number[
 export function killMarked(mark: string | undefined, host: HostIdentity | undefined): number[] {
   if (mark === undefined || host === undefined) return [];
   const since: MarkedChild = { pid: host.pid, startedAt: host.startedAt };
-  return killMarkedProcesses(mark, since);
+  return killMarkedProcesses(mark, since, { everyProcess: true });
 }
 
 /** Field 4 of /proc/<pid>/stat, the parent's pid; undefined when unreadable. */
