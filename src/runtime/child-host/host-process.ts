@@ -273,7 +273,9 @@ export class HostProcess {
     const reported = new Set<number>();
     for (const pending of this.pending.values()) if (pending.pid !== undefined) reported.add(pending.pid);
     // Before the call marks' search: a fork that executes its program meanwhile holds its call's mark by then.
-    const unreportedChildren = [...children, ...killHostForks(this.identity)].filter((pid) => !reported.has(pid));
+    // None without an unfinished launch (the host forks only for one): an idle host's exit lists no /proc.
+    const forks = this.pending.size === 0 ? [] : killHostForks(this.identity);
+    const unreportedChildren = [...children, ...forks].filter((pid) => !reported.has(pid));
     for (const [id, pending] of this.pending) {
       this.finish(id, pending);
       if (pending.pid !== undefined) killProcessTree(pending.pid, this.platform);
