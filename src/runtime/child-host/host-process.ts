@@ -141,7 +141,8 @@ export class HostProcess {
       const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
       const start = { resolve: resolveStart, reject: rejectStart };
       // Drawn here, not in the host: a host that dies before it reports the spawn leaves the server this to search by.
-      const mark = request.callMark ?? newCallMark(this.platform);
+      // Always a new one (never a caller's): a mark shared by two launches would kill one's processes with the other.
+      const mark = newCallMark(this.platform);
       const pending: Pending = { request, mark, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
       // Before the host is ready its start-up is allowed for too (onReady then restarts the deadline).
       if (this.ready) this.expectAnswer(id, pending, this.spawnDeadlineMs, "did not answer");
