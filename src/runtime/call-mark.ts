@@ -25,7 +25,10 @@
  *
  * Not found: a descendant started with an empty or rebuilt environment (`env
  * -i`, `execve` with its own list) or that overwrote its environment block in
- * memory; one started after the program cycled through the whole pid space
+ * memory; one that made itself non-dumpable (`prctl(PR_SET_DUMPABLE, 0)`, as
+ * ssh-agent does, or a set-user-ID program): only root may read its environ,
+ * so the search passes it by (it could still be signalled); one started after
+ * the program cycled through the whole pid space
  * during its call (tens of thousands of forks); processes of another user
  * (their environ is unreadable, nor could they be signalled); macOS and
  * Windows (no /proc).
