@@ -25,7 +25,10 @@
  *
  * Not found: a descendant started with an empty or rebuilt environment (`env
  * -i`, `execve` with its own list) or that overwrote its environment block in
- * memory; one started after the program cycled through the whole pid space
+ * memory; one that made itself non-dumpable (`prctl(PR_SET_DUMPABLE, 0)`, as
+ * ssh-agent does, or a set-user-ID program): only root may read its environ,
+ * so the search passes it by (it could still be signalled); one started after
+ * the program cycled through the whole pid space
  * during its call (tens of thousands of forks); processes of another user
  * (their environ is unreadable, nor could they be signalled); macOS and
  * Windows (no /proc).
@@ -45,9 +48,11 @@ const MARK_BYTES = 16;
  * `randomBytes` per launch was 0.1-0.2 ms of the child host's CPU and about 10 page faults (OpenSSL's
  * generator state and locks, written again after every `fork`). Each mark is still 128 bits of the
  * system's CSPRNG and used once; the bytes of a mark handed out are zeroed. Knowing a pooled mark
- * gives nothing: the pool is in the host's memory, which only a process allowed to ptrace the host
- * could read (and that process can already signal whatever the host can), and a mark only ever
- * selects processes of this user started after the call's child, to be killed.
+ * gives nothing: the pool is in the memory of the process that draws it (the server, for the child
+ * host's launches: a host that dies before reporting a spawn leaves the server the mark to search by,
+ * child-host/host-leftovers.ts; the operator CLI for its own), which only a process allowed to ptrace
+ * it could read (and that process can already signal whatever it can), and a mark only ever selects
+ * processes of this user started after the call's child (or its host), to be killed.
  */
 const MARK_POOL_BYTES = MARK_BYTES * 64;
 let markPool = Buffer.alloc(0);
@@ -76,16 +81,28 @@ export interface MarkedChild {
   readonly startedAt: number;
 }
 
+/** Where a search looks, when not at the launcher's defaults. */
+export interface MarkSearch {
+  /** The variable that holds the mark: the call's (the default), or the child host's own (child-host/host-leftovers.ts). */
+  readonly variable?: string;
+  /**
+   * Every listed process rather than the pids handed out since the child's: a child host lives across many calls,
+   * and the pids may have wrapped past its own while it ran (a process started for it since may have a lower pid).
+   */
+  readonly everyProcess?: boolean;
+}
+
 /**
  * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds `mark`;
- * returns their pids. Reads only the pids handed out since the child's (see above).
+ * returns their pids. Reads only the pids handed out since the child's (see above), unless told otherwise.
  */
-export function killMarkedProcesses(mark: string, child: MarkedChild): number[] {
-  const needle = Buffer.from(`${CALL_MARK_VARIABLE}=${mark}`);
+export function killMarkedProcesses(mark: string, child: MarkedChild, search: MarkSearch = {}): number[] {
+  const needle = Buffer.from(`${search.variable ?? CALL_MARK_VARIABLE}=${mark}`);
+  const candidates = search.everyProcess === true ? listedProcesses : () => pidsSince(child.pid, lastPidHandedOut(), listedProcesses);
   const killed: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // A process killed in an earlier round may not have died yet: it is not counted again.
-    const found = killRound(needle, child).filter((pid) => !killed.includes(pid));
+    const found = killRound(needle, child, candidates()).filter((pid) => !killed.includes(pid));
     killed.push(...found);
     if (found.length === 0) break;
   }
@@ -122,7 +139,8 @@ export function pidsSince(firstPid: number, lastPid: number | undefined, listPro
   return listProcesses().filter(since);
 }
 
-function listedProcesses(): readonly number[] {
+/** The pids listed in /proc; none when it cannot be read. */
+export function listedProcesses(): readonly number[] {
   try {
     return readdirSync("/proc")
       .filter((entry) => /^\d+$/u.test(entry))
@@ -132,14 +150,16 @@ function listedProcesses(): readonly number[] {
   }
 }
 
-function killRound(needle: Buffer, child: MarkedChild): number[] {
+function killRound(needle: Buffer, child: MarkedChild, candidates: readonly number[]): number[] {
   const killed: number[] = [];
-  for (const pid of pidsSince(child.pid, lastPidHandedOut(), listedProcesses)) {
+  for (const pid of candidates) {
     if (pid === process.pid || statSync(`/proc/${String(pid)}`, { throwIfNoEntry: false }) === undefined) continue;
     const entry = String(pid);
     // A process already running when the child started cannot be its descendant (a pid reused after a wrap).
     if ((startTimeOf(entry) ?? -1) < child.startedAt) continue;
     if (!environmentHolds(entry, needle)) continue;
+    // A thread's id opens /proc/<tid> too (its process's environment): its process is counted by its own pid.
+    if (!leadsItsThreadGroup(entry)) continue;
     try {
       process.kill(pid, "SIGKILL");
       killed.push(pid);
@@ -148,6 +168,15 @@ function killRound(needle: Buffer, child: MarkedChild): number[] {
     }
   }
   return killed;
+}
+
+/** Whether `pid` is a process, not another thread of one (the Tgid of /proc/<pid>/status is its own id). */
+export function leadsItsThreadGroup(pid: string): boolean {
+  try {
+    return new RegExp(`^Tgid:\\s+${pid}$`, "mu").test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
 }
 
 function environmentHolds(pid: string, needle: Buffer): boolean {

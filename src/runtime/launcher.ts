@@ -5,7 +5,8 @@
  * - No shell, ever: `spawn(file, args, {shell: false})`; stdin is closed, so a
  *   pager or a login prompt cannot wait for input that never comes.
  * - The environment is exactly `request.env`; nothing of Torii's own leaks in
- *   but, on Linux, the call's random mark (`TORII_CALL_MARK`, call-mark.ts).
+ *   but, on Linux, the call's random mark (`TORII_CALL_MARK`, call-mark.ts;
+ *   the caller's `callMark` when it drew one: the server, through the host).
  * - Output is streamed into one byte budget shared by stdout and stderr. The
  *   call that would pass it keeps what fits, is marked `truncated`, and its
  *   process group is terminated: a child writing gigabytes costs the server at
@@ -61,6 +62,12 @@ export interface LaunchRequest {
    * fires the timeout or the kill grace once the child is ready); it never crosses to the child host.
    */
   readonly timers?: Timers | undefined;
+  /**
+   * Linux: the call's mark (call-mark.ts), drawn by the caller that must be able to find the call's processes
+   * without knowing their pids (the server, for a child host that dies before reporting the spawn); the launcher
+   * draws one when absent. Ignored off Linux.
+   */
+  readonly callMark?: string | undefined;
 }
 
 export interface LaunchResult {
@@ -156,7 +163,7 @@ export function beginLaunch(request: LaunchRequest): StartedLaunch {
   const problem = requestProblem(request, platform);
   if (problem !== undefined) return { pid: undefined, running: Promise.reject(new LaunchError(request.executable, "ERR_LAUNCH_REQUEST", problem)) };
   if (request.signal?.aborted === true) return { pid: undefined, running: Promise.resolve(canceledBeforeStart()) };
-  const mark = newCallMark(platform);
+  const mark = platform === "linux" ? (request.callMark ?? newCallMark(platform)) : undefined;
   const started = startChild(request, platform, mark);
   if (!started.ok) return { pid: undefined, running: Promise.reject(started.error) };
   const running = new Promise<LaunchResult>((resolve, reject) => {

@@ -3,7 +3,7 @@
  * host stopped with SIGSTOP before a target call that then waits for its
  * `spawned`, and the operator's real `torii target clear`. The launch's
  * deadline (shortened here by TORII_CHILD_HOST_SPAWN_DEADLINE_MS) gives the
- * host up: the call fails closed saying the process may have started, the
+ * host up: the call fails closed saying the server found none of its processes, the
  * host is killed, the lock is released so the clear succeeds, and the next
  * call runs in a new host. A host stopped while a process it spawned runs is
  * given up once the run's timeout, kill grace and that deadline have passed.
@@ -101,7 +101,9 @@ describe.runIf(process.platform === "linux").concurrent("a wedged child host", (
     expect(outcome.decision.result).toBe("allow");
     expect(outcome.execution).toBeUndefined();
     expect(outcome.error).toMatch(
-      new RegExp(`did not answer within ${SPAWN_DEADLINE_MS} ms and was killed before it reported the start of the process; the process may have started`),
+      new RegExp(
+        `did not answer within ${SPAWN_DEADLINE_MS} ms and was killed before it reported the start of the process; the server searched for the call's processes \\(its mark, the host's children and forks\\) and found none running`,
+      ),
     );
     // The stopped host never read the launch: nothing ran.
     expect(bin.ran("must-not-run")).toBe(false);

@@ -114,13 +114,13 @@ describe.runIf(process.platform === "linux")("the child host", () => {
     const environ = readFileSync(`/proc/${hostPid}/environ`, "utf8");
     expect(environ).not.toContain(SECRET);
     expect(environ).not.toContain("NODE_OPTIONS");
-    // Only what Node itself adds for the IPC channel.
+    // Only what Node itself adds for the IPC channel, and the host's own mark (host-leftovers.ts).
     expect(
       environ
         .split("\0")
         .filter(Boolean)
         .map((entry) => entry.split("=")[0]),
-    ).toEqual(["NODE_CHANNEL_FD", "NODE_CHANNEL_SERIALIZATION_MODE"]);
+    ).toEqual(["TORII_HOST_MARK", "NODE_CHANNEL_FD", "NODE_CHANNEL_SERIALIZATION_MODE"]);
     // The server itself did get NODE_OPTIONS (so the host's lack of it is the host's doing).
     expect(readFileSync(`/proc/${serverPid}/environ`, "utf8")).toContain("NODE_OPTIONS=--max-old-space-size=300");
     // A second call reuses the same host.
@@ -150,7 +150,10 @@ describe.runIf(process.platform === "linux")("the child host", () => {
     expect((await whoami(session)).ppid).toBe(report.ppid);
     process.kill(report.ppid, "SIGKILL");
     const outcome = outcomeOf(await call);
-    expect(outcome.error).toMatch(/the child host exited \(SIGKILL\) during the call; its process group was killed, nothing of it is left running/);
+    // The group's grandchild may not be dead yet when the server searches by the call's mark: it is then counted there too.
+    expect(outcome.error).toMatch(
+      /the child host exited \(SIGKILL\) during the call; its process group was killed(?:, and 1 process carrying the call's mark)?, nothing of it is left running/,
+    );
     expect(outcome.execution).toBeUndefined();
     await gone(report.pid);
     await gone(report.grandchild);

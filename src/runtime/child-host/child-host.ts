@@ -10,7 +10,9 @@
  *
  * It reads nothing but its IPC channel: no file (but /proc/self/fd at start,
  * inherited-descriptors.ts), no environment (it is started with an empty one),
- * no argument. When the channel closes (the server exited
+ * no argument. Each launch carries the mark the server drew for it (call-mark.ts), which the
+ * launcher puts in the program's environment: if this host dies before it reports the spawn,
+ * the server still finds the program by it. When the channel closes (the server exited
  * or dropped it: idle, or killed) every running launch is aborted (its process
  * group terminated as on a cancellation) and the host exits once they settled.
  */

@@ -5,9 +5,12 @@
  * is ignored.
  *
  * Fail closed: a message that is not well formed, an exit or a start failure
- * of the host ends every unfinished launch with ChildHostError, after the
- * process groups the host reported as spawned were killed from here (the
- * server knows their pids). No launch is ever sent again: a call runs once.
+ * of the host ends every unfinished launch with ChildHostError, after what it
+ * may have left running was killed from here: the process groups it reported
+ * (the server knows their pids) and, on Linux, every process carrying an
+ * unfinished launch's mark, which the server drew and sent with the launch,
+ * and the children of a host given up while it still ran (host-leftovers.ts).
+ * The error says what was done. No launch is ever sent again: a call runs once.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import {
@@ -20,13 +23,17 @@ import {
   type LaunchResult,
   type StartedLaunch,
 } from "../launcher.js";
+import { newCallMark } from "../call-mark.js";
 import { NO_REDACTION } from "../redaction.js";
 import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
+import { hostIdentity, hostMarkEntry, killHostForks, killMarked, stopHostAndKillChildren, type HostIdentity } from "./host-leftovers.js";
 import { HOST_V8_FLAGS } from "./host-tiering.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
 interface Pending {
   readonly request: LaunchRequest;
+  /** The mark the server drew for the launch (Linux), to find its processes if the host dies. */
+  readonly mark: string | undefined;
   pid: number | undefined;
   started: boolean;
   readonly start: { resolve: (started: StartedLaunch) => void; reject: (error: Error) => void };
@@ -44,7 +51,7 @@ export interface HostEvents {
   readonly onGone: (host: HostProcess) => void;
 }
 
-/** The host's environment: nothing of the server's, only what Node needs to start on Windows. */
+/** The host's environment: nothing of the server's, only what Node needs to start on Windows (and, on Linux, the host's mark). */
 export function hostEnvironment(serverEnv: NodeJS.ProcessEnv, platform: NodeJS.Platform): Record<string, string> {
   const systemRoot = serverEnv.SystemRoot;
   return platform === "win32" && systemRoot !== undefined ? { SystemRoot: systemRoot } : {};
@@ -65,6 +72,8 @@ export class HostProcess {
   private readonly pending = new Map<number, Pending>();
   private gone = false;
   private ready = false;
+  /** Its pid and start time (Linux), which bound the searches for what it left behind. */
+  private readonly identity: HostIdentity | undefined;
 
   constructor(
     hostFile: string,
@@ -77,12 +86,15 @@ export class HostProcess {
   ) {
     // Not the server's execArgv (only the host's own fixed V8 flags) and an empty environment: the server's
     // NODE_OPTIONS, --inspect or .env values never reach the host.
+    // Linux: its own mark, which its forks hold until they execute their program (host-leftovers.ts).
+    const hostMark = hostMarkEntry(platform);
     this.child = spawn(process.execPath, [...HOST_V8_FLAGS, hostFile], {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
-      env: hostEnvironment(process.env, platform),
+      env: { ...hostEnvironment(process.env, platform), ...hostMark.env },
       shell: false,
       windowsHide: true,
     });
+    this.identity = hostIdentity(this.child.pid, platform, hostMark.mark);
     this.child.on("message", (message) => {
       this.onMessage(message);
     });
@@ -128,13 +140,16 @@ export class HostProcess {
       request.signal?.addEventListener("abort", onAbort, { once: true });
       const stopCancel = (): void => request.signal?.removeEventListener("abort", onAbort);
       const start = { resolve: resolveStart, reject: rejectStart };
-      const pending: Pending = { request, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
+      // Drawn here, not in the host: a host that dies before it reports the spawn leaves the server this to search by.
+      // Always a new one (never a caller's): a mark shared by two launches would kill one's processes with the other.
+      const mark = newCallMark(this.platform);
+      const pending: Pending = { request, mark, pid: undefined, started: false, start, run, running, stopCancel, deadline: undefined };
       // Before the host is ready its start-up is allowed for too (onReady then restarts the deadline).
       if (this.ready) this.expectAnswer(id, pending, this.spawnDeadlineMs, "did not answer");
       else this.expectAnswer(id, pending, this.startAllowanceMs + this.spawnDeadlineMs, "did not start and answer");
       this.pending.set(id, pending);
       this.events.onBusyChange(this);
-      this.send({ type: "launch", id, request: hostRequest(request) });
+      this.send({ type: "launch", id, request: { ...hostRequest(request), callMark: mark } });
     });
   }
 
@@ -246,22 +261,49 @@ export class HostProcess {
     this.events.onBusyChange(this);
   }
 
-  /** Gives the host up: kills it and the processes it reported, and fails every unfinished launch. */
+  /**
+   * Gives the host up: kills it and what its unfinished launches may have left running (host-leftovers.ts),
+   * and fails each of them with an error that says what was done.
+   */
   private abandon(reason: string): void {
     if (this.gone) return;
     this.gone = true;
+    // A host that still runs (given up, or broken) is stopped and its children killed before it is.
+    const children = this.child.exitCode === null && this.child.signalCode === null ? stopHostAndKillChildren(this.identity) : [];
     this.child.kill("SIGKILL");
+    const reported = new Set<number>();
+    for (const pending of this.pending.values()) if (pending.pid !== undefined) reported.add(pending.pid);
+    // Before the call marks' search: a fork that executes its program meanwhile holds its call's mark by then.
+    // None without an unfinished launch (the host forks only for one): an idle host's exit lists no /proc.
+    const forks = this.pending.size === 0 ? [] : killHostForks(this.identity);
+    const unreportedChildren = [...children, ...forks].filter((pid) => !reported.has(pid));
     for (const [id, pending] of this.pending) {
       this.finish(id, pending);
+      if (pending.pid !== undefined) killProcessTree(pending.pid, this.platform);
+      const marked = killMarked(pending.mark, this.identity).filter((pid) => pid !== pending.pid);
       if (pending.pid !== undefined) {
-        killProcessTree(pending.pid, this.platform);
-        pending.run.reject(new ChildHostError(`${reason} during the call; its process group was killed, nothing of it is left running`));
-      } else {
+        const more = marked.length === 0 ? "" : `, and ${processes(marked.length)} carrying the call's mark`;
+        pending.run.reject(new ChildHostError(`${reason} during the call; its process group was killed${more}, nothing of it is left running`));
+      } else if (this.identity === undefined) {
         pending.start.reject(
-          new ChildHostError(`${reason} before it reported the start of the process; the process may have started, and the server could not stop it`),
+          new ChildHostError(
+            `${reason} before it reported the start of the process; the process may have started, and the server could not find it (no process search on this system)`,
+          ),
+        );
+      } else {
+        const killed = new Set([...marked, ...unreportedChildren]).size;
+        const found = killed === 0 ? "found none running" : `killed ${processes(killed)}`;
+        pending.start.reject(
+          new ChildHostError(
+            `${reason} before it reported the start of the process; the server searched for the call's processes (its mark, the host's children and forks) and ${found}`,
+          ),
         );
       }
     }
     this.events.onGone(this);
   }
+}
+
+function processes(count: number): string {
+  return count === 1 ? "1 process" : `${String(count)} processes`;
 }

@@ -3,7 +3,9 @@
  * channel the server opened when it started the host (and nothing else).
  *
  * server → host: `launch` (the serialisable part of a LaunchRequest; the
- * redactor and the AbortSignal stay in the server) and `cancel`.
+ * redactor and the AbortSignal stay in the server) and `cancel`. On Linux the
+ * launch carries the call's mark, drawn by the server (`callMark`): a host that
+ * dies before its `spawned` report leaves the server a way to find the process.
  * host → server: `spawned` as soon as the process runs, then exactly one of
  * `result` (a LaunchResult, unredacted) or `failed` (a LaunchError's parts).
  *
@@ -15,7 +17,7 @@ import type { LaunchRequest, LaunchResult } from "../launcher.js";
 /** What crosses to the host: everything of a LaunchRequest but the signal, the redactor and the platform. */
 export type HostLaunchRequest = Pick<
   LaunchRequest,
-  "executable" | "args" | "env" | "cwd" | "maxOutputBytes" | "timeoutMs" | "killGraceMs" | "windowsVerbatimArguments"
+  "executable" | "args" | "env" | "cwd" | "maxOutputBytes" | "timeoutMs" | "killGraceMs" | "windowsVerbatimArguments" | "callMark"
 >;
 
 export type ToHost = { readonly type: "launch"; readonly id: number; readonly request: HostLaunchRequest } | { readonly type: "cancel"; readonly id: number };
@@ -33,9 +35,12 @@ export class ChildHostError extends Error {
 
 /** The fields of `request` that cross to the host, named one by one (a new LaunchRequest field stays behind until added here). */
 export function hostRequest(request: LaunchRequest): HostLaunchRequest {
-  const { executable, args, env, cwd, maxOutputBytes, timeoutMs, killGraceMs, windowsVerbatimArguments } = request;
-  return { executable, args, env, cwd, maxOutputBytes, timeoutMs, killGraceMs, windowsVerbatimArguments };
+  const { executable, args, env, cwd, maxOutputBytes, timeoutMs, killGraceMs, windowsVerbatimArguments, callMark } = request;
+  return { executable, args, env, cwd, maxOutputBytes, timeoutMs, killGraceMs, windowsVerbatimArguments, callMark };
 }
+
+/** A mark as newCallMark draws it: 128 bits in hex. */
+const isMark = (value: unknown): boolean => typeof value === "string" && /^[0-9a-f]{32}$/u.test(value);
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -57,7 +62,8 @@ const isNumber = (value: unknown): boolean => typeof value === "number";
 /** The launch request of a `launch` message, or undefined when a field is missing or of the wrong type. */
 function hostRequestOf(value: unknown): HostLaunchRequest | undefined {
   if (!isRecord(value)) return undefined;
-  const { executable, args, env, cwd, maxOutputBytes, timeoutMs, killGraceMs, windowsVerbatimArguments } = value;
+  const { executable, args, env, cwd, maxOutputBytes, timeoutMs, killGraceMs, windowsVerbatimArguments, callMark } = value;
+  if (!optional(callMark, isMark)) return undefined;
   if (typeof executable !== "string" || !Array.isArray(args) || !args.every((arg) => typeof arg === "string") || !isStringRecord(env)) return undefined;
   if (!isNumber(maxOutputBytes) || !isNumber(timeoutMs) || !optional(killGraceMs, isNumber)) return undefined;
   if (!optional(cwd, (entry) => typeof entry === "string") || !optional(windowsVerbatimArguments, (entry) => typeof entry === "boolean")) return undefined;
@@ -70,6 +76,7 @@ function hostRequestOf(value: unknown): HostLaunchRequest | undefined {
     timeoutMs: timeoutMs as number,
     killGraceMs: killGraceMs as number | undefined,
     windowsVerbatimArguments: windowsVerbatimArguments as boolean | undefined,
+    callMark: callMark as string | undefined,
   };
 }
 

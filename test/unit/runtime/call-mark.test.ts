@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readdirSync } from "node:fs";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { CALL_MARK_VARIABLE, killMarkedProcesses, newCallMark, pidsSince } from "../../../src/runtime/call-mark.js";
 import { outputPipesOf } from "../../../src/runtime/pipe-holders.js";
@@ -51,6 +52,25 @@ describe.runIf(process.platform === "linux")("killMarkedProcesses", () => {
     // As if the call's child were `later`: `marked` got its pid before, so it is no process the child started.
     expect(killMarkedProcesses(mark, { pid: later.pid ?? 0, startedAt: 0 })).toEqual([]);
     expect(alive(marked.pid ?? 0)).toBe(true);
+  });
+
+  test("a marked process with threads is killed once, by its own pid: a thread's id (which opens /proc/<tid> too) is not a process", async () => {
+    const mark = newCallMark("linux") ?? "";
+    // Node's own threads (V8's platform workers, libuv's) run before its script prints.
+    const child = spawn(process.execPath, ["-e", "console.log('up'); setInterval(() => {}, 1e6)"], {
+      stdio: ["ignore", "pipe", "ignore"],
+      env: { [CALL_MARK_VARIABLE]: mark },
+    });
+    onTestFinished(() => {
+      child.kill("SIGKILL");
+    });
+    await once(child.stdout, "data");
+    const pid = child.pid ?? 0;
+    const threads = readdirSync(`/proc/${String(pid)}/task`).map(Number);
+    expect(threads.length).toBeGreaterThan(1);
+    const exited = once(child, "exit");
+    expect(killMarkedProcesses(mark, { pid, startedAt: 0 })).toEqual([pid]);
+    expect(await exited).toEqual([null, "SIGKILL"]);
   });
 
   test("makes no mark off Linux", () => {

@@ -126,12 +126,40 @@ describe("the built host", () => {
     expect(client.hostPid).not.toBe(first);
   });
 
-  test("the host is started with an empty environment and no Node options of the server", async () => {
+  test("the host is started with an empty environment (on Linux, but its own mark) and no Node options of the server", async () => {
     const host = fakeHost(`send(ok(message.id, JSON.stringify({ env: process.env, execArgv: process.execArgv, argv: process.argv.slice(1) })));`);
     const { client } = clientFor(host);
     const seen = JSON.parse((await (await client.start(request("/bin/true", []))).running).stdout) as { env: object; execArgv: string[]; argv: string[] };
     // Only the host's own fixed V8 flags (host-tiering.ts).
-    expect(seen).toEqual({ env: {}, execArgv: ["--single-threaded"], argv: [host] });
+    // Linux: the host's mark, which its forks hold until they execute their program (host-leftovers.ts).
+    const env = process.platform === "linux" ? { TORII_HOST_MARK: expect.stringMatching(/^[0-9a-f]{32}$/u) as unknown } : {};
+    expect(seen).toEqual({ env, execArgv: ["--single-threaded"], argv: [host] });
+  });
+});
+
+describe.runIf(process.platform === "linux")("the call's mark", () => {
+  test("each launch gets a new mark drawn by the server, never one its caller passed (two launches sharing one would die together)", async () => {
+    const { client } = clientFor(builtHost());
+    const given = "0123456789abcdef0123456789abcdef";
+    const markOf = async (): Promise<string> =>
+      (await (await client.start(request("/bin/sh", ["-c", 'printf %s "$TORII_CALL_MARK"'], { callMark: given }))).running).stdout;
+    const [first, second] = [await markOf(), await markOf()];
+    expect(first).toMatch(/^[0-9a-f]{32}$/u);
+    expect(first).not.toBe(given);
+    expect(second).not.toBe(first);
+  });
+});
+
+describe.runIf(process.platform === "linux")("the call's mark", () => {
+  test("each launch gets a new mark drawn by the server, never one its caller passed (two launches sharing one would die together)", async () => {
+    const { client } = clientFor(builtHost());
+    const given = "0123456789abcdef0123456789abcdef";
+    const markOf = async (): Promise<string> =>
+      (await (await client.start(request("/bin/sh", ["-c", 'printf %s "$TORII_CALL_MARK"'], { callMark: given }))).running).stdout;
+    const [first, second] = [await markOf(), await markOf()];
+    expect(first).toMatch(/^[0-9a-f]{32}$/u);
+    expect(first).not.toBe(given);
+    expect(second).not.toBe(first);
   });
 });
 
@@ -154,6 +182,8 @@ describe("messages the host cannot use", () => {
       { type: "launch", id: 1, request: { executable: 5 } },
       { type: "launch", id: -1, request: {} },
       { type: "reboot", id: 2 },
+      // A mark is the server's 128 random bits in hex, nothing else.
+      { type: "launch", id: 3, request: { executable: "/bin/echo", args: [], env: {}, maxOutputBytes: 1024, timeoutMs: 10_000, callMark: "guessable" } },
     ]) {
       host.send(garbage as Serializable);
     }
@@ -184,7 +214,9 @@ describe("messages the client cannot use", () => {
     const gone = nextGone();
     const start = client.start(request("/bin/true", []));
     await expect(start).rejects.toBeInstanceOf(ChildHostError);
-    await expect(start).rejects.toThrow(/malformed message before it reported the start of the process; the process may have started/);
+    await expect(start).rejects.toThrow(
+      /malformed message before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and found none running/,
+    );
     const pid = await gone;
     await expect.poll(() => alive(pid!)).toBe(false);
   });
@@ -222,7 +254,7 @@ describe("messages the client cannot use", () => {
     expect(timers.pending).toEqual([2_500, 10_000 + 200 + 2_500]);
     expect(timers.advance(2_500)).toBe(1);
     await expect(second).rejects.toThrow(
-      /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the process may have started/,
+      /the child host did not answer within 2500 ms and was killed before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and found none running/,
     );
     await expect(first.running).rejects.toThrow(/did not answer within 2500 ms and was killed during the call; its process group was killed/);
     expect(await gone).toBe(hostPid);
@@ -258,7 +290,7 @@ while (!existsSync(${JSON.stringify(go)})) Atomics.wait(new Int32Array(new Share
     const { client, nextGone } = clientFor(host, 60_000, 300, 300);
     const gone = nextGone();
     await expect(client.start(request("/bin/true", []))).rejects.toThrow(
-      /the child host did not start and answer within 600 ms and was killed before it reported the start of the process; the process may have started/,
+      /the child host did not start and answer within 600 ms and was killed before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and found none running/,
     );
     expect(await gone).toBeGreaterThan(1);
   });

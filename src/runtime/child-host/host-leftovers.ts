@@ -1,0 +1,121 @@
+/**
+ * What a child host that is gone may have left running for its unfinished
+ * launches, found and killed from the server.
+ *
+ * A launch the host reported has a pid: its process group is killed. A launch
+ * it had not reported (the host died, or was given up, between its spawn and
+ * its `spawned` message, or before it spawned at all) has none, and the
+ * program it may have started leads its own process group, out of reach of
+ * anything the server knows by pid. Two searches find it on Linux:
+ *
+ * - Every launch carries a mark the server drew (call-mark.ts; the host puts
+ *   it in the program's environment). Whatever holds the mark of a launch that
+ *   was not finished, and started after the host, is killed: the program and
+ *   every descendant that kept its environment, reported or not, in its group
+ *   or not. The mark is 128 random bits the program cannot learn for another
+ *   call, so it can neither aim another call's kill at a process nor, short of
+ *   rebuilding its environment, dodge its own.
+ * - A child the host forked but that is not yet executing the program holds a
+ *   copy of the host's environment, not the call's mark, until its `execve`.
+ *   The host is started with a mark of its own in its environment (its only
+ *   variable, which it never reads; the server draws it): whatever holds that
+ *   mark but the host is such a fork, and is killed, whether the host died or
+ *   was given up. That search runs before the call marks' (a fork that
+ *   executes the program meanwhile carries the call's mark by then), and a
+ *   host that is gone forks nothing more.
+ * - A host that is given up while it still runs is stopped first (SIGSTOP: it
+ *   starts nothing more) and its children are killed, with their groups,
+ *   before the host is (a child that replaced its environment at its own
+ *   `execve` is still the host's child).
+ *
+ * Each search lists every process and keeps those started no earlier than
+ * the host (by start time), not only the pids handed out since the host's as
+ * the launcher's search at a program's exit does: a host lives across many
+ * calls, and the pids may have wrapped past its own while it ran. Only this
+ * rare path pays for the listing.
+ *
+ * macOS and Windows have no /proc: a reported launch's group (Windows: its
+ * tree) is killed as before, and the error of an unreported one says the
+ * process may have started and could not be found.
+ */
+import { readFileSync } from "node:fs";
+import { killMarkedProcesses, leadsItsThreadGroup, listedProcesses, newCallMark, type MarkedChild } from "../call-mark.js";
+import { startTimeOf } from "../pipe-holders.js";
+
+/** The variable that holds the host's own mark in its environment (Linux). */
+export const HOST_MARK_VARIABLE = "TORII_HOST_MARK";
+
+/** A new host's environment entry: its mark (Linux only; nothing elsewhere). */
+export function hostMarkEntry(platform: NodeJS.Platform): { readonly mark: string | undefined; readonly env: Readonly<Record<string, string>> } {
+  const mark = newCallMark(platform);
+  return { mark, env: mark === undefined ? {} : { [HOST_MARK_VARIABLE]: mark } };
+}
+
+/** The host process as the searches need it: its pid, its start time (Linux) to bound them, and its mark. */
+export interface HostIdentity {
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly mark: string | undefined;
+}
+
+/** The host's identity, read just after its spawn (Linux only; undefined elsewhere or when unreadable). */
+export function hostIdentity(pid: number | undefined, platform: NodeJS.Platform, mark: string | undefined): HostIdentity | undefined {
+  if (platform !== "linux" || pid === undefined) return undefined;
+  const startedAt = startTimeOf(String(pid));
+  return startedAt === undefined ? undefined : { pid, startedAt, mark };
+}
+
+/** SIGKILLs the host's forks that do not yet run their program (they hold the host's mark); returns their pids. */
+export function killHostForks(host: HostIdentity | undefined): number[] {
+  if (host?.mark === undefined) return [];
+  const search = { variable: HOST_MARK_VARIABLE, everyProcess: true };
+  return killMarkedProcesses(host.mark, { pid: host.pid, startedAt: host.startedAt }, search).filter((pid) => pid !== host.pid);
+}
+
+/**
+ * Stops a host that still runs and SIGKILLs its children and their process groups (Linux; the
+ * caller then kills the host). Returns the children's pids. Nothing off Linux.
+ */
+export function stopHostAndKillChildren(host: HostIdentity | undefined): number[] {
+  if (host === undefined) return [];
+  try {
+    process.kill(host.pid, "SIGSTOP");
+  } catch {
+    // Already gone: its children were reparented, and only the marks find them.
+    return [];
+  }
+  const killed: number[] = [];
+  // Every process, not the pids since the host's: they may have wrapped past it while it ran.
+  for (const pid of listedProcesses()) {
+    // A child's other threads name the host as parent too: the child is counted once, by its own pid.
+    if (pid === host.pid || parentOf(pid) !== host.pid || !leadsItsThreadGroup(String(pid))) continue;
+    // The group first (a child that already called setsid leads one), then the child itself (one that had not).
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {
+        // No such group yet, or gone meanwhile.
+      }
+    }
+    killed.push(pid);
+  }
+  return killed;
+}
+
+/** SIGKILLs the processes started since the host that carry `mark` (Linux); returns their pids. */
+export function killMarked(mark: string | undefined, host: HostIdentity | undefined): number[] {
+  if (mark === undefined || host === undefined) return [];
+  const since: MarkedChild = { pid: host.pid, startedAt: host.startedAt };
+  return killMarkedProcesses(mark, since, { everyProcess: true });
+}
+
+/** Field 4 of /proc/<pid>/stat, the parent's pid; undefined when unreadable. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
+    const value = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    return Number.isSafeInteger(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The searches a gone host's leftovers are found by (host-leftovers.ts), on
+ * real processes. A host lives across many calls (until it has been idle for
+ * a while), so the pid counter may wrap past the host's own pid while it
+ * runs: a process started for it after such a wrap has a lower pid than the
+ * host's. Such a host is stood in for by a process with a higher pid than
+ * the marked one and the marked one's start time (no wrap is needed to test
+ * what the search looks at). Linux only (/proc).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { CALL_MARK_VARIABLE, newCallMark } from "../../../../src/runtime/call-mark.js";
+import { HOST_MARK_VARIABLE, killHostForks, killMarked, type HostIdentity } from "../../../../src/runtime/child-host/host-leftovers.js";
+import { startTimeOf } from "../../../../src/runtime/pipe-holders.js";
+
+async function sleeper(env: Record<string, string> = {}): Promise<ChildProcess & { pid: number }> {
+  const child = spawn("sleep", ["60"], { stdio: "ignore", env });
+  onTestFinished(() => {
+    child.kill("SIGKILL");
+  });
+  await once(child, "spawn");
+  return child as ChildProcess & { pid: number };
+}
+
+/** A host as one started before the pid counter wrapped looks to a process started for it after: a higher pid, an earlier start. */
+async function hostAboveWrap(marked: ChildProcess & { pid: number }, mark?: string): Promise<HostIdentity> {
+  const later = await sleeper();
+  expect(later.pid).toBeGreaterThan(marked.pid);
+  return { pid: later.pid, startedAt: startTimeOf(String(marked.pid)) ?? Number.POSITIVE_INFINITY, mark };
+}
+
+describe.runIf(process.platform === "linux")("a host's leftovers after the pids wrapped past the host's", () => {
+  test("a process carrying an unfinished launch's mark with a lower pid than the host's is found and killed", async () => {
+    const mark = newCallMark("linux") ?? "";
+    const program = await sleeper({ [CALL_MARK_VARIABLE]: mark });
+    const host = await hostAboveWrap(program);
+    const exited = once(program, "exit");
+    expect(killMarked(mark, host)).toEqual([program.pid]);
+    expect(await exited).toEqual([null, "SIGKILL"]);
+  });
+
+  test("a fork holding the host's mark with a lower pid than the host's is found and killed", async () => {
+    const mark = newCallMark("linux") ?? "";
+    const fork = await sleeper({ [HOST_MARK_VARIABLE]: mark });
+    const host = await hostAboveWrap(fork, mark);
+    const exited = once(fork, "exit");
+    expect(killHostForks(host)).toEqual([fork.pid]);
+    expect(await exited).toEqual([null, "SIGKILL"]);
+  });
+});
