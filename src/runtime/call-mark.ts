@@ -35,7 +35,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { startTimeOf } from "./pipe-holders.js";
+import { startTimeOf } from "./proc-stat.js";
 
 /** The variable the launcher adds to each child's environment on Linux. */
 export const CALL_MARK_VARIABLE = "TORII_CALL_MARK";

@@ -20,7 +20,8 @@
  * What a process of another user holds cannot be read, nor killed; a
  * descendant that escaped and closed its output is not found this way.
  */
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
+import { startTimeOf } from "./proc-stat.js";
 
 /** What identifies a child's output pipes, and when the child started. */
 export interface OutputPipes {
@@ -76,18 +77,6 @@ function entries(dir: string): string[] {
 function linkOf(file: string): string | undefined {
   try {
     return readlinkSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot), read after the command name's closing parenthesis. */
-export function startTimeOf(pid: string): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const value = Number(fields[19]);
-    return Number.isFinite(value) ? value : undefined;
   } catch {
     return undefined;
   }

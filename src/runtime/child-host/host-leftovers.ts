@@ -38,9 +38,8 @@
  * tree) is killed as before, and the error of an unreported one says the
  * process may have started and could not be found.
  */
-import { readFileSync } from "node:fs";
 import { killMarkedProcesses, leadsItsThreadGroup, listedProcesses, newCallMark, type MarkedChild } from "../call-mark.js";
-import { startTimeOf } from "../pipe-holders.js";
+import { parentOf, startTimeOf } from "../proc-stat.js";
 
 /** The variable that holds the host's own mark in its environment (Linux). */
 export const HOST_MARK_VARIABLE = "TORII_HOST_MARK";
@@ -107,15 +106,4 @@ export function killMarked(mark: string | undefined, host: HostIdentity | undefi
   if (mark === undefined || host === undefined) return [];
   const since: MarkedChild = { pid: host.pid, startedAt: host.startedAt };
   return killMarkedProcesses(mark, since, { everyProcess: true });
-}
-
-/** Field 4 of /proc/<pid>/stat, the parent's pid; undefined when unreadable. */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
-    const value = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    return Number.isSafeInteger(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

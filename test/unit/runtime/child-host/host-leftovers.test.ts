@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { CALL_MARK_VARIABLE, newCallMark } from "../../../../src/runtime/call-mark.js";
 import { HOST_MARK_VARIABLE, killHostForks, killMarked, type HostIdentity } from "../../../../src/runtime/child-host/host-leftovers.js";
-import { startTimeOf } from "../../../../src/runtime/pipe-holders.js";
+import { startTimeOf } from "../../../../src/runtime/proc-stat.js";
 
 async function sleeper(env: Record<string, string> = {}): Promise<ChildProcess & { pid: number }> {
   const child = spawn("sleep", ["60"], { stdio: "ignore", env });
