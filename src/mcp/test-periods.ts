@@ -8,13 +8,7 @@
  * take nothing before the server gives up on its client; 0: never). A small module of its own: the server's entry reads
  * one of them without loading the call path, which it loads lazily.
  */
-
-/**
- * The longest period a timer keeps (2^31 - 1 ms, about 24.8 days): Node runs a longer setTimeout after 1 ms
- * (TimeoutOverflowWarning), so TORII_STDOUT_STALL_MS=3000000000, meant as "practically never", gave up on a
- * client the first time its stdout was full.
- */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from "../runtime/timers.js";
 
 /**
  * The non-negative integer number of milliseconds `env[name]` holds, at most MAX_TIMER_MS; `fallback` when it

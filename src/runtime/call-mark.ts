@@ -171,7 +171,7 @@ function killRound(needle: Buffer, child: MarkedChild, candidates: readonly numb
 }
 
 /** Whether `pid` is a process, not another thread of one (the Tgid of /proc/<pid>/status is its own id). */
-export function leadsItsThreadGroup(pid: string): boolean {
+function leadsItsThreadGroup(pid: string): boolean {
   try {
     return new RegExp(`^Tgid:\\s+${pid}$`, "mu").test(readFileSync(`/proc/${pid}/status`, "utf8"));
   } catch {

@@ -35,7 +35,7 @@ import { CALL_MARK_VARIABLE, killMarkedProcesses, newCallMark } from "./call-mar
 import { killPipeHolders, outputPipesOf, type OutputPipes } from "./pipe-holders.js";
 import { redactOutput } from "./redact-output.js";
 import type { Redactor } from "./redaction.js";
-import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "./timers.js";
+import { MAX_TIMER_MS, SYSTEM_TIMERS, type CancelTimer, type Timers } from "./timers.js";
 
 export interface LaunchRequest {
   /** Absolute path of the file to run (see resolveExecutable). */
@@ -120,7 +120,6 @@ const EXIT_DRAIN_GRACE_MS = 200;
  * with no exit status (the process is stuck in the kernel, or taskkill failed).
  */
 const UNKILLABLE_BACKSTOP_MS = 5000;
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type StreamName = "stdout" | "stderr";
 

@@ -9,6 +9,12 @@
  */
 import { performance } from "node:perf_hooks";
 
+/**
+ * The longest period a timer keeps (2^31 - 1 ms, about 24.8 days): Node runs a longer setTimeout after 1 ms
+ * (TimeoutOverflowWarning). Every configurable period is capped at it or refused past it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Cancels a timer; calling it again, or after the timer ran, does nothing. */
 export type CancelTimer = () => void;
 

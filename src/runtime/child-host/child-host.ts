@@ -9,7 +9,8 @@
  * hundreds, and the server's event loop never stops for a fork.
  *
  * It reads nothing but its IPC channel: no file (but /proc/self/fd at start,
- * inherited-descriptors.ts), no environment (it is started with an empty one),
+ * inherited-descriptors.ts), no environment (it is started with an empty one but, on
+ * Linux, its own TORII_HOST_MARK, which it never reads),
  * no argument. Each launch carries the mark the server drew for it (call-mark.ts), which the
  * launcher puts in the program's environment: if this host dies before it reports the spawn,
  * the server still finds the program by it. When the channel closes (the server exited

@@ -38,7 +38,7 @@
  * tree) is killed as before, and the error of an unreported one says the
  * process may have started and could not be found.
  */
-import { killMarkedProcesses, leadsItsThreadGroup, listedProcesses, newCallMark, type MarkedChild } from "../call-mark.js";
+import { killMarkedProcesses, listedProcesses, newCallMark, type MarkedChild } from "../call-mark.js";
 import { parentOf, startTimeOf } from "../proc-stat.js";
 
 /** The variable that holds the host's own mark in its environment (Linux). */
@@ -86,8 +86,8 @@ export function stopHostAndKillChildren(host: HostIdentity | undefined): number[
   const killed: number[] = [];
   // Every process, not the pids since the host's: they may have wrapped past it while it ran.
   for (const pid of listedProcesses()) {
-    // A child's other threads name the host as parent too: the child is counted once, by its own pid.
-    if (pid === host.pid || parentOf(pid) !== host.pid || !leadsItsThreadGroup(String(pid))) continue;
+    // readdir("/proc") lists thread-group leaders only, so each child is seen once, by its own pid.
+    if (pid === host.pid || parentOf(pid) !== host.pid) continue;
     // The group first (a child that already called setsid leads one), then the child itself (one that had not).
     for (const target of [-pid, pid]) {
       try {

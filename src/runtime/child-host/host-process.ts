@@ -13,19 +13,10 @@
  * The error says what was done. No launch is ever sent again: a call runs once.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import {
-  DEFAULT_KILL_GRACE_MS,
-  killProcessTree,
-  LaunchError,
-  MAX_TIMER_MS,
-  redactResult,
-  type LaunchRequest,
-  type LaunchResult,
-  type StartedLaunch,
-} from "../launcher.js";
+import { DEFAULT_KILL_GRACE_MS, killProcessTree, LaunchError, redactResult, type LaunchRequest, type LaunchResult, type StartedLaunch } from "../launcher.js";
 import { newCallMark } from "../call-mark.js";
 import { NO_REDACTION } from "../redaction.js";
-import { SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
+import { MAX_TIMER_MS, SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
 import { hostIdentity, hostMarkEntry, killHostForks, killMarked, stopHostAndKillChildren, type HostIdentity } from "./host-leftovers.js";
 import { HOST_V8_FLAGS } from "./host-tiering.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
@@ -51,7 +42,7 @@ export interface HostEvents {
   readonly onGone: (host: HostProcess) => void;
 }
 
-/** The host's environment: nothing of the server's, only what Node needs to start on Windows (and, on Linux, the host's mark). */
+/** The host's environment: nothing of the server's, only what Node needs to start on Windows (the constructor adds, on Linux, the host's mark). */
 export function hostEnvironment(serverEnv: NodeJS.ProcessEnv, platform: NodeJS.Platform): Record<string, string> {
   const systemRoot = serverEnv.SystemRoot;
   return platform === "win32" && systemRoot !== undefined ? { SystemRoot: systemRoot } : {};

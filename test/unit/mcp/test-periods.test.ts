@@ -4,7 +4,8 @@
  * on the client the first time its stdout was full.
  */
 import { expect, test } from "vitest";
-import { MAX_TIMER_MS, millisecondsFrom } from "../../../src/mcp/test-periods.js";
+import { millisecondsFrom } from "../../../src/mcp/test-periods.js";
+import { MAX_TIMER_MS } from "../../../src/runtime/timers.js";
 
 test("reads a non-negative integer, falls back on anything else (an empty value is unset, not 0: never), and caps a period at what a timer keeps", () => {
   const read = (text: string | undefined): number => millisecondsFrom({ TORII_STDOUT_STALL_MS: text }, "TORII_STDOUT_STALL_MS", 7);
