@@ -8,8 +8,8 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { fc } from "@fast-check/vitest";
 import { expect, test } from "vitest";
+import { fc } from "../../../support/property-test.js";
 import { proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
 
 const ORACLE = fileURLToPath(new URL("../../../support/urllib_oracle.py", import.meta.url));
