@@ -6,7 +6,8 @@
  * table row's command path bent the ways an agent may spell it (a word
  * upper-cased or cut to a prefix, a release track before it, a word left out,
  * `--`, an option or a group word put between its words) and both copies must
- * find the same write, read, locked-command rejection and decision.
+ * find the same write, read, locked-command rejection and decision. (vi.doMock:
+ * the file runs in the isolated project, vitest.config.ts.)
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, vi } from "vitest";
