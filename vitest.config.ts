@@ -3,14 +3,15 @@ import os from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * Test files that replace a module with vi.mock: without isolation the module
- * cache is shared by a worker's files, so such a mock would reach (or miss) other
- * files depending on the order they ran in. These run isolated.
+ * Test files that replace a module with vi.mock or vi.doMock: without isolation the
+ * module cache is shared by a worker's files, so such a mock (or the vi.resetModules
+ * that goes with vi.doMock) would reach (or miss) other files depending on the order
+ * they ran in. These run isolated.
  */
 const mockingFiles = readdirSync("test", { recursive: true, encoding: "utf8" })
   .filter((file) => file.endsWith(".test.ts"))
   .map((file) => `test/${file}`)
-  .filter((file) => /\bvi\.mock\(/u.test(readFileSync(file, "utf8")));
+  .filter((file) => /\bvi\.(?:mock|doMock)\(/u.test(readFileSync(file, "utf8")));
 
 export default defineConfig({
   test: {

@@ -284,13 +284,15 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Checks one line (without its newline) of the log. Reasons never quote the line. */
 export function checkAuditLine(bytes: Uint8Array): AuditLineCheck {
+  // Said without parsing: a log damaged into many blank lines would otherwise throw a parse error per line.
+  if (bytes.length === 0) return { kind: "unreadable", reason: "empty line" };
   let parsed: unknown;
   let text: string;
   try {
     text = UTF8.decode(bytes);
     parsed = JSON.parse(text);
   } catch {
-    return { kind: "unreadable", reason: bytes.length === 0 ? "empty line" : "not a JSON line" };
+    return { kind: "unreadable", reason: "not a JSON line" };
   }
   const result = storedRecordSchema.safeParse(parsed);
   if (!result.success) {

@@ -18,6 +18,7 @@
 import { commandWords, runsCommand, type WriteCandidate } from "./file-writes.js";
 import { bodyOption } from "./grammar/body-option.js";
 import type { CompiledGrammar } from "./grammar/option-table.js";
+import { rowsStartingWith } from "./grammar/rows-by-leading-words.js";
 import type { FileReadSpec } from "./grammar/types.js";
 
 /** A listed read argument a call gives with a value that may name a path. */
@@ -61,7 +62,7 @@ function givesPath(row: FileReadSpec & { option: string }, call: WriteCandidate)
 export function localFileRead(grammar: CompiledGrammar, call: WriteCandidate): FileReadHit | undefined {
   if (grammar.fileReads.length === 0) return undefined;
   const words = commandWords(grammar, call);
-  const matching = grammar.fileReads.filter((read) => {
+  const matching = rowsStartingWith(grammar.fileReads, [call.positionals, words]).filter((read) => {
     if (!runsCommand(call, words, read.command)) return false;
     // Left out, a defaulted option reads its default; given, it reads its value: either way a read.
     return read.option === undefined || read.defaultPath !== undefined || givesPath({ ...read, option: read.option }, call);

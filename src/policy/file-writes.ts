@@ -20,6 +20,7 @@ import { exactRuleTexts } from "./exact-pattern.js";
 import { commandWordsOf, runsCommandPath } from "./grammar/command-path.js";
 import { bodyOption } from "./grammar/body-option.js";
 import { findScope, type CompiledGrammar } from "./grammar/option-table.js";
+import { rowsStartingWith } from "./grammar/rows-by-leading-words.js";
 import type { FileWriteSpec } from "./grammar/types.js";
 
 /** A call that runs a plugin program: `command` is the known command path and the plugin's word. */
@@ -54,7 +55,7 @@ function startsWith(tokens: readonly string[], path: readonly string[]): boolean
  */
 export function localFileWrite(grammar: CompiledGrammar, call: WriteCandidate): LocalWrite | undefined {
   const words = commandWords(grammar, call);
-  const listed = grammar.fileWrites.find((write) => {
+  const listed = rowsStartingWith(grammar.fileWrites, [call.positionals, words]).find((write) => {
     if (!runsCommand(call, words, write.command)) return false;
     if (write.option === undefined) return true;
     const { option, short } = write;

@@ -20,6 +20,7 @@
 import { bodyOption, namesBodyOption } from "./body-option.js";
 import { commandPathEnd, commandWordIndexes, runsCommandPath } from "./command-path.js";
 import { isLoopbackListener } from "./loopback-listener.js";
+import { rowsStartingWith } from "./rows-by-leading-words.js";
 import type { SitedToken } from "./fetched-values.js";
 import { commandBody, type ArgvRejection, type LockedCommand, type LockedCommandOptions, type ParentOptions } from "./types.js";
 
@@ -158,12 +159,13 @@ export function findLockedCommandUse(
     body.positionals.map((site) => site.token),
     parentOptions,
   ).map((index) => body.positionals[index] as SitedToken);
-  for (const locked of lockedCommands) {
+  const plainWords = words.map((site) => site.token);
+  // Only rows whose leading words are the call's can match (commandPathEnd compares them exactly).
+  for (const locked of rowsStartingWith(lockedCommands, [plainWords])) {
     const rejection = lockedCommandRejection(body, words, locked);
     if (rejection !== undefined) return rejection;
   }
-  const plainWords = words.map((site) => site.token);
-  for (const scoped of lockedCommandOptions) {
+  for (const scoped of rowsStartingWith(lockedCommandOptions, [plainWords])) {
     const rejection = lockedOptionRejection(body, plainWords, scoped);
     if (rejection !== undefined) return rejection;
   }

@@ -190,7 +190,12 @@ describe("sealAuditLine and checkAuditLine", () => {
     ["an unknown version", (text: string) => text.replace('"v":1,', '"v":2,'), "invalid", /not an audit record/],
     ["three argv tokens", (text: string) => text.replace('["s3","ls"]', '["s3","ls","x"]'), "invalid", /argv_head/],
     ["a cut line", (text: string) => text.slice(0, 40), "unreadable", /not a JSON line/],
-    ["an empty line", () => "", "unreadable", /empty line/],
+    ["an empty line", () => "", "unreadable", /^empty line$/],
+    // Only a line of no bytes is "empty": one of whitespace or a NUL is read, and is no JSON line.
+    ["a line of spaces", () => "   ", "unreadable", /^not a JSON line$/],
+    ["a carriage return", () => "\r", "unreadable", /^not a JSON line$/],
+    ["a tab", () => "\t", "unreadable", /^not a JSON line$/],
+    ["a NUL", () => "\0", "unreadable", /^not a JSON line$/],
   ] as const)("classifies %s", (_name, mutate, kind, reason) => {
     const check = checkAuditLine(Buffer.from(mutate(line(full))));
     expect(check.kind).toBe(kind);

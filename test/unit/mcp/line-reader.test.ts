@@ -1,5 +1,5 @@
-import { fc, test } from "@fast-check/vitest";
-import { describe, expect } from "vitest";
+import { describe, expect, test } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { BoundedLineReader } from "../../../src/mcp/stdio/line-reader.js";
 
 type Event = { line: string } | { oversized: number; id: string | number | undefined };
@@ -80,7 +80,7 @@ describe("BoundedLineReader", () => {
     expect(reader.hasUnread()).toBe(false);
   });
 
-  test.prop([fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), fc.integer({ min: 1, max: 32 })], {
+  prop([fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), fc.integer({ min: 1, max: 32 })], {
     seed: 5_150_001,
     numRuns: 300,
   })("reports every complete line once, in order, as kept or oversized by its length", (raw, cuts, limit) => {

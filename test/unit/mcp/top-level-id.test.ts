@@ -1,5 +1,5 @@
-import { fc, test } from "@fast-check/vitest";
-import { describe, expect } from "vitest";
+import { describe, expect, test } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { TopLevelIdScanner } from "../../../src/mcp/stdio/top-level-id.js";
 
 /** Scans `text` cut at the given byte offsets. */
@@ -75,7 +75,7 @@ describe("TopLevelIdScanner", () => {
     expect(scan(text)).toBeUndefined();
   });
 
-  test.prop(
+  prop(
     [
       fc.dictionary(
         fc.string({ maxLength: 8 }).filter((key) => key !== "id"),

@@ -1,5 +1,5 @@
-import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { checkBatchLaunch, classifyBatchArgument, planBatchLaunch } from "../../../src/runtime/batch-arguments.js";
 
 /** threats.md §2, every vector: each must be refused before a process is started. */
@@ -101,11 +101,11 @@ describe("classifyBatchArgument", () => {
     expect(reasonFor("token-5ecret&whoami")).not.toContain("5ecret");
   });
 
-  test.prop([fc.stringMatching(/^[A-Za-z0-9\-_.,:/=@+]+$/u)])("accepts every non-empty string of the safe set", (argument) => {
+  prop([fc.stringMatching(/^[A-Za-z0-9\-_.,:/=@+]+$/u)])("accepts every non-empty string of the safe set", (argument) => {
     expect(classifyBatchArgument(argument).ok).toBe(true);
   });
 
-  test.prop([fc.string(), fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.string()])(
+  prop([fc.string(), fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.string()])(
     "refuses any string holding a character outside the safe set",
     (before, character, after) => {
       fc.pre(!/^[A-Za-z0-9\-_.,:/=@+]$/u.test(character));

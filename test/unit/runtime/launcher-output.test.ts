@@ -2,8 +2,8 @@
  * launch(): one streaming byte budget across stdout and stderr, UTF-8-safe
  * truncation, and the process group killed when the budget runs out.
  */
-import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { CappedOutput, launch } from "../../../src/runtime/launcher.js";
 import { firstLinePid, nodeScript, spawnGrandchild, waitUntilGone } from "./process-helpers.js";
 
@@ -131,7 +131,7 @@ function chunked(bytes: Buffer, cuts: readonly number[]): Buffer[] {
 }
 
 describe("CappedOutput", () => {
-  test.prop([fc.string({ unit: "grapheme", maxLength: 60 }), fc.array(fc.nat(), { maxLength: 8 }), fc.nat({ max: 300 })])(
+  prop([fc.string({ unit: "grapheme", maxLength: 60 }), fc.array(fc.nat(), { maxLength: 8 }), fc.nat({ max: 300 })])(
     "keeps the longest whole-character prefix that fits, however the bytes are chunked",
     (text, cuts, cap) => {
       const bytes = Buffer.from(text, "utf8");
@@ -144,7 +144,7 @@ describe("CappedOutput", () => {
     },
   );
 
-  test.prop([fc.array(fc.tuple(fc.constantFrom("stdout" as const, "stderr" as const), fc.string({ unit: "grapheme", maxLength: 10 }))), fc.nat({ max: 100 })])(
+  prop([fc.array(fc.tuple(fc.constantFrom("stdout" as const, "stderr" as const), fc.string({ unit: "grapheme", maxLength: 10 }))), fc.nat({ max: 100 })])(
     "shares one budget between the streams, in arrival order",
     (writes, cap) => {
       const output = new CappedOutput(cap);

@@ -6,8 +6,8 @@
  * split across stdout and stderr. Only the value is masked; what surrounds it
  * stays as it was.
  */
-import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { redactOutput } from "../../../src/runtime/redact-output.js";
 import { createRedactor, CUT_TAIL_MARKER } from "../../../src/runtime/redaction.js";
 
@@ -80,7 +80,7 @@ describe("accidental forms of a value are masked, and nothing else", () => {
   });
 
   const junk = fc.constantFrom("\u0000", "\u001b[1m", "\u001b[0;31m", "\u200b", "\ufeff", "\n", "\r\n", "\u0007");
-  propertyTest.prop([
+  prop([
     fc.string({ minLength: 8, maxLength: 30, unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
     fc.array(junk, { minLength: 30, maxLength: 30 }),
   ])("junk of those kinds between any characters never lets the value through", (value, between) => {

@@ -1,5 +1,5 @@
-import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { redactOutput, trimToBytes } from "../../../src/runtime/redact-output.js";
 import { createRedactor, CUT_TAIL_MARKER, MIN_REDACTED_LENGTH, NO_REDACTION } from "../../../src/runtime/redaction.js";
 import { SLICE_UNITS } from "../../../src/runtime/spelling-matcher.js";
@@ -94,7 +94,7 @@ describe("createRedactor", () => {
     });
 
     const alnum = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
-    propertyTest.prop([
+    prop([
       fc.array(alnum, { minLength: 8, maxLength: 40 }),
       fc.array(alnum, { minLength: 40, maxLength: 40 }),
       fc.string(),
@@ -111,7 +111,7 @@ describe("createRedactor", () => {
     });
   });
 
-  propertyTest.prop([fc.string({ minLength: 8, maxLength: 40 }).filter((value) => value.trim().length >= 8), fc.string(), fc.string()])(
+  prop([fc.string({ minLength: 8, maxLength: 40 }).filter((value) => value.trim().length >= 8), fc.string(), fc.string()])(
     "no spelling of a value survives",
     (value, before, after) => {
       const one = createRedactor([{ name: "V", value }]);

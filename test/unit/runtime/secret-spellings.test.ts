@@ -6,8 +6,8 @@
  * values full of the characters these encoders treat specially, no encoding
  * survives, wherever it sits in the text.
  */
-import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { completed, createRedactor, CUT_TAIL_MARKER, replaceSpans, type Span } from "../../../src/runtime/redaction.js";
 import { characterSpellings } from "../../../src/runtime/secret-forms.js";
 import { SpellingAutomaton } from "../../../src/runtime/spelling-automaton.js";
@@ -89,7 +89,7 @@ describe("every encoder's spelling is masked", () => {
   });
 
   for (const [name, encode] of Object.entries(ENCODERS)) {
-    propertyTest.prop([secretArb, fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })], { numRuns: 150 })(
+    prop([secretArb, fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })], { numRuns: 150 })(
       `${name}: the encoded value never survives`,
       (value, before, after) => {
         const encoded = encode(value);
@@ -100,7 +100,7 @@ describe("every encoder's spelling is masked", () => {
     );
   }
 
-  propertyTest.prop([secretArb, fc.string({ maxLength: 12 })], { numRuns: 150 })("a cut in the middle of an encoding masks the tail", (value, before) => {
+  prop([secretArb, fc.string({ maxLength: 12 })], { numRuns: 150 })("a cut in the middle of an encoding masks the tail", (value, before) => {
     const encoded = goJson(value);
     const cutAt = Math.max(4, Math.floor(encoded.length / 2));
     const out = createRedactor([{ name: "V", value }]).redact(`${before} ${encoded.slice(0, cutAt)}`, { cut: true });
@@ -121,7 +121,7 @@ describe("the DFA search finds what the Pike scan finds", () => {
     "&#",
     "'",
   ];
-  propertyTest.prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 })], { numRuns: 200 })(
+  prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 })], { numRuns: 200 })(
     "same spans on text made of pieces of two values' spellings",
     (first, second, picks) => {
       const set = spellingSet([compileSpellings(first, "[A]"), compileSpellings(second, "[B]")]);

@@ -1,5 +1,5 @@
-import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { fc, prop } from "../../support/property-test.js";
 import { canonicalJson, grantEvidence, grantFingerprint, targetBinding } from "../../../src/state/fingerprints.js";
 
 // Reference vectors computed independently (Python hashlib + struct.pack(">Q")), byte-compatible with Torii's grants v2.
@@ -29,7 +29,7 @@ describe("grantFingerprint", () => {
     expect(grantFingerprint("exact", ["\uD800"])).toBe(grantFingerprint("exact", ["\uFFFD"]));
   });
 
-  test.prop([fc.array(fc.string({ unit: "grapheme" }), { maxLength: 6 }), fc.array(fc.string({ unit: "grapheme" }), { maxLength: 6 })], {
+  prop([fc.array(fc.string({ unit: "grapheme" }), { maxLength: 6 }), fc.array(fc.string({ unit: "grapheme" }), { maxLength: 6 })], {
     seed: 42,
     numRuns: 500,
   })("different token vectors never share a digest", (left, right) => {
@@ -81,7 +81,7 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
   });
 
-  test.prop([fc.jsonValue()], { seed: 7, numRuns: 200 })("parses back to the same value", (value) => {
+  prop([fc.jsonValue()], { seed: 7, numRuns: 200 })("parses back to the same value", (value) => {
     expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
   });
 });

@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { fc } from "@fast-check/vitest";
+import { fc } from "../../../support/property-test.js";
 import { loadSharedConfigFiles } from "@smithy/core/config";
 import { expect, test } from "vitest";
 import { assertSameIniReading, isReadKey } from "../../../../src/pipeline/identity/ini-dialect.js";

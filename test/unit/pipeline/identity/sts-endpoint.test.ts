@@ -1,6 +1,6 @@
 /** The STS route follows the AWS CLI's precedence, from the child environment and the profile only. */
-import { fc, test as propertyTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
+import { fc, prop } from "../../../support/property-test.js";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
 import { metadataProxyOf, ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
 import { bypassesProxy, proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
@@ -201,7 +201,7 @@ describe("proxy variables and NO_PROXY read as Python's urllib reads them", () =
   const environment = fc.dictionary(variable, value, { maxKeys: 6 });
   const host = fc.constantFrom("sts.eu-west-1.amazonaws.com", "sts.internal:8443", "127.0.0.1");
 
-  propertyTest.prop([environment, host, fc.constantFrom("HTTPS_PROXY", "Https_Proxy", "NO_PROXY", "No_Proxy", "ALL_PROXY")])(
+  prop([environment, host, fc.constantFrom("HTTPS_PROXY", "Https_Proxy", "NO_PROXY", "No_Proxy", "ALL_PROXY")])(
     "an empty variable whose name does not end in a lowercase _proxy changes nothing (urllib skips it)",
     (env, netloc, name) => {
       fc.pre(!(name in env));
@@ -210,16 +210,13 @@ describe("proxy variables and NO_PROXY read as Python's urllib reads them", () =
     },
   );
 
-  propertyTest.prop([fc.string(), host])(
-    "a * added to a NO_PROXY list exempts nothing more (only a NO_PROXY of exactly * exempts every host)",
-    (list, netloc) => {
-      fc.pre(list !== "*");
-      expect(bypassesProxy(netloc, `${list},*`)).toBe(bypassesProxy(netloc, list));
-      expect(bypassesProxy(netloc, `*,${list}`)).toBe(bypassesProxy(netloc, list));
-    },
-  );
+  prop([fc.string(), host])("a * added to a NO_PROXY list exempts nothing more (only a NO_PROXY of exactly * exempts every host)", (list, netloc) => {
+    fc.pre(list !== "*");
+    expect(bypassesProxy(netloc, `${list},*`)).toBe(bypassesProxy(netloc, list));
+    expect(bypassesProxy(netloc, `*,${list}`)).toBe(bypassesProxy(netloc, list));
+  });
 
-  propertyTest.prop([fc.array(fc.oneof(fc.string(), fc.constantFrom("invalid", ".invalid", "unknown-aws-host.invalid", "*", " *")), { maxLength: 4 })])(
+  prop([fc.array(fc.oneof(fc.string(), fc.constantFrom("invalid", ".invalid", "unknown-aws-host.invalid", "*", " *")), { maxLength: 4 })])(
     "an iso region's hosts, not known here, are exempted by no NO_PROXY but exactly *",
     (entries) => {
       const noProxy = entries.join(",");

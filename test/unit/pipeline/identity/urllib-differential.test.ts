@@ -8,8 +8,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { fc } from "@fast-check/vitest";
 import { expect, test } from "vitest";
+import { fc } from "../../../support/property-test.js";
 import { proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
 import { testInterpreter, testPython } from "../../../support/test-python.js";
 
