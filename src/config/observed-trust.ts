@@ -28,6 +28,7 @@ export function observingTrust(trust: SearchTrust, observed: Observations): Sear
       return trust.inspect(target, kind);
     },
     sharedTemporary: trust.sharedTemporary,
+    trustedDirectories: trust.trustedDirectories,
   };
   observers.set(recording, observed);
   return recording;
@@ -56,7 +57,7 @@ const ACCOUNT_DATABASES = ["/etc/passwd", "/etc/group"];
  * Records what the trust rule judges by besides the paths it is asked about: the operator's trusted directories
  * and the shared temporary ones (by their real paths), and the account databases (by their content).
  */
-export function observeTrustInputs(observed: Observations, trust: SearchTrust, trustedDirectories: readonly string[]): void {
-  for (const place of [...trustedDirectories, ...trust.sharedTemporary]) observed.record(place, false);
+export function observeTrustInputs(observed: Observations, trust: SearchTrust): void {
+  for (const place of [...trust.trustedDirectories, ...trust.sharedTemporary]) observed.record(place, false);
   for (const database of ACCOUNT_DATABASES) observed.record(database, true);
 }

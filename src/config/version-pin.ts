@@ -90,10 +90,10 @@ export function definedVariables(env: NodeJS.ProcessEnv): Record<string, string>
 /** How many entries of a `shims` directory are sampled to recognise its manager (the first files, by name); each must be recognised. */
 const SHIMS_SAMPLED = 8;
 
-/** What lets a call's pins be remembered: the trust's own inputs, which the search trust does not tell. */
-export interface RememberedPins {
-  /** The operator's `path.trusted_directories` the context's trust was built with. */
-  readonly trustedDirectories: readonly string[];
+/** How a call's pins are judged. */
+export interface PinOptions {
+  /** Answer equal inputs from an earlier call while every path they were judged by is unchanged (planChild's calls). */
+  readonly remember?: boolean | undefined;
 }
 
 /** What a call's pins add to its environment, and what they found: applied to the next call's equal inputs. */
@@ -108,7 +108,7 @@ const pinsRemembered = new UnchangedVerdicts<PinsVerdict>();
 
 /**
  * Pins the managers reachable by `executable` and by the directories of `env`'s
- * PATH (already reduced to trusted absolute entries). With `remembered`, the
+ * PATH (already reduced to trusted absolute entries). With `remember`, the
  * pins of equal inputs are answered again while every path they were judged by
  * is unchanged (the module header says what that covers).
  *
@@ -119,15 +119,15 @@ export function pinVersionManagers(
   env: Readonly<Record<string, string>>,
   executable: string | undefined,
   context: SearchPathContext,
-  remembered?: RememberedPins,
+  options: PinOptions = {},
 ): PinnedChild {
-  if (remembered === undefined || context.platform === "win32") return judgePins(env, executable, context);
-  const key = pinsKey(env, executable, context, remembered);
+  if (options.remember !== true || context.platform === "win32") return judgePins(env, executable, context);
+  const key = pinsKey(env, executable, context);
   const kept = pinsRemembered.verdictOf(key, context.trust);
   if (kept !== undefined)
     return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
   const observed = new Observations();
-  observeTrustInputs(observed, context.trust, remembered.trustedDirectories);
+  observeTrustInputs(observed, context.trust);
   const child = judgePins(env, executable, { ...context, trust: observingTrust(context.trust, observed) });
   const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
   pinsRemembered.remember(key, observed, { added, manager: child.manager, pinnedVariables: child.pinnedVariables });
@@ -138,7 +138,7 @@ export function pinVersionManagers(
  * Every input of the pins but the filesystem: the program, the variables they read (PATH, the homes, an override
  * the operator's `.env` set, a hook path), the places the trust rule excludes and the directories it trusts.
  */
-function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext, remembered: RememberedPins): string {
+function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext): string {
   const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || FAMILY_VARIABLE.test(name));
   read.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([
@@ -147,7 +147,7 @@ function pinsKey(env: Readonly<Record<string, string>>, executable: string | und
     context.cwd,
     context.selfDir,
     context.trust.sharedTemporary,
-    remembered.trustedDirectories,
+    context.trust.trustedDirectories,
     read,
   ]);
 }

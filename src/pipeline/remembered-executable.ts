@@ -28,11 +28,10 @@ const resolutions = new UnchangedVerdicts<ResolvedExecutable>();
 
 /**
  * `resolveExecutable(command, options)`, answered from an earlier call while every path it touched is unchanged.
- * `trustedDirectories`: the operator's `path.trusted_directories` that `options.trust` was built with.
  *
  * @throws what resolveExecutable throws.
  */
-export function resolveRemembered(command: string, options: ResolveExecutableOptions, trustedDirectories: readonly string[]): ResolvedExecutable {
+export function resolveRemembered(command: string, options: ResolveExecutableOptions): ResolvedExecutable {
   if (options.platform === "win32") return resolveExecutable(command, options);
   const key = JSON.stringify([
     command,
@@ -42,12 +41,12 @@ export function resolveRemembered(command: string, options: ResolveExecutableOpt
     options.cwd,
     options.selfDir,
     options.trust.sharedTemporary,
-    trustedDirectories,
+    options.trust.trustedDirectories,
   ]);
   const kept = resolutions.verdictOf(key, options.trust);
   if (kept !== undefined) return kept;
   const observed = new Observations();
-  observeTrustInputs(observed, options.trust, trustedDirectories);
+  observeTrustInputs(observed, options.trust);
   const resolved = resolveExecutable(command, {
     ...options,
     trust: observingTrust(options.trust, observed),
