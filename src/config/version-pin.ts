@@ -42,10 +42,10 @@
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
-import { observeTrustInputs, observingTrust, readFailed, reliesOn } from "./observed-trust.js";
+import { readFailed, rememberedJudgement, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
 import { UnchangedSamples } from "./unchanged-sample.js";
-import { Observations, UnchangedVerdicts } from "./unchanged-verdicts.js";
+import { UnchangedVerdicts } from "./unchanged-verdicts.js";
 import { unknownHookProblem } from "./version-hooks.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
@@ -122,16 +122,16 @@ export function pinVersionManagers(
   options: PinOptions = {},
 ): PinnedChild {
   if (options.remember !== true || context.platform === "win32") return judgePins(env, executable, context);
-  const key = pinsKey(env, executable, context);
-  const kept = pinsRemembered.verdictOf(key, context.trust);
-  if (kept !== undefined)
-    return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
-  const observed = new Observations();
-  observeTrustInputs(observed, context.trust);
-  const child = judgePins(env, executable, { ...context, trust: observingTrust(context.trust, observed) });
-  const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
-  pinsRemembered.remember(key, observed, { added, manager: child.manager, pinnedVariables: child.pinnedVariables });
-  return child;
+  const verdict = rememberedJudgement(pinsRemembered, pinsKey(env, executable, context), context.trust, (trust) => {
+    const child = judgePins(env, executable, { ...context, trust });
+    const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
+    return { added, manager: child.manager, pinnedVariables: child.pinnedVariables };
+  });
+  return {
+    env: Object.assign(Object.create(null) as Record<string, string>, env, verdict.added),
+    manager: verdict.manager,
+    pinnedVariables: verdict.pinnedVariables,
+  };
 }
 
 /**

@@ -18,8 +18,8 @@
  * the working and own directories, the shared temporary and trusted ones.
  * Only a resolution that found a file is remembered; POSIX only.
  */
-import { observeTrustInputs, observingTrust } from "../config/observed-trust.js";
-import { Observations, UnchangedVerdicts } from "../config/unchanged-verdicts.js";
+import { rememberedJudgement } from "../config/observed-trust.js";
+import { UnchangedVerdicts } from "../config/unchanged-verdicts.js";
 import { isFile } from "../runtime/file-kind.js";
 import { defaultIsExecutable, resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
 
@@ -43,23 +43,19 @@ export function resolveRemembered(command: string, options: ResolveExecutableOpt
     options.trust.sharedTemporary,
     options.trust.trustedDirectories,
   ]);
-  const kept = resolutions.verdictOf(key, options.trust);
-  if (kept !== undefined) return kept;
-  const observed = new Observations();
-  observeTrustInputs(observed, options.trust);
-  const resolved = resolveExecutable(command, {
-    ...options,
-    trust: observingTrust(options.trust, observed),
-    // Recorded before each look, by content: a mode, owner or ACL change moves the ctime `access` is judged by.
-    isFile: (candidate) => {
-      observed.record(candidate, true);
-      return (options.isFile ?? isFile)(candidate);
-    },
-    isExecutable: (candidate) => {
-      observed.record(candidate, true);
-      return (options.isExecutable ?? defaultIsExecutable)(candidate);
-    },
-  });
-  resolutions.remember(key, observed, resolved);
-  return resolved;
+  return rememberedJudgement(resolutions, key, options.trust, (trust, observed) =>
+    resolveExecutable(command, {
+      ...options,
+      trust,
+      // Recorded before each look, by content: a mode, owner or ACL change moves the ctime `access` is judged by.
+      isFile: (candidate) => {
+        observed.record(candidate, true);
+        return (options.isFile ?? isFile)(candidate);
+      },
+      isExecutable: (candidate) => {
+        observed.record(candidate, true);
+        return (options.isExecutable ?? defaultIsExecutable)(candidate);
+      },
+    }),
+  );
 }
