@@ -20,8 +20,7 @@
  */
 import { rememberedJudgement } from "../config/observed-trust.js";
 import { UnchangedVerdicts } from "../config/unchanged-verdicts.js";
-import { isFile } from "../runtime/file-kind.js";
-import { defaultIsExecutable, resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
+import { resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
 
 /** Resolutions per inputs (a server plans children for a few providers). */
 const resolutions = new UnchangedVerdicts<ResolvedExecutable>();
@@ -48,13 +47,8 @@ export function resolveRemembered(command: string, options: ResolveExecutableOpt
       ...options,
       trust,
       // Recorded before each look, by content: a mode, owner or ACL change moves the ctime `access` is judged by.
-      isFile: (candidate) => {
+      probed: (candidate) => {
         observed.record(candidate, true);
-        return (options.isFile ?? isFile)(candidate);
-      },
-      isExecutable: (candidate) => {
-        observed.record(candidate, true);
-        return (options.isExecutable ?? defaultIsExecutable)(candidate);
       },
     }),
   );
