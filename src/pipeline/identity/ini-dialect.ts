@@ -105,22 +105,20 @@ export interface ReadSections {
 }
 
 /**
- * The sections the probe (and the CLI) resolve for `profile`: the profile, every
- * profile its `source_profile` links reach, and the sso-session and services
- * sections any of them names. More than the credential walk stops at, never
- * less: a section wrongly counted in is only checked more strictly.
+ * The sections the probe (and the CLI) resolve for a profile: `linked`, the
+ * profile and every profile its `source_profile` links reach (credential-chain.ts
+ * walks them), and the sso-session and services sections any of them names.
+ * More than the credential walk stops at, never less: a section wrongly counted
+ * in is only checked more strictly.
  */
-export function sectionsReadFor(sectionOf: (profile: string) => IniSection, profile: string): ReadSections {
-  const profiles = new Set<string>();
+export function sectionsReadFor(sectionOf: (profile: string) => IniSection, linked: readonly string[]): ReadSections {
+  const profiles = new Set(linked);
   const ssoSessions = new Set<string>();
   const services = new Set<string>();
-  let current: string | undefined = profile;
-  while (current !== undefined && !profiles.has(current)) {
-    profiles.add(current);
-    const data = sectionOf(current);
+  for (const name of linked) {
+    const data = sectionOf(name);
     if (data.sso_session !== undefined) ssoSessions.add(data.sso_session);
     if (data.services !== undefined) services.add(data.services);
-    current = data.source_profile;
   }
   return { profiles, ssoSessions, services };
 }

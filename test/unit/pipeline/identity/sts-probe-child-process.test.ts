@@ -379,6 +379,21 @@ describe("a source_profile loop is refused before anything is read from STS or r
   });
 });
 
+describe("only the profiles the credential chain reaches are judged", () => {
+  test("a credential_process past the chain's source (a source_profile beside keys, which neither reader follows) is not refused", async () => {
+    // `p` takes its own keys and has no role: its source_profile leads to a section neither botocore nor the SDK reads.
+    const config = `${profile("p", "source_profile = far\n")}${profile("far", "credential_process = bin/creds\n")}`;
+    const result = await probeWith(config, { credentials: "[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\n" });
+    // Before: { kind: "failed", code: "RelativeCredentialProcess" }, for a program no reader would start.
+    expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
+  });
+
+  test("the same credential_process is refused once the chain reaches it (a role over it)", async () => {
+    const config = `${profile("p", "role_arn = arn:aws:iam::111111111111:role/R\nsource_profile = far\n")}${profile("far", "credential_process = bin/creds\n")}`;
+    await expect(probeWith(config)).resolves.toMatchObject({ kind: "failed", code: "RelativeCredentialProcess" });
+  });
+});
+
 describe("aws_security_token, the legacy name of aws_session_token, is held to the same rule", () => {
   const KEYS = "aws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\n";
   test("a non-empty aws_security_token (botocore signs with it, the SDK never reads it) is refused, naming no value", async () => {
