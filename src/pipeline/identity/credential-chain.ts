@@ -149,11 +149,7 @@ function assertNoSourceProfileCycle(links: SourceProfileLinks, name: string): vo
  *
  * @throws ProbeRefusal SourceProfileCycle, RelativeWebIdentityTokenFile, LegacySessionTokenNotSupported, AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
  */
-export function credentialChainOf(
-  sectionOf: (profile: string) => IniSection,
-  name: string,
-  links: SourceProfileLinks = sourceProfileLinks(sectionOf, name),
-): CredentialChain {
+export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string, links: SourceProfileLinks): CredentialChain {
   assertNoSourceProfileCycle(links, name);
   let underRole = false;
   const none = { sso: undefined, metadata: undefined, process: undefined, processProfile: undefined };
