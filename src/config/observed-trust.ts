@@ -1,8 +1,10 @@
 /**
  * A search trust that records, into an Observations (unchanged-verdicts.ts), every
- * path a computation asks it about or reads: what the version pins of a call were
- * judged by, so that version-pin.ts can answer the next call with the same verdict
- * while every one of those paths is as it was.
+ * path a computation asks it about or reads: what a verdict was judged by, so that
+ * the next call is answered with the same verdict while every one of those paths is
+ * as it was. `rememberedJudgement` is that rule, once, for both memos that follow it:
+ * the version pins of a call (version-pin.ts) and the file a command resolves to
+ * (pipeline/remembered-executable.ts).
  *
  * Why a wrapper: the pins reach the filesystem through the trust (real paths,
  * the trust rule's inspections, which `agentReach` asks) and through their own
@@ -11,13 +13,35 @@
  * links followed); the reads call `reliesOn` before reading, so a change after
  * the record shows in the next call's lstat.
  */
-import type { Observations } from "./unchanged-verdicts.js";
+import { Observations, type UnchangedVerdicts } from "./unchanged-verdicts.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
 const observers = new WeakMap<SearchTrust, Observations>();
 
+/**
+ * The verdict remembered in `memo` under `key` (every input but the filesystem, the trust's own inputs included)
+ * while every path it was judged by is unchanged; else `judge`'s, run through `trust` recording every path it asks
+ * about, and remembered. `judge` records what it reads or probes besides (`reliesOn`, or `observed` directly) before
+ * each look. What `judge` throws is thrown, and nothing is remembered.
+ */
+export function rememberedJudgement<T>(
+  memo: UnchangedVerdicts<T>,
+  key: string,
+  trust: SearchTrust,
+  judge: (trust: SearchTrust, observed: Observations) => T,
+): T {
+  // The lstats of this check are shared with the other verdicts checked with the same trust (one computation).
+  const kept = memo.verdictOf(key, trust);
+  if (kept !== undefined) return kept;
+  const observed = new Observations();
+  observeTrustInputs(observed, trust);
+  const verdict = judge(observingTrust(trust, observed), observed);
+  memo.remember(key, observed, verdict);
+  return verdict;
+}
+
 /** `trust`, recording into `observed` every path it is asked about (a real path, an inspection). */
-export function observingTrust(trust: SearchTrust, observed: Observations): SearchTrust {
+function observingTrust(trust: SearchTrust, observed: Observations): SearchTrust {
   const recording: SearchTrust = {
     realPath: (target) => {
       observed.record(target, false);
@@ -28,6 +52,7 @@ export function observingTrust(trust: SearchTrust, observed: Observations): Sear
       return trust.inspect(target, kind);
     },
     sharedTemporary: trust.sharedTemporary,
+    trustedDirectories: trust.trustedDirectories,
   };
   observers.set(recording, observed);
   return recording;
@@ -56,7 +81,7 @@ const ACCOUNT_DATABASES = ["/etc/passwd", "/etc/group"];
  * Records what the trust rule judges by besides the paths it is asked about: the operator's trusted directories
  * and the shared temporary ones (by their real paths), and the account databases (by their content).
  */
-export function observeTrustInputs(observed: Observations, trust: SearchTrust, trustedDirectories: readonly string[]): void {
-  for (const place of [...trustedDirectories, ...trust.sharedTemporary]) observed.record(place, false);
+function observeTrustInputs(observed: Observations, trust: SearchTrust): void {
+  for (const place of [...trust.trustedDirectories, ...trust.sharedTemporary]) observed.record(place, false);
   for (const database of ACCOUNT_DATABASES) observed.record(database, true);
 }

@@ -54,7 +54,8 @@ export function searchTrust(platform: NodeJS.Platform = process.platform, option
     realPaths.set(target, real);
     return real;
   };
-  const accepted = (options.trustedDirectories ?? []).flatMap((directory) => realPath(directory) ?? []);
+  const trustedDirectories = options.trustedDirectories ?? [];
+  const accepted = trustedDirectories.flatMap((directory) => realPath(directory) ?? []);
   const base = currentTrustPolicy(platform);
   // Read once per computation, and only if a group-writable place is met (most trust walks meet none).
   const uid = base.uid;
@@ -75,6 +76,7 @@ export function searchTrust(platform: NodeJS.Platform = process.platform, option
       return verdict;
     },
     sharedTemporary: sharedTemporaryDirectories(platform, options.env ?? process.env),
+    trustedDirectories,
   };
 }
 

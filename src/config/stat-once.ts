@@ -2,7 +2,7 @@
  * What `stat` says of a path (links followed; undefined for nothing there or
  * an error), asked once per computation (a search trust): the version pins look
  * at each PATH directory's `rustup` for its proxies and again for the rustups'
- * identities, and the hook check and the remembered verdicts stat the same
+ * identities, and the installed managers and the remembered verdicts stat the same
  * roots and directories again. Never kept from one call to the next. A computation
  * whose verdict is remembered (observed-trust.ts) relies on every path stat-ed here
  * with its times: the verdicts kept by unchanged-verdicts.ts compare them.

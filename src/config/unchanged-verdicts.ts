@@ -4,13 +4,13 @@
  * (version-pin.ts) and the file a command resolves to
  * (pipeline/remembered-executable.ts).
  *
- * The rule of unchanged-sample.ts (a shims directory's verdict), for a verdict
- * that read many paths: each path it touched
+ * The rule: each path a verdict touched
  * is recorded by the lstat of every component from `/` down, links followed as
  * the kernel follows them, and the verdict is answered again only while every
  * one of those lstats is as it was (a missing one still missing). What they cover:
  * - a file's content (read, hashed, its head sampled): its identity, size and
- *   change times, as in unchanged-sample.ts;
+ *   change times (a rewrite in place changes them; `touch -d` cannot set the
+ *   ctime back);
  * - a directory's listing: its own times (an entry added, removed or renamed);
  * - that nothing is at a path: its parent's times (creating, renaming or
  *   removing an entry moves them), or the file standing where its parent would be;
@@ -20,11 +20,29 @@
  *   change without replacing it: a new inode or ctime, and its directory's times)
  *   and every component of where it leads.
  *
- * Apart from unchanged-sample.ts (one directory and its sampled files), with
- * its racy rule (`settled`): both kinds of remembered verdicts follow one.
+ * Never while a time relied on is within RACY_MARGIN_NS of now or ahead of it:
+ * a second change within the filesystem's timestamp granularity would leave the
+ * times as they were (git's "racily clean" entries, handled the same way).
  */
 import { lstatSync, readlinkSync, type BigIntStats } from "node:fs";
-import { MAX_REMEMBERED, settled, wallClockNs } from "./unchanged-sample.js";
+import { RACY_MARGIN_NS } from "./unchanged-files.js";
+
+/** Verdicts remembered at most per memo (a server plans children for a few providers, programs and `.env` layers). */
+const MAX_REMEMBERED = 64;
+
+/**
+ * True when `stats` may be remembered: its last change is old enough to be followed by a visibly later one
+ * (the margin of unchanged-files.ts, so both kinds of remembered reads follow one rule).
+ */
+function settled(stats: BigIntStats, nowNs: bigint): boolean {
+  const newest = stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs;
+  return newest + RACY_MARGIN_NS <= nowNs;
+}
+
+/** The wall clock in nanoseconds. */
+function wallClockNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
+}
 
 /** Links followed at most while recording one path (the kernel's limit is 40). */
 const MAX_LINKS = 40;

@@ -32,24 +32,17 @@
  * or hook that cannot be listed or read counts as unknown. Content, not names:
  * a plugin can name its file `pip-rehash.bash`.
  *
- * Cost: listing a dozen places, resolving and reading each hook took about a
- * millisecond of CPU per planned child (pyenv with pyenv-virtualenv). A look's
- * verdict is therefore remembered (unchanged-sample.ts) with every path it
- * depended on: each directory from `/` down to each place, command directory
- * and hook, and for a missing place the nearest directory above it that exists
- * (creating the place changes it). The next call stats those instead (about a
- * fifth of the cost); a change to any of them, the program's real path or the
- * working directory brings a new look. A look that passed a place writable by its
- * group (not by others) is not remembered: the trust rule accepted it by the
- * operator's trusted directories or the user's private group, which can change
- * without any of those paths changing. Nor is one whose listing or read failed.
+ * Cost: listing a dozen places, resolving and reading each hook takes about a
+ * millisecond of CPU (pyenv with pyenv-virtualenv), once per manager and search
+ * trust. Not remembered on its own from one call to the next: a call's pins as a
+ * whole are (version-pin.ts), with every path this look read (observed-trust.ts),
+ * and a paired measurement found a cache of the look saved only on a miss of that
+ * memo, a handful of times in a server's life.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readFailed, reliesOn } from "./observed-trust.js";
-import { statOnce } from "./stat-once.js";
-import { UnchangedSamples } from "./unchanged-sample.js";
 import { agentReach, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import type { EnvFamilyManager } from "../runtime/version-shim-detect.js";
 
@@ -110,9 +103,8 @@ interface HookPlace {
 /**
  * Why `manager` runs a hook Torii does not know in a shim's run, or undefined
  * when every hook it would source is one it ships. `env` is the child's (its
- * `<NAME>_HOOK_PATH` counts). Looked at once per manager and search trust, and
- * remembered from one call to the next while every path the look depended on
- * is unchanged (a stat of each, instead of listing, resolving and reading).
+ * `<NAME>_HOOK_PATH` counts). Looked at once per manager and search trust; the
+ * pins it is part of are remembered from one call to the next (version-pin.ts).
  */
 export function unknownHookProblem(manager: EnvFamilyManager, env: Readonly<Record<string, string>>, context: SearchPathContext): string | undefined {
   const hookPathName = `${manager.name.toUpperCase()}_HOOK_PATH`;
@@ -121,89 +113,28 @@ export function unknownHookProblem(manager: EnvFamilyManager, env: Readonly<Reco
   const key = JSON.stringify([manager.name, manager.root, manager.program, hookPath ?? null, context.cwd, context.selfDir]);
   let seen = problemsSeen.get(context.trust);
   if (seen === undefined) problemsSeen.set(context.trust, (seen = new Map<string, string | undefined>()));
-  if (!seen.has(key)) seen.set(key, rememberedOrLooked(key, manager, hookPathName, hookPath, context));
+  if (!seen.has(key)) {
+    // The install's hooks sit beside the manager's real program: a link repointed to another install changes it.
+    const realProgram = context.trust.realPath(manager.program) ?? manager.program;
+    seen.set(
+      key,
+      findUnknownHook(manager, hookPathName, hookPath, realProgram, context, {
+        // A call whose pins are remembered relies on what each place lists and each hook holds (observed-trust.ts).
+        observe: (file) => {
+          reliesOn(context.trust, file, true);
+        },
+        // A listing or read that failed for a reason the lstats do not show (too many open files) answers this call only.
+        unreadable: () => {
+          readFailed(context.trust);
+        },
+      }),
+    );
+  }
   return seen.get(key);
 }
 
 /** What each manager was found to run, per search trust: one computation. */
 const problemsSeen = new WeakMap<SearchTrust, Map<string, string | undefined>>();
-
-/** Looks, remembered from one call to the next; the root's stat and the program's real path are part of each basis. */
-const looks = new UnchangedSamples<{ readonly problem: string | undefined }>();
-
-function rememberedOrLooked(
-  key: string,
-  manager: EnvFamilyManager,
-  hookPathName: string,
-  hookPath: string | undefined,
-  context: SearchPathContext,
-): string | undefined {
-  // The install's hooks sit beside the manager's real program: a link repointed to another install changes it.
-  const realProgram = context.trust.realPath(manager.program) ?? manager.program;
-  const statOf = (file: string): BigIntStats | undefined => statOnce(file, context.trust);
-  const rootStats = statOf(manager.root);
-  if (rootStats !== undefined) {
-    const remembered = looks.verdictOf(key, rootStats, realProgram, statOf);
-    if (remembered !== undefined) return remembered.problem;
-  }
-  const observed = new Map<string, BigIntStats | undefined>();
-  const failed = { read: false };
-  const problem = findUnknownHook(manager, hookPathName, hookPath, realProgram, context, {
-    observe: (file) => {
-      // A call whose pins are remembered relies on what each place lists and each hook holds (observed-trust.ts).
-      reliesOn(context.trust, file, true);
-      observe(file, observed);
-    },
-    // A listing or read that failed for a reason the stats do not show (too many open files) answers this call only.
-    unreadable: () => {
-      failed.read = true;
-      readFailed(context.trust);
-    },
-  });
-  const files = [...observed].flatMap(([name, stats]) => (stats === undefined ? [] : [{ name, stats }]));
-  if (rootStats !== undefined && !failed.read && files.length === observed.size && !files.some(({ stats }) => judgedByGroup(stats)))
-    looks.remember(key, { directory: rootStats, realDirectory: realProgram, files }, { problem });
-  return problem;
-}
-
-/**
- * Whether the trust rule's verdict on `stats` depends on more than the entry itself: writable by its group but not by
- * others, it passes only by the operator's `path.trusted_directories` or the user's private group (/etc/group), which
- * the look's key and basis do not hold. Such a look is not remembered (the next call looks again).
- */
-function judgedByGroup(stats: BigIntStats): boolean {
-  return (stats.mode & 0o020n) !== 0n && (stats.mode & 0o002n) === 0n;
-}
-
-/**
- * Records what the look depends on at `target`: every directory from `/` down to it (their owners, modes and
- * links are what the trust rule judged), and when it is missing, the nearest directory above it that exists
- * (creating it changes that directory). A path that cannot be stat-ed for another reason keeps the look from
- * being remembered.
- */
-function observe(target: string, observed: Map<string, BigIntStats | undefined>): void {
-  const chain: string[] = [];
-  for (let current = target; ; current = path.dirname(current)) {
-    chain.unshift(current);
-    if (path.dirname(current) === current) break;
-  }
-  for (const current of chain) {
-    if (observed.has(current)) continue;
-    let stats: BigIntStats | undefined;
-    try {
-      stats = lstatSync(current, { bigint: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return;
-      observed.set(current, undefined);
-      return;
-    }
-    // A link can be repointed, or its target created, without anything on this chain changing: a look that
-    // passed one is never remembered (the next call looks again).
-    observed.set(current, stats.isSymbolicLink() ? undefined : stats);
-    if (stats.isSymbolicLink()) return;
-  }
-}
 
 /** What a look reports as it goes: each path before it is looked at, and each listing or read that failed. */
 interface LookWatch {

@@ -39,13 +39,12 @@
  * racy margin of now. The account databases (which a group-writable place is
  * judged by) are relied on too.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats, type Dirent } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
-import { observeTrustInputs, observingTrust, readFailed, reliesOn } from "./observed-trust.js";
+import { readFailed, rememberedJudgement, reliesOn } from "./observed-trust.js";
 import { statOnce } from "./stat-once.js";
-import { UnchangedSamples } from "./unchanged-sample.js";
-import { Observations, UnchangedVerdicts } from "./unchanged-verdicts.js";
+import { UnchangedVerdicts } from "./unchanged-verdicts.js";
 import { unknownHookProblem } from "./version-hooks.js";
 import { agentReach, FALLBACK_POSIX_PATH, MISSING_ENTRY, type SearchPathContext, type SearchTrust } from "../runtime/search-path.js";
 import { envFamilyGlobalVersion, SHIM_SAMPLE_BYTES, versionManagerOf, type VersionManager } from "../runtime/version-shim-detect.js";
@@ -90,10 +89,10 @@ export function definedVariables(env: NodeJS.ProcessEnv): Record<string, string>
 /** How many entries of a `shims` directory are sampled to recognise its manager (the first files, by name); each must be recognised. */
 const SHIMS_SAMPLED = 8;
 
-/** What lets a call's pins be remembered: the trust's own inputs, which the search trust does not tell. */
-export interface RememberedPins {
-  /** The operator's `path.trusted_directories` the context's trust was built with. */
-  readonly trustedDirectories: readonly string[];
+/** How a call's pins are judged. */
+export interface PinOptions {
+  /** Answer equal inputs from an earlier call while every path they were judged by is unchanged (planChild's calls). */
+  readonly remember?: boolean | undefined;
 }
 
 /** What a call's pins add to its environment, and what they found: applied to the next call's equal inputs. */
@@ -108,7 +107,7 @@ const pinsRemembered = new UnchangedVerdicts<PinsVerdict>();
 
 /**
  * Pins the managers reachable by `executable` and by the directories of `env`'s
- * PATH (already reduced to trusted absolute entries). With `remembered`, the
+ * PATH (already reduced to trusted absolute entries). With `remember`, the
  * pins of equal inputs are answered again while every path they were judged by
  * is unchanged (the module header says what that covers).
  *
@@ -119,26 +118,26 @@ export function pinVersionManagers(
   env: Readonly<Record<string, string>>,
   executable: string | undefined,
   context: SearchPathContext,
-  remembered?: RememberedPins,
+  options: PinOptions = {},
 ): PinnedChild {
-  if (remembered === undefined || context.platform === "win32") return judgePins(env, executable, context);
-  const key = pinsKey(env, executable, context, remembered);
-  const kept = pinsRemembered.verdictOf(key, context.trust);
-  if (kept !== undefined)
-    return { env: Object.assign(Object.create(null) as Record<string, string>, env, kept.added), manager: kept.manager, pinnedVariables: kept.pinnedVariables };
-  const observed = new Observations();
-  observeTrustInputs(observed, context.trust, remembered.trustedDirectories);
-  const child = judgePins(env, executable, { ...context, trust: observingTrust(context.trust, observed) });
-  const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
-  pinsRemembered.remember(key, observed, { added, manager: child.manager, pinnedVariables: child.pinnedVariables });
-  return child;
+  if (options.remember !== true || context.platform === "win32") return judgePins(env, executable, context);
+  const verdict = rememberedJudgement(pinsRemembered, pinsKey(env, executable, context), context.trust, (trust) => {
+    const child = judgePins(env, executable, { ...context, trust });
+    const added = Object.fromEntries(Object.entries(child.env).filter(([name, value]) => env[name] !== value));
+    return { added, manager: child.manager, pinnedVariables: child.pinnedVariables };
+  });
+  return {
+    env: Object.assign(Object.create(null) as Record<string, string>, env, verdict.added),
+    manager: verdict.manager,
+    pinnedVariables: verdict.pinnedVariables,
+  };
 }
 
 /**
  * Every input of the pins but the filesystem: the program, the variables they read (PATH, the homes, an override
  * the operator's `.env` set, a hook path), the places the trust rule excludes and the directories it trusts.
  */
-function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext, remembered: RememberedPins): string {
+function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext): string {
   const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || FAMILY_VARIABLE.test(name));
   read.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([
@@ -147,7 +146,7 @@ function pinsKey(env: Readonly<Record<string, string>>, executable: string | und
     context.cwd,
     context.selfDir,
     context.trust.sharedTemporary,
-    remembered.trustedDirectories,
+    context.trust.trustedDirectories,
     read,
   ]);
 }
@@ -385,25 +384,15 @@ function readManagersOfDirectory(directory: string, context: SearchPathContext, 
   return [...found.values()];
 }
 
-/** Shims directories' verdicts, kept from one call to the next while their basis is unchanged. */
-const shimsVerdicts = new UnchangedSamples<DirectoryManagers>();
-
 /**
  * The managers of a `shims` directory's first SHIMS_SAMPLED files (by name), each of which must be a shim
- * Torii recognises; `UNRECOGNISED` otherwise, or when the directory cannot be listed. Remembered while the
- * directory and the sampled files are unchanged (unchanged-sample.ts says what that covers).
+ * Torii recognises; `UNRECOGNISED` otherwise, or when the directory cannot be listed. Not remembered on its
+ * own: a call's pins as a whole are (the module header says how), and a paired measurement found a cache of
+ * this verdict saved only on a miss of that memo (0.75 ms of 1.8), a handful of times in a server's life.
  */
 function managersOfShims(directory: string, context: SearchPathContext, rustups: () => ReadonlySet<FileIdentity>): DirectoryManagers {
   const { trust } = context;
-  const statOf = (name: string): BigIntStats | undefined => statOnce(path.join(directory, name), trust);
-  // Taken before the listing: a change after it shows in the next call's stat.
-  const directoryStats = statOnce(directory, trust);
   const realDirectory = trust.realPath(directory);
-  const basisKnown = directoryStats !== undefined && realDirectory !== undefined;
-  if (basisKnown) {
-    const remembered = shimsVerdicts.verdictOf(directory, directoryStats, realDirectory, statOf);
-    if (remembered !== undefined) return remembered;
-  }
   let entries: Dirent[];
   reliesOn(trust, directory, true);
   try {
@@ -412,43 +401,21 @@ function managersOfShims(directory: string, context: SearchPathContext, rustups:
     readFailed(trust);
     return UNRECOGNISED;
   }
-  // Whether the verdict depends on nothing but the directory and the sampled files.
-  let rememberable = basisKnown;
-  const rustupsOfThisPath = (): ReadonlySet<FileIdentity> => {
-    rememberable = false;
-    return rustups();
-  };
   const found = new Map<string, VersionManager>();
-  const files: { name: string; stats: BigIntStats }[] = [];
-  let verdict: DirectoryManagers | undefined;
+  let sampled = 0;
   for (const entry of entries) {
-    if (files.length === SHIMS_SAMPLED) break;
+    if (sampled === SHIMS_SAMPLED) break;
     if ((!entry.isFile() && !entry.isSymbolicLink()) || MANAGER_PROGRAMS.has(entry.name.toLowerCase())) continue;
-    const stats = statOf(entry.name);
-    if (stats?.isFile() !== true) {
-      // A link passed over (dangling, or to no file) may lead to a file later without the directory changing.
-      rememberable = false;
-      continue;
-    }
-    if (entry.isSymbolicLink()) rememberable = false;
-    files.push({ name: entry.name, stats });
     const file = path.join(directory, entry.name);
+    // A link passed over (dangling, or to no file) is no shim of anyone.
+    if (statOnce(file, trust)?.isFile() !== true) continue;
+    sampled += 1;
     // A regular file's real path is its directory's real path and its name: one resolution per directory, not per file.
-    const manager = managerOfProgram(
-      file,
-      context,
-      rustupsOfThisPath,
-      entry.isFile() && realDirectory !== undefined ? path.join(realDirectory, entry.name) : undefined,
-    );
-    if (manager === UNRECOGNISED) {
-      verdict = UNRECOGNISED;
-      break;
-    }
+    const manager = managerOfProgram(file, context, rustups, entry.isFile() && realDirectory !== undefined ? path.join(realDirectory, entry.name) : undefined);
+    if (manager === UNRECOGNISED) return UNRECOGNISED;
     if (manager !== undefined) found.set(JSON.stringify(manager), manager);
   }
-  verdict ??= [...found.values()];
-  if (rememberable && basisKnown) shimsVerdicts.remember(directory, { directory: directoryStats, realDirectory, files }, verdict);
-  return verdict;
+  return [...found.values()];
 }
 
 /**

@@ -96,18 +96,14 @@ export function planChild(
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
   const pathExt = variable(built, "PATHEXT", deps.platform);
   // Remembered from one call to the next while every path it was judged by is unchanged (remembered-executable.ts).
-  const resolved = resolveRemembered(
-    command,
-    {
-      pathEnv: variable(built, "PATH", deps.platform),
-      ...(pathExt === undefined ? {} : { pathExt }),
-      platform: deps.platform,
-      selfDir: deps.selfDir,
-      cwd: deps.cwd,
-      trust,
-    },
-    deps.pathTrustedDirectories ?? [],
-  );
+  const resolved = resolveRemembered(command, {
+    pathEnv: variable(built, "PATH", deps.platform),
+    ...(pathExt === undefined ? {} : { pathExt }),
+    platform: deps.platform,
+    selfDir: deps.selfDir,
+    cwd: deps.cwd,
+    trust,
+  });
   const { env, pinnedVariables } = pinnedChild(command, resolved.path, args, built, deps, trust);
   if (resolved.kind === "binary") return { executable: resolved.path, args, env, windowsVerbatimArguments: false, pinnedVariables };
   if (provider.config.runtime?.allow_batch_wrapper !== true) {
@@ -154,12 +150,7 @@ function pinnedChild(
   let child: PinnedChild;
   try {
     // Remembered from one call to the next while every path they were judged by is unchanged (version-pin.ts).
-    child = pinVersionManagers(
-      env,
-      executable,
-      { platform: deps.platform, cwd: deps.cwd, selfDir: deps.selfDir, trust },
-      { trustedDirectories: deps.pathTrustedDirectories ?? [] },
-    );
+    child = pinVersionManagers(env, executable, { platform: deps.platform, cwd: deps.cwd, selfDir: deps.selfDir, trust }, { remember: true });
   } catch (error) {
     if (error instanceof VersionPinError) throw new ChildPlanError(error.message);
     throw error;

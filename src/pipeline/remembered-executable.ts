@@ -18,21 +18,19 @@
  * the working and own directories, the shared temporary and trusted ones.
  * Only a resolution that found a file is remembered; POSIX only.
  */
-import { observeTrustInputs, observingTrust } from "../config/observed-trust.js";
-import { Observations, UnchangedVerdicts } from "../config/unchanged-verdicts.js";
-import { isFile } from "../runtime/file-kind.js";
-import { defaultIsExecutable, resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
+import { rememberedJudgement } from "../config/observed-trust.js";
+import { UnchangedVerdicts } from "../config/unchanged-verdicts.js";
+import { resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
 
 /** Resolutions per inputs (a server plans children for a few providers). */
 const resolutions = new UnchangedVerdicts<ResolvedExecutable>();
 
 /**
  * `resolveExecutable(command, options)`, answered from an earlier call while every path it touched is unchanged.
- * `trustedDirectories`: the operator's `path.trusted_directories` that `options.trust` was built with.
  *
  * @throws what resolveExecutable throws.
  */
-export function resolveRemembered(command: string, options: ResolveExecutableOptions, trustedDirectories: readonly string[]): ResolvedExecutable {
+export function resolveRemembered(command: string, options: ResolveExecutableOptions): ResolvedExecutable {
   if (options.platform === "win32") return resolveExecutable(command, options);
   const key = JSON.stringify([
     command,
@@ -42,25 +40,16 @@ export function resolveRemembered(command: string, options: ResolveExecutableOpt
     options.cwd,
     options.selfDir,
     options.trust.sharedTemporary,
-    trustedDirectories,
+    options.trust.trustedDirectories,
   ]);
-  const kept = resolutions.verdictOf(key, options.trust);
-  if (kept !== undefined) return kept;
-  const observed = new Observations();
-  observeTrustInputs(observed, options.trust, trustedDirectories);
-  const resolved = resolveExecutable(command, {
-    ...options,
-    trust: observingTrust(options.trust, observed),
-    // Recorded before each look, by content: a mode, owner or ACL change moves the ctime `access` is judged by.
-    isFile: (candidate) => {
-      observed.record(candidate, true);
-      return (options.isFile ?? isFile)(candidate);
-    },
-    isExecutable: (candidate) => {
-      observed.record(candidate, true);
-      return (options.isExecutable ?? defaultIsExecutable)(candidate);
-    },
-  });
-  resolutions.remember(key, observed, resolved);
-  return resolved;
+  return rememberedJudgement(resolutions, key, options.trust, (trust, observed) =>
+    resolveExecutable(command, {
+      ...options,
+      trust,
+      // Recorded before each look, by content: a mode, owner or ACL change moves the ctime `access` is judged by.
+      probed: (candidate) => {
+        observed.record(candidate, true);
+      },
+    }),
+  );
 }

@@ -46,6 +46,11 @@ export interface ResolveExecutableOptions {
   readonly isFile?: ((candidate: string) => boolean) | undefined;
   /** POSIX only: whether the file is executable by this process. Injected by tests. */
   readonly isExecutable?: ((candidate: string) => boolean) | undefined;
+  /**
+   * Told each file before it is looked at (its kind, then whether it may be executed): a memo of the
+   * resolution (pipeline/remembered-executable.ts) records what the answer depended on.
+   */
+  readonly probed?: ((candidate: string) => void) | undefined;
 }
 
 /** The command names no file that could be launched. */
@@ -102,8 +107,14 @@ const WINDOWS_RESERVED_NAMES = /^(?:CON|PRN|AUX|NUL|COM[0-9\u00B9\u00B2\u00B3]|L
  */
 export function resolveExecutable(command: string, options: ResolveExecutableOptions): ResolvedExecutable {
   const windows = options.platform === "win32";
-  const isFile = options.isFile ?? fileExists;
-  const isExecutable = windows ? (): boolean => true : (options.isExecutable ?? defaultIsExecutable);
+  const lookAt = options.isFile ?? fileExists;
+  const { probed } = options;
+  // Every candidate's kind is looked at before anything else about it: the one place to tell `probed`.
+  const isFile = (candidate: string): boolean => {
+    probed?.(candidate);
+    return lookAt(candidate);
+  };
+  const isExecutable = windows ? (): boolean => true : (options.isExecutable ?? isExecutableByProcess);
 
   if (command === "") throw new ExecutableRefusedError(command, "the command is empty");
   if (command.includes("\0")) throw new ExecutableRefusedError(command, "the command contains a NUL character");
@@ -232,7 +243,7 @@ function relativePathRefusal(command: string): ExecutableRefusedError {
 }
 
 /** Whether this process may execute `candidate` (POSIX `access(X_OK)`): the lookup's default check. */
-export function defaultIsExecutable(candidate: string): boolean {
+function isExecutableByProcess(candidate: string): boolean {
   try {
     accessSync(candidate, constants.X_OK);
     return true;

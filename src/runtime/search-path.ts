@@ -53,6 +53,13 @@ export interface SearchTrust {
    * `kubectl` there before the operator does. Compared by real path too.
    */
   readonly sharedTemporary: readonly string[];
+  /**
+   * The operator's `path.trusted_directories` (settings.yaml) this trust was
+   * built with: in and below them the trust rule accepts group write. Carried
+   * here so that whatever remembers a verdict judged by this trust keys on, and
+   * observes, the very list the verdict was judged with.
+   */
+  readonly trustedDirectories: readonly string[];
 }
 
 /** What decides which PATH entries are searched, besides PATH itself. */

@@ -27,5 +27,6 @@ export function lexicalTrust(
     realPath: real,
     inspect: (target) => (untrusted.includes(target) ? { problem: `${target}: is writable by group or others` } : { real: real(target) }),
     sharedTemporary,
+    trustedDirectories: [],
   };
 }

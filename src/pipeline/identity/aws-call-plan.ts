@@ -97,14 +97,9 @@ export function awsFilesOf(env: Readonly<Record<string, string>>): { readonly co
 
 /**
  * The STS probe's inputs for a child environment `env` and the target's pinned profile and region, for a
- * child running at `place` (by default in this process's working directory).
+ * child running at `place` (its credential_process is judged and started there).
  */
-export function stsInputsOf(
-  env: Readonly<Record<string, string>>,
-  profile: string,
-  pinnedRegion: string | undefined,
-  place: ProcessPlace = { cwd: process.cwd(), selfDir: process.cwd(), platform: process.platform },
-): StsProbeInputs {
+export function stsInputsOf(env: Readonly<Record<string, string>>, profile: string, pinnedRegion: string | undefined, place: ProcessPlace): StsProbeInputs {
   const steering: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (STS_STEERING_VARIABLES.includes(name) || PROXY_VARIABLE.test(name) || METADATA_VARIABLE.test(name)) steering[name] = value;

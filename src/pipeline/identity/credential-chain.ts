@@ -36,6 +36,8 @@ export interface CredentialChain {
   readonly metadata: IniSection | undefined;
   /** The section whose `credential_process` gives the chain's source credentials, if any. */
   readonly process: IniSection | undefined;
+  /** The profile of that section (for messages). */
+  readonly processProfile: string | undefined;
   /** Whether a role (`role_arn` with `source_profile` or `credential_source`) is assumed above the source. */
   readonly underRole: boolean;
 }
@@ -99,6 +101,26 @@ function assertTokenFileAbsolute(data: IniSection, label: string): void {
   );
 }
 
+/** The profiles a profile's `source_profile` links lead through, from it, each once. */
+export interface SourceProfileLinks {
+  readonly profiles: readonly string[];
+  /** The names along the links when one leads back to a profile already on the way (`p -> b -> p`). */
+  readonly loop: readonly string[] | undefined;
+}
+
+/**
+ * The one walk of `name`'s `source_profile` links, every link followed whatever the sections hold: what the
+ * loop refusal, the INI dialect check (ini-dialect.ts) and the credential walk below are judged on.
+ */
+export function sourceProfileLinks(sectionOf: (profile: string) => IniSection, name: string): SourceProfileLinks {
+  const profiles: string[] = [];
+  for (let current: string | undefined = name; current !== undefined; current = sectionOf(current).source_profile) {
+    if (profiles.includes(current)) return { profiles, loop: [...profiles, current] };
+    profiles.push(current);
+  }
+  return { profiles, loop: undefined };
+}
+
 /**
  * Refuses a `source_profile` link that leads back to a profile already on the
  * way (`a -> a`, `a -> b -> a`), whatever else the sections hold. botocore
@@ -110,36 +132,29 @@ function assertTokenFileAbsolute(data: IniSection, label: string): void {
  *
  * @throws ProbeRefusal SourceProfileCycle.
  */
-export function assertNoSourceProfileCycle(sectionOf: (profile: string) => IniSection, name: string): void {
-  const visited: string[] = [];
-  let current: string | undefined = name;
-  while (current !== undefined) {
-    if (visited.includes(current)) {
-      throw new ProbeRefusal(
-        "SourceProfileCycle",
-        `AWS profile ${printable(name)} takes its credentials through a source_profile loop (${[...visited, current].map(printable).join(" -> ")}); ` +
-          "neither the AWS CLI nor the account check can resolve it: point source_profile at a profile with its own credentials",
-      );
-    }
-    visited.push(current);
-    current = sectionOf(current).source_profile;
-  }
+function assertNoSourceProfileCycle(links: SourceProfileLinks, name: string): void {
+  if (links.loop === undefined) return;
+  throw new ProbeRefusal(
+    "SourceProfileCycle",
+    `AWS profile ${printable(name)} takes its credentials through a source_profile loop (${links.loop.map(printable).join(" -> ")}); ` +
+      "neither the AWS CLI nor the account check can resolve it: point source_profile at a profile with its own credentials",
+  );
 }
 
 /**
  * The chain of `name`, each profile's section given by `sectionOf` (the config
- * file's, the credentials file's keys over it).
+ * file's, the credentials file's keys over it), along `links` (the caller's one
+ * walk of them): only the sections the chain reaches are judged, up to the first
+ * that gives credentials of its own, past which neither reader follows a link.
  *
  * @throws ProbeRefusal SourceProfileCycle, RelativeWebIdentityTokenFile, LegacySessionTokenNotSupported, AmbiguousCredentialSource, LoginSessionNotSupported, CredentialSourceNotSupported, MfaProfileNotSupported.
  */
-export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string): CredentialChain {
-  assertNoSourceProfileCycle(sectionOf, name);
-  const seen = new Set<string>();
-  let current = name;
+export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string, links: SourceProfileLinks): CredentialChain {
+  assertNoSourceProfileCycle(links, name);
   let underRole = false;
-  const none = { sso: undefined, metadata: undefined, process: undefined };
-  while (!seen.has(current)) {
-    seen.add(current);
+  const none = { sso: undefined, metadata: undefined, process: undefined, processProfile: undefined };
+  // Each profile after the first is the source_profile of the one before: a role's, the only link followed below.
+  for (const current of links.profiles) {
     const data = sectionOf(current);
     const label = `AWS profile ${printable(current)}`;
     if (data.login_session !== undefined) {
@@ -156,7 +171,7 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
       );
     }
     if (sources[0] === "sso_*") return { ...none, sso: data, underRole };
-    if (sources[0] === "credential_process") return { ...none, process: data, underRole };
+    if (sources[0] === "credential_process") return { ...none, process: data, processProfile: current, underRole };
     if (sources[0] !== "role_arn") return { ...none, underRole };
     // The SDK asks an MFA code callback the probe cannot give, and the CLI's own cache (~/.aws/cli/cache) is
     // not the SDK's: such a role would only ever fail as "log in again", which cannot help.
@@ -174,8 +189,6 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
         `${label} takes credential_source ${data.credential_source === "Environment" || data.credential_source === "EcsContainer" ? data.credential_source : "(unknown)"}, which the account check would read from the server's environment, not the call's`,
       );
     }
-    if (data.source_profile === undefined) break;
-    current = data.source_profile;
   }
   return { ...none, underRole };
 }

@@ -21,9 +21,15 @@
  * - a lone carriage return, a line break for Python only;
  * - one section written twice (`[profile p]` and `[profile "p"]`, `[default]`
  *   and `[profile default]`): botocore keeps the last one's keys only (or
- *   fails on an exact repeat), the SDK merges them.
+ *   fails on an exact repeat), the SDK merges them; or two sections the SDK
+ *   files under one name (`[profile sso-session.s]` and `[sso-session s]` in
+ *   the config file): botocore keeps a profile and a session apart, the SDK
+ *   the later one's keys only.
  *
- * Section-scoped: the constructs that change one key only. They are refused
+ * Section-scoped: a `[profile x]` (or `[sso-session s]`, `[services s]`)
+ * header in the credentials file, which the SDK files as profile `profile.x`
+ * and botocore as profile `profile x`: a profile `profile.x` would take its
+ * keys for the SDK only. And the constructs that change one key only. They are refused
  * in the sections the probe resolves (the target profile, its source_profile
  * chain, their sso-session and services sections: `isResolved`) and let
  * through elsewhere, where neither reader's answer is used. With the headers
@@ -105,22 +111,20 @@ export interface ReadSections {
 }
 
 /**
- * The sections the probe (and the CLI) resolve for `profile`: the profile, every
- * profile its `source_profile` links reach, and the sso-session and services
- * sections any of them names. More than the credential walk stops at, never
- * less: a section wrongly counted in is only checked more strictly.
+ * The sections the probe (and the CLI) resolve for a profile: `linked`, the
+ * profile and every profile its `source_profile` links reach (credential-chain.ts
+ * walks them), and the sso-session and services sections any of them names.
+ * More than the credential walk stops at, never less: a section wrongly counted
+ * in is only checked more strictly.
  */
-export function sectionsReadFor(sectionOf: (profile: string) => IniSection, profile: string): ReadSections {
-  const profiles = new Set<string>();
+export function sectionsReadFor(sectionOf: (profile: string) => IniSection, linked: readonly string[]): ReadSections {
+  const profiles = new Set(linked);
   const ssoSessions = new Set<string>();
   const services = new Set<string>();
-  let current: string | undefined = profile;
-  while (current !== undefined && !profiles.has(current)) {
-    profiles.add(current);
-    const data = sectionOf(current);
+  for (const name of linked) {
+    const data = sectionOf(name);
     if (data.sso_session !== undefined) ssoSessions.add(data.sso_session);
     if (data.services !== undefined) services.add(data.services);
-    current = data.source_profile;
   }
   return { profiles, ssoSessions, services };
 }
@@ -139,6 +143,26 @@ export function isReadSection(read: ReadSections, label: string, section: string
   if (prefixed?.[1] === "sso-session") return read.ssoSessions.has(name);
   if (prefixed?.[1] === "services") return read.services.has(name);
   return false;
+}
+
+/** The prefix (`profile`, `sso-session`, `services`) the SDK reads `[section]` under, if it reads one. */
+function knownPrefixOf(section: string): string | undefined {
+  const prefix = SDK_PREFIXED.exec(section)?.[1];
+  return prefix !== undefined && PREFIXES.includes(prefix) ? prefix : undefined;
+}
+
+/**
+ * The name the SDK files `[section]` of the `label` file under, where two sections must not meet. The config
+ * file's profiles lose their prefix (`[profile sso-session.s]` is `sso-session.s`, as is `[sso-session s]`: the
+ * SDK keeps the later one's keys, botocore a profile and a session apart); a section the SDK does not file by a
+ * prefix keeps its own text, apart from the prefixed names.
+ */
+function sdkFiledName(section: string, label: string): string {
+  const prefixed = SDK_PREFIXED.exec(section);
+  const prefix = knownPrefixOf(section);
+  if (prefix === undefined) return section === "default" ? "default" : `[${section}]`;
+  const name = prefixed?.[3] ?? "";
+  return label === "config" && prefix === "profile" ? name : `${prefix}.${name}`;
 }
 
 /**
@@ -205,9 +229,19 @@ export function assertSameIniReading(text: string, label: string, isResolved: (s
       // botocore takes any section starting with a prefix (then shlex-splits it); the SDK only its exact pattern.
       const prefix = PREFIXES.find((candidate) => section?.startsWith(candidate));
       if (prefix !== undefined && SDK_PREFIXED.exec(section)?.[1] !== prefix) refuse(number, `a section header spelt other than \`[${prefix} name]\``);
-      const sdkName = SDK_PREFIXED.exec(section);
-      const filed = sdkName === null ? (section === "default" ? "profile.default" : section) : `${sdkName[1] ?? ""}.${sdkName[3] ?? ""}`;
-      if (seen.has(filed)) refuse(number, "a section written a second time (botocore keeps one of them, the SDK merges them)");
+      // The SDK files the credentials file's `[profile x]` as profile `profile.x`, botocore as profile `profile x`.
+      if (label !== "config" && knownPrefixOf(section) !== undefined) {
+        refuseInResolved(
+          number,
+          "a prefixed section header in the credentials file (botocore and the SDK file it under different profile names): write `[name]`",
+        );
+      }
+      const filed = sdkFiledName(section, label);
+      if (seen.has(filed))
+        refuse(
+          number,
+          "a section written a second time, or filed by the SDK under another section's name (botocore keeps one of them or both apart, the SDK merges them or keeps one)",
+        );
       seen.add(filed);
       return;
     }

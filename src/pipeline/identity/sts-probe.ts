@@ -22,7 +22,7 @@ import { fromIni } from "@aws-sdk/credential-provider-ini";
 import { getHomeDir, loadSharedConfigFiles } from "@smithy/core/config";
 import type { StsProbeInputs } from "./aws-call-plan.js";
 import { BoundedBodyHttpHandler } from "./bounded-handler.js";
-import { credentialChainOf, printable } from "./credential-chain.js";
+import { credentialChainOf, printable, sourceProfileLinks } from "./credential-chain.js";
 import { assertSameIniReading, isReadSection, sectionsReadFor, type ReadSections } from "./ini-dialect.js";
 import { readOnce, withFileSnapshot } from "./file-snapshot.js";
 import { ProbeRefusal } from "./probe-refusal.js";
@@ -206,27 +206,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/**
- * Refuses, before anything runs, a `credential_process` of the profile or of a
- * profile it takes credentials from (`source_profile`), whatever the section's
- * other sources (the SDK and the CLI do not rank a section's sources alike:
- * botocore reads the credentials file, then the process, then the config
- * file's static keys; the SDK static keys first, so a process beside static
- * keys may run under the CLI while the probe confirms the keys' account),
- * that the CLI could not be trusted to start in the child's place
- * (process-program.ts).
- *
- * @throws ProbeRefusal RelativeCredentialProcess, CredentialProcessRefused.
- */
-function judgeChainProcesses(sectionOf: (name: string) => IniSection, inputs: StsProbeInputs): void {
-  const seen = new Set<string>();
-  for (let name: string | undefined = inputs.profile; name !== undefined && !seen.has(name); name = sectionOf(name).source_profile) {
-    seen.add(name);
-    const line = sectionOf(name).credential_process;
-    if (line !== undefined) planCredentialProcess(line, `AWS profile ${printable(name)}`, inputs.processEnv, inputs.place);
-  }
-}
-
 /** Runs GetCallerIdentity for `inputs`; aborted by `signal`, bounded by STS_PROBE_LIMITS. */
 export async function probeCallerIdentity(inputs: StsProbeInputs, signal: AbortSignal): Promise<StsProbeResult> {
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(STS_PROBE_LIMITS.totalMs)]);
@@ -254,14 +233,17 @@ async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<strin
   const sectionOf = (name: string): IniSection => ({ ...files.configFile[name], ...files.credentialsFile[name] });
   // The sections the probe resolves, as the SDK read them; the dialect check then makes sure botocore reads
   // them (and so the same chain) alike, and lets what other sections hold differ (ini-dialect.ts).
-  const read = sectionsReadFor(sectionOf, inputs.profile);
+  const links = sourceProfileLinks(sectionOf, inputs.profile);
+  const read = sectionsReadFor(sectionOf, links.profiles);
   assertFileReadAlike(snapshot.get(inputs.configFile) ?? "", "config", read);
   assertFileReadAlike(snapshot.get(inputs.credentialsFile) ?? "", "credentials", read);
   const profile = sectionOf(inputs.profile);
-  const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile);
-  // Every credential_process of the chain, whichever source botocore ranks first in its section, as the CLI would
-  // start it, in the child's environment and place (process-program.ts), before any runs.
-  judgeChainProcesses(sectionOf, inputs);
+  const { sso, metadata, process: credentialProcess, processProfile, underRole } = credentialChainOf(sectionOf, inputs.profile, links);
+  // The chain's credential_process, as the CLI would start it, in the child's environment and place
+  // (process-program.ts), before any runs. A section the chain reaches that names one beside another source was
+  // refused above (the two readers rank a section's sources differently); one past the chain's source is read by neither.
+  if (credentialProcess?.credential_process !== undefined)
+    planCredentialProcess(credentialProcess.credential_process, `AWS profile ${printable(processProfile ?? inputs.profile)}`, inputs.processEnv, inputs.place);
   const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
   const route = stsRouteOf(inputs, profile, services);
   // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:

@@ -51,7 +51,7 @@ function layout() {
   const context = (): SearchPathContext => ({ platform: "linux", cwd: project, selfDir: path.join(top, "torii"), trust: searchTrust("linux") });
   /** One call's pins: a fresh search trust each time, as each planned child has. */
   const pins = (pathDirs: readonly string[], executable?: string): PinnedChild =>
-    pinVersionManagers({ HOME: home, PATH: pathDirs.join(":") }, executable, context(), { trustedDirectories: [] });
+    pinVersionManagers({ HOME: home, PATH: pathDirs.join(":") }, executable, context(), { remember: true });
   return { top, home, pyenvRoot, shims, pins };
 }
 
@@ -208,7 +208,7 @@ posixOnly("version pins remembered from one call to the next", () => {
       selfDir: path.join(home, "..", "torii"),
       trust: searchTrust("linux"),
     };
-    const operators = pinVersionManagers({ HOME: home, PATH: `${shims}:/usr/bin`, PYENV_VERSION: "3.9.18" }, undefined, context, { trustedDirectories: [] });
+    const operators = pinVersionManagers({ HOME: home, PATH: `${shims}:/usr/bin`, PYENV_VERSION: "3.9.18" }, undefined, context, { remember: true });
     expect(operators.env.PYENV_VERSION).toBe("3.9.18");
     expect(operators.pinnedVariables).not.toContain("PYENV_VERSION");
     expect(pins(["/usr/bin"]).env.PATH).toBe("/usr/bin");
@@ -225,7 +225,7 @@ posixOnly("version pins remembered from one call to the next", () => {
     expect(pins(["/usr/bin"], shim).pinnedVariables).toBe(first.pinnedVariables);
 
     const context: SearchPathContext = { platform: "linux", cwd: path.join(top, "project"), selfDir: path.join(top, "torii"), trust: searchTrust("linux") };
-    const operators = pinVersionManagers({ HOME: home, PATH: "/usr/bin", FOOENV_VERSION: "0.9.0" }, shim, context, { trustedDirectories: [] });
+    const operators = pinVersionManagers({ HOME: home, PATH: "/usr/bin", FOOENV_VERSION: "0.9.0" }, shim, context, { remember: true });
     expect(operators.env.FOOENV_VERSION).toBe("0.9.0");
   });
 });
@@ -256,7 +256,7 @@ posixOnly("version pins keyed on every input that is not the filesystem", () => 
       selfDir: path.join(top, "torii"),
       trust: searchTrust("linux", { trustedDirectories, env: inputs.tmpdir === undefined ? {} : { TMPDIR: inputs.tmpdir } }),
     };
-    return pinVersionManagers({ HOME: home, PATH: "/usr/bin", ...inputs.env }, program, context, { trustedDirectories });
+    return pinVersionManagers({ HOME: home, PATH: "/usr/bin", ...inputs.env }, program, context, { remember: true });
   }
 
   it("the working directory: a global file at or below the next call's working directory is refused", () => {

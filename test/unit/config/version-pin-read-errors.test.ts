@@ -54,7 +54,7 @@ function layout() {
       { HOME: home, PATH: "/usr/bin" },
       executable,
       { platform: "linux", cwd: project, selfDir: path.join(top, "torii"), trust: searchTrust("linux") },
-      { trustedDirectories: [] },
+      { remember: true },
     );
   return { top, home, pins };
 }

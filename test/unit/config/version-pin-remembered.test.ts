@@ -1,24 +1,18 @@
 /**
- * A shims directory's verdict is remembered from one call to the next only
- * while the directory and the files it was judged by are unchanged
- * (config/unchanged-sample.ts): every change that could alter the verdict is
- * seen by the next computation, and nothing changed within the timestamps'
- * granularity is ever remembered.
+ * A shims directory's verdict, judged again by the next call after any change
+ * that could alter it (the pins of a call are remembered as a whole while every
+ * path they were judged by is unchanged: config/unchanged-verdicts.ts).
  */
-import { linkSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync, type BigIntStats } from "node:fs";
+import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { searchTrust } from "../../../src/config/search-trust.js";
-import { UnchangedSamples } from "../../../src/config/unchanged-sample.js";
 import { pinVersionManagers } from "../../../src/config/version-pin.js";
 import type { SearchPathContext } from "../../../src/runtime/search-path.js";
 import { writeExecutable } from "../../support/fake-clis.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
-
-/** Far enough ahead that every time of a file just written counts as settled. */
-const LATER_NS = (BigInt(Date.now()) + 60_000n) * 1_000_000n;
 
 const pyenvShim = (root: string): string => `#!/usr/bin/env bash\nset -e\nexport PYENV_ROOT="${root}"\nexec "${root}/libexec/pyenv" exec "\${0##*/}" "$@"\n`;
 
@@ -27,46 +21,8 @@ function shimsDirectory() {
   const root = path.join(top, ".pyenv");
   const shims = path.join(root, "shims");
   for (const name of ["pip", "python", "python3"]) writeExecutable(path.join(shims, name), pyenvShim(root));
-  const stat = (file: string): BigIntStats => statSync(file, { bigint: true });
-  const basis = () => ({
-    directory: stat(shims),
-    realDirectory: shims,
-    files: ["pip", "python", "python3"].map((name) => ({ name, stats: stat(path.join(shims, name)) })),
-  });
-  const statOf = (name: string): BigIntStats | undefined => statSync(path.join(shims, name), { bigint: true, throwIfNoEntry: false });
-  return { top, root, shims, stat, basis, statOf };
+  return { top, root, shims };
 }
-
-posixOnly("UnchangedSamples", () => {
-  it("answers the remembered verdict while the directory, its real path and the sampled files are unchanged", () => {
-    const { shims, stat, basis, statOf } = shimsDirectory();
-    const samples = new UnchangedSamples<string>();
-    samples.remember(shims, basis(), "pyenv", LATER_NS);
-    expect(samples.verdictOf(shims, stat(shims), shims, statOf)).toBe("pyenv");
-  });
-
-  it("forgets it when a sampled file is rewritten in place, an entry is added, or the real path moved", () => {
-    const { root, shims, stat, basis, statOf } = shimsDirectory();
-    const samples = new UnchangedSamples<string>();
-    samples.remember(shims, basis(), "pyenv", LATER_NS);
-    writeFileSync(path.join(shims, "python"), '#!/bin/sh\nexec /tmp/anything "$@"\n');
-    expect(samples.verdictOf(shims, stat(shims), shims, statOf)).toBeUndefined();
-
-    samples.remember(shims, basis(), "pyenv", LATER_NS);
-    writeExecutable(path.join(shims, "aaa-first"), "#!/bin/sh\n");
-    expect(samples.verdictOf(shims, stat(shims), shims, statOf)).toBeUndefined();
-
-    samples.remember(shims, basis(), "pyenv", LATER_NS);
-    expect(samples.verdictOf(shims, stat(shims), path.join(root, "elsewhere"), statOf)).toBeUndefined();
-  });
-
-  it("never remembers a verdict whose files changed within the racy window", () => {
-    const { shims, stat, basis, statOf } = shimsDirectory();
-    const samples = new UnchangedSamples<string>();
-    samples.remember(shims, basis(), "pyenv");
-    expect(samples.verdictOf(shims, stat(shims), shims, statOf)).toBeUndefined();
-  });
-});
 
 posixOnly("a remembered shims directory in the pins", () => {
   afterEach(() => {

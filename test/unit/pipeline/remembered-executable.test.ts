@@ -29,7 +29,7 @@ function layout() {
   for (const directory of [first, second, project, path.join(top, "torii")]) mkdirSync(directory, { recursive: true });
   writeExecutable(path.join(second, "tool"), "\u007fELF tool\n");
   const resolve = (command: string, pathEnv = `${first}:${second}`): ResolvedExecutable =>
-    resolveRemembered(command, { pathEnv, platform: "linux", cwd: project, selfDir: path.join(top, "torii"), trust: searchTrust("linux") }, []);
+    resolveRemembered(command, { pathEnv, platform: "linux", cwd: project, selfDir: path.join(top, "torii"), trust: searchTrust("linux") });
   return { top, first, second, resolve };
 }
 
@@ -134,7 +134,7 @@ posixOnly("an executable resolution keyed on every input that is not the filesys
       selfDir: inputs.selfDir ?? path.join(top, "torii"),
       trust,
     };
-    return resolveRemembered("tool", options, trustedDirectories);
+    return resolveRemembered("tool", options);
   }
 
   it.each([

@@ -5,7 +5,7 @@
  * ARN fixes the account, and a success may be remembered).
  */
 import { describe, expect, test } from "vitest";
-import { credentialChainOf } from "../../../../src/pipeline/identity/credential-chain.js";
+import { credentialChainOf, sourceProfileLinks, type CredentialChain } from "../../../../src/pipeline/identity/credential-chain.js";
 import type { IniSection } from "../../../../src/pipeline/identity/sts-endpoint.js";
 
 const sections: Record<string, IniSection> = {
@@ -16,19 +16,21 @@ const sections: Record<string, IniSection> = {
   imds: { role_arn: "arn:aws:iam::111111111111:role/R", credential_source: "Ec2InstanceMetadata" },
 };
 const sectionOf = (name: string): IniSection => sections[name] ?? {};
+/** The chain of `name`, along its one walk of the links (as the probe takes it). */
+const chainOf = (name: string): CredentialChain => credentialChainOf(sectionOf, name, sourceProfileLinks(sectionOf, name));
 
 describe("credentialChainOf: the source and the role above it", () => {
   test("a credential_process profile: its section, no role above", () => {
-    expect(credentialChainOf(sectionOf, "proc")).toMatchObject({ process: sections.proc, underRole: false });
+    expect(chainOf("proc")).toMatchObject({ process: sections.proc, underRole: false });
   });
   test("a role whose source_profile runs a credential_process: the process's section, under a role", () => {
-    expect(credentialChainOf(sectionOf, "role")).toMatchObject({ process: sections.proc, underRole: true });
+    expect(chainOf("role")).toMatchObject({ process: sections.proc, processProfile: "proc", underRole: true });
   });
   test("static keys, alone or under a role: no process", () => {
-    expect(credentialChainOf(sectionOf, "keys")).toMatchObject({ process: undefined, underRole: false });
-    expect(credentialChainOf(sectionOf, "roleOverKeys")).toMatchObject({ process: undefined, underRole: true });
+    expect(chainOf("keys")).toMatchObject({ process: undefined, underRole: false });
+    expect(chainOf("roleOverKeys")).toMatchObject({ process: undefined, underRole: true });
   });
   test("credential_source = Ec2InstanceMetadata: the metadata section, under a role", () => {
-    expect(credentialChainOf(sectionOf, "imds")).toMatchObject({ metadata: sections.imds, process: undefined, underRole: true });
+    expect(chainOf("imds")).toMatchObject({ metadata: sections.imds, process: undefined, underRole: true });
   });
 });

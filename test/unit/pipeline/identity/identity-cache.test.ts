@@ -10,6 +10,7 @@ import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js"
 import { credentialSourceFingerprint } from "../../../../src/pipeline/identity/credential-fingerprint.js";
 import { IdentityCache } from "../../../../src/pipeline/identity/identity-cache.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
+import { herePlace } from "../../../support/process-place.js";
 
 describe("IdentityCache", () => {
   test("remembers a success for cache_ttl_seconds, never past the credentials' expiry, and not at all for 0", () => {
@@ -64,34 +65,34 @@ describe("credentialSourceFingerprint", () => {
   const config = path.join(home, "config");
   const env = { HOME: home, AWS_CONFIG_FILE: config };
   writeFileSync(config, "[profile dev]\nregion = eu-west-1\n");
-  const base = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+  const base = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()));
 
   test("is stable while nothing changes", () => {
-    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined))).toBe(base);
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()))).toBe(base);
   });
 
   test("changes with the config file, the profile, the region, a steering variable, and a new login's cache", () => {
     writeFileSync(config, "[profile dev]\nregion = eu-west-2\n");
     utimesSync(config, new Date(0), new Date(86_400_000));
-    const edited = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    const edited = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()));
     expect(edited).not.toBe(base);
-    expect(credentialSourceFingerprint(stsInputsOf(env, "prod", undefined))).not.toBe(edited);
-    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", "eu-central-1"))).not.toBe(edited);
-    expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1" }, "dev", undefined))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf(env, "prod", undefined, herePlace()))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", "eu-central-1", herePlace()))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_ENDPOINT_URL_STS: "http://127.0.0.1:1" }, "dev", undefined, herePlace()))).not.toBe(edited);
     // Any variable of the child's environment counts: a credential_process runs with all of them.
-    expect(credentialSourceFingerprint(stsInputsOf({ ...env, LANG: "C" }, "dev", undefined))).not.toBe(edited);
-    expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_VAULT_BACKEND: "file" }, "dev", undefined))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, LANG: "C" }, "dev", undefined, herePlace()))).not.toBe(edited);
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, AWS_VAULT_BACKEND: "file" }, "dev", undefined, herePlace()))).not.toBe(edited);
     // And so does the working directory it runs in.
     const elsewhere = { cwd: path.join(home, "other"), selfDir: home, platform: process.platform };
     expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, elsewhere))).not.toBe(edited);
     mkdirSync(path.join(home, ".aws", "sso", "cache"), { recursive: true });
-    const withCacheDir = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    const withCacheDir = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()));
     expect(withCacheDir).not.toBe(edited);
     writeFileSync(path.join(home, ".aws", "sso", "cache", "token.json"), "{}");
-    const loggedIn = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
+    const loggedIn = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()));
     expect(loggedIn).not.toBe(withCacheDir);
     writeFileSync(path.join(home, ".aws", "credentials"), "[dev]\n");
-    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined))).not.toBe(loggedIn);
+    expect(credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()))).not.toBe(loggedIn);
   });
 
   test.each([
@@ -102,8 +103,8 @@ describe("credentialSourceFingerprint", () => {
     "AWS_EC2_METADATA_SERVICE_ENDPOINT",
     "AWS_EC2_METADATA_DISABLED",
   ])("changes with %s too (the CLI reads it for the SSO token refresh, aws login, trust or instance metadata)", (name) => {
-    const before = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined));
-    expect(stsInputsOf({ ...env, [name]: "x" }, "dev", undefined).env).toHaveProperty(name, "x");
-    expect(credentialSourceFingerprint(stsInputsOf({ ...env, [name]: "x" }, "dev", undefined))).not.toBe(before);
+    const before = credentialSourceFingerprint(stsInputsOf(env, "dev", undefined, herePlace()));
+    expect(stsInputsOf({ ...env, [name]: "x" }, "dev", undefined, herePlace()).env).toHaveProperty(name, "x");
+    expect(credentialSourceFingerprint(stsInputsOf({ ...env, [name]: "x" }, "dev", undefined, herePlace()))).not.toBe(before);
   });
 });

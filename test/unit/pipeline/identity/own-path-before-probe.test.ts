@@ -14,6 +14,7 @@ import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js"
 import { sdkProbeFor } from "../../../../src/pipeline/identity/aws-identity.js";
 import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
+import { herePlace } from "../../../support/process-place.js";
 
 const posixOnly = process.platform === "win32" ? describe.skip : describe;
 
@@ -54,6 +55,7 @@ function probe(): ReturnType<ReturnType<typeof sdkProbeFor>> {
     { HOME: top, AWS_CONFIG_FILE: path.join(top, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(top, "credentials"), PATH: process.env.PATH ?? "" },
     "helper",
     undefined,
+    herePlace(),
   );
   const deps = { serverEnv: {}, platform: "linux" as const, cwd: path.join(top, "project"), selfDir: path.join(top, "torii", "dist") };
   return sdkProbeFor(deps)(inputs, new AbortController().signal);

@@ -4,9 +4,10 @@ import { fc, prop } from "../../../support/property-test.js";
 import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js";
 import { metadataProxyOf, ssoProxyOf, stsRouteOf } from "../../../../src/pipeline/identity/sts-endpoint.js";
 import { bypassesProxy, proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
+import { herePlace } from "../../../support/process-place.js";
 
 const route = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
-  stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
+  stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region, herePlace()), profile, services);
 
 describe("stsRouteOf", () => {
   test("endpoint: AWS_ENDPOINT_URL_STS, then AWS_ENDPOINT_URL, then the services section, then the profile's endpoint_url (botocore's order)", () => {
@@ -49,7 +50,7 @@ describe("stsRouteOf", () => {
 
 describe("ssoProxyOf", () => {
   const sso = (env: Record<string, string>, region: string | undefined, profile: Record<string, string> = {}) => {
-    const inputs = stsInputsOf({ HOME: "/h", ...env }, "p", undefined);
+    const inputs = stsInputsOf({ HOME: "/h", ...env }, "p", undefined, herePlace());
     return ssoProxyOf(inputs, stsRouteOf(inputs, profile, {}), region);
   };
 
@@ -151,7 +152,7 @@ describe("proxy variables and NO_PROXY read as Python's urllib reads them", () =
   test("a host not known here (an iso region, an SSO region not found) is exempted by no entry, .invalid included: only by a NO_PROXY of exactly *", () => {
     for (const noProxy of [".invalid", "invalid", "unknown-aws-host.invalid", "aws-host.invalid", ".c2s.ic.gov,.invalid"]) {
       expect(route({ HTTPS_PROXY: proxy, NO_PROXY: noProxy }, {}, {}, "us-iso-east-1").proxy).toBe(proxy);
-      const inputs = stsInputsOf({ HOME: "/h", HTTPS_PROXY: proxy, NO_PROXY: `.amazonaws.com,${noProxy}` }, "p", "eu-west-1");
+      const inputs = stsInputsOf({ HOME: "/h", HTTPS_PROXY: proxy, NO_PROXY: `.amazonaws.com,${noProxy}` }, "p", "eu-west-1", herePlace());
       expect(ssoProxyOf(inputs, stsRouteOf(inputs, {}, {}), undefined)).toBe(proxy);
     }
   });
@@ -229,9 +230,9 @@ describe("proxy variables and NO_PROXY read as Python's urllib reads them", () =
 /** Review findings: environments in which AWS CLI v1 (botocore 1.43.11, CPython 3.11) sends STS or SSO traffic through the proxy. */
 const reviewProxy = "http://127.0.0.1:18888";
 const reviewRoute = (env: Record<string, string>, profile: Record<string, string> = {}, services: Record<string, string> = {}, region?: string) =>
-  stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region), profile, services);
+  stsRouteOf(stsInputsOf({ HOME: "/h", ...env }, "p", region, herePlace()), profile, services);
 const reviewSso = (env: Record<string, string>, ssoRegion: string | undefined, profile: Record<string, string> = {}, services: Record<string, string> = {}) => {
-  const inputs = stsInputsOf({ HOME: "/h", ...env }, "p", undefined);
+  const inputs = stsInputsOf({ HOME: "/h", ...env }, "p", undefined, herePlace());
   return ssoProxyOf(inputs, stsRouteOf(inputs, profile, services), ssoRegion);
 };
 
@@ -345,7 +346,7 @@ describe("stsRouteOf reads values as botocore does", () => {
 
   test("instance metadata: the proxy for http://169.254.169.254 (or the configured endpoint, or the IPv6 address in ipv6 mode)", () => {
     const imds = (env: Record<string, string>, profile: Record<string, string> = {}) =>
-      metadataProxyOf(stsInputsOf({ HOME: "/h", ...env }, "p", undefined), profile);
+      metadataProxyOf(stsInputsOf({ HOME: "/h", ...env }, "p", undefined, herePlace()), profile);
     expect(imds({ HTTP_PROXY: proxy })).toBe(proxy);
     expect(imds({ HTTPS_PROXY: proxy })).toBeUndefined();
     expect(imds({ HTTP_PROXY: proxy, NO_PROXY: "169.254.169.254" })).toBeUndefined();

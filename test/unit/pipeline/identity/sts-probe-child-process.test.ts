@@ -47,8 +47,11 @@ function placeIn(cwd: string = project): ProcessPlace {
 }
 
 let counter = 0;
-/** Probes profile `p` of a fresh config (with `credentials`), the child's environment `env` on top of the files and PATH. */
-async function probeWith(config: string, options: { credentials?: string; env?: Record<string, string>; cwd?: string; region?: string } = {}) {
+/** Probes profile `p` (or `options.profile`) of a fresh config (with `credentials`), the child's environment `env` on top of the files and PATH. */
+async function probeWith(
+  config: string,
+  options: { credentials?: string; env?: Record<string, string>; cwd?: string; region?: string; profile?: string } = {},
+) {
   counter += 1;
   const dir = path.join(top, `files-${String(counter)}`);
   mkdirSync(dir);
@@ -61,7 +64,7 @@ async function probeWith(config: string, options: { credentials?: string; env?: 
     AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials"),
     ...options.env,
   };
-  return probeCallerIdentity(stsInputsOf(env, "p", options.region, placeIn(options.cwd)), new AbortController().signal);
+  return probeCallerIdentity(stsInputsOf(env, options.profile ?? "p", options.region, placeIn(options.cwd)), new AbortController().signal);
 }
 
 const profile = (name: string, lines: string): string => `[profile ${name}]\nregion = eu-west-1\nendpoint_url = ${stub.url}\n${lines}`;
@@ -376,6 +379,46 @@ describe("a source_profile loop is refused before anything is read from STS or r
       expect(result).toMatchObject({ kind: "failed", code: "SourceProfileCycle" });
       expect(existsSync(marker)).toBe(false);
     });
+  });
+});
+
+describe("only the profiles the credential chain reaches are judged", () => {
+  test("a credential_process past the chain's source (a source_profile beside keys, which neither reader follows) is not refused", async () => {
+    // `p` takes its own keys and has no role: its source_profile leads to a section neither botocore nor the SDK reads.
+    const config = `${profile("p", "source_profile = far\n")}${profile("far", "credential_process = bin/creds\n")}`;
+    const result = await probeWith(config, { credentials: "[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\n" });
+    // Before: { kind: "failed", code: "RelativeCredentialProcess" }, for a program no reader would start.
+    expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
+  });
+
+  test("the same credential_process is refused once the chain reaches it (a role over it)", async () => {
+    const config = `${profile("p", "role_arn = arn:aws:iam::111111111111:role/R\nsource_profile = far\n")}${profile("far", "credential_process = bin/creds\n")}`;
+    await expect(probeWith(config)).resolves.toMatchObject({ kind: "failed", code: "RelativeCredentialProcess" });
+  });
+});
+
+posixOnly("a profile whose section botocore finds elsewhere than the SDK is refused", () => {
+  // botocore files `[profile sso-session.s]` as profile `sso-session.s` and `[sso-session s]` as an SSO session; the
+  // SDK files both under `sso-session.s`, the later one's keys only. botocore (1.43) runs bin/creds from the project.
+  test("[profile sso-session.s] beside [sso-session s] in the config file", async () => {
+    const config = `${profile("sso-session.s", "credential_process = bin/creds\n")}[sso-session s]\nregion = eu-west-1\nendpoint_url = ${stub.url}\naws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\n`;
+    const result = await probeWith(config, { profile: "sso-session.s" });
+    // Before: { kind: "identity", account: "222222222222" }: the SDK signed with the session section's keys.
+    expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining("[sso-session s]") as unknown });
+  });
+
+  // The SDK files the credentials file's `[profile x]` as profile `profile.x` (over the config file's
+  // `[profile profile.x]`), botocore as profile `profile x`: only the config file's credential_process runs under the CLI.
+  test("[profile x] in the credentials file, for profile profile.x", async () => {
+    const trusted = path.join(top, "trusted-prefixed");
+    mkdirSync(trusted);
+    const marker = path.join(top, "prefixed-ran");
+    helper(path.join(trusted, "creds"), marker);
+    const config = profile("profile.x", "credential_process = bin/creds\n");
+    const result = await probeWith(config, { profile: "profile.x", credentials: `[profile x]\ncredential_process = ${path.join(trusted, "creds")}\n` });
+    // Before: { kind: "identity", account: "111111111111" }: the SDK ran the trusted helper, never judging bin/creds.
+    expect(result).toMatchObject({ kind: "failed", code: "IniDialectNotSupported", detail: expect.stringContaining("[profile x]") as unknown });
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

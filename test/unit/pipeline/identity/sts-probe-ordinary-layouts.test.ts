@@ -15,6 +15,7 @@ import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js"
 import { assertSameIniReading } from "../../../../src/pipeline/identity/ini-dialect.js";
 import { probeCallerIdentity, type StsProbeResult } from "../../../../src/pipeline/identity/sts-probe.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
+import { herePlace } from "../../../support/process-place.js";
 
 let server: Server;
 let url: string;
@@ -55,7 +56,7 @@ async function probe(config: string, credentials: string, profile: string): Prom
   writeFileSync(path.join(dir, "credentials"), credentials);
   writeFileSync(path.join(dir, "helper"), `#!/bin/sh\necho '{"Version": 1, "AccessKeyId": "AKIAONE", "SecretAccessKey": "x"}'\n`, { mode: 0o755 });
   const env = { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials"), AWS_ENDPOINT_URL_STS: url };
-  return probeCallerIdentity(stsInputsOf(env, profile, undefined), new AbortController().signal);
+  return probeCallerIdentity(stsInputsOf(env, profile, undefined, herePlace()), new AbortController().signal);
 }
 
 const KEYS = "aws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\n";

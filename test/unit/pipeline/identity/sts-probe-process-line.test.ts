@@ -10,6 +10,7 @@ import { processLineRunsFromWorkingDirectory } from "../../../../src/pipeline/id
 import { probeCallerIdentity, runsFromWorkingDirectory } from "../../../../src/pipeline/identity/sts-probe.js";
 import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
+import { herePlace } from "../../../support/process-place.js";
 
 describe("runsFromWorkingDirectory splits the line as /bin/sh (SDK) and shlex.split (botocore) do", () => {
   // python3 -c 'import shlex; print(shlex.split(LINE)[0])' prints the relative program for each of these;
@@ -69,7 +70,12 @@ describe("the SDK's source order is not the CLI's (botocore: web identity, SSO, 
       `[profile mixed]\nregion = eu-west-1\nendpoint_url = ${stub.url}\naws_access_key_id = AKIAONE\naws_secret_access_key = s3cr3t\ncredential_process = ${path.relative(process.cwd(), planted)}\n`,
     );
     writeFileSync(path.join(dir, "credentials"), "");
-    const inputs = stsInputsOf({ HOME: dir, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") }, "mixed", undefined);
+    const inputs = stsInputsOf(
+      { HOME: dir, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") },
+      "mixed",
+      undefined,
+      herePlace(),
+    );
     const result = await probeCallerIdentity(inputs, new AbortController().signal);
     // Refused before anything runs: the mixed sources are ambiguous (credential-chain.ts) and the process is relative.
     // Before: { kind: "identity", account: "111111111111", cacheable: true } — the SDK used the static keys.
@@ -89,7 +95,7 @@ describe("the SDK's source order is not the CLI's (botocore: web identity, SSO, 
     // `"dir"/planted`: sh and shlex both read ./dir/planted; runsFromWorkingDirectory reads the program as `dir`.
     writeFileSync(config, `[profile q]\nregion = eu-west-1\nendpoint_url = ${stub.url}\ncredential_process = "${relativeDir}"/planted\n`);
     writeFileSync(path.join(sub, "credentials"), "");
-    const inputs = stsInputsOf({ HOME: sub, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: path.join(sub, "credentials") }, "q", undefined);
+    const inputs = stsInputsOf({ HOME: sub, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: path.join(sub, "credentials") }, "q", undefined, herePlace());
     const result = await probeCallerIdentity(inputs, new AbortController().signal);
     // expected: RelativeCredentialProcess, nothing run; actual: identity 111111111111 and the planted program ran
     // The refusal says what to write instead (before: no detail, the operator read only the code).

@@ -13,6 +13,7 @@ import { stsInputsOf } from "../../../../src/pipeline/identity/aws-call-plan.js"
 import { probeCallerIdentity, runsFromWorkingDirectory, UNPRINTABLE_CODE } from "../../../../src/pipeline/identity/sts-probe.js";
 import { startStsStub, type StsStub } from "../../../support/sts-stub.js";
 import { tempDirectory } from "../../../support/temp-dirs.js";
+import { herePlace } from "../../../support/process-place.js";
 
 let stub: StsStub;
 let hostile: StsStub;
@@ -50,6 +51,7 @@ function inputs(profile: string, env: Record<string, string> = {}) {
     { HOME: home, AWS_CONFIG_FILE: path.join(home, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(home, "credentials"), ...env },
     profile,
     undefined,
+    herePlace(),
   );
 }
 
@@ -130,7 +132,12 @@ describe("probeCallerIdentity against an endpoint that answers anything", () => 
 
   const probe = () =>
     probeCallerIdentity(
-      stsInputsOf({ HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") }, "any", undefined),
+      stsInputsOf(
+        { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") },
+        "any",
+        undefined,
+        herePlace(),
+      ),
       new AbortController().signal,
     );
   const errorBody = (code: string): string =>
@@ -244,7 +251,7 @@ describe("probeCallerIdentity for an SSO profile", () => {
   test("the SSO request goes to the SSO endpoint, never to AWS_ENDPOINT_URL_STS, and STS is asked with the role's credentials", async () => {
     ssoRequests.length = 0;
     const env = { HOME: dir, AWS_ENDPOINT_URL_STS: sts.url, AWS_ENDPOINT_URL: bothUrl };
-    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined, herePlace()), new AbortController().signal);
     expect(sts.requests).toEqual([expect.objectContaining({ path: "/", action: "GetCallerIdentity", accessKeyId: "AKIASSO222" })]);
     expect(ssoRequests).toEqual([{ path: "/federation/credentials", account: "222222222222", bearer: TOKEN }]);
     expect(result).toMatchObject({ kind: "identity", account: "222222222222" });
@@ -261,7 +268,7 @@ describe("probeCallerIdentity for an SSO profile", () => {
       HTTP_PROXY: "http://127.0.0.1:9",
       NO_PROXY: "127.0.0.1",
     };
-    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined, herePlace()), new AbortController().signal);
     expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
     expect(ssoRequests).toEqual([]);
     expect(sts.requests).toEqual([]);
@@ -271,7 +278,7 @@ describe("probeCallerIdentity for an SSO profile", () => {
     ssoRequests.length = 0;
     // The CLI reads team-config: account 333333333333. The SDK's SSO provider would read ~/.aws/config: 222222222222.
     const env = { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "team-config"), AWS_ENDPOINT_URL: bothUrl };
-    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined), new AbortController().signal);
+    const result = await probeCallerIdentity(stsInputsOf(env, "sso", undefined, herePlace()), new AbortController().signal);
     expect(result).toEqual({ kind: "failed", code: "SsoProfileOutsideDefaultFiles" });
     expect(ssoRequests).toEqual([]);
   });
@@ -337,7 +344,12 @@ describe("probeCallerIdentity against an endpoint that answers without end", () 
 
   const probe = () =>
     probeCallerIdentity(
-      stsInputsOf({ HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") }, "any", undefined),
+      stsInputsOf(
+        { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials") },
+        "any",
+        undefined,
+        herePlace(),
+      ),
       new AbortController().signal,
     );
 
@@ -390,7 +402,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
         `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`,
         `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\nendpoint_url = https://sts-gw.corp.example\n`,
       );
-      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined), new AbortController().signal);
+      const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined, herePlace()), new AbortController().signal);
       expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
     });
   });
@@ -400,7 +412,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     test("an SSO profile that also has static keys: the CLI asks portal.sso.eu-west-1.amazonaws.com through the proxy (and acts as 222222222222)", async () => {
       const env = writeFiles(ssoConfig, `[q]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`);
       const result = await probeCallerIdentity(
-        stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "q", undefined),
+        stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "q", undefined, herePlace()),
         new AbortController().signal,
       );
       // Refused rather than modelled (credential-chain.ts): the SDK would use the keys, the CLI SSO.
@@ -412,7 +424,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
         `[q]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
       );
       const result = await probeCallerIdentity(
-        stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "r", undefined),
+        stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "r", undefined, herePlace()),
         new AbortController().signal,
       );
       expect(result).toMatchObject({ kind: "failed", code: "AmbiguousCredentialSource" });
@@ -427,7 +439,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
       process.env.AWS_EC2_METADATA_DISABLED = "true";
       try {
         const result = await probeCallerIdentity(
-          stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "m", undefined),
+          stsInputsOf({ ...env, ...PROXIED, AWS_ENDPOINT_URL_STS: routeStub.url }, "m", undefined, herePlace()),
           new AbortController().signal,
         );
         expect(result).toEqual({ kind: "failed", code: "ProxyNotSupported" });
@@ -446,7 +458,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
           `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`,
           `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
         );
-        const result = await probeCallerIdentity(stsInputsOf({ ...env, [name]: "" }, "p", undefined), new AbortController().signal);
+        const result = await probeCallerIdentity(stsInputsOf({ ...env, [name]: "" }, "p", undefined, herePlace()), new AbortController().signal);
         expect(result.kind).toBe("failed");
       },
     );
@@ -456,7 +468,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     test("NO_PROXY exempts STS only: the signin refresh goes through the proxy", async () => {
       const env = writeFiles(`[profile l]\nlogin_session = arn:aws:iam::111111111111:user/u\nregion = eu-west-1\n`, "");
       const result = await probeCallerIdentity(
-        stsInputsOf({ ...env, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "sts.eu-west-1.amazonaws.com,sts.amazonaws.com" }, "l", undefined),
+        stsInputsOf({ ...env, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "sts.eu-west-1.amazonaws.com,sts.amazonaws.com" }, "l", undefined, herePlace()),
         new AbortController().signal,
       );
       // Refused rather than modelled: the signin host, the login cache and the SDK's login client are not judged here.
@@ -472,7 +484,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
           `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n${line}\n\n[services s]\nsts =\n  endpoint_url = https://sts-gw.corp.example\n`,
           `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`,
         );
-        const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined), new AbortController().signal);
+        const result = await probeCallerIdentity(stsInputsOf({ ...env, ...PROXIED }, "p", undefined, herePlace()), new AbortController().signal);
         // Refused (ini-dialect.ts), naming the file, the section and the line, never the value.
         expect(result).toMatchObject({
           kind: "failed",
@@ -486,7 +498,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
 
   /** The profile p with keys in the credentials file and the stub as its endpoint, plus `extra` config lines; the probe's result. */
   const probeWith = async (config: string, credentials = `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`, env: Record<string, string> = {}) =>
-    probeCallerIdentity(stsInputsOf({ ...writeFiles(config, credentials), ...env }, "p", undefined), new AbortController().signal);
+    probeCallerIdentity(stsInputsOf({ ...writeFiles(config, credentials), ...env }, "p", undefined, herePlace()), new AbortController().signal);
   const base = (): string => `[profile p]\nregion = eu-west-1\nendpoint_url = ${routeStub.url}\n`;
 
   test.each([
@@ -548,7 +560,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
       // The server's own environment holds keys the child does not have.
       Object.assign(process.env, { AWS_ACCESS_KEY_ID: "AKIAONE", AWS_SECRET_ACCESS_KEY: "s" });
       try {
-        const result = await probeCallerIdentity(stsInputsOf(writeFiles(config, ""), "r", undefined), new AbortController().signal);
+        const result = await probeCallerIdentity(stsInputsOf(writeFiles(config, ""), "r", undefined, herePlace()), new AbortController().signal);
         expect(result).toMatchObject({ kind: "failed", code: "CredentialSourceNotSupported" });
       } finally {
         for (const [name, value] of [
@@ -574,7 +586,7 @@ describe("probeCallerIdentity where botocore reads the configuration otherwise t
     "a config file path the CLI expands or resolves in the call's environment (%s) is refused",
     async (file) => {
       const env = { ...writeFiles(base(), `[p]\naws_access_key_id = AKIAONE\naws_secret_access_key = s\n`), AWS_CONFIG_FILE: file, ...PROXIED };
-      await expect(probeCallerIdentity(stsInputsOf(env, "p", undefined), new AbortController().signal)).resolves.toMatchObject({
+      await expect(probeCallerIdentity(stsInputsOf(env, "p", undefined, herePlace()), new AbortController().signal)).resolves.toMatchObject({
         kind: "failed",
         code: "AwsFilePathNotSupported",
       });
@@ -606,6 +618,7 @@ describe("which successes the account check may remember (red team atk-secrets-1
       { HOME: dir, AWS_CONFIG_FILE: path.join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, "credentials"), ...env },
       profile,
       undefined,
+      herePlace(),
     );
 
   test("static keys in the files: remembered", async () => {
