@@ -12,6 +12,7 @@ import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
 import { SERVER_NAME } from "./adapter.js";
 import { guardHookInstaller } from "./guard/hook-installer.js";
 import { absoluteEnv, desktopAppData, pathsOf, xdgConfigHome, type ConfigScope, type Place } from "./place.js";
+import { claudeManagedMcp, geminiSystemDefaults, geminiSystemSettings } from "./system-places.js";
 
 /** `command` + `args` + `env`: the shape most clients share (Claude Desktop's). */
 function stdioEntry(launch: ToriiLaunch): Record<string, unknown> {
@@ -46,6 +47,9 @@ function opencodeOwnedEdits(current: unknown, action: "install" | "uninstall"): 
 
 const entryPath = ["mcpServers", SERVER_NAME];
 
+/** Where VS Code's settings.json holds a server: `"mcp": { "servers": { … } }`. */
+const VSCODE_SETTINGS_ENTRY = ["mcp", "servers", SERVER_NAME];
+
 /** Every client `torii agent` supports, in the order the README lists them. */
 export const CLIENTS: readonly ClientAdapter[] = [
   {
@@ -78,6 +82,10 @@ export const CLIENTS: readonly ClientAdapter[] = [
         overrides: true,
       },
     ],
+    // When the administrator's managed-mcp.json exists, Claude Code starts only what it lists.
+    moreEntries: (place) => [{ file: claudeManagedMcp(place), entryPath, label: "managed configuration", overrides: true, exclusive: true, system: true }],
+    // Claude Code reads `.mcp.json` in the working directory and in every folder above it.
+    projectFiles: [{ parts: [".mcp.json"], entryPath, search: "root" }],
     installHook: guardHookInstaller("claude-code", (scope, place) =>
       scope === "user"
         ? pathsOf(place).join(absoluteEnv(place, "CLAUDE_CONFIG_DIR") ?? pathsOf(place).join(place.home, ".claude"), "settings.json")
@@ -97,6 +105,8 @@ export const CLIENTS: readonly ClientAdapter[] = [
         : pathsOf(place).join(place.cwd, ".codex", "config.toml"),
     entryPath: ["mcp_servers", SERVER_NAME],
     entry: (launch) => ({ ...stdioEntry(launch), default_tools_approval_mode: "prompt", tool_timeout_sec: 300 }),
+    // Codex layers each `.codex/config.toml` from the repository root down to the working directory.
+    projectFiles: [{ parts: [".codex", "config.toml"], entryPath: ["mcp_servers", SERVER_NAME], search: "git-root-or-cwd" }],
     installHook: guardHookInstaller("codex", (scope, place) =>
       scope === "user"
         ? pathsOf(place).join(absoluteEnv(place, "CODEX_HOME") ?? pathsOf(place).join(place.home, ".codex"), "hooks.json")
@@ -113,6 +123,11 @@ export const CLIENTS: readonly ClientAdapter[] = [
     configFile: homeOrProject([".gemini", "settings.json"], [".gemini", "settings.json"]),
     entryPath,
     entry: (launch) => ({ ...stdioEntry(launch), trust: false }),
+    // System settings override the user's and the project's; system defaults lie under both.
+    moreEntries: (place) => [
+      { file: geminiSystemSettings(place), entryPath, label: "system settings", overrides: true, system: true },
+      { file: geminiSystemDefaults(place), entryPath, label: "system defaults", overrides: false, system: true },
+    ],
     installHook: guardHookInstaller("gemini-cli", homeOrProject([".gemini", "settings.json"], [".gemini", "settings.json"])),
     approval: "confirms each MCP tool call unless the server has `trust: true`; Torii writes `trust: false`. Project settings apply only in a trusted folder.",
   },
@@ -136,6 +151,14 @@ export const CLIENTS: readonly ClientAdapter[] = [
       scope === "user" ? pathsOf(place).join(desktopAppData(place), "Code", "User", "mcp.json") : pathsOf(place).join(place.cwd, ".vscode", "mcp.json"),
     entryPath: ["servers", SERVER_NAME],
     entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
+    // VS Code also reads servers from the `mcp` block of its settings.json, the user's and the workspace's.
+    moreEntries: (place) => [
+      { file: pathsOf(place).join(desktopAppData(place), "Code", "User", "settings.json"), entryPath: VSCODE_SETTINGS_ENTRY, label: "user settings.json", overrides: false },
+    ],
+    projectFiles: [
+      { parts: [".vscode", "mcp.json"], entryPath: ["servers", SERVER_NAME], search: "cwd" },
+      { parts: [".vscode", "settings.json"], entryPath: VSCODE_SETTINGS_ENTRY, search: "cwd" },
+    ],
     approval: "confirms each tool call unless `chat.tools.autoApprove` (a settings.json switch Torii never sets) or a per-tool “always allow” was chosen.",
   },
   {
@@ -157,6 +180,17 @@ export const CLIENTS: readonly ClientAdapter[] = [
       scope === "user" ? pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.json") : pathsOf(place).join(place.cwd, "opencode.json"),
     entryPath: ["mcp", SERVER_NAME],
     entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
+    // opencode merges config.json, opencode.json and opencode.jsonc (later wins) from its config folder, then every
+    // opencode.json(c) (and .opencode/opencode.json(c)) from the worktree root down to the working directory.
+    moreEntries: (place) => [
+      { file: pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.jsonc"), entryPath: ["mcp", SERVER_NAME], label: "user opencode.jsonc", overrides: true },
+      { file: pathsOf(place).join(xdgConfigHome(place), "opencode", "config.json"), entryPath: ["mcp", SERVER_NAME], label: "user config.json", overrides: false },
+    ],
+    projectFiles: [["opencode.jsonc"], ["opencode.json"], [".opencode", "opencode.jsonc"], [".opencode", "opencode.json"]].map((parts) => ({
+      parts,
+      entryPath: ["mcp", SERVER_NAME],
+      search: "git-root-or-root" as const,
+    })),
     ownedEdits: opencodeOwnedEdits,
     approval: `runs tools without asking by default; Torii adds \`"permission": { "${OPENCODE_PERMISSION_KEY}": "ask" }\` (left alone when \`permission\` is a single string or already has a stricter \`${OPENCODE_PERMISSION_KEY}\` rule; an \`"allow"\` there is rewritten to \`"ask"\`).`,
   },

@@ -86,11 +86,17 @@ function decodeStrict(file: string, bytes: Uint8Array): string {
  *
  * @throws ConfigError when it is not valid UTF-8, or its link cannot be written through.
  */
-export async function readConfigText(file: string): Promise<ConfigText> {
+export async function readConfigText(file: string, options: ReadOptions = {}): Promise<ConfigText> {
   const target = await resolveConfigTarget(file);
-  const bytes = await readRegularFile(target);
+  const bytes = await readRegularFile(target, options);
   if (bytes === undefined) return { target, text: undefined };
   return { target, text: decodeStrict(target, bytes), bytes };
+}
+
+/** How a file that is only read (never written) may differ from one Torii writes. */
+export interface ReadOptions {
+  /** Accept root as the owner too: a machine-wide file (/etc/…), read for status and never written. */
+  readonly rootOwned?: boolean;
 }
 
 /**
@@ -103,7 +109,7 @@ export async function readConfigText(file: string): Promise<ConfigText> {
  *
  * @throws ConfigError naming the file for any of these.
  */
-async function readRegularFile(target: string): Promise<Uint8Array | undefined> {
+async function readRegularFile(target: string, options: ReadOptions): Promise<Uint8Array | undefined> {
   const windows = process.platform === "win32";
   const flags = constants.O_RDONLY | (windows ? 0 : constants.O_NONBLOCK | constants.O_NOFOLLOW);
   let handle;
@@ -125,7 +131,7 @@ async function readRegularFile(target: string): Promise<Uint8Array | undefined> 
       );
     }
     const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== uid) {
+    if (uid !== undefined && stats.uid !== uid && !(options.rootOwned === true && stats.uid === 0)) {
       throw new ConfigError(target, `belongs to user id ${stats.uid}, not to you (${uid}); Torii does not rewrite another user's file`);
     }
     return await handle.readFile();

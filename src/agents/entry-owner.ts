@@ -19,7 +19,7 @@ import path from "node:path";
 import { visibleJson } from "../runtime/display-text.js";
 
 /** The words an entry starts: opencode's one `command` array, or `command` followed by `args`; undefined for anything else. */
-function argvOf(entry: unknown): readonly unknown[] | undefined {
+export function argvOf(entry: unknown): readonly unknown[] | undefined {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return undefined;
   const { command, args } = entry as { command?: unknown; args?: unknown };
   if (Array.isArray(command)) return args === undefined ? (command as unknown[]) : undefined;

@@ -11,10 +11,10 @@ import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
 import { resolveConfigTarget } from "../../agents/config-target.js";
 import type { ToriiLaunch } from "../../agents/adapter.js";
-import { launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import { agentFolders, launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
 import { launchTextProblems } from "../../agents/launch-text.js";
 import { inspectRegistration, type RegistrationStatus } from "../../agents/registration.js";
-import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
+import { otherEntrySites, shadowingStatus, worseState } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { emit as emitRaw } from "../shared/operator-output.js";
@@ -145,7 +145,10 @@ export async function runAgentInstall(id: string, options: AgentOptions): Promis
     hook: "installed the shell guard (torii guard) as its pre-tool hook",
   });
   // Written, yet the client may start another entry under Torii's name in this folder: say so, and exit 1.
-  const shadow = options.config === undefined ? await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), launch) : undefined;
+  const shadow =
+    options.config === undefined
+      ? await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), launch, agentFolders(launchTrust(scope)))
+      : undefined;
   const warnings = shadow?.reasons.map((reason) => `warning: ${reason}`) ?? [];
   emit(options, { ...changeJson(client, scope, file, change), shadowed_by: shadow?.reasons ?? [] }, [...lines, ...warnings]);
   return shadow === undefined ? 0 : 1;
@@ -195,9 +198,12 @@ async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<st
  */
 async function withShadows(client: ClientAdapter, scope: ConfigScope, own: RegistrationStatus, options: AgentOptions): Promise<RegistrationStatus> {
   if (options.config !== undefined) return own;
-  const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()));
+  const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()), agentFolders(launchTrust(scope)));
   if (shadow === undefined) return own;
-  const state = shadow.state === "foreign" ? "foreign" : own.state !== "registered" ? own.state : shadow.state === "unknown" ? "unknown" : "outdated";
+  // What another place starts in this folder (another program, an entry the agent governs, nothing at all) wins; a
+  // place Torii cannot read, or another Torii entry, only changes a registered row.
+  const decisive = shadow.state === "foreign" || shadow.state === "unsafe" || shadow.state === "blocked";
+  const state = decisive ? worseState(own.state, shadow.state) : own.state !== "registered" ? own.state : shadow.state;
   return { state, reasons: [...own.reasons, ...shadow.reasons] };
 }
 

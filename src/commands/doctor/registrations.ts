@@ -62,6 +62,9 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
           // install/uninstall --force edit the client's own files; the local scope only by hand.
           const remove = label === "" ? `${reinstall} --force` : reinstall;
           findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${remove}`));
+        } else if (status.state === "unsafe") {
+          // Torii's code, but rules the agent can rewrite: as bad as another program.
+          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, label === "" ? reinstall : `remove the entry by hand${label}`));
         } else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));
           findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${where} is outdated: ${status.reasons.join("; ")}`, reinstall));
