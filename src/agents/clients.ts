@@ -153,7 +153,12 @@ export const CLIENTS: readonly ClientAdapter[] = [
     entry: (launch) => ({ type: "stdio", ...stdioEntry(launch) }),
     // VS Code also reads servers from the `mcp` block of its settings.json, the user's and the workspace's.
     moreEntries: (place) => [
-      { file: pathsOf(place).join(desktopAppData(place), "Code", "User", "settings.json"), entryPath: VSCODE_SETTINGS_ENTRY, label: "user settings.json", overrides: false },
+      {
+        file: pathsOf(place).join(desktopAppData(place), "Code", "User", "settings.json"),
+        entryPath: VSCODE_SETTINGS_ENTRY,
+        label: "user settings.json",
+        overrides: false,
+      },
     ],
     projectFiles: [
       { parts: [".vscode", "mcp.json"], entryPath: ["servers", SERVER_NAME], search: "cwd" },
@@ -183,8 +188,18 @@ export const CLIENTS: readonly ClientAdapter[] = [
     // opencode merges config.json, opencode.json and opencode.jsonc (later wins) from its config folder, then every
     // opencode.json(c) (and .opencode/opencode.json(c)) from the worktree root down to the working directory.
     moreEntries: (place) => [
-      { file: pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.jsonc"), entryPath: ["mcp", SERVER_NAME], label: "user opencode.jsonc", overrides: true },
-      { file: pathsOf(place).join(xdgConfigHome(place), "opencode", "config.json"), entryPath: ["mcp", SERVER_NAME], label: "user config.json", overrides: false },
+      {
+        file: pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.jsonc"),
+        entryPath: ["mcp", SERVER_NAME],
+        label: "user opencode.jsonc",
+        overrides: true,
+      },
+      {
+        file: pathsOf(place).join(xdgConfigHome(place), "opencode", "config.json"),
+        entryPath: ["mcp", SERVER_NAME],
+        label: "user config.json",
+        overrides: false,
+      },
     ],
     projectFiles: [["opencode.jsonc"], ["opencode.json"], [".opencode", "opencode.jsonc"], [".opencode", "opencode.json"]].map((parts) => ({
       parts,

@@ -114,7 +114,10 @@ export async function shadowingStatus(
       // The client may read what Torii refuses to (a repeated key, a second hard link, bytes that are not UTF-8):
       // what it starts there is unknown, so the row cannot say `registered`.
       const why = error instanceof Error ? error.message : String(error);
-      found("unknown", `${site.file} (${site.label}) cannot be read by Torii (${why}); ${client.title} may read it in this folder, so what it starts here is unknown`);
+      found(
+        "unknown",
+        `${site.file} (${site.label}) cannot be read by Torii (${why}); ${client.title} may read it in this folder, so what it starts here is unknown`,
+      );
       continue;
     }
     if (site.exclusive === true && text !== undefined && entry === undefined) {

@@ -23,7 +23,9 @@ export function geminiSystemSettings(place: Place): string {
 
 /** Gemini CLI's system defaults (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else beside the system settings): under every other file. */
 export function geminiSystemDefaults(place: Place): string {
-  return absoluteEnv(place, "GEMINI_CLI_SYSTEM_DEFAULTS_PATH") ?? pathsOf(place).join(pathsOf(place).dirname(geminiSystemSettings(place)), "system-defaults.json");
+  return (
+    absoluteEnv(place, "GEMINI_CLI_SYSTEM_DEFAULTS_PATH") ?? pathsOf(place).join(pathsOf(place).dirname(geminiSystemSettings(place)), "system-defaults.json")
+  );
 }
 
 /** Claude Code's managed MCP file: when it exists, Claude Code starts only the servers it lists. */
