@@ -34,3 +34,8 @@ export function claudeManagedMcp(place: Place): string {
   if (place.platform === "win32") return "C:\\Program Files\\ClaudeCode\\managed-mcp.json";
   return "/etc/claude-code/managed-mcp.json";
 }
+
+/** Claude Code's managed settings (its `deniedMcpServers`/`allowedMcpServers` bind every user: server-policy.ts). */
+export function claudeManagedSettings(place: Place): string {
+  return pathsOf(place).join(pathsOf(place).dirname(claudeManagedMcp(place)), "managed-settings.json");
+}
