@@ -59,6 +59,12 @@ export interface ClientAdapter {
   readonly scopes: readonly ConfigScope[];
   /** The configuration file for `scope`, a pure function of the place. */
   configFile(scope: ConfigScope, place: Place): string;
+  /**
+   * Another name for the same file that the client reads too (opencode's
+   * `opencode.jsonc` beside `opencode.json`): edited when only it exists
+   * (config-choice.ts).
+   */
+  alternateFile?(scope: ConfigScope, place: Place): string;
   /** Where Torii's entry sits in the parsed document, e.g. `["mcpServers", "torii"]`. */
   readonly entryPath: readonly string[];
   /** Torii's entry in the client's own shape. */

@@ -183,6 +183,8 @@ export const CLIENTS: readonly ClientAdapter[] = [
     scopes: ["user", "project"],
     configFile: (scope, place) =>
       scope === "user" ? pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.json") : pathsOf(place).join(place.cwd, "opencode.json"),
+    alternateFile: (scope, place) =>
+      scope === "user" ? pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.jsonc") : pathsOf(place).join(place.cwd, "opencode.jsonc"),
     entryPath: ["mcp", SERVER_NAME],
     entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
     // opencode merges config.json, opencode.json and opencode.jsonc (later wins) from its config folder, then every

@@ -26,6 +26,7 @@ import { pathsOf, type ConfigScope, type Place } from "./place.js";
 import { readConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
 import { describeProgram, foreignProgram } from "./entry-owner.js";
+import { chosenConfigFile } from "./config-choice.js";
 import { entryRootInReach } from "./entry-root.js";
 import { formatOf } from "./format.js";
 import { otherToriiInstall } from "./other-install.js";
@@ -60,7 +61,7 @@ export function otherEntrySites(
     })),
   );
   const key = (file: string, entryPath: readonly string[]): string => JSON.stringify([file, entryPath]);
-  const seen = new Set([key(client.configFile(scope, place), client.entryPath)]);
+  const seen = new Set([key(chosenConfigFile(client, scope, place), client.entryPath)]);
   // A user's own other file (opencode.jsonc) ranks under a project's registration; a machine-wide one does not.
   const more = (client.moreEntries?.(place) ?? []).map((site) => (scope === "project" && site.system !== true ? { ...site, overrides: false } : site));
   return [...(client.localEntries?.(place) ?? []), ...more, ...scopes, ...projects].filter((site) => {

@@ -9,6 +9,7 @@ import type { ClientAdapter } from "../../agents/adapter.js";
 import { CLIENTS, clientById } from "../../agents/clients.js";
 import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
+import { chosenConfigFile } from "../../agents/config-choice.js";
 import { resolveConfigTarget } from "../../agents/config-target.js";
 import type { ToriiLaunch } from "../../agents/adapter.js";
 import { agentFolders, launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
@@ -62,7 +63,7 @@ function targetFile(client: ClientAdapter, options: AgentOptions): { file: strin
     throw new OperatorError(`${client.title} has no ${JSON.stringify(options.scope)} scope; use --scope ${client.scopes.join(" or --scope ")}`);
   }
   if (options.config !== undefined) return { file: path.resolve(options.config), scope };
-  return { file: client.configFile(scope, currentPlace()), scope };
+  return { file: chosenConfigFile(client, scope, currentPlace()), scope };
 }
 
 /**

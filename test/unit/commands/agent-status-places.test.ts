@@ -8,7 +8,7 @@
  * configuration root in the folder the server runs in is refused by install
  * and `unsafe` in status.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../support/run-cli.js";
@@ -135,6 +135,18 @@ describe("project files in the folders above the working directory", () => {
     });
     expect(result.row.state).toBe("foreign");
   });
+});
+
+test("opencode: with only opencode.jsonc, install writes there (comments kept) instead of creating an opencode.json it would override", async () => {
+  const { project, env } = scratch();
+  const jsonc = write(path.join(project, "opencode.jsonc"), `{\n  // the project's settings\n  "theme": "dark",\n}\n`);
+  const installed = await runIn(project, ["agent", "install", "opencode", "--scope", "project", "--json"], env);
+  expect(installed.status, installed.stdout + installed.stderr).toBe(0);
+  expect((JSON.parse(installed.stdout) as { file: string }).file).toBe(jsonc);
+  expect(existsSync(path.join(project, "opencode.json"))).toBe(false);
+  expect(readFileSync(jsonc, "utf8")).toContain("// the project's settings");
+  const status = await runIn(project, ["agent", "status", "opencode", "--scope", "project", "--json"], env);
+  expect(rowOf(status).state).toBe("registered");
 });
 
 describe("an entry that starts a different Torii install", () => {
