@@ -36,7 +36,8 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
     const places = [
       ...client.scopes.map((scope) => ({ file: client.configFile(scope, place), entryPath: client.entryPath, scope, label: "" })),
       // Claude Code's local scope (projects["<folder>"] in ~/.claude.json): first in its precedence, as agent status reads it.
-      ...(client.localEntries?.(place) ?? []).map((site) => ({
+      // And the other places it reads (machine-wide settings, VS Code's settings.json, opencode.jsonc), as status does.
+      ...[...(client.localEntries?.(place) ?? []), ...(client.moreEntries?.(place) ?? [])].map((site) => ({
         file: site.file,
         entryPath: site.entryPath,
         scope: "user" as const,
