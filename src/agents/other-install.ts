@@ -5,7 +5,7 @@
  * explains: the operator needs to know which Torii the client starts, and that
  * `torii agent install` from the Torii they mean to use points it there.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { ToriiLaunch } from "./adapter.js";
 import { argvOf, toriiArguments } from "./entry-owner.js";
@@ -18,6 +18,16 @@ function versionAt(root: string): string | undefined {
     return typeof version === "string" ? visibleJson(version) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether two paths name one file, as written or once links are resolved (a linked checkout is the same install). */
+function sameFile(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
   }
 }
 
@@ -36,7 +46,7 @@ export function otherToriiInstall(entry: unknown, launch: ToriiLaunch): string |
       : undefined;
   }
   if (second !== undefined && toriiArguments([first]) === undefined) {
-    if (path.resolve(second) === path.resolve(launch.cli)) return undefined;
+    if (sameFile(second, launch.cli)) return undefined;
     const root = path.dirname(path.dirname(second));
     const version = versionAt(root);
     return `a different Torii install at ${visibleJson(root)}${version === undefined ? "" : ` (version ${version})`}, not this one (${launch.cli})`;
