@@ -10,6 +10,7 @@
  */
 import path from "node:path";
 import { isInside } from "../config/path-inside.js";
+import { physicalPath } from "../config/physical-path.js";
 
 /** The configuration root an entry sets (`env` or opencode's `environment`), when it is a string. */
 export function entryConfigRoot(entry: unknown): string | undefined {
@@ -30,11 +31,15 @@ function entryWorkingDirectory(entry: unknown): string | undefined {
 
 /**
  * Why `root` is the agent's to rewrite, when it lies in one of `folders` (the
- * folders the server runs in that the agent can write), else undefined.
+ * folders the server runs in that the agent can write), else undefined. Both
+ * as written and as the kernel resolves them (physical-path.ts): a root reached
+ * through a link into the folder, or spelt in another case on a disk that
+ * ignores case, is the folder's all the same.
  */
 export function rootInReach(root: string, folders: readonly string[]): string | undefined {
   if (!path.isAbsolute(root)) return undefined;
-  const folder = folders.find((candidate) => isInside(path.resolve(root), path.resolve(candidate)));
+  const roots = [path.resolve(root), physicalPath(root)];
+  const folder = folders.find((candidate) => [path.resolve(candidate), physicalPath(candidate)].some((bound) => roots.some((place) => isInside(place, bound))));
   if (folder === undefined) return undefined;
   return `its configuration root ${root} lies in ${folder}, the folder the server runs in, which the agent can write: it could rewrite its own rules and registration; register Torii with a root outside it (TORII_CONFIG_DIR)`;
 }

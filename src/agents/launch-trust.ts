@@ -21,6 +21,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../config/path-inside.js";
+import { physicalPath } from "../config/physical-path.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
 import type { ConfigScope } from "./place.js";
@@ -111,7 +112,8 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
   }
   // The configuration root decides what the agent may run: in the project, or in the folder the server runs in
   // (the agent's, whatever the scope), the agent could rewrite its rules, leases and its own registration.
-  const root = trust.realPath(launch.configRoot) ?? path.resolve(launch.configRoot);
+  // Resolved even before the root exists (it is created on first use): a link on its way decides where that is.
+  const root = physicalPath(launch.configRoot);
   const rootPlaces = [
     ...(project === undefined ? [] : [{ places: [project], what: `the project folder ${project}` }]),
     ...agentFolders(options).map((folder) => ({ places: [path.resolve(folder), real(folder)], what: `the folder this runs from, ${real(folder)}` })),

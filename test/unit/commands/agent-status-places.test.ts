@@ -8,7 +8,7 @@
  * configuration root in the folder the server runs in is refused by install
  * and `unsafe` in status.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../support/run-cli.js";
@@ -236,5 +236,33 @@ describe("a configuration root in the folder the server runs in", () => {
     const row = rowOf(await runIn(project, ["agent", "status", "cursor", "--json"], env));
     expect(row.state).toBe("unsafe");
     expect(row.reasons.join("\n")).toContain(path.join(project, ".cursor", "mcp.json"));
+  });
+});
+
+describe("a configuration root reached through a link into the folder the server runs in", () => {
+  /** A link in the home folder to the project, and a root below it (not created: Torii makes it on first use). */
+  function linkedRoot(home: string, project: string): string {
+    symlinkSync(project, path.join(home, "to-project"));
+    return path.join(home, "to-project", ".torii");
+  }
+
+  test("status calls the user's entry unsafe when its root is the project's through a link", async () => {
+    const { home, project, env } = scratch();
+    expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
+    const root = linkedRoot(home, project);
+    const entry = { type: "stdio", command: process.execPath, args: [path.join(process.cwd(), "dist", "cli.js"), "mcp"], env: { TORII_CONFIG_DIR: root } };
+    writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ mcpServers: { torii: entry } }));
+    const row = rowOf(await runIn(project, ["agent", "status", "claude-code", "--json"], env));
+    expect(row.state).toBe("unsafe");
+    expect(row.reasons.join("\n")).toContain(`its configuration root ${root} lies in`);
+  });
+
+  test("install (user scope) refuses a root that is the project's through a link, and writes nothing", async () => {
+    const { home, project, env } = scratch();
+    const root = linkedRoot(home, project);
+    const refused = await runIn(project, ["agent", "install", "claude-code"], { ...env, TORII_CONFIG_DIR: root });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(`the configuration root ${root} lies in the folder this runs from`);
+    expect(existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 });
