@@ -266,3 +266,37 @@ describe("a configuration root reached through a link into the folder the server
     expect(existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 });
+
+test("status never prints the values of a look-alike's env or headers, wherever it is found", async () => {
+  const result = await statusAfter("vscode", ({ home, project }) => {
+    write(
+      path.join(project, ".vscode", "settings.json"),
+      JSON.stringify({
+        mcp: {
+          servers: {
+            torii: {
+              command: process.execPath,
+              args: [path.join(process.cwd(), "dist", "cli.js"), "mcp"],
+              env: { TORII_CONFIG_DIR: path.join(home, "torii-root"), GITHUB_TOKEN: "SECRET-ENV-VALUE" },
+            },
+          },
+        },
+      }),
+    );
+    return write(
+      path.join(home, ".config", "Code", "User", "settings.json"),
+      JSON.stringify({
+        mcp: { servers: { torii: { type: "http", url: "https://example.test/mcp", headers: { Authorization: "Bearer SECRET-HEADER-VALUE" } } } },
+      }),
+    );
+  });
+  expect(result.row.state).toBe("foreign");
+  const plain = await runIn(result.project, ["agent", "status", "vscode"], result.env);
+  for (const output of [JSON.stringify(result.row), plain.stdout, plain.stderr]) {
+    expect(output).not.toContain("SECRET-ENV-VALUE");
+    expect(output).not.toContain("SECRET-HEADER-VALUE");
+  }
+  // What the entries are is still said: the variable's name and the server's address.
+  expect(result.row.reasons.join("\n")).toContain("GITHUB_TOKEN");
+  expect(result.row.reasons.join("\n")).toContain("https://example.test/mcp");
+});
