@@ -8,11 +8,11 @@
  * source (see docs/agents.md); none of Torii's entries sets a client's
  * "trust all" switch.
  */
-import type { ClientAdapter, JsonEdit, ToriiLaunch } from "./adapter.js";
+import type { ClientAdapter, EntrySite, JsonEdit, ToriiLaunch } from "./adapter.js";
 import { SERVER_NAME } from "./adapter.js";
 import { guardHookInstaller } from "./guard/hook-installer.js";
 import { absoluteEnv, desktopAppData, pathsOf, xdgConfigHome, type ConfigScope, type Place } from "./place.js";
-import { claudeManagedMcp, geminiSystemDefaults, geminiSystemSettings } from "./system-places.js";
+import { claudeManagedMcp, codexSystemFiles, geminiSystemDefaults, geminiSystemSettings } from "./system-places.js";
 
 /** `command` + `args` + `env`: the shape most clients share (Claude Desktop's). */
 function stdioEntry(launch: ToriiLaunch): Record<string, unknown> {
@@ -105,6 +105,16 @@ export const CLIENTS: readonly ClientAdapter[] = [
         : pathsOf(place).join(place.cwd, ".codex", "config.toml"),
     entryPath: ["mcp_servers", SERVER_NAME],
     entry: (launch) => ({ ...stdioEntry(launch), default_tools_approval_mode: "prompt", tool_timeout_sec: 300 }),
+    // Codex's machine-wide layers: the managed file overrides everything, the system file lies under the user's.
+    moreEntries: (place: Place): readonly EntrySite[] => {
+      const files = codexSystemFiles(place);
+      if (files === undefined) return [];
+      const entryPath = ["mcp_servers", SERVER_NAME];
+      return [
+        { file: files.managed, entryPath, label: "managed configuration", overrides: true, system: true },
+        { file: files.system, entryPath, label: "system configuration", overrides: false, system: true },
+      ];
+    },
     // Codex layers each `.codex/config.toml` from the repository root down to the working directory.
     projectFiles: [{ parts: [".codex", "config.toml"], entryPath: ["mcp_servers", SERVER_NAME], search: "git-root-or-cwd" }],
     installHook: guardHookInstaller("codex", (scope, place) =>

@@ -8,7 +8,10 @@
  * `getSystemDefaultsPath`: the env overrides, then one path per OS; system
  * settings override user and workspace, system defaults lie under both);
  * Claude Code's managed MCP documentation (code.claude.com/docs/en/managed-mcp:
- * a `managed-mcp.json` takes exclusive control of the MCP servers).
+ * a `managed-mcp.json` takes exclusive control of the MCP servers); Codex's
+ * config loader (codex-rs `config_loader`: on Unix a system layer
+ * `/etc/codex/config.toml` under the user's, and `/etc/codex/managed_config.toml`
+ * over every other layer).
  */
 import { absoluteEnv, pathsOf, type Place } from "./place.js";
 
@@ -38,4 +41,12 @@ export function claudeManagedMcp(place: Place): string {
 /** Claude Code's managed settings (its `deniedMcpServers`/`allowedMcpServers` bind every user: server-policy.ts). */
 export function claudeManagedSettings(place: Place): string {
   return pathsOf(place).join(pathsOf(place).dirname(claudeManagedMcp(place)), "managed-settings.json");
+}
+
+/**
+ * Codex's machine-wide layers on Unix: `system`, under the user's and the projects' files, and `managed`, over them
+ * all. None is known on Windows (Codex keeps its managed file in CODEX_HOME there, which the user scope already is).
+ */
+export function codexSystemFiles(place: Place): { readonly system: string; readonly managed: string } | undefined {
+  return place.platform === "win32" ? undefined : { system: "/etc/codex/config.toml", managed: "/etc/codex/managed_config.toml" };
 }

@@ -92,3 +92,12 @@ describe("Claude Code's managed-mcp.json", () => {
     expect(await shadowingStatus(claude, sites, launch)).toBeUndefined();
   });
 });
+
+describe("Codex's machine-wide files", () => {
+  test("status reads /etc/codex/managed_config.toml (over every other file) and /etc/codex/config.toml (under the user's)", () => {
+    const sites = otherEntrySites(client("codex"), "user", LINUX, () => []);
+    expect(sites.find((site) => site.file === "/etc/codex/managed_config.toml")).toMatchObject({ overrides: true, system: true });
+    expect(sites.find((site) => site.file === "/etc/codex/config.toml")).toMatchObject({ overrides: false, system: true });
+    expect(sites.every((site) => site.entryPath.join(".") === "mcp_servers.torii")).toBe(true);
+  });
+});
