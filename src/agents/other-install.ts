@@ -5,16 +5,26 @@
  * explains: the operator needs to know which Torii the client starts, and that
  * `torii agent install` from the Torii they mean to use points it there.
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ToriiLaunch } from "./adapter.js";
 import { argvOf, toriiArguments } from "./entry-owner.js";
+import { readConfigHeadIfExists } from "../config/read-file.js";
 import { visibleJson } from "../runtime/display-text.js";
 
-/** The version in `<root>/package.json`, when it reads as one (shown escaped: the file is not ours). */
+/** How much of another install's package.json is read: its version sits near the top, and the file is anyone's. */
+const PACKAGE_HEAD_BYTES = 64 * 1024;
+
+/**
+ * The version in `<root>/package.json`, when it reads as one (shown escaped: the file is not ours). Read as a
+ * configuration file is, without blocking and only from a regular file, and only its head: the path comes from an
+ * entry anyone who can write a project's file chose, and a named pipe or `/dev/zero` there must not hold status.
+ */
 function versionAt(root: string): string | undefined {
   try {
-    const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version?: unknown }).version;
+    const text = readConfigHeadIfExists(path.join(root, "package.json"), PACKAGE_HEAD_BYTES);
+    if (text === undefined) return undefined;
+    const version = (JSON.parse(text) as { version?: unknown }).version;
     return typeof version === "string" ? visibleJson(version) : undefined;
   } catch {
     return undefined;

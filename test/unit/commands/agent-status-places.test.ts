@@ -8,6 +8,7 @@
  * configuration root in the folder the server runs in is refused by install
  * and `unsafe` in status.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -299,4 +300,19 @@ test("status never prints the values of a look-alike's env or headers, wherever 
   // What the entries are is still said: the variable's name and the server's address.
   expect(result.row.reasons.join("\n")).toContain("GITHUB_TOKEN");
   expect(result.row.reasons.join("\n")).toContain("https://example.test/mcp");
+});
+
+test("a different install's package.json that is a named pipe does not hold status: the install is named without a version", async () => {
+  const other = path.join(tempDirectory("torii-other-install-"), "checkout");
+  write(path.join(other, "dist", "cli.js"), "");
+  execFileSync("mkfifo", [path.join(other, "package.json")]);
+  const { project, env } = scratch();
+  expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
+  write(
+    path.join(project, ".mcp.json"),
+    JSON.stringify({ mcpServers: { torii: { command: process.execPath, args: [path.join(other, "dist", "cli.js"), "mcp"] } } }),
+  );
+  const row = rowOf(await runIn(project, ["agent", "status", "claude-code", "--json"], env));
+  expect(row.state).toBe("outdated");
+  expect(row.reasons.join("\n")).toContain(`a different Torii install at "${other}", not this one`);
 });
