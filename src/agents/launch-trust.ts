@@ -18,10 +18,10 @@
  * (`--scope project`), the configuration root must also lie outside the
  * project folder.
  */
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../config/path-inside.js";
-import { physicalPath } from "../config/physical-path.js";
+import { physicalPath, samePlace } from "../config/physical-path.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
 import type { ConfigScope } from "./place.js";
@@ -159,14 +159,4 @@ export function registrationTrust(
   // checkout by name, not a project's dependency; a copy under the folder's node_modules is still refused.
   if (samePlace(place.cwd, packageRoot)) return { trustedDirectories };
   return { trustedDirectories, workingDirectory: place.cwd };
-}
-
-/** Whether two paths name the same folder, as written or once links are resolved. */
-function samePlace(a: string, b: string): boolean {
-  if (path.resolve(a) === path.resolve(b)) return true;
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
 }

@@ -5,10 +5,10 @@
  * explains: the operator needs to know which Torii the client starts, and that
  * `torii agent install` from the Torii they mean to use points it there.
  */
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ToriiLaunch } from "./adapter.js";
 import { argvOf, toriiArguments } from "./entry-owner.js";
+import { samePlace } from "../config/physical-path.js";
 import { readConfigHeadIfExists } from "../config/read-file.js";
 import { visibleJson } from "../runtime/display-text.js";
 
@@ -31,16 +31,6 @@ function versionAt(root: string): string | undefined {
   }
 }
 
-/** Whether two paths name one file, as written or once links are resolved (a linked checkout is the same install). */
-function sameFile(a: string, b: string): boolean {
-  if (path.resolve(a) === path.resolve(b)) return true;
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Which other Torii `entry` starts (`a different Torii install at <root>
  * (version …)`, `Torii's bin torii, …`), or undefined when it starts this
@@ -56,7 +46,7 @@ export function otherToriiInstall(entry: unknown, launch: ToriiLaunch): string |
       : undefined;
   }
   if (second !== undefined && toriiArguments([first]) === undefined) {
-    if (sameFile(second, launch.cli)) return undefined;
+    if (samePlace(second, launch.cli)) return undefined;
     const root = path.dirname(path.dirname(second));
     const version = versionAt(root);
     return `a different Torii install at ${visibleJson(root)}${version === undefined ? "" : ` (version ${version})`}, not this one (${launch.cli})`;

@@ -30,3 +30,13 @@ export function physicalPath(target: string): string {
     }
   }
 }
+
+/** Whether two paths name one file or folder, as written or once links are resolved (a linked checkout is the same). */
+export function samePlace(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}

@@ -150,6 +150,20 @@ test("opencode: with only opencode.jsonc, install writes there (comments kept) i
   expect(rowOf(status).state).toBe("registered");
 });
 
+/** Claude Code's status, registered for the user, with a project .mcp.json that starts another checkout (`prepare`d first). */
+async function projectEntryStartingOtherInstall(prepare: (other: string) => unknown): Promise<{ other: string; row: { state: string; reasons: string[] } }> {
+  const other = path.join(tempDirectory("torii-other-install-"), "checkout");
+  write(path.join(other, "dist", "cli.js"), "");
+  prepare(other);
+  const { project, env } = scratch();
+  expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
+  write(
+    path.join(project, ".mcp.json"),
+    JSON.stringify({ mcpServers: { torii: { command: process.execPath, args: [path.join(other, "dist", "cli.js"), "mcp"] } } }),
+  );
+  return { other, row: rowOf(await runIn(project, ["agent", "status", "claude-code", "--json"], env)) };
+}
+
 describe("an entry that starts a different Torii install", () => {
   test("says which install it starts and what to run", async () => {
     const other = path.join(tempDirectory("torii-other-install-"), "torii-1.0");
@@ -179,15 +193,7 @@ describe("an entry that starts a different Torii install", () => {
   });
 
   test("the same in a place the client prefers (a project's .mcp.json)", async () => {
-    const other = path.join(tempDirectory("torii-other-install-"), "checkout");
-    write(path.join(other, "dist", "cli.js"), "");
-    const { project, env } = scratch();
-    expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
-    write(
-      path.join(project, ".mcp.json"),
-      JSON.stringify({ mcpServers: { torii: { command: process.execPath, args: [path.join(other, "dist", "cli.js"), "mcp"] } } }),
-    );
-    const row = rowOf(await runIn(project, ["agent", "status", "claude-code", "--json"], env));
+    const { other, row } = await projectEntryStartingOtherInstall(() => undefined);
     expect(row.state).toBe("outdated");
     expect(row.reasons.join("\n")).toContain(`an entry that starts a different Torii install at "${other}"`);
   });
@@ -303,16 +309,8 @@ test("status never prints the values of a look-alike's env or headers, wherever 
 });
 
 test("a different install's package.json that is a named pipe does not hold status: the install is named without a version", async () => {
-  const other = path.join(tempDirectory("torii-other-install-"), "checkout");
-  write(path.join(other, "dist", "cli.js"), "");
-  execFileSync("mkfifo", [path.join(other, "package.json")]);
-  const { project, env } = scratch();
-  expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
-  write(
-    path.join(project, ".mcp.json"),
-    JSON.stringify({ mcpServers: { torii: { command: process.execPath, args: [path.join(other, "dist", "cli.js"), "mcp"] } } }),
-  );
-  const row = rowOf(await runIn(project, ["agent", "status", "claude-code", "--json"], env));
+  // Without the fix this never returns: the pipe blocks the whole process, the test's own timeout included.
+  const { other, row } = await projectEntryStartingOtherInstall((other) => execFileSync("mkfifo", [path.join(other, "package.json")]));
   expect(row.state).toBe("outdated");
   expect(row.reasons.join("\n")).toContain(`a different Torii install at "${other}", not this one`);
 });
