@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../../support/run-cli.js";
+import { runCliIn } from "../../support/run-cli.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 function scratch(): { home: string; project: string; env: Record<string, string> } {
@@ -22,15 +22,7 @@ function scratch(): { home: string; project: string; env: Record<string, string>
   return { home, project, env: { HOME: home, TORII_CONFIG_DIR: path.join(home, "torii-root"), XDG_CONFIG_HOME: path.join(home, ".config") } };
 }
 
-async function runIn(folder: string, args: readonly string[], env: Record<string, string>): ReturnType<typeof runCli> {
-  const previous = process.cwd();
-  process.chdir(folder);
-  try {
-    return await runCli([...args], env);
-  } finally {
-    process.chdir(previous);
-  }
-}
+const runIn = runCliIn;
 
 function rowOf(result: { stdout: string }): { state: string; reasons: string[] } {
   const row = (JSON.parse(result.stdout) as { clients: { state: string; reasons: string[] }[] }).clients[0];
