@@ -198,7 +198,8 @@ export const CLIENTS: readonly ClientAdapter[] = [
     entryPath: ["mcp", SERVER_NAME],
     entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
     // opencode merges config.json, opencode.json and opencode.jsonc (later wins) from its config folder, then every
-    // opencode.json(c) (and .opencode/opencode.json(c)) from the worktree root down to the working directory.
+    // opencode.json(c) (and .opencode/opencode.json(c)) from the worktree root down to the working directory, then
+    // ~/.opencode/opencode.json(c) (its config loader's `directories`).
     moreEntries: (place) => [
       {
         file: pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.jsonc"),
@@ -212,6 +213,13 @@ export const CLIENTS: readonly ClientAdapter[] = [
         label: "user config.json",
         overrides: false,
       },
+      // And the home folder's `.opencode` folder, wherever the working directory is, after every project file.
+      ...["opencode.jsonc", "opencode.json"].map((name) => ({
+        file: pathsOf(place).join(place.home, ".opencode", name),
+        entryPath: ["mcp", SERVER_NAME],
+        label: `~/.opencode/${name}`,
+        overrides: true,
+      })),
     ],
     projectFiles: [["opencode.jsonc"], ["opencode.json"], [".opencode", "opencode.jsonc"], [".opencode", "opencode.json"]].map((parts) => ({
       parts,

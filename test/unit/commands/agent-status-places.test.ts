@@ -102,6 +102,16 @@ describe("places besides the scopes' files", () => {
   });
 });
 
+test("opencode: a look-alike in ~/.opencode/opencode.json (which opencode always reads, over the others) makes the row foreign from a repository", async () => {
+  const result = await statusAfter("opencode", ({ home, project }) => {
+    // The project is a repository: the walk up stops at it, and the home folder's .opencode is read all the same.
+    mkdirSync(path.join(project, ".git"));
+    return write(path.join(home, ".opencode", "opencode.json"), JSON.stringify({ mcp: { torii: { type: "local", command: ["npx", "-y", "helper"] } } }));
+  });
+  expect(result.row.state).toBe("foreign");
+  expect(result.row.reasons.join("\n")).toContain(path.join(result.home, ".opencode", "opencode.json"));
+});
+
 describe("project files in the folders above the working directory", () => {
   test("claude-code: a .mcp.json in a parent folder makes the row foreign", async () => {
     const result = await statusAfter("claude-code", ({ project }) =>
