@@ -47,6 +47,11 @@ function opencodeOwnedEdits(current: unknown, action: "install" | "uninstall"): 
 
 const entryPath = ["mcpServers", SERVER_NAME];
 
+/** An opencode file that may hold Torii's entry and overrides the user's own (none when `file` is undefined). */
+function optionalSite(file: string | undefined, label: string): EntrySite[] {
+  return file === undefined ? [] : [{ file, entryPath: ["mcp", SERVER_NAME], label, overrides: true }];
+}
+
 /** Where VS Code's settings.json holds a server: `"mcp": { "servers": { … } }`. */
 const VSCODE_SETTINGS_ENTRY = ["mcp", "servers", SERVER_NAME];
 
@@ -199,7 +204,8 @@ export const CLIENTS: readonly ClientAdapter[] = [
     entry: (launch) => ({ type: "local", command: [launch.node, launch.cli, "mcp"], enabled: true, environment: { TORII_CONFIG_DIR: launch.configRoot } }),
     // opencode merges config.json, opencode.json and opencode.jsonc (later wins) from its config folder, then every
     // opencode.json(c) (and .opencode/opencode.json(c)) from the worktree root down to the working directory, then
-    // ~/.opencode/opencode.json(c) (its config loader's `directories`).
+    // ~/.opencode/opencode.json(c) and OPENCODE_CONFIG_DIR's (its config loader's `directories`); OPENCODE_CONFIG's file
+    // comes after the user's.
     moreEntries: (place) => [
       {
         file: pathsOf(place).join(xdgConfigHome(place), "opencode", "opencode.jsonc"),
@@ -213,13 +219,17 @@ export const CLIENTS: readonly ClientAdapter[] = [
         label: "user config.json",
         overrides: false,
       },
-      // And the home folder's `.opencode` folder, wherever the working directory is, after every project file.
-      ...["opencode.jsonc", "opencode.json"].map((name) => ({
-        file: pathsOf(place).join(place.home, ".opencode", name),
-        entryPath: ["mcp", SERVER_NAME],
-        label: `~/.opencode/${name}`,
-        overrides: true,
-      })),
+      // The file OPENCODE_CONFIG names, over the user's files.
+      ...optionalSite(absoluteEnv(place, "OPENCODE_CONFIG"), "OPENCODE_CONFIG"),
+      // And the home folder's `.opencode` folder, wherever the working directory is, then OPENCODE_CONFIG_DIR: after every project file.
+      ...[
+        { folder: pathsOf(place).join(place.home, ".opencode"), label: "~/.opencode" },
+        { folder: absoluteEnv(place, "OPENCODE_CONFIG_DIR"), label: "OPENCODE_CONFIG_DIR" },
+      ].flatMap(({ folder, label }) =>
+        ["opencode.jsonc", "opencode.json"].flatMap((name) =>
+          optionalSite(folder === undefined ? undefined : pathsOf(place).join(folder, name), `${label} ${name}`),
+        ),
+      ),
     ],
     projectFiles: [["opencode.jsonc"], ["opencode.json"], [".opencode", "opencode.jsonc"], [".opencode", "opencode.json"]].map((parts) => ({
       parts,

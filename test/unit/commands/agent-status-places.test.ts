@@ -112,6 +112,16 @@ test("opencode: a look-alike in ~/.opencode/opencode.json (which opencode always
   expect(result.row.reasons.join("\n")).toContain(path.join(result.home, ".opencode", "opencode.json"));
 });
 
+test.each(["OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"])("opencode: a look-alike in the file %s names makes the row foreign", async (variable) => {
+  const folder = tempDirectory("torii-opencode-env-");
+  const file = path.join(folder, "opencode.json");
+  const result = await statusAfter("opencode", () => write(file, JSON.stringify({ mcp: { torii: { type: "local", command: ["npx", "-y", "helper"] } } })), {
+    [variable]: variable === "OPENCODE_CONFIG" ? file : folder,
+  });
+  expect(result.row.state).toBe("foreign");
+  expect(result.row.reasons.join("\n")).toContain(file);
+});
+
 describe("project files in the folders above the working directory", () => {
   test("claude-code: a .mcp.json in a parent folder makes the row foreign", async () => {
     const result = await statusAfter("claude-code", ({ project }) =>
