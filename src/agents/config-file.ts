@@ -99,13 +99,23 @@ export interface ReadOptions {
   readonly rootOwned?: boolean;
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The most a client's file may hold. Status reads files in every folder above the working directory, which whoever
+ * writes one may fill: a file of hundreds of MiB took minutes and gigabytes to read and parse. Far above any real
+ * configuration (Claude Code's `~/.claude.json`, which keeps per-project history, included).
+ */
+const MAX_CONFIG_BYTES = 128 * MIB;
+
 /**
  * Opens without blocking and without following a link (the target is already
  * resolved; a link swapped in since is refused), then reads only a regular file
  * with one name that this user owns: a FIFO would block the command forever and
  * a device (`/dev/zero`) never ends; a directory has no text; a second hard
  * link would keep the old bytes once the rename replaces this name, silently;
- * another user's file would become this user's. Undefined when there is none.
+ * another user's file would become this user's; a huge one would hold the command (MAX_CONFIG_BYTES). Undefined when
+ * there is none.
  *
  * @throws ConfigError naming the file for any of these.
  */
@@ -129,6 +139,9 @@ async function readRegularFile(target: string, options: ReadOptions): Promise<Ui
         target,
         `has ${stats.nlink} hard links; Torii replaces the file by renaming a new one into place, which would leave the other names with the old content: edit it by hand, or make it a single file (a symbolic link is written through)`,
       );
+    }
+    if (stats.size > MAX_CONFIG_BYTES) {
+      throw new ConfigError(target, `has ${stats.size} bytes, larger than Torii reads (${MAX_CONFIG_BYTES / MIB} MiB); no client's configuration is this big`);
     }
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid && !(options.rootOwned === true && stats.uid === 0)) {

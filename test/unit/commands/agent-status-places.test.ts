@@ -9,7 +9,7 @@
  * and `unsafe` in status.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCliIn } from "../../support/run-cli.js";
@@ -325,4 +325,15 @@ test("a different install's package.json that is a named pipe does not hold stat
   const { other, row } = await projectEntryStartingOtherInstall((other) => execFileSync("mkfifo", [path.join(other, "package.json")]));
   expect(row.state).toBe("outdated");
   expect(row.reasons.join("\n")).toContain(`a different Torii install at "${other}", not this one`);
+});
+
+test("a huge .mcp.json in a parent folder is refused before it is read: the row is unknown and says why", async () => {
+  const { home, project, env } = scratch();
+  expect((await runIn(project, ["agent", "install", "claude-code"], env)).status).toBe(0);
+  // Sparse: it costs no disk, but reading it would cost the bytes (and minutes of parsing) it claims.
+  const huge = write(path.join(home, "work", ".mcp.json"), "");
+  truncateSync(huge, 200 * 1024 * 1024);
+  const row = rowOf(await runIn(project, ["agent", "status", "claude-code", "--json"], env));
+  expect(row.state).toBe("unknown");
+  expect(row.reasons.join("\n")).toContain("larger than Torii reads");
 });
