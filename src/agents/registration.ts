@@ -9,7 +9,7 @@ import { EditRefusedError, type ClientAdapter, type JsonEdit, type ToriiLaunch }
 import { ConfigError } from "../config/errors.js";
 import { readConfigText, replaceConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
-import { foreignProgram } from "./entry-owner.js";
+import { foreignProgram, withoutSecrets } from "./entry-owner.js";
 import { formatOf, type DocumentFormat } from "./format.js";
 import { launchTextProblems } from "./launch-text.js";
 import { agentFolders, launchProblems, type LaunchTrustOptions } from "./launch-trust.js";
@@ -67,12 +67,16 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
   const other = otherToriiInstall(current, launch);
   const expected = client.entry(launch);
   const differing = Object.keys({ ...expected, ...(current as object) }).filter((key) => !sameValue((current as Record<string, unknown>)[key], expected[key]));
+  // Its fields as messages show them: a header's value may be a token (withoutSecrets); its environment is only
+  // TORII_CONFIG_DIR (any other variable made it foreign above), whose value says which root it serves.
+  const { env, environment } = current as Record<string, unknown>;
+  const displayed: Record<string, unknown> = { ...(withoutSecrets(current) as Record<string, unknown>), env, environment };
   const pending = (client.ownedEdits?.(parsed, "install") ?? []).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
   const reasons = [
     ...(other === undefined ? [] : [`it starts ${other}; ${reinstallHint(client.id, launch, trust.projectRoot !== undefined)}`]),
     ...missingPaths(current).map((missing) => `${missing} does not exist (moved?)`),
     // The values, not only the key: an entry starting another dist/cli.js or another configuration root says which.
-    ...differing.map((key) => `${key} is ${shown((current as Record<string, unknown>)[key])}, this Torii's is ${shown(expected[key])}`),
+    ...differing.map((key) => `${key} is ${shown(displayed[key])}, this Torii's is ${shown(expected[key])}`),
     ...pending.map((edit) => {
       const value = valueAt(parsed, edit.path);
       return value === undefined ? `${edit.path.join(".")} is not set` : `${edit.path.join(".")} is ${shown(value)}, Torii's is ${shown(edit.value)}`;
