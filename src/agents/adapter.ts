@@ -59,6 +59,12 @@ export interface ClientAdapter {
   readonly scopes: readonly ConfigScope[];
   /** The configuration file for `scope`, a pure function of the place. */
   configFile(scope: ConfigScope, place: Place): string;
+  /**
+   * Another name for the same file that the client reads too (opencode's
+   * `opencode.jsonc` beside `opencode.json`): edited when only it exists
+   * (config-choice.ts).
+   */
+  alternateFile?(scope: ConfigScope, place: Place): string;
   /** Where Torii's entry sits in the parsed document, e.g. `["mcpServers", "torii"]`. */
   readonly entryPath: readonly string[];
   /** Torii's entry in the client's own shape. */
@@ -78,6 +84,39 @@ export interface ClientAdapter {
    * in `~/.claude.json`, which wins over both other scopes). See shadowing.ts.
    */
   localEntries?(place: Place): readonly EntrySite[];
+  /**
+   * Other places this client reads that no scope names: machine-wide files
+   * (Gemini CLI's system settings, Claude Code's managed-mcp.json) and other
+   * files of the user's that hold servers (VS Code's settings.json `mcp` block,
+   * opencode.jsonc). A pure function of the place, like the rest.
+   */
+  moreEntries?(place: Place): readonly EntrySite[];
+  /**
+   * The files, relative to a project folder, the client reads servers from,
+   * and how far up from the working directory it looks for them (see
+   * project-folders.ts). Without it, only the project scope's file in the
+   * working directory is read.
+   */
+  readonly projectFiles?: readonly ProjectFile[];
+}
+
+/** How far above the working directory a client looks for a project's files. */
+export type ProjectSearch =
+  /** Only the working directory. */
+  | "cwd"
+  /** Up to the nearest folder holding `.git`, or only the working directory when there is none (Codex). */
+  | "git-root-or-cwd"
+  /** Up to the nearest folder holding `.git`, or the filesystem root when there is none (opencode). */
+  | "git-root-or-root"
+  /** Every folder up to the filesystem root. */
+  | "root";
+
+/** One file a client reads in a project folder (and maybe in the folders above it). */
+export interface ProjectFile {
+  /** The path below the project folder, e.g. `[".vscode", "settings.json"]`. */
+  readonly parts: readonly string[];
+  readonly entryPath: readonly string[];
+  readonly search: ProjectSearch;
 }
 
 /** One place a client reads an entry under Torii's name from. */
@@ -88,4 +127,12 @@ export interface EntrySite {
   readonly label: string;
   /** Whether the client prefers it to the entry being checked (a user's entry is overridden by a project's or a local one). */
   readonly overrides: boolean;
+  /**
+   * When the file exists, the client starts only the servers it lists
+   * (Claude Code's managed-mcp.json): no `torii` there means the entry checked
+   * is never started.
+   */
+  readonly exclusive?: boolean;
+  /** A machine-wide file: root's (or the administrator's), read though it is not the user's. */
+  readonly system?: boolean;
 }

@@ -86,12 +86,27 @@ function decodeStrict(file: string, bytes: Uint8Array): string {
  *
  * @throws ConfigError when it is not valid UTF-8, or its link cannot be written through.
  */
-export async function readConfigText(file: string): Promise<ConfigText> {
+export async function readConfigText(file: string, options: ReadOptions = {}): Promise<ConfigText> {
   const target = await resolveConfigTarget(file);
-  const bytes = await readRegularFile(target);
+  const bytes = await readRegularFile(target, options);
   if (bytes === undefined) return { target, text: undefined };
   return { target, text: decodeStrict(target, bytes), bytes };
 }
+
+/** How a file that is only read (never written) may differ from one Torii writes. */
+export interface ReadOptions {
+  /** Accept root as the owner too: a machine-wide file (/etc/…), read for status and never written. */
+  readonly rootOwned?: boolean;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * The most a client's file may hold. Status reads files in every folder above the working directory, which whoever
+ * writes one may fill: a file of hundreds of MiB took minutes and gigabytes to read and parse. Far above any real
+ * configuration (Claude Code's `~/.claude.json`, which keeps per-project history, included).
+ */
+const MAX_CONFIG_BYTES = 128 * MIB;
 
 /**
  * Opens without blocking and without following a link (the target is already
@@ -99,11 +114,12 @@ export async function readConfigText(file: string): Promise<ConfigText> {
  * with one name that this user owns: a FIFO would block the command forever and
  * a device (`/dev/zero`) never ends; a directory has no text; a second hard
  * link would keep the old bytes once the rename replaces this name, silently;
- * another user's file would become this user's. Undefined when there is none.
+ * another user's file would become this user's; a huge one would hold the command (MAX_CONFIG_BYTES). Undefined when
+ * there is none.
  *
  * @throws ConfigError naming the file for any of these.
  */
-async function readRegularFile(target: string): Promise<Uint8Array | undefined> {
+async function readRegularFile(target: string, options: ReadOptions): Promise<Uint8Array | undefined> {
   const windows = process.platform === "win32";
   const flags = constants.O_RDONLY | (windows ? 0 : constants.O_NONBLOCK | constants.O_NOFOLLOW);
   let handle;
@@ -124,8 +140,11 @@ async function readRegularFile(target: string): Promise<Uint8Array | undefined> 
         `has ${stats.nlink} hard links; Torii replaces the file by renaming a new one into place, which would leave the other names with the old content: edit it by hand, or make it a single file (a symbolic link is written through)`,
       );
     }
+    if (stats.size > MAX_CONFIG_BYTES) {
+      throw new ConfigError(target, `has ${stats.size} bytes, larger than Torii reads (${MAX_CONFIG_BYTES / MIB} MiB); no client's configuration is this big`);
+    }
     const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== uid) {
+    if (uid !== undefined && stats.uid !== uid && !(options.rootOwned === true && stats.uid === 0)) {
       throw new ConfigError(target, `belongs to user id ${stats.uid}, not to you (${uid}); Torii does not rewrite another user's file`);
     }
     return await handle.readFile();

@@ -19,7 +19,7 @@ import path from "node:path";
 import { visibleJson } from "../runtime/display-text.js";
 
 /** The words an entry starts: opencode's one `command` array, or `command` followed by `args`; undefined for anything else. */
-function argvOf(entry: unknown): readonly unknown[] | undefined {
+export function argvOf(entry: unknown): readonly unknown[] | undefined {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return undefined;
   const { command, args } = entry as { command?: unknown; args?: unknown };
   if (Array.isArray(command)) return args === undefined ? (command as unknown[]) : undefined;
@@ -75,15 +75,37 @@ function startsTorii(words: readonly string[]): boolean {
 /** The environment variables Torii's own entry sets; any other (`NODE_OPTIONS=--require …`) changes what runs. */
 const TORII_ENV = new Set(["TORII_CONFIG_DIR"]);
 
-/** The entry's variables Torii never sets, as `NAME=value` for messages; empty when there are none. */
+/**
+ * The fields of an entry whose values may be credentials (a token in `env`, an
+ * `Authorization` header): messages name what they hold, never the values, which
+ * status and doctor would otherwise print to a terminal, a CI log or `--json`.
+ */
+const SECRET_FIELDS = new Set(["env", "environment", "headers"]);
+
+/** What stands for a value that is not shown. */
+const HIDDEN = "(value not shown)";
+
+/** A secret-bearing field as its names only: `{ "NAME": "(value not shown)" }`, or the placeholder itself. */
+function namesOnly(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return HIDDEN;
+  return Object.fromEntries(Object.keys(value).map((name) => [name, HIDDEN]));
+}
+
+/** `entry` with the values of its secret-bearing fields hidden (SECRET_FIELDS), for messages. */
+export function withoutSecrets(entry: unknown): unknown {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return entry;
+  return Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, SECRET_FIELDS.has(key) ? namesOnly(value) : value]));
+}
+
+/** The entry's variables Torii never sets, by name (`NAME=(value not shown)`) for messages; empty when there are none. */
 function foreignEnvironment(entry: unknown): string[] {
   const { env, environment } = entry as { env?: unknown; environment?: unknown };
   return [env, environment].flatMap((variables) => {
     if (variables === undefined) return [];
-    if (typeof variables !== "object" || variables === null || Array.isArray(variables)) return [visibleJson(variables)];
-    return Object.entries(variables)
-      .filter(([name]) => !TORII_ENV.has(name))
-      .map(([name, value]) => `${visibleJson(name)}=${visibleJson(value)}`);
+    if (typeof variables !== "object" || variables === null || Array.isArray(variables)) return [`an environment that is not a map (${HIDDEN})`];
+    return Object.keys(variables)
+      .filter((name) => !TORII_ENV.has(name))
+      .map((name) => `${visibleJson(name)}=${HIDDEN}`);
   });
 }
 
@@ -99,8 +121,11 @@ export function foreignProgram(entry: unknown): string | undefined {
   return variables.length === 0 ? undefined : `${describeProgram(entry)} with ${variables.join(" ")}`;
 }
 
-/** What an entry starts, for messages: its words (or its JSON), every character outside printable ASCII escaped. */
+/**
+ * What an entry starts, for messages: its words (or its JSON, with the values
+ * of `env` and `headers` hidden), every character outside printable ASCII escaped.
+ */
 export function describeProgram(entry: unknown): string {
   const words = argvOf(entry);
-  return words === undefined ? visibleJson(entry) : words.map((word) => visibleJson(word)).join(" ");
+  return words === undefined ? visibleJson(withoutSecrets(entry)) : words.map((word) => visibleJson(word)).join(" ");
 }

@@ -18,9 +18,10 @@
  * (`--scope project`), the configuration root must also lie outside the
  * project folder.
  */
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../config/path-inside.js";
+import { physicalPath, samePlace } from "../config/physical-path.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
 import type { ConfigScope } from "./place.js";
@@ -109,14 +110,29 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
     const more = targets.length > 1 ? ` (and ${targets.length - 1} more of the files it runs)` : "";
     problems.push(`${targets[0] ?? ""}${more} lies in ${what}, which the agent can write; install Torii outside it (or run this from another folder)`);
   }
-  // The configuration root decides what the agent may run: in the project, the agent could rewrite its rules and leases.
-  if (project !== undefined) {
-    const root = trust.realPath(launch.configRoot) ?? path.resolve(launch.configRoot);
-    if (isInside(root, project) || isInside(path.resolve(launch.configRoot), project)) {
-      problems.push(`the configuration root ${launch.configRoot} lies in the project folder ${project}, which the agent can write; use a root outside it`);
-    }
+  // The configuration root decides what the agent may run: in the project, or in the folder the server runs in
+  // (the agent's, whatever the scope), the agent could rewrite its rules, leases and its own registration.
+  // Resolved even before the root exists (it is created on first use): a link on its way decides where that is.
+  const root = physicalPath(launch.configRoot);
+  const rootPlaces = [
+    ...(project === undefined ? [] : [{ places: [project], what: `the project folder ${project}` }]),
+    ...agentFolders(options).map((folder) => ({ places: [path.resolve(folder), real(folder)], what: `the folder this runs from, ${real(folder)}` })),
+  ];
+  const rootReached = rootPlaces.find(({ places }) => places.some((place) => isInside(root, place) || isInside(path.resolve(launch.configRoot), place)));
+  if (rootReached !== undefined) {
+    problems.push(
+      `the configuration root ${launch.configRoot} lies in ${rootReached.what}, which the agent can write (it could rewrite its own rules and registration); use a root outside it`,
+    );
   }
   return [...new Set(problems)];
+}
+
+/**
+ * The folders a registration checked with `options` runs its server in that the agent can write: the project and
+ * the folder the command runs from (none for the user scope run from the home folder: registrationTrust).
+ */
+export function agentFolders(options: LaunchTrustOptions): readonly string[] {
+  return [...new Set([options.projectRoot, options.workingDirectory].filter((folder): folder is string => folder !== undefined))];
 }
 
 /**
@@ -143,14 +159,4 @@ export function registrationTrust(
   // checkout by name, not a project's dependency; a copy under the folder's node_modules is still refused.
   if (samePlace(place.cwd, packageRoot)) return { trustedDirectories };
   return { trustedDirectories, workingDirectory: place.cwd };
-}
-
-/** Whether two paths name the same folder, as written or once links are resolved. */
-function samePlace(a: string, b: string): boolean {
-  if (path.resolve(a) === path.resolve(b)) return true;
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
 }

@@ -9,10 +9,12 @@ import { EditRefusedError, type ClientAdapter, type JsonEdit, type ToriiLaunch }
 import { ConfigError } from "../config/errors.js";
 import { readConfigText, replaceConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
-import { foreignProgram } from "./entry-owner.js";
+import { foreignProgram, withoutSecrets } from "./entry-owner.js";
 import { formatOf, type DocumentFormat } from "./format.js";
 import { launchTextProblems } from "./launch-text.js";
-import { launchProblems, type LaunchTrustOptions } from "./launch-trust.js";
+import { agentFolders, launchProblems, type LaunchTrustOptions } from "./launch-trust.js";
+import { entryRootInReach } from "./entry-root.js";
+import { otherToriiInstall, reinstallHint } from "./other-install.js";
 import { visibleJson } from "../runtime/display-text.js";
 
 /** A field's value for a reason: its JSON, every character outside printable ASCII escaped; "absent" when unset. */
@@ -20,8 +22,12 @@ function shown(value: unknown): string {
   return value === undefined ? "absent" : visibleJson(value);
 }
 
-/** What `status` finds for a client; `unknown` when a file the client also reads in this folder cannot be read (shadowing.ts). */
-export type RegistrationState = "registered" | "missing" | "outdated" | "foreign" | "unknown";
+/**
+ * What `status` finds for a client; `unknown` when a file the client also reads in this folder cannot be read,
+ * `blocked` when the client will not start the entry at all (a managed file takes exclusive control: shadowing.ts),
+ * `unsafe` when an entry's configuration root is the agent's to rewrite (entry-root.ts).
+ */
+export type RegistrationState = "registered" | "missing" | "outdated" | "foreign" | "unsafe" | "blocked" | "unknown";
 
 export interface RegistrationStatus {
   readonly state: RegistrationState;
@@ -55,13 +61,22 @@ export function statusOf(client: ClientAdapter, parsed: unknown, launch: ToriiLa
   if (current === undefined) return { state: "missing", reasons: [] };
   const foreign = foreignProgram(current);
   if (foreign !== undefined) return { state: "foreign", reasons: [`the entry named ${client.entryPath.at(-1) ?? ""} runs ${foreign}, which is not Torii`] };
+  // Whichever Torii it starts, an agent that can rewrite the rules it serves governs itself.
+  const reach = entryRootInReach(current, agentFolders(trust));
+  if (reach !== undefined) return { state: "unsafe", reasons: [reach] };
+  const other = otherToriiInstall(current, launch);
   const expected = client.entry(launch);
   const differing = Object.keys({ ...expected, ...(current as object) }).filter((key) => !sameValue((current as Record<string, unknown>)[key], expected[key]));
+  // Its fields as messages show them: a header's value may be a token (withoutSecrets); its environment is only
+  // TORII_CONFIG_DIR (any other variable made it foreign above), whose value says which root it serves.
+  const { env, environment } = current as Record<string, unknown>;
+  const displayed: Record<string, unknown> = { ...(withoutSecrets(current) as Record<string, unknown>), env, environment };
   const pending = (client.ownedEdits?.(parsed, "install") ?? []).filter((edit) => !sameValue(valueAt(parsed, edit.path), edit.value));
   const reasons = [
+    ...(other === undefined ? [] : [`it starts ${other}; ${reinstallHint(client.id, launch, trust.projectRoot !== undefined)}`]),
     ...missingPaths(current).map((missing) => `${missing} does not exist (moved?)`),
     // The values, not only the key: an entry starting another dist/cli.js or another configuration root says which.
-    ...differing.map((key) => `${key} is ${shown((current as Record<string, unknown>)[key])}, this Torii's is ${shown(expected[key])}`),
+    ...differing.map((key) => `${key} is ${shown(displayed[key])}, this Torii's is ${shown(expected[key])}`),
     ...pending.map((edit) => {
       const value = valueAt(parsed, edit.path);
       return value === undefined ? `${edit.path.join(".")} is not set` : `${edit.path.join(".")} is ${shown(value)}, Torii's is ${shown(edit.value)}`;

@@ -202,3 +202,14 @@ function enqueue(run: () => Promise<CliResult>): Promise<CliResult> {
   queue = next.catch(() => undefined);
   return next;
 }
+
+/** `runCli` with the current directory in `folder` for the run (a project folder the command runs from). */
+export async function runCliIn(folder: string, args: readonly string[], env: Record<string, string>): ReturnType<typeof runCli> {
+  const previous = process.cwd();
+  process.chdir(folder);
+  try {
+    return await runCli([...args], env);
+  } finally {
+    process.chdir(previous);
+  }
+}

@@ -9,12 +9,14 @@ import type { ClientAdapter } from "../../agents/adapter.js";
 import { CLIENTS, clientById } from "../../agents/clients.js";
 import type { ConfigScope, Place } from "../../agents/place.js";
 import { guardStatusOf, hookSiteOf, registerClient, unregisterClient, type ClientChange, type HookSite } from "../../agents/hook-registration.js";
+import { chosenConfigFile } from "../../agents/config-choice.js";
 import { resolveConfigTarget } from "../../agents/config-target.js";
 import type { ToriiLaunch } from "../../agents/adapter.js";
-import { launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import { agentFolders, launchProblems, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
 import { launchTextProblems } from "../../agents/launch-text.js";
 import { inspectRegistration, type RegistrationStatus } from "../../agents/registration.js";
-import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
+import { otherEntrySites, shadowingStatus, worseState } from "../../agents/shadowing.js";
+import { policyStatus } from "../../agents/server-policy.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { emit as emitRaw } from "../shared/operator-output.js";
@@ -61,7 +63,7 @@ function targetFile(client: ClientAdapter, options: AgentOptions): { file: strin
     throw new OperatorError(`${client.title} has no ${JSON.stringify(options.scope)} scope; use --scope ${client.scopes.join(" or --scope ")}`);
   }
   if (options.config !== undefined) return { file: path.resolve(options.config), scope };
-  return { file: client.configFile(scope, currentPlace()), scope };
+  return { file: chosenConfigFile(client, scope, currentPlace()), scope };
 }
 
 /**
@@ -145,7 +147,7 @@ export async function runAgentInstall(id: string, options: AgentOptions): Promis
     hook: "installed the shell guard (torii guard) as its pre-tool hook",
   });
   // Written, yet the client may start another entry under Torii's name in this folder: say so, and exit 1.
-  const shadow = options.config === undefined ? await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), launch) : undefined;
+  const shadow = options.config === undefined ? await besides(client, scope, launch) : undefined;
   const warnings = shadow?.reasons.map((reason) => `warning: ${reason}`) ?? [];
   emit(options, { ...changeJson(client, scope, file, change), shadowed_by: shadow?.reasons ?? [] }, [...lines, ...warnings]);
   return shadow === undefined ? 0 : 1;
@@ -189,15 +191,34 @@ async function guardState(client: ClientAdapter, scope: ConfigScope): Promise<st
 }
 
 /**
+ * What decides, besides the file checked, what the client starts under Torii's name in this folder: the other
+ * places it reads (shadowing.ts) and its administrator's policy (server-policy.ts); undefined when nothing does.
+ */
+async function besides(client: ClientAdapter, scope: ConfigScope, launch: ToriiLaunch): Promise<RegistrationStatus | undefined> {
+  const found = [
+    await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), launch, agentFolders(launchTrust(scope))),
+    await policyStatus(client, currentPlace(), launch),
+  ].filter((status): status is RegistrationStatus => status !== undefined);
+  if (found.length === 0) return undefined;
+  return {
+    state: found.map((status) => status.state).reduce(worseState),
+    reasons: found.flatMap((status) => status.reasons),
+  };
+}
+
+/**
  * `own` (the file's status) with what the client reads besides it in this folder (shadowing.ts): another program
  * there makes the row foreign, one Torii cannot read makes a registered row unknown, another Torii entry makes it
  * outdated. Not for `--config`'s file.
  */
 async function withShadows(client: ClientAdapter, scope: ConfigScope, own: RegistrationStatus, options: AgentOptions): Promise<RegistrationStatus> {
   if (options.config !== undefined) return own;
-  const shadow = await shadowingStatus(client, otherEntrySites(client, scope, currentPlace()), currentLaunch(configRoot()));
+  const shadow = await besides(client, scope, currentLaunch(configRoot()));
   if (shadow === undefined) return own;
-  const state = shadow.state === "foreign" ? "foreign" : own.state !== "registered" ? own.state : shadow.state === "unknown" ? "unknown" : "outdated";
+  // What another place starts in this folder (another program, an entry the agent governs, nothing at all) wins; a
+  // place Torii cannot read, or another Torii entry, only changes a registered row.
+  const decisive = shadow.state === "foreign" || shadow.state === "unsafe" || shadow.state === "blocked";
+  const state = decisive ? worseState(own.state, shadow.state) : own.state !== "registered" ? own.state : shadow.state;
   return { state, reasons: [...own.reasons, ...shadow.reasons] };
 }
 

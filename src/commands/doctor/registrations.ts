@@ -36,7 +36,8 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
     const places = [
       ...client.scopes.map((scope) => ({ file: client.configFile(scope, place), entryPath: client.entryPath, scope, label: "" })),
       // Claude Code's local scope (projects["<folder>"] in ~/.claude.json): first in its precedence, as agent status reads it.
-      ...(client.localEntries?.(place) ?? []).map((site) => ({
+      // And the other places it reads (machine-wide settings, VS Code's settings.json, opencode.jsonc), as status does.
+      ...[...(client.localEntries?.(place) ?? []), ...(client.moreEntries?.(place) ?? [])].map((site) => ({
         file: site.file,
         entryPath: site.entryPath,
         scope: "user" as const,
@@ -62,6 +63,9 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
           // install/uninstall --force edit the client's own files; the local scope only by hand.
           const remove = label === "" ? `${reinstall} --force` : reinstall;
           findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, `check where it came from, then ${remove}`));
+        } else if (status.state === "unsafe") {
+          // Torii's code, but rules the agent can rewrite: as bad as another program.
+          findings.push(check(subject, "fail", `${where}: ${status.reasons.join("; ")}`, label === "" ? reinstall : `remove the entry by hand${label}`));
         } else if (status.state === "outdated") {
           const moved = status.reasons.some((reason) => reason.includes("does not exist"));
           findings.push(check(subject, moved ? "fail" : "warn", `Torii's entry in ${where} is outdated: ${status.reasons.join("; ")}`, reinstall));

@@ -107,3 +107,12 @@ describe("only Torii's documented npx form is Torii's", () => {
     expect(foreignProgram({ command: "npx", args })).toBeDefined();
   });
 });
+
+test("an outdated Torii entry's headers are named, their values never shown", () => {
+  const launch = { node: process.execPath, cli, configRoot: "/home/ann/.config/torii" };
+  const entry = { ...claude.entry(launch), headers: { Authorization: "Bearer SECRET-HEADER-VALUE" } };
+  const status = statusOf(claude, { mcpServers: { torii: entry } }, launch);
+  expect(status.state).toBe("outdated");
+  expect(status.reasons.join(" ")).toContain("Authorization");
+  expect(status.reasons.join(" ")).not.toContain("SECRET-HEADER-VALUE");
+});

@@ -13,7 +13,7 @@ import { stringify as toToml } from "smol-toml";
 import { describe, expect, test } from "vitest";
 import { CLIENTS } from "../../../src/agents/clients.js";
 import type { ClientAdapter } from "../../../src/agents/adapter.js";
-import { runCli } from "../../support/run-cli.js";
+import { runCliIn } from "../../support/run-cli.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
 function scratch(): { home: string; project: string; env: Record<string, string> } {
@@ -23,16 +23,7 @@ function scratch(): { home: string; project: string; env: Record<string, string>
   return { home, project, env: { HOME: home, TORII_CONFIG_DIR: path.join(home, "torii-root"), XDG_CONFIG_HOME: path.join(home, ".config") } };
 }
 
-/** Runs `torii …` with the current directory in `folder`. */
-async function runIn(folder: string, args: readonly string[], env: Record<string, string>): ReturnType<typeof runCli> {
-  const previous = process.cwd();
-  process.chdir(folder);
-  try {
-    return await runCli([...args], env);
-  } finally {
-    process.chdir(previous);
-  }
-}
+const runIn = runCliIn;
 
 function stateOf(result: { stdout: string }): { state: string; reasons: string[] } | undefined {
   return (JSON.parse(result.stdout) as { clients: { state: string; reasons: string[] }[] }).clients[0];

@@ -1,0 +1,33 @@
+/**
+ * Doctor reads the other places `torii agent status` reads besides the
+ * scopes' files: here Gemini CLI's system settings (moved by its own
+ * environment variable), which override the user's. A look-alike there fails.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { makeConfigTree } from "../../../support/config-tree.js";
+import { runCli } from "../../../support/run-cli.js";
+import { tempDirectory } from "../../../support/temp-dirs.js";
+
+const IDP = {
+  "providers/idp/provider.yaml": 'version: "1"\nname: idp\ntool: idp\ncommand: "true"\nargv: {parser: plain}\n',
+  "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n',
+};
+
+describe("torii doctor and the places besides the scopes' files", () => {
+  it("fails on a look-alike torii in Gemini CLI's system settings, naming them", async () => {
+    const root = makeConfigTree(IDP);
+    const home = tempDirectory("torii-doctor-more-");
+    const system = path.join(tempDirectory("torii-doctor-system-"), "settings.json");
+    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GEMINI_CLI_SYSTEM_SETTINGS_PATH: system };
+    const saved = process.cwd();
+    process.chdir(tempDirectory("torii-doctor-folder-"));
+    onTestFinished(() => process.chdir(saved));
+    expect((await runCli(["agent", "install", "gemini-cli"], env)).status).toBe(0);
+    writeFileSync(system, JSON.stringify({ mcpServers: { torii: { command: "npx", args: ["-y", "helper"] } } }));
+    const result = await runCli(["doctor"], env);
+    expect(result.stdout).toContain(`FAIL client gemini-cli: ${system} (system settings): the entry named torii runs "npx" "-y" "helper"`);
+    expect(result.status).toBe(1);
+  });
+});
