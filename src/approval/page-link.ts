@@ -52,34 +52,41 @@ export function newPageEntry(registration: PageRegistration): PageEntry {
  * Answers a GET of the page's one-time link. `now` is the server's clock (the session's settle period starts
  * there); `live` says whether the page is still the one registered, asked after the secret's consumption.
  */
-export async function openLink(entry: PageEntry, request: IncomingMessage, secret: string, now: () => number, live: () => boolean): Promise<Reply> {
+export async function openLink(entry: PageEntry, request: IncomingMessage, secret: string, now: () => number, live: () => boolean): Promise<OpenedLink> {
   const { id } = entry.registration;
   const digest = pageSecretDigest(secret);
   // A secret this server already consumed ends every session at once, before any await.
-  if (entry.consumed.has(digest)) return openedAgain(entry, request);
+  if (entry.consumed.has(digest)) return { reply: openedAgain(entry, request), opened: false };
   const earlier = entry.opening.get(digest);
   if (earlier !== undefined) {
     // The same secret is being consumed by another request right now: whoever wins, this one is the second.
     const consumedByEarlier = await earlier.catch(() => false);
-    return consumedByEarlier && live() ? openedAgain(entry, request) : text(404, "no such approval");
+    return { reply: consumedByEarlier && live() ? openedAgain(entry, request) : text(404, "no such approval"), opened: false };
   }
   const consuming = entry.registration.consume(secret);
   entry.opening.set(digest, consuming);
   try {
-    if (!(await consuming) || !live()) return text(404, "no such approval");
+    if (!(await consuming) || !live()) return { reply: text(404, "no such approval"), opened: false };
   } finally {
     entry.opening.delete(digest);
   }
   entry.consumed.add(digest);
   const session = newSession(now());
   entry.sessions.push(session);
-  return {
+  const reply: Reply = {
     status: 303,
     type: "text/plain; charset=utf-8",
     body: "",
     // The first response of the page's origin to reach this browser: it also removes what another page left there (page-server.ts).
     headers: { Location: pageLocation(session, id), "Set-Cookie": sessionCookie(session, id), ...FIRST_LOAD_HEADERS },
   };
+  return { reply, opened: true };
+}
+
+/** What a GET of the link got, and whether it opened a session (the server trusts that connection: page-server.ts). */
+export interface OpenedLink {
+  readonly reply: Reply;
+  readonly opened: boolean;
 }
 
 /**

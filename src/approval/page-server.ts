@@ -60,7 +60,7 @@ import { checkedPost, json, send, text, type Reply } from "./page-http.js";
 import { newPageEntry, openLink, type PageEntry, type PageRegistration } from "./page-link.js";
 import { FALLBACK_LOOPBACK, randomLoopback } from "./page-address.js";
 import { FIRST_LOAD_HEADERS, fromAnotherPage, hostAllowed } from "./request-guard.js";
-import { ConnectionGuard, DEFAULT_CONNECTION_CAPS, type ConnectionCaps } from "./page-connections.js";
+import { ConnectionGuard, type ConnectionCaps } from "./page-connections.js";
 import { DEFAULT_SETTINGS } from "../config/settings.js";
 
 /** Headers and body of one request must arrive within this, by default (ms). */
@@ -131,7 +131,7 @@ export class ApprovalPageServer {
     this.address = options.address ?? randomLoopback;
     this.onFallback = options.onFallback;
     this.listenPort = options.port ?? 0;
-    this.connections = new ConnectionGuard(options.connectionCaps ?? DEFAULT_CONNECTION_CAPS);
+    this.connections = new ConnectionGuard(options.connectionCaps);
   }
 
   /** Registers an approval's page and returns its URL without a secret, `http://127.a.b.c:<port>/a/<id>` (starting the server if needed). */
@@ -235,23 +235,26 @@ export class ApprovalPageServer {
     const [, id, part, secret, load] = match as unknown as [string, string, string | undefined, string | undefined, string | undefined];
     if (secret !== undefined) {
       if (request.method !== "GET") return text(405, "GET only");
-      const reply = await openLink(entry, request, secret, this.now, () => this.live(entry));
+      const { reply, opened } = await openLink(entry, request, secret, this.now, () => this.live(entry));
       // The connection that opened a session is the operator's browser's, as far as the server can tell.
-      if (reply.headers?.["Set-Cookie"] !== undefined) this.connections.trust(request.socket);
+      if (opened) this.connections.trust(request.socket);
       return reply;
     }
     const session = sessionOf(request, entry.sessions);
     if (session === undefined) return text(403, "refused: this page answers only the browser that opened it");
-    this.connections.trust(request.socket);
+    // A connection moves into the sessions' pool only once a request on it proved a key only the page has (the page
+    // key, the load key): a copied cookie alone must not push the operator's connections out of that pool.
     if (part === "hold" || part === "answer") {
       if (request.method !== "POST") return text(405, "POST only");
       if (!carriesPageKey(request, session)) return json(403, NO_PAGE_KEY);
+      this.connections.trust(request.socket);
       return part === "hold" ? this.hold(request, entry, session, host ?? "") : this.answer(request, entry, session, host ?? "");
     }
     if (request.method !== "GET") return text(405, "GET only");
     // The script and style sheet are the same for every page and show nothing of the approval: the cookie suffices.
     if (part === "page.js") return { status: 200, type: "text/javascript; charset=utf-8", body: PAGE_JS };
     if (part === "page.css") return { status: 200, type: "text/css; charset=utf-8", body: PAGE_CSS };
+    if (carriesLoadKey(load, session)) this.connections.trust(request.socket);
     return this.page(entry, session, id, load);
   }
 
