@@ -292,12 +292,15 @@ function compileSet(secrets: readonly SecretValue[]): SpellingSet | undefined {
 
 /**
  * Replaces the union of the spans; overlapping spans become one marker (the
- * earliest one's), and so do adjacent spans of one marker (a value's pieces
- * printed in a row, partial-values.ts).
+ * earliest one's, the longest of those), and so do adjacent spans of one marker
+ * (a value's pieces printed in a row, partial-values.ts). Between two spans of
+ * the same place the cut tail's marker wins: a cut text that is exactly a value's
+ * piece (partial-values.ts) must read as any other cut tail, or the marker would
+ * say which characters a value starts with.
  */
 export function replaceSpans(text: string, spans: Span[]): string {
   if (spans.length === 0) return text;
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  spans.sort((a, b) => a.start - b.start || b.end - a.end || Number(b.marker === CUT_TAIL_MARKER) - Number(a.marker === CUT_TAIL_MARKER));
   const parts: string[] = [];
   let written = 0;
   let current: Span | undefined;

@@ -93,6 +93,18 @@ describe("createRedactor", () => {
       }
     });
 
+    test("a cut text that is exactly a value's first piece reads as any other cut tail", () => {
+      // fast-check's counterexample (seed 1795616627): the piece's span and the tail's covered the same characters,
+      // and the piece's marker won, so the marker said the text was the value's first twelve characters.
+      for (const value of ["aaaaaaaaaBWaaaaaaaaaaaaaaa", "x8Kq2LmZp4Rt7VbN3cJd9FgHs1wQ"]) {
+        for (const length of [12, 24]) {
+          const text = value.slice(0, length);
+          expect(createRedactor([{ name: "V", value }]).redact(text, { cut: true })).toBe(CUT_TAIL_MARKER);
+          expect(createRedactor([{ name: "V", value: "b".repeat(value.length) }]).redact(text, { cut: true })).toBe(CUT_TAIL_MARKER);
+        }
+      }
+    });
+
     const alnum = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
     prop([
       fc.array(alnum, { minLength: 8, maxLength: 40 }),
