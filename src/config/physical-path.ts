@@ -14,21 +14,38 @@ import path from "node:path";
 const kernelRealpath = process.platform === "win32" ? realpathSync : realpathSync.native;
 
 /**
- * `target` (absolute) with every link and `..` resolved as the kernel would:
- * the real path of its nearest existing ancestor followed by the parts below
- * it that do not exist. Bounded by the path's depth; a link loop stops the
- * climb there (its ancestor is tried instead).
+ * `target` with every link and `..` resolved as the kernel would: the real path
+ * of its nearest existing ancestor, then the parts below it that do not exist,
+ * in order. `..` is never tidied away by text before a link is followed
+ * (`<link>/../cfg` is the link target's parent's `cfg`, not the link's
+ * sibling), and a name reached again through `..` that exists is resolved
+ * again. Bounded by the path's depth; a link loop stops the climb there (its
+ * ancestor is tried instead).
  */
 export function physicalPath(target: string): string {
   const missing: string[] = [];
-  for (let current = path.resolve(target); ; current = path.dirname(current)) {
+  let current = path.isAbsolute(target) ? target : path.join(process.cwd(), target);
+  let real: string;
+  for (;;) {
     try {
-      return path.join(kernelRealpath(current), ...missing.reverse());
+      real = kernelRealpath(current);
+      break;
     } catch {
       if (path.dirname(current) === current) return path.resolve(target);
       missing.push(path.basename(current));
+      current = path.dirname(current);
     }
   }
+  for (const part of missing.reverse()) {
+    if (part === "" || part === ".") continue;
+    const next = part === ".." ? path.dirname(real) : path.join(real, part);
+    try {
+      real = kernelRealpath(next);
+    } catch {
+      real = next;
+    }
+  }
+  return real;
 }
 
 /** Whether two paths name one file or folder, as written or once links are resolved (a linked checkout is the same). */
