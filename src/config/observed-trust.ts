@@ -19,24 +19,21 @@ import type { SearchTrust } from "../runtime/search-path.js";
 const observers = new WeakMap<SearchTrust, Observations>();
 
 /**
- * The verdict remembered in `memo` under `key` (every input but the filesystem, the trust's own inputs included)
- * while every path it was judged by is unchanged; else `judge`'s, run through `trust` recording every path it asks
- * about, and remembered. `judge` records what it reads or probes besides (`reliesOn`, or `observed` directly) before
- * each look. What `judge` throws is thrown, and nothing is remembered.
+ * The verdict remembered in `memo` under `key` (every input but the filesystem and the trust) while every path it
+ * was judged by is unchanged; else `judge`'s, run through `trust` recording every path it asks about, and remembered.
+ * The trust's own inputs (its temporary directories, the operator's trusted directories) are added to the key here,
+ * once for every memo: a verdict judged under another list must never answer. `judge` records what it reads or
+ * probes besides (`reliesOn`) before each look. What `judge` throws is thrown, and nothing is remembered.
  */
-export function rememberedJudgement<T>(
-  memo: UnchangedVerdicts<T>,
-  key: string,
-  trust: SearchTrust,
-  judge: (trust: SearchTrust, observed: Observations) => T,
-): T {
+export function rememberedJudgement<T>(memo: UnchangedVerdicts<T>, key: string, trust: SearchTrust, judge: (trust: SearchTrust) => T): T {
+  const fullKey = JSON.stringify([key, trust.sharedTemporary, trust.trustedDirectories]);
   // The lstats of this check are shared with the other verdicts checked with the same trust (one computation).
-  const kept = memo.verdictOf(key, trust);
+  const kept = memo.verdictOf(fullKey, trust);
   if (kept !== undefined) return kept;
   const observed = new Observations();
   observeTrustInputs(observed, trust);
-  const verdict = judge(observingTrust(trust, observed), observed);
-  memo.remember(key, observed, verdict);
+  const verdict = judge(observingTrust(trust, observed));
+  memo.remember(fullKey, observed, verdict);
   return verdict;
 }
 

@@ -140,15 +140,7 @@ export function pinVersionManagers(
 function pinsKey(env: Readonly<Record<string, string>>, executable: string | undefined, context: SearchPathContext): string {
   const read = Object.entries(env).filter(([name]) => PINS_READ.has(name) || FAMILY_VARIABLE.test(name));
   read.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([
-    context.platform,
-    executable ?? null,
-    context.cwd,
-    context.selfDir,
-    context.trust.sharedTemporary,
-    context.trust.trustedDirectories,
-    read,
-  ]);
+  return JSON.stringify([context.platform, executable ?? null, context.cwd, context.selfDir, read]);
 }
 
 /** The variables the pins read by name (POSIX: exact names). */

@@ -18,7 +18,7 @@
  * the working and own directories, the shared temporary and trusted ones.
  * Only a resolution that found a file is remembered; POSIX only.
  */
-import { rememberedJudgement } from "../config/observed-trust.js";
+import { rememberedJudgement, reliesOn } from "../config/observed-trust.js";
 import { UnchangedVerdicts } from "../config/unchanged-verdicts.js";
 import { resolveExecutable, type ResolvedExecutable, type ResolveExecutableOptions } from "../runtime/resolve-executable.js";
 
@@ -32,23 +32,14 @@ const resolutions = new UnchangedVerdicts<ResolvedExecutable>();
  */
 export function resolveRemembered(command: string, options: ResolveExecutableOptions): ResolvedExecutable {
   if (options.platform === "win32") return resolveExecutable(command, options);
-  const key = JSON.stringify([
-    command,
-    options.pathEnv ?? null,
-    options.pathExt ?? null,
-    options.platform,
-    options.cwd,
-    options.selfDir,
-    options.trust.sharedTemporary,
-    options.trust.trustedDirectories,
-  ]);
-  return rememberedJudgement(resolutions, key, options.trust, (trust, observed) =>
+  const key = JSON.stringify([command, options.pathEnv ?? null, options.pathExt ?? null, options.platform, options.cwd, options.selfDir]);
+  return rememberedJudgement(resolutions, key, options.trust, (trust) =>
     resolveExecutable(command, {
       ...options,
       trust,
       // Recorded before each look, by content: a mode, owner or ACL change moves the ctime `access` is judged by.
       probed: (candidate) => {
-        observed.record(candidate, true);
+        reliesOn(trust, candidate, true);
       },
     }),
   );
