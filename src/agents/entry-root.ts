@@ -38,7 +38,9 @@ function entryWorkingDirectory(entry: unknown): string | undefined {
  */
 export function rootInReach(root: string, folders: readonly string[]): string | undefined {
   if (!path.isAbsolute(root)) return undefined;
-  const roots = [path.resolve(root), physicalPath(root)];
+  // The server tidies `..` away by text (resolveConfigRoot normalises the variable) before it touches the disk; a
+  // program that opens the path as written meets the kernel's reading. Both count.
+  const roots = [path.resolve(root), physicalPath(path.resolve(root)), physicalPath(root)];
   const folder = folders.find((candidate) => [path.resolve(candidate), physicalPath(candidate)].some((bound) => roots.some((place) => isInside(place, bound))));
   if (folder === undefined) return undefined;
   return `its configuration root ${root} lies in ${folder}, the folder the server runs in, which the agent can write: it could rewrite its own rules and registration; register Torii with a root outside it (TORII_CONFIG_DIR)`;

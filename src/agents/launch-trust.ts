@@ -21,9 +21,10 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../config/path-inside.js";
-import { physicalPath, samePlace } from "../config/physical-path.js";
+import { samePlace } from "../config/physical-path.js";
 import { searchTrust } from "../config/search-trust.js";
 import type { ToriiLaunch } from "./adapter.js";
+import { rootInReach } from "./entry-root.js";
 import type { ConfigScope } from "./place.js";
 import { toriiCodeDirectory } from "../runtime/own-code.js";
 
@@ -111,19 +112,10 @@ export function launchProblems(launch: ToriiLaunch, options: LaunchTrustOptions 
     problems.push(`${targets[0] ?? ""}${more} lies in ${what}, which the agent can write; install Torii outside it (or run this from another folder)`);
   }
   // The configuration root decides what the agent may run: in the project, or in the folder the server runs in
-  // (the agent's, whatever the scope), the agent could rewrite its rules, leases and its own registration.
-  // Resolved even before the root exists (it is created on first use): a link on its way decides where that is.
-  const root = physicalPath(launch.configRoot);
-  const rootPlaces = [
-    ...(project === undefined ? [] : [{ places: [project], what: `the project folder ${project}` }]),
-    ...agentFolders(options).map((folder) => ({ places: [path.resolve(folder), real(folder)], what: `the folder this runs from, ${real(folder)}` })),
-  ];
-  const rootReached = rootPlaces.find(({ places }) => places.some((place) => isInside(root, place) || isInside(path.resolve(launch.configRoot), place)));
-  if (rootReached !== undefined) {
-    problems.push(
-      `the configuration root ${launch.configRoot} lies in ${rootReached.what}, which the agent can write (it could rewrite its own rules and registration); use a root outside it`,
-    );
-  }
+  // (the agent's, whatever the scope), the agent could rewrite its rules, leases and its own registration. The same
+  // judgement as agent status's `unsafe` (entry-root.ts), resolved even before the root exists.
+  const rootReached = rootInReach(launch.configRoot, agentFolders(options));
+  if (rootReached !== undefined) problems.push(rootReached);
   return [...new Set(problems)];
 }
 

@@ -122,7 +122,7 @@ describe("the configuration root a project's registration names", () => {
       process.chdir(previous);
     }
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain("the configuration root");
+    expect(result.stderr).toContain(`its configuration root ${path.join(project, ".torii")} lies in`);
     expect(existsSync(path.join(project, ".mcp.json"))).toBe(false);
   });
 });

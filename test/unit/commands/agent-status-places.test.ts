@@ -216,7 +216,7 @@ describe("a configuration root in the folder the server runs in", () => {
     const { home, project, env } = scratch();
     const refused = await runIn(project, ["agent", "install", "claude-code"], { ...env, TORII_CONFIG_DIR: path.join(project, ".torii") });
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toContain(`the configuration root ${path.join(project, ".torii")} lies in the folder this runs from`);
+    expect(refused.stderr).toContain(`its configuration root ${path.join(project, ".torii")} lies in`);
     expect(existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 
@@ -281,7 +281,7 @@ describe("a configuration root reached through a link into the folder the server
     const root = linkedRoot(home, project);
     const refused = await runIn(project, ["agent", "install", "claude-code"], { ...env, TORII_CONFIG_DIR: root });
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toContain(`the configuration root ${root} lies in the folder this runs from`);
+    expect(refused.stderr).toContain(`its configuration root ${root} lies in`);
     expect(existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 });
