@@ -2,10 +2,14 @@
  * Doctor's view of the MCP clients: for every client file that exists on this
  * machine (each client's files per scope, as `torii agent` computes them), is
  * Torii's entry there and does it start this Torii? The comparison is
- * `torii agent status`'s own (agents/registration.ts `statusOf`), so the two
- * commands cannot disagree. An entry whose paths no longer exist stops every
- * call from that client (fail); one that differs otherwise (another checkout,
- * another root) is a warning.
+ * `torii agent status`'s own (agents/registration.ts `statusOf`), so for the
+ * files doctor reads the two commands cannot disagree. Doctor reads fewer
+ * places than status: not the project files of the folders above this one,
+ * and not Claude Code's managed policy (an exclusive managed-mcp.json without
+ * Torii, managed settings that deny it), which status reports as `blocked`.
+ * An entry whose paths no longer exist stops every call from that client
+ * (fail); one that differs otherwise (another checkout, another root) is a
+ * warning.
  */
 import { existsSync } from "node:fs";
 import os from "node:os";
