@@ -6,8 +6,9 @@
  * memory, and with them the server's answers to its agent.
  *
  * Connections are held in two pools, each capped. A connection starts
- * anonymous; it joins the session pool once one of its requests carries a
- * live session's cookie (or got one, opening the link). A new connection is
+ * anonymous; it joins the session pool once one of its requests proved a key
+ * only the page's browser has (the page key, the load key) or opened the link:
+ * a copied session cookie alone does not move it (page-server.ts). A new connection is
  * always let in, and the oldest connection of its pool over the cap is closed
  * (one between requests before one inside a request; never the newcomer). So a flood without the
  * session's cookie closes only its own pool's connections, never the
@@ -59,7 +60,7 @@ export class ConnectionGuard {
     if (held !== undefined) held.busy = busy;
   }
 
-  /** Moves `socket` into the session pool: one of its requests carried a live session (or opened one). */
+  /** Moves `socket` into the session pool: one of its requests proved the session's page or load key (or opened it). */
   trust(socket: Socket): void {
     const held = this.anonymous.get(socket);
     if (held === undefined) return;

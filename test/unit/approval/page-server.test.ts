@@ -536,6 +536,33 @@ describe("a flood of connections (slowloris) from a local process", () => {
     expect(approval.answers).toEqual([{ choice: "deny", csrf: CSRF }]);
   });
 
+  test("a copied cookie alone does not move a connection into the session pool, so it cannot close the operator's there", async () => {
+    const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 8, session: 1 } });
+    const client = await loaded(approval);
+    approval.clock.now += SETTLE_MS;
+    // The operator's hold, routed (its page key proved), holds the session pool's one place.
+    const hold = await approval.heldPost(`${approval.base}/hold`, { csrf: CSRF }, client);
+    // Requests with the cookie but neither key, each on a connection of its own: the page's address without the
+    // load key, a hold without the page key.
+    const copied = async (request: string): Promise<string> => {
+      const socket = connect(approval.port, approval.address);
+      socket.on("error", () => undefined);
+      socket.setEncoding("utf8");
+      let received = "";
+      socket.on("data", (chunk: string) => (received += chunk));
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      socket.write(request);
+      await closed;
+      return received.split("\r\n")[0] ?? "";
+    };
+    const headers = `Host: ${approval.host}\r\nOrigin: http://${approval.host}\r\nCookie: ${client.cookie}\r\nConnection: close\r\n`;
+    expect(await copied(`GET ${approval.base} HTTP/1.1\r\n${headers}\r\n`)).toBe("HTTP/1.1 403 Forbidden");
+    const body = JSON.stringify({ csrf: CSRF });
+    const hold2 = `POST ${approval.base}/hold HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${String(body.length)}\r\n\r\n${body}`;
+    expect(await copied(hold2)).toBe("HTTP/1.1 403 Forbidden");
+    expect((await hold.send()).status).toBe(200);
+  });
+
   test("a flood far over the cap, still open, does not keep the operator's browser from opening, loading and answering the page", async () => {
     const approval = await servedApproval({ requestTimeoutMs: 60_000, connectionCaps: { anonymous: 4, session: 4 } });
     const flood = [];
