@@ -52,7 +52,9 @@ async function plantedWorker(): Promise<{ readonly port: number; readonly seen: 
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     request.on("end", () => {
-      seen.push(body);
+      // The browser's own request for the origin's icon (made for the planting page, at a moment of the browser's
+      // choosing, before or while the operator's page loads) carries nothing of the page: not counted.
+      if (new URL(body.split("\n")[0] ?? "", "http://127.0.0.1").pathname !== "/favicon.ico") seen.push(body);
       response.writeHead(204, { "access-control-allow-origin": "*" });
       response.end();
     });
