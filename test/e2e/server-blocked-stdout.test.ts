@@ -10,14 +10,12 @@
  * TORII_STDOUT_DRAIN_MS shortens it here, since the test never reads: the exit
  * waits out the whole period).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, onTestFinished, test } from "vitest";
-import { makeConfigTree } from "../support/config-tree.js";
-import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
-import { CLI_PATH } from "../support/run-cli.js";
+import type { FakeBin } from "../support/fake-clis.js";
 import { tempDirectory } from "../support/temp-dirs.js";
+import { startUnreadServer, unreadServerBin, type UnreadServer } from "../support/unread-server.js";
 import { isAlive, killQuietly, waitForFile, waitUntilGone } from "../unit/runtime/process-helpers.js";
 
 const marks = tempDirectory("torii-blocked-");
@@ -26,52 +24,12 @@ const DRAIN_MS = 200;
 let bin: FakeBin;
 
 beforeAll(() => {
-  bin = makeFakeBin({
-    // 64 KiB of control bytes (~0.85 MB once escaped twice in a result, a pipe holds 64 KiB): one result fills the pipe.
-    loud: `process.stdout.write("\\u0001".repeat(65536));`,
-    // Writes its pid to the file its argument names (whole: through a rename, so the file never appears empty), then runs until killed.
-    sleeper: `const fs = require("node:fs"); const file = require("node:path").join(${JSON.stringify(marks)}, process.argv[2]);
-fs.writeFileSync(file + ".tmp", String(process.pid)); fs.renameSync(file + ".tmp", file); setInterval(() => {}, 1000);`,
-  });
+  bin = unreadServerBin(marks);
 });
 
-/** A server whose stdout the test does not read; one call slot for the sleeper, one for the loud calls. */
-function startUnread(): { child: ChildProcessWithoutNullStreams; root: string; stderr: () => string; send: (message: unknown) => void } {
-  const root = makeConfigTree({
-    "settings.yaml": "max_concurrent_calls: 2\n",
-    "providers/loud/provider.yaml": 'version: "1"\nname: loud\ntool: loud\ncommand: loud\n',
-    "providers/loud/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
-    "providers/sleeper/provider.yaml": 'version: "1"\nname: sleeper\ntool: sleeper\ncommand: sleeper\n',
-    "providers/sleeper/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
-  });
-  const child = spawn(process.execPath, [CLI_PATH], {
-    env: {
-      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
-      HOME: process.env.HOME ?? "/root",
-      TORII_NO_GUI: "1",
-      TORII_CONFIG_DIR: root,
-      TORII_STDOUT_DRAIN_MS: String(DRAIN_MS),
-    },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  child.stdout.pause();
-  child.stdin.on("error", () => undefined);
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const send = (message: unknown): void => {
-    child.stdin.write(`${JSON.stringify(message)}\n`);
-  };
-  send({
-    jsonrpc: "2.0",
-    id: "init",
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "unread", version: "1" } },
-  });
-  send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  return { child, root, stderr: () => stderr, send };
+/** A server whose stdout the test does not read. */
+function startUnread(): UnreadServer {
+  return startUnreadServer(bin, { TORII_STDOUT_DRAIN_MS: String(DRAIN_MS) });
 }
 
 const LOUD_CALLS = ["loud-1", "loud-2", "loud-3"];

@@ -11,15 +11,13 @@
  * did), and the test waits for the exit, never for a time. A client that
  * closes its end of stdout (EPIPE) with stdin open ends the server at once.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, onTestFinished, test } from "vitest";
 import { MAX_HELD_LINES } from "../../src/mcp/stdio/transport.js";
-import { makeConfigTree } from "../support/config-tree.js";
-import { makeFakeBin, type FakeBin } from "../support/fake-clis.js";
-import { CLI_PATH } from "../support/run-cli.js";
+import type { FakeBin } from "../support/fake-clis.js";
 import { tempDirectory } from "../support/temp-dirs.js";
+import { startUnreadServer, unreadServerBin, type UnreadServer } from "../support/unread-server.js";
 import { isAlive, killQuietly, waitForFile } from "../unit/runtime/process-helpers.js";
 
 const marks = tempDirectory("torii-stalled-");
@@ -27,62 +25,12 @@ const STALL_MS = 4_000;
 let bin: FakeBin;
 
 beforeAll(() => {
-  bin = makeFakeBin({
-    // 64 KiB of control bytes (~0.85 MB once escaped twice in a result, a pipe holds 64 KiB): one result fills the pipe.
-    loud: `process.stdout.write("\\u0001".repeat(65536));`,
-    // Writes its pid to the file its argument names (whole: through a rename), then runs until killed.
-    sleeper: `const fs = require("node:fs"); const file = require("node:path").join(${JSON.stringify(marks)}, process.argv[2]);
-fs.writeFileSync(file + ".tmp", String(process.pid)); fs.renameSync(file + ".tmp", file); setInterval(() => {}, 1000);`,
-  });
+  bin = unreadServerBin(marks);
 });
 
-interface Unread {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly root: string;
-  readonly stderr: () => string;
-  readonly send: (text: string) => void;
-}
-
-/** A server whose stdout the test never reads; one call slot for the sleeper, one for the loud calls. */
-function startUnread(): Unread {
-  const root = makeConfigTree({
-    "settings.yaml": "max_concurrent_calls: 2\n",
-    "providers/loud/provider.yaml": 'version: "1"\nname: loud\ntool: loud\ncommand: loud\n',
-    "providers/loud/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
-    "providers/sleeper/provider.yaml": 'version: "1"\nname: sleeper\ntool: sleeper\ncommand: sleeper\n',
-    "providers/sleeper/rules.yaml": 'version: "1"\naccept: ["/.*/"]\n',
-  });
-  const child = spawn(process.execPath, [CLI_PATH], {
-    env: {
-      PATH: `${bin.dir}:${process.env.PATH ?? ""}`,
-      HOME: process.env.HOME ?? "/root",
-      TORII_NO_GUI: "1",
-      TORII_CONFIG_DIR: root,
-      TORII_STDOUT_STALL_MS: String(STALL_MS),
-      TORII_STDOUT_DRAIN_MS: "200",
-    },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  child.stdout.pause();
-  child.stdin.on("error", () => undefined);
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const send = (text: string): void => {
-    child.stdin.write(text);
-  };
-  const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
-  send(
-    line({
-      jsonrpc: "2.0",
-      id: "init",
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "unread", version: "1" } },
-    }) + line({ jsonrpc: "2.0", method: "notifications/initialized" }),
-  );
-  return { child, root, stderr: () => stderr, send };
+/** A server whose stdout the test never reads, giving up on it after STALL_MS. */
+function startUnread(): UnreadServer {
+  return startUnreadServer(bin, { TORII_STDOUT_STALL_MS: String(STALL_MS), TORII_STDOUT_DRAIN_MS: "200" });
 }
 
 const callLine = (id: string, name: string, args: readonly string[]): string =>
@@ -92,16 +40,16 @@ const callLine = (id: string, name: string, args: readonly string[]): string =>
  * A running sleeper call, a full stdout (a loud call waits for room), then more requests than the hold bound keeps:
  * resolves with the sleeper's pid once the server stopped reading stdin.
  */
-async function pastTheHoldBound(session: Unread, name: string): Promise<number> {
-  session.send(callLine("sleeper", "sleeper", [name]));
+async function pastTheHoldBound(session: UnreadServer, name: string): Promise<number> {
+  session.write(callLine("sleeper", "sleeper", [name]));
   const pidFile = path.join(marks, name);
   await waitForFile(pidFile, 60_000);
   const pid = Number(readFileSync(pidFile, "utf8"));
   onTestFinished(() => killQuietly(pid));
-  session.send(["loud-1", "loud-2", "loud-3"].map((id) => callLine(id, "loud", ["x"])).join(""));
+  session.write(["loud-1", "loud-2", "loud-3"].map((id) => callLine(id, "loud", ["x"])).join(""));
   await expect.poll(() => session.stderr().includes("stdout is full (the client is not reading it)"), { timeout: 60_000 }).toBe(true);
   const pings = Array.from({ length: MAX_HELD_LINES + 64 }, (_, index) => `${JSON.stringify({ jsonrpc: "2.0", id: `ping-${index}`, method: "ping" })}\n`);
-  session.send(pings.join(""));
+  session.write(pings.join(""));
   await expect.poll(() => session.stderr().includes("stdin is not read until the client reads stdout"), { timeout: 60_000 }).toBe(true);
   return pid;
 }
@@ -110,7 +58,7 @@ async function pastTheHoldBound(session: Unread, name: string): Promise<number> 
 const locksLeft = (root: string): string[] => readdirSync(root, { recursive: true, encoding: "utf8" }).filter((entry) => entry.endsWith(".lock"));
 
 /** The server's exit, then what it recorded: the stall record, and each launched call's end; no lock is left behind. */
-async function expectGaveUp(session: Unread, exited: Promise<number | null>, pid: number): Promise<void> {
+async function expectGaveUp(session: UnreadServer, exited: Promise<number | null>, pid: number): Promise<void> {
   expect(await exited).toBe(0);
   expect(isAlive(pid)).toBe(false);
   // It gave up on the stall (stdin's end, unread behind the bound, was never seen).
@@ -147,17 +95,17 @@ test("a client that floods past the hold bound and keeps stdin open, never readi
 
 test("a client that never reads stdout but floods notifications (never held, so no bound pauses stdin): the server gives up all the same", async () => {
   const session = startUnread();
-  session.send(callLine("sleeper", "sleeper", ["chatty"]));
+  session.write(callLine("sleeper", "sleeper", ["chatty"]));
   const pidFile = path.join(marks, "chatty");
   await waitForFile(pidFile, 60_000);
   const pid = Number(readFileSync(pidFile, "utf8"));
   onTestFinished(() => killQuietly(pid));
-  session.send(["loud-1", "loud-2", "loud-3"].map((id) => callLine(id, "loud", ["x"])).join(""));
+  session.write(["loud-1", "loud-2", "loud-3"].map((id) => callLine(id, "loud", ["x"])).join(""));
   await expect.poll(() => session.stderr().includes("stdout is full (the client is not reading it)"), { timeout: 60_000 }).toBe(true);
   // Stdin stays busy until the server exits: progress is what stdout takes, not what stdin brings.
   const notification = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`.repeat(64);
   const flood = setInterval(() => {
-    session.send(notification);
+    session.write(notification);
   }, 5);
   const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
   onTestFinished(() => {
@@ -169,7 +117,7 @@ test("a client that never reads stdout but floods notifications (never held, so 
 
 test("a client that closes its end of stdout and keeps stdin open: the server kills the call and exits (no reply can reach it)", async () => {
   const session = startUnread();
-  session.send(callLine("sleeper", "sleeper", ["broken"]));
+  session.write(callLine("sleeper", "sleeper", ["broken"]));
   const pidFile = path.join(marks, "broken");
   await waitForFile(pidFile, 60_000);
   const pid = Number(readFileSync(pidFile, "utf8"));
@@ -177,7 +125,7 @@ test("a client that closes its end of stdout and keeps stdin open: the server ki
   const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
   // The client's read end of stdout closes; its next reply breaks the pipe (EPIPE). Stdin stays open.
   session.child.stdout.destroy();
-  session.send(`${JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" })}\n`);
+  session.write(`${JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" })}\n`);
   expect(await exited).toBe(0);
   expect(isAlive(pid)).toBe(false);
   expect(session.child.stdin.writableEnded).toBe(false);

@@ -150,19 +150,6 @@ describe.runIf(process.platform === "linux")("the call's mark", () => {
   });
 });
 
-describe.runIf(process.platform === "linux")("the call's mark", () => {
-  test("each launch gets a new mark drawn by the server, never one its caller passed (two launches sharing one would die together)", async () => {
-    const { client } = clientFor(builtHost());
-    const given = "0123456789abcdef0123456789abcdef";
-    const markOf = async (): Promise<string> =>
-      (await (await client.start(request("/bin/sh", ["-c", 'printf %s "$TORII_CALL_MARK"'], { callMark: given }))).running).stdout;
-    const [first, second] = [await markOf(), await markOf()];
-    expect(first).toMatch(/^[0-9a-f]{32}$/u);
-    expect(first).not.toBe(given);
-    expect(second).not.toBe(first);
-  });
-});
-
 describe("messages the host cannot use", () => {
   test("the host ignores a malformed message from its channel and still serves the next launch", async () => {
     const host = spawn(process.execPath, [builtHost()], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: {} });

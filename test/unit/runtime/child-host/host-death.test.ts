@@ -133,24 +133,11 @@ describe.runIf(process.platform === "linux")("a host gone with a launch unfinish
     );
   });
 
-  test("killed between the spawn and its report: the program and its grandchild in another session are found by the mark and killed", async () => {
-    const client = clientFor(heldHost());
-    const program = watchedProgram();
-    const starting = client.start(program.request);
-    const [programPid, grandchildPid] = await program.pids;
-    const other = bystander();
-    process.kill(client.hostPid ?? 0, "SIGKILL");
-    await expect(starting).rejects.toThrow(
-      /^the child host exited \(SIGKILL\) before it reported the start of the process; the server searched for the call's processes \(its mark, the host's children and forks\) and killed 2 processes$/u,
-    );
-    await program.ended;
-    await expect.poll(() => alive(programPid)).toBe(false);
-    await expect.poll(() => alive(grandchildPid)).toBe(false);
-    expect(alive(other)).toBe(true);
-  });
-
-  test("killed while a fork of it did not yet run its program (no call mark yet): the fork is found by the host's own mark", async () => {
-    const client = clientFor(heldHost("fork"));
+  test.each([
+    ["killed between the spawn and its report: the program and its grandchild in another session are found by the mark and killed", undefined],
+    ["killed while a fork of it did not yet run its program (no call mark yet): the fork is found by the host's own mark", "fork"],
+  ] as const)("%s", async (_what, moment) => {
+    const client = clientFor(heldHost(moment));
     const program = watchedProgram();
     const starting = client.start(program.request);
     const [programPid, grandchildPid] = await program.pids;
