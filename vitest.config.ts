@@ -9,7 +9,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * they ran in. These run isolated.
  */
 const mockingFiles = readdirSync("test", { recursive: true, encoding: "utf8" })
-  .filter((file) => file.endsWith(".test.ts"))
+  .filter((file) => file.endsWith(".test.ts") && !file.startsWith("real-cli/"))
   .map((file) => `test/${file}`)
   .filter((file) => /\bvi\.(?:mock|doMock)\(/u.test(readFileSync(file, "utf8")));
 
@@ -37,12 +37,13 @@ export default defineConfig({
         // process per file: importing vitest and the sources again for each of ~150 files
         // was about half of the suite's CPU. Files restore what they change (env, cwd,
         // spies) and tie clean-up to the test (onTestFinished), not to a module-level hook.
-        // The browser and real-client suites have their own configs (`npm run test:browser`, `npm run test:clients`).
+        // The browser, real-client and real-CLI suites have their own configs (`npm run test:browser`,
+        // `npm run test:clients`, `npm run test:real-cli`).
         test: {
           name: "shared",
           isolate: false,
           include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "test/browser/**", "test/clients/**", ...mockingFiles],
+          exclude: [...configDefaults.exclude, "test/browser/**", "test/clients/**", "test/real-cli/**", ...mockingFiles],
         },
       },
       { extends: true, test: { name: "isolated", isolate: true, include: mockingFiles.length > 0 ? mockingFiles : ["no-file"] } },

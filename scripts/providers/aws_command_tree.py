@@ -13,7 +13,7 @@ install` runs the CodeDeploy agent installer). A row a generator or a review
 writes for one path must therefore hold for every path the same command class
 is reached at: `same_command_paths` gives them, and `shared_events` lists every
 such name event with a handler of its own that more than one command emits
-(test/unit/policy/aws-shared-command-events.test.ts reviews each).
+(test/real-cli/aws-shared-command-events.test.ts reviews each).
 """
 
 import json

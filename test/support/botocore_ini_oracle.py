@@ -1,4 +1,4 @@
-# The oracle of test/unit/pipeline/identity/ini-dialect-differential.test.ts: how botocore reads AWS config
+# The oracle of test/real-cli/ini-dialect-differential.test.ts: how botocore reads AWS config
 # files (botocore.configloader.load_config: configparser, nested blocks, the profile and services maps).
 # Reads a JSON list of file paths on stdin; answers, per file, its profiles and services sections with nested
 # keys flattened to "key.subkey" (as the JS SDK names them), or null when botocore cannot read the file

@@ -1,4 +1,4 @@
-# The oracle of test/unit/pipeline/identity/urllib-differential.test.ts: CPython's urllib as botocore uses it
+# The oracle of test/real-cli/urllib-differential.test.ts: CPython's urllib as botocore uses it
 # (get_environ_proxies: proxy_bypass_environment on the netloc, then getproxies_environment()[scheme]).
 # Reads JSON cases on stdin: env as an ordered list of [name, value], destinations as [scheme, netloc].
 # Answers per destination: true when SOME environment order gives a proxy. No network: only environment functions.

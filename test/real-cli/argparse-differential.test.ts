@@ -19,13 +19,13 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { canonicalise } from "../../../../src/policy/grammar/canonicalise.js";
-import { compileGrammar, type CompiledGrammar } from "../../../../src/policy/grammar/option-table.js";
-import type { CanonicalArgv, GrammarSpec, OptionSpec } from "../../../../src/policy/grammar/types.js";
-import { azSpec } from "../../../support/grammars.js";
-import { testPython } from "../../../support/test-python.js";
+import { canonicalise } from "../../src/policy/grammar/canonicalise.js";
+import { compileGrammar, type CompiledGrammar } from "../../src/policy/grammar/option-table.js";
+import type { CanonicalArgv, GrammarSpec, OptionSpec } from "../../src/policy/grammar/types.js";
+import { azSpec } from "../support/grammars.js";
+import { testPython } from "../support/test-python.js";
 
-const ORACLE = fileURLToPath(new URL("../../../support/argparse_oracle.py", import.meta.url));
+const ORACLE = fileURLToPath(new URL("../support/argparse_oracle.py", import.meta.url));
 const SEED = 20261130;
 const SAMPLES = 2500;
 

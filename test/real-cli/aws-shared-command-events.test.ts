@@ -15,11 +15,11 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { toGrammarSpec } from "../../../src/config/provider-schema.js";
-import { compilePolicy } from "../../../src/policy/compile.js";
-import { evaluatePolicy } from "../../../src/policy/evaluate.js";
-import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../../support/policy-helpers.js";
-import { testPython } from "../../support/test-python.js";
+import { toGrammarSpec } from "../../src/config/provider-schema.js";
+import { compilePolicy } from "../../src/policy/compile.js";
+import { evaluatePolicy } from "../../src/policy/evaluate.js";
+import { bundledPolicyContext, bundledProviderConfig, ruleList } from "../support/policy-helpers.js";
+import { testPython } from "../support/test-python.js";
 
 /** Each shared name event of the installed CLI, with what its handler attaches and where that is checked. */
 const REVIEWED_SHARED_EVENTS: Readonly<Record<string, string>> = {
@@ -33,8 +33,8 @@ interface CommandTree {
   readonly parent_options: readonly { readonly command: string[]; readonly values: string[]; readonly switches: string[] }[];
 }
 
-const SCRIPT = fileURLToPath(new URL("../../../scripts/providers/aws_command_tree.py", import.meta.url));
-const HELP_ORACLE = fileURLToPath(new URL("../../support/awscli_help_oracle.py", import.meta.url));
+const SCRIPT = fileURLToPath(new URL("../../scripts/providers/aws_command_tree.py", import.meta.url));
+const HELP_ORACLE = fileURLToPath(new URL("../support/awscli_help_oracle.py", import.meta.url));
 // .ci/run exports TORII_TEST_PYTHON: a python3 that can import awscli.
 const PYTHON = testPython();
 const policy = compilePolicy(bundledPolicyContext("aws"), { shared: ruleList([], ["/.*/"]) });

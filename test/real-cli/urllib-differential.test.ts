@@ -9,11 +9,11 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
-import { fc } from "../../../support/property-test.js";
-import { proxyFor } from "../../../../src/pipeline/identity/urllib-proxy.js";
-import { testInterpreter, testPython } from "../../../support/test-python.js";
+import { fc } from "../support/property-test.js";
+import { proxyFor } from "../../src/pipeline/identity/urllib-proxy.js";
+import { testInterpreter, testPython } from "../support/test-python.js";
 
-const ORACLE = fileURLToPath(new URL("../../../support/urllib_oracle.py", import.meta.url));
+const ORACLE = fileURLToPath(new URL("../support/urllib_oracle.py", import.meta.url));
 const PYTHON = testPython();
 // A python that starts has urllib (the standard library): the interpreter the global setup resolved, no probe process.
 const hasPython = testInterpreter() !== undefined;

@@ -11,14 +11,14 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { fc } from "../../../support/property-test.js";
+import { fc } from "../support/property-test.js";
 import { loadSharedConfigFiles } from "@smithy/core/config";
 import { expect, test } from "vitest";
-import { assertSameIniReading, isReadKey } from "../../../../src/pipeline/identity/ini-dialect.js";
-import { tempDirectory } from "../../../support/temp-dirs.js";
-import { testPython } from "../../../support/test-python.js";
+import { assertSameIniReading, isReadKey } from "../../src/pipeline/identity/ini-dialect.js";
+import { tempDirectory } from "../support/temp-dirs.js";
+import { testPython } from "../support/test-python.js";
 
-const ORACLE = fileURLToPath(new URL("../../../support/botocore_ini_oracle.py", import.meta.url));
+const ORACLE = fileURLToPath(new URL("../support/botocore_ini_oracle.py", import.meta.url));
 const PYTHON = testPython();
 const hasBotocore = spawnSync(PYTHON, ["-c", "import botocore.configloader"], { shell: false }).status === 0;
 
