@@ -102,11 +102,12 @@ test("a client that never reads stdout but floods notifications (never held, so 
   onTestFinished(() => killQuietly(pid));
   session.write(["loud-1", "loud-2", "loud-3"].map((id) => callLine(id, "loud", ["x"])).join(""));
   await expect.poll(() => session.stderr().includes("stdout is full (the client is not reading it)"), { timeout: 60_000 }).toBe(true);
-  // Stdin stays busy until the server exits: progress is what stdout takes, not what stdin brings.
-  const notification = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`.repeat(64);
+  // Stdin stays busy until the server exits: progress is what stdout takes, not what stdin brings. A line every
+  // 20 ms is 200 arrivals within the stall period, each of which would restart a watch that counted stdin.
+  const notification = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`;
   const flood = setInterval(() => {
     session.write(notification);
-  }, 5);
+  }, 20);
   const exited = new Promise<number | null>((resolve) => session.child.once("exit", resolve));
   onTestFinished(() => {
     clearInterval(flood);
