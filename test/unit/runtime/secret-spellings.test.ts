@@ -8,6 +8,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { fc, prop } from "../../support/property-test.js";
+import { propertyRuns } from "../../support/property-runs.js";
 import { completed, createRedactor, CUT_TAIL_MARKER, replaceSpans, type Span } from "../../../src/runtime/redaction.js";
 import { characterSpellings } from "../../../src/runtime/secret-forms.js";
 import { SpellingAutomaton } from "../../../src/runtime/spelling-automaton.js";
@@ -89,7 +90,7 @@ describe("every encoder's spelling is masked", () => {
   });
 
   for (const [name, encode] of Object.entries(ENCODERS)) {
-    prop([secretArb, fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })], { numRuns: 150 })(
+    prop([secretArb, fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })], { numRuns: propertyRuns(150) })(
       `${name}: the encoded value never survives`,
       (value, before, after) => {
         const encoded = encode(value);
@@ -100,7 +101,7 @@ describe("every encoder's spelling is masked", () => {
     );
   }
 
-  prop([secretArb, fc.string({ maxLength: 12 })], { numRuns: 150 })("a cut in the middle of an encoding masks the tail", (value, before) => {
+  prop([secretArb, fc.string({ maxLength: 12 })], { numRuns: propertyRuns(150) })("a cut in the middle of an encoding masks the tail", (value, before) => {
     const encoded = goJson(value);
     const cutAt = Math.max(4, Math.floor(encoded.length / 2));
     const out = createRedactor([{ name: "V", value }]).redact(`${before} ${encoded.slice(0, cutAt)}`, { cut: true });
@@ -121,7 +122,7 @@ describe("the DFA search finds what the Pike scan finds", () => {
     "&#",
     "'",
   ];
-  prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 })], { numRuns: 200 })(
+  prop([secretArb, secretArb, fc.array(fc.nat(), { maxLength: 40 })], { numRuns: propertyRuns(200) })(
     "same spans on text made of pieces of two values' spellings",
     (first, second, picks) => {
       const set = spellingSet([compileSpellings(first, "[A]"), compileSpellings(second, "[B]")]);
