@@ -5,13 +5,15 @@
  * runs: a process started for it after such a wrap has a lower pid than the
  * host's. Such a host is stood in for by a process with a higher pid than
  * the marked one and the marked one's start time (no wrap is needed to test
- * what the search looks at). Linux only (/proc).
+ * what the search looks at). The host's mark and every unfinished launch's
+ * are searched for together: one listing of /proc per round, whatever the
+ * number of launches. Linux only (/proc).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, onTestFinished, test } from "vitest";
-import { CALL_MARK_VARIABLE, newCallMark } from "../../../../src/runtime/call-mark.js";
-import { HOST_MARK_VARIABLE, killHostForks, killMarked, type HostIdentity } from "../../../../src/runtime/child-host/host-leftovers.js";
+import { CALL_MARK_VARIABLE, listedProcesses, newCallMark } from "../../../../src/runtime/call-mark.js";
+import { HOST_MARK_VARIABLE, killMarkedLeftovers, type HostIdentity } from "../../../../src/runtime/child-host/host-leftovers.js";
 import { startTimeOf } from "../../../../src/runtime/proc-stat.js";
 
 async function sleeper(env: Record<string, string> = {}): Promise<ChildProcess & { pid: number }> {
@@ -36,7 +38,7 @@ describe.runIf(process.platform === "linux")("a host's leftovers after the pids 
     const program = await sleeper({ [CALL_MARK_VARIABLE]: mark });
     const host = await hostAboveWrap(program);
     const exited = once(program, "exit");
-    expect(killMarked(mark, host)).toEqual([program.pid]);
+    expect(killMarkedLeftovers(host, [mark])).toEqual({ forks: [], byLaunch: [[program.pid]] });
     expect(await exited).toEqual([null, "SIGKILL"]);
   });
 
@@ -45,7 +47,32 @@ describe.runIf(process.platform === "linux")("a host's leftovers after the pids 
     const fork = await sleeper({ [HOST_MARK_VARIABLE]: mark });
     const host = await hostAboveWrap(fork, mark);
     const exited = once(fork, "exit");
-    expect(killHostForks(host)).toEqual([fork.pid]);
+    expect(killMarkedLeftovers(host, [])).toEqual({ forks: [fork.pid], byLaunch: [] });
     expect(await exited).toEqual([null, "SIGKILL"]);
+  });
+
+  test("one listing of /proc per round finds the host's forks and every unfinished launch's processes", async () => {
+    const hostMark = newCallMark("linux") ?? "";
+    const [first, second] = [newCallMark("linux") ?? "", newCallMark("linux") ?? ""];
+    const fork = await sleeper({ [HOST_MARK_VARIABLE]: hostMark });
+    const firstProgram = await sleeper({ [CALL_MARK_VARIABLE]: first });
+    const secondProgram = await sleeper({ [CALL_MARK_VARIABLE]: second });
+    // Another call's process, started since the host: in no list above, so not killed.
+    await sleeper({ [CALL_MARK_VARIABLE]: newCallMark("linux") ?? "" });
+    const host = await hostAboveWrap(fork, hostMark);
+    const exits = [fork, firstProgram, secondProgram].map((child) => once(child, "exit"));
+    let listings = 0;
+    const countedListing = (): readonly number[] => {
+      listings += 1;
+      return listedProcesses();
+    };
+
+    expect(killMarkedLeftovers(host, [first, undefined, second], countedListing)).toEqual({
+      forks: [fork.pid],
+      byLaunch: [[firstProgram.pid], [], [secondProgram.pid]],
+    });
+    // The first round kills all three, the second finds nothing new and ends the search (a search per mark lists /proc twice each).
+    expect(listings).toBe(2);
+    for (const exited of exits) expect(await exited).toEqual([null, "SIGKILL"]);
   });
 });
