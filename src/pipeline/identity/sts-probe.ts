@@ -118,7 +118,7 @@ function assertFileFoundAlike(file: string, label: string): void {
  * in the sections `read` names for its section-scoped rules. An absent file ("") reads alike (no profiles).
  */
 function assertFileReadAlike(text: string, label: string, read: ReadSections): void {
-  assertSameIniReading(text, label, (section) => isReadSection(read, label, section));
+  assertSameIniReading(text, label, (section, sdk) => isReadSection(read, label, section, sdk));
 }
 
 /**
