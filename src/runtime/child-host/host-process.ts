@@ -269,8 +269,9 @@ export class HostProcess {
       reported.add(pending.pid);
       killProcessTree(pending.pid, this.platform);
     }
-    // One search for the host's mark (its forks) and every unfinished launch's. None without an unfinished launch
-    // (the host forks only for one): an idle host's exit lists no /proc.
+    // The host's mark (its forks) first, then every unfinished launch's in one search: a fork read in the middle of its
+    // execve holds neither mark, and its call's by the later search. None without an unfinished launch (the host forks
+    // only for one): an idle host's exit lists no /proc.
     const launchMarks = unfinished.map(([, pending]) => pending.mark);
     const leftovers = unfinished.length === 0 ? { forks: [], byLaunch: [] } : killMarkedLeftovers(this.identity, launchMarks);
     const unreportedChildren = [...children, ...leftovers.forks].filter((pid) => !reported.has(pid));
