@@ -29,7 +29,10 @@
  * ssh-agent does, or a set-user-ID program): only root may read its environ,
  * so the search passes it by (it could still be signalled); one started after
  * the program cycled through the whole pid space
- * during its call (tens of thousands of forks); processes of another user
+ * during its call (tens of thousands of forks); one in the middle of an
+ * `execve` when the search's last round reads it (/proc/<pid>/environ reads
+ * empty from the kernel's switch to the new program's memory until it writes
+ * the environment there); processes of another user
  * (their environ is unreadable, nor could they be signalled); macOS and
  * Windows (no /proc).
  */
