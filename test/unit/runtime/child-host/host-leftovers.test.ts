@@ -78,7 +78,7 @@ describe.runIf(process.platform === "linux")("a host's leftovers after the pids 
     const host = await hostAboveWrap(fork as ChildProcess & { pid: number }, hostMark);
     const exited = once(fork, "exit");
     let listings = 0;
-    const execveAfterTheFirstListing = (): readonly number[] => {
+    const execveAtTheSecondListing = (): readonly number[] => {
       listings += 1;
       if (listings === 2) {
         writeFileSync(go, "go\n");
@@ -90,7 +90,7 @@ describe.runIf(process.platform === "linux")("a host's leftovers after the pids 
       return listedProcesses();
     };
 
-    expect(killMarkedLeftovers(host, [mark], execveAfterTheFirstListing)).toEqual({ forks: [], byLaunch: [[forkPid]] });
+    expect(killMarkedLeftovers(host, [mark], execveAtTheSecondListing)).toEqual({ forks: [], byLaunch: [[forkPid]] });
     expect(await exited).toEqual([null, "SIGKILL"]);
   });
 
