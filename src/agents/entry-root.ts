@@ -13,7 +13,7 @@ import { isInside } from "../config/path-inside.js";
 import { physicalPath } from "../config/physical-path.js";
 
 /** The configuration root an entry sets (`env` or opencode's `environment`), when it is a string. */
-export function entryConfigRoot(entry: unknown): string | undefined {
+function entryConfigRoot(entry: unknown): string | undefined {
   if (typeof entry !== "object" || entry === null) return undefined;
   const { env, environment } = entry as { env?: unknown; environment?: unknown };
   for (const variables of [env, environment]) {

@@ -16,21 +16,29 @@ type RootTest = (folder: string) => boolean;
 
 const hasGit: RootTest = (folder) => existsSync(path.join(folder, ".git"));
 
+/** The working directory and the folders above it that a search covers, nearest first. */
+export type ProjectFolders = (search: ProjectSearch) => readonly string[];
+
 /**
- * The working directory and the folders above it that `search` covers, nearest first.
+ * The folders each search covers from `place`'s working directory. One walk serves every search (a client reads
+ * several project files, opencode four): the folders above are listed once, and the repository root is looked for
+ * once, when a search first needs it.
  *
  * @param isRepositoryRoot injected for tests of other platforms; by default, whether the folder holds `.git`.
  */
-export function projectFolders(place: Place, search: ProjectSearch, isRepositoryRoot: RootTest = hasGit): readonly string[] {
+export function projectFolders(place: Place, isRepositoryRoot: RootTest = hasGit): ProjectFolders {
   const paths = pathsOf(place);
   const chain: string[] = [];
   for (let folder = paths.resolve(place.cwd); ; folder = paths.dirname(folder)) {
     chain.push(folder);
     if (paths.dirname(folder) === folder) break;
   }
-  if (search === "cwd") return chain.slice(0, 1);
-  if (search === "root") return chain;
-  const root = chain.findIndex((folder) => isRepositoryRoot(folder));
-  if (root >= 0) return chain.slice(0, root + 1);
-  return search === "git-root-or-cwd" ? chain.slice(0, 1) : chain;
+  let root: number | undefined;
+  return (search) => {
+    if (search === "cwd") return chain.slice(0, 1);
+    if (search === "root") return chain;
+    root ??= chain.findIndex((folder) => isRepositoryRoot(folder));
+    if (root >= 0) return chain.slice(0, root + 1);
+    return search === "git-root-or-cwd" ? chain.slice(0, 1) : chain;
+  };
 }

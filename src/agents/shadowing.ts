@@ -21,7 +21,7 @@
  * reads (project-folders.ts). An entry among them whose configuration root the
  * agent can write is `unsafe` (entry-root.ts).
  */
-import type { ClientAdapter, EntrySite, ProjectSearch, ToriiLaunch } from "./adapter.js";
+import type { ClientAdapter, EntrySite, ToriiLaunch } from "./adapter.js";
 import { pathsOf, type ConfigScope, type Place } from "./place.js";
 import { readConfigText } from "./config-file.js";
 import { sameValue, valueAt } from "./document-value.js";
@@ -30,7 +30,7 @@ import { chosenConfigFile } from "./config-choice.js";
 import { entryRootInReach } from "./entry-root.js";
 import { formatOf } from "./format.js";
 import { otherToriiInstall } from "./other-install.js";
-import { projectFolders } from "./project-folders.js";
+import { projectFolders, type ProjectFolders } from "./project-folders.js";
 import type { RegistrationState, RegistrationStatus } from "./registration.js";
 
 /**
@@ -44,7 +44,7 @@ export function otherEntrySites(
   client: ClientAdapter,
   scope: ConfigScope,
   place: Place,
-  folders: (search: ProjectSearch) => readonly string[] = (search) => projectFolders(place, search),
+  folders: ProjectFolders = projectFolders(place),
 ): readonly EntrySite[] {
   const paths = pathsOf(place);
   const cwd = paths.resolve(place.cwd);

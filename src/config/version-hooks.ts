@@ -116,19 +116,7 @@ export function unknownHookProblem(manager: EnvFamilyManager, env: Readonly<Reco
   if (!seen.has(key)) {
     // The install's hooks sit beside the manager's real program: a link repointed to another install changes it.
     const realProgram = context.trust.realPath(manager.program) ?? manager.program;
-    seen.set(
-      key,
-      findUnknownHook(manager, hookPathName, hookPath, realProgram, context, {
-        // A call whose pins are remembered relies on what each place lists and each hook holds (observed-trust.ts).
-        observe: (file) => {
-          reliesOn(context.trust, file, true);
-        },
-        // A listing or read that failed for a reason the lstats do not show (too many open files) answers this call only.
-        unreadable: () => {
-          readFailed(context.trust);
-        },
-      }),
-    );
+    seen.set(key, findUnknownHook(manager, hookPathName, hookPath, realProgram, context));
   }
   return seen.get(key);
 }
@@ -136,30 +124,28 @@ export function unknownHookProblem(manager: EnvFamilyManager, env: Readonly<Reco
 /** What each manager was found to run, per search trust: one computation. */
 const problemsSeen = new WeakMap<SearchTrust, Map<string, string | undefined>>();
 
-/** What a look reports as it goes: each path before it is looked at, and each listing or read that failed. */
-interface LookWatch {
-  readonly observe: (target: string) => void;
-  readonly unreadable: () => void;
-}
-
+/**
+ * The look itself. It tells the search trust's observer (observed-trust.ts) each path before it looks at it (a call
+ * whose pins are remembered relies on what each place lists and each hook holds), and each listing or read that failed
+ * for a reason the lstats do not show, such as too many open files (that verdict answers this call only).
+ */
 function findUnknownHook(
   manager: EnvFamilyManager,
   hookPathName: string,
   hookPath: string | undefined,
   realProgram: string,
   context: SearchPathContext,
-  watch: LookWatch,
 ): string | undefined {
-  const { observe } = watch;
-  const places = hookPlaces(manager, hookPathName, hookPath, realProgram, watch);
+  const { trust } = context;
+  const places = hookPlaces(manager, hookPathName, hookPath, realProgram, trust);
   if (typeof places === "string") return places;
   const reach = agentReach(context);
   const shipped = SHIPPED_HOOKS[manager.name] ?? {};
   for (const { directory, label } of places) {
-    observe(directory);
+    reliesOn(trust, directory, true);
     const listed = entriesOf(directory);
     if (listed === undefined) {
-      watch.unreadable();
+      readFailed(trust);
       return `${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
     }
     // A place the agent can write to (in the working directory, or open to others) could gain a hook after this
@@ -181,18 +167,18 @@ function findUnknownHook(
     // Each command's directory by its own name, as the manager opens it (a listing compared by name would miss
     // `Exec/` on a filesystem that ignores case).
     for (const command of SHIM_RUN_COMMANDS) {
-      observe(path.join(directory, command));
+      reliesOn(trust, path.join(directory, command), true);
       const hooks = entriesOf(path.join(directory, command));
       if (hooks === undefined) {
-        watch.unreadable();
+        readFailed(trust);
         return `the ${command} hooks of ${label} cannot be listed, so Torii cannot tell which hooks ${manager.name} runs`;
       }
       if (hooks === NOTHING_THERE) continue;
       for (const name of hooks.filter((each) => each.endsWith(".bash"))) {
         const file = path.join(directory, command, name);
-        observe(file);
+        reliesOn(trust, file, true);
         const digest = sha256Of(file);
-        if (digest === undefined) watch.unreadable();
+        if (digest === undefined) readFailed(trust);
         const known = reach(file, "file") === undefined && shipped[command]?.has(digest ?? "") === true;
         if (!known) {
           return (
@@ -207,13 +193,13 @@ function findUnknownHook(
   return undefined;
 }
 
-/** The places `manager` sources hooks from, in its order, or why they cannot be known. */
+/** The places `manager` sources hooks from, in its order, or why they cannot be known (the plugins listing told to `trust`'s observer). */
 function hookPlaces(
   manager: EnvFamilyManager,
   hookPathName: string,
   hookPath: string | undefined,
   realProgram: string,
-  { observe, unreadable }: LookWatch,
+  trust: SearchTrust,
 ): readonly HookPlace[] | string {
   const { name, root } = manager;
   const places: HookPlace[] = [];
@@ -233,10 +219,10 @@ function hookPlaces(
     places.push({ directory, label: directory });
   }
   const pluginsDirectory = path.join(root, "plugins");
-  observe(pluginsDirectory);
+  reliesOn(trust, pluginsDirectory, true);
   const plugins = entriesOf(pluginsDirectory);
   if (plugins === undefined) {
-    unreadable();
+    readFailed(trust);
     return `${name}'s plugins directory cannot be listed, so Torii cannot tell which hooks ${name} runs`;
   }
   for (const plugin of plugins === NOTHING_THERE ? [] : plugins) {

@@ -29,7 +29,10 @@
  * ssh-agent does, or a set-user-ID program): only root may read its environ,
  * so the search passes it by (it could still be signalled); one started after
  * the program cycled through the whole pid space
- * during its call (tens of thousands of forks); processes of another user
+ * during its call (tens of thousands of forks); one in the middle of an
+ * `execve` when the search's last round reads it (/proc/<pid>/environ reads
+ * empty from the kernel's switch to the new program's memory until it writes
+ * the environment there); processes of another user
  * (their environ is unreadable, nor could they be signalled); macOS and
  * Windows (no /proc).
  */
@@ -81,32 +84,71 @@ export interface MarkedChild {
   readonly startedAt: number;
 }
 
+/** One mark to search for: the variable that holds it and its value. */
+export interface Mark {
+  readonly variable: string;
+  readonly value: string;
+}
+
 /** Where a search looks, when not at the launcher's defaults. */
 export interface MarkSearch {
-  /** The variable that holds the mark: the call's (the default), or the child host's own (child-host/host-leftovers.ts). */
-  readonly variable?: string;
   /**
    * Every listed process rather than the pids handed out since the child's: a child host lives across many calls,
    * and the pids may have wrapped past its own while it ran (a process started for it since may have a lower pid).
    */
   readonly everyProcess?: boolean;
+  /** Lists the processes in /proc (`listedProcesses`; a test counts the listings through it). */
+  readonly listProcesses?: () => readonly number[];
 }
 
 /**
- * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds `mark`;
+ * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds the call's `mark`;
  * returns their pids. Reads only the pids handed out since the child's (see above), unless told otherwise.
  */
 export function killMarkedProcesses(mark: string, child: MarkedChild, search: MarkSearch = {}): number[] {
-  const needle = Buffer.from(`${search.variable ?? CALL_MARK_VARIABLE}=${mark}`);
-  const candidates = search.everyProcess === true ? listedProcesses : () => pidsSince(child.pid, lastPidHandedOut(), listedProcesses);
-  const killed: number[] = [];
+  const callMark = { variable: CALL_MARK_VARIABLE, value: mark };
+  return killProcessesMarkedWith([callMark], child, search).get(callMark) ?? [];
+}
+
+/**
+ * SIGKILLs every process but this one, started no earlier than `child`, whose environment holds any of `marks`, in one
+ * search (each process's files are read once per round, whatever the number of marks); returns, for each of `marks`, the
+ * pids of the processes that held it (a process that held two is under both).
+ */
+export function killProcessesMarkedWith(marks: readonly Mark[], child: MarkedChild, search: MarkSearch = {}): Map<Mark, number[]> {
+  const entries = markEntries(marks);
+  const listProcesses = search.listProcesses ?? listedProcesses;
+  const candidates = search.everyProcess === true ? listProcesses : () => pidsSince(child.pid, lastPidHandedOut(), listProcesses);
+  const killedBy = marks.map((): number[] => []);
+  const killed = new Set<number>();
   for (let round = 0; round < ROUNDS; round += 1) {
-    // A process killed in an earlier round may not have died yet: it is not counted again.
-    const found = killRound(needle, child, candidates()).filter((pid) => !killed.includes(pid));
-    killed.push(...found);
-    if (found.length === 0) break;
+    let found = false;
+    for (const { pid, held } of killRound(entries, child, candidates())) {
+      // A process killed in an earlier round may not have died yet: it is not counted again.
+      if (killed.has(pid)) continue;
+      killed.add(pid);
+      found = true;
+      for (const index of held) killedBy[index]?.push(pid);
+    }
+    if (!found) break;
   }
-  return killed;
+  return new Map(marks.map((mark, index) => [mark, killedBy[index] ?? []]));
+}
+
+/** The environment entries searched for (`VARIABLE=value`), each with the indexes of the marks it stands for. */
+interface MarkEntries {
+  readonly indexes: ReadonlyMap<string, readonly number[]>;
+  /** The entries' lengths in bytes: an entry of another length is not decoded. */
+  readonly lengths: ReadonlySet<number>;
+}
+
+function markEntries(marks: readonly Mark[]): MarkEntries {
+  const indexes = new Map<string, number[]>();
+  marks.forEach(({ variable, value }, index) => {
+    const entry = `${variable}=${value}`;
+    indexes.set(entry, [...(indexes.get(entry) ?? []), index]);
+  });
+  return { indexes, lengths: new Set([...indexes.keys()].map((entry) => Buffer.byteLength(entry))) };
 }
 
 /**
@@ -150,19 +192,20 @@ export function listedProcesses(): readonly number[] {
   }
 }
 
-function killRound(needle: Buffer, child: MarkedChild, candidates: readonly number[]): number[] {
-  const killed: number[] = [];
+function killRound(entries: MarkEntries, child: MarkedChild, candidates: readonly number[]): { pid: number; held: readonly number[] }[] {
+  const killed: { pid: number; held: readonly number[] }[] = [];
   for (const pid of candidates) {
     if (pid === process.pid || statSync(`/proc/${String(pid)}`, { throwIfNoEntry: false }) === undefined) continue;
     const entry = String(pid);
     // A process already running when the child started cannot be its descendant (a pid reused after a wrap).
     if ((startTimeOf(entry) ?? -1) < child.startedAt) continue;
-    if (!environmentHolds(entry, needle)) continue;
+    const held = marksHeld(entry, entries);
+    if (held.length === 0) continue;
     // A thread's id opens /proc/<tid> too (its process's environment): its process is counted by its own pid.
     if (!leadsItsThreadGroup(entry)) continue;
     try {
       process.kill(pid, "SIGKILL");
-      killed.push(pid);
+      killed.push({ pid, held });
     } catch {
       // Gone meanwhile, or not ours to signal.
     }
@@ -179,17 +222,21 @@ function leadsItsThreadGroup(pid: string): boolean {
   }
 }
 
-function environmentHolds(pid: string, needle: Buffer): boolean {
+/** The indexes of the marks whose whole entry (between NULs) is in the process's initial environment. */
+function marksHeld(pid: string, entries: MarkEntries): number[] {
   let environ: Buffer;
   try {
     environ = readFileSync(`/proc/${pid}/environ`);
   } catch {
-    return false;
+    return [];
   }
-  for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
-    const end = at + needle.length;
-    // The whole entry: at the start of the block or after a NUL, and ending there.
-    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return true;
+  const held = new Set<number>();
+  for (let start = 0; start < environ.length;) {
+    const nul = environ.indexOf(0, start);
+    const end = nul === -1 ? environ.length : nul;
+    // Latin-1 maps each byte to one character, so only the entry's exact (ASCII) bytes decode to it.
+    if (entries.lengths.has(end - start)) for (const index of entries.indexes.get(environ.toString("latin1", start, end)) ?? []) held.add(index);
+    start = end + 1;
   }
-  return false;
+  return [...held];
 }

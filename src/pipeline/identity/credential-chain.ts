@@ -34,10 +34,8 @@ export interface CredentialChain {
   readonly sso: IniSection | undefined;
   /** The section whose `credential_source` is `Ec2InstanceMetadata`, if any. */
   readonly metadata: IniSection | undefined;
-  /** The section whose `credential_process` gives the chain's source credentials, if any. */
-  readonly process: IniSection | undefined;
-  /** The profile of that section (for messages). */
-  readonly processProfile: string | undefined;
+  /** The `credential_process` that gives the chain's source credentials, if any, and the profile that names it (for messages). */
+  readonly process: { readonly command: string; readonly profile: string } | undefined;
   /** Whether a role (`role_arn` with `source_profile` or `credential_source`) is assumed above the source. */
   readonly underRole: boolean;
 }
@@ -152,7 +150,7 @@ function assertNoSourceProfileCycle(links: SourceProfileLinks, name: string): vo
 export function credentialChainOf(sectionOf: (profile: string) => IniSection, name: string, links: SourceProfileLinks): CredentialChain {
   assertNoSourceProfileCycle(links, name);
   let underRole = false;
-  const none = { sso: undefined, metadata: undefined, process: undefined, processProfile: undefined };
+  const none = { sso: undefined, metadata: undefined, process: undefined };
   // Each profile after the first is the source_profile of the one before: a role's, the only link followed below.
   for (const current of links.profiles) {
     const data = sectionOf(current);
@@ -171,7 +169,9 @@ export function credentialChainOf(sectionOf: (profile: string) => IniSection, na
       );
     }
     if (sources[0] === "sso_*") return { ...none, sso: data, underRole };
-    if (sources[0] === "credential_process") return { ...none, process: data, processProfile: current, underRole };
+    if (data.credential_process !== undefined && sources[0] === "credential_process") {
+      return { ...none, process: { command: data.credential_process, profile: current }, underRole };
+    }
     if (sources[0] !== "role_arn") return { ...none, underRole };
     // The SDK asks an MFA code callback the probe cannot give, and the CLI's own cache (~/.aws/cli/cache) is
     // not the SDK's: such a role would only ever fail as "log in again", which cannot help.

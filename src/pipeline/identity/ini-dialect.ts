@@ -60,6 +60,18 @@ import type { IniSection } from "./sts-endpoint.js";
 const SDK_PREFIXED = /^([\w-]+)\s(["'])?([\w\-@+.%:/]+)\2$/u;
 const PREFIXES = ["profile", "sso-session", "services"];
 
+/** A header's text as the SDK's prefixed pattern reads it: `profile "p"` is prefix `profile`, name `p`. */
+export interface SdkSection {
+  readonly prefix: string;
+  readonly name: string;
+}
+
+/** How the SDK reads the text between a header's brackets as a prefixed section; undefined when its pattern does not match. */
+function sdkSection(section: string): SdkSection | undefined {
+  const match = SDK_PREFIXED.exec(section);
+  return match === null ? undefined : { prefix: match[1] ?? "", name: match[3] ?? "" };
+}
+
 /**
  * The keys botocore's credential, region and endpoint resolution reads (and
  * the prefixes of families of them), where `""` and absent may differ.
@@ -133,22 +145,20 @@ export function sectionsReadFor(sectionOf: (profile: string) => IniSection, link
  * Whether the section headed `[section]` in the `label` file is one of `read`:
  * in the config file as the SDK files it (`[profile p]`, `[default]`,
  * `[sso-session s]`, `[services s]`), in the credentials file by its plain name.
+ * `sdk` is `sdkSection(section)`, read once per header by the caller.
  */
-export function isReadSection(read: ReadSections, label: string, section: string): boolean {
-  const prefixed = SDK_PREFIXED.exec(section);
-  if (label !== "config") return read.profiles.has(section) || (prefixed !== null && read.profiles.has(`${prefixed[1] ?? ""}.${prefixed[3] ?? ""}`));
+export function isReadSection(read: ReadSections, label: string, section: string, sdk: SdkSection | undefined): boolean {
+  if (label !== "config") return read.profiles.has(section) || (sdk !== undefined && read.profiles.has(`${sdk.prefix}.${sdk.name}`));
   if (section === "default") return read.profiles.has("default");
-  const name = prefixed?.[3] ?? "";
-  if (prefixed?.[1] === "profile") return read.profiles.has(name);
-  if (prefixed?.[1] === "sso-session") return read.ssoSessions.has(name);
-  if (prefixed?.[1] === "services") return read.services.has(name);
+  if (sdk?.prefix === "profile") return read.profiles.has(sdk.name);
+  if (sdk?.prefix === "sso-session") return read.ssoSessions.has(sdk.name);
+  if (sdk?.prefix === "services") return read.services.has(sdk.name);
   return false;
 }
 
-/** The prefix (`profile`, `sso-session`, `services`) the SDK reads `[section]` under, if it reads one. */
-function knownPrefixOf(section: string): string | undefined {
-  const prefix = SDK_PREFIXED.exec(section)?.[1];
-  return prefix !== undefined && PREFIXES.includes(prefix) ? prefix : undefined;
+/** Whether the SDK files the section under one of its prefixes (`profile`, `sso-session`, `services`). */
+function hasKnownPrefix(sdk: SdkSection | undefined): sdk is SdkSection {
+  return sdk !== undefined && PREFIXES.includes(sdk.prefix);
 }
 
 /**
@@ -157,23 +167,21 @@ function knownPrefixOf(section: string): string | undefined {
  * SDK keeps the later one's keys, botocore a profile and a session apart); a section the SDK does not file by a
  * prefix keeps its own text, apart from the prefixed names.
  */
-function sdkFiledName(section: string, label: string): string {
-  const prefixed = SDK_PREFIXED.exec(section);
-  const prefix = knownPrefixOf(section);
-  if (prefix === undefined) return section === "default" ? "default" : `[${section}]`;
-  const name = prefixed?.[3] ?? "";
-  return label === "config" && prefix === "profile" ? name : `${prefix}.${name}`;
+function sdkFiledName(section: string, sdk: SdkSection | undefined, label: string): string {
+  if (!hasKnownPrefix(sdk)) return section === "default" ? "default" : `[${section}]`;
+  return label === "config" && sdk.prefix === "profile" ? sdk.name : `${sdk.prefix}.${sdk.name}`;
 }
 
 /**
  * Refuses `text` (an AWS config or credentials file, `label` naming which)
  * when botocore and the SDK would read it differently (see above); the
  * section-scoped rules apply to the sections `isResolved` takes (by the text
- * between the brackets), every section when not given.
+ * between the brackets, and that text as the SDK reads it), every section when
+ * not given.
  *
  * @throws ProbeRefusal with code IniDialectNotSupported.
  */
-export function assertSameIniReading(text: string, label: string, isResolved: (section: string) => boolean = () => true): void {
+export function assertSameIniReading(text: string, label: string, isResolved: (section: string, sdk: SdkSection | undefined) => boolean = () => true): void {
   let section: string | undefined;
   /** Whether the current section is one the probe resolves; keys before any section fail the CLI (no header). */
   let resolved = false;
@@ -224,19 +232,20 @@ export function assertSameIniReading(text: string, label: string, isResolved: (s
       if (inlineComment) refuse(number, "an inline comment (put comments on their own line)");
       if (!stripped.endsWith("]")) refuse(number, "text after a section header");
       section = stripped.slice(1, -1);
-      resolved = isResolved(section);
+      const sdk = sdkSection(section);
+      resolved = isResolved(section, sdk);
       if (section === "DEFAULT") refuse(number, "a [DEFAULT] section (configparser gives its keys to every section)");
       // botocore takes any section starting with a prefix (then shlex-splits it); the SDK only its exact pattern.
       const prefix = PREFIXES.find((candidate) => section?.startsWith(candidate));
-      if (prefix !== undefined && SDK_PREFIXED.exec(section)?.[1] !== prefix) refuse(number, `a section header spelt other than \`[${prefix} name]\``);
+      if (prefix !== undefined && sdk?.prefix !== prefix) refuse(number, `a section header spelt other than \`[${prefix} name]\``);
       // The SDK files the credentials file's `[profile x]` as profile `profile.x`, botocore as profile `profile x`.
-      if (label !== "config" && knownPrefixOf(section) !== undefined) {
+      if (label !== "config" && hasKnownPrefix(sdk)) {
         refuseInResolved(
           number,
           "a prefixed section header in the credentials file (botocore and the SDK file it under different profile names): write `[name]`",
         );
       }
-      const filed = sdkFiledName(section, label);
+      const filed = sdkFiledName(section, sdk, label);
       if (seen.has(filed))
         refuse(
           number,

@@ -118,7 +118,7 @@ function assertFileFoundAlike(file: string, label: string): void {
  * in the sections `read` names for its section-scoped rules. An absent file ("") reads alike (no profiles).
  */
 function assertFileReadAlike(text: string, label: string, read: ReadSections): void {
-  assertSameIniReading(text, label, (section) => isReadSection(read, label, section));
+  assertSameIniReading(text, label, (section, sdk) => isReadSection(read, label, section, sdk));
 }
 
 /**
@@ -238,12 +238,12 @@ async function probeSnapshot(inputs: StsProbeInputs, snapshot: ReadonlyMap<strin
   assertFileReadAlike(snapshot.get(inputs.configFile) ?? "", "config", read);
   assertFileReadAlike(snapshot.get(inputs.credentialsFile) ?? "", "credentials", read);
   const profile = sectionOf(inputs.profile);
-  const { sso, metadata, process: credentialProcess, processProfile, underRole } = credentialChainOf(sectionOf, inputs.profile, links);
+  const { sso, metadata, process: credentialProcess, underRole } = credentialChainOf(sectionOf, inputs.profile, links);
   // The chain's credential_process, as the CLI would start it, in the child's environment and place
   // (process-program.ts), before any runs. A section the chain reaches that names one beside another source was
   // refused above (the two readers rank a section's sources differently); one past the chain's source is read by neither.
-  if (credentialProcess?.credential_process !== undefined)
-    planCredentialProcess(credentialProcess.credential_process, `AWS profile ${printable(processProfile ?? inputs.profile)}`, inputs.processEnv, inputs.place);
+  if (credentialProcess !== undefined)
+    planCredentialProcess(credentialProcess.command, `AWS profile ${printable(credentialProcess.profile)}`, inputs.processEnv, inputs.place);
   const services: IniSection = profile.services === undefined ? {} : (files.configFile[`services.${profile.services}`] ?? {});
   const route = stsRouteOf(inputs, profile, services);
   // STS, SSO and instance metadata share no proxy with the CLI: the probe's transport (the handler below:

@@ -20,9 +20,16 @@
  *   The host is started with a mark of its own in its environment (its only
  *   variable, which it never reads; the server draws it): whatever holds that
  *   mark but the host is such a fork, and is killed, whether the host died or
- *   was given up. That search runs before the call marks' (a fork that
- *   executes the program meanwhile carries the call's mark by then), and a
- *   host that is gone forks nothing more.
+ *   was given up. That search runs to its end before the call marks' one: a
+ *   fork read while it executes its program holds neither mark (from the
+ *   kernel's switch to the new memory until it writes the program's
+ *   environment, /proc/<pid>/environ reads empty), and it holds its call's
+ *   by the time the later search reads it again (not found: one whose
+ *   `execve` stalls in that stretch through both searches, on a page fault
+ *   from a slow file system say). Searched for together, the marks read such
+ *   a fork once in a round that may be the last. A host that is gone forks
+ *   nothing more. The unfinished launches' marks are searched for together
+ *   (one listing of /proc per round, whatever their number).
  * - A host that is given up while it still runs is stopped first (SIGSTOP: it
  *   starts nothing more) and its children are killed, with their groups,
  *   before the host is (a child that replaced its environment at its own
@@ -32,13 +39,14 @@
  * the host (by start time), not only the pids handed out since the host's as
  * the launcher's search at a program's exit does: a host lives across many
  * calls, and the pids may have wrapped past its own while it ran. Only this
- * rare path pays for the listing.
+ * rare path pays for the listing, and one search of the call marks serves any
+ * number of unfinished launches.
  *
  * macOS and Windows have no /proc: a reported launch's group (Windows: its
  * tree) is killed as before, and the error of an unreported one says the
  * process may have started and could not be found.
  */
-import { killMarkedProcesses, listedProcesses, newCallMark, type MarkedChild } from "../call-mark.js";
+import { CALL_MARK_VARIABLE, killProcessesMarkedWith, listedProcesses, newCallMark, type Mark } from "../call-mark.js";
 import { parentOf, startTimeOf } from "../proc-stat.js";
 
 /** The variable that holds the host's own mark in its environment (Linux). */
@@ -62,13 +70,6 @@ export function hostIdentity(pid: number | undefined, platform: NodeJS.Platform,
   if (platform !== "linux" || pid === undefined) return undefined;
   const startedAt = startTimeOf(String(pid));
   return startedAt === undefined ? undefined : { pid, startedAt, mark };
-}
-
-/** SIGKILLs the host's forks that do not yet run their program (they hold the host's mark); returns their pids. */
-export function killHostForks(host: HostIdentity | undefined): number[] {
-  if (host?.mark === undefined) return [];
-  const search = { variable: HOST_MARK_VARIABLE, everyProcess: true };
-  return killMarkedProcesses(host.mark, { pid: host.pid, startedAt: host.startedAt }, search).filter((pid) => pid !== host.pid);
 }
 
 /**
@@ -101,9 +102,35 @@ export function stopHostAndKillChildren(host: HostIdentity | undefined): number[
   return killed;
 }
 
-/** SIGKILLs the processes started since the host that carry `mark` (Linux); returns their pids. */
-export function killMarked(mark: string | undefined, host: HostIdentity | undefined): number[] {
-  if (mark === undefined || host === undefined) return [];
-  const since: MarkedChild = { pid: host.pid, startedAt: host.startedAt };
-  return killMarkedProcesses(mark, since, { everyProcess: true });
+/** What the searches of the marks killed: the host's forks, and for each unfinished launch the processes carrying its mark. */
+export interface MarkedLeftovers {
+  readonly forks: readonly number[];
+  readonly byLaunch: readonly (readonly number[])[];
+}
+
+/**
+ * SIGKILLs (Linux) the processes started since the host that hold its mark (its forks that do not yet run their program;
+ * not the host itself), then, in one search, those that hold one of `launchMarks` (the unfinished launches': their
+ * programs and the descendants that kept their environment). The host's mark is searched for first and on its own: a
+ * fork in the middle of its `execve` holds neither mark when read, and its call's when read again later (see above).
+ * `byLaunch` follows `launchMarks` (nothing for an undefined mark). Nothing off Linux. `listProcesses` lists /proc (a
+ * test counts the listings, and stands a fork's `execve` between the searches).
+ */
+export function killMarkedLeftovers(
+  host: HostIdentity | undefined,
+  launchMarks: readonly (string | undefined)[],
+  listProcesses: () => readonly number[] = listedProcesses,
+): MarkedLeftovers {
+  if (host === undefined) return { forks: [], byLaunch: launchMarks.map(() => []) };
+  const search = { everyProcess: true, listProcesses };
+  // The host's mark first, its search run to its end (see above); then every launch's, in one search.
+  const hostMark = host.mark === undefined ? undefined : { variable: HOST_MARK_VARIABLE, value: host.mark };
+  const forks = hostMark === undefined ? [] : (killProcessesMarkedWith([hostMark], host, search).get(hostMark) ?? []);
+  const launches = launchMarks.map((value) => (value === undefined ? undefined : { variable: CALL_MARK_VARIABLE, value }));
+  const marks = launches.filter((mark): mark is Mark => mark !== undefined);
+  const killed = marks.length === 0 ? new Map<Mark, number[]>() : killProcessesMarkedWith(marks, host, search);
+  return {
+    forks: forks.filter((pid) => pid !== host.pid),
+    byLaunch: launches.map((mark) => (mark === undefined ? [] : (killed.get(mark) ?? []))),
+  };
 }

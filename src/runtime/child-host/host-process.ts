@@ -17,7 +17,7 @@ import { DEFAULT_KILL_GRACE_MS, killProcessTree, LaunchError, redactResult, type
 import { newCallMark } from "../call-mark.js";
 import { NO_REDACTION } from "../redaction.js";
 import { MAX_TIMER_MS, SYSTEM_TIMERS, type CancelTimer, type Timers } from "../timers.js";
-import { hostIdentity, hostMarkEntry, killHostForks, killMarked, stopHostAndKillChildren, type HostIdentity } from "./host-leftovers.js";
+import { hostIdentity, hostMarkEntry, killMarkedLeftovers, stopHostAndKillChildren, type HostIdentity } from "./host-leftovers.js";
 import { HOST_V8_FLAGS } from "./host-tiering.js";
 import { ChildHostError, hostRequest, parseFromHost, type FromHost, type ToHost } from "./protocol.js";
 
@@ -262,16 +262,22 @@ export class HostProcess {
     // A host that still runs (given up, or broken) is stopped and its children killed before it is.
     const children = this.child.exitCode === null && this.child.signalCode === null ? stopHostAndKillChildren(this.identity) : [];
     this.child.kill("SIGKILL");
+    const unfinished = [...this.pending];
     const reported = new Set<number>();
-    for (const pending of this.pending.values()) if (pending.pid !== undefined) reported.add(pending.pid);
-    // Before the call marks' search: a fork that executes its program meanwhile holds its call's mark by then.
-    // None without an unfinished launch (the host forks only for one): an idle host's exit lists no /proc.
-    const forks = this.pending.size === 0 ? [] : killHostForks(this.identity);
-    const unreportedChildren = [...children, ...forks].filter((pid) => !reported.has(pid));
-    for (const [id, pending] of this.pending) {
+    for (const [, pending] of unfinished) {
+      if (pending.pid === undefined) continue;
+      reported.add(pending.pid);
+      killProcessTree(pending.pid, this.platform);
+    }
+    // The host's mark (its forks) first, then every unfinished launch's in one search: a fork read in the middle of its
+    // execve holds neither mark, and its call's by the later search. None without an unfinished launch (the host forks
+    // only for one): an idle host's exit lists no /proc.
+    const launchMarks = unfinished.map(([, pending]) => pending.mark);
+    const leftovers = unfinished.length === 0 ? { forks: [], byLaunch: [] } : killMarkedLeftovers(this.identity, launchMarks);
+    const unreportedChildren = [...children, ...leftovers.forks].filter((pid) => !reported.has(pid));
+    for (const [index, [id, pending]] of unfinished.entries()) {
       this.finish(id, pending);
-      if (pending.pid !== undefined) killProcessTree(pending.pid, this.platform);
-      const marked = killMarked(pending.mark, this.identity).filter((pid) => pid !== pending.pid);
+      const marked = (leftovers.byLaunch[index] ?? []).filter((pid) => pid !== pending.pid);
       if (pending.pid !== undefined) {
         const more = marked.length === 0 ? "" : `, and ${processes(marked.length)} carrying the call's mark`;
         pending.run.reject(new ChildHostError(`${reason} during the call; its process group was killed${more}, nothing of it is left running`));

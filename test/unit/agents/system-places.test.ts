@@ -58,12 +58,24 @@ describe("parent folders", () => {
   const repositoryAt = (root: string) => (folder: string) => folder === root;
 
   test("each client's search, nearest first", () => {
-    expect(projectFolders(LINUX, "cwd")).toEqual(["/home/ann/work/proj"]);
-    expect(projectFolders(LINUX, "root")).toEqual(["/home/ann/work/proj", "/home/ann/work", "/home/ann", "/home", "/"]);
-    expect(projectFolders(LINUX, "git-root-or-cwd", repositoryAt("/home/ann/work"))).toEqual(["/home/ann/work/proj", "/home/ann/work"]);
-    expect(projectFolders(LINUX, "git-root-or-cwd", () => false)).toEqual(["/home/ann/work/proj"]);
-    expect(projectFolders(LINUX, "git-root-or-root", () => false)).toHaveLength(5);
-    expect(projectFolders(WINDOWS, "root")).toEqual(["C:\\work\\proj", "C:\\work", "C:\\"]);
+    expect(projectFolders(LINUX)("cwd")).toEqual(["/home/ann/work/proj"]);
+    expect(projectFolders(LINUX)("root")).toEqual(["/home/ann/work/proj", "/home/ann/work", "/home/ann", "/home", "/"]);
+    expect(projectFolders(LINUX, repositoryAt("/home/ann/work"))("git-root-or-cwd")).toEqual(["/home/ann/work/proj", "/home/ann/work"]);
+    expect(projectFolders(LINUX, () => false)("git-root-or-cwd")).toEqual(["/home/ann/work/proj"]);
+    expect(projectFolders(LINUX, () => false)("git-root-or-root")).toHaveLength(5);
+    expect(projectFolders(WINDOWS)("root")).toEqual(["C:\\work\\proj", "C:\\work", "C:\\"]);
+  });
+
+  test("one walk serves every search: each folder is asked once whether it is a repository's root", () => {
+    const asked: string[] = [];
+    const search = projectFolders(LINUX, (folder) => {
+      asked.push(folder);
+      return folder === "/home/ann";
+    });
+    // opencode's four project files (each up to the repository root), then Codex's.
+    for (let file = 0; file < 4; file += 1) expect(search("git-root-or-root")).toEqual(["/home/ann/work/proj", "/home/ann/work", "/home/ann"]);
+    expect(search("git-root-or-cwd")).toEqual(["/home/ann/work/proj", "/home/ann/work", "/home/ann"]);
+    expect(asked).toEqual(["/home/ann/work/proj", "/home/ann/work", "/home/ann"]);
   });
 
   test("a parent's project file outranks the user's entry, but not the working directory's project registration", () => {

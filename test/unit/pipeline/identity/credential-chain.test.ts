@@ -1,5 +1,5 @@
 /**
- * credentialChainOf's answers besides its refusals: which section's
+ * credentialChainOf's answers besides its refusals: which profile's
  * credential_process gives the source credentials (its program must not run
  * from the working directory) and whether a role sits on top (then the role's
  * ARN fixes the account, and a success may be remembered).
@@ -20,11 +20,11 @@ const sectionOf = (name: string): IniSection => sections[name] ?? {};
 const chainOf = (name: string): CredentialChain => credentialChainOf(sectionOf, name, sourceProfileLinks(sectionOf, name));
 
 describe("credentialChainOf: the source and the role above it", () => {
-  test("a credential_process profile: its section, no role above", () => {
-    expect(chainOf("proc")).toMatchObject({ process: sections.proc, underRole: false });
+  test("a credential_process profile: its command and profile, no role above", () => {
+    expect(chainOf("proc")).toMatchObject({ process: { command: "/usr/local/bin/creds", profile: "proc" }, underRole: false });
   });
-  test("a role whose source_profile runs a credential_process: the process's section, under a role", () => {
-    expect(chainOf("role")).toMatchObject({ process: sections.proc, processProfile: "proc", underRole: true });
+  test("a role whose source_profile runs a credential_process: the process's command and profile, under a role", () => {
+    expect(chainOf("role")).toMatchObject({ process: { command: "/usr/local/bin/creds", profile: "proc" }, underRole: true });
   });
   test("static keys, alone or under a role: no process", () => {
     expect(chainOf("keys")).toMatchObject({ process: undefined, underRole: false });
