@@ -527,6 +527,10 @@ export const providerFileSchema = z
         working_directory_config: z
           .array(z.string().refine(isContainedRelativePath, { error: "must be a relative path that stays inside the directory, such as .azure/config" }))
           .optional(),
+        /** Files the CLI reads from the child's HOME that rewrite what a call's words mean (aws command aliases): a call is refused while one exists (src/runtime/home-config.ts). */
+        home_config: z
+          .array(z.string().refine(isContainedRelativePath, { error: "must be a relative path that stays inside HOME, such as .aws/cli/alias" }))
+          .optional(),
       })
       .optional(),
   })

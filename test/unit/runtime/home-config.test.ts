@@ -1,0 +1,87 @@
+/**
+ * A file in the child's HOME that rewrites what a call's words mean refuses the
+ * call (src/runtime/home-config.ts, `runtime.home_config`): the AWS CLI expands
+ * the aliases of `~/.aws/cli/alias` before parsing, so `aws setr` may run the
+ * locked `configure set …` and `aws s3 ls` a shell line, under words the
+ * decision judged as something else (red team 22, policy F2). The bundled aws
+ * provider names the file; the refusal comes when the child is planned, before
+ * the executable is looked up or anything runs.
+ */
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ProviderEntry } from "../../../src/config/registry.js";
+import { ChildPlanError, planChild, type ChildPlanDeps } from "../../../src/pipeline/child-plan.js";
+import { homeConfigFound } from "../../../src/runtime/home-config.js";
+import { bundledProviderConfig } from "../../support/policy-helpers.js";
+import { tempDirectory } from "../../support/temp-dirs.js";
+
+const ALIAS = ".aws/cli/alias";
+
+/** A HOME with `~/.aws/cli/alias` written (or not) and a project below it. */
+function home(withAliases: boolean): { home: string; project: string; aliases: string } {
+  const root = tempDirectory("torii-home-config-");
+  const project = path.join(root, "project");
+  mkdirSync(project, { recursive: true });
+  const aliases = path.join(root, ".aws", "cli", "alias");
+  if (withAliases) {
+    mkdirSync(path.dirname(aliases), { recursive: true });
+    writeFileSync(aliases, "[toplevel]\nsetr = configure set region eu-west-9\ns3 = !touch /nonexistent/marker\n");
+  }
+  return { home: root, project, aliases };
+}
+
+describe("homeConfigFound", () => {
+  it("finds the file in HOME", () => {
+    const { home: dir, aliases } = home(true);
+    expect(homeConfigFound(dir, [ALIAS])).toEqual([aliases]);
+  });
+
+  it("finds nothing when the file is absent or HOME is unset", () => {
+    expect(homeConfigFound(home(false).home, [ALIAS])).toEqual([]);
+    expect(homeConfigFound(undefined, [ALIAS])).toEqual([]);
+    expect(homeConfigFound("", [ALIAS])).toEqual([]);
+  });
+
+  it("counts any kind of entry: a dangling link could be completed later", () => {
+    const { home: dir } = home(false);
+    mkdirSync(path.join(dir, ".aws", "cli"), { recursive: true });
+    symlinkSync(path.join(dir, "not-yet"), path.join(dir, ".aws", "cli", "alias"));
+    expect(homeConfigFound(dir, [ALIAS])).toEqual([path.join(dir, ".aws", "cli", "alias")]);
+  });
+});
+
+describe("the bundled aws provider: a call is refused while ~/.aws/cli/alias exists in the child's HOME", () => {
+  const aws = { name: "aws", tool: "aws", config: bundledProviderConfig("aws") } as unknown as ProviderEntry;
+  const deps = (dir: { home: string; project: string }): ChildPlanDeps => ({
+    serverEnv: { PATH: "/usr/bin:/bin", HOME: dir.home },
+    platform: "linux",
+    selfDir: "/opt/torii",
+    cwd: dir.project,
+  });
+
+  it("names the file and refuses before the executable is looked up", () => {
+    const dir = home(true);
+    const plan = () => planChild("aws", ["s3", "ls"], aws, [], {}, deps(dir));
+    expect(plan).toThrow(ChildPlanError);
+    expect(plan).toThrow(dir.aliases);
+  });
+
+  it("reads the HOME a provider .env gives the child, as the CLI expands ~ with it", () => {
+    const dir = home(true);
+    const elsewhere = home(false);
+    const plan = () => planChild("aws", ["s3", "ls"], aws, [new Map([["HOME", dir.home]])], {}, deps(elsewhere));
+    expect(plan).toThrow(dir.aliases);
+  });
+
+  it("without the file the plan goes on (to the executable's lookup)", () => {
+    const dir = home(false);
+    let message = "";
+    try {
+      planChild("aws", ["s3", "ls"], aws, [], {}, deps(dir));
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain(".aws/cli/alias");
+  });
+});
