@@ -85,3 +85,16 @@ describe("the bundled aws provider: a call is refused while ~/.aws/cli/alias exi
     expect(message).not.toContain(".aws/cli/alias");
   });
 });
+
+describe("the bundled az provider: a call is refused while the alias extension's table exists in the child's HOME", () => {
+  it("names ~/.azure/alias", () => {
+    const root = tempDirectory("torii-home-config-az-");
+    const project = path.join(root, "project");
+    mkdirSync(path.join(root, ".azure"), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(path.join(root, ".azure", "alias"), "[ac]\ncommand = account\n");
+    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
+    const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
+    expect(() => planChild("az", ["ac", "list"], az, [], {}, deps)).toThrow(path.join(root, ".azure", "alias"));
+  });
+});
