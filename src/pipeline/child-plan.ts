@@ -10,11 +10,11 @@ import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
 import { searchTrust } from "../config/search-trust.js";
 import { pinVersionManagers, VersionPinError, type PinnedChild } from "../config/version-pin.js";
-import { accountName } from "../runtime/account-name.js";
+import { accountHome, accountName } from "../runtime/account-name.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveRemembered } from "./remembered-executable.js";
-import { homeConfigFound } from "../runtime/home-config.js";
+import { homeConfigFound, pythonHomes } from "../runtime/home-config.js";
 import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
@@ -146,7 +146,11 @@ function refuseWorkingDirectoryConfig(command: string, provider: ProviderEntry, 
  * decision judged as something else.
  */
 function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): void {
-  const found = homeConfigFound(childHome(env, deps), provider.config.runtime?.home_config ?? []);
+  const entries = provider.config.runtime?.home_config ?? [];
+  if (entries.length === 0) return;
+  // Where the CLI's Python expands `~` (an unset HOME is the account's home, USERPROFILE on Windows), not Torii's idea of it.
+  const homes = pythonHomes((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);
+  const found = homeConfigFound(homes, entries);
   if (found.length > 0) {
     throw new ChildPlanError(
       `${command} reads ${found.join(", ")}, which can make the call's words run another command or a shell line than the one decided on: ` +

@@ -13,14 +13,45 @@
  * (`runtime.home_config`) and a call is refused while one exists. Any kind of
  * entry counts, and one that cannot be inspected counts as present: fail closed.
  *
+ * `~` is found as Python's `os.path.expanduser` finds it in the child's
+ * environment (pythonHomes), not as Torii would: on POSIX an empty `HOME` is
+ * the root and an unset one the account's home in the password database; on
+ * Windows Python reads `USERPROFILE` (then `HOMEDRIVE` + `HOMEPATH`), never
+ * `HOME` since 3.8, so every one of them is checked. A relative one is taken
+ * from the child's working directory.
+ *
  * Residual: the check runs when the call is planned; a file written between the
  * check and the CLI's own start is read.
  */
 import path from "node:path";
 import { entryPresent } from "./working-directory-config.js";
 
-/** The paths of `entries` (relative paths such as `.aws/cli/alias`) present in `home`; empty when none is or HOME is unset. */
-export function homeConfigFound(home: string | undefined, entries: readonly string[]): string[] {
-  if (home === undefined || home === "" || entries.length === 0) return [];
-  return entries.map((entry) => path.join(path.resolve(home), entry)).filter(entryPresent);
+/**
+ * The directories a Python CLI started with this environment may expand `~` to
+ * (posixpath/ntpath `expanduser`), absolute from `cwd` (the child's working directory).
+ * `lookup` reads the child's environment; `accountHome` the password database.
+ */
+export function pythonHomes(
+  lookup: (name: string) => string | undefined,
+  platform: NodeJS.Platform,
+  cwd: string,
+  accountHome: () => string | undefined,
+): string[] {
+  // "" + "/.aws/cli/alias": an empty home is the root (of the working directory's drive on Windows).
+  const rooted = (home: string): string => path.resolve(cwd, home === "" ? path.sep : home);
+  if (platform !== "win32") {
+    const home = lookup("HOME");
+    // Unset: the password database's entry; without one Python leaves `~` as it is, a directory named `~`.
+    return [rooted(home ?? accountHome() ?? "~")];
+  }
+  // Python 3.8+: USERPROFILE, else HOMEDRIVE + HOMEPATH; older ones (and other runtimes) HOME first. All of them: fail closed.
+  const homePath = lookup("HOMEPATH");
+  const candidates = [lookup("USERPROFILE"), homePath === undefined ? undefined : (lookup("HOMEDRIVE") ?? "") + homePath, lookup("HOME")];
+  const set = candidates.filter((home): home is string => home !== undefined);
+  return [...new Set((set.length > 0 ? set : ["~"]).map(rooted))];
+}
+
+/** The paths of `entries` (relative paths such as `.aws/cli/alias`) present in any of `homes`. */
+export function homeConfigFound(homes: readonly string[], entries: readonly string[]): string[] {
+  return homes.flatMap((home) => entries.map((entry) => path.join(home, entry))).filter(entryPresent);
 }

@@ -12,7 +12,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ProviderEntry } from "../../../src/config/registry.js";
 import { ChildPlanError, planChild, type ChildPlanDeps } from "../../../src/pipeline/child-plan.js";
-import { homeConfigFound } from "../../../src/runtime/home-config.js";
+import { homeConfigFound, pythonHomes } from "../../../src/runtime/home-config.js";
 import { bundledProviderConfig } from "../../support/policy-helpers.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
@@ -34,20 +34,54 @@ function home(withAliases: boolean): { home: string; project: string; aliases: s
 describe("homeConfigFound", () => {
   it("finds the file in HOME", () => {
     const { home: dir, aliases } = home(true);
-    expect(homeConfigFound(dir, [ALIAS])).toEqual([aliases]);
+    expect(homeConfigFound([dir], [ALIAS])).toEqual([aliases]);
   });
 
-  it("finds nothing when the file is absent or HOME is unset", () => {
-    expect(homeConfigFound(home(false).home, [ALIAS])).toEqual([]);
-    expect(homeConfigFound(undefined, [ALIAS])).toEqual([]);
-    expect(homeConfigFound("", [ALIAS])).toEqual([]);
+  it("finds nothing when the file is absent", () => {
+    expect(homeConfigFound([home(false).home], [ALIAS])).toEqual([]);
+  });
+
+  it("finds the file in any of the homes", () => {
+    const { home: dir, aliases } = home(true);
+    expect(homeConfigFound([home(false).home, dir], [ALIAS])).toEqual([aliases]);
   });
 
   it("counts any kind of entry: a dangling link could be completed later", () => {
     const { home: dir } = home(false);
     mkdirSync(path.join(dir, ".aws", "cli"), { recursive: true });
     symlinkSync(path.join(dir, "not-yet"), path.join(dir, ".aws", "cli", "alias"));
-    expect(homeConfigFound(dir, [ALIAS])).toEqual([path.join(dir, ".aws", "cli", "alias")]);
+    expect(homeConfigFound([dir], [ALIAS])).toEqual([path.join(dir, ".aws", "cli", "alias")]);
+  });
+});
+
+describe("pythonHomes: ~ as the CLI's Python (os.path.expanduser) finds it, not as Torii would", () => {
+  const env =
+    (values: Record<string, string>) =>
+    (name: string): string | undefined =>
+      values[name];
+  const account = () => "/home/account";
+
+  it("POSIX: HOME when set", () => {
+    expect(pythonHomes(env({ HOME: "/home/op" }), "linux", "/w", account)).toEqual(["/home/op"]);
+  });
+
+  it("POSIX: an unset HOME is the account's home in the password database (else a directory named ~)", () => {
+    expect(pythonHomes(env({}), "linux", "/w", account)).toEqual(["/home/account"]);
+    expect(pythonHomes(env({}), "linux", "/w", () => undefined)).toEqual([path.resolve("/w", "~")]);
+  });
+
+  it('POSIX: an empty HOME is the root ("" + "/.aws/cli/alias"), a relative one is the working directory\'s', () => {
+    expect(pythonHomes(env({ HOME: "" }), "linux", "/w", account)).toEqual([path.resolve("/")]);
+    expect(pythonHomes(env({ HOME: "rel" }), "linux", "/w", account)).toEqual([path.resolve("/w", "rel")]);
+  });
+
+  it("Windows: USERPROFILE, HOMEDRIVE + HOMEPATH and HOME, each checked (Python 3.8+ reads USERPROFILE, never HOME)", () => {
+    expect(pythonHomes(env({ HOME: "/h", USERPROFILE: "/u", HOMEDRIVE: "", HOMEPATH: "/p" }), "win32", "/w", account)).toEqual([
+      path.resolve("/u"),
+      path.resolve("/p"),
+      path.resolve("/h"),
+    ]);
+    expect(pythonHomes(env({}), "win32", "/w", account)).toEqual([path.resolve("/w", "~")]);
   });
 });
 
@@ -72,6 +106,26 @@ describe("the bundled aws provider: a call is refused while ~/.aws/cli/alias exi
     const elsewhere = home(false);
     const plan = () => planChild("aws", ["s3", "ls"], aws, [new Map([["HOME", dir.home]])], {}, deps(elsewhere));
     expect(plan).toThrow(dir.aliases);
+  });
+
+  it("reads a relative HOME from the child's working directory, as Python does", () => {
+    const dir = home(false);
+    mkdirSync(path.join(dir.project, "rel", ".aws", "cli"), { recursive: true });
+    writeFileSync(path.join(dir.project, "rel", ".aws", "cli", "alias"), "[toplevel]\ns3 = !true\n");
+    const plan = () => planChild("aws", ["s3", "ls"], aws, [new Map([["HOME", "rel"]])], {}, deps(dir));
+    expect(plan).toThrow(path.join(dir.project, "rel", ".aws", "cli", "alias"));
+  });
+
+  it("on Windows reads USERPROFILE, where Python expands ~, even when HOME names a clean directory", () => {
+    const dir = home(true);
+    const clean = home(false);
+    const windows: ChildPlanDeps = {
+      serverEnv: { Path: "C:\\Windows\\System32", HOME: clean.home, USERPROFILE: dir.home },
+      platform: "win32",
+      selfDir: "C:\\torii",
+      cwd: dir.project,
+    };
+    expect(() => planChild("aws", ["s3", "ls"], aws, [], {}, windows)).toThrow(dir.aliases);
   });
 
   it("without the file the plan goes on (to the executable's lookup)", () => {
