@@ -150,7 +150,12 @@ function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonl
   if (entries.length === 0) return;
   // Where the CLI's Python expands `~` (an unset HOME is the account's home, USERPROFILE on Windows), not Torii's idea of it.
   const homes = pythonHomes((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);
-  const found = homeConfigFound(homes, entries);
+  // A `$NAME/…` entry: under the directory the child's variable names (az's AZURE_CONFIG_DIR), as the CLI resolves it from its working directory.
+  const directoryOf = (name: string): string | undefined => {
+    const value = variable(env, name, deps.platform);
+    return value === undefined || value === "" ? undefined : path.resolve(deps.cwd, value);
+  };
+  const found = homeConfigFound(homes, entries, directoryOf);
   if (found.length > 0) {
     throw new ChildPlanError(
       `${command} reads ${found.join(", ")}, which can make the call's words run another command or a shell line than the one decided on: ` +

@@ -20,6 +20,11 @@
  * `HOME` since 3.8, so every one of them is checked. A relative one is taken
  * from the child's working directory.
  *
+ * An entry `$NAME/path` is looked for under the directory the child's variable
+ * NAME names instead (relative from the working directory; nothing when NAME is
+ * unset or empty): az finds its configuration directory, and the alias
+ * extension's table in it, at `AZURE_CONFIG_DIR` when a `.env` sets it.
+ *
  * Residual: the check runs when the call is planned; a file written between the
  * check and the CLI's own start is read.
  */
@@ -51,7 +56,26 @@ export function pythonHomes(
   return [...new Set((set.length > 0 ? set : ["~"]).map(rooted))];
 }
 
-/** The paths of `entries` (relative paths such as `.aws/cli/alias`) present in any of `homes`. */
-export function homeConfigFound(homes: readonly string[], entries: readonly string[]): string[] {
-  return homes.flatMap((home) => entries.map((entry) => path.join(home, entry))).filter(entryPresent);
+/** `$NAME/path` split into the variable's name and the path under its directory; undefined for anything else. */
+export function splitVariableEntry(entry: string): { readonly name: string; readonly rest: string } | undefined {
+  const match = /^\$([A-Za-z_][A-Za-z0-9_]*)[\\/](.+)$/su.exec(entry);
+  return match === null ? undefined : { name: match[1] ?? "", rest: match[2] ?? "" };
+}
+
+/**
+ * The paths of `entries` (relative paths such as `.aws/cli/alias`) present in any of `homes`; an entry
+ * `$NAME/path` under `directoryOf(NAME)` instead (the child's variable, absolute), none when that is undefined.
+ */
+export function homeConfigFound(
+  homes: readonly string[],
+  entries: readonly string[],
+  directoryOf: (name: string) => string | undefined = () => undefined,
+): string[] {
+  const candidates = entries.flatMap((entry) => {
+    const variable = splitVariableEntry(entry);
+    if (variable === undefined) return homes.map((home) => path.join(home, entry));
+    const directory = directoryOf(variable.name);
+    return directory === undefined ? [] : [path.join(directory, variable.rest)];
+  });
+  return [...new Set(candidates)].filter(entryPresent);
 }

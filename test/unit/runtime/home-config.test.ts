@@ -46,6 +46,13 @@ describe("homeConfigFound", () => {
     expect(homeConfigFound([home(false).home, dir], [ALIAS])).toEqual([aliases]);
   });
 
+  it("looks for a $NAME/ entry under the directory the variable names, and nowhere without one", () => {
+    const { home: dir, aliases } = home(true);
+    const clean = home(false).home;
+    expect(homeConfigFound([clean], ["$AWS_DIR/cli/alias"], (name) => (name === "AWS_DIR" ? path.join(dir, ".aws") : undefined))).toEqual([aliases]);
+    expect(homeConfigFound([dir], ["$AWS_DIR/cli/alias"])).toEqual([]);
+  });
+
   it("counts any kind of entry: a dangling link could be completed later", () => {
     const { home: dir } = home(false);
     mkdirSync(path.join(dir, ".aws", "cli"), { recursive: true });
@@ -150,5 +157,16 @@ describe("the bundled az provider: a call is refused while the alias extension's
     const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
     const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
     expect(() => planChild("az", ["ac", "list"], az, [], {}, deps)).toThrow(path.join(root, ".azure", "alias"));
+  });
+
+  it("names <AZURE_CONFIG_DIR>/alias when a .env moves az's configuration directory (relative from the working directory)", () => {
+    const root = tempDirectory("torii-home-config-az-dir-");
+    const project = path.join(root, "project");
+    mkdirSync(path.join(project, "azdir"), { recursive: true });
+    writeFileSync(path.join(project, "azdir", "alias"), "[ac]\ncommand = account\n");
+    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
+    const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
+    const layers = [new Map([["AZURE_CONFIG_DIR", "azdir"]])];
+    expect(() => planChild("az", ["ac", "list"], az, layers, {}, deps)).toThrow(path.join(project, "azdir", "alias"));
   });
 });
