@@ -152,7 +152,7 @@ function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonl
   const homes = pythonHomes((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);
   // A `$NAME/…` entry: under the directory the child's variable names (az's AZURE_CONFIG_DIR), as the CLI resolves it from its working directory.
   const directoryOf = (name: string): string | undefined => {
-    const value = variable(env, name, deps.platform);
+    const value = variable(env, deps.platform === "win32" ? name.toUpperCase() : name, deps.platform);
     return value === undefined || value === "" ? undefined : path.resolve(deps.cwd, value);
   };
   const found = homeConfigFound(homes, entries, directoryOf);
