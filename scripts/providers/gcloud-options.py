@@ -227,6 +227,8 @@ def main():
         "  # Flags that name another project (`--topic-project`, `--kms-project`, ...): the per-resource",
         "  # spelling of projects/OTHER/..., refused whatever the rules say; gcloud reads only full flag",
         "  # names (exact). `--image-project` may name a public image project (scripts/providers/gcloud_scope_flags.py).",
+        "  # Then the flags whose value names a project in another spelling (a BigQuery PROJECT:DATASET.TABLE,",
+        "  # a Cloud SQL PROJECT:REGION:INSTANCE), per command.",
     ] + scope_flag_rows(tree, public_image_projects())
     out.append("  # Command flags are not modelled (they stay positional in canonical form).")
     out.append("  commands: []")

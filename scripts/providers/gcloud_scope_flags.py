@@ -71,6 +71,102 @@ BILLING_FLAGS = ("--billing-account", "--partner-services-billing-account")
 BILLING_WHY = "it names a billing account, above the project: what a billingAccounts/ name does, which targeting.locked_values refuses"
 
 
+# Flags whose value names a project in another spelling than projects/OTHER/...: a BigQuery
+# name qualified by its project (`{project}:{dataset}.{table}`, `<project_id>.<dataset_id>.<table_id>`,
+# `bq://PROJECT.DATASET.TABLE`) or a Cloud SQL connection name (`PROJECT:REGION:INSTANCE`).
+# `pubsub subscriptions create s --topic t --bigquery-table OTHER:ds.t` writes the topic's messages
+# into another project's table, as `--topic-project`'s rows and `projects/` refuse. Reviewed in the
+# SDK's sources (528: pubsub flags.py, dlp hooks.py, ml_engine flags.py, ai flags.py, healthcare
+# dicom_stores|fhir_stores export bq.yaml and create|update.yaml, metastore migrations start.yaml,
+# run config_changes.py). Each entry: the flag, the command groups (without a release track) whose
+# commands read it so, and the text a value must hold to name a project (None: every value does).
+# A row per command of the tree, in every track it has; an entry that finds no command stops the
+# script (a flag renamed). `bq://` in any argument is also refused by targeting.locked_values.
+QUALIFIED_NAME_FLAGS = (
+    ("--bigquery-table", ("pubsub subscriptions",), None),
+    ("--input-table", ("dlp",), None),
+    ("--output-table", ("dlp",), None),
+    ("--bigquery-table-name", ("ai-platform versions", "ml-engine versions"), None),
+    ("--bq-table", ("healthcare dicom-stores",), None),
+    ("--bq-dataset", ("healthcare fhir-stores",), None),
+    ("--stream-configs", ("healthcare dicom-stores",), None),
+    ("--request-response-logging-table", ("ai endpoints",), None),
+    ("--bigquery-uri", ("ai model-monitoring-jobs",), None),
+    ("--instance-connection-name", ("metastore services migrations",), None),
+    # A plain instance name is completed with the pinned project (and the service's region); only a
+    # qualified one (a colon: Cloud SQL names hold none) names another project.
+    ("--add-cloudsql-instances", ("run", "code"), ":"),
+    ("--set-cloudsql-instances", ("run", "code"), ":"),
+    ("--cloudsql-instances", ("run", "code"), ":"),
+)
+QUALIFIED_NAME_WHY = "its value names a project (a BigQuery name PROJECT.DATASET.TABLE or PROJECT:DATASET.TABLE, bq://PROJECT..., a Cloud SQL PROJECT:REGION:INSTANCE): what a projects/OTHER/ name does, which targeting.locked_values refuses"
+
+# Flags whose name says BigQuery or Cloud SQL and that name no project in another spelling, reviewed:
+# a flag the tree has that matches QUALIFIED_NAME_CANDIDATE and is in neither list (nor holds `project`,
+# the project review's) stops the script.
+QUALIFIED_NAME_CANDIDATE = re.compile(r"bigquery|(^--|-)bq(-|$)|cloudsql|cloud-sql|connection-name")
+QUALIFIED_NAME_REVIEWED = {
+    "--bigquery-dataset": "asset's dataset attribute of --bigquery-table (a resource argument: projects/ refused, else the pinned project)",
+    "--bigquery-dataset-resource": "dataplex lakes authorize: a dataset ID, its project is --project-resource (locked)",
+    "--bigquery-destination-config": "datastream: a local file of settings, read after the decision (not covered, docs/policy.md)",
+    "--bigquery-metastore": "a switch",
+    "--bigquery-metastore-database-location": "a location",
+    "--bigquery-partition-key": "an enum",
+    "--bigquery-publishing-connection": "a connection resource argument (projects/ refused, else the pinned project)",
+    "--bigquery-publishing-dataset-location": "a location",
+    "--bigquery-publishing-table-type": "an enum",
+    "--bigquery-service-account-email": "a service-account email (left to IAM, docs/policy.md)",
+    "--bigquery-table-prefix": "a table name prefix inside --bigquery-dataset",
+    "--bigquery-write-disposition": "an enum",
+    "--clear-bigquery-config": "a switch",
+    "--output-bigquery-force": "a switch",
+    "--clear-resource-usage-bigquery-dataset": "a switch",
+    "--resource-usage-bigquery-dataset": "container usage metering: a dataset ID of the cluster's project",
+    "--clear-cloudsql-instances": "a switch",
+    "--remove-cloudsql-instances": "removes a connection from the service: reaches nothing",
+    "--clear-destination-cloud-sql-instance": "a switch",
+    "--clear-source-cloud-sql-instance": "a switch",
+    "--destination-cloud-sql-instance": "network-management: a full instance URI (projects/ refused)",
+    "--source-cloud-sql-instance": "network-management: a full instance URI (projects/ refused)",
+    "--cloud-sql-backup-id": "alloydb migrate-cloud-sql: its project is --cloud-sql-project-id (locked)",
+    "--cloud-sql-instance-id": "alloydb migrate-cloud-sql: its project is --cloud-sql-project-id (locked)",
+    "--cloud-sql-ipv4-cidr": "composer: an address range",
+    "--cloud-sql-machine-type": "composer: a machine type",
+    "--cloud-sql-preferred-zone": "composer: a zone",
+    "--cloudsql-instance": "database-migration: an instance ID, its project is --cloudsql-project-id (locked)",
+    "--private-connection-name": "datastream: a private connection of the pinned project",
+}
+TRACKS = ("alpha", "beta", "preview")
+
+
+def qualified_name_rows(tree):
+    """YAML lines of `argv.locked_command_options` for QUALIFIED_NAME_FLAGS; exits on an unreviewed candidate or a lost flag."""
+    locked = {flag for flag, _, _ in QUALIFIED_NAME_FLAGS}
+    unreviewed = sorted(
+        {
+            flag
+            for _, flags in tree
+            for flag in flags
+            if QUALIFIED_NAME_CANDIDATE.search(flag) and "project" not in flag and flag not in locked and flag not in QUALIFIED_NAME_REVIEWED
+        }
+    )
+    if unreviewed:
+        sys.exit("gcloud_scope_flags: no verdict in QUALIFIED_NAME_REVIEWED or QUALIFIED_NAME_FLAGS for:\n  " + "\n  ".join(unreviewed))
+    lines = []
+    for flag, groups, contains in QUALIFIED_NAME_FLAGS:
+        found = False
+        for path, flags in sorted(tree):
+            words = path[1:] if path and path[0] in TRACKS else path
+            if flag not in flags or not any(words[: len(g.split())] == g.split() for g in groups):
+                continue
+            found = True
+            value = ", value_contains: '%s', single_value: true" % contains if contains is not None else ""
+            lines.append('    - {command: [%s], options: [%s], exact: true%s, why: "%s"}' % (", ".join(path), flag, value, QUALIFIED_NAME_WHY))
+        if not found:
+            sys.exit("gcloud_scope_flags: %s is on no command of %s (renamed?)" % (flag, ", ".join(groups)))
+    return lines
+
+
 def public_image_projects():
     """The SDK's own list of public image projects (the SDK's lib must be on sys.path)."""
     from googlecloudsdk.api_lib.compute import constants
@@ -117,7 +213,7 @@ def scope_flag_rows(tree, images):
     billing = [flag for flag in BILLING_FLAGS if flag in present]
     if billing:
         lines.append('    - {command: [], options: [%s], exact: true, why: "%s"}' % (", ".join(billing), BILLING_WHY))
-    return lines
+    return lines + qualified_name_rows(tree)
 
 
 def main():

@@ -41,6 +41,7 @@ import { providerJsonFor } from "./provider-json.js";
 import { rowsPerTrack, tracksProblem } from "./release-tracks.js";
 import { sessionVariableProblem } from "./session-variables.js";
 import { readConfigText } from "./read-file.js";
+import { splitVariableEntry } from "../runtime/home-config.js";
 import { documentFromData, parseYamlDocument } from "./yaml-document.js";
 import type { YamlDocument } from "./yaml-document.js";
 
@@ -429,6 +430,13 @@ export function isContainedRelativePath(candidate: string): boolean {
   return normalised !== "." && normalised !== "./" && normalised !== ".." && !normalised.startsWith("../");
 }
 
+/** A `runtime.home_config` entry: a contained relative path, or `$NAME/` and one (under the directory the child's variable names). */
+function isHomeConfigEntry(candidate: string): boolean {
+  if (!candidate.startsWith("$")) return isContainedRelativePath(candidate);
+  const variable = splitVariableEntry(candidate);
+  return variable !== undefined && isContainedRelativePath(variable.rest);
+}
+
 /** The schema of `provider.yaml`. */
 export const providerFileSchema = z
   .strictObject({
@@ -526,6 +534,15 @@ export const providerFileSchema = z
         /** Files the CLI reads from its working directory or a parent: a call is refused while one exists (src/runtime/working-directory-config.ts). */
         working_directory_config: z
           .array(z.string().refine(isContainedRelativePath, { error: "must be a relative path that stays inside the directory, such as .azure/config" }))
+          .optional(),
+        /** Files the CLI reads from the child's HOME (or `$NAME/…`: the directory a variable names) that rewrite what a call's words mean (aws command aliases): a call is refused while one exists (src/runtime/home-config.ts). */
+        home_config: z
+          .array(
+            z.string().refine(isHomeConfigEntry, {
+              error:
+                "must be a relative path that stays inside HOME, such as .aws/cli/alias, or $NAME/ and one inside the directory a variable names, such as $AZURE_CONFIG_DIR/alias",
+            }),
+          )
           .optional(),
       })
       .optional(),

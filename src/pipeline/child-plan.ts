@@ -10,10 +10,11 @@ import path from "node:path";
 import type { ProviderEntry } from "../config/registry.js";
 import { searchTrust } from "../config/search-trust.js";
 import { pinVersionManagers, VersionPinError, type PinnedChild } from "../config/version-pin.js";
-import { accountName } from "../runtime/account-name.js";
+import { accountHome, accountName } from "../runtime/account-name.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveRemembered } from "./remembered-executable.js";
+import { homeConfigFound, pythonHomes } from "../runtime/home-config.js";
 import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
@@ -92,6 +93,7 @@ export function planChild(
   const trust = searchTrustOf(deps);
   const built = childEnvOf(provider, layers, pinned, deps, trust);
   refuseWorkingDirectoryConfig(command, provider, built, deps);
+  refuseHomeConfig(command, provider, built, deps);
   // The executable is looked up through the child's own PATH (a .env may set it), already reduced
   // by buildChildEnv to the directories the lookup searches, so what the child finds agrees.
   const pathExt = variable(built, "PATHEXT", deps.platform);
@@ -117,6 +119,11 @@ export function planChild(
   return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true, pinnedVariables };
 }
 
+/** The child's HOME as its CLI expands `~` (USERPROFILE on Windows when HOME is unset). */
+function childHome(env: Readonly<Record<string, string>>, deps: ChildPlanDeps): string | undefined {
+  return variable(env, "HOME", deps.platform) ?? (deps.platform === "win32" ? variable(env, "USERPROFILE", deps.platform) : undefined);
+}
+
 /**
  * Refuses the call while the working directory (the agent's project) or a parent below the child's
  * HOME holds a file the provider says its CLI reads from there (az's `.azure/config`, whose
@@ -124,12 +131,35 @@ export function planChild(
  */
 function refuseWorkingDirectoryConfig(command: string, provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): void {
   const entries = provider.config.runtime?.working_directory_config ?? [];
-  const home = variable(env, "HOME", deps.platform) ?? (deps.platform === "win32" ? variable(env, "USERPROFILE", deps.platform) : undefined);
-  const found = workingDirectoryConfigFound(deps.cwd, home, entries);
+  const found = workingDirectoryConfigFound(deps.cwd, childHome(env, deps), entries);
   if (found.length > 0) {
     throw new ChildPlanError(
       `${command} reads configuration from its working directory, and ${found.join(", ")} exists there: ` +
         `remove it, or start the server in a directory without it (it would change what the call does)`,
+    );
+  }
+}
+
+/**
+ * Refuses the call while the child's HOME holds a file the provider says rewrites what a call's words
+ * mean (the AWS CLI's `~/.aws/cli/alias`): the CLI would run what the file says under a name the
+ * decision judged as something else.
+ */
+function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): void {
+  const entries = provider.config.runtime?.home_config ?? [];
+  if (entries.length === 0) return;
+  // Where the CLI's Python expands `~` (an unset HOME is the account's home, USERPROFILE on Windows), not Torii's idea of it.
+  const homes = pythonHomes((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);
+  // A `$NAME/…` entry: under the directory the child's variable names (az's AZURE_CONFIG_DIR), as the CLI resolves it from its working directory.
+  const directoryOf = (name: string): string | undefined => {
+    const value = variable(env, deps.platform === "win32" ? name.toUpperCase() : name, deps.platform);
+    return value === undefined || value === "" ? undefined : path.resolve(deps.cwd, value);
+  };
+  const found = homeConfigFound(homes, entries, directoryOf);
+  if (found.length > 0) {
+    throw new ChildPlanError(
+      `${command} reads ${found.join(", ")}, which can make the call's words run another command or a shell line than the one decided on: ` +
+        `remove or rename it (or take the entry out of the provider's runtime.home_config, accepting that)`,
     );
   }
 }

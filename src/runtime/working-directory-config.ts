@@ -39,7 +39,7 @@ export function workingDirectoryConfigFound(cwd: string, home: string | undefine
     if (stops.has(directory)) break;
     for (const entry of entries) {
       const candidate = path.join(directory, entry);
-      if (present(candidate)) found.push(candidate);
+      if (entryPresent(candidate)) found.push(candidate);
     }
     const parent = path.dirname(directory);
     if (parent === directory) break;
@@ -64,8 +64,8 @@ function homeSpellings(home: string): Set<string> {
   return spellings;
 }
 
-/** True unless lstat says the path does not exist (ENOENT, or a parent that is not a directory). */
-function present(file: string): boolean {
+/** True unless lstat says the path does not exist (ENOENT, or a parent that is not a directory): fail closed. */
+export function entryPresent(file: string): boolean {
   try {
     lstatSync(file);
     return true;

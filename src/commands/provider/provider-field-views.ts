@@ -172,4 +172,5 @@ export const FIELD_VIEWS: ReadonlyMap<string, FieldView> = new Map<string, Field
   ["runtime.allow_batch_wrapper", VALUE],
   ["runtime.fixed_env", entries("=")],
   ["runtime.working_directory_config", NAMES],
+  ["runtime.home_config", NAMES],
 ]);

@@ -541,6 +541,14 @@ describe("provider.yaml: runtime", () => {
     }
   });
 
+  it("reads runtime.home_config: paths inside HOME or $NAME/ and one inside the variable's directory; refuses the rest", () => {
+    const entries = [".aws/cli/alias", "$AZURE_CONFIG_DIR/alias"];
+    expect(load("runtime:", `  home_config: ${JSON.stringify(entries)}`).runtime?.home_config).toEqual(entries);
+    for (const entry of ["/etc/alias", "../alias", "$AZURE_CONFIG_DIR/../alias", "$AZURE_CONFIG_DIR/", "$/alias", "$1X/alias", "$X"]) {
+      expect(() => load("runtime:", `  home_config: ["${entry}"]`), entry).toThrow(/home_config/);
+    }
+  });
+
   it("reads timeout_seconds and allow_batch_wrapper", () => {
     expect(load("runtime:", "  timeout_seconds: 60", "  allow_batch_wrapper: true").runtime).toEqual({ timeout_seconds: 60, allow_batch_wrapper: true });
   });

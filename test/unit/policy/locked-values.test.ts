@@ -93,7 +93,15 @@ describe("locked values are the provider's own", () => {
 
   it("refuses a row's text in any argument, in any case, with any surroundings and percent-encoded slashes", () => {
     const rows = [...(az.grammar.lockedValues ?? []), ...(gcloud.grammar.lockedValues ?? [])];
-    expect(rows.map((row) => row.contains)).toEqual(["subscriptions/", "managementgroups/", "projects/", "organizations/", "folders/", "billingaccounts/"]);
+    expect(rows.map((row) => row.contains)).toEqual([
+      "subscriptions/",
+      "managementgroups/",
+      "projects/",
+      "organizations/",
+      "folders/",
+      "billingaccounts/",
+      "bq://",
+    ]);
     const word = fc.stringMatching(/^[a-z0-9]{1,6}$/u);
     fc.assert(
       fc.property(

@@ -26,11 +26,31 @@ function run(name: string, input: unknown, extra: (dir: string) => string[] = ()
 }
 
 describe.skipIf(!existsSync(PYTHON))("gcloud_scope_flags.py", () => {
+  /** One command for each flag of QUALIFIED_NAME_FLAGS: an entry that finds none stops the script (a renamed flag). */
+  const qualifiedNameCommands = [
+    [
+      ["alpha", "dlp", "job-triggers", "create"],
+      ["--input-table", "--output-table"],
+    ],
+    [["ml-engine", "versions", "update"], ["--bigquery-table-name"]],
+    [["healthcare", "dicom-stores", "export", "bq"], ["--bq-table"]],
+    [["healthcare", "fhir-stores", "export", "bq"], ["--bq-dataset"]],
+    [["healthcare", "dicom-stores", "create"], ["--stream-configs"]],
+    [["ai", "endpoints", "create"], ["--request-response-logging-table"]],
+    [["ai", "model-monitoring-jobs", "create"], ["--bigquery-uri"]],
+    [["beta", "metastore", "services", "migrations", "start"], ["--instance-connection-name"]],
+    [
+      ["run", "deploy"],
+      ["--add-cloudsql-instances", "--set-cloudsql-instances", "--clear-cloudsql-instances"],
+    ],
+    [["alpha", "code", "dev"], ["--cloudsql-instances"]],
+  ];
   const tree = [
     [
       ["pubsub", "subscriptions", "create"],
-      ["--topic", "--topic-project", "--project"],
+      ["--topic", "--topic-project", "--project", "--bigquery-table"],
     ],
+    ...qualifiedNameCommands,
     [
       ["compute", "instances", "create"],
       ["--image", "--image-project", "--format"],
@@ -44,7 +64,7 @@ describe.skipIf(!existsSync(PYTHON))("gcloud_scope_flags.py", () => {
   it("locks every project flag exactly, lets --image-project name the SDK's public image projects", () => {
     const out = run("gcloud_scope_flags.py", { tree, images: ["debian-cloud", "ubuntu-os-cloud"] });
     expect(out.status, out.stderr).toBe(0);
-    expect(out.stdout.split("\n").filter(Boolean)).toEqual([
+    expect(out.stdout.split("\n").filter((line) => line.includes("command: []"))).toEqual([
       "    - {command: [], options: [--image-project], exact: true, allowed_values: [debian-cloud, ubuntu-os-cloud]}",
       "    - {command: [], options: [--topic-project], exact: true}",
     ]);
@@ -83,6 +103,40 @@ describe.skipIf(!existsSync(PYTHON))("gcloud_scope_flags.py", () => {
       /^ {4}- \{command: \[\], options: \[--enable-organization-scope\], exact: true, why: "it widens the command to the whole organization/mu,
     );
     expect(out.stdout).not.toContain("--skip-billing-check");
+  });
+
+  it("locks the flags whose value names a project as a BigQuery or Cloud SQL name, per command and track", () => {
+    const out = run("gcloud_scope_flags.py", {
+      tree: [
+        ...tree,
+        [["beta", "pubsub", "subscriptions", "update"], ["--bigquery-table"]],
+        [
+          ["asset", "export"],
+          ["--bigquery-table", "--bigquery-dataset"],
+        ],
+      ],
+      images: [],
+    });
+    expect(out.status, out.stderr).toBe(0);
+    const rows = out.stdout.split("\n").filter((line) => line.includes("--bigquery-table]"));
+    expect(rows.map((line) => line.replace(/, why: .*$/u, ""))).toEqual([
+      "    - {command: [beta, pubsub, subscriptions, update], options: [--bigquery-table], exact: true",
+      "    - {command: [pubsub, subscriptions, create], options: [--bigquery-table], exact: true",
+    ]);
+    // A Cloud SQL instance given by its plain name stays in the pinned project: only a qualified one (a colon) is refused.
+    expect(out.stdout).toContain(
+      "    - {command: [run, deploy], options: [--add-cloudsql-instances], exact: true, value_contains: ':', single_value: true, why: ",
+    );
+    expect(out.stdout).not.toContain("--clear-cloudsql-instances");
+  });
+
+  it("stops on a BigQuery or Cloud SQL flag no review names, and on a reviewed flag the tree lost", () => {
+    const unreviewed = run("gcloud_scope_flags.py", { tree: [...tree, [["x", "y"], ["--bigquery-sink-table"]]], images: [] });
+    expect(unreviewed.status).not.toBe(0);
+    expect(unreviewed.stderr).toContain("--bigquery-sink-table");
+    const lost = run("gcloud_scope_flags.py", { tree: tree.filter(([path]) => path?.[0] !== "ai" || path[1] !== "endpoints"), images: [] });
+    expect(lost.status).not.toBe(0);
+    expect(lost.stderr).toContain("--request-response-logging-table");
   });
 
   it("locks a project flag the review names nowhere else (the last row fails closed)", () => {

@@ -33,7 +33,7 @@ describe("diffProviderDefinitions: targeting.locked_values", () => {
     expect(older).not.toContain("locked_values:");
     const change = diffProviderDefinitions(older, GCLOUD).find((row) => row.what === "targeting.locked_values");
     expect(change).toMatchObject({
-      added: ["projects/ (--project)", "organizations/ (--project)", "folders/ (--project)", "billingaccounts/ (--project)"],
+      added: ["projects/ (--project)", "organizations/ (--project)", "folders/ (--project)", "billingaccounts/ (--project)", "bq:// (--project)"],
       removed: [],
     });
   });
