@@ -8,7 +8,9 @@
  * The clock runs a minute ahead so that the files written here count as settled
  * (nothing just written is remembered).
  */
-import { chmodSync, mkdirSync, renameSync, symlinkSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, existsSync, mkdirSync, renameSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { searchTrust } from "../../../src/config/search-trust.js";
@@ -102,6 +104,31 @@ posixOnly("a child's PATH remembered from one call to the next", () => {
     renameSync(next, linked);
     expect(reduce(linked).value).toBe(FALLBACK_POSIX_PATH);
   });
+
+  it.skipIf(!existsSync("/proc/self/cwd"))(
+    "sees a PATH entry through /proc (a process's working directory) moved into the project: it is dropped",
+    async () => {
+      const { second, project, reduce } = layout();
+      const moves = `process.stdin.setEncoding("utf8").on("data", (line) => { process.chdir(line.trim()); process.stdout.write("moved\\n"); }); process.stdout.write("ready\\n");`;
+      const mover = spawn(process.execPath, ["-e", moves], { cwd: second, stdio: ["pipe", "pipe", "inherit"] });
+      const exited = once(mover, "exit");
+      try {
+        await once(mover.stdout, "data");
+        const entry = `/proc/${String(mover.pid)}/cwd`;
+        expect(reduce(entry).value).toBe(entry);
+        // procfs's link keeps its lstat while it comes to lead elsewhere: judged afresh at every call.
+        expect(reduce(entry)).toEqual({ value: entry, inspected: 1 });
+
+        mkdirSync(path.join(project, "bin"));
+        mover.stdin.write(`${path.join(project, "bin")}\n`);
+        await once(mover.stdout, "data");
+        expect(reduce(entry).value).toBe(FALLBACK_POSIX_PATH);
+      } finally {
+        mover.kill();
+        await exited;
+      }
+    },
+  );
 
   it("answers equal PATH values only: another PATH is reduced afresh", () => {
     const { first, second, reduce } = layout();
