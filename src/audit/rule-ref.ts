@@ -9,8 +9,8 @@
  * text gives the same digest); it is not a secret keeping device: a low-entropy
  * value can be found from it by trying candidates.
  */
-import { createHash } from "node:crypto";
 import path from "node:path";
+import { sha256Hex } from "./record.js";
 
 /** The hex digits of the text's SHA-256 kept in a reference. */
 export const RULE_DIGEST_HEX = 12;
@@ -28,7 +28,8 @@ export interface AuditedRule {
  * directory (its name alone when elsewhere, `rules.yaml` when unknown) and the line.
  */
 export function auditRuleRef(rule: AuditedRule, providerDir: string): string {
-  const digest = createHash("sha256").update(rule.text, "utf8").digest("hex").slice(0, RULE_DIGEST_HEX);
+  // The one-shot digest (record.ts): an allowed call names its rule in every allow record.
+  const digest = sha256Hex(rule.text).slice(0, RULE_DIGEST_HEX);
   return `${rule.list} ${placeOf(rule.origin, providerDir)} sha256:${digest}`;
 }
 

@@ -18,7 +18,9 @@
  *   mode are in each fingerprint, and a chmod or chown moves the ctime too;
  * - where a path really is: each link met on the way (its target text cannot
  *   change without replacing it: a new inode or ctime, and its directory's times)
- *   and every component of where it leads.
+ *   and every component of where it leads. A link whose size is not its target's
+ *   length (procfs's `/proc/<pid>/cwd`, which leads wherever that process moved
+ *   without a change to its lstat) makes the record incomplete: never remembered.
  *
  * Never while a time relied on is within RACY_MARGIN_NS of now or ahead of it:
  * a second change within the filesystem's timestamp granularity would leave the
@@ -128,6 +130,13 @@ export class Observations {
       try {
         text = readlinkSync(next);
       } catch {
+        this.#complete = false;
+        return;
+      }
+      // A link's lstat answers for its target only when its size is the target's length, as on every disk file
+      // system. The kernel's own links (`/proc/<pid>/cwd`, `/proc/<pid>/root`, `/proc/self/fd/<n>`, `/proc/self`)
+      // show size 0 and keep their inode and times while they come to lead elsewhere: never remembered.
+      if (seen.size !== BigInt(Buffer.byteLength(text))) {
         this.#complete = false;
         return;
       }

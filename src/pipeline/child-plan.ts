@@ -15,6 +15,7 @@ import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveRemembered } from "./remembered-executable.js";
 import { homeConfigFound, pythonHomes } from "../runtime/home-config.js";
+import { rememberedChildPath } from "./remembered-search-path.js";
 import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
 import type { SearchTrust } from "../runtime/search-path.js";
 
@@ -73,6 +74,8 @@ export function childEnvOf(
     fixedEnv: provider.config.runtime?.fixed_env ?? {},
     accountName,
     pinned,
+    // Remembered from one call to the next while every path it was judged by is unchanged (remembered-search-path.ts).
+    childPath: rememberedChildPath,
   });
 }
 

@@ -170,6 +170,11 @@ export interface ChildEnvInput extends SearchPathContext {
   readonly removedEnv: readonly string[];
   /** Values the broker owns; applied last, never removed. */
   readonly pinned?: Readonly<Record<string, string>>;
+  /**
+   * The reduction of a PATH value to what the child receives: `childPathValue` unless the caller
+   * answers it the same way from a memory of its own (pipeline/remembered-search-path.ts).
+   */
+  readonly childPath?: (pathEnv: string | undefined, context: SearchPathContext) => string;
 }
 
 /**
@@ -339,11 +344,12 @@ assertAllowlistExcludesDenylist([...SERVER_ENV_ALLOWLIST, ...WINDOWS_SERVER_ENV_
  * POSIX child always gets a PATH (an absent one makes bash search the working
  * directory); a Windows child gets one only when a layer set it.
  */
-function restrictSearchVariables(merged: Map<string, readonly [string, string]>, context: SearchPathContext, fold: (name: string) => string): void {
+function restrictSearchVariables(merged: Map<string, readonly [string, string]>, context: ChildEnvInput, fold: (name: string) => string): void {
   const windows = context.platform === "win32";
   const pathEntry = merged.get(fold("PATH"));
   if (pathEntry !== undefined || !windows) {
-    merged.set(fold("PATH"), [pathEntry?.[0] ?? "PATH", childPathValue(pathEntry?.[1], context)]);
+    const reduce = context.childPath ?? childPathValue;
+    merged.set(fold("PATH"), [pathEntry?.[0] ?? "PATH", reduce(pathEntry?.[1], context)]);
   }
   const pathExt = merged.get(fold("PATHEXT"));
   if (windows && pathExt !== undefined) merged.set(fold("PATHEXT"), [pathExt[0], parsePathExt(pathExt[1]).join(";")]);

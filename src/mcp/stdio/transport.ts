@@ -50,15 +50,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CancelledNotificationSchema,
-  ErrorCode,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CancelledNotificationSchema, ErrorCode, isJSONRPCRequest, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { errorReply, readInbound, type ErrorReply } from "./inbound.js";
 import { BoundedLineReader } from "./line-reader.js";
 import { pipeDescriptorOf, readWithoutBlocking } from "./pending-input.js";
@@ -108,6 +100,17 @@ const PENDING_READ_BYTES = 1024 * 1024;
 
 /** How many held lines are handed on per turn of the event loop once stdout drained. */
 export const RELEASE_BATCH = 16;
+
+/**
+ * The id a message the protocol layer sends answers: a response's (a result or an error, no method), else
+ * undefined. By shape alone: the protocol layer built it, and the SDK's response guards would run zod over
+ * the whole result (every content block, the structured content) of every reply only to say so.
+ */
+export function respondedId(message: JSONRPCMessage): RequestId | undefined {
+  if ("method" in message || !("id" in message) || !("result" in message || "error" in message)) return undefined;
+  const { id } = message;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
 
 /** The default bound on input held while stdout is full: 8 MiB, or two messages of the largest size allowed. */
 export function heldInputLimit(maxMessageBytes: number): number {
@@ -215,9 +218,8 @@ export class BoundedStdioTransport implements Transport {
   /** Writes one message as one line; resolves once stdout can take more. */
   async send(message: JSONRPCMessage): Promise<void> {
     // The protocol layer's response to a request ends that request: its id may be used again.
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined) this.pendingIds.delete(message.id);
-    }
+    const answered = respondedId(message);
+    if (answered !== undefined) this.pendingIds.delete(answered);
     await this.write(message);
   }
 

@@ -7,7 +7,7 @@
  * the files just written count as settled), shows it answered while nothing
  * changed, then makes one change.
  */
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Observations, UnchangedVerdicts } from "../../../src/config/unchanged-verdicts.js";
@@ -76,6 +76,12 @@ posixOnly("verdicts judged by many paths", () => {
     expect(verdicts.verdictOf("key")).toBe("verdict");
     rmSync(path.join(top, "plugins"));
     mkdirSync(path.join(top, "plugins", "etc", "hooks"), { recursive: true });
+    expect(verdicts.verdictOf("key")).toBeUndefined();
+  });
+
+  it.skipIf(!existsSync("/proc/self/cwd"))("never remember a verdict judged through a link whose lstat does not show where it leads (/proc/self/cwd)", () => {
+    // procfs's links keep size 0, their inode and their times while they come to lead elsewhere (a chdir).
+    const verdicts = remembered([["/proc/self/cwd", false]]);
     expect(verdicts.verdictOf("key")).toBeUndefined();
   });
 

@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, test } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BoundedStdioTransport, MAX_HELD_LINES } from "../../../src/mcp/stdio/transport.js";
+import { BoundedStdioTransport, MAX_HELD_LINES, respondedId } from "../../../src/mcp/stdio/transport.js";
 import { heldStdout } from "../../support/stdio-transport.js";
 
 async function started(
@@ -346,5 +346,17 @@ describe("BoundedStdioTransport", () => {
     expect(messages).toEqual([]);
     expect(grown).toBeLessThan(24 * 1024 * 1024);
     await transport.close();
+  });
+});
+
+describe("the request a sent message answers, told by its shape", () => {
+  test("a result or an error response answers its id; a request or a notification the server sends answers none", () => {
+    expect(respondedId({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "x" }] } })).toBe(7);
+    expect(respondedId({ jsonrpc: "2.0", id: "a", error: { code: -32603, message: "failed" } })).toBe("a");
+    expect(respondedId({ jsonrpc: "2.0", id: 0, result: {} })).toBe(0);
+    expect(respondedId({ jsonrpc: "2.0", id: 7, method: "elicitation/create", params: {} })).toBeUndefined();
+    expect(respondedId({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } })).toBeUndefined();
+    // A parse error's reply names no request (JSON-RPC's null id): it frees none.
+    expect(respondedId({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } } as unknown as JSONRPCMessage)).toBeUndefined();
   });
 });
