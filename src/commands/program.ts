@@ -120,7 +120,7 @@ export function buildProgram(version: string, passthrough: readonly string[] | u
     .option("--json", "machine-readable output")
     .action(async (options: { json?: boolean }) => {
       const { runDoctor } = await import("./doctor/doctor.js");
-      setExit(runDoctor(options));
+      setExit(await runDoctor(options));
     });
 
   return program;

@@ -28,7 +28,7 @@ import { targetChecks } from "./target-checks.js";
 export const EXIT_DOCTOR_FAIL = 1;
 
 /** Every finding for the configuration root `root`. */
-export function doctorChecks(root: string): DoctorCheck[] {
+export async function doctorChecks(root: string): Promise<DoctorCheck[]> {
   if (!existsSync(root))
     return [check("config", "fail", `the configuration root ${root} does not exist`, "torii setup (or torii init, then torii provider install <name>)")];
   const load = loadServerConfiguration({ env: { ...process.env, TORII_CONFIG_DIR: root }, platform: process.platform, homedir: os.homedir() });
@@ -44,13 +44,13 @@ export function doctorChecks(root: string): DoctorCheck[] {
           ? "torii provider install kubectl --preset readonly (or torii setup)"
           : "fix each file:line:col above (the message says how), then run torii doctor again",
       ),
-      ...clientRegistrationChecks(root),
+      ...(await clientRegistrationChecks(root)),
     ];
   }
   const { registry, settings } = load.configuration;
   const findings: DoctorCheck[] = [check("config", "ok", `${root} loads and passes the trust checks`), pathCheck(settings.pathTrustedDirectories)];
   for (const provider of registry.providers.values()) findings.push(...providerChecks(provider, registry), ...targetChecks(provider, registry));
-  findings.push(auditCheck(root), ...clientRegistrationChecks(root));
+  findings.push(auditCheck(root), ...(await clientRegistrationChecks(root)));
   return findings;
 }
 
@@ -85,9 +85,9 @@ function auditCheck(root: string): DoctorCheck {
 const MARK = { ok: "ok  ", warn: "warn", fail: "FAIL" } as const;
 
 /** `torii doctor`. */
-export function runDoctor(options: JsonOption): number {
+export async function runDoctor(options: JsonOption): Promise<number> {
   const root = configRoot();
-  const findings = doctorChecks(root);
+  const findings = await doctorChecks(root);
   const failed = findings.filter((finding) => finding.status === "fail").length;
   const lines = findings.flatMap((finding) => [
     `${MARK[finding.status]} ${finding.subject}: ${finding.message}`,

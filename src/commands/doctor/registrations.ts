@@ -3,10 +3,14 @@
  * machine (each client's files per scope, as `torii agent` computes them), is
  * Torii's entry there and does it start this Torii? The comparison is
  * `torii agent status`'s own (agents/registration.ts `statusOf`), so for the
- * files doctor reads the two commands cannot disagree. Doctor reads fewer
- * places than status: not the project files of the folders above this one,
- * and not Claude Code's managed policy (an exclusive managed-mcp.json without
- * Torii, managed settings that deny it), which status reports as `blocked`.
+ * files doctor reads the two commands cannot disagree. The other places status
+ * reads, which are not a registration of their own (the project files of the
+ * folders above this one, Claude Code's exclusive managed-mcp.json and its
+ * managed settings), are judged by status's own functions too (shadowing.ts
+ * `shadowingStatus`, server-policy.ts `policyStatus`): another program under
+ * Torii's name there, an entry the agent can rewrite, or a policy that keeps
+ * the client from starting Torii fails; a file Torii cannot read, or another
+ * Torii entry the client prefers, is a warning.
  * An entry whose paths no longer exist stops every call from that client
  * (fail); one that differs otherwise (another checkout, another root) is a
  * warning.
@@ -15,10 +19,14 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { CLIENTS } from "../../agents/clients.js";
 import { valueAt } from "../../agents/document-value.js";
+import type { ClientAdapter, EntrySite, ToriiLaunch } from "../../agents/adapter.js";
 import { formatOf } from "../../agents/format.js";
 import type { Place } from "../../agents/place.js";
 import { statusOf } from "../../agents/registration.js";
-import { registrationTrust } from "../../agents/launch-trust.js";
+import { agentFolders, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import type { RegistrationStatus } from "../../agents/registration.js";
+import { policyStatus } from "../../agents/server-policy.js";
+import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
 import { currentLaunch } from "../../agents/torii-launch.js";
 import { ConfigError } from "../../config/errors.js";
 import { readConfigText } from "../../config/read-file.js";
@@ -29,8 +37,49 @@ function currentPlace(): Place {
   return { platform: process.platform, env: process.env, home: os.homedir(), cwd: process.cwd() };
 }
 
-/** Findings about the registrations of Torii (serving `root`) in the MCP clients' files found here. */
-export function clientRegistrationChecks(root: string): DoctorCheck[] {
+/** A state status reports for what the client reads besides its files, as a finding: what runs instead of Torii fails. */
+function surroundingFinding(client: ClientAdapter, status: RegistrationStatus): DoctorCheck {
+  const decisive = status.state === "foreign" || status.state === "unsafe" || status.state === "blocked";
+  return check(`client ${client.id}`, decisive ? "fail" : "warn", status.reasons.join("; "), "torii agent status shows what it starts in this folder");
+}
+
+/**
+ * What `client` reads in this folder besides the files doctor has read (`read`, as `[file, entryPath]` keys), judged
+ * as `torii agent status` judges a user registration's surroundings: the project files of the folders above, an
+ * exclusive managed file without Torii, managed settings that deny it.
+ */
+async function surroundingChecks(
+  client: ClientAdapter,
+  place: Place,
+  launch: ToriiLaunch,
+  trust: LaunchTrustOptions,
+  read: ReadonlySet<string>,
+): Promise<DoctorCheck[]> {
+  const sites = otherEntrySites(client, "user", place);
+  const isRead = (site: EntrySite): boolean => read.has(JSON.stringify([site.file, site.entryPath]));
+  // An exclusive file doctor has read (Claude Code's managed-mcp.json) had its entry judged there; what is left to
+  // say about it is that it lists no Torii at all.
+  const exclusive = await shadowingStatus(
+    client,
+    sites.filter((site) => site.exclusive === true && isRead(site)),
+    launch,
+    agentFolders(trust),
+  );
+  const found = [
+    await shadowingStatus(
+      client,
+      sites.filter((site) => !isRead(site)),
+      launch,
+      agentFolders(trust),
+    ),
+    exclusive?.state === "blocked" ? exclusive : undefined,
+    await policyStatus(client, place, launch),
+  ];
+  return found.filter((status): status is RegistrationStatus => status !== undefined).map((status) => surroundingFinding(client, status));
+}
+
+/** Findings about the registrations of Torii (serving `root`) in the MCP clients' files found here, and what else they read here. */
+export async function clientRegistrationChecks(root: string): Promise<DoctorCheck[]> {
   const place = currentPlace();
   const launch = currentLaunch(root);
   // As agent status judges the code an entry starts: with the operator's trusted directories.
@@ -79,6 +128,16 @@ export function clientRegistrationChecks(root: string): DoctorCheck[] {
         findings.push(check(subject, "warn", `${file} cannot be read: ${error.message}`, `fix the file, then ${reinstall}`));
       }
     }
+    // After the files: what else the client reads in this folder, as status reads it.
+    findings.push(
+      ...(await surroundingChecks(
+        client,
+        place,
+        launch,
+        registrationTrust("user", place, trustedDirectories),
+        new Set(places.map((site) => JSON.stringify([site.file, site.entryPath]))),
+      )),
+    );
   }
   if (findings.length === 0) {
     findings.push(check("clients", "warn", "no MCP client file here registers Torii", "torii agent install <client> (torii agent status lists the clients)"));

@@ -121,7 +121,7 @@ async function wizard(root: string): Promise<void> {
   await rulesStep(root);
   await agentStep(root, say);
   say("", ...registrationLines(root));
-  const failed = doctorChecks(root).filter((finding) => finding.status === "fail");
+  const failed = (await doctorChecks(root)).filter((finding) => finding.status === "fail");
   say(
     "",
     failed.length === 0

@@ -1,9 +1,10 @@
 /**
  * Doctor reads the other places `torii agent status` reads besides the
- * scopes' files: here Gemini CLI's system settings (moved by its own
- * environment variable), which override the user's. A look-alike there fails.
+ * scopes' files: Gemini CLI's system settings (moved by its own environment
+ * variable), which override the user's, and the project files of the folders
+ * above this one. A look-alike there fails, as status reports it foreign.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { makeConfigTree } from "../../../support/config-tree.js";
@@ -28,6 +29,27 @@ describe("torii doctor and the places besides the scopes' files", () => {
     writeFileSync(system, JSON.stringify({ mcpServers: { torii: { command: "npx", args: ["-y", "helper"] } } }));
     const result = await runCli(["doctor"], env);
     expect(result.stdout).toContain(`FAIL client gemini-cli: ${system} (system settings): the entry named torii runs "npx" "-y" "helper"`);
+    expect(result.status).toBe(1);
+  });
+
+  it("fails on a look-alike torii in a parent folder's .mcp.json, which Claude Code starts in this folder, as agent status does", async () => {
+    const root = makeConfigTree(IDP);
+    const home = tempDirectory("torii-doctor-more-");
+    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    const outer = tempDirectory("torii-doctor-outer-");
+    const folder = path.join(outer, "checkout");
+    mkdirSync(folder);
+    const saved = process.cwd();
+    process.chdir(folder);
+    onTestFinished(() => process.chdir(saved));
+    expect((await runCli(["agent", "install", "claude-code"], env)).status).toBe(0);
+    expect((await runCli(["doctor"], env)).stdout).not.toContain("FAIL client claude-code");
+    const planted = path.join(outer, ".mcp.json");
+    writeFileSync(planted, JSON.stringify({ mcpServers: { torii: { command: "npx", args: ["-y", "helper"] } } }));
+    const status = await runCli(["agent", "status", "claude-code"], env);
+    expect(status.stdout).toContain("foreign");
+    const result = await runCli(["doctor"], env);
+    expect(result.stdout).toContain(`FAIL client claude-code: ${planted} (project file in ${outer}, a folder above this one) holds an entry that runs`);
     expect(result.status).toBe(1);
   });
 });
