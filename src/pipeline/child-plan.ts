@@ -42,10 +42,11 @@ export interface ChildPlan {
   readonly pinnedVariables: readonly string[];
 }
 
-/** A variable of a built environment; on Windows whatever its spelling (one spelling is kept). */
+/** A variable of a built environment; on Windows whatever the spelling of either name (one spelling is kept). */
 export function variable(env: Readonly<Record<string, string>>, name: string, platform: NodeJS.Platform): string | undefined {
   if (platform !== "win32") return env[name];
-  const key = Object.keys(env).find((candidate) => candidate.toUpperCase() === name);
+  const wanted = name.toUpperCase();
+  const key = Object.keys(env).find((candidate) => candidate.toUpperCase() === wanted);
   return key === undefined ? undefined : env[key];
 }
 
@@ -122,9 +123,13 @@ export function planChild(
   return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true, pinnedVariables };
 }
 
-/** The child's HOME as its CLI expands `~` (USERPROFILE on Windows when HOME is unset). */
+/**
+ * The child's home where its CLI (az: Python's knack) stops looking for a working directory's configuration: `~` as
+ * Python expands it, HOME on POSIX, USERPROFILE on Windows (Python 3.8+ reads HOME there only when nothing else is set).
+ */
 function childHome(env: Readonly<Record<string, string>>, deps: ChildPlanDeps): string | undefined {
-  return variable(env, "HOME", deps.platform) ?? (deps.platform === "win32" ? variable(env, "USERPROFILE", deps.platform) : undefined);
+  if (deps.platform !== "win32") return variable(env, "HOME", deps.platform);
+  return variable(env, "USERPROFILE", deps.platform) ?? variable(env, "HOME", deps.platform);
 }
 
 /**
@@ -155,7 +160,7 @@ function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonl
   const homes = pythonHomes((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);
   // A `$NAME/…` entry: under the directory the child's variable names (az's AZURE_CONFIG_DIR), as the CLI resolves it from its working directory.
   const directoryOf = (name: string): string | undefined => {
-    const value = variable(env, deps.platform === "win32" ? name.toUpperCase() : name, deps.platform);
+    const value = variable(env, name, deps.platform);
     return value === undefined || value === "" ? undefined : path.resolve(deps.cwd, value);
   };
   const found = homeConfigFound(homes, entries, directoryOf);

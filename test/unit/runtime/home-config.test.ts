@@ -144,6 +144,8 @@ describe("the bundled aws provider: a call is refused while ~/.aws/cli/alias exi
       message = (error as Error).message;
     }
     expect(message).not.toContain(".aws/cli/alias");
+    // The next step's refusal: no aws on this PATH (a refusal before it would name something else).
+    expect(message).toMatch(/^executable "aws" not found/u);
   });
 });
 
@@ -168,5 +170,41 @@ describe("the bundled az provider: a call is refused while the alias extension's
     const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
     const layers = [new Map([["AZURE_CONFIG_DIR", "azdir"]])];
     expect(() => planChild("az", ["ac", "list"], az, layers, {}, deps)).toThrow(path.join(project, "azdir", "alias"));
+  });
+
+  it("on Windows finds the variable whatever its spelling (Azure_Config_Dir is AZURE_CONFIG_DIR there)", () => {
+    const root = tempDirectory("torii-home-config-az-case-");
+    const project = path.join(root, "project");
+    mkdirSync(path.join(root, "azdir"), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(path.join(root, "azdir", "alias"), "[ac]\ncommand = account\n");
+    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
+    const deps: ChildPlanDeps = {
+      serverEnv: { Path: "C:\\Windows\\System32", USERPROFILE: path.join(root, "profile") },
+      platform: "win32",
+      selfDir: "C:\\torii",
+      cwd: project,
+    };
+    const layers = [new Map([["Azure_Config_Dir", path.join(root, "azdir")]])];
+    expect(() => planChild("az", ["ac", "list"], az, layers, {}, deps)).toThrow(path.join(root, "azdir", "alias"));
+  });
+});
+
+describe("the bundled az provider on Windows: a working directory's .azure/config is looked for up to USERPROFILE, where az's Python stops", () => {
+  it("a HOME below USERPROFILE does not hide a .azure/config between them", () => {
+    const profile = tempDirectory("torii-home-config-az-profile-");
+    const work = path.join(profile, "work");
+    const project = path.join(work, "project");
+    mkdirSync(path.join(work, ".azure"), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(path.join(work, ".azure", "config"), "[defaults]\ngroup = other\n");
+    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
+    const deps: ChildPlanDeps = {
+      serverEnv: { Path: "C:\\Windows\\System32", HOME: work, USERPROFILE: profile },
+      platform: "win32",
+      selfDir: "C:\\torii",
+      cwd: project,
+    };
+    expect(() => planChild("az", ["vm", "list"], az, [], {}, deps)).toThrow(path.join(work, ".azure", "config"));
   });
 });
