@@ -110,7 +110,7 @@ export interface MarkedLeftovers {
 
 /**
  * SIGKILLs (Linux) the processes started since the host that hold its mark (its forks that do not yet run their program;
- * not the host itself), then, in one search, those that hold one of `launchMarks` (the unfinished launches': their
+ * the host itself holds it too and is killed again if still there, but is left out of `forks`), then, in one search, those that hold one of `launchMarks` (the unfinished launches': their
  * programs and the descendants that kept their environment). The host's mark is searched for first and on its own: a
  * fork in the middle of its `execve` holds neither mark when read, and its call's when read again later (see above).
  * `byLaunch` follows `launchMarks` (nothing for an undefined mark). Nothing off Linux. `listProcesses` lists /proc (a

@@ -32,7 +32,8 @@ const REVIEWED: Readonly<Record<string, readonly string[][] | string>> = {
   ],
   "customizations/sessionmanager.py": [["ssm", "start-session"]],
   "customizations/ecs/executecommand.py": [["ecs", "execute-command"]],
-  "alias.py": "runs the operator's own `!` aliases from ~/.aws/cli/alias, a credential-store file the agent cannot name",
+  "alias.py":
+    "runs the `!` aliases of ~/.aws/cli/alias: the bundled provider's runtime.home_config refuses every call while that file exists (red team 22 F2), so no alias runs through Torii",
   "help.py": "runs groff and the pager for `help`; the programs are fixed, the agent's words are not passed to them",
   "utils.py": "runs the pager named by the operator's configuration (cli_pager, AWS_PAGER) on the CLI's own output",
   "testutils.py": "test helpers, not reachable from a command",

@@ -48,6 +48,7 @@ describe("gcloud: a BigQuery or Cloud SQL name qualified by another project is r
       ["healthcare", "dicom-stores", "export", "bq", "st", "--dataset=d", "--location=l", "--bq-table=bq://other-proj.ds.t"],
       ["healthcare", "fhir-stores", "export", "bq", "st", "--dataset=d", "--location=l", "--bq-dataset", "BQ://other-proj.ds"],
       ["healthcare", "dicom-stores", "create", "st", "--dataset=d", "--location=l", "--stream-configs=bq://other-proj.ds.t"],
+      ["healthcare", "fhir-stores", "create", "st", "--dataset=d", "--location=l", "--stream-configs=bq%3A//other-proj.ds.t"],
       ["ai", "endpoints", "create", "--display-name=x", "--region=r", "--request-response-logging-table=bq%3A//other-proj/ds/t"],
       ["ai", "model-monitoring-jobs", "create", "--region=r", "--bigquery-uri=bq://other-proj.ds.t"],
       ["ai", "datasets", "create", "--display-name=d", "--region=r", "--metadata-schema-uri=x", "--", "bq://other-proj.ds.t"],
@@ -55,6 +56,8 @@ describe("gcloud: a BigQuery or Cloud SQL name qualified by another project is r
   )("a BigQuery URI in any argument: %s", (_, argv) => {
     const decision = decide(argv);
     expect(decision).toMatchObject({ result: "deny", source: "locked-option" });
+    // The locked value refuses it (a flag's own row would name the flag): also where no row locks the flag.
+    expect(decision.reason).toContain('holds "bq://"');
     expect(decision.reason).not.toContain("other-proj");
   });
 });
