@@ -275,7 +275,7 @@ export const PARSER_FLOOR: Readonly<Record<string, ParserFloor>> = Object.freeze
 });
 
 /** The executable's name a command runs: its last path segment, without a Windows launcher's extension. */
-function executableName(command: string): string {
+export function executableName(command: string): string {
   const base = command.split(/[\\/]/u).at(-1) ?? command;
   return base.replace(/\.(cmd|exe|bat|ps1)$/iu, "").toLowerCase();
 }

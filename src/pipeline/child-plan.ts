@@ -15,6 +15,7 @@ import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveRemembered } from "./remembered-executable.js";
 import { homeConfigFound, pythonHomes } from "../runtime/home-config.js";
+import { fixedEnvOf, homeConfigOf } from "../config/runtime-floor.js";
 import { rememberedChildPath } from "./remembered-search-path.js";
 import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
 import type { SearchTrust } from "../runtime/search-path.js";
@@ -72,7 +73,7 @@ export function childEnvOf(
     trust,
     layers,
     removedEnv: provider.config.auth?.removed_env ?? [],
-    fixedEnv: provider.config.runtime?.fixed_env ?? {},
+    fixedEnv: fixedEnvOf(provider.config),
     accountName,
     pinned,
     // Remembered from one call to the next while every path it was judged by is unchanged (remembered-search-path.ts).
@@ -154,7 +155,7 @@ function refuseWorkingDirectoryConfig(command: string, provider: ProviderEntry, 
  * decision judged as something else.
  */
 function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonly<Record<string, string>>, deps: ChildPlanDeps): void {
-  const entries = provider.config.runtime?.home_config ?? [];
+  const entries = homeConfigOf(provider.config);
   if (entries.length === 0) return;
   // Where the CLI's Python expands `~` (an unset HOME is the account's home, USERPROFILE on Windows), not Torii's idea of it.
   const homes = pythonHomes((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);

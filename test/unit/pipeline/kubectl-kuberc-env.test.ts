@@ -25,4 +25,18 @@ describe("kubectl's child environment: kuberc is off", () => {
     expect(child.KUBECTL_KUBERC).toBe("false");
     expect(child.KUBERC).toBeUndefined();
   });
+
+  it("an operator tree installed before the bundled provider fixed it (no fixed_env entry) still gets it: the runtime floor", () => {
+    const { runtime, ...older } = kubectl.config;
+    const withoutIt = { ...older, runtime: { ...runtime, fixed_env: {} } };
+    const child = childEnvOf({ ...kubectl, config: withoutIt } as unknown as ProviderEntry, [], {}, deps);
+    expect(child.KUBECTL_KUBERC).toBe("false");
+    const noRuntime = childEnvOf({ ...kubectl, config: older } as unknown as ProviderEntry, [], {}, deps);
+    expect(noRuntime.KUBECTL_KUBERC).toBe("false");
+  });
+
+  it("a value the provider sets itself wins over the floor (the operator owns provider.yaml)", () => {
+    const config = { ...kubectl.config, runtime: { ...kubectl.config.runtime, fixed_env: { KUBECTL_KUBERC: "true" } } };
+    expect(childEnvOf({ ...kubectl, config } as unknown as ProviderEntry, [], {}, deps).KUBECTL_KUBERC).toBe("true");
+  });
 });

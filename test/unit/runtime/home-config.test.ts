@@ -135,6 +135,28 @@ describe("the bundled aws provider: a call is refused while ~/.aws/cli/alias exi
     expect(() => planChild("aws", ["s3", "ls"], aws, [], {}, windows)).toThrow(dir.aliases);
   });
 
+  it("an operator tree installed before the bundled provider listed the file (no home_config) still refuses: the runtime floor", () => {
+    const dir = home(true);
+    const { runtime, ...older } = aws.config as unknown as { runtime?: Record<string, unknown> };
+    const { home_config: _listed, ...rest } = runtime ?? {};
+    for (const config of [older, { ...older, runtime: rest }]) {
+      const olderAws = { ...aws, config } as unknown as ProviderEntry;
+      expect(() => planChild("aws", ["s3", "ls"], olderAws, [], {}, deps(dir))).toThrow(dir.aliases);
+    }
+  });
+
+  it("a provider that lists no file (home_config: []) accepts the alias file, as its refusal says it may", () => {
+    const dir = home(true);
+    const config = { ...aws.config, runtime: { ...aws.config.runtime, home_config: [] } };
+    let message = "";
+    try {
+      planChild("aws", ["s3", "ls"], { ...aws, config } as unknown as ProviderEntry, [], {}, deps(dir));
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^executable "aws" not found/u);
+  });
+
   it("without the file the plan goes on (to the executable's lookup)", () => {
     const dir = home(false);
     let message = "";
