@@ -18,9 +18,10 @@
  *   mode are in each fingerprint, and a chmod or chown moves the ctime too;
  * - where a path really is: each link met on the way (its target text cannot
  *   change without replacing it: a new inode or ctime, and its directory's times)
- *   and every component of where it leads. A link whose size is not its target's
- *   length (procfs's `/proc/<pid>/cwd`, which leads wherever that process moved
- *   without a change to its lstat) makes the record incomplete: never remembered.
+ *   and every component of where it leads. A link on procfs (`/proc/<pid>/cwd`,
+ *   `/proc/<pid>/fd/<n>`, which lead wherever that process moved or repointed them
+ *   without a change to their lstat), or one whose size is not its target's length,
+ *   makes the record incomplete: never remembered.
  *
  * Never while a time relied on is within RACY_MARGIN_NS of now or ahead of it:
  * a second change within the filesystem's timestamp granularity would leave the
@@ -28,6 +29,20 @@
  */
 import { lstatSync, readlinkSync, type BigIntStats } from "node:fs";
 import { RACY_MARGIN_NS } from "./unchanged-files.js";
+
+let procDev: bigint | null | undefined;
+
+/** The device of procfs (`/proc`), whose links lead wherever a process is without a change to their lstat; null without one. */
+function procDevice(): bigint | null {
+  if (procDev === undefined) {
+    try {
+      procDev = lstatSync("/proc", { bigint: true }).dev;
+    } catch {
+      procDev = null;
+    }
+  }
+  return procDev;
+}
 
 /** Verdicts remembered at most per memo (a server plans children for a few providers, programs and `.env` layers). */
 const MAX_REMEMBERED = 64;
@@ -134,9 +149,10 @@ export class Observations {
         return;
       }
       // A link's lstat answers for its target only when its size is the target's length, as on every disk file
-      // system. The kernel's own links (`/proc/<pid>/cwd`, `/proc/<pid>/root`, `/proc/self/fd/<n>`, `/proc/self`)
-      // show size 0 and keep their inode and times while they come to lead elsewhere: never remembered.
-      if (seen.size !== BigInt(Buffer.byteLength(text))) {
+      // system. The kernel's own links (`/proc/<pid>/cwd`, `/proc/<pid>/root`, `/proc/self`: size 0;
+      // `/proc/<pid>/fd/<n>`: size 64, whatever it leads to) keep their inode and times while they come to lead
+      // elsewhere: a link on procfs, or one whose size is not its target's length, is never remembered.
+      if (seen.dev === procDevice() || seen.size !== BigInt(Buffer.byteLength(text))) {
         this.#complete = false;
         return;
       }

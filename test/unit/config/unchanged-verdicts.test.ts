@@ -7,9 +7,9 @@
  * the files just written count as settled), shows it answered while nothing
  * changed, then makes one change.
  */
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { Observations, UnchangedVerdicts } from "../../../src/config/unchanged-verdicts.js";
 import { tempDirectory } from "../../support/temp-dirs.js";
 
@@ -84,6 +84,26 @@ posixOnly("verdicts judged by many paths", () => {
     const verdicts = remembered([["/proc/self/cwd", false]]);
     expect(verdicts.verdictOf("key")).toBeUndefined();
   });
+
+  it.skipIf(!existsSync(`/proc/${process.pid}/fd`))(
+    "never remember a verdict judged through a procfs link whose size happens to be its target's length (/proc/<pid>/fd/<n>: always 64)",
+    () => {
+      // A directory whose path is 64 bytes long: the fd link's lstat size (64) equals its target text's length, yet
+      // a dup2 onto the descriptor makes it lead elsewhere with the same inode, size and times.
+      // Beside the test's temporary directory (in the run's own directory, whose path is short enough), removed after.
+      const beside = path.dirname(tempDirectory("torii-verdicts-"));
+      const dir = path.join(beside, `torii-verdicts-fd-${"d".repeat(64 - beside.length - "/torii-verdicts-fd-".length)}`);
+      mkdirSync(dir);
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      expect(Buffer.byteLength(dir)).toBe(64);
+      const fd = openSync(dir, "r");
+      onTestFinished(() => closeSync(fd));
+      const link = `/proc/${process.pid}/fd/${fd}`;
+      expect(lstatSync(link).size).toBe(64);
+      const verdicts = remembered([[link, true]]);
+      expect(verdicts.verdictOf("key")).toBeUndefined();
+    },
+  );
 
   it("never remember a verdict judged by a relative path, or by a time within the racy margin", () => {
     const top = tempDirectory("torii-verdicts-");
