@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { defineConfig } from "vitest/config";
 
-const mocking = readdirSync("test/real-cli").filter(
+const mocking = readdirSync("test/real-cli", { recursive: true, encoding: "utf8" }).filter(
   (file) => file.endsWith(".test.ts") && /\bvi\.(?:mock|doMock)\(/u.test(readFileSync(`test/real-cli/${file}`, "utf8")),
 );
 if (mocking.length > 0) throw new Error(`test/real-cli runs without isolation; these files mock modules: ${mocking.join(", ")}`);

@@ -11,6 +11,12 @@
  * The provider's own choice wins: a `home_config` it states (even `[]`, the
  * documented way to accept an alias file) replaces the floor's list, and a
  * `fixed_env` value it sets for the same name replaces the floor's value.
+ *
+ * Deliberately partial: it holds the facts of session 22's red team. Earlier
+ * runtime facts (`PYTHONSAFEPATH`, az's `AZURE_*` fixed values and its
+ * `working_directory_config`) reach an older tree only through `torii provider
+ * upgrade`, which the server's start-up and `torii doctor` name for every
+ * installed definition older than the bundled one.
  */
 import { executableName } from "./locked-floor.js";
 import type { ProviderConfig } from "./provider-schema.js";
@@ -20,7 +26,7 @@ interface RuntimeFloor {
   readonly fixedEnv?: Readonly<Record<string, string>>;
 }
 
-export const RUNTIME_FLOOR: Readonly<Record<string, RuntimeFloor>> = Object.freeze({
+const RUNTIME_FLOOR: Readonly<Record<string, RuntimeFloor>> = Object.freeze({
   aws: Object.freeze({ homeConfig: Object.freeze([".aws/cli/alias"]) }),
   az: Object.freeze({ homeConfig: Object.freeze([".azure/alias", "$AZURE_CONFIG_DIR/alias"]) }),
   kubectl: Object.freeze({ fixedEnv: Object.freeze({ KUBECTL_KUBERC: "false" }) }),

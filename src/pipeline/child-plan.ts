@@ -14,7 +14,7 @@ import { accountHome, accountName } from "../runtime/account-name.js";
 import { buildChildEnv } from "../runtime/child-env.js";
 import { planBatchLaunch } from "../runtime/batch-arguments.js";
 import { resolveRemembered } from "./remembered-executable.js";
-import { homeConfigFound, pythonHomes } from "../runtime/home-config.js";
+import { homeConfigFound, pythonHome, pythonHomes } from "../runtime/home-config.js";
 import { fixedEnvOf, homeConfigOf } from "../config/runtime-floor.js";
 import { rememberedChildPath } from "./remembered-search-path.js";
 import { workingDirectoryConfigFound } from "../runtime/working-directory-config.js";
@@ -124,13 +124,9 @@ export function planChild(
   return { executable: plan.executable, args: plan.args, env, windowsVerbatimArguments: true, pinnedVariables };
 }
 
-/**
- * The child's home where its CLI (az: Python's knack) stops looking for a working directory's configuration: `~` as
- * Python expands it, HOME on POSIX, USERPROFILE on Windows (Python 3.8+ reads HOME there only when nothing else is set).
- */
+/** The child's home where its CLI (az: Python's knack) stops looking for a working directory's configuration: Python's `~`. */
 function childHome(env: Readonly<Record<string, string>>, deps: ChildPlanDeps): string | undefined {
-  if (deps.platform !== "win32") return variable(env, "HOME", deps.platform);
-  return variable(env, "USERPROFILE", deps.platform) ?? variable(env, "HOME", deps.platform);
+  return pythonHome((name) => variable(env, name, deps.platform), deps.platform, deps.cwd, accountHome);
 }
 
 /**
@@ -168,7 +164,7 @@ function refuseHomeConfig(command: string, provider: ProviderEntry, env: Readonl
   if (found.length > 0) {
     throw new ChildPlanError(
       `${command} reads ${found.join(", ")}, which can make the call's words run another command or a shell line than the one decided on: ` +
-        `remove or rename it (or take the entry out of the provider's runtime.home_config, accepting that)`,
+        `remove or rename it (or set the provider's runtime.home_config to the files to refuse, [] for none, accepting that)`,
     );
   }
 }

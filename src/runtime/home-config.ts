@@ -32,6 +32,24 @@ import path from "node:path";
 import { entryPresent } from "./working-directory-config.js";
 
 /**
+ * The directory Python 3.8+ started with this environment expands `~` to (posixpath/ntpath `expanduser`), absolute
+ * from `cwd`: on POSIX HOME (empty: the root; unset: the account's home), on Windows USERPROFILE, else HOMEDRIVE +
+ * HOMEPATH (never HOME); undefined when Windows has neither. Where az (knack) stops looking for a working
+ * directory's `.azure/config`.
+ */
+export function pythonHome(
+  lookup: (name: string) => string | undefined,
+  platform: NodeJS.Platform,
+  cwd: string,
+  accountHome: () => string | undefined,
+): string | undefined {
+  if (platform !== "win32") return pythonHomes(lookup, platform, cwd, accountHome)[0];
+  const homePath = lookup("HOMEPATH");
+  const home = lookup("USERPROFILE") ?? (homePath === undefined ? undefined : (lookup("HOMEDRIVE") ?? "") + homePath);
+  return home === undefined ? undefined : path.resolve(cwd, home === "" ? path.sep : home);
+}
+
+/**
  * The directories a Python CLI started with this environment may expand `~` to
  * (posixpath/ntpath `expanduser`), absolute from `cwd` (the child's working directory).
  * `lookup` reads the child's environment; `accountHome` the password database.

@@ -7,7 +7,7 @@
  * provider names the file; the refusal comes when the child is planned, before
  * the executable is looked up or anything runs.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ProviderEntry } from "../../../src/config/registry.js";
@@ -194,6 +194,22 @@ describe("the bundled az provider: a call is refused while the alias extension's
     expect(() => planChild("az", ["ac", "list"], az, layers, {}, deps)).toThrow(path.join(project, "azdir", "alias"));
   });
 
+  it("an az tree installed before the bundled provider listed them (no home_config) still refuses both tables: the runtime floor", () => {
+    const root = tempDirectory("torii-home-config-az-floor-");
+    const project = path.join(root, "project");
+    mkdirSync(path.join(root, ".azure"), { recursive: true });
+    mkdirSync(path.join(project, "azdir"), { recursive: true });
+    writeFileSync(path.join(root, ".azure", "alias"), "[ac]\ncommand = account\n");
+    writeFileSync(path.join(project, "azdir", "alias"), "[ac]\ncommand = account\n");
+    const bundled = bundledProviderConfig("az") as unknown as { runtime?: Record<string, unknown> };
+    const { home_config: _listed, ...runtime } = bundled.runtime ?? {};
+    const az = { name: "az", tool: "az", config: { ...bundled, runtime } } as unknown as ProviderEntry;
+    const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
+    expect(() => planChild("az", ["ac", "list"], az, [], {}, deps)).toThrow(path.join(root, ".azure", "alias"));
+    rmSync(path.join(root, ".azure", "alias"));
+    expect(() => planChild("az", ["ac", "list"], az, [new Map([["AZURE_CONFIG_DIR", "azdir"]])], {}, deps)).toThrow(path.join(project, "azdir", "alias"));
+  });
+
   it("on Windows finds the variable whatever its spelling (Azure_Config_Dir is AZURE_CONFIG_DIR there)", () => {
     const root = tempDirectory("torii-home-config-az-case-");
     const project = path.join(root, "project");
@@ -223,6 +239,23 @@ describe("the bundled az provider on Windows: a working directory's .azure/confi
     const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
     const deps: ChildPlanDeps = {
       serverEnv: { Path: "C:\\Windows\\System32", HOME: work, USERPROFILE: profile },
+      platform: "win32",
+      selfDir: "C:\\torii",
+      cwd: project,
+    };
+    expect(() => planChild("az", ["vm", "list"], az, [], {}, deps)).toThrow(path.join(work, ".azure", "config"));
+  });
+
+  it("without USERPROFILE, HOMEDRIVE + HOMEPATH is the stop (Python never reads HOME there), not a deeper HOME", () => {
+    const profile = tempDirectory("torii-home-config-az-homepath-");
+    const work = path.join(profile, "work");
+    const project = path.join(work, "project");
+    mkdirSync(path.join(work, ".azure"), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(path.join(work, ".azure", "config"), "[defaults]\ngroup = other\n");
+    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
+    const deps: ChildPlanDeps = {
+      serverEnv: { Path: "C:\\Windows\\System32", HOME: work, HOMEDRIVE: "", HOMEPATH: profile },
       platform: "win32",
       selfDir: "C:\\torii",
       cwd: project,
