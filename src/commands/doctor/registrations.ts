@@ -5,12 +5,13 @@
  * `torii agent status`'s own (agents/registration.ts `statusOf`), so for the
  * files doctor reads the two commands cannot disagree. The other places status
  * reads, which are not a registration of their own (the project files of the
- * folders above this one, Claude Code's exclusive managed-mcp.json and its
- * managed settings), are judged by status's own functions too (shadowing.ts
- * `shadowingStatus`, server-policy.ts `policyStatus`): another program under
- * Torii's name there, an entry the agent can rewrite, or a policy that keeps
- * the client from starting Torii fails; a file Torii cannot read, or another
- * Torii entry the client prefers, is a warning.
+ * folders above this one, Claude Code's managed settings), are judged by
+ * status's own functions (shadowing.ts `shadowingStatus`, server-policy.ts
+ * `policyStatus`): another program under Torii's name there, an entry the agent
+ * can rewrite, or a policy that keeps the client from starting Torii fails; a
+ * file Torii cannot read, or another Torii entry the client prefers, is a
+ * warning. Claude Code's exclusive managed-mcp.json is one of doctor's files;
+ * without Torii's entry it fails (status: `blocked`).
  * An entry whose paths no longer exist stops every call from that client
  * (fail); one that differs otherwise (another checkout, another root) is a
  * warning.
@@ -19,11 +20,11 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { CLIENTS } from "../../agents/clients.js";
 import { valueAt } from "../../agents/document-value.js";
-import type { ClientAdapter, EntrySite, ToriiLaunch } from "../../agents/adapter.js";
+import type { ClientAdapter, ToriiLaunch } from "../../agents/adapter.js";
 import { formatOf } from "../../agents/format.js";
 import type { Place } from "../../agents/place.js";
 import { statusOf } from "../../agents/registration.js";
-import { agentFolders, registrationTrust, type LaunchTrustOptions } from "../../agents/launch-trust.js";
+import { agentFolders, registrationTrust } from "../../agents/launch-trust.js";
 import type { RegistrationStatus } from "../../agents/registration.js";
 import { policyStatus } from "../../agents/server-policy.js";
 import { otherEntrySites, shadowingStatus } from "../../agents/shadowing.js";
@@ -45,36 +46,18 @@ function surroundingFinding(client: ClientAdapter, status: RegistrationStatus): 
 
 /**
  * What `client` reads in this folder besides the files doctor has read (`read`, as `[file, entryPath]` keys), judged
- * as `torii agent status` judges a user registration's surroundings: the project files of the folders above, an
- * exclusive managed file without Torii, managed settings that deny it.
+ * as `torii agent status` judges a user registration's surroundings: the project files of the folders above, managed
+ * settings that deny Torii.
  */
 async function surroundingChecks(
   client: ClientAdapter,
   place: Place,
   launch: ToriiLaunch,
-  trust: LaunchTrustOptions,
+  folders: readonly string[],
   read: ReadonlySet<string>,
 ): Promise<DoctorCheck[]> {
-  const sites = otherEntrySites(client, "user", place);
-  const isRead = (site: EntrySite): boolean => read.has(JSON.stringify([site.file, site.entryPath]));
-  // An exclusive file doctor has read (Claude Code's managed-mcp.json) had its entry judged there; what is left to
-  // say about it is that it lists no Torii at all.
-  const exclusive = await shadowingStatus(
-    client,
-    sites.filter((site) => site.exclusive === true && isRead(site)),
-    launch,
-    agentFolders(trust),
-  );
-  const found = [
-    await shadowingStatus(
-      client,
-      sites.filter((site) => !isRead(site)),
-      launch,
-      agentFolders(trust),
-    ),
-    exclusive?.state === "blocked" ? exclusive : undefined,
-    await policyStatus(client, place, launch),
-  ];
+  const unread = otherEntrySites(client, "user", place).filter((site) => !read.has(JSON.stringify([site.file, site.entryPath])));
+  const found = [await shadowingStatus(client, unread, launch, folders), await policyStatus(client, place, launch)];
   return found.filter((status): status is RegistrationStatus => status !== undefined).map((status) => surroundingFinding(client, status));
 }
 
@@ -84,10 +67,13 @@ export async function clientRegistrationChecks(root: string): Promise<DoctorChec
   const launch = currentLaunch(root);
   // As agent status judges the code an entry starts: with the operator's trusted directories.
   const trustedDirectories = operatorTrustedDirectories(root);
+  // The folders an agent started here can write: a user registration's surroundings are judged with them, as by status.
+  const folders = agentFolders(registrationTrust("user", place, trustedDirectories));
   const findings: DoctorCheck[] = [];
+  const surroundings: DoctorCheck[] = [];
   for (const client of CLIENTS) {
     const places = [
-      ...client.scopes.map((scope) => ({ file: client.configFile(scope, place), entryPath: client.entryPath, scope, label: "" })),
+      ...client.scopes.map((scope) => ({ file: client.configFile(scope, place), entryPath: client.entryPath, scope, label: "", exclusive: false })),
       // Claude Code's local scope (projects["<folder>"] in ~/.claude.json): first in its precedence, as agent status reads it.
       // And the other places it reads (machine-wide settings, VS Code's settings.json, opencode.jsonc), as status does.
       ...[...(client.localEntries?.(place) ?? []), ...(client.moreEntries?.(place) ?? [])].map((site) => ({
@@ -95,9 +81,10 @@ export async function clientRegistrationChecks(root: string): Promise<DoctorChec
         entryPath: site.entryPath,
         scope: "user" as const,
         label: ` (${site.label})`,
+        exclusive: site.exclusive === true,
       })),
     ];
-    for (const { file, entryPath, scope, label } of places) {
+    for (const { file, entryPath, scope, label, exclusive } of places) {
       if (!existsSync(file)) continue;
       const where = `${file}${label}`;
       const subject = `client ${client.id}`;
@@ -107,6 +94,12 @@ export async function clientRegistrationChecks(root: string): Promise<DoctorChec
         const parsed = formatOf(client).parse(file, readConfigText(file));
         // An entry elsewhere in the file is judged as if it stood where the client's own entry does.
         const entry = valueAt(parsed, entryPath);
+        if (entry === undefined && exclusive) {
+          // Claude Code's managed-mcp.json: when it exists, the client starts only the servers it lists (status: blocked).
+          const blocked = `${where} lists no ${client.entryPath.at(-1) ?? ""}, and ${client.title} starts only the servers it lists: it does not start Torii`;
+          findings.push(check(subject, "fail", blocked, "ask whoever manages that file to add Torii's entry"));
+          continue;
+        }
         if (entryPath !== client.entryPath && entry === undefined) continue;
         const document = entryPath === client.entryPath ? parsed : client.entryPath.reduceRight<unknown>((inner, key) => ({ [key]: inner }), entry);
         const status = statusOf(client, document, launch, registrationTrust(scope, place, trustedDirectories));
@@ -129,18 +122,10 @@ export async function clientRegistrationChecks(root: string): Promise<DoctorChec
       }
     }
     // After the files: what else the client reads in this folder, as status reads it.
-    findings.push(
-      ...(await surroundingChecks(
-        client,
-        place,
-        launch,
-        registrationTrust("user", place, trustedDirectories),
-        new Set(places.map((site) => JSON.stringify([site.file, site.entryPath]))),
-      )),
-    );
+    surroundings.push(...(await surroundingChecks(client, place, launch, folders, new Set(places.map((site) => JSON.stringify([site.file, site.entryPath]))))));
   }
   if (findings.length === 0) {
     findings.push(check("clients", "warn", "no MCP client file here registers Torii", "torii agent install <client> (torii agent status lists the clients)"));
   }
-  return findings;
+  return [...findings, ...surroundings];
 }
