@@ -1,0 +1,58 @@
+/**
+ * A value with a long periodic run (`abab…`, one character repeated, a run of
+ * backslashes) lets output that repeats the run keep one search thread per
+ * period alive, and every character of such output advanced them all: the
+ * work grew with the text's length times the run's, so a child printing
+ * `abab…` could hold the server's CPU for minutes (a 4 KiB value, 1 MB of
+ * output). The search keeps at most MAX_THREADS threads and masks what a
+ * dropped one could have spelled. Work is counted (Map look-ups: every
+ * thread step and DFA state built makes some), not timed.
+ */
+import { describe, expect, test } from "vitest";
+import { createRedactor } from "../../../src/runtime/redaction.js";
+import { OVERLAPPING_MARKER } from "../../../src/runtime/spelling-matcher.js";
+
+/** The Map look-ups one fresh redactor makes redacting `text`, and what it returns. */
+function lookUpsOf(value: string, text: string): { readonly lookUps: number; readonly redacted: string } {
+  const redactor = createRedactor([{ name: "V", value }]);
+  const get = Map.prototype.get;
+  let lookUps = 0;
+  Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+    lookUps += 1;
+    return get.call(this, key);
+  };
+  try {
+    return { redacted: redactor.redact(text), lookUps };
+  } finally {
+    Map.prototype.get = get;
+  }
+}
+
+describe("a value with a long periodic run", () => {
+  test("output repeating the run costs work proportional to its length, not to its length times the run's", () => {
+    const text = "ab".repeat(8192);
+    const short = lookUpsOf("ab".repeat(128), text);
+    const long = lookUpsOf("ab".repeat(2048), text);
+    // Without the bound, the value sixteen times as long costs about sixteen times the work on the same text.
+    expect(long.lookUps).toBeLessThanOrEqual(2 * short.lookUps);
+    expect(long.lookUps / text.length).toBeLessThan(1024);
+    // The output is the value over and over: nothing of it stays in clear.
+    expect(long.redacted).not.toMatch(/abab/u);
+    expect(short.redacted).not.toMatch(/abab/u);
+  });
+
+  test("text the dropped threads could have spelled is masked, and the text past their reach is kept", () => {
+    const value = `${"a".repeat(300)}Z`;
+    const redactor = createRedactor([{ name: "V", value }]);
+    // Past the longest spelling of the value from the last dropped start, nothing can be part of one.
+    const after = ".".repeat(redactor.reach);
+    const out = redactor.redact(`${"a".repeat(2000)}${value}${after}tail is kept`);
+    expect(out).toContain(OVERLAPPING_MARKER);
+    expect(out).not.toContain("Z");
+    expect(out).not.toContain("a".repeat(300));
+    expect(out.endsWith(".tail is kept")).toBe(true);
+    // A value with a short run (nine backslashes) never meets the bound, however many the output holds.
+    const control = createRedactor([{ name: "V", value: "\\\\\\\\\\\\\\\\\\y" }]).redact("\\".repeat(20_000));
+    expect(control).not.toContain(OVERLAPPING_MARKER);
+  });
+});
