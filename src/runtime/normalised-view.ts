@@ -97,6 +97,16 @@ function nextKept(text: string, at: number, limit: number): number {
 
 /** Characters of text per run of the copy loop (a called function stays optimised; see spelling-search.ts). */
 const RUN_UNITS = 4096;
+/**
+ * Text units between two places `originOf` may start its walk from (a run's
+ * start, or a kept character at least this far past the last such place).
+ * From a run's start alone, every span mapped back walked up to a whole run:
+ * overlapping spans (a periodic value printed over and over, a value and its
+ * pieces) come back out of order, so the walk could not go on from the last
+ * answer, and 1 MB of `abab…` with one NUL took 12 s for the value
+ * `abababab` (0.9 s without the NUL).
+ */
+const MARK_UNITS = 64;
 
 /**
  * The view of `text`, or undefined when nothing in it is removed. Yields after
@@ -116,9 +126,16 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
     const sliceTo = Math.min(text.length, at + SLICE_UNITS);
     while (at < sliceTo) {
       runs.push({ view: viewLength, text: at });
+      let marked = at;
       const to = Math.min(sliceTo, at + RUN_UNITS);
       let kept = 0;
-      for (at = nextKept(text, at, to); at < to; at = nextKept(text, at + 1, to)) scratch[kept++] = text.charCodeAt(at);
+      for (at = nextKept(text, at, to); at < to; at = nextKept(text, at + 1, to)) {
+        if (at - marked >= MARK_UNITS) {
+          runs.push({ view: viewLength + kept, text: at });
+          marked = at;
+        }
+        scratch[kept++] = text.charCodeAt(at);
+      }
       parts.push(Buffer.from(scratch.buffer, 0, kept * 2).toString("utf16le"));
       viewLength += kept;
     }
@@ -130,7 +147,7 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, last) };
 }
 
-/** Where a run of the copy started, in the view and in the text. */
+/** Where a run of the copy started, or a kept character (MARK_UNITS), in the view and in the text. */
 interface Run {
   readonly view: number;
   readonly text: number;
