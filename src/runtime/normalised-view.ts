@@ -48,12 +48,12 @@ function removable(code: number): boolean {
 }
 
 /** The index after the escape sequence whose introducer (ESC or C1 CSI) is at `at`. */
-function escapeEnd(text: string, at: number): number {
+function escapeEnd(text: string, at: number, osc: OscSearch): number {
   let next = at + 1;
   let code = text.charCodeAt(at);
   if (code === ESC) {
     code = text.charCodeAt(next);
-    if (code === 0x5d) return oscEnd(text, next + 1) ?? next;
+    if (code === 0x5d) return oscEnd(text, next + 1, osc) ?? next;
     if (code !== 0x5b) {
       // ESC, intermediates (0x20–0x2f), a final (0x30–0x7e): `ESC ( B`, `ESC =`.
       while (code >= 0x20 && code <= 0x2f) code = text.charCodeAt(++next);
@@ -69,22 +69,53 @@ function escapeEnd(text: string, at: number): number {
   return code >= 0x40 && code <= 0x7e ? next + 1 : Math.max(start, at + 1);
 }
 
+/**
+ * The last search for an OSC terminator in one text: from `from`, no
+ * terminator starts before `to`, and one starts at `to` when `found`. Output
+ * full of OSC introducers that never end (`ESC ]` over and over) started a
+ * search of MAX_OSC characters at every one of them, ~2,000 reads per
+ * character (256 KiB: 1.6 s); a later search that begins within this one goes
+ * on from where it stopped instead. One per text (the view's building and its
+ * `originOf`), never shared between texts.
+ */
+interface OscSearch {
+  from: number;
+  to: number;
+  found: boolean;
+}
+
+function newOscSearch(): OscSearch {
+  return { from: 0, to: -1, found: false };
+}
+
+/** Whether an OSC terminator (BEL or `ESC \`) starts at `at`. */
+function terminatorAt(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code === 0x07 || (code === ESC && text.charCodeAt(at + 1) === 0x5c);
+}
+
 /** The index after an OSC string's terminator (BEL or `ESC \`), if it has one within MAX_OSC. */
-function oscEnd(text: string, from: number): number | undefined {
+function oscEnd(text: string, from: number, search: OscSearch): number | undefined {
   const last = Math.min(text.length, from + MAX_OSC);
-  for (let at = from; at < last; at += 1) {
-    const code = text.charCodeAt(at);
-    if (code === 0x07) return at + 1;
-    if (code === ESC && text.charCodeAt(at + 1) === 0x5c) return at + 2;
+  let at = from;
+  const known = search.from <= from && from <= search.to;
+  if (known && search.found) at = search.to;
+  else {
+    if (known) at = search.to;
+    else search.from = from;
+    while (at < last && !terminatorAt(text, at)) at += 1;
+    search.to = at;
+    search.found = at < last;
   }
-  return undefined;
+  if (at >= last) return undefined;
+  return text.charCodeAt(at) === 0x07 ? at + 1 : at + 2;
 }
 
 /** The index of the first character at or after `at` that the view keeps; stops at `limit` (an escape sequence may end past it). */
-function nextKept(text: string, at: number, limit: number): number {
+function nextKept(text: string, at: number, limit: number, osc: OscSearch): number {
   while (at < limit) {
     const code = text.charCodeAt(at);
-    if (code === ESC || code === C1_CSI) at = escapeEnd(text, at);
+    if (code === ESC || code === C1_CSI) at = escapeEnd(text, at, osc);
     else if (code === LF || code === CR) {
       // The line break and the next line's indentation (within this run: a run boundary keeps the rest).
       at += 1;
@@ -120,6 +151,7 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   const scratch = new Uint16Array(RUN_UNITS);
   const parts: string[] = [];
   const runs: Run[] = [];
+  const osc = newOscSearch();
   let viewLength = 0;
   let at = 0;
   while (at < text.length) {
@@ -129,7 +161,7 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
       let marked = at;
       const to = Math.min(sliceTo, at + RUN_UNITS);
       let kept = 0;
-      for (at = nextKept(text, at, to); at < to; at = nextKept(text, at + 1, to)) {
+      for (at = nextKept(text, at, to, osc); at < to; at = nextKept(text, at + 1, to, osc)) {
         if (at - marked >= MARK_UNITS) {
           runs.push({ view: viewLength + kept, text: at });
           marked = at;
@@ -144,7 +176,7 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   // The last answer: spans come in order of place, many to a run when a value's pieces are masked
   // (partial-values.ts), and walking on from the last one keeps their mapping linear.
   const last = { view: -1, text: -1 };
-  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, last) };
+  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, last, osc) };
 }
 
 /** Where a run of the copy started, or a kept character (MARK_UNITS), in the view and in the text. */
@@ -153,7 +185,7 @@ interface Run {
   readonly text: number;
 }
 
-function originOf(text: string, runs: readonly Run[], index: number, last: { view: number; text: number }): number {
+function originOf(text: string, runs: readonly Run[], index: number, last: { view: number; text: number }, osc: OscSearch): number {
   let low = 0;
   let high = runs.length - 1;
   while (low < high) {
@@ -163,8 +195,8 @@ function originOf(text: string, runs: readonly Run[], index: number, last: { vie
   }
   const run = runs[low] as Run;
   const fromLast = last.view >= run.view && last.view <= index;
-  let at = fromLast ? last.text : nextKept(text, run.text, text.length);
-  for (let count = fromLast ? last.view : run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length);
+  let at = fromLast ? last.text : nextKept(text, run.text, text.length, osc);
+  for (let count = fromLast ? last.view : run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length, osc);
   last.view = index;
   last.text = at;
   return at;
