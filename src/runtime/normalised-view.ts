@@ -130,12 +130,14 @@ function nextKept(text: string, at: number, limit: number, osc: OscSearch): numb
 const RUN_UNITS = 4096;
 /**
  * Text units between two places `originOf` may start its walk from (a run's
- * start, or a kept character at least this far past the last such place).
- * From a run's start alone, every span mapped back walked up to a whole run:
- * overlapping spans (a periodic value printed over and over, a value and its
- * pieces) come back out of order, so the walk could not go on from the last
- * answer, and 1 MB of `abab…` with one NUL took 12 s for the value
- * `abababab` (0.9 s without the NUL).
+ * start, or a kept character at least this far past the last such place),
+ * found for a run the first time a span in it is mapped back (never in the
+ * copy loop, whose speed every output pays). From a run's start alone, every
+ * span mapped back walked up to a whole run: overlapping spans (a periodic
+ * value printed over and over, a value and its pieces) come back out of
+ * order, so the walk could not go on from the last answer, and 1 MB of
+ * `abab…` with one NUL took 12 s for the value `abababab` (0.9 s without the
+ * NUL).
  */
 const MARK_UNITS = 64;
 
@@ -157,17 +159,10 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   while (at < text.length) {
     const sliceTo = Math.min(text.length, at + SLICE_UNITS);
     while (at < sliceTo) {
-      runs.push({ view: viewLength, text: at });
-      let marked = at;
       const to = Math.min(sliceTo, at + RUN_UNITS);
+      runs.push({ view: viewLength, text: at, limit: to });
       let kept = 0;
-      for (at = nextKept(text, at, to, osc); at < to; at = nextKept(text, at + 1, to, osc)) {
-        if (at - marked >= MARK_UNITS) {
-          runs.push({ view: viewLength + kept, text: at });
-          marked = at;
-        }
-        scratch[kept++] = text.charCodeAt(at);
-      }
+      for (at = nextKept(text, at, to, osc); at < to; at = nextKept(text, at + 1, to, osc)) scratch[kept++] = text.charCodeAt(at);
       parts.push(Buffer.from(scratch.buffer, 0, kept * 2).toString("utf16le"));
       viewLength += kept;
     }
@@ -176,27 +171,68 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   // The last answer: spans come in order of place, many to a run when a value's pieces are masked
   // (partial-values.ts), and walking on from the last one keeps their mapping linear.
   const last = { view: -1, text: -1 };
-  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, last, osc) };
+  const marks = new Map<number, Mark[]>();
+  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, { last, marks, osc }) };
 }
 
-/** Where a run of the copy started, or a kept character (MARK_UNITS), in the view and in the text. */
+/** Where a run of the copy started, in the view and in the text, and the limit the copy loop read it with. */
 interface Run {
+  readonly view: number;
+  readonly text: number;
+  readonly limit: number;
+}
+
+/** A kept character of a run: its place in the view and in the text. */
+interface Mark {
   readonly view: number;
   readonly text: number;
 }
 
-function originOf(text: string, runs: readonly Run[], index: number, last: { view: number; text: number }, osc: OscSearch): number {
+/** What `originOf` keeps between calls: the last answer, the marks of the runs asked about so far, the OSC search. */
+interface MapState {
+  readonly last: { view: number; text: number };
+  readonly marks: Map<number, Mark[]>;
+  readonly osc: OscSearch;
+}
+
+/** The latest entry of `entries` (in order of `view`) at or before `index`. */
+function latestAtOrBefore(entries: readonly { readonly view: number }[], index: number): number {
   let low = 0;
-  let high = runs.length - 1;
+  let high = entries.length - 1;
   while (low < high) {
     const middle = (low + high + 1) >> 1;
-    if ((runs[middle] as Run).view <= index) low = middle;
+    if ((entries[middle] as { readonly view: number }).view <= index) low = middle;
     else high = middle - 1;
   }
-  const run = runs[low] as Run;
-  const fromLast = last.view >= run.view && last.view <= index;
-  let at = fromLast ? last.text : nextKept(text, run.text, text.length, osc);
-  for (let count = fromLast ? last.view : run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length, osc);
+  return low;
+}
+
+/** The kept characters of `run` from which a walk may start: the first, then one at least MARK_UNITS text units past the last. */
+function marksOf(text: string, run: Run, osc: OscSearch): Mark[] {
+  const marks: Mark[] = [];
+  let view = run.view;
+  let marked = -Infinity;
+  for (let at = nextKept(text, run.text, run.limit, osc); at < run.limit; at = nextKept(text, at + 1, run.limit, osc)) {
+    if (at - marked >= MARK_UNITS) {
+      marks.push({ view, text: at });
+      marked = at;
+    }
+    view += 1;
+  }
+  return marks;
+}
+
+function originOf(text: string, runs: readonly Run[], index: number, state: MapState): number {
+  const { last, marks, osc } = state;
+  const runIndex = latestAtOrBefore(runs, index);
+  const run = runs[runIndex] as Run;
+  let runMarks = marks.get(runIndex);
+  if (runMarks === undefined) marks.set(runIndex, (runMarks = marksOf(text, run, osc)));
+  let from = runMarks[latestAtOrBefore(runMarks, index)] ?? { view: run.view, text: nextKept(text, run.text, text.length, osc) };
+  // Spans come mostly in order of place: the last answer, when it lies between, is a shorter walk still.
+  if (last.view >= from.view && last.view <= index) from = last;
+  let at = from.text;
+  for (let count = from.view; count < index; count += 1) at = nextKept(text, at + 1, text.length, osc);
   last.view = index;
   last.text = at;
   return at;
