@@ -165,7 +165,9 @@ const NO_STARTERS: readonly Segment[] = [];
  * Pushes to `spans` every span of `text` within [from, to) that spells one of
  * the set's values (only spellings that start at or after `from` are seen),
  * and returns where the earliest spelling still under way at `to` started
- * (`to` when none is: a cut there leaves no start of a value in clear).
+ * (`to` when none is: a cut there leaves no start of a value in clear); a
+ * thread dropped past MAX_THREADS counts as under way while the longest
+ * spelling from its start reaches past `to`.
  * Each character advances only the threads alive and the first segments it
  * can start (`startersOf`), never every value: with a hundred values of a
  * text's own alphabet (base64 keys in base64 output) nearly every character
@@ -178,9 +180,9 @@ export function* findSpellings(
   range: { readonly from: number; readonly to: number },
   spans: Span[],
 ): Generator<void, number, void> {
-  const threads = new Threads(spans, text.length, set.longest);
+  const threads = new Threads(spans, text.length, set.longest, range.to);
   yield* scan(text, set, range.from, range.to, Infinity, threads);
-  return threads.count === 0 ? range.to : threads.earliestStart;
+  return Math.min(threads.count === 0 ? range.to : threads.earliestStart, threads.earliestDropReaching);
 }
 
 /**
@@ -196,7 +198,7 @@ export function* findSpellingsUntilIdle(
   range: { readonly from: number; readonly idleFrom: number; readonly to: number },
   spans: Span[],
 ): Generator<void, { readonly at: number; readonly idle: boolean }, void> {
-  const threads = new Threads(spans, text.length, set.longest);
+  const threads = new Threads(spans, text.length, set.longest, Infinity);
   const at = yield* scan(text, set, range.from, range.to, range.idleFrom, threads);
   return { at, idle: threads.count === 0 };
 }
@@ -268,12 +270,23 @@ class Threads {
   private seen: Set<number> | undefined;
   /** The last span masked for a thread not kept (MAX_THREADS), extended while more are dropped within it. */
   private dropped: Span | undefined;
+  /**
+   * Where the earliest thread not kept started whose spelling could still be
+   * under way at `reached` (the longest spelling from its start reaches past
+   * it); Infinity when none. A dropped thread is no live one, but a cut there
+   * must not leave its start in clear (redaction.ts `openAtCut`).
+   */
+  earliestDropReaching = Infinity;
 
-  /** `textLength` and `longest` bound what a thread not kept could still spell: no span is longer than `longest`. */
+  /**
+   * `textLength` and `longest` bound what a thread not kept could still spell: no span is longer than `longest`;
+   * `reached` is where the scan's caller asks what is still under way (`earliestDropReaching`).
+   */
   constructor(
     private readonly spans: Span[],
     private readonly textLength: number,
     private readonly longest: number,
+    private readonly reached: number,
   ) {}
 
   /** Where the earliest live thread started. */
@@ -346,6 +359,7 @@ class Threads {
    * spans per stretch, not one per character).
    */
   private drop(start: number): void {
+    if (start + this.longest > this.reached && start < this.earliestDropReaching) this.earliestDropReaching = start;
     const end = Math.min(this.textLength, start + this.longest);
     const last = this.dropped;
     if (last !== undefined && start <= last.end && end >= last.start) {

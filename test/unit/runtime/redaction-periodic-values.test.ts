@@ -10,7 +10,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../../../src/runtime/redaction.js";
-import { OVERLAPPING_MARKER } from "../../../src/runtime/spelling-matcher.js";
+import { completed } from "../../../src/runtime/redaction.js";
+import { compileSpellings, findSpellings, OVERLAPPING_MARKER, spellingSet, type Span } from "../../../src/runtime/spelling-matcher.js";
 
 /** The Map look-ups one fresh redactor makes redacting `text`, and what it returns. */
 function lookUpsOf(value: string, text: string): { readonly lookUps: number; readonly redacted: string } {
@@ -54,5 +55,20 @@ describe("a value with a long periodic run", () => {
     // A value with a short run (nine backslashes) never meets the bound, however many the output holds.
     const control = createRedactor([{ name: "V", value: "\\\\\\\\\\\\\\\\\\y" }]).redact("\\".repeat(20_000));
     expect(control).not.toContain(OVERLAPPING_MARKER);
+  });
+
+  test("a spelling begun by a dropped thread counts as still under way where the scan stops (a cut is masked from its start)", () => {
+    // openAtCut (redaction.ts) masks a cut text from where the earliest spelling still under way began; a
+    // thread dropped past MAX_THREADS is no live thread, and was not counted: the cut kept its start in clear.
+    const periodic = `${"ab".repeat(150)}Z`;
+    const long = `ab${"Q7x9Lm2Pz4Rt8KwVb3Nc6Hd1Jg5SyE0".repeat(4)}`;
+    const set = spellingSet([compileSpellings(periodic, "[P]"), compileSpellings(long, "[L]")]);
+    const flood = "ab".repeat(100);
+    // The long value begins at the flood's end, while a hundred threads of the periodic one are alive.
+    const text = `${flood}${long.slice(0, 40)}`;
+    const spans: Span[] = [];
+    const underWay = completed(findSpellings(text, set, { from: 0, to: text.length }, spans));
+    expect(spans.some((span) => span.marker === OVERLAPPING_MARKER && span.start <= flood.length)).toBe(true);
+    expect(underWay).toBeLessThanOrEqual(flood.length);
   });
 });
