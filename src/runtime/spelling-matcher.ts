@@ -166,8 +166,8 @@ const NO_STARTERS: readonly Segment[] = [];
  * the set's values (only spellings that start at or after `from` are seen),
  * and returns where the earliest spelling still under way at `to` started
  * (`to` when none is: a cut there leaves no start of a value in clear); a
- * thread dropped past MAX_THREADS counts as under way while the longest
- * spelling from its start reaches past `to`.
+ * thread dropped past MAX_THREADS counts as under way while what is masked
+ * for it (droppedReach) reaches past `to`.
  * Each character advances only the threads alive and the first segments it
  * can start (`startersOf`), never every value: with a hundred values of a
  * text's own alphabet (base64 keys in base64 output) nearly every character
@@ -180,7 +180,7 @@ export function* findSpellings(
   range: { readonly from: number; readonly to: number },
   spans: Span[],
 ): Generator<void, number, void> {
-  const threads = new Threads(spans, text.length, set.longest, range.to);
+  const threads = new Threads(spans, text.length, droppedReach(set.longest), range.to);
   yield* scan(text, set, range.from, range.to, Infinity, threads);
   return Math.min(threads.count === 0 ? range.to : threads.earliestStart, threads.earliestDropReaching);
 }
@@ -198,7 +198,7 @@ export function* findSpellingsUntilIdle(
   range: { readonly from: number; readonly idleFrom: number; readonly to: number },
   spans: Span[],
 ): Generator<void, { readonly at: number; readonly idle: boolean }, void> {
-  const threads = new Threads(spans, text.length, set.longest, Infinity);
+  const threads = new Threads(spans, text.length, droppedReach(set.longest), Infinity);
   const at = yield* scan(text, set, range.from, range.to, range.idleFrom, threads);
   return { at, idle: threads.count === 0 };
 }
@@ -248,6 +248,20 @@ export const MAX_THREADS = 64;
 export const OVERLAPPING_MARKER = "[redacted:overlapping-spellings]";
 
 /**
+ * How far past its start a dropped thread's text is masked: the longest
+ * spelling (no span is longer), rounded up to a power of two. Where such a
+ * mask ends is seen, after a start the output chose; the exact longest
+ * spelling would tell the longest value's length and whether it holds
+ * characters with longer escapes, which the cut tail is rounded up to hide too
+ * (redaction.ts `cutTailLength`).
+ */
+function droppedReach(longest: number): number {
+  let reach = 1;
+  while (reach < longest) reach *= 2;
+  return reach;
+}
+
+/**
  * The live threads of a scan, a thread being (segment, step, trie node,
  * start), in arrays swapped at each character with a count (nothing is
  * allocated per character once grown; plain arrays, which cost less to make
@@ -272,20 +286,20 @@ class Threads {
   private dropped: Span | undefined;
   /**
    * Where the earliest thread not kept started whose spelling could still be
-   * under way at `reached` (the longest spelling from its start reaches past
-   * it); Infinity when none. A dropped thread is no live one, but a cut there
+   * under way at `reached` (its reach, droppedReach, passes it); Infinity
+   * when none. A dropped thread is no live one, but a cut there
    * must not leave its start in clear (redaction.ts `openAtCut`).
    */
   earliestDropReaching = Infinity;
 
   /**
-   * `textLength` and `longest` bound what a thread not kept could still spell: no span is longer than `longest`;
-   * `reached` is where the scan's caller asks what is still under way (`earliestDropReaching`).
+   * `textLength` and `reach` bound what a thread not kept could still spell: no span is longer than `reach`
+   * (droppedReach); `reached` is where the scan's caller asks what is still under way (`earliestDropReaching`).
    */
   constructor(
     private readonly spans: Span[],
     private readonly textLength: number,
-    private readonly longest: number,
+    private readonly reach: number,
     private readonly reached: number,
   ) {}
 
@@ -354,13 +368,14 @@ class Threads {
 
   /**
    * A thread started at `start` is not kept: any span it could end in lies
-   * within the longest spelling from its start, and all of that is masked.
+   * within the longest spelling from its start, and all of that is masked
+   * (up to its size class: droppedReach).
    * The masks of a dense stretch overlap and merge into one span (a few
    * spans per stretch, not one per character).
    */
   private drop(start: number): void {
-    if (start + this.longest > this.reached && start < this.earliestDropReaching) this.earliestDropReaching = start;
-    const end = Math.min(this.textLength, start + this.longest);
+    if (start + this.reach > this.reached && start < this.earliestDropReaching) this.earliestDropReaching = start;
+    const end = Math.min(this.textLength, start + this.reach);
     const last = this.dropped;
     if (last !== undefined && start <= last.end && end >= last.start) {
       last.start = Math.min(last.start, start);

@@ -71,4 +71,18 @@ describe("a value with a long periodic run", () => {
     expect(spans.some((span) => span.marker === OVERLAPPING_MARKER && span.start <= flood.length)).toBe(true);
     expect(underWay).toBeLessThanOrEqual(flood.length);
   });
+
+  test("where a dropped thread's mask ends says the longest value's size class only, not its length", () => {
+    // The cut tail is rounded up for this reason (redaction.ts cutTailLength): a mask that ends exactly the
+    // longest spelling after a start the output chose would tell the longest value's length, and whether it
+    // holds characters with longer escapes, to anyone who can make threads be dropped.
+    const decoy = { name: "P", value: `${"ab".repeat(100)}Z` };
+    const text = `${"ab".repeat(1000)}${".".repeat(20_000)}`;
+    const masked = (other: string): string => createRedactor([decoy, { name: "O", value: other }]).redact(text);
+    const base = "Xk9fP2qLmZ7vR4tW8yB3nC6dH1jG5sA0eU".repeat(15);
+    // Two longest values of different lengths (and one with a character whose escapes are longer), same class.
+    expect(masked(`${base}ab`)).toBe(masked(base.slice(0, -3)));
+    expect(masked(`${base.slice(0, -1)}é`)).toBe(masked(base.slice(0, -3)));
+    expect(masked(base)).toContain(OVERLAPPING_MARKER);
+  });
 });
