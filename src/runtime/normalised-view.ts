@@ -48,12 +48,12 @@ function removable(code: number): boolean {
 }
 
 /** The index after the escape sequence whose introducer (ESC or C1 CSI) is at `at`. */
-function escapeEnd(text: string, at: number): number {
+function escapeEnd(text: string, at: number, osc: OscSearch): number {
   let next = at + 1;
   let code = text.charCodeAt(at);
   if (code === ESC) {
     code = text.charCodeAt(next);
-    if (code === 0x5d) return oscEnd(text, next + 1) ?? next;
+    if (code === 0x5d) return oscEnd(text, next + 1, osc) ?? next;
     if (code !== 0x5b) {
       // ESC, intermediates (0x20–0x2f), a final (0x30–0x7e): `ESC ( B`, `ESC =`.
       while (code >= 0x20 && code <= 0x2f) code = text.charCodeAt(++next);
@@ -69,22 +69,53 @@ function escapeEnd(text: string, at: number): number {
   return code >= 0x40 && code <= 0x7e ? next + 1 : Math.max(start, at + 1);
 }
 
+/**
+ * The last search for an OSC terminator in one text: from `from`, no
+ * terminator starts before `to`, and one starts at `to` when `found`. Output
+ * full of OSC introducers that never end (`ESC ]` over and over) started a
+ * search of MAX_OSC characters at every one of them, ~2,000 reads per
+ * character (256 KiB: 1.6 s); a later search that begins within this one goes
+ * on from where it stopped instead. One per text (the view's building and its
+ * `originOf`), never shared between texts.
+ */
+interface OscSearch {
+  from: number;
+  to: number;
+  found: boolean;
+}
+
+function newOscSearch(): OscSearch {
+  return { from: 0, to: -1, found: false };
+}
+
+/** Whether an OSC terminator (BEL or `ESC \`) starts at `at`. */
+function terminatorAt(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code === 0x07 || (code === ESC && text.charCodeAt(at + 1) === 0x5c);
+}
+
 /** The index after an OSC string's terminator (BEL or `ESC \`), if it has one within MAX_OSC. */
-function oscEnd(text: string, from: number): number | undefined {
+function oscEnd(text: string, from: number, search: OscSearch): number | undefined {
   const last = Math.min(text.length, from + MAX_OSC);
-  for (let at = from; at < last; at += 1) {
-    const code = text.charCodeAt(at);
-    if (code === 0x07) return at + 1;
-    if (code === ESC && text.charCodeAt(at + 1) === 0x5c) return at + 2;
+  let at = from;
+  const known = search.from <= from && from <= search.to;
+  if (known && search.found) at = search.to;
+  else {
+    if (known) at = search.to;
+    else search.from = from;
+    while (at < last && !terminatorAt(text, at)) at += 1;
+    search.to = at;
+    search.found = at < last;
   }
-  return undefined;
+  if (at >= last) return undefined;
+  return text.charCodeAt(at) === 0x07 ? at + 1 : at + 2;
 }
 
 /** The index of the first character at or after `at` that the view keeps; stops at `limit` (an escape sequence may end past it). */
-function nextKept(text: string, at: number, limit: number): number {
+function nextKept(text: string, at: number, limit: number, osc: OscSearch): number {
   while (at < limit) {
     const code = text.charCodeAt(at);
-    if (code === ESC || code === C1_CSI) at = escapeEnd(text, at);
+    if (code === ESC || code === C1_CSI) at = escapeEnd(text, at, osc);
     else if (code === LF || code === CR) {
       // The line break and the next line's indentation (within this run: a run boundary keeps the rest).
       at += 1;
@@ -97,6 +128,18 @@ function nextKept(text: string, at: number, limit: number): number {
 
 /** Characters of text per run of the copy loop (a called function stays optimised; see spelling-search.ts). */
 const RUN_UNITS = 4096;
+/**
+ * Text units between two places `originOf` may start its walk from (a run's
+ * start, or a kept character at least this far past the last such place),
+ * found for a run the first time a span in it is mapped back (never in the
+ * copy loop, whose speed every output pays). From a run's start alone, every
+ * span mapped back walked up to a whole run: overlapping spans (a periodic
+ * value printed over and over, a value and its pieces) come back out of
+ * order, so the walk could not go on from the last answer, and 1 MB of
+ * `abab…` with one NUL took 12 s for the value `abababab` (0.9 s without the
+ * NUL).
+ */
+const MARK_UNITS = 64;
 
 /**
  * The view of `text`, or undefined when nothing in it is removed. Yields after
@@ -110,15 +153,16 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   const scratch = new Uint16Array(RUN_UNITS);
   const parts: string[] = [];
   const runs: Run[] = [];
+  const osc = newOscSearch();
   let viewLength = 0;
   let at = 0;
   while (at < text.length) {
     const sliceTo = Math.min(text.length, at + SLICE_UNITS);
     while (at < sliceTo) {
-      runs.push({ view: viewLength, text: at });
       const to = Math.min(sliceTo, at + RUN_UNITS);
+      runs.push({ view: viewLength, text: at, limit: to });
       let kept = 0;
-      for (at = nextKept(text, at, to); at < to; at = nextKept(text, at + 1, to)) scratch[kept++] = text.charCodeAt(at);
+      for (at = nextKept(text, at, to, osc); at < to; at = nextKept(text, at + 1, to, osc)) scratch[kept++] = text.charCodeAt(at);
       parts.push(Buffer.from(scratch.buffer, 0, kept * 2).toString("utf16le"));
       viewLength += kept;
     }
@@ -127,27 +171,68 @@ export function* normalisedView(text: string): Generator<void, NormalisedView | 
   // The last answer: spans come in order of place, many to a run when a value's pieces are masked
   // (partial-values.ts), and walking on from the last one keeps their mapping linear.
   const last = { view: -1, text: -1 };
-  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, last) };
+  const marks = new Map<number, Mark[]>();
+  return { text: parts.join(""), originOf: (index) => originOf(text, runs, index, { last, marks, osc }) };
 }
 
-/** Where a run of the copy started, in the view and in the text. */
+/** Where a run of the copy started, in the view and in the text, and the limit the copy loop read it with. */
 interface Run {
+  readonly view: number;
+  readonly text: number;
+  readonly limit: number;
+}
+
+/** A kept character of a run: its place in the view and in the text. */
+interface Mark {
   readonly view: number;
   readonly text: number;
 }
 
-function originOf(text: string, runs: readonly Run[], index: number, last: { view: number; text: number }): number {
+/** What `originOf` keeps between calls: the last answer, the marks of the runs asked about so far, the OSC search. */
+interface MapState {
+  readonly last: { view: number; text: number };
+  readonly marks: Map<number, Mark[]>;
+  readonly osc: OscSearch;
+}
+
+/** The latest entry of `entries` (in order of `view`) at or before `index`. */
+function latestAtOrBefore(entries: readonly { readonly view: number }[], index: number): number {
   let low = 0;
-  let high = runs.length - 1;
+  let high = entries.length - 1;
   while (low < high) {
     const middle = (low + high + 1) >> 1;
-    if ((runs[middle] as Run).view <= index) low = middle;
+    if ((entries[middle] as { readonly view: number }).view <= index) low = middle;
     else high = middle - 1;
   }
-  const run = runs[low] as Run;
-  const fromLast = last.view >= run.view && last.view <= index;
-  let at = fromLast ? last.text : nextKept(text, run.text, text.length);
-  for (let count = fromLast ? last.view : run.view; count < index; count += 1) at = nextKept(text, at + 1, text.length);
+  return low;
+}
+
+/** The kept characters of `run` from which a walk may start: the first, then one at least MARK_UNITS text units past the last. */
+function marksOf(text: string, run: Run, osc: OscSearch): Mark[] {
+  const marks: Mark[] = [];
+  let view = run.view;
+  let marked = -Infinity;
+  for (let at = nextKept(text, run.text, run.limit, osc); at < run.limit; at = nextKept(text, at + 1, run.limit, osc)) {
+    if (at - marked >= MARK_UNITS) {
+      marks.push({ view, text: at });
+      marked = at;
+    }
+    view += 1;
+  }
+  return marks;
+}
+
+function originOf(text: string, runs: readonly Run[], index: number, state: MapState): number {
+  const { last, marks, osc } = state;
+  const runIndex = latestAtOrBefore(runs, index);
+  const run = runs[runIndex] as Run;
+  let runMarks = marks.get(runIndex);
+  if (runMarks === undefined) marks.set(runIndex, (runMarks = marksOf(text, run, osc)));
+  let from = runMarks[latestAtOrBefore(runMarks, index)] ?? { view: run.view, text: nextKept(text, run.text, text.length, osc) };
+  // Spans come mostly in order of place: the last answer, when it lies between, is a shorter walk still.
+  if (last.view >= from.view && last.view <= index) from = last;
+  let at = from.text;
+  for (let count = from.view; count < index; count += 1) at = nextKept(text, at + 1, text.length, osc);
   last.view = index;
   last.text = at;
   return at;

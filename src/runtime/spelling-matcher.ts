@@ -165,7 +165,9 @@ const NO_STARTERS: readonly Segment[] = [];
  * Pushes to `spans` every span of `text` within [from, to) that spells one of
  * the set's values (only spellings that start at or after `from` are seen),
  * and returns where the earliest spelling still under way at `to` started
- * (`to` when none is: a cut there leaves no start of a value in clear).
+ * (`to` when none is: a cut there leaves no start of a value in clear); a
+ * thread dropped past MAX_THREADS counts as under way while what is masked
+ * for it (droppedReach) reaches past `to`.
  * Each character advances only the threads alive and the first segments it
  * can start (`startersOf`), never every value: with a hundred values of a
  * text's own alphabet (base64 keys in base64 output) nearly every character
@@ -178,9 +180,9 @@ export function* findSpellings(
   range: { readonly from: number; readonly to: number },
   spans: Span[],
 ): Generator<void, number, void> {
-  const threads = new Threads(spans);
+  const threads = new Threads(spans, text.length, droppedReach(set.longest), range.to);
   yield* scan(text, set, range.from, range.to, Infinity, threads);
-  return threads.count === 0 ? range.to : threads.earliestStart;
+  return Math.min(threads.count === 0 ? range.to : threads.earliestStart, threads.earliestDropReaching);
 }
 
 /**
@@ -196,7 +198,7 @@ export function* findSpellingsUntilIdle(
   range: { readonly from: number; readonly idleFrom: number; readonly to: number },
   spans: Span[],
 ): Generator<void, { readonly at: number; readonly idle: boolean }, void> {
-  const threads = new Threads(spans);
+  const threads = new Threads(spans, text.length, droppedReach(set.longest), Infinity);
   const at = yield* scan(text, set, range.from, range.to, range.idleFrom, threads);
   return { at, idle: threads.count === 0 };
 }
@@ -225,6 +227,41 @@ function* scan(text: string, set: SpellingSet, from: number, to: number, idleFro
 const SCAN_LIMIT = 16;
 
 /**
+ * The most threads kept alive at once. Distinct threads are distinct places
+ * in the values' tree, so ordinary text keeps a handful: a value's random
+ * characters let few of its starts overlap, and values with a common start
+ * share one path (spelling-tree.ts). Only a value with a long periodic run
+ * (`abab…`, a run of one character, of backslashes) lets text that repeats
+ * the run keep one thread per period alive, and every character of such text
+ * then advanced them all: a 4 KiB `abab…` value took minutes on 1 MB of
+ * `abab…` output, quadratic in what the child prints. Past this bound a new
+ * thread is not kept and the text it could spell is masked instead
+ * (OVERLAPPING_MARKER): fail closed, at a bounded cost per character.
+ */
+export const MAX_THREADS = 64;
+
+/**
+ * The marker of text masked because it spelled more overlapping starts of
+ * values than the search follows (MAX_THREADS): it names no variable, which
+ * value the text was spelling is not known.
+ */
+export const OVERLAPPING_MARKER = "[redacted:overlapping-spellings]";
+
+/**
+ * How far past its start a dropped thread's text is masked: the longest
+ * spelling (no span is longer), rounded up to a power of two. Where such a
+ * mask ends is seen, after a start the output chose; the exact longest
+ * spelling would tell the longest value's length and whether it holds
+ * characters with longer escapes, which the cut tail is rounded up to hide too
+ * (redaction.ts `cutTailLength`).
+ */
+function droppedReach(longest: number): number {
+  let reach = 1;
+  while (reach < longest) reach *= 2;
+  return reach;
+}
+
+/**
  * The live threads of a scan, a thread being (segment, step, trie node,
  * start), in arrays swapped at each character with a count (nothing is
  * allocated per character once grown; plain arrays, which cost less to make
@@ -245,8 +282,26 @@ class Threads {
   private nextNodes: TrieNode[] = [];
   private nextStarts: number[] = [];
   private seen: Set<number> | undefined;
+  /** The last span masked for a thread not kept (MAX_THREADS), extended while more are dropped within it. */
+  private dropped: Span | undefined;
+  /**
+   * Where the earliest thread not kept started whose spelling could still be
+   * under way at `reached` (its reach, droppedReach, passes it); Infinity
+   * when none. A dropped thread is no live one, but a cut there
+   * must not leave its start in clear (redaction.ts `openAtCut`).
+   */
+  earliestDropReaching = Infinity;
 
-  constructor(private readonly spans: Span[]) {}
+  /**
+   * `textLength` and `reach` bound what a thread not kept could still spell: no span is longer than `reach`
+   * (droppedReach); `reached` is where the scan's caller asks what is still under way (`earliestDropReaching`).
+   */
+  constructor(
+    private readonly spans: Span[],
+    private readonly textLength: number,
+    private readonly reach: number,
+    private readonly reached: number,
+  ) {}
 
   /** Where the earliest live thread started. */
   get earliestStart(): number {
@@ -298,6 +353,10 @@ class Threads {
       }
       const key = (segment.base + step - segment.from) * TRIE_ID_SPACE + node.id;
       if (this.seen.has(key)) return;
+      if (nextCount >= MAX_THREADS) {
+        this.drop(start);
+        return;
+      }
       this.seen.add(key);
     }
     this.nextSegments[nextCount] = segment;
@@ -305,5 +364,25 @@ class Threads {
     this.nextNodes[nextCount] = node;
     this.nextStarts[nextCount] = start;
     this.nextCount = nextCount + 1;
+  }
+
+  /**
+   * A thread started at `start` is not kept: any span it could end in lies
+   * within the longest spelling from its start, and all of that is masked
+   * (up to its size class: droppedReach).
+   * The masks of a dense stretch overlap and merge into one span (a few
+   * spans per stretch, not one per character).
+   */
+  private drop(start: number): void {
+    if (start + this.reach > this.reached && start < this.earliestDropReaching) this.earliestDropReaching = start;
+    const end = Math.min(this.textLength, start + this.reach);
+    const last = this.dropped;
+    if (last !== undefined && start <= last.end && end >= last.start) {
+      last.start = Math.min(last.start, start);
+      last.end = Math.max(last.end, end);
+      return;
+    }
+    this.dropped = { start, end, marker: OVERLAPPING_MARKER };
+    this.spans.push(this.dropped);
   }
 }

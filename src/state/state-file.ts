@@ -11,7 +11,8 @@
  */
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { parseDocument, stringify } from "yaml";
+import { isAlias, LineCounter, parseDocument, stringify, visit, type Document, type Node } from "yaml";
+import { yamlProblemText } from "../config/yaml-problem-text.js";
 import type * as z from "zod";
 import { exclusiveCreateFlags, nodeAtomicFs, tempFilePrefix, writeFileAtomic, type AtomicFs } from "./atomic-write.js";
 import { LockCompromisedError, StateError, StateWrittenError } from "./errors.js";
@@ -371,37 +372,74 @@ export function decodeState<S>(file: string, bytes: Buffer, codec: StateCodec<S>
   return result;
 }
 
+/**
+ * Every problem found in the YAML or by the schema names the line and column
+ * it is at (`line 4, column 11: …`), so the operator can find it in a file
+ * Torii wrote and something else damaged; the YAML library's own words are
+ * passed on only where they quote nothing of the file (yaml-problem-text.ts).
+ */
 function decodeText<S>(text: string, codec: StateCodec<S>, fail: (kind: StateError["kind"], detail: string) => StateError): S | StateError {
-  const document = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false });
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
+  const at = (offset: number | undefined): string => {
+    if (offset === undefined) return "";
+    const { line, col } = lineCounter.linePos(offset);
+    return `line ${line}, column ${col}: `;
+  };
   const duplicateKey = document.errors.find((error) => error.code === "DUPLICATE_KEY");
-  if (duplicateKey !== undefined) return fail("duplicate", `a key appears twice: ${firstLine(duplicateKey.message)}`);
+  if (duplicateKey !== undefined) return fail("duplicate", `${at(duplicateKey.pos[0])}a key appears twice`);
   const syntax = document.errors[0];
-  if (syntax !== undefined) return fail("torn", `unparseable YAML (damaged or cut short): ${firstLine(syntax.message)}`);
+  if (syntax !== undefined) return fail("torn", `${at(syntax.pos[0])}unparseable YAML (damaged or cut short): ${yamlProblemText(syntax)}`);
+  const alias = firstAlias(document);
+  if (alias !== undefined) return fail("invalid", `${at(alias.range?.[0])}an alias (*name): state files hold none`);
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 0 });
   } catch (error) {
     return fail("invalid", `unreadable YAML: ${(error as Error).message}`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return fail("invalid", "the file is not a YAML mapping");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return fail("invalid", `${at(document.contents?.range[0])}the file is not a YAML mapping`);
   if (!Object.hasOwn(value, "version")) return fail("missing-version", "the file has no version");
   const version = (value as { version: unknown }).version;
   if (version !== codec.version) {
-    return fail("unknown-version", `unsupported version ${JSON.stringify(version)} (this build reads "${codec.version}")`);
+    return fail(
+      "unknown-version",
+      `${at(nodeAt(document, ["version"])?.range?.[0])}unsupported version ${JSON.stringify(version)} (this build reads "${codec.version}")`,
+    );
   }
   const parsed = codec.schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
-    return fail("invalid", `${where}${issue?.message ?? "does not match the schema"}`);
+    // An unknown field is located at itself, not at the map it is in.
+    const located = issue === undefined ? [] : issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
+    return fail("invalid", `${at(nodeAt(document, located)?.range?.[0])}${where}${issue?.message ?? "does not match the schema"}`);
   }
   const duplicate = codec.findDuplicate(parsed.data);
   if (duplicate !== undefined) return fail("duplicate", duplicate);
   return parsed.data;
 }
 
-function firstLine(message: string): string {
-  return message.split("\n", 1)[0] ?? message;
+/** The first alias of the document, if any. */
+function firstAlias(document: Document): Node | undefined {
+  let found: Node | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** The node at `path`, or its nearest ancestor that exists (a missing field: the map it is missing from). */
+function nodeAt(document: Document, path: readonly PropertyKey[]): Node | undefined {
+  for (let length = path.length; length >= 0; length -= 1) {
+    const node: unknown = length === 0 ? document.contents : document.getIn(path.slice(0, length), true);
+    if (node !== undefined && node !== null && typeof node === "object" && "range" in node && !isAlias(node)) return node as Node;
+  }
+  return undefined;
 }
 
 function isErrno(error: unknown): error is NodeJS.ErrnoException {
