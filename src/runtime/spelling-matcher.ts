@@ -166,7 +166,7 @@ const NO_STARTERS: readonly Segment[] = [];
  * the set's values (only spellings that start at or after `from` are seen),
  * and returns where the earliest spelling still under way at `to` started
  * (`to` when none is: a cut there leaves no start of a value in clear); a
- * thread dropped past MAX_THREADS counts as under way while what is masked
+ * thread dropped past MAX_STARTS counts as under way while what is masked
  * for it (droppedReach) reaches past `to`.
  * Each character advances only the threads alive and the first segments it
  * can start (`startersOf`), never every value: with a hundred values of a
@@ -227,22 +227,28 @@ function* scan(text: string, set: SpellingSet, from: number, to: number, idleFro
 const SCAN_LIMIT = 16;
 
 /**
- * The most threads kept alive at once. Distinct threads are distinct places
- * in the values' tree, so ordinary text keeps a handful: a value's random
- * characters let few of its starts overlap, and values with a common start
- * share one path (spelling-tree.ts). Only a value with a long periodic run
- * (`abab…`, a run of one character, of backslashes) lets text that repeats
- * the run keep one thread per period alive, and every character of such text
- * then advanced them all: a 4 KiB `abab…` value took minutes on 1 MB of
- * `abab…` output, quadratic in what the child prints. Past this bound a new
- * thread is not kept and the text it could spell is masked instead
+ * The most distinct starts whose threads are kept alive at once. One start
+ * fans out into at most one thread per place in the values' tree its text has
+ * reached (an escape character such as `\`, `%` or `&` begins a spelling of
+ * every value's first character: one start, many threads), and that fan-out
+ * is bounded by the values themselves. Distinct starts are what ordinary text
+ * keeps few of (a value's random characters let few of its starts overlap)
+ * and what a value with a long periodic run (`abab…`, a run of one character,
+ * of backslashes) multiplies: text that repeats the run keeps one start per
+ * period alive, and every character of such text then advanced them all (a
+ * 4 KiB `abab…` value took minutes on 1 MB of `abab…` output, quadratic in
+ * what the child prints). Past this bound the newest start is not kept, with
+ * all its threads, and the text it could spell is masked instead
  * (OVERLAPPING_MARKER): fail closed, at a bounded cost per character.
+ * Counting threads instead made an escape character with 64 values of
+ * distinct first characters mask ordinary output, and which short texts were
+ * masked told which characters the values start with.
  */
-export const MAX_THREADS = 64;
+const MAX_STARTS = 64;
 
 /**
  * The marker of text masked because it spelled more overlapping starts of
- * values than the search follows (MAX_THREADS): it names no variable, which
+ * values than the search follows (MAX_STARTS): it names no variable, which
  * value the text was spelling is not known.
  */
 export const OVERLAPPING_MARKER = "[redacted:overlapping-spellings]";
@@ -282,7 +288,10 @@ class Threads {
   private nextNodes: TrieNode[] = [];
   private nextStarts: number[] = [];
   private seen: Set<number> | undefined;
-  /** The last span masked for a thread not kept (MAX_THREADS), extended while more are dropped within it. */
+  /** How many distinct starts the next threads hold, and the newest (threads are added in order of start). */
+  private nextStartCount = 0;
+  private nextNewestStart = -1;
+  /** The last span masked for a start not kept (MAX_STARTS), extended while more are dropped within it. */
   private dropped: Span | undefined;
   /**
    * Where the earliest thread not kept started whose spelling could still be
@@ -308,10 +317,12 @@ class Threads {
     return this.starts[0] as number;
   }
 
-  /** Advances every thread, and new ones in `starters`, by `code` at `at`. */
+  /** Advances every thread, and new ones in `starters` (starting at `at`, after every live one), by `code` at `at`. */
   advance(code: number, at: number, starters: readonly Segment[]): void {
     const { count, segments, steps, nodes, starts } = this;
     this.nextCount = 0;
+    this.nextStartCount = 0;
+    this.nextNewestStart = -1;
     this.seen = undefined;
     for (let t = 0; t < count; t += 1) this.step(segments[t] as Segment, steps[t] as number, nodes[t] as TrieNode, starts[t] as number, code, at);
     for (const root of starters) this.step(root, root.from, root.steps[root.from] as TrieNode, at, code, at);
@@ -353,17 +364,30 @@ class Threads {
       }
       const key = (segment.base + step - segment.from) * TRIE_ID_SPACE + node.id;
       if (this.seen.has(key)) return;
-      if (nextCount >= MAX_THREADS) {
-        this.drop(start);
-        return;
-      }
+      if (!this.keepsStart(start)) return;
       this.seen.add(key);
     }
+    if (nextCount < SCAN_LIMIT && !this.keepsStart(start)) return;
     this.nextSegments[nextCount] = segment;
     this.nextSteps[nextCount] = step;
     this.nextNodes[nextCount] = node;
     this.nextStarts[nextCount] = start;
     this.nextCount = nextCount + 1;
+  }
+
+  /**
+   * Whether a thread started at `start` is kept: threads come in order of start, and a start not among the first
+   * MAX_STARTS is dropped (masked) with all its threads.
+   */
+  private keepsStart(start: number): boolean {
+    if (start === this.nextNewestStart) return true;
+    if (this.nextStartCount >= MAX_STARTS) {
+      this.drop(start);
+      return false;
+    }
+    this.nextStartCount += 1;
+    this.nextNewestStart = start;
+    return true;
   }
 
   /**

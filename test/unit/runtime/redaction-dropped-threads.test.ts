@@ -1,6 +1,6 @@
 /**
- * The Pike scan follows at most MAX_THREADS threads (spelling-matcher.ts); a
- * thread past the bound is dropped and the longest spelling from its start is
+ * The Pike scan follows the threads of at most MAX_STARTS distinct starts
+ * (spelling-matcher.ts); a start past the bound is dropped and the longest spelling from its start is
  * masked instead. Output can meet the bound on purpose when a value has a long
  * periodic run (`abab…`, backslashes): these tests put a real value behind
  * such decoys, so that the value's own thread is one of those dropped, and
@@ -106,5 +106,31 @@ describe("a value behind more overlapping spellings than the search follows", ()
     const text = cut === undefined ? whole : whole.slice(0, cut);
     const out = createRedactor(SECRETS).redact(text, { cut: cut !== undefined });
     expect(leakedPiece(out, printed)).toBeUndefined();
+  });
+});
+
+describe("many values of distinct first characters: an escape character starts one spelling of each, from one start", () => {
+  // 70 random-looking values, each beginning with another character: a `\`, `%` or `&` in the output begins a
+  // spelling (`\uXXXX`, `%XX`, `&#…;`) of every one of them at once, 70 threads from one place.
+  const FIRSTS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=.:~@!$*";
+  const many = [...FIRSTS].slice(0, 70).map((first, index) => ({ name: `VALUE_${index}`, value: `${first}${RANDOM.slice(index % 8)}${index}` }));
+
+  test("ordinary output with escapes (JSON's \\\", a Windows path, a percent-encoded URL) comes out as it was", () => {
+    const text = [
+      JSON.stringify({ message: 'the file "C:\\Users\\dev\\report.csv" was not found', path: "C:\\Users\\dev" }),
+      'value "C:\\Users\\dev\\report.csv" is not valid',
+      "https://example.test/a%20b/%7Euser?q=%41%42&x=&amp;",
+    ].join("\n");
+    const out = createRedactor(many).redact(text);
+    expect(out).not.toContain(OVERLAPPING_MARKER);
+    expect(out).toBe(text);
+  });
+
+  test("whether a short escaped text is masked does not tell which characters the values start with", () => {
+    const redactor = createRedactor(many);
+    // "%41" is A (a value starts with it), "%7E" is ~ (one does too), "%25" is % (none does): the same shape each.
+    const shapes = ["%41", "%7E", "%25"].map((escape) => redactor.redact(`zz${escape}\\kkkk`).replace(/%[0-9A-F]{2}/gu, "%XX"));
+    expect(new Set(shapes).size).toBe(1);
+    expect(shapes[0]).toBe("zz%XX\\kkkk");
   });
 });

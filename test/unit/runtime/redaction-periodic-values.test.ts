@@ -4,7 +4,7 @@
  * period alive, and every character of such output advanced them all: the
  * work grew with the text's length times the run's, so a child printing
  * `abab…` could hold the server's CPU for minutes (a 4 KiB value, 1 MB of
- * output). The search keeps at most MAX_THREADS threads and masks what a
+ * output). The search keeps the threads of at most MAX_STARTS starts and masks what a
  * dropped one could have spelled. Work is counted (Map look-ups: every
  * thread step and DFA state built makes some), not timed.
  */
@@ -59,7 +59,7 @@ describe("a value with a long periodic run", () => {
 
   test("a spelling begun by a dropped thread counts as still under way where the scan stops (a cut is masked from its start)", () => {
     // openAtCut (redaction.ts) masks a cut text from where the earliest spelling still under way began; a
-    // thread dropped past MAX_THREADS is no live thread, and was not counted: the cut kept its start in clear.
+    // thread dropped past MAX_STARTS is no live thread, and was not counted: the cut kept its start in clear.
     const periodic = `${"ab".repeat(150)}Z`;
     const long = `ab${"Q7x9Lm2Pz4Rt8KwVb3Nc6Hd1Jg5SyE0".repeat(4)}`;
     const set = spellingSet([compileSpellings(periodic, "[P]"), compileSpellings(long, "[L]")]);
