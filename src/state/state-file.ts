@@ -395,8 +395,9 @@ function decodeText<S>(text: string, codec: StateCodec<S>, fail: (kind: StateErr
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 0 });
-  } catch (error) {
-    return fail("invalid", `unreadable YAML: ${(error as Error).message}`);
+  } catch {
+    // The library's words may quote the file (which can hold a secret someone pasted): none of them.
+    return fail("invalid", "unreadable YAML data");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return fail("invalid", `${at(document.contents?.range[0])}the file is not a YAML mapping`);
@@ -405,7 +406,7 @@ function decodeText<S>(text: string, codec: StateCodec<S>, fail: (kind: StateErr
   if (version !== codec.version) {
     return fail(
       "unknown-version",
-      `${at(nodeAt(document, ["version"])?.range?.[0])}unsupported version ${JSON.stringify(version)} (this build reads "${codec.version}")`,
+      `${at(nodeAt(document, ["version"])?.range?.[0])}unsupported version (this build reads "${codec.version}")`,
     );
   }
   const parsed = codec.schema.safeParse(value);
@@ -414,7 +415,9 @@ function decodeText<S>(text: string, codec: StateCodec<S>, fail: (kind: StateErr
     const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
     // An unknown field is located at itself, not at the map it is in.
     const located = issue === undefined ? [] : issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
-    return fail("invalid", `${at(nodeAt(document, located)?.range?.[0])}${where}${issue?.message ?? "does not match the schema"}`);
+    // zod's words for an unknown field quote its name, which is the file's text: say what it is, the position says where.
+    const problem = issue === undefined ? "does not match the schema" : issue.code === "unrecognized_keys" ? "an unknown field" : issue.message;
+    return fail("invalid", `${at(nodeAt(document, located)?.range?.[0])}${where}${problem}`);
   }
   const duplicate = codec.findDuplicate(parsed.data);
   if (duplicate !== undefined) return fail("duplicate", duplicate);
