@@ -404,10 +404,7 @@ function decodeText<S>(text: string, codec: StateCodec<S>, fail: (kind: StateErr
   if (!Object.hasOwn(value, "version")) return fail("missing-version", "the file has no version");
   const version = (value as { version: unknown }).version;
   if (version !== codec.version) {
-    return fail(
-      "unknown-version",
-      `${at(nodeAt(document, ["version"])?.range?.[0])}unsupported version (this build reads "${codec.version}")`,
-    );
+    return fail("unknown-version", `${at(nodeAt(document, ["version"])?.range?.[0])}unsupported version (this build reads "${codec.version}")`);
   }
   const parsed = codec.schema.safeParse(value);
   if (!parsed.success) {
