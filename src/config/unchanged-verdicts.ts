@@ -27,21 +27,20 @@
  * a second change within the filesystem's timestamp granularity would leave the
  * times as they were (git's "racily clean" entries, handled the same way).
  */
-import { lstatSync, readlinkSync, type BigIntStats } from "node:fs";
+import { lstatSync, readlinkSync, statfsSync, type BigIntStats } from "node:fs";
+import path from "node:path";
 import { RACY_MARGIN_NS } from "./unchanged-files.js";
 
-let procDev: bigint | null | undefined;
+/** statfs's type of procfs (PROC_SUPER_MAGIC), whose links lead wherever a process is without a change to their lstat. */
+const PROC_SUPER_MAGIC = 0x9fa0;
 
-/** The device of procfs (`/proc`), whose links lead wherever a process is without a change to their lstat; null without one. */
-function procDevice(): bigint | null {
-  if (procDev === undefined) {
-    try {
-      procDev = lstatSync("/proc", { bigint: true }).dev;
-    } catch {
-      procDev = null;
-    }
+/** Whether the link `file` lives on a procfs, wherever that is mounted (`/proc`, a container's `/host/proc`); a failed statfs counts as one. */
+function onProcfs(file: string): boolean {
+  try {
+    return statfsSync(path.dirname(file)).type === PROC_SUPER_MAGIC;
+  } catch {
+    return true;
   }
-  return procDev;
 }
 
 /** Verdicts remembered at most per memo (a server plans children for a few providers, programs and `.env` layers). */
@@ -152,7 +151,7 @@ export class Observations {
       // system. The kernel's own links (`/proc/<pid>/cwd`, `/proc/<pid>/root`, `/proc/self`: size 0;
       // `/proc/<pid>/fd/<n>`: size 64, whatever it leads to) keep their inode and times while they come to lead
       // elsewhere: a link on procfs, or one whose size is not its target's length, is never remembered.
-      if (seen.dev === procDevice() || seen.size !== BigInt(Buffer.byteLength(text))) {
+      if (seen.size !== BigInt(Buffer.byteLength(text)) || onProcfs(next)) {
         this.#complete = false;
         return;
       }

@@ -85,14 +85,15 @@ posixOnly("verdicts judged by many paths", () => {
     expect(verdicts.verdictOf("key")).toBeUndefined();
   });
 
-  it.skipIf(!existsSync(`/proc/${process.pid}/fd`))(
+  // The run's directory must leave room for a 64-byte path beside the test's temporary directory.
+  const runDirectory = path.dirname(tempDirectory("torii-verdicts-"));
+  it.skipIf(!existsSync(`/proc/${process.pid}/fd`) || runDirectory.length > 64 - "/torii-verdicts-fd-d".length)(
     "never remember a verdict judged through a procfs link whose size happens to be its target's length (/proc/<pid>/fd/<n>: always 64)",
     () => {
       // A directory whose path is 64 bytes long: the fd link's lstat size (64) equals its target text's length, yet
       // a dup2 onto the descriptor makes it lead elsewhere with the same inode, size and times.
       // Beside the test's temporary directory (in the run's own directory, whose path is short enough), removed after.
-      const beside = path.dirname(tempDirectory("torii-verdicts-"));
-      const dir = path.join(beside, `torii-verdicts-fd-${"d".repeat(64 - beside.length - "/torii-verdicts-fd-".length)}`);
+      const dir = path.join(runDirectory, `torii-verdicts-fd-${"d".repeat(64 - runDirectory.length - "/torii-verdicts-fd-".length)}`);
       mkdirSync(dir);
       onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
       expect(Buffer.byteLength(dir)).toBe(64);

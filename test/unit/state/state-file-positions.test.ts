@@ -26,7 +26,7 @@ const CASES: readonly (readonly [string, string, string])[] = [
 ];
 
 describe("a damaged lease file's error quotes none of its text (a secret pasted into it stays out of the message)", () => {
-  it.for([
+  it.for<[string, string, string]>([
     ["an unknown field named by the secret", VALID.replace("    expires_at", "    sk_live_PASTED_SECRET: x\n    expires_at"), "line 6, column "],
     ["a version that is the secret", 'version: "sk_live_PASTED_SECRET"\nrevision: 4\nauthorizations: []\n', "line 1, column 10: unsupported version"],
   ])("%s", ([, content, expected]) => {
