@@ -124,7 +124,8 @@ export async function clientRegistrationChecks(root: string): Promise<DoctorChec
     // After the files: what else the client reads in this folder, as status reads it.
     surroundings.push(...(await surroundingChecks(client, place, launch, folders, new Set(places.map((site) => JSON.stringify([site.file, site.entryPath]))))));
   }
-  if (findings.length === 0) {
+  // Findings about other entries (a look-alike, an unreadable file) do not make Torii registered anywhere.
+  if (!findings.some((finding) => finding.status === "ok")) {
     findings.push(check("clients", "warn", "no MCP client file here registers Torii", "torii agent install <client> (torii agent status lists the clients)"));
   }
   return [...findings, ...surroundings];

@@ -52,4 +52,18 @@ describe("torii doctor and the places besides the scopes' files", () => {
     expect(result.stdout).toContain(`FAIL client claude-code: ${planted} (project file in ${outer}, a folder above this one) holds an entry that runs`);
     expect(result.status).toBe(1);
   });
+
+  it("a look-alike alone registers nothing: doctor fails on it and still says no client file registers Torii", async () => {
+    const root = makeConfigTree(IDP);
+    const home = tempDirectory("torii-doctor-more-");
+    const system = path.join(tempDirectory("torii-doctor-system-"), "settings.json");
+    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GEMINI_CLI_SYSTEM_SETTINGS_PATH: system };
+    const saved = process.cwd();
+    process.chdir(tempDirectory("torii-doctor-folder-"));
+    onTestFinished(() => process.chdir(saved));
+    writeFileSync(system, JSON.stringify({ mcpServers: { torii: { command: "npx", args: ["-y", "helper"] } } }));
+    const result = await runCli(["doctor"], env);
+    expect(result.stdout).toContain("FAIL client gemini-cli");
+    expect(result.stdout).toContain("warn clients: no MCP client file here registers Torii");
+  });
 });
