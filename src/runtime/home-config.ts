@@ -44,9 +44,21 @@ export function pythonHome(
   accountHome: () => string | undefined,
 ): string | undefined {
   if (platform !== "win32") return pythonHomes(lookup, platform, cwd, accountHome)[0];
+  const home = windowsProfiles(lookup)[0];
+  return home === undefined ? undefined : rootedFrom(cwd, home);
+}
+
+/** Python 3.8+'s homes on Windows, in its order: USERPROFILE, then HOMEDRIVE + HOMEPATH; each when set. */
+function windowsProfiles(lookup: (name: string) => string | undefined): string[] {
   const homePath = lookup("HOMEPATH");
-  const home = lookup("USERPROFILE") ?? (homePath === undefined ? undefined : (lookup("HOMEDRIVE") ?? "") + homePath);
-  return home === undefined ? undefined : path.resolve(cwd, home === "" ? path.sep : home);
+  return [lookup("USERPROFILE"), homePath === undefined ? undefined : (lookup("HOMEDRIVE") ?? "") + homePath].filter(
+    (home): home is string => home !== undefined,
+  );
+}
+
+/** A home as a path: "" + "/.aws/cli/alias" is the root (of the working directory's drive on Windows); relative from `cwd`. */
+function rootedFrom(cwd: string, home: string): string {
+  return path.resolve(cwd, home === "" ? path.sep : home);
 }
 
 /**
@@ -60,17 +72,15 @@ export function pythonHomes(
   cwd: string,
   accountHome: () => string | undefined,
 ): string[] {
-  // "" + "/.aws/cli/alias": an empty home is the root (of the working directory's drive on Windows).
-  const rooted = (home: string): string => path.resolve(cwd, home === "" ? path.sep : home);
+  const rooted = (home: string): string => rootedFrom(cwd, home);
   if (platform !== "win32") {
     const home = lookup("HOME");
     // Unset: the password database's entry; without one Python leaves `~` as it is, a directory named `~`.
     return [rooted(home ?? accountHome() ?? "~")];
   }
   // Python 3.8+: USERPROFILE, else HOMEDRIVE + HOMEPATH; older ones (and other runtimes) HOME first. All of them: fail closed.
-  const homePath = lookup("HOMEPATH");
-  const candidates = [lookup("USERPROFILE"), homePath === undefined ? undefined : (lookup("HOMEDRIVE") ?? "") + homePath, lookup("HOME")];
-  const set = candidates.filter((home): home is string => home !== undefined);
+  const home = lookup("HOME");
+  const set = [...windowsProfiles(lookup), ...(home === undefined ? [] : [home])];
   return [...new Set((set.length > 0 ? set : ["~"]).map(rooted))];
 }
 

@@ -46,6 +46,9 @@ describe("spans across the two streams", () => {
     // Splitting each span over every piece of the window: about spans × pieces (~45 million) calls.
     expect(calls / text.length).toBeLessThan(100);
     const covered = (stream: Span[], at: number): boolean => stream.some((span) => span.start <= at && at < span.end);
-    for (let at = 0; at < output.stdout.length; at += 1) if (output.stdout[at] !== " ") expect(covered(spans.stdout, at)).toBe(true);
+    for (const stream of ["stdout", "stderr"] as const) {
+      const printed = output[stream];
+      for (let at = 0; at < printed.length; at += 1) if (printed[at] !== " ") expect(covered(spans[stream], at)).toBe(true);
+    }
   });
 });
