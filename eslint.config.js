@@ -81,7 +81,15 @@ export default tseslint.config(
   // JavaScript below, which no type-check reads. What tsc does not report: an unused `catch (error)` binding.
   { files: ["**/*.ts"], rules: { "@typescript-eslint/no-unused-vars": "off" } },
   {
-    files: ["test/**/*.ts", "bench/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "vitest.clients.config.ts", "vitest.real-cli.config.ts", "eslint.config.js"],
+    files: [
+      "test/**/*.ts",
+      "bench/**/*.ts",
+      "vitest.config.ts",
+      "vitest.browser.config.ts",
+      "vitest.clients.config.ts",
+      "vitest.real-cli.config.ts",
+      "eslint.config.js",
+    ],
     rules: {
       "@typescript-eslint/explicit-module-boundary-types": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
@@ -91,7 +99,10 @@ export default tseslint.config(
   // larger type-check (lint took ~70 s of CPU instead of ~45 s); `npm run typecheck`
   // still checks test/. What is lost there: the floating-promise, misused-promise and
   // no-unsafe-* rules (vitest itself reports an un-awaited `expect(…).rejects`).
-  { files: ["test/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "vitest.clients.config.ts", "vitest.real-cli.config.ts"], ...tseslint.configs.disableTypeChecked },
+  {
+    files: ["test/**/*.ts", "vitest.config.ts", "vitest.browser.config.ts", "vitest.clients.config.ts", "vitest.real-cli.config.ts"],
+    ...tseslint.configs.disableTypeChecked,
+  },
   // Plain JavaScript run by Node (scripts, benchmarks, this file): no type information, Node's globals.
   {
     files: ["**/*.mjs", "**/*.cjs", "eslint.config.js"],
