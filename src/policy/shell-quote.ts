@@ -12,7 +12,9 @@
  * (`\\`, `\'`), which sh, bash, zsh and fish all read as the character itself.
  */
 
-const SAFE_SHELL_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/u;
+// Left bare: words of these characters, except where a shell expands a bare word's start: zsh reads `=ls` as the
+// path of `ls` (EQUALS) and fish `%self` as its process id, so a word starting with `=` or `%` is quoted.
+const SAFE_SHELL_WORD = /^[A-Za-z0-9_@+:,./-][A-Za-z0-9_@%+=:,./-]*$/u;
 
 /** `word` as one shell word that sh, bash, zsh and fish read alike: unchanged when safe, else single-quoted runs. */
 export function shellQuote(word: string): string {

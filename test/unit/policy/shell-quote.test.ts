@@ -99,13 +99,30 @@ describe("shellQuote", () => {
     expect(shellQuote("a\\b")).toBe("'a'\\\\'b'");
   });
 
+  it("quotes a word whose start a shell expands when bare: =ls (zsh: the path of ls), %self (fish: its pid)", () => {
+    expect(shellQuote("=ls")).toBe("'=ls'");
+    expect(shellQuote("%self")).toBe("'%self'");
+    expect(shellQuote("a=b")).toBe("a=b");
+    expect(shellQuote("50%")).toBe("50%");
+  });
+
   // fish is where the POSIX-only quoting broke; sh and bash keep reading the new quoting as before.
-  const shells = ["/bin/sh", "/bin/bash", "/usr/bin/fish"].filter((shell) => existsSync(shell));
+  const shells = ["/bin/sh", "/bin/bash", "/usr/bin/zsh", "/usr/bin/fish"].filter((shell) => existsSync(shell));
   it(`the real shells here (${shells.join(", ")}) read every quoted word back and run nothing else`, () => {
     const script = `printf '%s\\n' ${TRICKY.map((word) => shellQuote(`<${word}>`)).join(" ")}`;
     for (const shell of shells) {
       const out = execFileSync(shell, ["-c", script], { encoding: "utf8", cwd: "/", env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" } });
       expect(out, shell).toBe(TRICKY.map((word) => `<${word}>\n`).join(""));
+    }
+  });
+
+  // Bare, not wrapped in <…>: what a word starts with or consists of matters here.
+  const BARE = ["=ls", "%self", "", "-rf", "'''", "\\\\", "~", "!!", "a=b", "-"];
+  it(`the real shells here (${shells.join(", ")}) read bare words back, their first character included`, () => {
+    const script = `printf '<%s>\\n' ${BARE.map(shellQuote).join(" ")}`;
+    for (const shell of shells) {
+      const out = execFileSync(shell, ["-c", script], { encoding: "utf8", cwd: "/", env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" } });
+      expect(out, shell).toBe(BARE.map((word) => `<${word}>\n`).join(""));
     }
   });
 });
