@@ -2,7 +2,8 @@
  * Opens the approval page in the operator's default browser: `xdg-open` on
  * Linux and the BSDs, `open` on macOS, `explorer.exe` on Windows, each given
  * the URL as one argv element (no shell ever sees it). Skipped when
- * `TORII_OPEN_BROWSER=0`, and on Linux/BSD when there is no display (an SSH
+ * `TORII_OPEN_BROWSER=0` (or any value but an "on" spelling, config/env-switch.ts),
+ * and on Linux/BSD when there is no display (an SSH
  * session: the operator answers with `torii approvals`). A failure to start
  * the opener is not an error: the approval stays pending for the CLI.
  *
