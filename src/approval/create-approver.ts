@@ -1,8 +1,10 @@
 /**
  * Chooses the server's Approver: headless (every question answered no) when
- * `TORII_NO_GUI=1` or `approval.mode: off` in settings.yaml, otherwise the
- * page approver with its local page server, which `close` stops at shutdown.
+ * `TORII_NO_GUI` is set to anything but an "off" spelling (config/env-switch.ts:
+ * `1`, `true`, a typo alike) or `approval.mode: off` in settings.yaml, otherwise
+ * the page approver with its local page server, which `close` stops at shutdown.
  */
+import { noGuiRequested } from "../config/env-switch.js";
 import type { SearchPlace } from "../config/search-trust.js";
 import type { Settings } from "../config/settings.js";
 import { headlessApprover, type Approver } from "../pipeline/gates.js";
@@ -24,7 +26,7 @@ export interface ApproverSetup {
 
 /** Whether this server may ask a human at all. */
 export function approvalsEnabled(env: Readonly<Record<string, string | undefined>>, settings: Settings): boolean {
-  return env.TORII_NO_GUI !== "1" && settings.approvalMode !== "off";
+  return !noGuiRequested(env) && settings.approvalMode !== "off";
 }
 
 /** The Approver for this server's environment and settings. */

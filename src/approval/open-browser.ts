@@ -2,7 +2,8 @@
  * Opens the approval page in the operator's default browser: `xdg-open` on
  * Linux and the BSDs, `open` on macOS, `explorer.exe` on Windows, each given
  * the URL as one argv element (no shell ever sees it). Skipped when
- * `TORII_OPEN_BROWSER=0`, and on Linux/BSD when there is no display (an SSH
+ * `TORII_OPEN_BROWSER=0` (or any value but an "on" spelling, config/env-switch.ts),
+ * and on Linux/BSD when there is no display (an SSH
  * session: the operator answers with `torii approvals`). A failure to start
  * the opener is not an error: the approval stays pending for the CLI.
  *
@@ -19,6 +20,7 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { browserOpeningAllowed } from "../config/env-switch.js";
 import { searchContext, type SearchPlace } from "../config/search-trust.js";
 import { resolveExecutable } from "../runtime/resolve-executable.js";
 import { childPathValue } from "../runtime/search-path.js";
@@ -27,7 +29,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Whether a browser should be opened at all in this environment. */
 export function browserWanted(env: Env, platform: NodeJS.Platform): boolean {
-  if (env.TORII_OPEN_BROWSER === "0") return false;
+  // Fails closed: `false`, `no` or a typo keeps the link out of a browser's argv as `0` does (config/env-switch.ts).
+  if (!browserOpeningAllowed(env)) return false;
   if (platform === "darwin" || platform === "win32") return true;
   return (env.DISPLAY ?? "") !== "" || (env.WAYLAND_DISPLAY ?? "") !== "";
 }

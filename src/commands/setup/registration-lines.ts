@@ -7,6 +7,7 @@
 import os from "node:os";
 import path from "node:path";
 import { resolveConfigRoot } from "../../config/paths.js";
+import { shellQuote } from "../../policy/shell-quote.js";
 import { catalogueDir } from "../provider/catalogue.js";
 
 /** How a client launches this Torii for `root`: absolute node and cli.js, and `TORII_CONFIG_DIR` unless `root` is the default. */
@@ -16,14 +17,20 @@ export function registrationEntry(root: string): { command: string; args: string
   return { command: process.execPath, args: [cli], ...(root === defaultRoot ? {} : { env: { TORII_CONFIG_DIR: root } }) };
 }
 
-/** The per-client registration lines for the configuration root `root`. */
-export function registrationLines(root: string): string[] {
+/**
+ * The per-client registration lines for the configuration root `root`. The Claude Code line is pasted into a shell:
+ * shell-quoted (policy/shell-quote.ts) where the shell is sh, bash, zsh or fish, where JSON's double quotes would
+ * leave `$(…)` or a backquote in a path to run; in double quotes on Windows, whose shells read no single quotes alike.
+ */
+export function registrationLines(root: string, platform: NodeJS.Platform = process.platform): string[] {
   const server = registrationEntry(root);
-  const envFlag = server.env === undefined ? "" : ` -e TORII_CONFIG_DIR=${JSON.stringify(root)}`;
+  const quote = platform === "win32" ? (word: string) => JSON.stringify(word) : shellQuote;
+  const envValue = platform === "win32" ? `TORII_CONFIG_DIR=${quote(root)}` : quote(`TORII_CONFIG_DIR=${root}`);
+  const envFlag = server.env === undefined ? "" : ` -e ${envValue}`;
   return [
     "Register Torii with your MCP client: torii agent install <client> writes the client's own file (torii agent status lists the clients);",
     "or by hand:",
-    `  Claude Code:     claude mcp add torii${envFlag} -- ${JSON.stringify(server.command)} ${server.args.map((arg) => JSON.stringify(arg)).join(" ")}`,
+    `  Claude Code:     claude mcp add torii${envFlag} -- ${[server.command, ...server.args].map(quote).join(" ")}`,
     "  Claude Desktop, Cursor, Windsurf, VS Code (mcpServers in the client's JSON config):",
     `    ${JSON.stringify({ mcpServers: { torii: server } })}`,
     "Then restart the client; torii doctor checks what it will see.",
