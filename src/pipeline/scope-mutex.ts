@@ -8,8 +8,13 @@
 export class ScopeMutex {
   private readonly tails = new Map<string, Promise<void>>();
 
-  /** Runs `task` once every earlier task of the same scope has settled. */
-  async run<T>(scope: string, task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` once every earlier task of the same scope has settled. A caller whose `signal` aborts
+   * while it waits leaves the queue at once (rejected with the signal's reason, `task` never run): a
+   * canceled call would otherwise hold its concurrency slot behind other calls' lifecycles, then run
+   * its own for nobody. The tasks queued behind it still wait for the ones before it.
+   */
+  async run<T>(scope: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const previous = this.tails.get(scope) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -17,12 +22,19 @@ export class ScopeMutex {
     });
     const tail = previous.then(() => mine);
     this.tails.set(scope, tail);
-    await previous;
+    let ran = false;
     try {
+      await untilAborted(previous, signal);
+      ran = true;
       return await task();
     } finally {
       release();
-      if (this.tails.get(scope) === tail) this.tails.delete(scope);
+      const forget = (): void => {
+        if (this.tails.get(scope) === tail) this.tails.delete(scope);
+      };
+      // A waiter that left early is forgotten only once the tasks before it have settled, so a newcomer still waits for them.
+      if (ran) forget();
+      else void tail.then(forget);
     }
   }
 
@@ -30,4 +42,25 @@ export class ScopeMutex {
   get busyScopes(): number {
     return this.tails.size;
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(abortReason(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
 }

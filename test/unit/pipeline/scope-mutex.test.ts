@@ -45,4 +45,45 @@ describe("ScopeMutex", () => {
     await expect(mutex.run("s", () => Promise.resolve("next"))).resolves.toBe("next");
     expect(mutex.busyScopes).toBe(0);
   });
+
+  test("a waiter canceled while it waits leaves the queue at once, unrun; the next one still waits for the holder", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let releaseHolder!: () => void;
+    const holderGate = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    const holder = mutex.run("s", async () => {
+      log.push("holder");
+      await holderGate;
+    });
+    const controller = new AbortController();
+    const canceled = mutex.run(
+      "s",
+      () => {
+        log.push("canceled ran");
+        return Promise.resolve();
+      },
+      controller.signal,
+    );
+    let canceledSettled = false;
+    canceled.then(
+      () => (canceledSettled = true),
+      () => (canceledSettled = true),
+    );
+    const next = mutex.run("s", () => {
+      log.push("next");
+      return Promise.resolve();
+    });
+    controller.abort();
+    // One macrotask turn: every promise reaction the abort queued has run, the holder still holds.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(canceledSettled).toBe(true);
+    await expect(canceled).rejects.toThrow();
+    expect(log).toEqual(["holder"]);
+    releaseHolder();
+    await Promise.all([holder, next]);
+    expect(log).toEqual(["holder", "next"]);
+    expect(mutex.busyScopes).toBe(0);
+  });
 });

@@ -1,0 +1,168 @@
+/**
+ * A call the agent cancels (notifications/cancelled) during its auth lifecycle: the cancel ends the
+ * validate command or the identity probe, and that is no verdict on the operator's credentials. Read as
+ * one, it audited `session-invalid` or `identity-check-failed` for a session nobody judged, denied the
+ * call as `session-invalid` / `identity-mismatch` (telling the agent to have the operator log in again),
+ * and the environment strategy stored `invalid` as the session's last check, which `torii auth status`
+ * shows as expired: an agent could write that into the operator's state at will.
+ *
+ * In-process, with the real launcher: the call's signal aborts once the lifecycle command has started
+ * (a process killed by the cancel) or just before it starts (canceled before its start).
+ */
+import path from "node:path";
+import { describe, expect, test, vi } from "vitest";
+import { loadRegistry } from "../../../src/config/registry.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
+import type { CallAudit, CallAuditEntry } from "../../../src/pipeline/call-audit.js";
+import type { GrantGate, LeaseGate } from "../../../src/pipeline/gates.js";
+import { headlessApprover } from "../../../src/pipeline/gates.js";
+import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
+import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
+import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
+import { startLaunch, type StartLaunch } from "../../../src/runtime/launcher.js";
+import { identityScopeDir, SessionStore } from "../../../src/state/session-store.js";
+import { makeConfigTree } from "../../support/config-tree.js";
+
+/** A lifecycle command that runs until it is killed. */
+const FOREVER = '["-e", "setInterval(() => {}, 1000)"]';
+
+const root = makeConfigTree({
+  "providers/vault/provider.yaml": `version: "1"
+name: vault
+tool: vault
+command: node
+auth:
+  strategy: environment
+  fields:
+    - {name: TOKEN_FIELD, label: Token, secret: true}
+  validate: {command: node, args: ${FOREVER}}
+  cache_ttl_seconds: 0
+`,
+  "providers/vault/rules.yaml": 'version: "1"\naccept: [read]\n',
+  "providers/plain/provider.yaml": `version: "1"
+name: plain
+tool: plain
+command: node
+auth:
+  validate: {command: node, args: ${FOREVER}}
+`,
+  "providers/plain/rules.yaml": 'version: "1"\naccept: [read]\n',
+  "providers/kube/provider.yaml": `version: "1"
+name: kube
+tool: kube
+command: node
+targeting:
+  mode: credentials
+auth:
+  identity: {command: node, args: ${FOREVER}, field: user}
+`,
+  "providers/kube/rules.yaml": 'version: "1"\naccept: [read]\n',
+  "providers/kube/targets/prod/target.yaml": 'version: "1"\nname: prod\nidentity: {provider: kube, expect: alice}\n',
+});
+
+const activeLeases: LeaseGate = {
+  check: () => Promise.resolve({ active: true }),
+  startWhileActive: (_provider, _target, start) => start().then((value) => ({ active: true as const, value })),
+};
+const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
+
+function recordingAudit(): CallAudit & { entries: CallAuditEntry[] } {
+  const entries: CallAuditEntry[] = [];
+  return {
+    entries,
+    record: (entry: CallAuditEntry) => entries.push(entry),
+    setPolicyHash: () => undefined,
+    setPositionals: () => undefined,
+    redactWith: () => undefined,
+    flush: () => Promise.resolve(true),
+    settled: () => Promise.resolve(),
+  };
+}
+
+type CancelAt = "after-start" | "before-start";
+
+/** Runs `read x` on `tool` (on `target`); the call's signal aborts at the first launch, as `at` says. */
+async function canceledCall(tool: string, at: CancelAt, target?: string) {
+  const controller = new AbortController();
+  const launches: string[][] = [];
+  const start = vi.fn<StartLaunch>(async (request) => {
+    launches.push([...request.args]);
+    if (at === "before-start") controller.abort();
+    const started = await startLaunch(request);
+    if (at === "after-start") {
+      expect(started.pid).toBeDefined();
+      controller.abort();
+    }
+    return started;
+  });
+  const deps: InvokeDeps = {
+    registry: loadRegistry(root),
+    settings: DEFAULT_SETTINGS,
+    policies: new PolicyCache(),
+    leases: activeLeases,
+    grants: noGrants,
+    approver: headlessApprover,
+    start,
+    authScopes: new ScopeMutex(),
+    serverEnv: { PATH: path.dirname(process.execPath) },
+    platform: process.platform,
+    selfDir: "/nonexistent",
+    cwd: process.cwd(),
+  };
+  const provider = deps.registry.providers.get(tool)!;
+  const audit = recordingAudit();
+  const outcome = await invoke(
+    {
+      provider,
+      target: target === undefined ? undefined : provider.targets.get(target),
+      args: ["read", "x"],
+      description: undefined,
+      signal: controller.signal,
+      audit,
+    },
+    deps,
+  );
+  return { outcome, audit, launches };
+}
+
+const verdicts = (audit: { entries: CallAuditEntry[] }) =>
+  audit.entries.filter((entry) => ["session-invalid", "identity-mismatch", "identity-check-failed", "session-ok", "identity-ok"].includes(entry.event));
+
+describe.each(["after-start", "before-start"] as const)("a call canceled %s of its lifecycle command", (at) => {
+  test("environment strategy: the stored session keeps its last check, and nothing says it is invalid", async () => {
+    const store = new SessionStore(identityScopeDir(path.join(root, "providers", "vault"), "vault"));
+    const checkedAt = new Date().toISOString();
+    await store.replace({ TOKEN_FIELD: "good-token-0123456789" }, new Date(), { checked_at: checkedAt, result: "valid" });
+
+    const { outcome, audit, launches } = await canceledCall("vault", at);
+
+    const read = store.read();
+    expect(read.kind).toBe("ok");
+    if (read.kind === "ok") expect(read.session.check).toEqual({ checked_at: checkedAt, result: "valid" });
+    expect(verdicts(audit)).toEqual([]);
+    expect(audit.entries).toContainEqual(expect.objectContaining({ event: "session-unchecked", detail: "canceled" }));
+    expect(outcome.decision.result).toBe("allow");
+    expect(outcome.error).toMatch(/canceled during the session check/u);
+    expect(outcome.execution).toBeUndefined();
+    expect(launches).toHaveLength(1);
+  });
+
+  test("inherited strategy: the validate command's end is not audited as an invalid session, nor denied as one", async () => {
+    const { outcome, audit, launches } = await canceledCall("plain", at);
+
+    expect(verdicts(audit)).toEqual([]);
+    expect(audit.entries).toContainEqual(expect.objectContaining({ event: "session-unchecked", detail: "canceled" }));
+    expect(outcome.decision).toMatchObject({ result: "allow" });
+    expect(outcome.error).toMatch(/canceled during the session check/u);
+    expect(launches).toHaveLength(1);
+  });
+
+  test("identity probe: its end is not an identity mismatch", async () => {
+    const { outcome, audit, launches } = await canceledCall("kube", at, "prod");
+
+    expect(verdicts(audit)).toEqual([expect.objectContaining({ event: "identity-check-failed", detail: "canceled" })]);
+    expect(outcome.decision).toMatchObject({ result: "allow" });
+    expect(outcome.error).toMatch(/canceled during the identity check of target prod/u);
+    expect(launches).toHaveLength(1);
+  });
+});
