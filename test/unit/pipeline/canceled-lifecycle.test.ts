@@ -66,11 +66,14 @@ const activeLeases: LeaseGate = {
 };
 const noGrants: GrantGate = { find: () => Promise.resolve(undefined) };
 
-function recordingAudit(): CallAudit & { entries: CallAuditEntry[] } {
+function recordingAudit(onRecord: (entry: CallAuditEntry) => void): CallAudit & { entries: CallAuditEntry[] } {
   const entries: CallAuditEntry[] = [];
   return {
     entries,
-    record: (entry: CallAuditEntry) => entries.push(entry),
+    record: (entry: CallAuditEntry) => {
+      entries.push(entry);
+      onRecord(entry);
+    },
     setPolicyHash: () => undefined,
     setPositionals: () => undefined,
     redactWith: () => undefined,
@@ -79,9 +82,9 @@ function recordingAudit(): CallAudit & { entries: CallAuditEntry[] } {
   };
 }
 
-type CancelAt = "after-start" | "before-start";
+type CancelAt = "after-start" | "before-start" | "before-lifecycle";
 
-/** Runs `read x` on `tool` (on `target`); the call's signal aborts at the first launch, as `at` says. */
+/** Runs `read x` on `tool` (on `target`); the call's signal aborts at the first launch, as `at` says, or before the lifecycle. */
 async function canceledCall(tool: string, at: CancelAt, target?: string) {
   const controller = new AbortController();
   const launches: string[][] = [];
@@ -110,7 +113,10 @@ async function canceledCall(tool: string, at: CancelAt, target?: string) {
     cwd: process.cwd(),
   };
   const provider = deps.registry.providers.get(tool)!;
-  const audit = recordingAudit();
+  // Canceled as the allow is recorded, the call goes on to its lifecycle canceled (as one canceled while it waits for the scope's lock).
+  const audit = recordingAudit((entry) => {
+    if (at === "before-lifecycle" && entry.event === "allowed-by-rules") controller.abort();
+  });
   const outcome = await invoke(
     {
       provider,
@@ -165,4 +171,19 @@ describe.each(["after-start", "before-start"] as const)("a call canceled %s of i
     expect(outcome.error).toMatch(/canceled during the identity check of target prod/u);
     expect(launches).toHaveLength(1);
   });
+});
+
+test("a call canceled before its lifecycle reads no stored session and starts nothing", async () => {
+  const store = new SessionStore(identityScopeDir(path.join(root, "providers", "vault"), "vault"));
+  const checkedAt = new Date().toISOString();
+  await store.replace({ TOKEN_FIELD: "good-token-0123456789" }, new Date(), { checked_at: checkedAt, result: "valid" });
+
+  const { outcome, audit, launches } = await canceledCall("vault", "before-lifecycle");
+
+  expect(launches).toEqual([]);
+  expect(verdicts(audit)).toEqual([]);
+  expect(outcome.error).toMatch(/canceled during the wait for the auth scope of vault/u);
+  const read = store.read();
+  if (read.kind === "ok") expect(read.session.check).toEqual({ checked_at: checkedAt, result: "valid" });
+  else expect.unreachable(read.kind);
 });
