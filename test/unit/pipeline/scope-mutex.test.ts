@@ -86,4 +86,66 @@ describe("ScopeMutex", () => {
     expect(log).toEqual(["holder", "next"]);
     expect(mutex.busyScopes).toBe(0);
   });
+
+  test("a task that arrives after the last waiter was canceled still waits for the holder, not just for the waiter", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let releaseHolder!: () => void;
+    const holderGate = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    const holder = mutex.run("s", async () => {
+      log.push("holder start");
+      await holderGate;
+      log.push("holder end");
+    });
+    const controller = new AbortController();
+    const canceled = mutex.run("s", () => Promise.resolve(), controller.signal);
+    controller.abort();
+    await expect(canceled).rejects.toThrow();
+    // The canceled waiter was the scope's last: a newcomer must queue behind the holder it waited for.
+    const late = mutex.run("s", () => {
+      log.push("late");
+      return Promise.resolve();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(["holder start"]);
+    expect(mutex.busyScopes).toBe(1);
+    releaseHolder();
+    await Promise.all([holder, late]);
+    expect(log).toEqual(["holder start", "holder end", "late"]);
+    expect(mutex.busyScopes).toBe(0);
+  });
+
+  test("a waiter canceled in the same turn as the holder releases does not run, and the next one runs after the holder", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let releaseHolder!: () => void;
+    const holderGate = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    const holder = mutex.run("s", async () => {
+      await holderGate;
+      log.push("holder end");
+    });
+    const controller = new AbortController();
+    const canceled = mutex.run(
+      "s",
+      () => {
+        log.push("canceled ran");
+        return Promise.resolve();
+      },
+      controller.signal,
+    );
+    const next = mutex.run("s", () => {
+      log.push("next");
+      return Promise.resolve();
+    });
+    releaseHolder();
+    controller.abort();
+    await expect(canceled).rejects.toThrow();
+    await Promise.all([holder, next]);
+    expect(log).toEqual(["holder end", "next"]);
+    expect(mutex.busyScopes).toBe(0);
+  });
 });
