@@ -32,7 +32,7 @@ import { checkCallConfigFiles } from "./call-config-files.js";
 import { useStoredSession } from "./environment-session.js";
 import { launchLifecycleCommand } from "./lifecycle-command.js";
 import type { StartLaunch } from "../runtime/launcher.js";
-import type { ScopeMutex } from "./scope-mutex.js";
+import { ScopeWaitCanceled, type ScopeMutex } from "./scope-mutex.js";
 import { checkAwsIdentity, type AwsIdentityDeps } from "./identity/aws-identity.js";
 
 export interface AuthDeps extends ChildPlanDeps, AwsIdentityDeps {
@@ -252,7 +252,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
     if (failed !== undefined) return failed;
   } catch (error) {
     // Canceled while it waited behind this server's other calls of the scope (ScopeMutex.run left the queue).
-    if (request.signal.aborted) return canceled(`the wait for the auth scope of ${identity.name}`);
+    // Any other error is the lifecycle's own, reported as such even when a cancel came in meanwhile.
+    if (error instanceof ScopeWaitCanceled) return canceled(`the wait for the auth scope of ${identity.name}`);
     return operational(redactor.redact(`the auth lifecycle of ${identity.name} failed: ${(error as Error).message}`));
   }
   return { ok: true, env: layers, redactor };

@@ -10,7 +10,7 @@ export class ScopeMutex {
 
   /**
    * Runs `task` once every earlier task of the same scope has settled. A caller whose `signal` aborts
-   * while it waits leaves the queue at once (rejected with the signal's reason, `task` never run): a
+   * while it waits leaves the queue at once (rejected with ScopeWaitCanceled, `task` never run): a
    * canceled call would otherwise hold its concurrency slot behind other calls' lifecycles, then run
    * its own for nobody. The tasks queued behind it still wait for the ones before it.
    */
@@ -44,13 +44,25 @@ export class ScopeMutex {
   }
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts first. */
+/**
+ * A waiter's signal aborted before its turn: it left the queue and its task never ran. Its own class, so a
+ * caller tells this apart from a failure of a task that did run while the call happened to be canceled.
+ */
+export class ScopeWaitCanceled extends Error {
+  override readonly name = "ScopeWaitCanceled";
+
+  constructor() {
+    super("canceled while waiting for the scope");
+  }
+}
+
+/** `promise`, or a ScopeWaitCanceled rejection as soon as `signal` aborts first. */
 function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
   if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
+  if (signal.aborted) return Promise.reject(new ScopeWaitCanceled());
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
-      reject(abortReason(signal));
+      reject(new ScopeWaitCanceled());
     };
     signal.addEventListener("abort", onAbort, { once: true });
     void promise.then(() => {
@@ -58,9 +70,4 @@ function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): 
       resolve();
     });
   });
-}
-
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
 }

@@ -19,7 +19,7 @@ import { headlessApprover } from "../../../src/pipeline/gates.js";
 import { invoke, type InvokeDeps } from "../../../src/pipeline/invoke.js";
 import { PolicyCache } from "../../../src/pipeline/policy-cache.js";
 import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
-import { startLaunch, type StartLaunch } from "../../../src/runtime/launcher.js";
+import { LaunchError, startLaunch, type StartLaunch } from "../../../src/runtime/launcher.js";
 import { identityScopeDir, SessionStore } from "../../../src/state/session-store.js";
 import { makeConfigTree } from "../../support/config-tree.js";
 
@@ -82,7 +82,8 @@ function recordingAudit(onRecord: (entry: CallAuditEntry) => void): CallAudit & 
   };
 }
 
-type CancelAt = "after-start" | "before-start" | "before-lifecycle";
+/** `failing-start`: the call is canceled as its lifecycle command fails to start for a reason of its own. */
+type CancelAt = "after-start" | "before-start" | "before-lifecycle" | "failing-start";
 
 /** Runs `read x` on `tool` (on `target`); the call's signal aborts at the first launch, as `at` says, or before the lifecycle. */
 async function canceledCall(tool: string, at: CancelAt, target?: string) {
@@ -91,6 +92,10 @@ async function canceledCall(tool: string, at: CancelAt, target?: string) {
   const start = vi.fn<StartLaunch>(async (request) => {
     launches.push([...request.args]);
     if (at === "before-start") controller.abort();
+    if (at === "failing-start") {
+      controller.abort();
+      throw new LaunchError(request.executable, "EACCES", "permission denied");
+    }
     const started = await startLaunch(request);
     if (at === "after-start") {
       expect(started.pid).toBeDefined();
@@ -186,4 +191,13 @@ test("a call canceled before its lifecycle reads no stored session and starts no
   const read = store.read();
   if (read.kind === "ok") expect(read.session.check).toEqual({ checked_at: checkedAt, result: "valid" });
   else expect.unreachable(read.kind);
+});
+
+test("a lifecycle that fails on its own as the call is canceled reports that failure, not a canceled wait for the scope", async () => {
+  const { outcome, audit, launches } = await canceledCall("plain", "failing-start");
+
+  expect(launches).toHaveLength(1);
+  expect(verdicts(audit)).toEqual([]);
+  expect(outcome.error).toMatch(/the auth lifecycle of plain failed: cannot launch .*permission denied \(EACCES\)/u);
+  expect(outcome.error).not.toMatch(/canceled/u);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
+import { ScopeMutex, ScopeWaitCanceled } from "../../../src/pipeline/scope-mutex.js";
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -79,7 +79,7 @@ describe("ScopeMutex", () => {
     // One macrotask turn: every promise reaction the abort queued has run, the holder still holds.
     await new Promise((resolve) => setImmediate(resolve));
     expect(canceledSettled).toBe(true);
-    await expect(canceled).rejects.toThrow();
+    await expect(canceled).rejects.toBeInstanceOf(ScopeWaitCanceled);
     expect(log).toEqual(["holder"]);
     releaseHolder();
     await Promise.all([holder, next]);
@@ -102,7 +102,7 @@ describe("ScopeMutex", () => {
     const controller = new AbortController();
     const canceled = mutex.run("s", () => Promise.resolve(), controller.signal);
     controller.abort();
-    await expect(canceled).rejects.toThrow();
+    await expect(canceled).rejects.toBeInstanceOf(ScopeWaitCanceled);
     // The canceled waiter was the scope's last: a newcomer must queue behind the holder it waited for.
     const late = mutex.run("s", () => {
       log.push("late");
@@ -143,7 +143,7 @@ describe("ScopeMutex", () => {
     });
     releaseHolder();
     controller.abort();
-    await expect(canceled).rejects.toThrow();
+    await expect(canceled).rejects.toBeInstanceOf(ScopeWaitCanceled);
     await Promise.all([holder, next]);
     expect(log).toEqual(["holder end", "next"]);
     expect(mutex.busyScopes).toBe(0);
