@@ -39,6 +39,18 @@ auth:
   cache_ttl_seconds: 0
 `,
   "providers/vault/rules.yaml": 'version: "1"\naccept: [read]\n',
+  "providers/expired/provider.yaml": `version: "1"
+name: expired
+tool: expired
+command: node
+auth:
+  strategy: environment
+  fields:
+    - {name: TOKEN_FIELD, label: Token, secret: true}
+  validate: {command: node, args: ["-e", "process.exit(3)"]}
+  cache_ttl_seconds: 0
+`,
+  "providers/expired/rules.yaml": 'version: "1"\naccept: [read]\n',
   "providers/plain/provider.yaml": `version: "1"
 name: plain
 tool: plain
@@ -82,8 +94,11 @@ function recordingAudit(onRecord: (entry: CallAuditEntry) => void): CallAudit & 
   };
 }
 
-/** `failing-start`: the call is canceled as its lifecycle command fails to start for a reason of its own. */
-type CancelAt = "after-start" | "before-start" | "before-lifecycle" | "failing-start";
+/**
+ * `failing-start`: the call is canceled as its lifecycle command fails to start for a reason of its own;
+ * `after-exit`: once the command's exit has been seen (the cancel comes too late to end it).
+ */
+type CancelAt = "after-start" | "before-start" | "before-lifecycle" | "failing-start" | "after-exit";
 
 /** Runs `read x` on `tool` (on `target`); the call's signal aborts at the first launch, as `at` says, or before the lifecycle. */
 async function canceledCall(tool: string, at: CancelAt, target?: string) {
@@ -100,6 +115,15 @@ async function canceledCall(tool: string, at: CancelAt, target?: string) {
     if (at === "after-start") {
       expect(started.pid).toBeDefined();
       controller.abort();
+    }
+    if (at === "after-exit" && launches.length === 1) {
+      return {
+        pid: started.pid,
+        running: started.running.then((result) => {
+          controller.abort();
+          return result;
+        }),
+      };
     }
     return started;
   });
@@ -200,4 +224,17 @@ test("a lifecycle that fails on its own as the call is canceled reports that fai
   expect(verdicts(audit)).toEqual([]);
   expect(outcome.error).toMatch(/the auth lifecycle of plain failed: cannot launch .*permission denied \(EACCES\)/u);
   expect(outcome.error).not.toMatch(/canceled/u);
+});
+
+test("a validate that failed on its own before the cancel came still records the session invalid and denies the call", async () => {
+  const store = new SessionStore(identityScopeDir(path.join(root, "providers", "expired"), "expired"));
+  await store.replace({ TOKEN_FIELD: "old-token-0123456789" }, new Date(), { checked_at: new Date(0).toISOString(), result: "valid" });
+
+  const { outcome, audit } = await canceledCall("expired", "after-exit");
+
+  expect(audit.entries).toContainEqual(expect.objectContaining({ event: "session-invalid", detail: "exit 3" }));
+  expect(outcome.decision).toMatchObject({ result: "deny", source: "session-invalid" });
+  const read = store.read();
+  if (read.kind === "ok") expect(read.session.check?.result).toBe("invalid");
+  else expect.unreachable(read.kind);
 });
