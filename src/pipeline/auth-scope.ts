@@ -53,12 +53,19 @@ export function sessionStoreOf(scope: AuthScope): SessionStore {
   return new SessionStore(scope.dir);
 }
 
-/** Runs `task` holding the scope's lock, in this process and across processes. */
-export function runInAuthScope<T>(mutex: ScopeMutex, scope: AuthScope, lifecycleTimeoutMs: number, task: () => Promise<T>): Promise<T> {
+/**
+ * Runs `task` holding the scope's lock, in this process and across processes. A call canceled while it
+ * waits for this process's earlier calls of the scope leaves at once (`signal`, ScopeMutex.run).
+ */
+export function runInAuthScope<T>(mutex: ScopeMutex, scope: AuthScope, lifecycleTimeoutMs: number, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   const file = path.join(scope.dir, "scope");
   const timing: LockTiming = { stale: SCOPE_LOCK_STALE_MS, update: SCOPE_LOCK_UPDATE_MS, waitMs: lifecycleTimeoutMs + SCOPE_LOCK_WAIT_MARGIN_MS };
-  return mutex.run(scope.key, async () => {
-    ensureStateDirectory(file, currentPathPolicy());
-    return withFileLock(file, timing, task);
-  });
+  return mutex.run(
+    scope.key,
+    async () => {
+      ensureStateDirectory(file, currentPathPolicy());
+      return withFileLock(file, timing, task);
+    },
+    signal,
+  );
 }

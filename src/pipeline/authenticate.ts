@@ -32,7 +32,7 @@ import { checkCallConfigFiles } from "./call-config-files.js";
 import { useStoredSession } from "./environment-session.js";
 import { launchLifecycleCommand } from "./lifecycle-command.js";
 import type { StartLaunch } from "../runtime/launcher.js";
-import type { ScopeMutex } from "./scope-mutex.js";
+import { ScopeWaitCanceled, type ScopeMutex } from "./scope-mutex.js";
 import { checkAwsIdentity, type AwsIdentityDeps } from "./identity/aws-identity.js";
 
 export interface AuthDeps extends ChildPlanDeps, AwsIdentityDeps {
@@ -92,6 +92,16 @@ function operational(message: string): AuthResult {
 }
 
 /**
+ * A lifecycle step the agent's cancel ended (notifications/cancelled) says nothing about the credentials:
+ * read as a failed check, it put `session-invalid` or `identity-check-failed` in the audit for the
+ * operator's session, and the environment strategy stored it as the session's last check (`torii auth
+ * status`: expired). The call ends as an error, as the AWS account check's cancel does.
+ */
+function canceled(step: string): AuthResult {
+  return operational(`the call was canceled during ${step}; nothing was judged about the credentials`);
+}
+
+/**
  * Runs a validate or identity command. `output: "read"` (the identity probe): its output is parsed here and
  * never shown, audited or returned, so it is read as the command printed it; redacted, an identity that is
  * also a `.env` value (a subscription id, an account name) would read as a marker and never match.
@@ -104,13 +114,13 @@ async function runLifecycleCommand(
   layers: CredentialLayers,
   deps: AuthDeps,
   output: "read" | "redacted",
-): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean }> {
+): Promise<{ exitCode: number | null; stdout: string; timedOut: boolean; canceled: boolean }> {
   // No process starts before the records that allowed it are in the file; without them, none starts.
   await recordBeforeStart(request.audit);
   const subject = { provider: request.provider, target: request.target, identity };
   const redactor = output === "read" ? undefined : redactorFor(layers);
   const result = await launchLifecycleCommand(command, args, subject, layers, deps, { signal: request.signal, redactor });
-  return { exitCode: result.exitCode, stdout: result.stdout, timedOut: result.timedOut };
+  return { exitCode: result.exitCode, stdout: result.stdout, timedOut: result.timedOut, canceled: result.canceled && result.exitCode !== 0 };
 }
 
 async function checkSession(request: AuthRequest, identity: ProviderEntry, layers: CredentialLayers, deps: AuthDeps): Promise<AuthResult | undefined> {
@@ -124,6 +134,10 @@ async function checkSession(request: AuthRequest, identity: ProviderEntry, layer
     return undefined;
   }
   const run = await runLifecycleCommand(auth.validate.command, auth.validate.args, request, identity, layers, deps, "redacted");
+  if (run.canceled) {
+    request.audit.record({ event: "session-unchecked", detail: "canceled" });
+    return canceled(`the session check of ${identity.name}`);
+  }
   if (run.exitCode === 0) {
     request.audit.record({ event: "session-ok" });
     return undefined;
@@ -149,6 +163,10 @@ async function checkIdentity(
   const probe = identity.config.auth?.identity;
   if (expected === undefined || probe === undefined) return undefined;
   const run = await runLifecycleCommand(probe.command, probe.args, request, identity, layers, deps, "read");
+  if (run.canceled) {
+    request.audit.record({ event: "identity-check-failed", detail: "canceled" });
+    return canceled(`the identity check of target ${request.target?.name ?? ""}`);
+  }
   let actual: unknown;
   try {
     actual = run.exitCode === 0 ? (JSON.parse(run.stdout) as Record<string, unknown>)[probe.field] : undefined;
@@ -200,6 +218,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   // Refused on what the .env layers say: nothing of the lifecycle runs for the call.
   if (request.screen?.(layers) === true) return { ok: false, failure: { kind: "screened" } };
   const lifecycle = async (): Promise<AuthResult | undefined> => {
+    // Canceled while it waited for the scope (another process's lock): no session is read, nothing runs.
+    if (request.signal.aborted) return canceled(`the wait for the auth scope of ${identity.name}`);
     if (identity.config.auth?.strategy === "environment") {
       const session = await useStoredSession({
         ...request,
@@ -215,7 +235,7 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
           });
         },
       });
-      if (!session.ok) return failure("session-invalid", session.reason);
+      if (!session.ok) return "canceled" in session ? canceled(`the session check of ${identity.name}`) : failure("session-invalid", session.reason);
       layers = session.layers;
       redactor = redactorFor(layers);
       request.audit.redactWith(redactor);
@@ -227,10 +247,13 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   };
   try {
     const failed = hasLifecycle(identity, request.target)
-      ? await runInAuthScope(deps.authScopes, scope, deps.settings.timeoutSeconds * 1000, lifecycle)
+      ? await runInAuthScope(deps.authScopes, scope, deps.settings.timeoutSeconds * 1000, lifecycle, request.signal)
       : await lifecycle();
     if (failed !== undefined) return failed;
   } catch (error) {
+    // Canceled while it waited behind this server's other calls of the scope (ScopeMutex.run left the queue).
+    // Any other error is the lifecycle's own, reported as such even when a cancel came in meanwhile.
+    if (error instanceof ScopeWaitCanceled) return canceled(`the wait for the auth scope of ${identity.name}`);
     return operational(redactor.redact(`the auth lifecycle of ${identity.name} failed: ${(error as Error).message}`));
   }
   return { ok: true, env: layers, redactor };

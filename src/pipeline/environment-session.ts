@@ -64,7 +64,11 @@ export interface ValidateCommand {
   readonly args: readonly string[];
 }
 
-export type SessionOutcome = { readonly ok: true; readonly layers: CredentialLayers } | { readonly ok: false; readonly reason: string };
+export type SessionOutcome =
+  | { readonly ok: true; readonly layers: CredentialLayers }
+  | { readonly ok: false; readonly reason: string }
+  /** The call was canceled while its validate ran (or before it could start): no verdict on the stored values. */
+  | { readonly ok: false; readonly canceled: true };
 
 /** Loads and checks the stored session; on success, the layers with the session on top. */
 export async function useStoredSession(context: SessionContext): Promise<SessionOutcome> {
@@ -92,6 +96,12 @@ export async function useStoredSession(context: SessionContext): Promise<Session
     return { ok: true, layers };
   }
   const run = await context.validate(validate, layers);
+  // The agent's cancel ended the run, not the credentials: nothing is recorded in the session file (which
+  // `torii auth status` reports as expired) nor audited as session-invalid; a run that finished anyway counts.
+  if (run.canceled && run.exitCode !== 0) {
+    context.audit.record({ event: "session-unchecked", detail: "canceled" });
+    return { ok: false, canceled: true };
+  }
   const valid = run.exitCode === 0;
   await store.recordCheck(session.saved_at, { checked_at: context.now().toISOString(), result: valid ? "valid" : "invalid" });
   if (!valid) return deny(`the stored credentials of ${identity.name} no longer validate`, run.timedOut ? "timed out" : `exit ${String(run.exitCode)}`);

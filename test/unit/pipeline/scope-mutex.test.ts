@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ScopeMutex } from "../../../src/pipeline/scope-mutex.js";
+import { ScopeMutex, ScopeWaitCanceled } from "../../../src/pipeline/scope-mutex.js";
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,6 +43,109 @@ describe("ScopeMutex", () => {
     const mutex = new ScopeMutex();
     await expect(mutex.run("s", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     await expect(mutex.run("s", () => Promise.resolve("next"))).resolves.toBe("next");
+    expect(mutex.busyScopes).toBe(0);
+  });
+
+  test("a waiter canceled while it waits leaves the queue at once, unrun; the next one still waits for the holder", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let releaseHolder!: () => void;
+    const holderGate = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    const holder = mutex.run("s", async () => {
+      log.push("holder");
+      await holderGate;
+    });
+    const controller = new AbortController();
+    const canceled = mutex.run(
+      "s",
+      () => {
+        log.push("canceled ran");
+        return Promise.resolve();
+      },
+      controller.signal,
+    );
+    let canceledSettled = false;
+    canceled.then(
+      () => (canceledSettled = true),
+      () => (canceledSettled = true),
+    );
+    const next = mutex.run("s", () => {
+      log.push("next");
+      return Promise.resolve();
+    });
+    controller.abort();
+    // One macrotask turn: every promise reaction the abort queued has run, the holder still holds.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(canceledSettled).toBe(true);
+    await expect(canceled).rejects.toBeInstanceOf(ScopeWaitCanceled);
+    expect(log).toEqual(["holder"]);
+    releaseHolder();
+    await Promise.all([holder, next]);
+    expect(log).toEqual(["holder", "next"]);
+    expect(mutex.busyScopes).toBe(0);
+  });
+
+  test("a task that arrives after the last waiter was canceled still waits for the holder, not just for the waiter", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let releaseHolder!: () => void;
+    const holderGate = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    const holder = mutex.run("s", async () => {
+      log.push("holder start");
+      await holderGate;
+      log.push("holder end");
+    });
+    const controller = new AbortController();
+    const canceled = mutex.run("s", () => Promise.resolve(), controller.signal);
+    controller.abort();
+    await expect(canceled).rejects.toBeInstanceOf(ScopeWaitCanceled);
+    // The canceled waiter was the scope's last: a newcomer must queue behind the holder it waited for.
+    const late = mutex.run("s", () => {
+      log.push("late");
+      return Promise.resolve();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(["holder start"]);
+    expect(mutex.busyScopes).toBe(1);
+    releaseHolder();
+    await Promise.all([holder, late]);
+    expect(log).toEqual(["holder start", "holder end", "late"]);
+    expect(mutex.busyScopes).toBe(0);
+  });
+
+  test("a waiter canceled in the same turn as the holder releases does not run, and the next one runs after the holder", async () => {
+    const mutex = new ScopeMutex();
+    const log: string[] = [];
+    let releaseHolder!: () => void;
+    const holderGate = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    const holder = mutex.run("s", async () => {
+      await holderGate;
+      log.push("holder end");
+    });
+    const controller = new AbortController();
+    const canceled = mutex.run(
+      "s",
+      () => {
+        log.push("canceled ran");
+        return Promise.resolve();
+      },
+      controller.signal,
+    );
+    const next = mutex.run("s", () => {
+      log.push("next");
+      return Promise.resolve();
+    });
+    releaseHolder();
+    controller.abort();
+    await expect(canceled).rejects.toBeInstanceOf(ScopeWaitCanceled);
+    await Promise.all([holder, next]);
+    expect(log).toEqual(["holder end", "next"]);
     expect(mutex.busyScopes).toBe(0);
   });
 });
