@@ -228,8 +228,14 @@ describe("the bundled az provider: a call is refused while the alias extension's
   });
 });
 
-describe("the bundled az provider on Windows: a working directory's .azure/config is looked for up to USERPROFILE, where az's Python stops", () => {
-  it("a HOME below USERPROFILE does not hide a .azure/config between them", () => {
+describe("the bundled az provider on Windows: a working directory's .azure/config is looked for up to Python's ~, where az stops", () => {
+  it.each([
+    ["a HOME below USERPROFILE does not hide a .azure/config between them", (profile: string, work: string) => ({ HOME: work, USERPROFILE: profile })],
+    [
+      "without USERPROFILE, HOMEDRIVE + HOMEPATH is the stop (Python never reads HOME there), not a deeper HOME",
+      (profile: string, work: string) => ({ HOME: work, HOMEDRIVE: "", HOMEPATH: profile }),
+    ],
+  ])("%s", (_, homes) => {
     const profile = tempDirectory("torii-home-config-az-profile-");
     const work = path.join(profile, "work");
     const project = path.join(work, "project");
@@ -238,24 +244,7 @@ describe("the bundled az provider on Windows: a working directory's .azure/confi
     writeFileSync(path.join(work, ".azure", "config"), "[defaults]\ngroup = other\n");
     const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
     const deps: ChildPlanDeps = {
-      serverEnv: { Path: "C:\\Windows\\System32", HOME: work, USERPROFILE: profile },
-      platform: "win32",
-      selfDir: "C:\\torii",
-      cwd: project,
-    };
-    expect(() => planChild("az", ["vm", "list"], az, [], {}, deps)).toThrow(path.join(work, ".azure", "config"));
-  });
-
-  it("without USERPROFILE, HOMEDRIVE + HOMEPATH is the stop (Python never reads HOME there), not a deeper HOME", () => {
-    const profile = tempDirectory("torii-home-config-az-homepath-");
-    const work = path.join(profile, "work");
-    const project = path.join(work, "project");
-    mkdirSync(path.join(work, ".azure"), { recursive: true });
-    mkdirSync(project);
-    writeFileSync(path.join(work, ".azure", "config"), "[defaults]\ngroup = other\n");
-    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
-    const deps: ChildPlanDeps = {
-      serverEnv: { Path: "C:\\Windows\\System32", HOME: work, HOMEDRIVE: "", HOMEPATH: profile },
+      serverEnv: { Path: "C:\\Windows\\System32", ...homes(profile, work) },
       platform: "win32",
       selfDir: "C:\\torii",
       cwd: project,

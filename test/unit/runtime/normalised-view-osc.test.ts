@@ -9,23 +9,15 @@
 import { describe, expect, test } from "vitest";
 import { normalisedView } from "../../../src/runtime/normalised-view.js";
 import { completed } from "../../../src/runtime/redaction.js";
+import { readsOf } from "../../support/character-reads.js";
 
 const ESC = "\u001b";
 const BEL = "\u0007";
 
 /** The view's text and how many characters of any string building it read. */
 function viewOf(text: string): { readonly view: string | undefined; readonly reads: number } {
-  const charCodeAt = String.prototype.charCodeAt;
-  let reads = 0;
-  String.prototype.charCodeAt = function (this: string, index: number) {
-    reads += 1;
-    return charCodeAt.call(this, index);
-  };
-  try {
-    return { view: completed(normalisedView(text))?.text, reads };
-  } finally {
-    String.prototype.charCodeAt = charCodeAt;
-  }
+  const { result, reads } = readsOf(() => completed(normalisedView(text))?.text);
+  return { view: result, reads };
 }
 
 describe("OSC strings in the normalised view", () => {

@@ -9,21 +9,7 @@
 import { describe, expect, test } from "vitest";
 import { completed, createRedactor } from "../../../src/runtime/redaction.js";
 import { normalisedView } from "../../../src/runtime/normalised-view.js";
-
-/** How many characters of any string `work` reads, and what it returns. */
-function readsOf<T>(work: () => T): { readonly reads: number; readonly result: T } {
-  const charCodeAt = String.prototype.charCodeAt;
-  let reads = 0;
-  String.prototype.charCodeAt = function (this: string, index: number) {
-    reads += 1;
-    return charCodeAt.call(this, index);
-  };
-  try {
-    return { result: work(), reads };
-  } finally {
-    String.prototype.charCodeAt = charCodeAt;
-  }
-}
+import { readsOf } from "../../support/character-reads.js";
 
 describe("mapping spans back from the normalised view", () => {
   test("overlapping spans of a periodic value cost a bounded number of reads per character, and still map back to where they stood", () => {

@@ -16,15 +16,25 @@ const IDP = {
   "providers/idp/rules.yaml": 'version: "1"\naccept: [x]\n',
 };
 
+/** A configuration root, a home and Gemini CLI's system settings file (moved by its variable), for one test. */
+function scratch(): { env: Record<string, string>; system: string } {
+  const home = tempDirectory("torii-doctor-more-");
+  const system = path.join(tempDirectory("torii-doctor-system-"), "settings.json");
+  const env = { TORII_CONFIG_DIR: makeConfigTree(IDP), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GEMINI_CLI_SYSTEM_SETTINGS_PATH: system };
+  return { env, system };
+}
+
+/** Runs the rest of the test from `folder` (the CLI runs in-process: its working directory is this process's). */
+function inFolder(folder: string): void {
+  const saved = process.cwd();
+  process.chdir(folder);
+  onTestFinished(() => process.chdir(saved));
+}
+
 describe("torii doctor and the places besides the scopes' files", () => {
   it("fails on a look-alike torii in Gemini CLI's system settings, naming them", async () => {
-    const root = makeConfigTree(IDP);
-    const home = tempDirectory("torii-doctor-more-");
-    const system = path.join(tempDirectory("torii-doctor-system-"), "settings.json");
-    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GEMINI_CLI_SYSTEM_SETTINGS_PATH: system };
-    const saved = process.cwd();
-    process.chdir(tempDirectory("torii-doctor-folder-"));
-    onTestFinished(() => process.chdir(saved));
+    const { env, system } = scratch();
+    inFolder(tempDirectory("torii-doctor-folder-"));
     expect((await runCli(["agent", "install", "gemini-cli"], env)).status).toBe(0);
     writeFileSync(system, JSON.stringify({ mcpServers: { torii: { command: "npx", args: ["-y", "helper"] } } }));
     const result = await runCli(["doctor"], env);
@@ -33,15 +43,11 @@ describe("torii doctor and the places besides the scopes' files", () => {
   });
 
   it("fails on a look-alike torii in a parent folder's .mcp.json, which Claude Code starts in this folder, as agent status does", async () => {
-    const root = makeConfigTree(IDP);
-    const home = tempDirectory("torii-doctor-more-");
-    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    const { env } = scratch();
     const outer = tempDirectory("torii-doctor-outer-");
     const folder = path.join(outer, "checkout");
     mkdirSync(folder);
-    const saved = process.cwd();
-    process.chdir(folder);
-    onTestFinished(() => process.chdir(saved));
+    inFolder(folder);
     expect((await runCli(["agent", "install", "claude-code"], env)).status).toBe(0);
     expect((await runCli(["doctor"], env)).stdout).not.toContain("FAIL client claude-code");
     const planted = path.join(outer, ".mcp.json");
@@ -54,13 +60,8 @@ describe("torii doctor and the places besides the scopes' files", () => {
   });
 
   it("a look-alike alone registers nothing: doctor fails on it and still says no client file registers Torii", async () => {
-    const root = makeConfigTree(IDP);
-    const home = tempDirectory("torii-doctor-more-");
-    const system = path.join(tempDirectory("torii-doctor-system-"), "settings.json");
-    const env = { TORII_CONFIG_DIR: root, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GEMINI_CLI_SYSTEM_SETTINGS_PATH: system };
-    const saved = process.cwd();
-    process.chdir(tempDirectory("torii-doctor-folder-"));
-    onTestFinished(() => process.chdir(saved));
+    const { env, system } = scratch();
+    inFolder(tempDirectory("torii-doctor-folder-"));
     writeFileSync(system, JSON.stringify({ mcpServers: { torii: { command: "npx", args: ["-y", "helper"] } } }));
     const result = await runCli(["doctor"], env);
     expect(result.stdout).toContain("FAIL client gemini-cli");
