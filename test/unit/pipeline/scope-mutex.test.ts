@@ -1,6 +1,15 @@
 import { describe, expect, test } from "vitest";
 import { ScopeMutex, ScopeWaitCanceled } from "../../../src/pipeline/scope-mutex.js";
 
+/** A promise the test resolves when it chooses (`open`): how long a holder holds the scope. */
+function gate(): { gate: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { gate: promise, open };
+}
+
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("ScopeMutex", () => {
@@ -49,10 +58,7 @@ describe("ScopeMutex", () => {
   test("a waiter canceled while it waits leaves the queue at once, unrun; the next one still waits for the holder", async () => {
     const mutex = new ScopeMutex();
     const log: string[] = [];
-    let releaseHolder!: () => void;
-    const holderGate = new Promise<void>((resolve) => {
-      releaseHolder = resolve;
-    });
+    const { gate: holderGate, open: releaseHolder } = gate();
     const holder = mutex.run("s", async () => {
       log.push("holder");
       await holderGate;
@@ -90,10 +96,7 @@ describe("ScopeMutex", () => {
   test("a task that arrives after the last waiter was canceled still waits for the holder, not just for the waiter", async () => {
     const mutex = new ScopeMutex();
     const log: string[] = [];
-    let releaseHolder!: () => void;
-    const holderGate = new Promise<void>((resolve) => {
-      releaseHolder = resolve;
-    });
+    const { gate: holderGate, open: releaseHolder } = gate();
     const holder = mutex.run("s", async () => {
       log.push("holder start");
       await holderGate;
@@ -120,10 +123,7 @@ describe("ScopeMutex", () => {
   test("a waiter canceled in the same turn as the holder releases does not run, and the next one runs after the holder", async () => {
     const mutex = new ScopeMutex();
     const log: string[] = [];
-    let releaseHolder!: () => void;
-    const holderGate = new Promise<void>((resolve) => {
-      releaseHolder = resolve;
-    });
+    const { gate: holderGate, open: releaseHolder } = gate();
     const holder = mutex.run("s", async () => {
       await holderGate;
       log.push("holder end");
