@@ -71,6 +71,11 @@ export const BROKER_AUDIT_EVENTS = [
   "denied-target-inactive",
   /** The program could not be started (not found, refused batch wrapper, spawn error). */
   "launch-failed",
+  /**
+   * An allowed call's credentials could not be made ready (a refused or unreadable `.env`, a lifecycle that could
+   * not run, the agent's cancel): the call ends without running; detail `canceled` or `error`, never the message.
+   */
+  "auth-failed",
   // Operator CLI changes (torii target … / torii grant …); Torii logs no record for them.
   /** `torii target add` wrote a new target.yaml. */
   "target-added",

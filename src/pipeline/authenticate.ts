@@ -60,7 +60,7 @@ export interface AuthRequest {
 /** A failed lifecycle: a deny (the human must act) or an operational error. */
 export type AuthFailure =
   | { readonly kind: "deny"; readonly source: "session-invalid" | "identity-mismatch"; readonly reason: string }
-  | { readonly kind: "error"; readonly message: string }
+  | { readonly kind: "error"; readonly message: string; readonly canceled?: true }
   /** `screen` refused the call; the screen holds the outcome. */
   | { readonly kind: "screened" };
 
@@ -98,7 +98,7 @@ function operational(message: string): AuthResult {
  * status`: expired). The call ends as an error, as the AWS account check's cancel does.
  */
 function canceled(step: string): AuthResult {
-  return operational(`the call was canceled during ${step}; nothing was judged about the credentials`);
+  return { ok: false, failure: { kind: "error", message: `the call was canceled during ${step}; nothing was judged about the credentials`, canceled: true } };
 }
 
 /**

@@ -257,6 +257,8 @@ export async function invoke(call: ProviderCall, deps: InvokeDeps): Promise<Call
   if (!auth.ok) {
     const { failure } = auth;
     if (failure.kind === "screened" && screened !== undefined) return screened;
+    // The call's closing record: an allowed call that ends here runs nothing (no `ran`, no `launch-failed`).
+    if (failure.kind === "error") call.audit.record({ event: "auth-failed", detail: failure.canceled === true ? "canceled" : "error" });
     return failure.kind === "deny"
       ? denied(call, { source: failure.source, reason: failure.reason })
       : { ...callScope(call), decision: allowed.value.decision, error: failure.kind === "error" ? failure.message : "the call was refused" };

@@ -44,6 +44,7 @@ describe("audit events", () => {
       "approval-withdrawn",
       "denied-target-inactive",
       "launch-failed",
+      "auth-failed",
       "target-added",
       "target-removed",
       "grant-added",

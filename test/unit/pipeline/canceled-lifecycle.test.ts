@@ -212,6 +212,7 @@ test("a call canceled before its lifecycle reads no stored session and starts no
   expect(launches).toEqual([]);
   expect(verdicts(audit)).toEqual([]);
   expect(outcome.error).toMatch(/canceled during the wait for the auth scope of vault/u);
+  expect(audit.entries.at(-1)).toEqual(expect.objectContaining({ event: "auth-failed", detail: "canceled" }));
   const read = store.read();
   if (read.kind === "ok") expect(read.session.check).toEqual({ checked_at: checkedAt, result: "valid" });
   else expect.unreachable(read.kind);
@@ -224,6 +225,8 @@ test("a lifecycle that fails on its own as the call is canceled reports that fai
   expect(verdicts(audit)).toEqual([]);
   expect(outcome.error).toMatch(/the auth lifecycle of plain failed: cannot launch .*permission denied \(EACCES\)/u);
   expect(outcome.error).not.toMatch(/canceled/u);
+  // The call's closing record says it ended in its lifecycle, as an error of its own.
+  expect(audit.entries.at(-1)).toEqual(expect.objectContaining({ event: "auth-failed", detail: "error" }));
 });
 
 test("a validate that failed on its own before the cancel came still records the session invalid and denies the call", async () => {
