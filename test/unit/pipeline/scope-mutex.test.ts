@@ -1,6 +1,14 @@
 import { describe, expect, test } from "vitest";
 import { ScopeMutex, ScopeWaitCanceled } from "../../../src/pipeline/scope-mutex.js";
 
+/** A task that only notes in `log` that it ran. */
+function logged(log: string[], entry: string): () => Promise<void> {
+  return () => {
+    log.push(entry);
+    return Promise.resolve();
+  };
+}
+
 /** A promise the test resolves when it chooses (`open`): how long a holder holds the scope. */
 function gate(): { gate: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -64,14 +72,7 @@ describe("ScopeMutex", () => {
       await holderGate;
     });
     const controller = new AbortController();
-    const canceled = mutex.run(
-      "s",
-      () => {
-        log.push("canceled ran");
-        return Promise.resolve();
-      },
-      controller.signal,
-    );
+    const canceled = mutex.run("s", logged(log, "canceled ran"), controller.signal);
     let canceledSettled = false;
     canceled.then(
       () => (canceledSettled = true),
@@ -129,14 +130,7 @@ describe("ScopeMutex", () => {
       log.push("holder end");
     });
     const controller = new AbortController();
-    const canceled = mutex.run(
-      "s",
-      () => {
-        log.push("canceled ran");
-        return Promise.resolve();
-      },
-      controller.signal,
-    );
+    const canceled = mutex.run("s", logged(log, "canceled ran"), controller.signal);
     const next = mutex.run("s", () => {
       log.push("next");
       return Promise.resolve();

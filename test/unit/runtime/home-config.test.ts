@@ -171,40 +171,39 @@ describe("the bundled aws provider: a call is refused while ~/.aws/cli/alias exi
   });
 });
 
+/**
+ * A HOME (`root`) with a `project` folder below it (the working directory), the files `files` (paths under root)
+ * holding an alias table, and the bundled az provider planned on Linux there.
+ */
+function azScratch(prefix: string, files: readonly string[]): { root: string; project: string; az: ProviderEntry; deps: ChildPlanDeps } {
+  const root = tempDirectory(prefix);
+  const project = path.join(root, "project");
+  mkdirSync(project);
+  for (const file of files) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), "[ac]\ncommand = account\n");
+  }
+  const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
+  return { root, project, az, deps: { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project } };
+}
+
 describe("the bundled az provider: a call is refused while the alias extension's table exists in the child's HOME", () => {
   it("names ~/.azure/alias", () => {
-    const root = tempDirectory("torii-home-config-az-");
-    const project = path.join(root, "project");
-    mkdirSync(path.join(root, ".azure"), { recursive: true });
-    mkdirSync(project);
-    writeFileSync(path.join(root, ".azure", "alias"), "[ac]\ncommand = account\n");
-    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
-    const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
+    const { root, az, deps } = azScratch("torii-home-config-az-", [".azure/alias"]);
     expect(() => planChild("az", ["ac", "list"], az, [], {}, deps)).toThrow(path.join(root, ".azure", "alias"));
   });
 
   it("names <AZURE_CONFIG_DIR>/alias when a .env moves az's configuration directory (relative from the working directory)", () => {
-    const root = tempDirectory("torii-home-config-az-dir-");
-    const project = path.join(root, "project");
-    mkdirSync(path.join(project, "azdir"), { recursive: true });
-    writeFileSync(path.join(project, "azdir", "alias"), "[ac]\ncommand = account\n");
-    const az = { name: "az", tool: "az", config: bundledProviderConfig("az") } as unknown as ProviderEntry;
-    const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
+    const { project, az, deps } = azScratch("torii-home-config-az-dir-", ["project/azdir/alias"]);
     const layers = [new Map([["AZURE_CONFIG_DIR", "azdir"]])];
     expect(() => planChild("az", ["ac", "list"], az, layers, {}, deps)).toThrow(path.join(project, "azdir", "alias"));
   });
 
   it("an az tree installed before the bundled provider listed them (no home_config) still refuses both tables: the runtime floor", () => {
-    const root = tempDirectory("torii-home-config-az-floor-");
-    const project = path.join(root, "project");
-    mkdirSync(path.join(root, ".azure"), { recursive: true });
-    mkdirSync(path.join(project, "azdir"), { recursive: true });
-    writeFileSync(path.join(root, ".azure", "alias"), "[ac]\ncommand = account\n");
-    writeFileSync(path.join(project, "azdir", "alias"), "[ac]\ncommand = account\n");
-    const bundled = bundledProviderConfig("az") as unknown as { runtime?: Record<string, unknown> };
+    const { root, project, az: bundledAz, deps } = azScratch("torii-home-config-az-floor-", [".azure/alias", "project/azdir/alias"]);
+    const bundled = bundledAz.config as unknown as { runtime?: Record<string, unknown> };
     const { home_config: _listed, ...runtime } = bundled.runtime ?? {};
-    const az = { name: "az", tool: "az", config: { ...bundled, runtime } } as unknown as ProviderEntry;
-    const deps: ChildPlanDeps = { serverEnv: { PATH: "/usr/bin:/bin", HOME: root }, platform: "linux", selfDir: "/opt/torii", cwd: project };
+    const az = { ...bundledAz, config: { ...bundled, runtime } } as unknown as ProviderEntry;
     expect(() => planChild("az", ["ac", "list"], az, [], {}, deps)).toThrow(path.join(root, ".azure", "alias"));
     rmSync(path.join(root, ".azure", "alias"));
     expect(() => planChild("az", ["ac", "list"], az, [new Map([["AZURE_CONFIG_DIR", "azdir"]])], {}, deps)).toThrow(path.join(project, "azdir", "alias"));
